@@ -1,0 +1,43 @@
+//! `logcore`: the model shared by the toolkit's log-format crates.
+//!
+//! Every format is, at bottom, the same thing: a file holds **channels**,
+//! a time-ordered stream of **messages** on them, and **metadata**. This
+//! crate names those once so that tools can open any format through one
+//! interface:
+//!
+//! - [`Timestamp`] (integer nanoseconds), [`Clock`] and [`TimeModel`] (what
+//!   timestamps count from, and an optional anchor to wall-clock time);
+//! - [`ChannelInfo`], [`Message`] (with a zero-copy [`Payload`]) and
+//!   [`Value`] (a dynamic tree that serializes to JSON);
+//! - [`Summary`] (format, channels with counts, time range, metadata);
+//! - the object-safe [`LogReader`] and [`LogWriter`] traits;
+//! - [`probe`], which recognises all five formats by their magic bytes;
+//! - [`Error`], which every format crate's error converts into, always
+//!   naming a byte offset for parse errors.
+//!
+//! ```
+//! use logcore::{probe, Format};
+//! assert_eq!(probe(b"\xA4VEL\x01\x00\x01\x00"), Some(Format::VelLog));
+//! ```
+//!
+//! The only `unsafe` in the toolkit is the memory map in [`FileBytes::open`].
+
+pub mod channel;
+pub mod error;
+pub mod format;
+pub mod message;
+pub mod reader;
+pub mod source;
+pub mod summary;
+pub mod time;
+pub mod value;
+
+pub use channel::{ChannelId, ChannelInfo, Schema};
+pub use error::{Error, Result};
+pub use format::{Format, probe};
+pub use message::{Message, Payload};
+pub use reader::{LogReader, LogWriter, MessageFilter, MessageIter, ReadMode};
+pub use source::FileBytes;
+pub use summary::{ChannelSummary, Summary};
+pub use time::{Clock, TimeModel, Timestamp, WallClockAnchor};
+pub use value::Value;

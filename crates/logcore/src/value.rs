@@ -1,0 +1,188 @@
+//! A dynamic value tree that any format's payload decodes into, and that
+//! serializes to JSON.
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use crate::Timestamp;
+
+/// A decoded message or field.
+///
+/// Structs keep their fields in declaration order. In JSON, structs become
+/// objects, arrays and byte strings become arrays, `Time`/`Duration` become
+/// `{"sec": .., "nsec": ..}` (nsec always in `0..1e9`, as ROS normalises),
+/// and non-finite floats become `null` (JSON has no NaN).
+///
+/// ```
+/// use logcore::Value;
+/// let v = Value::Struct(vec![
+///     ("speed".into(), Value::I64(42)),
+///     ("throttle".into(), Value::F32(0.25)),
+/// ]);
+/// assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"speed":42,"throttle":0.25}"#);
+/// assert_eq!(v.get("speed"), Some(&Value::I64(42)));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// No value (an absent optional field).
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Any signed integer.
+    I64(i64),
+    /// Any unsigned integer.
+    U64(u64),
+    /// Single-precision float, kept as such so it prints without noise digits.
+    F32(f32),
+    /// Double-precision float.
+    F64(f64),
+    /// Text.
+    String(String),
+    /// Opaque bytes (an image, a raw sensor packet, a `uint8[]`).
+    Bytes(Vec<u8>),
+    /// A sequence of values.
+    Array(Vec<Value>),
+    /// Named fields in order.
+    Struct(Vec<(String, Value)>),
+    /// A point in time (nanoseconds since the epoch of the log's clock).
+    Time(Timestamp),
+    /// A signed span of time in nanoseconds.
+    Duration(i64),
+}
+
+impl Value {
+    /// The field `name` of a struct.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Struct(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Numeric value as `f64` (ints, floats, times in seconds).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::I64(v) => Some(v as f64),
+            Value::U64(v) => Some(v as f64),
+            Value::F32(v) => Some(f64::from(v)),
+            Value::F64(v) => Some(v),
+            Value::Time(t) => Some(t.as_secs_f64()),
+            Value::Duration(d) => Some(d as f64 / 1e9),
+            Value::Bool(b) => Some(f64::from(u8::from(b))),
+            _ => None,
+        }
+    }
+
+    /// Integer value as `i64` when it fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::I64(v) => Some(v),
+            Value::U64(v) => i64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    /// Text value.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Builds a struct from `(name, value)` pairs.
+    pub fn record<I, S>(fields: I) -> Value
+    where
+        I: IntoIterator<Item = (S, Value)>,
+        S: Into<String>,
+    {
+        Value::Struct(fields.into_iter().map(|(n, v)| (n.into(), v)).collect())
+    }
+}
+
+struct SecNsec(i64);
+
+impl Serialize for SecNsec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("sec", &self.0.div_euclid(1_000_000_000))?;
+        m.serialize_entry("nsec", &self.0.rem_euclid(1_000_000_000))?;
+        m.end()
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::I64(v) => s.serialize_i64(*v),
+            Value::U64(v) => s.serialize_u64(*v),
+            Value::F32(v) if v.is_finite() => s.serialize_f32(*v),
+            Value::F64(v) if v.is_finite() => s.serialize_f64(*v),
+            Value::F32(_) | Value::F64(_) => s.serialize_unit(),
+            Value::String(v) => s.serialize_str(v),
+            Value::Bytes(b) => {
+                let mut seq = s.serialize_seq(Some(b.len()))?;
+                for x in b {
+                    seq.serialize_element(x)?;
+                }
+                seq.end()
+            }
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for x in items {
+                    seq.serialize_element(x)?;
+                }
+                seq.end()
+            }
+            Value::Struct(fields) => {
+                let mut m = s.serialize_map(Some(fields.len()))?;
+                for (k, v) in fields {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+            Value::Time(t) => SecNsec(t.as_nanos()).serialize(s),
+            Value::Duration(d) => SecNsec(*d).serialize(s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(v: &Value) -> String {
+        serde_json::to_string(v).unwrap()
+    }
+
+    #[test]
+    fn json_shapes() {
+        assert_eq!(json(&Value::Null), "null");
+        assert_eq!(json(&Value::F32(9.81)), "9.81");
+        assert_eq!(json(&Value::F64(f64::NAN)), "null");
+        assert_eq!(json(&Value::U64(u64::MAX)), "18446744073709551615");
+        assert_eq!(json(&Value::Bytes(vec![0xff, 0xd8])), "[255,216]");
+        assert_eq!(
+            json(&Value::Time(Timestamp(1_500_000_001))),
+            r#"{"sec":1,"nsec":500000001}"#
+        );
+        assert_eq!(json(&Value::Duration(-1)), r#"{"sec":-1,"nsec":999999999}"#);
+        let nested = Value::record([
+            (
+                "b",
+                Value::Array(vec![Value::Bool(true), Value::String("x\"".into())]),
+            ),
+            ("a", Value::I64(-3)),
+        ]);
+        assert_eq!(json(&nested), r#"{"b":[true,"x\""],"a":-3}"#);
+    }
+
+    #[test]
+    fn accessors() {
+        assert_eq!(Value::F32(0.5).as_f64(), Some(0.5));
+        assert_eq!(Value::U64(u64::MAX).as_i64(), None);
+        assert_eq!(Value::String("s".into()).as_str(), Some("s"));
+        assert_eq!(Value::I64(1).get("x"), None);
+    }
+}
