@@ -1,0 +1,429 @@
+//! The writer.
+//!
+//! # How the index gets written
+//!
+//! The index sits *before* the messages and its length `n` is known only at
+//! the end. The writer therefore works in two phases:
+//!
+//! 1. [`Writer::new`] writes the header and an **empty index** (`n = 0`),
+//!    then every message is appended as it comes, while the writer notes in
+//!    memory the offset of the first message of each second (8 bytes per
+//!    second of log). Until [`Writer::finish`], the sink holds a complete,
+//!    valid VEL file with an empty index: a writer that is interrupted
+//!    leaves a file every reader can read up to its last complete message.
+//! 2. [`Writer::finish`] moves the messages forward by `8·n` bytes, copying
+//!    from the end backwards in 1 MiB steps, then writes `n` and finally the
+//!    entries. The result follows spec 5.4 exactly: origin = the first
+//!    message's timestamp, `n = floor((t_max − t_first) / 1000) + 1`, entry
+//!    k = offset of the first message (in file order) with
+//!    `t − t_first ≥ 1000·k` (`t_max` is the latest timestamp; it is the last
+//!    one when timestamps grow).
+//!
+//! The price is one extra pass over the file at `finish` and a sink that
+//! can be read back (`Read + Write + Seek`: a [`std::fs::File`] opened for
+//! reading and writing, as [`Writer::create`] does, or a
+//! [`std::io::Cursor`]). An interruption *during* `finish` leaves the
+//! messages intact but possibly a stretch of them twice or behind stale
+//! bytes; a lenient read recovers every message.
+//!
+//! Rejected alternatives: buffering the whole log in memory (an interrupted
+//! writer leaves nothing), and reserving index room up front (a sink that
+//! can only `Write + Seek` cannot shrink the file when the log ends early,
+//! so the final `n` could not follow 5.4).
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use logcore::{ChannelId, ChannelInfo, LogWriter, Message};
+
+use crate::error::{Error, Result};
+use crate::frame::{Record, SizeConvention};
+use crate::header::{FileHeader, MAGIC, MARKER, MESSAGE_HEADER_LEN, TERMINATOR};
+use crate::message::MessageData;
+use crate::registry::Registry;
+
+/// An index longer than this (about 115 days) is refused: a timestamp jump
+/// that large is a bug in the caller, and the index lives in memory.
+pub const MAX_INDEX_ENTRIES: usize = 10_000_000;
+
+/// Bytes moved per step when `finish` makes room for the index.
+const SHIFT_CHUNK: u64 = 1 << 20;
+
+/// How a [`Writer`] lays out the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriterOptions {
+    /// End the file with an `FF FF FF FF` terminator (spec 2.5). Off by
+    /// default; turn on to rewrite a file that had one byte for byte.
+    pub terminator: bool,
+    /// What `size` counts. Convention (a), the documented one, by default;
+    /// (b) only to rewrite such a file byte for byte.
+    pub size_convention: SizeConvention,
+    /// Minor version written in the header (major is always 1).
+    pub minor_version: u16,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            terminator: false,
+            size_convention: SizeConvention::IncludesHeader,
+            minor_version: FileHeader::default().minor,
+        }
+    }
+}
+
+/// Writes a VEL log. See the [module docs](self) for the index design.
+///
+/// ```
+/// use std::io::Cursor;
+/// use vellog::{MessageData, ObdData, VelLog, Writer};
+/// let mut w = Writer::new(Cursor::new(Vec::new())).unwrap();
+/// for i in 0..25 {
+///     let obd = ObdData { speed_kmh: i, ..Default::default() };
+///     w.write(100.0 * f64::from(i), &MessageData::ObdData(obd)).unwrap();
+/// }
+/// let file = w.into_inner().unwrap().into_inner();
+/// let log = VelLog::new(&file).unwrap();
+/// assert_eq!(log.index().len(), 3); // seconds 0, 1 and 2
+/// assert_eq!(log.records().count(), 25);
+/// ```
+#[derive(Debug)]
+pub struct Writer<W: Read + Write + Seek> {
+    sink: W,
+    options: WriterOptions,
+    registry: Registry,
+    channels: Vec<(i32, i32)>,
+    /// Stream position of the file's first byte.
+    base: u64,
+    /// File length so far (with the provisional empty index).
+    len: u64,
+    t_first: Option<f64>,
+    /// Provisional offset of the first message of each second.
+    entries: Vec<u64>,
+    buf: Vec<u8>,
+    finished: bool,
+    broken: bool,
+}
+
+impl Writer<File> {
+    /// Creates (or truncates) the file at `path`, opened for reading and
+    /// writing as [`Writer::finish`] needs.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        Writer::new(file)
+    }
+}
+
+impl<W: Read + Write + Seek> Writer<W> {
+    /// Starts a file at the sink's current position, with default options.
+    pub fn new(sink: W) -> Result<Self> {
+        Self::with_options(sink, WriterOptions::default())
+    }
+
+    /// Starts a file at the sink's current position.
+    pub fn with_options(mut sink: W, options: WriterOptions) -> Result<Self> {
+        let base = sink.stream_position()?;
+        let mut head = Vec::with_capacity(12);
+        head.extend_from_slice(&MAGIC);
+        head.extend_from_slice(&1u16.to_le_bytes());
+        head.extend_from_slice(&options.minor_version.to_le_bytes());
+        head.extend_from_slice(&0u32.to_le_bytes());
+        sink.write_all(&head)?;
+        Ok(Writer {
+            sink,
+            options,
+            registry: Registry::builtin(),
+            channels: Vec::new(),
+            base,
+            len: head.len() as u64,
+            t_first: None,
+            entries: Vec::new(),
+            buf: Vec::new(),
+            finished: false,
+            broken: false,
+        })
+    }
+
+    /// Uses `registry` to resolve type names in [`LogWriter::add_channel`].
+    pub fn with_registry(mut self, registry: Registry) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// Appends a typed message.
+    pub fn write(&mut self, timestamp_ms: f64, data: &MessageData<'_>) -> Result<()> {
+        self.write_with(data.type_id(), data.version(), timestamp_ms, |buf| {
+            data.write_to(buf)
+        })
+    }
+
+    /// Appends a message with a raw payload.
+    pub fn write_raw(
+        &mut self,
+        type_id: i32,
+        version: i32,
+        timestamp_ms: f64,
+        payload: &[u8],
+    ) -> Result<()> {
+        self.write_with(type_id, version, timestamp_ms, |buf| {
+            buf.extend_from_slice(payload);
+            Ok(())
+        })
+    }
+
+    /// Appends a message read from another file, as stored (the marker is
+    /// always written as 0x49).
+    pub fn write_record(&mut self, record: &Record<'_>) -> Result<()> {
+        self.write_raw(
+            record.type_id,
+            record.version,
+            record.timestamp_ms,
+            record.payload,
+        )
+    }
+
+    fn write_with(
+        &mut self,
+        type_id: i32,
+        version: i32,
+        timestamp_ms: f64,
+        payload: impl FnOnce(&mut Vec<u8>) -> Result<()>,
+    ) -> Result<()> {
+        if self.finished || self.broken {
+            return Err(Error::InvalidArgument(
+                "the writer is finished or failed earlier; start a new file".into(),
+            ));
+        }
+        if !timestamp_ms.is_finite() {
+            return Err(Error::InvalidArgument(format!(
+                "message timestamp must be finite, got {timestamp_ms}"
+            )));
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        buf.extend_from_slice(&[0; MESSAGE_HEADER_LEN]);
+        let filled = payload(&mut buf);
+        let result = filled.and_then(|()| {
+            let payload_len = buf.len() - MESSAGE_HEADER_LEN;
+            let size = self
+                .options
+                .size_convention
+                .size_for(payload_len)
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "a payload of {payload_len} bytes does not fit a VEL message"
+                    ))
+                })?;
+            buf[0..4].copy_from_slice(&size.to_le_bytes());
+            buf[4] = MARKER;
+            buf[5..9].copy_from_slice(&type_id.to_le_bytes());
+            buf[9..13].copy_from_slice(&version.to_le_bytes());
+            buf[13..21].copy_from_slice(&timestamp_ms.to_le_bytes());
+            self.append(timestamp_ms, &buf)
+        });
+        self.buf = buf;
+        result
+    }
+
+    fn append(&mut self, timestamp_ms: f64, message: &[u8]) -> Result<()> {
+        let t0 = *self.t_first.get_or_insert(timestamp_ms);
+        let second = ((timestamp_ms - t0) / 1000.0).floor();
+        let needed = if second >= 0.0 {
+            if second >= MAX_INDEX_ENTRIES as f64 {
+                return Err(Error::InvalidArgument(format!(
+                    "timestamp {timestamp_ms} ms lies {second} s after the first message \
+                     ({t0} ms); the index would exceed {MAX_INDEX_ENTRIES} entries"
+                )));
+            }
+            second as usize + 1
+        } else {
+            0
+        };
+        if let Err(e) = self.sink.write_all(message) {
+            // Part of the message may be on disk: further messages would
+            // not line up.
+            self.broken = true;
+            return Err(e.into());
+        }
+        if needed > self.entries.len() {
+            self.entries.resize(needed, self.len);
+        }
+        self.len += message.len() as u64;
+        Ok(())
+    }
+
+    /// Moves `[12, len)` forward by `by` bytes, from the end backwards so
+    /// no byte is overwritten before it has been copied.
+    fn shift_messages(&mut self, by: u64) -> Result<()> {
+        let mut end = self.len;
+        let mut chunk = vec![0u8; SHIFT_CHUNK.min(self.len.saturating_sub(12)) as usize];
+        while end > 12 {
+            let start = end.saturating_sub(SHIFT_CHUNK).max(12);
+            let n = (end - start) as usize;
+            let piece = &mut chunk[..n];
+            self.sink.seek(SeekFrom::Start(self.base + start))?;
+            self.sink.read_exact(piece)?;
+            self.sink.seek(SeekFrom::Start(self.base + start + by))?;
+            self.sink.write_all(piece)?;
+            end = start;
+        }
+        Ok(())
+    }
+
+    /// Writes the optional terminator and the index (see the module docs),
+    /// and flushes. Further writes fail; calling it again does nothing.
+    pub fn finish(&mut self) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        if self.broken {
+            return Err(Error::InvalidArgument(
+                "the writer failed earlier; the file holds the messages before the failure".into(),
+            ));
+        }
+        self.broken = true; // until the index is complete
+        if self.options.terminator {
+            self.sink.write_all(&TERMINATOR.to_le_bytes())?;
+            self.len += 4;
+        }
+        let n = u32::try_from(self.entries.len())
+            .map_err(|_| Error::InvalidArgument("index too long for the format".into()))?;
+        let by = 8 * u64::from(n);
+        if n > 0 {
+            self.shift_messages(by)?;
+            // `n` first: between the two writes the file is still valid (the
+            // messages are already where the new `n` says they start, and
+            // stale entries are mere hints that fail validation).
+            self.sink.seek(SeekFrom::Start(self.base + 8))?;
+            self.sink.write_all(&n.to_le_bytes())?;
+            let mut index = Vec::with_capacity(8 * self.entries.len());
+            for &e in &self.entries {
+                let final_offset = (e + by) as i64;
+                index.extend_from_slice(&final_offset.to_le_bytes());
+            }
+            self.sink.write_all(&index)?;
+        }
+        self.len += by;
+        self.sink.seek(SeekFrom::Start(self.base + self.len))?;
+        self.sink.flush()?;
+        self.broken = false;
+        self.finished = true;
+        Ok(())
+    }
+
+    /// Finishes the file and returns the sink.
+    pub fn into_inner(mut self) -> Result<W> {
+        self.finish()?;
+        Ok(self.sink)
+    }
+
+    /// Bytes in the file so far (before `finish`, with the empty index).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether no message has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.t_first.is_none()
+    }
+
+    fn channel_pair(&self, info: &ChannelInfo) -> Result<(i32, i32)> {
+        let parse_int = |s: &str| -> Option<i64> {
+            let s = s.trim();
+            match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                Some(hex) => i64::from_str_radix(hex, 16).ok(),
+                None => s.parse().ok(),
+            }
+        };
+        let meta = |k: &str| info.metadata.get(k).map(String::as_str);
+        let type_id = match meta("type_id") {
+            Some(s) => parse_int(s)
+                .and_then(|v| {
+                    i32::try_from(v)
+                        .ok()
+                        .or_else(|| u32::try_from(v).ok().map(|u| u as i32))
+                })
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!("type_id {s:?} is not an integer"))
+                })?,
+            None => match self.registry.type_id(&info.type_name) {
+                Some(id) => id,
+                None => info
+                    .type_name
+                    .strip_prefix("unknown_0x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .map(|u| u as i32)
+                    .ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "channel {:?}: type {:?} is not a registered VEL message type and \
+                             has no type_id metadata",
+                            info.topic, info.type_name
+                        ))
+                    })?,
+            },
+        };
+        let version = match meta("version") {
+            Some(s) => parse_int(s)
+                .and_then(|v| i32::try_from(v).ok())
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!("version {s:?} is not an integer"))
+                })?,
+            None => self
+                .registry
+                .versions(type_id)
+                .last()
+                .copied()
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "channel {:?}: no version metadata and no registered version of {:?}",
+                        info.topic, info.type_name
+                    ))
+                })?,
+        };
+        Ok((type_id, version))
+    }
+}
+
+impl<W: Read + Write + Seek> LogWriter for Writer<W> {
+    /// Resolves the channel's (type, version) from its `type_id` and
+    /// `version` metadata, else from its type name in the registry (the
+    /// latest registered version). Topic and sensor need no declaration:
+    /// the sensor key travels in the payload.
+    fn add_channel(&mut self, info: &ChannelInfo) -> logcore::Result<ChannelId> {
+        let pair = self.channel_pair(info)?;
+        self.channels.push(pair);
+        Ok(ChannelId((self.channels.len() - 1) as u32))
+    }
+
+    fn write_message(&mut self, message: &Message<'_>) -> logcore::Result<()> {
+        let &(type_id, version) =
+            self.channels
+                .get(message.channel.0 as usize)
+                .ok_or_else(|| {
+                    logcore::Error::InvalidArgument(format!(
+                        "channel {} was not returned by add_channel",
+                        message.channel
+                    ))
+                })?;
+        let ns = message.log_time.as_nanos();
+        // Whole milliseconds stay exact; only the sub-millisecond part is
+        // subject to rounding.
+        let ms = (ns / 1_000_000) as f64 + (ns % 1_000_000) as f64 / 1e6;
+        Ok(self.write_raw(type_id, version, ms, &message.payload)?)
+    }
+
+    /// VEL files have no place for metadata: accepted and dropped.
+    fn set_metadata(&mut self, _key: &str, _value: &str) -> logcore::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> logcore::Result<()> {
+        Ok(Writer::finish(self)?)
+    }
+}
