@@ -1,1 +1,244 @@
-fn main() {}
+//! Project automation, run as `cargo xtask <command>`:
+//!
+//! - `fixtures [--check]`: regenerate `testdata/` with our writers
+//!   (deterministic), or check the committed files equal a regeneration;
+//! - `fuzz [TARGET] [--seconds N]`: run the cargo-fuzz targets under `fuzz/`;
+//! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
+//! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
+
+mod corpus;
+mod fixtures;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  fixtures [--check]               regenerate testdata/ (or check it is current)
+  fuzz [TARGET] [--seconds N]      run fuzz targets (default: all, 60 s each)
+  corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
+                                   or $ROBOLOG_CORPUS)
+  ci [--fuzz-seconds N] [--corpus DIR]
+                                   fmt, clippy, tests, docs, fixtures, corpus, fuzz smoke run
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("fixtures") => fixtures_cmd(&args[1..]),
+        Some("fuzz") => fuzz_cmd(&args[1..]),
+        Some("corpus") => corpus_cmd(&args[1..]),
+        Some("ci") => ci_cmd(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate's folder).
+fn root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent().unwrap_or(here).to_path_buf()
+}
+
+/// Value of `--name VALUE` in `args`.
+fn opt<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn run(cmd: &mut Command) -> Result {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not start {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed with {status}"))
+    }
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn step(name: &str) {
+    eprintln!("\n==== xtask: {name} ====");
+}
+
+fn fixtures_cmd(args: &[String]) -> Result {
+    let check = args.iter().any(|a| a == "--check");
+    let dir = root().join("testdata");
+    let mut stale = Vec::new();
+    for (sub, files) in [("vellog", fixtures::vellog_fixtures())] {
+        let sub_dir = dir.join(sub);
+        std::fs::create_dir_all(&sub_dir).map_err(|e| format!("{}: {e}", sub_dir.display()))?;
+        for (name, bytes) in files {
+            let path = sub_dir.join(name);
+            let current = std::fs::read(&path).ok();
+            if current.as_deref() == Some(bytes.as_slice()) {
+                continue;
+            }
+            if check {
+                stale.push(path.display().to_string());
+            } else {
+                std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                eprintln!("xtask: wrote {} ({} bytes)", path.display(), bytes.len());
+            }
+        }
+    }
+    if stale.is_empty() {
+        eprintln!("xtask: fixtures are up to date");
+        Ok(())
+    } else {
+        Err(format!(
+            "these fixtures differ from a regeneration (run `cargo xtask fixtures`): {}",
+            stale.join(", ")
+        ))
+    }
+}
+
+/// Names of the fuzz targets: the files in `fuzz/fuzz_targets/`.
+fn fuzz_targets() -> Result<Vec<String>> {
+    let dir = root().join("fuzz/fuzz_targets");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension()? == "rs").then(|| p.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+fn ensure_cargo_fuzz() -> Result {
+    let have = cargo()
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        eprintln!("xtask: cargo-fuzz is missing; installing it");
+        run(cargo().args(["install", "cargo-fuzz", "--locked"]))?;
+    }
+    Ok(())
+}
+
+/// Seeds `fuzz/corpus/TARGET` with the committed fixtures of the target's
+/// format (the part of the name before `_`), so the fuzzer starts from
+/// valid files.
+fn seed_corpus(target: &str) -> Result<PathBuf> {
+    let corpus = root().join("fuzz/corpus").join(target);
+    std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    let format = target.split('_').next().unwrap_or(target);
+    if let Ok(entries) = std::fs::read_dir(root().join("testdata").join(format)) {
+        for e in entries.flatten() {
+            let dest = corpus.join(format!("seed-{}", e.file_name().to_string_lossy()));
+            if !dest.exists() && e.path().is_file() {
+                std::fs::copy(e.path(), &dest)
+                    .map_err(|err| format!("{}: {err}", dest.display()))?;
+            }
+        }
+    }
+    Ok(corpus)
+}
+
+fn fuzz_cmd(args: &[String]) -> Result {
+    let seconds: u64 = match opt(args, "--seconds") {
+        Some(s) => s
+            .parse()
+            .map_err(|_| format!("--seconds: `{s}` is not a number"))?,
+        None => 60,
+    };
+    let all = fuzz_targets()?;
+    let targets: Vec<String> = match args.first().filter(|a| !a.starts_with("--")) {
+        Some(t) if all.contains(t) => vec![t.clone()],
+        Some(t) => return Err(format!("no fuzz target `{t}`; targets: {}", all.join(", "))),
+        None => all,
+    };
+    ensure_cargo_fuzz()?;
+    for t in &targets {
+        step(&format!("fuzz {t} for {seconds} s"));
+        let corpus = seed_corpus(t)?;
+        run(cargo()
+            .current_dir(root().join("fuzz"))
+            // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
+            // stable toolchain accept it.
+            .env("RUSTC_BOOTSTRAP", "1")
+            .args(["fuzz", "run", t])
+            .arg(&corpus)
+            .arg("--")
+            .arg(format!("-max_total_time={seconds}"))
+            .arg("-rss_limit_mb=2048")
+            .arg("-max_len=65536"))?;
+    }
+    Ok(())
+}
+
+fn corpus_cmd(args: &[String]) -> Result {
+    let dir = corpus::locate(opt(args, "--corpus"))?;
+    match dir {
+        Some(dir) => corpus::check_all(&dir),
+        None => Ok(()),
+    }
+}
+
+fn ci_cmd(args: &[String]) -> Result {
+    let fuzz_seconds: u64 = match opt(args, "--fuzz-seconds") {
+        Some(s) => s
+            .parse()
+            .map_err(|_| format!("--fuzz-seconds: `{s}` is not a number"))?,
+        None => 30,
+    };
+    step("rustfmt");
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+    step("clippy");
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    step("tests");
+    run(cargo().args(["test", "--workspace", "--locked"]))?;
+    step("docs");
+    run(cargo().env("RUSTDOCFLAGS", "-D warnings").args([
+        "doc",
+        "--workspace",
+        "--no-deps",
+        "--locked",
+    ]))?;
+    step("fixtures are current");
+    fixtures_cmd(&["--check".to_string()])?;
+    step("corpus");
+    corpus_cmd(args)?;
+    step("fuzz smoke run");
+    fuzz_cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
+    eprintln!("\nxtask: ci passed");
+    Ok(())
+}

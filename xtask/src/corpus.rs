@@ -1,0 +1,137 @@
+//! Checks against real files written by other programs (`../shared/corpus`).
+//!
+//! These are not part of the crates' own `cargo test`: a user who clones
+//! the repository alone does not have the corpus. A missing corpus is a
+//! loud skip on a user's machine and a failure under `CI=true`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use logcore::Format;
+
+use crate::{Result, cargo, root, run};
+
+/// Finds the corpus: `--corpus DIR`, else `$ROBOLOG_CORPUS`, else
+/// `../shared/corpus` beside the checkout. `Ok(None)` means "skip".
+pub(crate) fn locate(option: Option<&str>) -> Result<Option<PathBuf>> {
+    let dir = match option {
+        Some(d) => PathBuf::from(d),
+        None => match std::env::var_os("ROBOLOG_CORPUS") {
+            Some(d) => PathBuf::from(d),
+            None => root().join("../shared/corpus"),
+        },
+    };
+    if dir.is_dir() {
+        return Ok(Some(dir));
+    }
+    let msg = format!(
+        "the real-file corpus is missing at {} (give --corpus DIR or set ROBOLOG_CORPUS)",
+        dir.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        Err(msg)
+    } else {
+        eprintln!("\n!!!!!!!!!!\nxtask: SKIPPING corpus checks: {msg}\n!!!!!!!!!!\n");
+        Ok(None)
+    }
+}
+
+/// The format a corpus file must be recognised as, from its folder and
+/// extension; `None` for side files (READMEs, expected outputs).
+fn expected_format(path: &Path) -> Option<Format> {
+    let ext = path.extension()?.to_str()?;
+    match ext {
+        "bag" => Some(Format::RosBag),
+        "ulg" => Some(Format::ULog),
+        "mcap" => Some(Format::Mcap),
+        "vel" => Some(Format::VelLog),
+        "log" | "rec" if path.components().any(|c| c.as_os_str() == "carla") => {
+            Some(Format::CarlaRecorder)
+        }
+        _ => None,
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Every log file in the corpus is recognised as its format by
+/// `logcore::probe`, and `robolog info --json` either describes it or says
+/// cleanly that the format is not supported yet: exit code 0 or 1, one
+/// line on stderr, never a crash.
+pub(crate) fn check_all(dir: &Path) -> Result {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    files.sort();
+    let logs: Vec<(PathBuf, Format)> = files
+        .into_iter()
+        .filter_map(|p| expected_format(&p).map(|f| (p, f)))
+        .collect();
+    if logs.is_empty() {
+        return Err(format!("no log files found under {}", dir.display()));
+    }
+
+    run(cargo().args(["build", "--locked", "-p", "robolog"]))?;
+    let exe = root().join("target/debug/robolog");
+    let mut failures = Vec::new();
+    let mut described = 0usize;
+    for (path, want) in &logs {
+        let head = read_head(path)?;
+        let got = logcore::probe(&head);
+        if got != Some(*want) {
+            failures.push(format!(
+                "{}: probe says {got:?}, expected {want:?}",
+                path.display()
+            ));
+            continue;
+        }
+        let out = Command::new(&exe)
+            .args(["info", "--json"])
+            .arg(path)
+            .output()
+            .map_err(|e| format!("could not run {}: {e}", exe.display()))?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => described += 1,
+            Some(1) if stderr.contains("not supported yet") && stderr.lines().count() == 1 => {}
+            code => failures.push(format!(
+                "{}: robolog info exited with {code:?}: {}",
+                path.display(),
+                stderr.trim()
+            )),
+        }
+    }
+    eprintln!(
+        "xtask: corpus: {} log files recognised, {described} fully described by robolog info",
+        logs.len()
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} corpus files failed:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        ))
+    }
+}
+
+fn read_head(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut head = Vec::with_capacity(Format::PROBE_LEN);
+    f.take(Format::PROBE_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(head)
+}
