@@ -1,1 +1,83 @@
-fn main() {}
+//! `robolog`: inspect, dump and check robotics and driving-simulation logs.
+//!
+//! Exit codes: 0 success, 1 bad or damaged input (everything readable is
+//! still printed first), 2 usage error.
+
+mod cat;
+mod info;
+mod open;
+mod output;
+mod timearg;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Inspect, dump and check robotics and driving-simulation logs
+/// (ROS bags, VEL logs, ULog, MCAP, CARLA recordings).
+#[derive(Debug, Parser)]
+#[command(name = "robolog", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print format, version, duration, time range and channels of a log.
+    Info(info::InfoArgs),
+    /// Print messages, one per line, optionally filtered by topic and time.
+    Cat(cat::CatArgs),
+}
+
+/// How a command ended.
+pub(crate) enum Outcome {
+    /// Everything was read.
+    Clean,
+    /// The file is damaged; what could be read was printed, problems were
+    /// reported on stderr.
+    Damaged,
+}
+
+/// A failure that ends a command: the file and what went wrong with it.
+pub(crate) struct Failure {
+    path: PathBuf,
+    error: logcore::Error,
+}
+
+impl Failure {
+    pub(crate) fn new(path: &std::path::Path, error: impl Into<logcore::Error>) -> Self {
+        Failure {
+            path: path.to_path_buf(),
+            error: error.into(),
+        }
+    }
+}
+
+/// Prints one problem with a file as a single stderr line.
+pub(crate) fn report(path: &std::path::Path, error: &logcore::Error) {
+    eprintln!("robolog: {}: {error}", path.display());
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Info(args) => info::run(args),
+        Command::Cat(args) => cat::run(args),
+    };
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Damaged) => ExitCode::from(1),
+        Err(f) => {
+            if let logcore::Error::Io(e) = &f.error {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    // The reader of our output went away (`| head`): not an error.
+                    return ExitCode::SUCCESS;
+                }
+            }
+            report(&f.path, &f.error);
+            ExitCode::from(1)
+        }
+    }
+}

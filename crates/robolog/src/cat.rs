@@ -1,0 +1,131 @@
+//! `robolog cat FILE [--topic T]... [--start S] [--end S] [--json]`.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use clap::Args;
+use logcore::{ChannelId, MessageFilter, ReadMode};
+use serde::Serialize;
+
+use crate::output;
+use crate::timearg::{TimeArg, parse_time_arg};
+use crate::{Failure, Outcome, open, report};
+
+/// Arguments of `robolog cat`.
+#[derive(Debug, Args)]
+pub(crate) struct CatArgs {
+    /// The log file (format detected from its first bytes).
+    file: PathBuf,
+    /// Only messages on this topic (repeat for several).
+    #[arg(long = "topic", value_name = "T")]
+    topics: Vec<String>,
+    /// Only messages at or after this time: seconds after the first message
+    /// (`12.5`), or `@SECONDS` on the log's own clock.
+    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
+    start: Option<TimeArg>,
+    /// Only messages before this time (same forms as --start).
+    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
+    end: Option<TimeArg>,
+    /// One JSON object per line: {"topic", "type", "log_time_ns", "data"}.
+    #[arg(long)]
+    json: bool,
+    /// Stop at the first damaged record instead of skipping to the next
+    /// readable one.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// One line of `cat --json`. Field names are a contract: extend, never rename.
+#[derive(Serialize)]
+struct CatLine<'a> {
+    topic: &'a str,
+    #[serde(rename = "type")]
+    type_name: &'a str,
+    log_time_ns: i64,
+    data: &'a logcore::Value,
+}
+
+pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
+    let path = &args.file;
+    let fail = |e: logcore::Error| Failure::new(path, e);
+    let opened = open::open_file(path)?;
+    let reader = open::reader(opened.format, &opened.bytes).map_err(fail)?;
+    let channels = reader.channels().map_err(fail)?;
+
+    let mut filter = MessageFilter::all().mode(if args.strict {
+        ReadMode::Strict
+    } else {
+        ReadMode::Lenient
+    });
+    if !args.topics.is_empty() {
+        let wanted: BTreeSet<ChannelId> = channels
+            .iter()
+            .filter(|c| args.topics.contains(&c.topic))
+            .map(|c| c.id)
+            .collect();
+        filter.channels = Some(wanted);
+    }
+    if args.start.is_some() || args.end.is_some() {
+        // Relative times count from the first message, which needs the summary.
+        let first = if matches!(args.start, Some(TimeArg::Relative(_)))
+            || matches!(args.end, Some(TimeArg::Relative(_)))
+        {
+            reader.summary().map_err(fail)?.start
+        } else {
+            None
+        };
+        filter.start = args.start.map(|t| t.resolve(first));
+        filter.end = args.end.map(|t| t.resolve(first));
+    }
+
+    let by_id: std::collections::HashMap<ChannelId, &logcore::ChannelInfo> =
+        channels.iter().map(|c| (c.id, c)).collect();
+    let mut out = output::stdout();
+    let mut damaged = false;
+    let io = |e: std::io::Error| Failure::new(path, e);
+    for item in reader.messages(&filter).map_err(fail)? {
+        let msg = match item {
+            Ok(m) => m,
+            Err(e) => {
+                std::io::Write::flush(&mut out).map_err(io)?;
+                report(path, &e);
+                damaged = true;
+                continue;
+            }
+        };
+        let (topic, type_name) = by_id
+            .get(&msg.channel)
+            .map(|c| (c.topic.as_str(), c.type_name.as_str()))
+            .unwrap_or(("?", "?"));
+        let data = match reader.decode(&msg) {
+            Ok(v) => v,
+            Err(e) => {
+                std::io::Write::flush(&mut out).map_err(io)?;
+                report(path, &e);
+                damaged = true;
+                continue;
+            }
+        };
+        let line = if args.json {
+            // Serialized directly (not through `serde_json::Value`) so that
+            // `f32` fields print as their shortest form: 9.81, not 9.8100004196167.
+            let line = CatLine {
+                topic,
+                type_name,
+                log_time_ns: msg.log_time.as_nanos(),
+                data: &data,
+            };
+            serde_json::to_string(&line)
+                .map_err(|e| Failure::new(path, std::io::Error::other(e)))?
+        } else {
+            format!("{} {} {}", msg.log_time, topic, output::render_text(&data))
+        };
+        output::line(&mut out, &line).map_err(io)?;
+    }
+    std::io::Write::flush(&mut out).map_err(io)?;
+    Ok(if damaged {
+        Outcome::Damaged
+    } else {
+        Outcome::Clean
+    })
+}

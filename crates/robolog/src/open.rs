@@ -1,0 +1,43 @@
+//! Opening a file and picking the reader for its format.
+
+use std::path::Path;
+
+use logcore::{Error, FileBytes, Format, LogReader};
+
+use crate::Failure;
+
+/// A file's bytes and its detected format.
+pub(crate) struct Opened {
+    pub(crate) bytes: FileBytes,
+    pub(crate) format: Format,
+}
+
+/// Maps `path` and recognises its format by its magic bytes.
+pub(crate) fn open_file(path: &Path) -> Result<Opened, Failure> {
+    let bytes = FileBytes::open(path).map_err(|e| Failure::new(path, e))?;
+    let head = &bytes[..bytes.len().min(Format::PROBE_LEN)];
+    let format = logcore::probe(head).ok_or_else(|| {
+        Failure::new(
+            path,
+            Error::UnknownFormat {
+                found: logcore::error::hex_preview(head),
+            },
+        )
+    })?;
+    Ok(Opened { bytes, format })
+}
+
+/// The reader for `format` over `bytes`; formats whose crate is not part of
+/// this build report that they are not supported yet.
+pub(crate) fn reader<'a>(
+    format: Format,
+    bytes: &'a [u8],
+) -> Result<Box<dyn LogReader + 'a>, Error> {
+    match format {
+        Format::VelLog => Ok(Box::new(vellog::VelLog::new(bytes)?)),
+        other => Err(Error::Unsupported {
+            format: other,
+            detail: None,
+        }),
+    }
+}

@@ -1,0 +1,91 @@
+//! Writing to stdout, and rendering values as one-line text.
+
+use std::fmt::Write as _;
+use std::io::{BufWriter, StdoutLock, Write};
+
+use logcore::Value;
+
+/// Buffered stdout.
+pub(crate) type Out = BufWriter<StdoutLock<'static>>;
+
+/// Locked, buffered stdout.
+pub(crate) fn stdout() -> Out {
+    BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+}
+
+/// Writes `line` and a newline.
+pub(crate) fn line(out: &mut Out, line: &str) -> std::io::Result<()> {
+    out.write_all(line.as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// A value as compact one-line text for people: like JSON, but byte strings
+/// are shown by length (`<12345 bytes>`) and long arrays by their first
+/// elements and a count (`--json` prints everything).
+pub(crate) fn render_text(v: &Value) -> String {
+    let mut s = String::new();
+    render_into(&mut s, v);
+    s
+}
+
+/// Array elements shown in text mode before the rest is summarised.
+const TEXT_ARRAY_ITEMS: usize = 8;
+
+fn render_into(s: &mut String, v: &Value) {
+    match v {
+        Value::Bytes(b) => {
+            let _ = write!(s, "<{} bytes>", b.len());
+        }
+        Value::Array(items) => {
+            s.push('[');
+            for (i, x) in items.iter().take(TEXT_ARRAY_ITEMS).enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                render_into(s, x);
+            }
+            if items.len() > TEXT_ARRAY_ITEMS {
+                let _ = write!(s, ", ... ({} items)", items.len());
+            }
+            s.push(']');
+        }
+        Value::Struct(fields) => {
+            s.push('{');
+            for (i, (k, x)) in fields.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push_str(k);
+                s.push_str(": ");
+                render_into(s, x);
+            }
+            s.push('}');
+        }
+        Value::Time(t) => s.push_str(&t.to_string()),
+        Value::Duration(d) => s.push_str(&logcore::Timestamp(*d).to_string()),
+        other => match serde_json::to_string(other) {
+            Ok(j) => s.push_str(&j),
+            Err(_) => s.push('?'),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_rendering_abbreviates_bytes() {
+        let v = Value::record([
+            ("id", Value::I64(2)),
+            ("data", Value::Bytes(vec![0; 1234])),
+            ("q", Value::Array(vec![Value::F32(1.0), Value::F32(0.5)])),
+            ("name", Value::String("front".into())),
+            ("r", Value::Array((0..10).map(Value::U64).collect())),
+        ]);
+        assert_eq!(
+            render_text(&v),
+            r#"{id: 2, data: <1234 bytes>, q: [1.0, 0.5], name: "front", r: [0, 1, 2, 3, 4, 5, 6, 7, ... (10 items)]}"#
+        );
+    }
+}
