@@ -182,7 +182,7 @@ fn fuzz_cmd(args: &[String]) -> Result {
     for t in &targets {
         step(&format!("fuzz {t} for {seconds} s"));
         let corpus = seed_corpus(t)?;
-        run(cargo()
+        let result = run(cargo()
             .current_dir(root().join("fuzz"))
             // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
             // stable toolchain accept it.
@@ -192,7 +192,31 @@ fn fuzz_cmd(args: &[String]) -> Result {
             .arg("--")
             .arg(format!("-max_total_time={seconds}"))
             .arg("-rss_limit_mb=2048")
-            .arg("-max_len=65536"))?;
+            .arg("-max_len=65536"));
+        if let Err(e) = result {
+            keep_findings(t, &corpus)?;
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Copies what the fuzzer found (`fuzz/artifacts/TARGET/*`) into the
+/// target's corpus as `regression-*`, so every later run replays it first.
+/// Commit them with the fix.
+fn keep_findings(target: &str, corpus: &Path) -> Result {
+    let artifacts = root().join("fuzz/artifacts").join(target);
+    let Ok(entries) = std::fs::read_dir(&artifacts) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let dest = corpus.join(format!("regression-{}", e.file_name().to_string_lossy()));
+        std::fs::copy(e.path(), &dest).map_err(|err| format!("{}: {err}", dest.display()))?;
+        eprintln!(
+            "xtask: kept finding {} as {}: fix it, then commit it",
+            e.path().display(),
+            dest.display()
+        );
     }
     Ok(())
 }

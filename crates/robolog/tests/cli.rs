@@ -203,3 +203,114 @@ fn missing_file_exits_1() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("/nonexistent/file.vel"), "{err}");
 }
+
+/// `sensors.vel` is built by `cargo xtask fixtures` with one GPS message per
+/// second at t = 0.455 s + k (k = 0..5); the first has no fix, the second
+/// reads 2009-06-17 14:03:28 UTC. The first message of the file is at
+/// 0.250 s and the last at 6.152 s.
+#[test]
+fn info_json_on_sensors_anchors_dates_on_the_first_gps_fix() {
+    let out = robolog()
+        .args(["info", "--json"])
+        .arg(fixture("sensors.vel"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let j = stdout_json(&out);
+    assert_eq!(j["start_ns"], 250_000_000i64);
+    assert_eq!(j["end_ns"], 6_152_000_000i64);
+    // 14:03:28 at 1.455 s, so 0.250 s is 1.205 s earlier.
+    assert_eq!(j["start_date"], "2009-06-17T14:03:26.795000000Z");
+    assert_eq!(j["clock_anchor"]["log_time_ns"], 1_455_000_000i64);
+    let chans = j["channels"].as_array().unwrap();
+    let count_of = |topic: &str| {
+        chans
+            .iter()
+            .find(|c| c["topic"] == topic)
+            .map(|c| c["count"].as_u64().unwrap())
+    };
+    assert_eq!(count_of("GPSDataM"), Some(6));
+    assert_eq!(count_of("ImageM/0"), Some(30));
+    assert_eq!(count_of("LaserRange2DDataM/roof"), Some(12));
+    let total: u64 = chans.iter().map(|c| c["count"].as_u64().unwrap()).sum();
+    assert_eq!(j["message_count"].as_u64(), Some(total));
+}
+
+#[test]
+fn cat_filters_by_topic_and_relative_time() {
+    // Relative to the first message (0.25 s): [1.25 s, 3.25 s).
+    let out = robolog()
+        .args(["cat", "--json", "--topic", "GPSDataM", "--start", "1", "--end", "3"])
+        .arg(fixture("sensors.vel"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let times: Vec<i64> = json_lines(&out)
+        .iter()
+        .map(|l| l["log_time_ns"].as_i64().unwrap())
+        .collect();
+    assert_eq!(times, vec![1_455_000_000, 2_455_000_000]);
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["data"]["second"], 28);
+    assert_eq!(lines[1]["data"]["second"], 29);
+}
+
+#[test]
+fn cat_absolute_times_and_several_topics() {
+    let out = robolog()
+        .args(["cat", "--json", "--topic", "GPSDataM", "--topic", "VelodyneRawDataM"])
+        .args(["--start", "@1.455", "--end", "@2.456"])
+        .arg(fixture("sensors.vel"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let lines = json_lines(&out);
+    let mut topics: Vec<&str> = lines.iter().map(|l| l["topic"].as_str().unwrap()).collect();
+    topics.sort_unstable();
+    topics.dedup();
+    assert_eq!(topics, vec!["GPSDataM", "VelodyneRawDataM"]);
+    for l in &lines {
+        let t = l["log_time_ns"].as_i64().unwrap();
+        assert!((1_455_000_000..2_456_000_000).contains(&t), "{t}");
+    }
+    assert_eq!(lines.iter().filter(|l| l["topic"] == "GPSDataM").count(), 2);
+}
+
+#[test]
+fn info_on_truncated_sensors_reports_and_exits_1() {
+    let bytes = std::fs::read(fixture("sensors.vel")).unwrap();
+    let p = temp_file("sensors-cut.vel", &bytes[..bytes.len() - 100]);
+    let out = robolog().args(["info", "--json"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    let full = robolog()
+        .args(["info", "--json"])
+        .arg(fixture("sensors.vel"))
+        .output()
+        .unwrap();
+    let full = stdout_json(&full);
+    // Only the last message is lost.
+    assert_eq!(
+        j["message_count"].as_u64().unwrap() + 1,
+        full["message_count"].as_u64().unwrap()
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("sensors-cut.vel"), "{err}");
+    assert!(err.contains("truncated at byte"), "{err}");
+    assert_eq!(j["warnings"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn cat_text_is_one_line_per_message() {
+    let out = robolog()
+        .args(["cat", "--topic", "ImageM/1"])
+        .arg(fixture("sensors.vel"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 30);
+    let first = text.lines().next().unwrap();
+    assert!(first.contains(" ImageM/1 {source_id: 1, is_compressed: true"), "{first}");
+    assert!(first.contains("bytes>"), "{first}");
+}
