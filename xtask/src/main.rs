@@ -3,6 +3,7 @@
 //! - `fixtures [--check]`: regenerate `testdata/` with our writers
 //!   (deterministic), or check the committed files equal a regeneration;
 //! - `fuzz [TARGET] [--seconds N]`: run the cargo-fuzz targets under `fuzz/`;
+//! - `bench [CRATE]`: criterion benchmarks, reported as MB/s;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
 
@@ -20,10 +21,12 @@ usage: cargo xtask <command>
 commands:
   fixtures [--check]               regenerate testdata/ (or check it is current)
   fuzz [TARGET] [--seconds N]      run fuzz targets (default: all, 60 s each)
+  bench [CRATE]                    criterion benchmarks (default: all crates with benches)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
   ci [--fuzz-seconds N] [--corpus DIR]
-                                   fmt, clippy, tests, docs, fixtures, corpus, fuzz smoke run
+                                   fmt, clippy, tests, docs, packaging, fixtures, corpus,
+                                   fuzz smoke run
 ";
 
 fn main() -> ExitCode {
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
         Some("fixtures") => fixtures_cmd(&args[1..]),
         Some("fuzz") => fuzz_cmd(&args[1..]),
         Some("corpus") => corpus_cmd(&args[1..]),
+        Some("bench") => bench_cmd(&args[1..]),
         Some("ci") => ci_cmd(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -221,6 +225,28 @@ fn keep_findings(target: &str, corpus: &Path) -> Result {
     Ok(())
 }
 
+/// Crates with criterion benchmarks. Peers (other implementations of the
+/// same format) are measured in the same run where one exists; VEL has none.
+const BENCH_CRATES: [&str; 1] = ["vellog"];
+
+fn bench_cmd(args: &[String]) -> Result {
+    let crates: Vec<&str> = match args.first() {
+        Some(c) if BENCH_CRATES.contains(&c.as_str()) => vec![c.as_str()],
+        Some(c) => {
+            return Err(format!(
+                "no benchmarks for `{c}`; crates with benchmarks: {}",
+                BENCH_CRATES.join(", ")
+            ));
+        }
+        None => BENCH_CRATES.to_vec(),
+    };
+    for c in crates {
+        step(&format!("bench {c}"));
+        run(cargo().args(["bench", "--locked", "-p", c]))?;
+    }
+    Ok(())
+}
+
 fn corpus_cmd(args: &[String]) -> Result {
     let dir = corpus::locate(opt(args, "--corpus"))?;
     match dir {
@@ -257,6 +283,8 @@ fn ci_cmd(args: &[String]) -> Result {
         "--no-deps",
         "--locked",
     ]))?;
+    step("every library crate packages alone");
+    run(cargo().args(["package", "--workspace", "--allow-dirty", "--quiet"]))?;
     step("fixtures are current");
     fixtures_cmd(&["--check".to_string()])?;
     step("corpus");

@@ -240,7 +240,9 @@ fn info_json_on_sensors_anchors_dates_on_the_first_gps_fix() {
 fn cat_filters_by_topic_and_relative_time() {
     // Relative to the first message (0.25 s): [1.25 s, 3.25 s).
     let out = robolog()
-        .args(["cat", "--json", "--topic", "GPSDataM", "--start", "1", "--end", "3"])
+        .args([
+            "cat", "--json", "--topic", "GPSDataM", "--start", "1", "--end", "3",
+        ])
         .arg(fixture("sensors.vel"))
         .output()
         .unwrap();
@@ -258,7 +260,14 @@ fn cat_filters_by_topic_and_relative_time() {
 #[test]
 fn cat_absolute_times_and_several_topics() {
     let out = robolog()
-        .args(["cat", "--json", "--topic", "GPSDataM", "--topic", "VelodyneRawDataM"])
+        .args([
+            "cat",
+            "--json",
+            "--topic",
+            "GPSDataM",
+            "--topic",
+            "VelodyneRawDataM",
+        ])
         .args(["--start", "@1.455", "--end", "@2.456"])
         .arg(fixture("sensors.vel"))
         .output()
@@ -311,6 +320,9 @@ fn cat_text_is_one_line_per_message() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), 30);
     let first = text.lines().next().unwrap();
-    assert!(first.contains(" ImageM/1 {source_id: 1, is_compressed: true"), "{first}");
+    assert!(
+        first.contains(" ImageM/1 {source_id: 1, is_compressed: true"),
+        "{first}"
+    );
     assert!(first.contains("bytes>"), "{first}");
 }
