@@ -9,6 +9,9 @@
 
 mod corpus;
 mod fixtures;
+// Used by the interop checks and peer benchmarks of the format crates.
+#[allow(dead_code)]
+mod python;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
