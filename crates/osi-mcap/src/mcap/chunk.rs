@@ -1,0 +1,224 @@
+//! Chunk decompression (none, lz4 frame, zstd), bounded by the declared
+//! uncompressed size, and the chunk CRC check.
+
+use std::io::Read;
+
+use bytes::Bytes;
+use logcore::Payload;
+
+use super::error::{Error, Result};
+use super::records::{Chunk, Record};
+
+/// Chunks declaring more than this many uncompressed bytes are refused by
+/// default (a decompression bomb guard; see [`ReadOptions`](super::ReadOptions)).
+pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 4 << 30;
+
+/// A chunk's records after decompression: borrowed from the file when the
+/// chunk is stored uncompressed, else an owned shared buffer.
+#[derive(Debug, Clone)]
+pub enum ChunkRecords<'a> {
+    /// Uncompressed chunk: a slice of the file.
+    Borrowed(&'a [u8]),
+    /// Decompressed bytes.
+    Shared(Bytes),
+}
+
+impl ChunkRecords<'_> {
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            ChunkRecords::Borrowed(b) => b,
+            ChunkRecords::Shared(b) => b,
+        }
+    }
+}
+
+/// Decompresses a chunk and checks its CRC (when non-zero and `check_crc`).
+/// `offset` is the Chunk record's absolute offset, for errors.
+///
+/// Output never exceeds `uncompressed_size`, which is refused above
+/// `max_size`; the buffer grows with what the decoder really produces, so a
+/// lying size costs no memory up front.
+pub fn decompress<'a>(
+    chunk: &Chunk<'a>,
+    offset: u64,
+    check_crc: bool,
+    max_size: u64,
+) -> Result<ChunkRecords<'a>> {
+    let declared = chunk.uncompressed_size;
+    if declared > max_size {
+        return Err(Error::malformed(
+            offset,
+            format!("a chunk of at most {max_size} uncompressed bytes (the reader's limit)"),
+            format!("uncompressed_size {declared}"),
+        ));
+    }
+    let out = match (&chunk.records, chunk.compression.as_str()) {
+        (Payload::Borrowed(b), "") => ChunkRecords::Borrowed(b),
+        (Payload::Shared(b), "") => ChunkRecords::Shared(b.clone()),
+        (src, "zstd") => match zstd_bulk(src, declared) {
+            Some(out) => ChunkRecords::Shared(out),
+            None => {
+                let dec = zstd::stream::read::Decoder::with_buffer(&src[..])
+                    .map_err(|e| codec_error(offset, "zstd", &e))?;
+                ChunkRecords::Shared(read_bounded(dec, declared, src.len(), offset, "zstd")?)
+            }
+        },
+        (src, "lz4") => {
+            let dec = lz4_flex::frame::FrameDecoder::new(&src[..]);
+            ChunkRecords::Shared(read_bounded(dec, declared, src.len(), offset, "lz4")?)
+        }
+        (_, other) => {
+            return Err(Error::malformed(
+                offset,
+                "chunk compression \"\", \"lz4\" or \"zstd\"",
+                format!("{other:?}"),
+            ));
+        }
+    };
+    let bytes = out.as_slice();
+    if bytes.len() as u64 != declared {
+        return Err(Error::malformed(
+            offset,
+            format!("chunk records of uncompressed_size {declared} bytes"),
+            format!("{} bytes", bytes.len()),
+        ));
+    }
+    if check_crc && chunk.uncompressed_crc != 0 {
+        let crc = crc32fast::hash(bytes);
+        if crc != chunk.uncompressed_crc {
+            return Err(Error::malformed(
+                offset,
+                format!("chunk uncompressed_crc 0x{:08x}", chunk.uncompressed_crc),
+                format!("CRC 0x{crc:08x} of the decompressed records"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Chunks up to this declared size are decompressed in one call into a
+/// buffer of exactly that size (the fast path); larger ones stream.
+const BULK_LIMIT: u64 = 64 << 20;
+/// ... and expand their input at most this many times.
+const BULK_MAX_RATIO: u64 = 256;
+
+/// One-call zstd decompression into a buffer of the declared size; `None`
+/// when it does not apply or fails (the streaming path then decides, and
+/// names the error).
+fn zstd_bulk(src: &[u8], declared: u64) -> Option<Bytes> {
+    // The up-front buffer is bounded by what the input plausibly expands
+    // to; a higher claimed ratio (a bomb, or a chunk of zeros) streams and
+    // grows only with the real output.
+    if declared > BULK_LIMIT || declared > (src.len() as u64).saturating_mul(BULK_MAX_RATIO) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(declared as usize);
+    let mut dec = zstd::bulk::Decompressor::new().ok()?;
+    match dec.decompress_to_buffer(src, &mut out) {
+        Ok(n) if n as u64 == declared => Some(Bytes::from(out)),
+        _ => None,
+    }
+}
+
+fn codec_error(offset: u64, codec: &str, e: &std::io::Error) -> Error {
+    Error::malformed(offset, format!("valid {codec} chunk data"), e.to_string())
+}
+
+fn read_bounded(
+    dec: impl Read,
+    declared: u64,
+    compressed_len: usize,
+    offset: u64,
+    codec: &str,
+) -> Result<Bytes> {
+    // Reserve what a sane ratio allows; a bigger real output grows the vector.
+    let reserve = declared.min(compressed_len as u64 * 16 + 4096) as usize;
+    let mut out = Vec::with_capacity(reserve);
+    // Stop at the declared size even when input remains: writers have left
+    // padding after the useful frames (spec 6).
+    dec.take(declared)
+        .read_to_end(&mut out)
+        .map_err(|e| codec_error(offset, codec, &e))?;
+    Ok(Bytes::from(out))
+}
+
+/// Turns a record parsed from `buf` (borrowing it) into one holding shared
+/// slices of `buf`.
+pub(crate) fn share(record: Record<'_>, buf: &Bytes) -> Record<'static> {
+    let sh = |p: Payload<'_>| match p {
+        Payload::Borrowed(b) => Payload::Shared(buf.slice_ref(b)),
+        Payload::Shared(b) => Payload::Shared(b),
+    };
+    match record {
+        Record::Message(m) => Record::Message(super::records::Message {
+            channel_id: m.channel_id,
+            sequence: m.sequence,
+            log_time: m.log_time,
+            publish_time: m.publish_time,
+            data: sh(m.data),
+        }),
+        Record::Schema(s) => Record::Schema(super::records::Schema {
+            id: s.id,
+            name: s.name,
+            encoding: s.encoding,
+            data: sh(s.data),
+        }),
+        Record::Unknown { opcode, data } => Record::Unknown {
+            opcode,
+            data: sh(data),
+        },
+        other => other.into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk<'a>(records: &'a [u8], compression: &str, size: u64, crc: u32) -> Chunk<'a> {
+        Chunk {
+            message_start_time: 0,
+            message_end_time: 0,
+            uncompressed_size: size,
+            uncompressed_crc: crc,
+            compression: compression.into(),
+            records: Payload::Borrowed(records),
+        }
+    }
+
+    #[test]
+    fn zstd_and_lz4_round_trip_and_check_crc() {
+        let raw: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
+        let crc = crc32fast::hash(&raw);
+        let z = zstd::bulk::compress(&raw, 3).unwrap();
+        let out = decompress(&chunk(&z, "zstd", 5000, crc), 10, true, u64::MAX).unwrap();
+        assert_eq!(out.as_slice(), &raw[..]);
+        let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        std::io::Write::write_all(&mut enc, &raw).unwrap();
+        let l = enc.finish().unwrap();
+        let out = decompress(&chunk(&l, "lz4", 5000, crc), 10, true, u64::MAX).unwrap();
+        assert_eq!(out.as_slice(), &raw[..]);
+        let e = decompress(&chunk(&l, "lz4", 5000, crc ^ 1), 10, true, u64::MAX).unwrap_err();
+        assert_eq!(e.offset(), Some(10));
+        assert!(e.to_string().contains("uncompressed_crc"), "{e}");
+    }
+
+    #[test]
+    fn declared_size_bounds_the_output() {
+        let raw = vec![0u8; 1 << 20];
+        let z = zstd::bulk::compress(&raw, 19).unwrap();
+        // A bomb claiming 100 bytes yields those 100 and no more.
+        let out = decompress(&chunk(&z, "zstd", 100, 0), 0, true, u64::MAX).unwrap();
+        assert_eq!(out.as_slice(), &[0u8; 100][..]);
+        // Output shorter than declared is an error.
+        let e = decompress(&chunk(&z, "zstd", 2 << 20, 0), 0, true, u64::MAX).unwrap_err();
+        assert!(e.to_string().contains("1048576 bytes"), "{e}");
+        let e = decompress(&chunk(&z, "zstd", 1 << 20, 0), 0, true, 1000).unwrap_err();
+        assert!(e.to_string().contains("reader's limit"), "{e}");
+        let e = decompress(&chunk(b"xx", "brotli", 2, 0), 0, true, 1000).unwrap_err();
+        assert!(e.to_string().contains("\"brotli\""), "{e}");
+        let e = decompress(&chunk(b"garbage!", "zstd", 8, 0), 0, true, 1000).unwrap_err();
+        assert!(e.to_string().contains("valid zstd"), "{e}");
+    }
+}

@@ -1,0 +1,37 @@
+//! The generic MCAP layer: records, streamed and indexed readers, writer,
+//! recovery and the [`logcore::LogReader`] implementation.
+//!
+//! - [`LinearReader`] reads front to back (chunks flattened, CRCs checked,
+//!   strict or lenient).
+//! - [`Summary::read`] reads the footer and summary section;
+//!   [`IndexedMessages`] yields messages in log-time order from the chunk
+//!   indexes, decompressing only the chunks a filter needs.
+//! - [`Mcap`] ties them together and implements [`logcore::LogReader`].
+//! - [`Writer`] writes chunked or unchunked files with every index.
+
+pub mod chunk;
+pub mod doctor;
+pub mod encode;
+pub mod error;
+pub mod indexed;
+mod logreader;
+mod logwriter;
+pub mod parse;
+pub mod records;
+pub mod recover;
+pub mod stream;
+pub mod summary;
+pub mod write;
+
+pub use chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress};
+pub use doctor::{DoctorOptions, Finding, Severity, doctor};
+pub use encode::encode_record;
+pub use error::{Error, Result};
+pub use indexed::{IndexFilter, IndexedMessages};
+pub use logreader::{Mcap, json_to_value};
+pub use parse::{parse_message, parse_record};
+pub use records::*;
+pub use recover::{Recovered, recover};
+pub use stream::{LinearReader, ReadOptions};
+pub use summary::Summary;
+pub use write::{Compression, LOGWRITER_METADATA, WriteOptions, Writer};

@@ -1,0 +1,429 @@
+//! The streamed (linear) reader: one pass from the leading magic to the
+//! trailing one, chunks decompressed one at a time and flattened, CRCs
+//! checked, in strict or lenient mode.
+
+use logcore::ReadMode;
+use logcore::error::hex_preview;
+
+use super::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress, share};
+use super::error::{Error, Result};
+use super::parse::{attachment_crc_scope, frame_at, parse_record};
+use super::records::{MAGIC, Record, op};
+
+/// How the readers treat damage, CRCs and chunks.
+///
+/// ```
+/// let opts = osi_mcap::mcap::ReadOptions::default();
+/// assert!(opts.validate_crcs && opts.flatten_chunks);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Strict: stop at the first damaged record. Lenient: report it as
+    /// [`Error::Skipped`] and go on after it.
+    pub mode: ReadMode,
+    /// Check every non-zero CRC (chunk, attachment, data section, summary).
+    pub validate_crcs: bool,
+    /// Yield the records inside each chunk in its place (true) or the Chunk
+    /// record itself (false).
+    pub flatten_chunks: bool,
+    /// Refuse chunks declaring more uncompressed bytes than this.
+    pub max_chunk_size: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            mode: ReadMode::Strict,
+            validate_crcs: true,
+            flatten_chunks: true,
+            max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    Records,
+    AfterFooter,
+    Done,
+}
+
+struct InChunk<'a> {
+    records: ChunkRecords<'a>,
+    pos: usize,
+    chunk_offset: u64,
+    /// Absolute offset of the records when stored uncompressed.
+    records_offset: Option<u64>,
+}
+
+/// Reads every record front to back.
+///
+/// Items are records in file order (chunks flattened by default, Message
+/// Index records included); an `Err` item reports damage. A truncated file
+/// yields every complete record before the cut, then an
+/// [`Error::Truncated`], then ends.
+///
+/// ```
+/// use osi_mcap::mcap::{LinearReader, Record, Writer, WriteOptions};
+/// let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+/// let ch = w.add_channel(0, "/t", "json", &Default::default()).unwrap();
+/// w.write_message(ch, 0, 5, 5, b"{}").unwrap();
+/// let file = w.finish().unwrap().into_inner();
+/// let messages = LinearReader::new(&file)
+///     .filter_map(|r| match r.unwrap() { Record::Message(m) => Some(m.log_time), _ => None })
+///     .collect::<Vec<_>>();
+/// assert_eq!(messages, [5]);
+/// ```
+pub struct LinearReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    opts: ReadOptions,
+    state: State,
+    chunk: Option<InChunk<'a>>,
+    last_offset: u64,
+    data_end_end: Option<usize>,
+    footer_seen: bool,
+}
+
+impl<'a> LinearReader<'a> {
+    /// A reader with default options (strict, CRCs checked, chunks flattened).
+    pub fn new(data: &'a [u8]) -> Self {
+        Self::with_options(data, ReadOptions::default())
+    }
+
+    /// A reader with `opts`.
+    pub fn with_options(data: &'a [u8], opts: ReadOptions) -> Self {
+        LinearReader {
+            data,
+            pos: 0,
+            opts,
+            state: State::Start,
+            chunk: None,
+            last_offset: 0,
+            data_end_end: None,
+            footer_seen: false,
+        }
+    }
+
+    /// Absolute offset of the last record yielded; for records inside a
+    /// compressed chunk, the offset of the chunk.
+    pub fn last_offset(&self) -> u64 {
+        self.last_offset
+    }
+
+    /// Absolute offset where the next top-level record starts.
+    pub fn position(&self) -> u64 {
+        self.pos as u64
+    }
+
+    /// Whether the Footer was read.
+    pub fn footer_seen(&self) -> bool {
+        self.footer_seen
+    }
+
+    /// Strict: end with `e`. Lenient: report it as skipped and go on.
+    fn damage(&mut self, e: Error, offset: u64, len: u64) -> Error {
+        if self.opts.mode == ReadMode::Strict {
+            self.state = State::Done;
+            self.chunk = None;
+            e
+        } else {
+            Error::Skipped {
+                offset,
+                len,
+                reason: e.to_string(),
+            }
+        }
+    }
+
+    fn next_in_chunk(&mut self) -> Option<Result<Record<'a>>> {
+        let c = self.chunk.as_ref()?;
+        let at = c.pos;
+        let len = c.records.as_slice().len();
+        if at >= len {
+            self.chunk = None;
+            return None;
+        }
+        let chunk_offset = c.chunk_offset;
+        let records_offset = c.records_offset;
+        let base = records_offset.unwrap_or(0);
+        let (parsed, advance) = read_inner(&c.records, at, base);
+        let framing_broken = advance == 0;
+        if let Some(c) = self.chunk.as_mut() {
+            c.pos = if framing_broken { len } else { at + advance };
+        }
+        self.last_offset = records_offset.map_or(chunk_offset, |o| o + at as u64);
+        match parsed {
+            Ok(r) => Some(Ok(r)),
+            Err(e) => {
+                // In a compressed chunk, offsets are relative to the
+                // decompressed records: name the chunk and the position.
+                let e = match records_offset {
+                    Some(_) => e,
+                    None => Error::malformed(
+                        chunk_offset,
+                        format!("a readable record at decompressed byte {at} of the chunk"),
+                        e.to_string(),
+                    ),
+                };
+                let skipped = if framing_broken { len - at } else { advance } as u64;
+                let off = self.last_offset;
+                Some(Err(self.damage(e, off, skipped)))
+            }
+        }
+    }
+
+    fn start(&mut self) -> Option<Result<Record<'a>>> {
+        self.state = State::Records;
+        let head = &self.data[..self.data.len().min(8)];
+        if head != MAGIC {
+            self.state = State::Done;
+            return Some(Err(if MAGIC.starts_with(head) {
+                Error::truncated(0, "the 8-byte MCAP magic", (8 - head.len()) as u64)
+            } else {
+                Error::malformed(
+                    0,
+                    "the MCAP magic 89 4d 43 41 50 30 0d 0a",
+                    hex_preview(head),
+                )
+            }));
+        }
+        self.pos = 8;
+        None
+    }
+
+    fn after_footer(&mut self) -> Option<Result<Record<'a>>> {
+        self.state = State::Done;
+        let rest = &self.data[self.pos..];
+        if rest.len() < 8 && MAGIC.starts_with(rest) {
+            return Some(Err(Error::truncated(
+                self.pos as u64,
+                "the closing MCAP magic",
+                (8 - rest.len()) as u64,
+            )));
+        }
+        if &rest[..8.min(rest.len())] != MAGIC {
+            return Some(Err(Error::malformed(
+                self.pos as u64,
+                "the closing MCAP magic after the Footer",
+                hex_preview(rest),
+            )));
+        }
+        if rest.len() > 8 {
+            return Some(Err(Error::malformed(
+                self.pos as u64 + 8,
+                "end of file after the closing magic",
+                format!("{} more bytes", rest.len() - 8),
+            )));
+        }
+        None
+    }
+
+    fn check_crc(&mut self, want: u32, scope: &[u8], what: &str, at: u64) -> Option<Error> {
+        if !self.opts.validate_crcs || want == 0 {
+            return None;
+        }
+        let got = crc32fast::hash(scope);
+        (got != want).then(|| {
+            Error::malformed(
+                at,
+                format!("{what} 0x{want:08x}"),
+                format!("CRC 0x{got:08x} of the bytes it covers"),
+            )
+        })
+    }
+}
+
+/// The first position from `from` on where a defined record (opcode 0x02
+/// to 0x0F) frames and parses, followed by another defined record or the
+/// closing magic.
+fn resync(data: &[u8], from: usize) -> Option<usize> {
+    let end = data.len().checked_sub(MAGIC.len())?;
+    let defined = |op: u8| (op::FOOTER..=op::DATA_END).contains(&op);
+    (from..end).find(|&p| {
+        let Ok(f) = frame_at(&data[..end], p, 0, "file") else {
+            return false;
+        };
+        if !defined(f.opcode) || parse_record(f.opcode, f.content, p as u64 + 9).is_err() {
+            return false;
+        }
+        let q = p + f.len;
+        q == end || frame_at(&data[..end], q, 0, "file").is_ok_and(|g| defined(g.opcode))
+    })
+}
+
+/// Reads the record at `at` of a chunk's records. Returns the record and
+/// how far to advance (0 when the framing itself is broken).
+pub(crate) fn read_inner<'a>(
+    records: &ChunkRecords<'a>,
+    at: usize,
+    base: u64,
+) -> (Result<Record<'a>>, usize) {
+    fn framing(buf: &[u8], at: usize, base: u64) -> Result<super::parse::Frame<'_>> {
+        frame_at(buf, at, base, "chunk records").map_err(|e| {
+            Error::malformed(
+                base + at as u64,
+                "records that fill the chunk exactly",
+                e.to_string(),
+            )
+        })
+    }
+    let content_at = base + (at + 9) as u64;
+    match records {
+        ChunkRecords::Borrowed(b) => {
+            let b: &'a [u8] = b;
+            match framing(b, at, base) {
+                Ok(f) => (parse_record(f.opcode, f.content, content_at), f.len),
+                Err(e) => (Err(e), 0),
+            }
+        }
+        ChunkRecords::Shared(bytes) => match framing(bytes, at, base) {
+            Ok(f) => (
+                parse_record(f.opcode, f.content, content_at).map(|r| share(r, bytes)),
+                f.len,
+            ),
+            Err(e) => (Err(e), 0),
+        },
+    }
+}
+
+impl<'a> Iterator for LinearReader<'a> {
+    type Item = Result<Record<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.chunk.is_some() {
+                match self.next_in_chunk() {
+                    Some(r) => return Some(r),
+                    None => continue,
+                }
+            }
+            match self.state {
+                State::Done => return None,
+                State::Start => {
+                    if let Some(e) = self.start() {
+                        return Some(e);
+                    }
+                    continue;
+                }
+                State::AfterFooter => return self.after_footer(),
+                State::Records => {}
+            }
+            let data = self.data;
+            let at = self.pos;
+            if at >= data.len() {
+                self.state = State::Done;
+                return Some(Err(Error::truncated(
+                    at as u64,
+                    "a Footer record and the closing magic",
+                    (crate::mcap::records::FOOTER_RECORD_LEN + 8) as u64,
+                )));
+            }
+            let frame = match frame_at(data, at, 0, "file") {
+                Ok(f) => f,
+                Err(e) => {
+                    // A length running past the end of a file that does end
+                    // with the closing magic is damage, not truncation:
+                    // lenient mode looks for the next record that holds up.
+                    if self.opts.mode == ReadMode::Lenient && data.ends_with(MAGIC) {
+                        if let Some(next) = resync(data, at + 1) {
+                            self.pos = next;
+                            return Some(Err(Error::Skipped {
+                                offset: at as u64,
+                                len: (next - at) as u64,
+                                reason: e.to_string(),
+                            }));
+                        }
+                    }
+                    self.state = State::Done;
+                    return Some(Err(e));
+                }
+            };
+            self.pos += frame.len;
+            self.last_offset = at as u64;
+            let content_at = (at + 9) as u64;
+            if at == 8 && frame.opcode != op::HEADER {
+                let e = Error::malformed(
+                    8,
+                    "a Header record (opcode 0x01) after the magic",
+                    format!("opcode 0x{:02x}", frame.opcode),
+                );
+                return Some(Err(self.damage(e, 8, frame.len as u64)));
+            }
+            let record = match parse_record(frame.opcode, frame.content, content_at) {
+                Ok(r) => r,
+                Err(e) => return Some(Err(self.damage(e, at as u64, frame.len as u64))),
+            };
+            match record {
+                Record::Chunk(chunk) if self.opts.flatten_chunks => {
+                    match decompress(
+                        &chunk,
+                        at as u64,
+                        self.opts.validate_crcs,
+                        self.opts.max_chunk_size,
+                    ) {
+                        Ok(records) => {
+                            let records_offset = matches!(records, ChunkRecords::Borrowed(_))
+                                .then(|| content_at + 40 + chunk.compression.len() as u64);
+                            self.chunk = Some(InChunk {
+                                records,
+                                pos: 0,
+                                chunk_offset: at as u64,
+                                records_offset,
+                            });
+                            continue;
+                        }
+                        Err(e) => return Some(Err(self.damage(e, at as u64, frame.len as u64))),
+                    }
+                }
+                Record::Attachment(a) => {
+                    let scope = attachment_crc_scope(frame.content, &a);
+                    if let Some(e) = self.check_crc(a.crc, scope, "attachment crc", at as u64) {
+                        return Some(Err(self.damage(e, at as u64, frame.len as u64)));
+                    }
+                    return Some(Ok(Record::Attachment(a)));
+                }
+                Record::DataEnd(d) => {
+                    self.data_end_end = Some(self.pos);
+                    let scope = &data[..at];
+                    if let Some(e) =
+                        self.check_crc(d.data_section_crc, scope, "data_section_crc", at as u64)
+                    {
+                        return Some(Err(self.damage(e, 0, at as u64)));
+                    }
+                    return Some(Ok(Record::DataEnd(d)));
+                }
+                Record::Footer(f) => {
+                    self.footer_seen = true;
+                    self.state = State::AfterFooter;
+                    let start = match f.summary_start {
+                        0 => self.data_end_end.unwrap_or(at),
+                        s => usize::try_from(s).unwrap_or(usize::MAX),
+                    };
+                    let end = at + 25;
+                    if f.summary_crc != 0 && start > end {
+                        let e = Error::malformed(
+                            at as u64 + 9,
+                            "summary_start before the Footer",
+                            f.summary_start.to_string(),
+                        );
+                        return Some(Err(self.damage(e, at as u64, frame.len as u64)));
+                    }
+                    let scope = data.get(start.min(end)..end).unwrap_or_default();
+                    if let Some(e) =
+                        self.check_crc(f.summary_crc, scope, "summary_crc", at as u64 + 25)
+                    {
+                        return Some(Err(self.damage(
+                            e,
+                            start as u64,
+                            (end - start.min(end)) as u64,
+                        )));
+                    }
+                    return Some(Ok(Record::Footer(f)));
+                }
+                other => return Some(Ok(other)),
+            }
+        }
+    }
+}

@@ -1,0 +1,589 @@
+//! The writer: chunked (none / lz4 / zstd) or unchunked files with message,
+//! chunk, attachment and metadata indexes, statistics, repeated schemas and
+//! channels, summary offsets and every CRC.
+//!
+//! Records go to the sink as soon as they are complete (a chunk when it
+//! reaches [`WriteOptions::chunk_size`]), so a writer that is interrupted
+//! leaves a file whose every complete chunk the streamed reader and
+//! [`recover`](super::recover()) can read. Only the sink's `Write` is used;
+//! positions are counted, never sought.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use super::encode::{encode_record, message_header};
+use super::error::{Error, Result};
+use super::records::*;
+
+/// Name of the Metadata record holding what `LogWriter::set_metadata` was given.
+pub const LOGWRITER_METADATA: &str = "robolog";
+
+/// Chunk compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Stored as is (`""`).
+    None,
+    /// LZ4 frame (`lz4`).
+    Lz4,
+    /// Zstandard (`zstd`).
+    #[default]
+    Zstd,
+}
+
+impl Compression {
+    /// The name stored in the Chunk record.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+/// What a [`Writer`] writes. Everything is on by default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Header profile.
+    pub profile: String,
+    /// Header library.
+    pub library: String,
+    /// Put messages, schemas and channels in chunks.
+    pub use_chunks: bool,
+    /// Close a chunk once its uncompressed records reach this size.
+    pub chunk_size: u64,
+    /// Chunk compression.
+    pub compression: Compression,
+    /// Message Index records after each chunk.
+    pub message_indexes: bool,
+    /// Chunk Index records in the summary.
+    pub chunk_indexes: bool,
+    /// Attachment Index records.
+    pub attachment_indexes: bool,
+    /// Metadata Index records.
+    pub metadata_indexes: bool,
+    /// A Statistics record.
+    pub statistics: bool,
+    /// Repeat schemas in the summary.
+    pub repeat_schemas: bool,
+    /// Repeat channels in the summary.
+    pub repeat_channels: bool,
+    /// Summary Offset records.
+    pub summary_offsets: bool,
+    /// Compute chunk, attachment, data-section and summary CRCs (else 0).
+    pub crcs: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            profile: String::new(),
+            library: concat!("osi-mcap ", env!("CARGO_PKG_VERSION")).into(),
+            use_chunks: true,
+            chunk_size: 1 << 20,
+            compression: Compression::Zstd,
+            message_indexes: true,
+            chunk_indexes: true,
+            attachment_indexes: true,
+            metadata_indexes: true,
+            statistics: true,
+            repeat_schemas: true,
+            repeat_channels: true,
+            summary_offsets: true,
+            crcs: true,
+        }
+    }
+}
+
+/// Writes an MCAP file.
+///
+/// ```
+/// use osi_mcap::mcap::{Compression, LinearReader, Writer, WriteOptions};
+/// let opts = WriteOptions { compression: Compression::Lz4, ..Default::default() };
+/// let mut w = Writer::new(Vec::new(), opts)?;
+/// let schema = w.add_schema("Pose", "jsonschema", b"{}")?;
+/// let ch = w.add_channel(schema, "/pose", "json", &Default::default())?;
+/// for i in 0..3 {
+///     w.write_message(ch, i, 100 * u64::from(i), 100 * u64::from(i), b"{}")?;
+/// }
+/// let file = w.finish()?;
+/// assert!(LinearReader::new(&file).all(|r| r.is_ok()));
+/// # Ok::<(), osi_mcap::mcap::Error>(())
+/// ```
+pub struct Writer<W: Write> {
+    sink: W,
+    opts: WriteOptions,
+    pos: u64,
+    data_crc: crc32fast::Hasher,
+    schemas: BTreeMap<u16, (String, String, Vec<u8>)>,
+    channels: BTreeMap<u16, Channel>,
+    stats: Statistics,
+    chunk: Vec<u8>,
+    chunk_times: Option<(u64, u64)>,
+    chunk_index: BTreeMap<u16, Vec<(u64, u64)>>,
+    chunk_indexes: Vec<ChunkIndex>,
+    attachment_indexes: Vec<AttachmentIndex>,
+    metadata_indexes: Vec<MetadataIndex>,
+    /// Entries given through `LogWriter::set_metadata`, written at finish.
+    pub(crate) pending_metadata: BTreeMap<String, String>,
+    finished: bool,
+}
+
+impl<W: Write> std::fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("pos", &self.pos)
+            .field("options", &self.opts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> Writer<W> {
+    /// Starts a file: writes the magic and the Header.
+    pub fn new(sink: W, opts: WriteOptions) -> Result<Self> {
+        let mut w = Writer {
+            sink,
+            pos: 0,
+            data_crc: crc32fast::Hasher::new(),
+            schemas: BTreeMap::new(),
+            channels: BTreeMap::new(),
+            stats: Statistics::default(),
+            chunk: Vec::new(),
+            chunk_times: None,
+            chunk_index: BTreeMap::new(),
+            chunk_indexes: Vec::new(),
+            attachment_indexes: Vec::new(),
+            metadata_indexes: Vec::new(),
+            pending_metadata: BTreeMap::new(),
+            finished: false,
+            opts,
+        };
+        w.emit(MAGIC)?;
+        let header = Header {
+            profile: w.opts.profile.clone(),
+            library: w.opts.library.clone(),
+        };
+        w.emit(&encode_record(&Record::Header(header)))?;
+        Ok(w)
+    }
+
+    fn emit(&mut self, b: &[u8]) -> Result<()> {
+        self.sink.write_all(b)?;
+        self.data_crc.update(b);
+        self.pos += b.len() as u64;
+        Ok(())
+    }
+
+    /// Where a record goes: the open chunk, or straight to the file.
+    fn put(&mut self, record: &[u8]) -> Result<()> {
+        if self.opts.use_chunks {
+            self.chunk.extend_from_slice(record);
+            Ok(())
+        } else {
+            self.emit(record)
+        }
+    }
+
+    /// Adds a schema and returns its id (one more than the largest so far, from 1).
+    pub fn add_schema(&mut self, name: &str, encoding: &str, data: &[u8]) -> Result<u16> {
+        let next = self
+            .schemas
+            .keys()
+            .next_back()
+            .map_or(Some(1), |k| k.checked_add(1));
+        let id = next.ok_or_else(|| Error::InvalidArgument("no schema id left".into()))?;
+        self.add_schema_with_id(id, name, encoding, data)?;
+        Ok(id)
+    }
+
+    /// Adds a schema with a caller-chosen id (not 0, not used before).
+    pub fn add_schema_with_id(
+        &mut self,
+        id: u16,
+        name: &str,
+        encoding: &str,
+        data: &[u8],
+    ) -> Result<()> {
+        if id == 0 || self.schemas.contains_key(&id) {
+            return Err(Error::InvalidArgument(format!(
+                "schema id {id} is 0 or already used"
+            )));
+        }
+        let rec = Record::Schema(Schema {
+            id,
+            name: name.into(),
+            encoding: encoding.into(),
+            data: logcore::Payload::Borrowed(data),
+        });
+        self.put(&encode_record(&rec))?;
+        self.schemas
+            .insert(id, (name.into(), encoding.into(), data.to_vec()));
+        self.stats.schema_count += 1;
+        Ok(())
+    }
+
+    /// Adds a channel on schema `schema_id` (0: none) and returns its id
+    /// (one more than the largest so far, from 0).
+    pub fn add_channel(
+        &mut self,
+        schema_id: u16,
+        topic: &str,
+        message_encoding: &str,
+        metadata: &BTreeMap<String, String>,
+    ) -> Result<u16> {
+        let next = self
+            .channels
+            .keys()
+            .next_back()
+            .map_or(Some(0), |k| k.checked_add(1));
+        let id = next.ok_or_else(|| Error::InvalidArgument("no channel id left".into()))?;
+        self.add_channel_with_id(id, schema_id, topic, message_encoding, metadata)?;
+        Ok(id)
+    }
+
+    /// Adds a channel with a caller-chosen id (not used before).
+    pub fn add_channel_with_id(
+        &mut self,
+        id: u16,
+        schema_id: u16,
+        topic: &str,
+        message_encoding: &str,
+        metadata: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        if schema_id != 0 && !self.schemas.contains_key(&schema_id) {
+            return Err(Error::InvalidArgument(format!(
+                "schema {schema_id} was not added"
+            )));
+        }
+        if self.channels.contains_key(&id) {
+            return Err(Error::InvalidArgument(format!(
+                "channel id {id} is already used"
+            )));
+        }
+        let ch = Channel {
+            id,
+            schema_id,
+            topic: topic.into(),
+            message_encoding: message_encoding.into(),
+            metadata: metadata.clone(),
+        };
+        self.put(&encode_record(&Record::Channel(ch.clone())))?;
+        self.channels.insert(id, ch);
+        self.stats.channel_count += 1;
+        Ok(())
+    }
+
+    /// Writes a message on a channel returned by [`Writer::add_channel`].
+    pub fn write_message(
+        &mut self,
+        channel: u16,
+        sequence: u32,
+        log_time: u64,
+        publish_time: u64,
+        data: &[u8],
+    ) -> Result<()> {
+        if !self.channels.contains_key(&channel) {
+            return Err(Error::InvalidArgument(format!(
+                "channel {channel} was not added"
+            )));
+        }
+        let head = message_header(channel, sequence, log_time, publish_time, data.len());
+        let s = &mut self.stats;
+        if s.message_count == 0 {
+            s.message_start_time = log_time;
+            s.message_end_time = log_time;
+        }
+        s.message_count += 1;
+        s.message_start_time = s.message_start_time.min(log_time);
+        s.message_end_time = s.message_end_time.max(log_time);
+        *s.channel_message_counts.entry(channel).or_default() += 1;
+        if self.opts.use_chunks {
+            let offset = self.chunk.len() as u64;
+            self.chunk.extend_from_slice(&head);
+            self.chunk.extend_from_slice(data);
+            self.chunk_index
+                .entry(channel)
+                .or_default()
+                .push((log_time, offset));
+            self.chunk_times = Some(match self.chunk_times {
+                None => (log_time, log_time),
+                Some((a, b)) => (a.min(log_time), b.max(log_time)),
+            });
+            if self.chunk.len() as u64 >= self.opts.chunk_size {
+                self.flush_chunk()?;
+            }
+            Ok(())
+        } else {
+            self.emit(&head)?;
+            self.emit(data)
+        }
+    }
+
+    /// Closes the open chunk (if any) and writes it with its message indexes.
+    pub fn flush_chunk(&mut self) -> Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let raw = std::mem::take(&mut self.chunk);
+        let compressed = match self.opts.compression {
+            Compression::None => raw.clone(),
+            Compression::Zstd => zstd::bulk::compress(&raw, 3)?,
+            Compression::Lz4 => {
+                let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+                enc.write_all(&raw)?;
+                enc.finish()
+                    .map_err(|e| Error::from(std::io::Error::other(e)))?
+            }
+        };
+        let (start, end) = self.chunk_times.take().unwrap_or((0, 0));
+        let chunk = Chunk {
+            message_start_time: start,
+            message_end_time: end,
+            uncompressed_size: raw.len() as u64,
+            uncompressed_crc: if self.opts.crcs {
+                crc32fast::hash(&raw)
+            } else {
+                0
+            },
+            compression: self.opts.compression.name().into(),
+            records: logcore::Payload::Borrowed(&compressed),
+        };
+        let bytes = encode_record(&Record::Chunk(chunk));
+        let chunk_start = self.pos;
+        self.emit(&bytes)?;
+        let mut offsets = BTreeMap::new();
+        let index_start = self.pos;
+        if self.opts.message_indexes {
+            for (channel, records) in std::mem::take(&mut self.chunk_index) {
+                offsets.insert(channel, self.pos);
+                let rec = Record::MessageIndex(MessageIndex {
+                    channel_id: channel,
+                    records,
+                });
+                self.emit(&encode_record(&rec))?;
+            }
+        }
+        self.chunk_index.clear();
+        self.stats.chunk_count += 1;
+        self.chunk_indexes.push(ChunkIndex {
+            message_start_time: start,
+            message_end_time: end,
+            chunk_start_offset: chunk_start,
+            chunk_length: bytes.len() as u64,
+            message_index_offsets: offsets,
+            message_index_length: self.pos - index_start,
+            compression: self.opts.compression.name().into(),
+            compressed_size: compressed.len() as u64,
+            uncompressed_size: raw.len() as u64,
+        });
+        self.sink.flush()?;
+        Ok(())
+    }
+
+    /// Writes an attachment (closing the open chunk first).
+    pub fn write_attachment(
+        &mut self,
+        log_time: u64,
+        create_time: u64,
+        name: &str,
+        media_type: &str,
+        data: &[u8],
+    ) -> Result<()> {
+        self.flush_chunk()?;
+        let mut a = Attachment {
+            log_time,
+            create_time,
+            name: name.into(),
+            media_type: media_type.into(),
+            data: logcore::Payload::Borrowed(data),
+            crc: 0,
+        };
+        let mut bytes = encode_record(&Record::Attachment(a.clone()));
+        if self.opts.crcs {
+            let n = bytes.len();
+            a.crc = crc32fast::hash(&bytes[9..n - 4]);
+            bytes[n - 4..].copy_from_slice(&a.crc.to_le_bytes());
+        }
+        self.attachment_indexes.push(AttachmentIndex {
+            offset: self.pos,
+            length: bytes.len() as u64,
+            log_time,
+            create_time,
+            data_size: data.len() as u64,
+            name: name.into(),
+            media_type: media_type.into(),
+        });
+        self.stats.attachment_count += 1;
+        self.emit(&bytes)
+    }
+
+    /// Writes a Metadata record (closing the open chunk first).
+    pub fn write_metadata(
+        &mut self,
+        name: &str,
+        metadata: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        self.flush_chunk()?;
+        let bytes = encode_record(&Record::Metadata(Metadata {
+            name: name.into(),
+            metadata: metadata.clone(),
+        }));
+        self.metadata_indexes.push(MetadataIndex {
+            offset: self.pos,
+            length: bytes.len() as u64,
+            name: name.into(),
+        });
+        self.stats.metadata_count += 1;
+        self.emit(&bytes)
+    }
+
+    /// Writes the last chunk, Data End, the summary, summary offsets, the
+    /// footer and the closing magic, and returns the sink.
+    pub fn finish(mut self) -> Result<W> {
+        self.finish_in_place()?;
+        Ok(self.sink)
+    }
+
+    /// Whether a schema with exactly these fields exists; its id.
+    pub(crate) fn find_schema(&self, name: &str, encoding: &str, data: &[u8]) -> Option<u16> {
+        self.schemas
+            .iter()
+            .find(|(_, (n, e, d))| n == name && e == encoding && d == data)
+            .map(|(id, _)| *id)
+    }
+
+    /// Whether channel `id` was added.
+    pub fn has_channel(&self, id: u16) -> bool {
+        self.channels.contains_key(&id)
+    }
+
+    /// The sink, as it is (an unfinished file if [`Writer::finish`] was not called).
+    pub fn into_inner(self) -> W {
+        self.sink
+    }
+
+    pub(crate) fn finish_in_place(&mut self) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        if !self.pending_metadata.is_empty() {
+            let m = std::mem::take(&mut self.pending_metadata);
+            self.write_metadata(LOGWRITER_METADATA, &m)?;
+        }
+        self.flush_chunk()?;
+        let crc = if self.opts.crcs {
+            self.data_crc.clone().finalize()
+        } else {
+            0
+        };
+        self.emit(&encode_record(&Record::DataEnd(DataEnd {
+            data_section_crc: crc,
+        })))?;
+        let summary_start = self.pos;
+        let mut summary_crc = crc32fast::Hasher::new();
+        let mut groups: Vec<(u8, Vec<u8>)> = Vec::new();
+        let mut group = |opcode: u8, records: Vec<Record<'_>>| {
+            let bytes: Vec<u8> = records.iter().flat_map(encode_record).collect();
+            if !bytes.is_empty() {
+                groups.push((opcode, bytes));
+            }
+        };
+        let o = self.opts.clone();
+        if o.repeat_schemas {
+            group(
+                op::SCHEMA,
+                self.schemas
+                    .iter()
+                    .map(|(id, (n, e, d))| {
+                        Record::Schema(Schema {
+                            id: *id,
+                            name: n.clone(),
+                            encoding: e.clone(),
+                            data: logcore::Payload::Borrowed(d),
+                        })
+                    })
+                    .collect(),
+            );
+        }
+        if o.repeat_channels {
+            group(
+                op::CHANNEL,
+                self.channels
+                    .values()
+                    .cloned()
+                    .map(Record::Channel)
+                    .collect(),
+            );
+        }
+        if o.statistics {
+            group(op::STATISTICS, vec![Record::Statistics(self.stats.clone())]);
+        }
+        if o.metadata_indexes {
+            group(
+                op::METADATA_INDEX,
+                self.metadata_indexes
+                    .iter()
+                    .cloned()
+                    .map(Record::MetadataIndex)
+                    .collect(),
+            );
+        }
+        if o.attachment_indexes {
+            group(
+                op::ATTACHMENT_INDEX,
+                self.attachment_indexes
+                    .iter()
+                    .cloned()
+                    .map(Record::AttachmentIndex)
+                    .collect(),
+            );
+        }
+        if o.chunk_indexes {
+            group(
+                op::CHUNK_INDEX,
+                self.chunk_indexes
+                    .iter()
+                    .cloned()
+                    .map(Record::ChunkIndex)
+                    .collect(),
+            );
+        }
+        let mut offsets = Vec::new();
+        for (opcode, bytes) in &groups {
+            offsets.push(Record::SummaryOffset(SummaryOffset {
+                group_opcode: *opcode,
+                group_start: self.pos,
+                group_length: bytes.len() as u64,
+            }));
+            summary_crc.update(bytes);
+            self.emit(bytes)?;
+        }
+        let has_summary = !groups.is_empty();
+        let summary_offset_start = if has_summary && o.summary_offsets {
+            let start = self.pos;
+            for r in &offsets {
+                let b = encode_record(r);
+                summary_crc.update(&b);
+                self.emit(&b)?;
+            }
+            start
+        } else {
+            0
+        };
+        let mut footer = Footer {
+            summary_start: if has_summary { summary_start } else { 0 },
+            summary_offset_start,
+            summary_crc: 0,
+        };
+        let fb = encode_record(&Record::Footer(footer));
+        summary_crc.update(&fb[..25]);
+        if o.crcs {
+            footer.summary_crc = summary_crc.finalize();
+        }
+        self.emit(&encode_record(&Record::Footer(footer)))?;
+        self.emit(MAGIC)?;
+        self.sink.flush()?;
+        Ok(())
+    }
+}

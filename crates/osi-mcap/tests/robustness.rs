@@ -1,0 +1,178 @@
+//! Hostile input: every-prefix truncation, bit flips, hostile lengths and
+//! decompression bombs. Nothing may panic, loop or allocate without bound.
+
+mod common;
+
+use logcore::{LogReader, MessageFilter, ReadMode};
+use osi_mcap::mcap::{Compression, Error, LinearReader, Mcap, ReadOptions, Record};
+
+/// Runs every reader over `data` the way the CLI does; returns the number
+/// of messages the lenient linear pass saw.
+fn exercise(data: &[u8]) -> usize {
+    let strict: Vec<_> = LinearReader::new(data).collect();
+    // After an error the strict reader ends.
+    if let Some(i) = strict.iter().position(Result::is_err) {
+        assert_eq!(i, strict.len() - 1);
+    }
+    let lenient = ReadOptions {
+        mode: ReadMode::Lenient,
+        ..ReadOptions::default()
+    };
+    let mut messages = 0;
+    for r in LinearReader::with_options(data, lenient) {
+        if let Ok(Record::Message(_)) = r {
+            messages += 1;
+        }
+    }
+    if let Ok(mcap) = Mcap::new(data) {
+        let _ = mcap.summary();
+        let _ = mcap.channels();
+        for mode in [ReadMode::Strict, ReadMode::Lenient] {
+            if let Ok(it) = mcap.messages(&MessageFilter::all().mode(mode)) {
+                for m in it.take(10_000).flatten() {
+                    let _ = mcap.decode(&m);
+                }
+            }
+        }
+    }
+    messages
+}
+
+#[test]
+fn every_prefix_yields_the_records_before_the_cut_then_truncated() {
+    for c in [Compression::Zstd, Compression::Lz4, Compression::None] {
+        let file = common::multi_chunk_n(c, true, 24);
+        let full: Vec<Record<'_>> = LinearReader::new(&file).map(|r| r.unwrap()).collect();
+        for cut in 0..file.len() {
+            let prefix = &file[..cut];
+            let items: Vec<_> = LinearReader::new(prefix).collect();
+            let (last, ok) = items.split_last().unwrap();
+            let err = last.as_ref().unwrap_err();
+            assert!(err.is_truncated(), "{c:?} cut {cut}: {err}");
+            assert!(err.offset().unwrap() <= cut as u64);
+            // Everything before the cut is exactly what the full file has there.
+            for (a, b) in ok.iter().zip(&full) {
+                assert_eq!(a.as_ref().unwrap(), b, "{c:?} cut {cut}");
+            }
+            // The full set of readers on a sample of cuts (all of them in
+            // the fuzz target and `cargo xtask mcap conformance`).
+            if cut % 13 == 0 {
+                exercise(prefix);
+            }
+        }
+    }
+}
+
+#[test]
+fn bit_flips_never_panic() {
+    let file = common::multi_chunk_n(Compression::Zstd, true, 24);
+    let mut buf = file.clone();
+    for i in 0..file.len() {
+        let bit = 1u8 << (i % 8);
+        buf[i] ^= bit;
+        exercise(&buf);
+        buf[i] ^= bit;
+    }
+    let plain = common::multi_chunk_n(Compression::None, true, 24);
+    let mut buf = plain.clone();
+    for i in (0..plain.len()).step_by(3) {
+        buf[i] ^= 0x10;
+        exercise(&buf);
+        buf[i] ^= 0x10;
+    }
+}
+
+fn record(opcode: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![opcode];
+    out.extend_from_slice(&(content.len() as u64).to_le_bytes());
+    out.extend_from_slice(content);
+    out
+}
+
+fn file_with(records: &[Vec<u8>]) -> Vec<u8> {
+    let mut f = b"\x89MCAP0\r\n".to_vec();
+    f.extend(record(0x01, &[0; 8]));
+    for r in records {
+        f.extend_from_slice(r);
+    }
+    f
+}
+
+#[test]
+fn hostile_lengths_are_refused_before_allocating() {
+    // A record claiming u64::MAX content bytes: truncation at its offset.
+    let mut f = file_with(&[]);
+    f.push(0x05);
+    f.extend_from_slice(&u64::MAX.to_le_bytes());
+    let items: Vec<_> = LinearReader::new(&f).collect();
+    let e = items.last().unwrap().as_ref().unwrap_err();
+    assert!(e.is_truncated());
+    assert_eq!(e.offset(), Some(25));
+
+    // A Schema whose name claims 4 GiB.
+    let mut schema = 1u16.to_le_bytes().to_vec();
+    schema.extend_from_slice(&u32::MAX.to_le_bytes());
+    let f = file_with(&[record(0x03, &schema)]);
+    let e = LinearReader::new(&f).nth(1).unwrap().unwrap_err();
+    assert_eq!(e.offset(), Some(36));
+    assert!(e.to_string().contains("4294967295 bytes of name"), "{e}");
+
+    // A chunk whose records length runs past its content.
+    let mut chunk = vec![0u8; 24];
+    chunk.extend_from_slice(&0u32.to_le_bytes());
+    chunk.extend_from_slice(&0u32.to_le_bytes());
+    chunk.extend_from_slice(&u64::MAX.to_le_bytes());
+    let f = file_with(&[record(0x06, &chunk)]);
+    let e = LinearReader::new(&f).nth(1).unwrap().unwrap_err();
+    assert!(e.to_string().contains("records"), "{e}");
+    exercise(&f);
+}
+
+#[test]
+fn decompression_bombs_are_bounded_by_the_declared_size() {
+    let raw = vec![0u8; 8 << 20];
+    let z = zstd::bulk::compress(&raw, 19).unwrap();
+    let chunk = |declared: u64| {
+        let mut c = vec![0u8; 16];
+        c.extend_from_slice(&declared.to_le_bytes());
+        c.extend_from_slice(&0u32.to_le_bytes());
+        c.extend_from_slice(&4u32.to_le_bytes());
+        c.extend_from_slice(b"zstd");
+        c.extend_from_slice(&(z.len() as u64).to_le_bytes());
+        c.extend_from_slice(&z);
+        record(0x06, &c)
+    };
+    // Declares 64 bytes: at most 64 are produced, which are not valid records.
+    let f = file_with(&[chunk(64)]);
+    let e = LinearReader::new(&f).nth(1).unwrap().unwrap_err();
+    assert_eq!(e.offset(), Some(25));
+    // Declares more than the reader's limit: refused before decompressing.
+    let opts = ReadOptions {
+        max_chunk_size: 1 << 20,
+        ..ReadOptions::default()
+    };
+    let f = file_with(&[chunk(8 << 20)]);
+    let e = LinearReader::with_options(&f, opts)
+        .nth(1)
+        .unwrap()
+        .unwrap_err();
+    assert!(e.to_string().contains("reader's limit"), "{e}");
+    // Declares u64::MAX: refused by the default limit.
+    let f = file_with(&[chunk(u64::MAX)]);
+    let e: Error = LinearReader::new(&f).nth(1).unwrap().unwrap_err();
+    assert!(e.to_string().contains("reader's limit"), "{e}");
+}
+
+#[test]
+fn garbage_and_wrong_magic_are_clean_errors() {
+    let e = LinearReader::new(b"\x89MCAP1\r\nxxxx")
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.offset(), Some(0));
+    assert!(e.to_string().contains("MCAP magic"), "{e}");
+    let e = LinearReader::new(b"\x89MC").next().unwrap().unwrap_err();
+    assert!(e.is_truncated());
+    assert!(Mcap::new(b"").is_err());
+    exercise(&[0x89, b'M', b'C', b'A', b'P', b'0', b'\r', b'\n', 0x02, 0, 0]);
+}

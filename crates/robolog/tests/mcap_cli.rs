@@ -1,0 +1,167 @@
+//! `robolog mcap ...` and `robolog info/cat` on the committed MCAP
+//! fixtures (`testdata/mcap/`, written by `cargo xtask fixtures`).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value as Json;
+
+fn robolog() -> Command {
+    Command::cargo_bin("robolog").unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/mcap")
+        .join(name)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+#[test]
+fn info_json_describes_every_fixture() {
+    for name in [
+        "chunked-zstd.mcap",
+        "chunked-lz4.mcap",
+        "chunked-none.mcap",
+        "unchunked.mcap",
+    ] {
+        let out = robolog()
+            .args(["info", "--json"])
+            .arg(fixture(name))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["format"], "mcap");
+        assert_eq!(j["message_count"], 40);
+        assert_eq!(j["start_ns"], 1_700_000_000_000_000_000u64);
+        assert_eq!(j["channels"][0]["topic"], "/point");
+        assert_eq!(j["channels"][0]["count"], 14);
+        assert_eq!(j["channels"][2]["type"], "");
+        assert_eq!(j["metadata"]["metadata.run.frame_id"], "map");
+    }
+}
+
+#[test]
+fn cat_json_decodes_json_payloads_in_time_order() {
+    let out = robolog()
+        .args(["cat", "--json", "--topic", "/point"])
+        .arg(fixture("chunked-lz4.mcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<Json> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 14);
+    assert_eq!(lines[1]["data"]["x"], 3);
+    assert_eq!(lines[1]["data"]["y"], 6.5);
+    let times: Vec<i64> = lines
+        .iter()
+        .map(|l| l["log_time_ns"].as_i64().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn mcap_info_prints_like_the_mcap_cli() {
+    let out = robolog()
+        .args(["mcap", "info"])
+        .arg(fixture("chunked-zstd.mcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out.stdout);
+    assert!(
+        t.starts_with("library:   robolog fixtures\nprofile:   \nmessages:  40\n"),
+        "{t}"
+    );
+    assert!(t.contains("\tzstd: [5/5 chunks]"), "{t}");
+    assert!(
+        t.contains("\t(0) /point  14 msgs @ 7.49 Hz : Point [jsonschema]\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("\t(2) /raw  13 msgs @ 6.95 Hz : <no schema>\n"),
+        "{t}"
+    );
+    assert!(
+        t.ends_with("channels: 3\nattachments: 1\nmetadata: 1\n"),
+        "{t}"
+    );
+}
+
+#[test]
+fn doctor_compress_and_recover() {
+    let dir = std::env::temp_dir().join(format!("robolog-mcap-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = robolog()
+        .args(["mcap", "doctor"])
+        .arg(fixture("chunked-none.mcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // Compress to lz4: same messages, now lz4 chunks, still clean.
+    let lz4 = dir.join("lz4.mcap");
+    let out = robolog()
+        .args(["mcap", "compress", "--compression", "lz4"])
+        .arg(fixture("chunked-none.mcap"))
+        .arg(&lz4)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = robolog().args(["mcap", "info"]).arg(&lz4).output().unwrap();
+    // Two chunks: the attachment closes the first.
+    assert!(text(&out.stdout).contains("\tlz4: [2/2 chunks]"));
+    // A truncated copy: recover keeps what is readable and says what was lost.
+    let bytes = std::fs::read(fixture("chunked-zstd.mcap")).unwrap();
+    let cut = dir.join("cut.mcap");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let fixed = dir.join("fixed.mcap");
+    let out = robolog()
+        .args(["mcap", "recover"])
+        .arg(&cut)
+        .arg(&fixed)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("truncated at byte"), "{err}");
+    let out = robolog()
+        .args(["info", "--json"])
+        .arg(&fixed)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let n = j["message_count"].as_u64().unwrap();
+    assert!(n > 0 && n < 40, "{n}");
+    // The truncated file itself: info reports the cut and exits 1.
+    let out = robolog().args(["info"]).arg(&cut).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("robolog: ") && err.contains(": truncated at byte"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn not_an_mcap_file_is_a_clean_error() {
+    let out = robolog()
+        .args(["mcap", "doctor"])
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vellog/sensors.vel"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("at byte 0: expected an MCAP file"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+    let out = robolog().args(["mcap", "frobnicate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
