@@ -1,0 +1,278 @@
+//! [`logcore::LogReader`] for [`Recording`]: one channel per packet kind
+//! (channel id = packet id), messages at their frame's elapsed time, clock
+//! `RecordingStart` anchored by the header date.
+
+use logcore::{
+    ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter,
+    MessageIter, Payload, ReadMode, Summary, TimeModel, Timestamp, Value, WallClockAnchor,
+};
+
+use crate::error::Error;
+use crate::packet::{PacketId, packet_name};
+use crate::read::{FramePackets, Frames, Recording};
+use crate::value::packet_value;
+
+/// At most this many warnings are kept by the summary pass.
+const MAX_WARNINGS: usize = 100;
+
+/// What one pass over the frames found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scan {
+    /// Per packet id: count, first and last time.
+    pub(crate) per_id: Vec<(u8, u64, Timestamp, Timestamp)>,
+    pub(crate) frames: u64,
+    pub(crate) first_frame_id: Option<u64>,
+    pub(crate) last_frame_id: Option<u64>,
+    pub(crate) last_elapsed: Option<f64>,
+    pub(crate) last_duration: Option<f64>,
+    /// Packets of complete frames, FrameStart and FrameEnd included.
+    pub(crate) packets: u64,
+    pub(crate) event_add_records: u64,
+    pub(crate) event_del_records: u64,
+    pub(crate) messages: u64,
+    pub(crate) start: Option<Timestamp>,
+    pub(crate) end: Option<Timestamp>,
+    pub(crate) warnings: Vec<Error>,
+}
+
+/// The time of a frame: its elapsed seconds, or 0 when not finite.
+pub(crate) fn frame_time(elapsed: f64) -> Timestamp {
+    Timestamp::from_secs_f64(elapsed).unwrap_or(Timestamp::ZERO)
+}
+
+impl Scan {
+    fn run(rec: &Recording<'_>) -> Scan {
+        let mut s = Scan::default();
+        let mut counts: Vec<Option<(u64, Timestamp, Timestamp)>> = vec![None; 256];
+        let mut note = |t: Timestamp, id: u8| {
+            let c = counts[usize::from(id)].get_or_insert((0, t, t));
+            c.0 += 1;
+            c.1 = c.1.min(t);
+            c.2 = c.2.max(t);
+        };
+        for f in rec.frames_with(ReadMode::Lenient) {
+            let f = match f {
+                Ok(f) => f,
+                Err(e) => {
+                    if s.warnings.len() < MAX_WARNINGS {
+                        s.warnings.push(e);
+                    }
+                    continue;
+                }
+            };
+            let t = frame_time(f.start.elapsed);
+            s.frames += 1;
+            s.first_frame_id.get_or_insert(f.start.id);
+            s.last_frame_id = Some(f.start.id);
+            s.last_elapsed = Some(f.start.elapsed);
+            s.last_duration = Some(f.start.duration);
+            s.packets += 2 + f.packet_count() as u64;
+            s.start = Some(s.start.map_or(t, |x| x.min(t)));
+            s.end = Some(s.end.map_or(t, |x| x.max(t)));
+            note(t, PacketId::FrameStart as u8);
+            for p in f.packets() {
+                note(t, p.id);
+                let n = u64::from(p.record_count().unwrap_or(0));
+                match p.kind() {
+                    Some(PacketId::EventAdd) => s.event_add_records += n,
+                    Some(PacketId::EventDel) => s.event_del_records += n,
+                    _ => {}
+                }
+            }
+            s.messages += 1 + f.packet_count() as u64;
+        }
+        s.per_id = counts
+            .iter()
+            .enumerate()
+            .filter_map(|(id, c)| c.map(|(n, a, b)| (id as u8, n, a, b)))
+            .collect();
+        s
+    }
+}
+
+fn channel_info(id: u8) -> ChannelInfo {
+    let name = packet_name(id);
+    ChannelInfo::new(
+        ChannelId(u32::from(id)),
+        name.as_ref(),
+        name.as_ref(),
+        "carla",
+    )
+    .with_metadata("packet_id", id.to_string())
+}
+
+impl Recording<'_> {
+    /// The result of the summary pass (computed once).
+    pub(crate) fn scan(&self) -> &Scan {
+        self.scan.get_or_init(|| Scan::run(self))
+    }
+
+    /// The time model: seconds since the first recorded frame, anchored to
+    /// the header date (the Unix time when recording started).
+    pub fn time_model(&self) -> TimeModel {
+        match self.header().date.checked_mul(1_000_000_000) {
+            Some(ns) => TimeModel::anchored(
+                Clock::RecordingStart,
+                WallClockAnchor {
+                    log_time: Timestamp::ZERO,
+                    unix_time: Timestamp(ns),
+                    source: "info header date",
+                },
+            ),
+            None => TimeModel::new(Clock::RecordingStart),
+        }
+    }
+}
+
+struct MessageStream<'a> {
+    frames: Frames<'a>,
+    /// The rest of the current frame: its packets, time and frame id.
+    current: Option<(FramePackets<'a>, Timestamp, u64)>,
+    filter: MessageFilter,
+}
+
+impl<'a> Iterator for MessageStream<'a> {
+    type Item = logcore::Result<Message<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((packets, t, frame)) = &mut self.current {
+                for p in packets.by_ref() {
+                    let channel = ChannelId(u32::from(p.id));
+                    if self.filter.matches_channel(channel) {
+                        let mut m = Message::new(channel, *t, Payload::Borrowed(p.payload));
+                        m.sequence = Some(*frame);
+                        m.offset = Some(p.offset);
+                        return Some(Ok(m));
+                    }
+                }
+                self.current = None;
+            }
+            let f = match self.frames.next()? {
+                Ok(f) => f,
+                Err(e) => return Some(Err(e.into())),
+            };
+            let t = frame_time(f.start.elapsed);
+            if !self.filter.matches_time(t) {
+                continue;
+            }
+            self.current = Some((f.packets(), t, f.start.id));
+            let channel = ChannelId(u32::from(PacketId::FrameStart as u8));
+            if self.filter.matches_channel(channel) {
+                let at = f.offset as usize + crate::packet::PACKET_HEADER_LEN;
+                let payload = self
+                    .frames
+                    .data()
+                    .get(at..at + crate::frame::FRAME_START_LEN)
+                    .unwrap_or_default();
+                let mut m = Message::new(channel, t, Payload::Borrowed(payload));
+                m.sequence = Some(f.start.id);
+                m.offset = Some(f.offset);
+                return Some(Ok(m));
+            }
+        }
+    }
+}
+
+impl LogReader for Recording<'_> {
+    fn format(&self) -> Format {
+        Format::CarlaRecorder
+    }
+
+    fn summary(&self) -> logcore::Result<Summary> {
+        let scan = self.scan();
+        let h = self.header();
+        let mut s = Summary::new(
+            Format::CarlaRecorder,
+            h.version.to_string(),
+            self.time_model(),
+        );
+        s.channels = scan
+            .per_id
+            .iter()
+            .filter(|(id, ..)| *id != PacketId::FrameEnd as u8)
+            .map(|&(id, n, a, b)| ChannelSummary {
+                info: channel_info(id),
+                message_count: n,
+                start: Some(a),
+                end: Some(b),
+            })
+            .collect();
+        s.message_count = scan.messages;
+        s.start = scan.start;
+        s.end = scan.end;
+        let l = self.layout();
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+        let meta = [
+            ("map", h.map_name().into_owned()),
+            ("date", h.date.to_string()),
+            ("header_version", h.version.to_string()),
+            ("frames", scan.frames.to_string()),
+            (
+                "first_frame_id",
+                opt(scan.first_frame_id.map(|v| v.to_string())),
+            ),
+            (
+                "last_frame_id",
+                opt(scan.last_frame_id.map(|v| v.to_string())),
+            ),
+            (
+                "last_elapsed",
+                opt(scan.last_elapsed.map(|v| v.to_string())),
+            ),
+            (
+                "last_frame_duration",
+                opt(scan.last_duration.map(|v| v.to_string())),
+            ),
+            ("packets", scan.packets.to_string()),
+            ("event_add_records", scan.event_add_records.to_string()),
+            ("event_del_records", scan.event_del_records.to_string()),
+            ("vector_width", format!("{:?}", l.vectors).to_lowercase()),
+            ("wheel_record_bytes", l.wheels.len().to_string()),
+            (
+                "attribute_coding",
+                match l.attributes {
+                    crate::AttributeCoding::ZeroBased => "zero_based".into(),
+                    crate::AttributeCoding::OneBased => "one_based".into(),
+                },
+            ),
+        ];
+        for (k, v) in meta {
+            s.metadata.insert(k.into(), v);
+        }
+        s.warnings
+            .extend(scan.warnings.iter().cloned().map(logcore::Error::from));
+        Ok(s)
+    }
+
+    fn channels(&self) -> logcore::Result<Vec<ChannelInfo>> {
+        Ok(self
+            .scan()
+            .per_id
+            .iter()
+            .filter(|(id, ..)| *id != PacketId::FrameEnd as u8)
+            .map(|(id, ..)| channel_info(*id))
+            .collect())
+    }
+
+    fn messages<'a>(&'a self, filter: &MessageFilter) -> logcore::Result<MessageIter<'a>> {
+        Ok(Box::new(MessageStream {
+            frames: self.frames_with(filter.mode),
+            current: None,
+            filter: filter.clone(),
+        }))
+    }
+
+    fn decode(&self, message: &Message<'_>) -> logcore::Result<Value> {
+        let id = u8::try_from(message.channel.0).map_err(|_| {
+            logcore::Error::InvalidArgument(format!(
+                "channel {} is not a CARLA packet id",
+                message.channel
+            ))
+        })?;
+        let offset = message.offset.unwrap_or(0);
+        let layout = self.layout();
+        let p = crate::Packet::decode(id, &message.payload, offset, &layout)?;
+        Ok(packet_value(&p, &layout))
+    }
+}
