@@ -1,0 +1,517 @@
+//! `F` messages (format definitions) and the byte layout of logged structs.
+//!
+//! A definition is text, `name:type field;type[N] field;...`. Types are the
+//! basic types of [`BasicType`] or the name of another format (nesting).
+//! [`Formats::layout`] resolves a name into a [`Layout`], with field
+//! offsets, the full struct size and the size without top-level trailing
+//! `_padding` fields (which writers may omit from `D` payloads).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+/// The largest array size accepted in a field declaration (pyulog 1.3.0
+/// rejects larger ones as corruption too).
+pub const MAX_ARRAY_SIZE: usize = 0xFFFF;
+
+/// The deepest nesting of formats accepted; real PX4 formats nest two or
+/// three levels. The limit keeps hostile definitions from exhausting the stack.
+pub const MAX_NESTING: usize = 32;
+
+/// The largest struct a `D` message can carry (payload minus the msg_id).
+pub const MAX_STRUCT_SIZE: usize = 0xFFFF - 2;
+
+/// A basic (non-nested) field type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BasicType {
+    /// `int8_t`
+    Int8,
+    /// `uint8_t`
+    UInt8,
+    /// `int16_t`
+    Int16,
+    /// `uint16_t`
+    UInt16,
+    /// `int32_t`
+    Int32,
+    /// `uint32_t`
+    UInt32,
+    /// `int64_t`
+    Int64,
+    /// `uint64_t`
+    UInt64,
+    /// `float` (IEEE-754 binary32)
+    Float,
+    /// `double` (IEEE-754 binary64)
+    Double,
+    /// `bool` (one byte, non-zero is true)
+    Bool,
+    /// `char` (one byte of text)
+    Char,
+}
+
+impl BasicType {
+    /// The type for a name as written in definitions (`"uint16_t"`).
+    ///
+    /// ```
+    /// use ulogfile::BasicType;
+    /// assert_eq!(BasicType::from_name("float"), Some(BasicType::Float));
+    /// assert_eq!(BasicType::from_name("vehicle_status"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<BasicType> {
+        Some(match name {
+            "int8_t" => BasicType::Int8,
+            "uint8_t" => BasicType::UInt8,
+            "int16_t" => BasicType::Int16,
+            "uint16_t" => BasicType::UInt16,
+            "int32_t" => BasicType::Int32,
+            "uint32_t" => BasicType::UInt32,
+            "int64_t" => BasicType::Int64,
+            "uint64_t" => BasicType::UInt64,
+            "float" => BasicType::Float,
+            "double" => BasicType::Double,
+            "bool" => BasicType::Bool,
+            "char" => BasicType::Char,
+            _ => return None,
+        })
+    }
+
+    /// The name as written in definitions.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BasicType::Int8 => "int8_t",
+            BasicType::UInt8 => "uint8_t",
+            BasicType::Int16 => "int16_t",
+            BasicType::UInt16 => "uint16_t",
+            BasicType::Int32 => "int32_t",
+            BasicType::UInt32 => "uint32_t",
+            BasicType::Int64 => "int64_t",
+            BasicType::UInt64 => "uint64_t",
+            BasicType::Float => "float",
+            BasicType::Double => "double",
+            BasicType::Bool => "bool",
+            BasicType::Char => "char",
+        }
+    }
+
+    /// Size in bytes.
+    pub const fn size(self) -> usize {
+        match self {
+            BasicType::Int8 | BasicType::UInt8 | BasicType::Bool | BasicType::Char => 1,
+            BasicType::Int16 | BasicType::UInt16 => 2,
+            BasicType::Int32 | BasicType::UInt32 | BasicType::Float => 4,
+            BasicType::Int64 | BasicType::UInt64 | BasicType::Double => 8,
+        }
+    }
+}
+
+/// One field declaration of an `F` message: `type[N] name`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDef {
+    /// Type name: a basic type or another format's name.
+    pub type_name: String,
+    /// Array length, `None` for a scalar.
+    pub array_len: Option<usize>,
+    /// Field name.
+    pub name: String,
+}
+
+impl FieldDef {
+    /// Parses `type name` or `type[N] name`; `offset` is for errors.
+    pub fn parse(text: &str, offset: u64) -> Result<FieldDef> {
+        let bad = |what: &str| Error::malformed(offset, what.to_string(), format!("{text:?}"));
+        let (ty, name) = text
+            .split_once(' ')
+            .ok_or_else(|| bad("a field declaration `type name`"))?;
+        let name = name.split(' ').next().unwrap_or(name);
+        if name.is_empty() || ty.is_empty() {
+            return Err(bad("a field declaration `type name`"));
+        }
+        let (type_name, array_len) = match ty.find('[') {
+            None => (ty, None),
+            Some(open) => {
+                let close = ty[open..]
+                    .find(']')
+                    .map(|c| c + open)
+                    .ok_or_else(|| bad("`]` closing the array size"))?;
+                let n: usize = ty[open + 1..close]
+                    .parse()
+                    .map_err(|_| bad("a decimal array size"))?;
+                if n > MAX_ARRAY_SIZE {
+                    return Err(bad("an array size of at most 65535"));
+                }
+                (&ty[..open], Some(n))
+            }
+        };
+        Ok(FieldDef {
+            type_name: type_name.to_string(),
+            array_len,
+            name: name.to_string(),
+        })
+    }
+
+    /// The declaration as written in an `F` message.
+    pub fn to_text(&self) -> String {
+        match self.array_len {
+            Some(n) => format!("{}[{n}] {}", self.type_name, self.name),
+            None => format!("{} {}", self.type_name, self.name),
+        }
+    }
+}
+
+/// A parsed `F` message.
+///
+/// ```
+/// use ulogfile::FormatDef;
+/// let f = FormatDef::parse("att:uint64_t timestamp;float[4] q;uint8_t[4] _padding0;", 0)?;
+/// assert_eq!(f.name, "att");
+/// assert_eq!(f.fields[1].array_len, Some(4));
+/// assert_eq!(f.to_text(), "att:uint64_t timestamp;float[4] q;uint8_t[4] _padding0;");
+/// # Ok::<(), ulogfile::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatDef {
+    /// The format (topic type) name.
+    pub name: String,
+    /// Fields in declaration order.
+    pub fields: Vec<FieldDef>,
+}
+
+impl FormatDef {
+    /// Parses the text of an `F` payload. Splits on the first `:` only and
+    /// ignores empty items between `;`.
+    pub fn parse(text: &str, offset: u64) -> Result<FormatDef> {
+        let (name, rest) = text.split_once(':').ok_or_else(|| {
+            Error::malformed(
+                offset,
+                "a format definition `name:fields`",
+                format!("{text:?}"),
+            )
+        })?;
+        if name.is_empty() {
+            return Err(Error::malformed(offset, "a non-empty format name", "\"\""));
+        }
+        let fields = rest
+            .split(';')
+            .filter(|f| !f.is_empty())
+            .map(|f| FieldDef::parse(f, offset))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(FormatDef {
+            name: name.to_string(),
+            fields,
+        })
+    }
+
+    /// The text of an `F` payload for this definition.
+    pub fn to_text(&self) -> String {
+        let mut s = format!("{}:", self.name);
+        for f in &self.fields {
+            s.push_str(&f.to_text());
+            s.push(';');
+        }
+        s
+    }
+}
+
+/// The type of a resolved field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldType {
+    /// A basic type.
+    Basic(BasicType),
+    /// A nested format.
+    Nested(Arc<Layout>),
+}
+
+impl FieldType {
+    /// Size in bytes of one element.
+    pub fn size(&self) -> usize {
+        match self {
+            FieldType::Basic(b) => b.size(),
+            FieldType::Nested(l) => l.size,
+        }
+    }
+}
+
+/// A field of a resolved layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// Field name.
+    pub name: String,
+    /// Element type.
+    pub ty: FieldType,
+    /// Array length, `None` for a scalar.
+    pub array_len: Option<usize>,
+    /// Byte offset within the struct.
+    pub offset: usize,
+}
+
+impl Field {
+    /// Whether the field is writer filler (`_padding*`).
+    pub fn is_padding(&self) -> bool {
+        self.name.starts_with("_padding")
+    }
+
+    /// Total size in bytes (all elements).
+    pub fn size(&self) -> usize {
+        self.ty.size() * self.array_len.unwrap_or(1)
+    }
+}
+
+/// A leaf of a flattened layout, named as pyulog names it (`q[0]`,
+/// `esc[3].esc_rpm`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlatField {
+    /// Flattened name.
+    pub name: String,
+    /// Basic type.
+    pub ty: BasicType,
+    /// Byte offset within the struct.
+    pub offset: usize,
+}
+
+/// The byte layout of a format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// Format name.
+    pub name: String,
+    /// Fields in declaration order, with offsets.
+    pub fields: Vec<Field>,
+    /// Full size in bytes, including all padding.
+    pub size: usize,
+    /// Size without top-level trailing `_padding` fields: the shortest
+    /// valid `D` payload (minus the msg_id) for this format.
+    pub min_size: usize,
+}
+
+impl Layout {
+    /// The flattened leaves in declaration order, depth first, without the
+    /// top-level trailing padding fields (pyulog's field list).
+    pub fn flatten(&self) -> Vec<FlatField> {
+        let mut out = Vec::new();
+        flatten_into(self, "", 0, &mut out);
+        while out.last().is_some_and(|f| f.name.starts_with("_padding")) {
+            out.pop();
+        }
+        out
+    }
+
+    /// The top-level field called `name`.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+fn flatten_into(layout: &Layout, prefix: &str, base: usize, out: &mut Vec<FlatField>) {
+    for f in &layout.fields {
+        let name = format!("{prefix}{}", f.name);
+        let elem = f.ty.size();
+        if elem == 0 {
+            continue;
+        }
+        match (&f.ty, f.array_len) {
+            (FieldType::Basic(b), None) => out.push(FlatField {
+                name,
+                ty: *b,
+                offset: base + f.offset,
+            }),
+            (FieldType::Basic(b), Some(n)) => {
+                for i in 0..n {
+                    out.push(FlatField {
+                        name: format!("{name}[{i}]"),
+                        ty: *b,
+                        offset: base + f.offset + i * elem,
+                    });
+                }
+            }
+            (FieldType::Nested(l), None) => {
+                flatten_into(l, &format!("{name}."), base + f.offset, out)
+            }
+            (FieldType::Nested(l), Some(n)) => {
+                for i in 0..n {
+                    flatten_into(l, &format!("{name}[{i}]."), base + f.offset + i * elem, out);
+                }
+            }
+        }
+    }
+}
+
+/// The format definitions of a log, and the layouts resolved from them.
+#[derive(Debug, Clone, Default)]
+pub struct Formats {
+    defs: HashMap<String, FormatDef>,
+    order: Vec<String>,
+    layouts: HashMap<String, Arc<Layout>>,
+}
+
+impl Formats {
+    /// Adds (or replaces) a definition.
+    pub fn insert(&mut self, def: FormatDef) {
+        if !self.defs.contains_key(&def.name) {
+            self.order.push(def.name.clone());
+        }
+        self.layouts.clear();
+        self.defs.insert(def.name.clone(), def);
+    }
+
+    /// The definition called `name`.
+    pub fn get(&self, name: &str) -> Option<&FormatDef> {
+        self.defs.get(name)
+    }
+
+    /// Definitions in the order they first appeared.
+    pub fn iter(&self) -> impl Iterator<Item = &FormatDef> {
+        self.order.iter().filter_map(|n| self.defs.get(n))
+    }
+
+    /// Number of definitions.
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+
+    /// Resolves `name` into a layout (cached). Fails for unknown types,
+    /// cycles, nesting deeper than [`MAX_NESTING`] and structs larger than a
+    /// `D` message can carry; `offset` is used in the error.
+    pub fn layout(&mut self, name: &str, offset: u64) -> Result<Arc<Layout>> {
+        let mut stack = Vec::new();
+        self.resolve(name, offset, &mut stack)
+    }
+
+    fn resolve(&mut self, name: &str, offset: u64, stack: &mut Vec<String>) -> Result<Arc<Layout>> {
+        if let Some(l) = self.layouts.get(name) {
+            return Ok(l.clone());
+        }
+        if stack.iter().any(|s| s == name) {
+            return Err(Error::malformed(
+                offset,
+                "format definitions without cycles",
+                format!("{} -> {name}", stack.join(" -> ")),
+            ));
+        }
+        if stack.len() >= MAX_NESTING {
+            return Err(Error::malformed(
+                offset,
+                format!("formats nested at most {MAX_NESTING} deep"),
+                format!("{name} nested deeper"),
+            ));
+        }
+        let def = self.defs.get(name).cloned().ok_or_else(|| {
+            Error::malformed(
+                offset,
+                "a format definition (`F`) for this name",
+                format!("{name:?}"),
+            )
+        })?;
+        stack.push(name.to_string());
+        let mut fields = Vec::with_capacity(def.fields.len());
+        let mut size = 0usize;
+        for fd in &def.fields {
+            let ty = match BasicType::from_name(&fd.type_name) {
+                Some(b) => FieldType::Basic(b),
+                None => FieldType::Nested(self.resolve(&fd.type_name, offset, stack)?),
+            };
+            let total = ty.size().saturating_mul(fd.array_len.unwrap_or(1));
+            fields.push(Field {
+                name: fd.name.clone(),
+                ty,
+                array_len: fd.array_len,
+                offset: size,
+            });
+            size = size.saturating_add(total);
+            if size > MAX_STRUCT_SIZE {
+                stack.pop();
+                return Err(Error::malformed(
+                    offset,
+                    format!("a struct of at most {MAX_STRUCT_SIZE} bytes"),
+                    format!("format {name:?} larger than that"),
+                ));
+            }
+        }
+        stack.pop();
+        let trailing: usize = fields
+            .iter()
+            .rev()
+            .take_while(|f| f.is_padding())
+            .map(Field::size)
+            .sum();
+        let layout = Arc::new(Layout {
+            name: name.to_string(),
+            fields,
+            size,
+            min_size: size - trailing,
+        });
+        self.layouts.insert(name.to_string(), layout.clone());
+        Ok(layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn formats(defs: &[&str]) -> Formats {
+        let mut f = Formats::default();
+        for d in defs {
+            f.insert(FormatDef::parse(d, 0).unwrap());
+        }
+        f
+    }
+
+    #[test]
+    fn nested_layout_and_flat_names() {
+        let mut f = formats(&[
+            "esc_status:uint64_t timestamp;uint8_t n;esc_report[2] esc;uint8_t[3] _padding0;",
+            "esc_report:uint64_t timestamp;int32_t rpm;uint8_t[4] _padding0;",
+        ]);
+        let l = f.layout("esc_status", 0).unwrap();
+        assert_eq!(l.size, 8 + 1 + 2 * 16 + 3);
+        assert_eq!(l.min_size, 8 + 1 + 32);
+        let names: Vec<String> = l.flatten().into_iter().map(|x| x.name).collect();
+        assert_eq!(
+            names,
+            [
+                "timestamp",
+                "n",
+                "esc[0].timestamp",
+                "esc[0].rpm",
+                "esc[0]._padding0[0]",
+                "esc[0]._padding0[1]",
+                "esc[0]._padding0[2]",
+                "esc[0]._padding0[3]",
+                "esc[1].timestamp",
+                "esc[1].rpm",
+                "esc[1]._padding0[0]",
+                "esc[1]._padding0[1]",
+                "esc[1]._padding0[2]",
+                "esc[1]._padding0[3]",
+            ]
+        );
+        assert_eq!(l.flatten()[9].offset, 9 + 16 + 8);
+    }
+
+    #[test]
+    fn rejects_cycles_depth_and_sizes() {
+        let mut f = formats(&["a:b x;", "b:a y;"]);
+        assert!(f.layout("a", 5).unwrap_err().to_string().contains("cycles"));
+        let mut f = formats(&["a:uint8_t[65535] x;double[65535] y;"]);
+        assert!(f.layout("a", 0).is_err());
+        assert!(FormatDef::parse("a:uint8_t[65536] x;", 3).is_err());
+        assert!(FormatDef::parse("a:uint8_t[x] x;", 3).is_err());
+        assert!(FormatDef::parse("nocolon", 3).is_err());
+        let mut f = formats(&["a:missing x;"]);
+        assert_eq!(f.layout("a", 9).unwrap_err().offset(), Some(9));
+    }
+
+    #[test]
+    fn empty_field_list_and_zero_size_arrays() {
+        let mut f = formats(&["e:", "w:uint64_t timestamp;e[65535] many;"]);
+        let l = f.layout("w", 0).unwrap();
+        assert_eq!(l.size, 8);
+        assert_eq!(l.flatten().len(), 1);
+    }
+}

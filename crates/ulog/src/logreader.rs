@@ -1,0 +1,299 @@
+//! [`logcore::LogReader`] for [`ULog`]: one channel per topic name and
+//! multi_id, timestamps on the boot clock, and a wall-clock anchor from the
+//! GPS time in the log where there is one.
+
+use std::collections::HashMap;
+
+use logcore::{
+    ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter,
+    MessageIter, Payload, ReadMode, Schema, Summary, TimeModel, Timestamp, Value, WallClockAnchor,
+};
+
+use crate::error::Error;
+use crate::read::ULog;
+use crate::sample::{Scalar, decode_struct};
+
+/// Header timestamps above this (µs, about 2001-09-09) are taken for Unix
+/// time rather than time since boot (SITL logs).
+const UNIX_START_US: u64 = 1_000_000_000_000_000;
+
+/// GPS topics and their UTC field, newest PX4 name first.
+const GPS_TOPICS: [&str; 3] = ["sensor_gps", "vehicle_gps_position", "vehicle_gnss"];
+
+impl ULog<'_> {
+    /// Channel of each subscription: one per (name, multi_id), numbered in
+    /// order of first subscription.
+    pub(crate) fn channel_map(&self) -> (Vec<(String, u8, usize)>, Vec<u32>) {
+        let mut channels: Vec<(String, u8, usize)> = Vec::new();
+        let mut index: HashMap<(&str, u8), u32> = HashMap::new();
+        let mut of_sub = Vec::with_capacity(self.subscriptions.len());
+        for (i, s) in self.subscriptions.iter().enumerate() {
+            let id = *index
+                .entry((s.name.as_str(), s.multi_id))
+                .or_insert_with(|| {
+                    channels.push((s.name.clone(), s.multi_id, i));
+                    (channels.len() - 1) as u32
+                });
+            of_sub.push(id);
+        }
+        (channels, of_sub)
+    }
+
+    /// The time model: boot clock, anchored by the header when its start
+    /// time is already Unix time, else by the first GPS sample with a UTC
+    /// time.
+    pub fn time_model(&self) -> TimeModel {
+        if self.header.timestamp >= UNIX_START_US {
+            return TimeModel::anchored(
+                Clock::Boot,
+                WallClockAnchor {
+                    log_time: Timestamp(0),
+                    unix_time: Timestamp(0),
+                    source: "header start time is Unix time",
+                },
+            );
+        }
+        for topic in GPS_TOPICS {
+            let Some(sub) = self.subscription(topic, 0) else {
+                continue;
+            };
+            let Some(f) = sub.field("time_utc_usec") else {
+                continue;
+            };
+            for s in &sub.samples {
+                if let Some(Scalar::UInt(utc)) = f.get(s) {
+                    if utc > UNIX_START_US {
+                        let (Some(log), Some(unix)) = (
+                            Timestamp::from_micros(s.timestamp),
+                            Timestamp::from_micros(utc),
+                        ) else {
+                            continue;
+                        };
+                        return TimeModel::anchored(
+                            Clock::Boot,
+                            WallClockAnchor {
+                                log_time: log,
+                                unix_time: unix,
+                                source: "GPS time_utc_usec",
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        TimeModel::new(Clock::Boot)
+    }
+
+    fn channel_info(&self, id: u32, name: &str, multi_id: u8, first: usize) -> ChannelInfo {
+        let sub = &self.subscriptions[first];
+        let topic = if multi_id == 0 {
+            name.to_string()
+        } else {
+            format!("{name}[{multi_id}]")
+        };
+        let mut schema = String::new();
+        let mut stack = vec![name.to_string()];
+        let mut seen = Vec::new();
+        while let Some(n) = stack.pop() {
+            if seen.contains(&n) {
+                continue;
+            }
+            if let Some(def) = self.formats.get(&n) {
+                schema.push_str(&def.to_text());
+                schema.push('\n');
+                for f in &def.fields {
+                    if crate::BasicType::from_name(&f.type_name).is_none() {
+                        stack.push(f.type_name.clone());
+                    }
+                }
+            }
+            seen.push(n);
+        }
+        let mut info = ChannelInfo::new(ChannelId(id), topic, name, "ulog")
+            .with_metadata("multi_id", multi_id.to_string())
+            .with_metadata("msg_id", sub.msg_id.to_string())
+            .with_metadata("message_size", sub.layout.min_size.to_string());
+        info.schema = Some(Schema {
+            name: name.to_string(),
+            encoding: "ulog-format".into(),
+            data: schema.into_bytes(),
+        });
+        info
+    }
+}
+
+fn ts(us: u64) -> Timestamp {
+    Timestamp::from_micros(us).unwrap_or(Timestamp::MAX)
+}
+
+/// Text of an info value, as `ulog_info` prints it.
+pub(crate) fn info_text(v: &crate::InfoValue<'_>) -> String {
+    crate::pyulog::py_value(v)
+}
+
+struct Stream<'a, 'l> {
+    log: &'l ULog<'a>,
+    of_sub: Vec<u32>,
+    cursors: Vec<usize>,
+    order_pos: usize,
+    problems: Vec<Error>,
+    problem_pos: usize,
+    filter: MessageFilter,
+    done: bool,
+}
+
+impl<'a, 'l> Iterator for Stream<'a, 'l> {
+    type Item = logcore::Result<Message<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let next_sample = self.log.order.get(self.order_pos).map(|&si| {
+                let si = si as usize;
+                let k = self.cursors[si];
+                (si, k, self.log.subscriptions[si].samples[k].offset)
+            });
+            let next_problem = self.problems.get(self.problem_pos);
+            let problem_first = match (next_sample, next_problem) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some((_, _, o)), Some(p)) => p.offset().unwrap_or(0) < o,
+            };
+            if problem_first {
+                let e = self.problems[self.problem_pos].clone();
+                self.problem_pos += 1;
+                let fatal =
+                    self.filter.mode == ReadMode::Strict || matches!(e, Error::Truncated { .. });
+                if fatal {
+                    self.done = true;
+                    return Some(Err(e.into()));
+                }
+                let skipped = match e {
+                    Error::Skipped { .. } => e,
+                    other => Error::skipped(other.offset().unwrap_or(0), 0, other.to_string()),
+                };
+                return Some(Err(skipped.into()));
+            }
+            let (si, k, _) = next_sample?;
+            self.order_pos += 1;
+            self.cursors[si] += 1;
+            let channel = ChannelId(self.of_sub[si]);
+            let s = &self.log.subscriptions[si].samples[k];
+            let t = ts(s.timestamp);
+            if !self.filter.matches(channel, t) {
+                continue;
+            }
+            let mut m = Message::new(channel, t, Payload::Borrowed(s.data));
+            m.offset = Some(s.offset);
+            return Some(Ok(m));
+        }
+    }
+}
+
+impl LogReader for ULog<'_> {
+    fn format(&self) -> Format {
+        Format::ULog
+    }
+
+    fn summary(&self) -> logcore::Result<Summary> {
+        let mut s = Summary::new(
+            Format::ULog,
+            self.header.version.to_string(),
+            self.time_model(),
+        );
+        let (channels, of_sub) = self.channel_map();
+        let mut counts = vec![(0u64, None::<Timestamp>, None::<Timestamp>); channels.len()];
+        for (i, sub) in self.subscriptions.iter().enumerate() {
+            let c = &mut counts[of_sub[i] as usize];
+            for smp in &sub.samples {
+                let t = ts(smp.timestamp);
+                c.0 += 1;
+                c.1 = Some(c.1.map_or(t, |x: Timestamp| x.min(t)));
+                c.2 = Some(c.2.map_or(t, |x: Timestamp| x.max(t)));
+            }
+        }
+        for (i, ((name, multi, first), (count, start, end))) in
+            channels.iter().zip(counts).enumerate()
+        {
+            s.message_count += count;
+            if let Some(st) = start {
+                s.start = Some(s.start.map_or(st, |x| x.min(st)));
+            }
+            if let Some(en) = end {
+                s.end = Some(s.end.map_or(en, |x| x.max(en)));
+            }
+            s.channels.push(ChannelSummary {
+                info: self.channel_info(i as u32, name, *multi, *first),
+                message_count: count,
+                start,
+                end,
+            });
+        }
+        s.metadata
+            .insert("start_time_us".into(), self.header.timestamp.to_string());
+        for (k, v) in &self.info {
+            s.metadata.insert(format!("info.{k}"), info_text(&v.value));
+        }
+        s.metadata.insert(
+            "parameters".into(),
+            self.initial_parameters.len().to_string(),
+        );
+        s.metadata.insert(
+            "logged_messages".into(),
+            self.logged_messages.len().to_string(),
+        );
+        s.metadata
+            .insert("dropouts".into(), self.dropouts.len().to_string());
+        s.metadata
+            .insert("sync_messages".into(), self.sync_count.to_string());
+        if let Some(fb) = self.flag_bits {
+            s.metadata
+                .insert("appended_offsets".into(), format!("{:?}", fb.offsets()));
+        }
+        if !self.notices.is_empty() {
+            let notes: Vec<String> = self.notices.iter().map(ToString::to_string).collect();
+            s.metadata.insert("notices".into(), notes.join("; "));
+        }
+        s.warnings = self.warnings.iter().cloned().map(Into::into).collect();
+        if let Some(t) = &self.truncation {
+            s.warnings.push(t.clone().into());
+        }
+        Ok(s)
+    }
+
+    fn channels(&self) -> logcore::Result<Vec<ChannelInfo>> {
+        let (channels, _) = self.channel_map();
+        Ok(channels
+            .iter()
+            .enumerate()
+            .map(|(i, (n, m, f))| self.channel_info(i as u32, n, *m, *f))
+            .collect())
+    }
+
+    fn messages<'b>(&'b self, filter: &MessageFilter) -> logcore::Result<MessageIter<'b>> {
+        let (_, of_sub) = self.channel_map();
+        let mut problems: Vec<Error> = self.warnings.clone();
+        problems.extend(self.truncation.clone());
+        Ok(Box::new(Stream {
+            log: self,
+            of_sub,
+            cursors: vec![0; self.subscriptions.len()],
+            order_pos: 0,
+            problems,
+            problem_pos: 0,
+            filter: filter.clone(),
+            done: false,
+        }))
+    }
+
+    fn decode(&self, message: &Message<'_>) -> logcore::Result<Value> {
+        let (channels, _) = self.channel_map();
+        let (_, _, first) = channels.get(message.channel.0 as usize).ok_or_else(|| {
+            logcore::Error::InvalidArgument(format!("no channel {} in this log", message.channel))
+        })?;
+        let layout = &self.subscriptions[*first].layout;
+        Ok(decode_struct(layout, &message.payload, 0))
+    }
+}

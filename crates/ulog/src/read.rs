@@ -1,0 +1,732 @@
+//! [`ULog`]: one pass over a file that frames every message, follows the
+//! appended-data offsets, recovers from corruption by searching for the
+//! sync magic the way pyulog does, and keeps every sample as a slice of
+//! the input.
+
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
+use crate::format::{BasicType, FieldType, FormatDef, Formats};
+use crate::records::{
+    FileHeader, FlagBits, HEADER_LEN, InfoValue, KeyValue, LoggedString, MESSAGE_HEADER_LEN,
+    Record, SYNC_MAGIC,
+};
+use crate::sample::{Sample, Subscription, read_basic};
+use crate::text::lossy;
+
+/// A message larger than this with an unknown type is taken for garbage
+/// (pyulog's and ulog_cpp's heuristic).
+pub const GARBAGE_SIZE: usize = 10_000;
+
+const NONE: usize = u32::MAX as usize;
+const REPORTED: usize = NONE - 1;
+
+/// An `I` value with its declared type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Info<'a> {
+    /// Declared type (`char[3]`, `uint32_t`).
+    pub type_str: String,
+    /// The value.
+    pub value: InfoValue<'a>,
+}
+
+/// The groups of an `M` key: each group is a message with
+/// `is_continued = 0` followed by its continuations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiInfo<'a> {
+    /// Declared type of the first message.
+    pub type_str: String,
+    /// The groups, in file order.
+    pub groups: Vec<Vec<InfoValue<'a>>>,
+}
+
+/// A parameter change from the data section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParameterChange<'a> {
+    /// The largest data timestamp seen before the change (µs).
+    pub timestamp: u64,
+    /// Parameter name.
+    pub name: String,
+    /// New value.
+    pub value: InfoValue<'a>,
+    /// Offset of the `P` message.
+    pub offset: u64,
+}
+
+/// A dropout (`O`): data the logger lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dropout {
+    /// The largest data timestamp seen before the dropout (µs).
+    pub timestamp: u64,
+    /// Duration in milliseconds.
+    pub duration_ms: u16,
+    /// Offset of the message.
+    pub offset: u64,
+}
+
+/// A whole ULog file, read.
+///
+/// Construction frames every message once (payloads are not decoded; the
+/// samples stay slices of `data`). Only a bad header or an unknown
+/// incompatible flag is an error; damage is collected in
+/// [`ULog::warnings`], a cut in [`ULog::truncation`].
+#[derive(Debug, Clone)]
+pub struct ULog<'a> {
+    /// The file bytes.
+    pub data: &'a [u8],
+    /// The file header.
+    pub header: FileHeader,
+    /// The flag-bits message (absent in version-0 files).
+    pub flag_bits: Option<FlagBits>,
+    /// The format definitions.
+    pub formats: Formats,
+    /// `I` messages by key name (the last one wins, as in pyulog).
+    pub info: BTreeMap<String, Info<'a>>,
+    /// `M` messages by key name.
+    pub multi_info: BTreeMap<String, MultiInfo<'a>>,
+    /// Parameters of the definitions section, by name.
+    pub initial_parameters: BTreeMap<String, InfoValue<'a>>,
+    /// `P` messages of the data section, in file order.
+    pub changed_parameters: Vec<ParameterChange<'a>>,
+    /// `Q` defaults by `default_types` bit index (0 = system, 1 = current
+    /// configuration), then by name.
+    pub default_parameters: BTreeMap<u8, BTreeMap<String, InfoValue<'a>>>,
+    /// `L` messages in file order.
+    pub logged_messages: Vec<LoggedString<'a>>,
+    /// `C` messages in file order.
+    pub tagged_messages: Vec<LoggedString<'a>>,
+    /// `O` messages.
+    pub dropouts: Vec<Dropout>,
+    /// Every subscription in file order, with its samples.
+    pub subscriptions: Vec<Subscription<'a>>,
+    /// Number of `S` messages.
+    pub sync_count: usize,
+    /// The largest `D` timestamp (starts at the header timestamp).
+    pub last_timestamp: u64,
+    /// Whether damage was found (pyulog's `file_corruption`).
+    pub corrupt: bool,
+    /// Damage, in file order (what sets [`ULog::corrupt`]).
+    pub warnings: Vec<Error>,
+    /// Things a healthy file may contain that a user may want to know
+    /// about: unknown message types (skipped), the message cut off by
+    /// appended data (discarded as the spec requires), a newer version byte.
+    pub notices: Vec<Error>,
+    /// Where the file was cut, when it ends inside a message.
+    pub truncation: Option<Error>,
+    /// The lines pyulog 1.3.0 prints on standard output while loading this
+    /// file (warnings about corruption, unknown ids, the flag bits), in
+    /// order; its tools print them before their own output.
+    pub pyulog_output: Vec<String>,
+    /// Offset where the data section starts.
+    pub data_start: u64,
+    /// Subscription index of every sample, in file order.
+    pub(crate) order: Vec<u32>,
+}
+
+impl<'a> ULog<'a> {
+    /// Reads a file.
+    ///
+    /// ```
+    /// let bytes = ulogfile::write::example_log()?;
+    /// let log = ulogfile::ULog::parse(&bytes)?;
+    /// assert_eq!(log.info["sys_name"].value.as_str(), Some("robolog"));
+    /// assert_eq!(log.subscription("vehicle_attitude", 0).unwrap().samples.len(), 3);
+    /// assert!(!log.corrupt && log.truncation.is_none());
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    pub fn parse(data: &'a [u8]) -> Result<ULog<'a>> {
+        let header = FileHeader::parse(data)?;
+        let mut log = ULog {
+            data,
+            header,
+            flag_bits: None,
+            formats: Formats::default(),
+            info: BTreeMap::new(),
+            multi_info: BTreeMap::new(),
+            initial_parameters: BTreeMap::new(),
+            changed_parameters: Vec::new(),
+            default_parameters: BTreeMap::new(),
+            logged_messages: Vec::new(),
+            tagged_messages: Vec::new(),
+            dropouts: Vec::new(),
+            subscriptions: Vec::new(),
+            sync_count: 0,
+            last_timestamp: header.timestamp,
+            corrupt: false,
+            warnings: Vec::new(),
+            notices: Vec::new(),
+            truncation: None,
+            pyulog_output: Vec::new(),
+            data_start: HEADER_LEN as u64,
+            order: Vec::with_capacity(data.len() / 64),
+        };
+        if header.version > 1 {
+            log.pyulog_output
+                .push("Warning: unknown file version. Will attempt to read it anyway".into());
+            log.notices.push(Error::malformed(
+                7,
+                "file version 0 or 1",
+                format!("version {} (reading it anyway)", header.version),
+            ));
+        }
+        let mut walk = Walk {
+            pos: HEADER_LEN,
+            skip_start: None,
+            has_sync: true,
+            active: vec![NONE as u32; 1 << 16],
+            in_data: false,
+            timestamps: Vec::new(),
+            subs: Vec::new(),
+        };
+        if log.definitions(&mut walk)? {
+            log.data_start = walk.pos as u64;
+            walk.in_data = true;
+            log.data_section(&mut walk);
+        }
+        walk.flush_skip(&mut log, walk.pos, "no valid message header");
+        Ok(log)
+    }
+
+    /// The subscription with samples for topic `name` and instance `multi_id`
+    /// (the first one when it was subscribed twice).
+    pub fn subscription(&self, name: &str, multi_id: u8) -> Option<&Subscription<'a>> {
+        self.subscriptions
+            .iter()
+            .find(|s| s.name == name && s.multi_id == multi_id && !s.samples.is_empty())
+            .or_else(|| {
+                self.subscriptions
+                    .iter()
+                    .find(|s| s.name == name && s.multi_id == multi_id)
+            })
+    }
+
+    /// A field by path, `topic.field` or `topic[multi_id].field`, with the
+    /// field part in pyulog's flattened naming.
+    ///
+    /// ```
+    /// let bytes = ulogfile::write::example_log()?;
+    /// let log = ulogfile::ULog::parse(&bytes)?;
+    /// let (att, q0) = log.field("vehicle_attitude.q[0]").unwrap();
+    /// let values: Vec<f64> = att.samples.iter().filter_map(|s| q0.get(s)).map(|v| v.as_f64()).collect();
+    /// assert_eq!(values, [1.0, 0.5, 0.25]);
+    /// assert!(log.field("vehicle_attitude[1].q[0]").is_none());
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    pub fn field(&self, path: &str) -> Option<(&Subscription<'a>, crate::FieldRef)> {
+        let (topic, field) = path.split_once('.')?;
+        let (name, multi_id) = match topic.strip_suffix(']').and_then(|t| t.split_once('[')) {
+            Some((n, m)) => (n, m.parse().ok()?),
+            None => (topic, 0),
+        };
+        let sub = self.subscription(name, multi_id)?;
+        Some((sub, sub.field(field)?))
+    }
+
+    /// Whether the DEFAULT_PARAMETERS compat flag is set.
+    pub fn has_default_parameters(&self) -> bool {
+        self.flag_bits.is_some_and(|f| f.default_parameters())
+    }
+
+    /// An info value by key name.
+    pub fn info_value(&self, key: &str) -> Option<&InfoValue<'a>> {
+        self.info.get(key).map(|i| &i.value)
+    }
+
+    /// The definitions section. Returns whether a data section follows.
+    fn definitions(&mut self, w: &mut Walk) -> Result<bool> {
+        let data = self.data;
+        loop {
+            let Some((pos, size, ty)) = self.frame(w)? else {
+                return Ok(false);
+            };
+            let payload = &data[pos + MESSAGE_HEADER_LEN..pos + MESSAGE_HEADER_LEN + size];
+            let end = pos + MESSAGE_HEADER_LEN + size;
+            if matches!(ty, b'A' | b'L' | b'C') {
+                w.flush_skip(self, pos, "no valid message header");
+                return Ok(true);
+            }
+            if !matches!(ty, b'I' | b'M' | b'F' | b'P' | b'Q' | b'B') && is_garbage(ty, size) {
+                self.corrupt = true;
+                w.skip_start.get_or_insert(pos);
+                w.pos = pos + 1;
+                continue;
+            }
+            w.flush_skip(self, pos, "no valid message header");
+            w.pos = end;
+            let off = pos as u64;
+            match Record::parse(ty, payload, off) {
+                Ok(Record::FlagBits(fb, len)) => {
+                    if fb.has_unknown_incompat() {
+                        return Err(Error::IncompatibleFlags {
+                            offset: off + 3 + 8,
+                            flags: fb.incompat_flags,
+                        });
+                    }
+                    if pos != HEADER_LEN {
+                        self.pyulog_output.push(format!(
+                            "Error: FLAGS_BITS message must be first message. Offset: {end}"
+                        ));
+                        self.notices.push(Error::malformed(
+                            off,
+                            "the flag-bits message right after the header (byte 16)",
+                            "it later in the file (used anyway)",
+                        ));
+                    }
+                    if len > 40 {
+                        self.pyulog_output
+                            .push("Warning: Flags Bit message is longer than expected".into());
+                    }
+                    if len < 40 {
+                        self.corruption(
+                            Error::malformed(
+                                off,
+                                "a 40-byte flag-bits message",
+                                format!("{len} bytes (appended offsets read as 0)"),
+                            ),
+                            "definitions",
+                        );
+                    }
+                    self.flag_bits = Some(fb);
+                }
+                Ok(Record::Unknown(t, _)) => self.unknown_notice(off, t, size),
+                Ok(rec) => {
+                    if let Err(e) = self.apply(rec, off, w) {
+                        self.corruption(e, "definitions");
+                    }
+                }
+                Err(e) if ty == b'B' => return Err(e),
+                Err(e) => self.corruption(e, "definitions"),
+            }
+        }
+    }
+
+    /// Frames the next message at `w.pos`: `None` at the end of the file or
+    /// at a cut (recorded in `truncation`).
+    fn frame(&mut self, w: &mut Walk) -> Result<Option<(usize, usize, u8)>> {
+        let data = self.data;
+        let pos = w.pos;
+        if pos >= data.len() {
+            return Ok(None);
+        }
+        let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN) else {
+            self.cut(
+                pos,
+                "a 3-byte message header",
+                MESSAGE_HEADER_LEN - (data.len() - pos),
+            );
+            return Ok(None);
+        };
+        let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
+        let end = pos + MESSAGE_HEADER_LEN + size;
+        if end > data.len() {
+            let what = format!("a '{}' message of {size} bytes", printable(h[2]));
+            self.cut(pos, &what, end - data.len());
+            return Ok(None);
+        }
+        Ok(Some((pos, size, h[2])))
+    }
+
+    fn cut(&mut self, pos: usize, what: &str, needed: usize) {
+        self.truncation = Some(Error::truncated(pos as u64, what, needed as u64));
+    }
+
+    fn unknown_notice(&mut self, off: u64, ty: u8, size: usize) {
+        self.notices.push(Error::skipped(
+            off,
+            (size + MESSAGE_HEADER_LEN) as u64,
+            format!("unknown message type '{}' (ignored)", printable(ty)),
+        ));
+    }
+
+    /// The data section and the appended segments.
+    fn data_section(&mut self, w: &mut Walk) {
+        let offsets: Vec<u64> = match self.flag_bits {
+            Some(f) if f.data_appended() => f.offsets(),
+            _ => Vec::new(),
+        };
+        let len = self.data.len();
+        let mut previous = self.data_start;
+        for (i, &o) in offsets.iter().enumerate() {
+            if o < previous {
+                self.corrupt = true;
+                self.warnings.push(Error::malformed(
+                    16 + 3 + 16 + 8 * i as u64,
+                    format!("appended-data offset {i} after the data section start and earlier offsets (>= {previous})"),
+                    format!("{o}"),
+                ));
+                return;
+            }
+            previous = o;
+            let seg_end = usize::try_from(o).unwrap_or(usize::MAX).min(len);
+            if !self.segment(w, seg_end) {
+                return;
+            }
+            if o > len as u64 {
+                self.truncation = Some(Error::truncated(
+                    len as u64,
+                    format!("appended data at byte {o}"),
+                    o - len as u64,
+                ));
+                return;
+            }
+            w.flush_skip(self, seg_end.max(w.pos), "no valid message header");
+            w.pos = seg_end;
+        }
+        self.segment(w, len);
+    }
+
+    /// Reads messages until `seg_end`. Returns false when the file was cut.
+    fn segment(&mut self, w: &mut Walk, seg_end: usize) -> bool {
+        let data = self.data;
+        loop {
+            if w.pos >= seg_end && seg_end < data.len() {
+                return true;
+            }
+            if w.pos >= data.len() {
+                return true;
+            }
+            let Ok(Some((pos, size, ty))) = self.frame(w) else {
+                return self.truncation.is_none();
+            };
+            let end = pos + MESSAGE_HEADER_LEN + size;
+            if end > seg_end {
+                w.flush_skip(self, pos, "no valid message header");
+                self.notices.push(Error::skipped(
+                    pos as u64,
+                    (seg_end - pos) as u64,
+                    "a message cut off by appended data (it runs past the appended-data offset)",
+                ));
+                w.pos = seg_end;
+                return true;
+            }
+            let payload = &data[pos + MESSAGE_HEADER_LEN..end];
+            let off = pos as u64;
+            // F, B and R are not data-section messages for pyulog: it
+            // applies its garbage test and sync search to them too.
+            let known = matches!(
+                ty,
+                b'I' | b'M' | b'P' | b'Q' | b'A' | b'L' | b'C' | b'D' | b'O' | b'S'
+            );
+            if !known && is_garbage(ty, size) {
+                self.corrupt = true;
+                w.skip_start.get_or_insert(pos);
+                w.pos = pos + 1;
+                if w.has_sync {
+                    match find_sync(&data[pos + 1..]) {
+                        Some(i) => w.pos = pos + 1 + i + SYNC_MAGIC.len(),
+                        None => w.has_sync = false,
+                    }
+                }
+                continue;
+            }
+            w.flush_skip(self, pos, "no valid message header");
+            w.pos = end;
+            if Record::pyulog_stops(ty, payload) {
+                // pyulog ends the segment here (without calling the file
+                // corrupt); doing the same keeps every output identical.
+                self.warnings.push(Error::malformed(
+                    off,
+                    format!("a '{}' message long enough for its fields", printable(ty)),
+                    format!("{size} payload bytes (reading of this data segment stops here, as in pyulog)"),
+                ));
+                w.pos = seg_end.max(pos);
+                return true;
+            }
+            if ty == b'D' && size >= 2 {
+                // The hot path: most messages are samples.
+                let id = u16::from_le_bytes([payload[0], payload[1]]);
+                let si = w.active[usize::from(id)] as usize;
+                if let Some(&(min, max, ts)) = w.subs.get(si) {
+                    let bytes = &payload[2..];
+                    if (min..=max).contains(&bytes.len()) {
+                        let data = &bytes[..min];
+                        let timestamp = timestamp_of(ts, data);
+                        self.subscriptions[si].samples.push(Sample {
+                            timestamp,
+                            data,
+                            offset: off,
+                        });
+                        self.order.push(si as u32);
+                        self.last_timestamp = self.last_timestamp.max(timestamp);
+                        continue;
+                    }
+                }
+                if let Err(e) = self.apply(Record::Data(id, &payload[2..]), off, w) {
+                    self.corruption(e, "data");
+                }
+                continue;
+            }
+            if !known {
+                match ty {
+                    b'F' => {
+                        // Accepted late (pyulog skips it); a bad one is only noted.
+                        match FormatDef::parse(&lossy(payload), off) {
+                            Ok(def) => self.formats.insert(def),
+                            Err(e) => self.notices.push(e),
+                        }
+                    }
+                    b'R' => {}
+                    b'B' => self.notices.push(Error::malformed(
+                        off,
+                        "no flag-bits message in the data section",
+                        "one (ignored)",
+                    )),
+                    t => self.unknown_notice(off, t, size),
+                }
+                if w.has_sync {
+                    if let Some(i) = find_sync(payload) {
+                        self.corrupt = true;
+                        let resume = pos + MESSAGE_HEADER_LEN + i + SYNC_MAGIC.len();
+                        self.warnings.push(Error::skipped(
+                            off,
+                            (resume - pos) as u64,
+                            "sync magic inside a message pyulog does not read in the data section; resumed after it",
+                        ));
+                        w.pos = resume;
+                    }
+                }
+                continue;
+            }
+            match Record::parse(ty, payload, off) {
+                Ok(rec) => {
+                    if let Err(e) = self.apply(rec, off, w) {
+                        self.corruption(e, "data");
+                    }
+                }
+                Err(e) => self.corruption(e, "data"),
+            }
+        }
+    }
+
+    /// Records damage found while decoding a message; the first time,
+    /// pyulog prints a line saying so.
+    fn corruption(&mut self, e: Error, section: &str) {
+        if !self.corrupt {
+            self.pyulog_output.push(format!(
+                "File corruption detected while reading file {section}!"
+            ));
+        }
+        self.corrupt = true;
+        self.warnings.push(e);
+    }
+
+    /// Applies one parsed message to the model.
+    fn apply(&mut self, rec: Record<'a>, off: u64, w: &mut Walk) -> Result<()> {
+        match rec {
+            Record::Format(text) => {
+                let def = FormatDef::parse(&lossy(text), off)?;
+                self.formats.insert(def);
+            }
+            Record::Info(kv) => {
+                let (name, type_str, value) = key_value(&kv, off)?;
+                self.info.insert(name, Info { type_str, value });
+            }
+            Record::MultiInfo(cont, kv) => {
+                let (name, type_str, value) = key_value(&kv, off)?;
+                match self.multi_info.get_mut(&name) {
+                    Some(m) if cont && !m.groups.is_empty() => {
+                        if let Some(g) = m.groups.last_mut() {
+                            g.push(value);
+                        }
+                    }
+                    Some(m) => m.groups.push(vec![value]),
+                    None => {
+                        self.multi_info.insert(
+                            name,
+                            MultiInfo {
+                                type_str,
+                                groups: vec![vec![value]],
+                            },
+                        );
+                    }
+                }
+            }
+            Record::Parameter(kv) => {
+                let (name, _, value) = key_value(&kv, off)?;
+                if !w.in_data {
+                    self.initial_parameters.insert(name, value);
+                } else {
+                    self.changed_parameters.push(ParameterChange {
+                        timestamp: self.last_timestamp,
+                        name,
+                        value,
+                        offset: off,
+                    });
+                }
+            }
+            Record::DefaultParameter(bits, kv) => {
+                let (name, _, value) = key_value(&kv, off)?;
+                for bit in 0..8u8 {
+                    if bits & (1 << bit) != 0 {
+                        self.default_parameters
+                            .entry(bit)
+                            .or_default()
+                            .insert(name.clone(), value.clone());
+                    }
+                }
+            }
+            Record::Subscription {
+                multi_id,
+                msg_id,
+                name,
+            } => {
+                let name = lossy(name);
+                let layout = self.formats.layout(&name, off)?;
+                // `timestamp` is always a top-level basic field, so it is
+                // found without flattening (which is done lazily).
+                let ts = layout.fields.iter().find_map(|f| match f.ty {
+                    FieldType::Basic(b) if f.name == "timestamp" && f.array_len.is_none() => {
+                        Some((if b.size() == 8 { BasicType::UInt64 } else { b }, f.offset))
+                    }
+                    _ => None,
+                });
+                if ts.is_none() {
+                    self.notices.push(Error::malformed(
+                        off,
+                        format!("a `timestamp` field in format {name:?}"),
+                        "none (its samples get timestamp 0)",
+                    ));
+                }
+                w.active[usize::from(msg_id)] = self.subscriptions.len() as u32;
+                w.timestamps.push(ts);
+                w.subs.push((layout.min_size, layout.size, ts));
+                self.subscriptions
+                    .push(Subscription::new(msg_id, multi_id, name, layout, off));
+            }
+            Record::Unsubscription(_) => {}
+            Record::Data(msg_id, bytes) => {
+                let si = w.active[usize::from(msg_id)] as usize;
+                if si == REPORTED {
+                    self.corrupt = true;
+                    return Ok(());
+                }
+                if si == NONE {
+                    // Reported once per id, as pyulog does.
+                    w.active[usize::from(msg_id)] = REPORTED as u32;
+                    self.pyulog_output.push(format!(
+                        "Warning: no subscription found for message id {msg_id}. Continuing, but file is most likely corrupt"
+                    ));
+                    self.corrupt = true;
+                    self.warnings.push(Error::malformed(
+                        off,
+                        "a data message for a subscribed msg_id",
+                        format!("msg_id {msg_id} without subscription"),
+                    ));
+                    return Ok(());
+                }
+                let sub = &mut self.subscriptions[si];
+                let (min, max) = (sub.layout.min_size, sub.layout.size);
+                if bytes.len() < min || bytes.len() > max {
+                    self.corrupt = true;
+                    self.warnings.push(Error::malformed(
+                        off,
+                        format!("a {} sample of {min}..={max} bytes", sub.name),
+                        format!("{} bytes", bytes.len()),
+                    ));
+                    return Ok(());
+                }
+                let data = &bytes[..min];
+                let timestamp = timestamp_of(w.timestamps[si], data);
+                sub.samples.push(Sample {
+                    timestamp,
+                    data,
+                    offset: off,
+                });
+                self.order.push(si as u32);
+                self.last_timestamp = self.last_timestamp.max(timestamp);
+            }
+            Record::Logging(l) => {
+                if l.tag.is_some() {
+                    self.tagged_messages.push(l);
+                } else {
+                    self.logged_messages.push(l);
+                }
+            }
+            Record::Sync(_) => self.sync_count += 1,
+            Record::Dropout(d) => self.dropouts.push(Dropout {
+                timestamp: self.last_timestamp,
+                duration_ms: d,
+                offset: off,
+            }),
+            Record::FlagBits(..) | Record::Unknown(..) => {}
+        }
+        Ok(())
+    }
+}
+
+#[inline]
+fn timestamp_of(ts: TimestampField, data: &[u8]) -> u64 {
+    let Some((ty, offset)) = ts else {
+        return 0;
+    };
+    if ty == BasicType::UInt64 {
+        if let Some(b) = data.get(offset..offset + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            return u64::from_le_bytes(a);
+        }
+    }
+    match read_basic(ty, data, offset) {
+        Some(crate::sample::Scalar::UInt(v)) => v,
+        Some(s) => s.as_f64() as u64,
+        None => 0,
+    }
+}
+
+fn key_value<'a>(kv: &KeyValue<'a>, off: u64) -> Result<(String, String, InfoValue<'a>)> {
+    let name = kv.name().ok_or_else(|| {
+        Error::malformed(off, "a key `type name`", format!("{:?}", lossy(kv.key)))
+    })?;
+    Ok((name, kv.type_str(), kv.decode(off)?))
+}
+
+fn is_garbage(ty: u8, size: usize) -> bool {
+    ty == 0 || size == 0 || size > GARBAGE_SIZE
+}
+
+fn printable(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        (b as char).to_string()
+    } else {
+        format!("\\x{b:02x}")
+    }
+}
+
+/// Position of the sync magic in `hay`.
+pub(crate) fn find_sync(hay: &[u8]) -> Option<usize> {
+    hay.windows(SYNC_MAGIC.len()).position(|w| w == SYNC_MAGIC)
+}
+
+/// Type and offset of a `timestamp` field, when the format has one.
+type TimestampField = Option<(BasicType, usize)>;
+
+/// State of the pass over the messages.
+struct Walk {
+    pos: usize,
+    skip_start: Option<usize>,
+    has_sync: bool,
+    /// Subscription index by msg_id (`NONE`: not subscribed).
+    active: Vec<u32>,
+    in_data: bool,
+    /// Type and offset of each subscription's `timestamp` field.
+    timestamps: Vec<TimestampField>,
+    /// Per subscription: shortest and longest sample, timestamp field.
+    subs: Vec<(usize, usize, TimestampField)>,
+}
+
+impl Walk {
+    /// Reports bytes skipped since `skip_start`, up to `upto`.
+    fn flush_skip(&mut self, log: &mut ULog<'_>, upto: usize, reason: &str) {
+        if let Some(start) = self.skip_start.take() {
+            if upto > start {
+                log.warnings.push(Error::skipped(
+                    start as u64,
+                    (upto - start) as u64,
+                    format!(
+                        "{reason}; resumed after a sync message or at the next plausible header"
+                    ),
+                ));
+            }
+        }
+    }
+}

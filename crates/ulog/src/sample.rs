@@ -1,0 +1,415 @@
+//! Typed, zero-copy access to logged samples: scalar reads at field
+//! offsets, a field accessor by flattened name (`q[0]`, `esc[2].esc_rpm`),
+//! columnar extraction, and decoding a sample into a [`logcore::Value`].
+
+use std::sync::{Arc, OnceLock};
+
+use logcore::Value;
+
+use crate::format::{BasicType, FieldType, FlatField, Layout};
+use crate::records::InfoValue;
+use crate::text::lossy;
+
+/// One basic value read from a sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// `int8_t` .. `int64_t`.
+    Int(i64),
+    /// `uint8_t` .. `uint64_t`.
+    UInt(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+    /// `bool`.
+    Bool(bool),
+    /// `char`.
+    Char(u8),
+}
+
+impl Scalar {
+    /// The value as `f64` (bool and char as 0/1 and the byte value).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Scalar::Int(v) => v as f64,
+            Scalar::UInt(v) => v as f64,
+            Scalar::F32(v) => f64::from(v),
+            Scalar::F64(v) => v,
+            Scalar::Bool(b) => f64::from(u8::from(b)),
+            Scalar::Char(c) => f64::from(c),
+        }
+    }
+
+    /// The value as a [`Value`].
+    pub fn to_value(self) -> Value {
+        match self {
+            Scalar::Int(v) => Value::I64(v),
+            Scalar::UInt(v) => Value::U64(v),
+            Scalar::F32(v) => Value::F32(v),
+            Scalar::F64(v) => Value::F64(v),
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Char(c) => Value::U64(u64::from(c)),
+        }
+    }
+}
+
+impl From<Scalar> for InfoValue<'_> {
+    fn from(s: Scalar) -> Self {
+        match s {
+            Scalar::Int(v) => InfoValue::Int(v),
+            Scalar::UInt(v) => InfoValue::UInt(v),
+            Scalar::F32(v) => InfoValue::Float(v),
+            Scalar::F64(v) => InfoValue::Double(v),
+            Scalar::Bool(b) => InfoValue::Bool(b),
+            Scalar::Char(c) => InfoValue::Char(c),
+        }
+    }
+}
+
+/// Reads a basic value at `offset` of `data`; `None` when it does not fit.
+///
+/// ```
+/// use ulogfile::{BasicType, sample::{read_basic, Scalar}};
+/// assert_eq!(read_basic(BasicType::Int16, &[0, 0xfe, 0xff], 1), Some(Scalar::Int(-2)));
+/// assert_eq!(read_basic(BasicType::Double, &[0; 4], 0), None);
+/// ```
+#[inline]
+pub fn read_basic(ty: BasicType, data: &[u8], offset: usize) -> Option<Scalar> {
+    let b = data.get(offset..offset.checked_add(ty.size())?)?;
+    let mut w = [0u8; 8];
+    w[..b.len()].copy_from_slice(b);
+    let u = u64::from_le_bytes(w);
+    Some(match ty {
+        BasicType::Int8 => Scalar::Int(i64::from(b[0] as i8)),
+        BasicType::UInt8 => Scalar::UInt(u),
+        BasicType::Int16 => Scalar::Int(i64::from(u as u16 as i16)),
+        BasicType::UInt16 => Scalar::UInt(u),
+        BasicType::Int32 => Scalar::Int(i64::from(u as u32 as i32)),
+        BasicType::UInt32 => Scalar::UInt(u),
+        BasicType::Int64 => Scalar::Int(u as i64),
+        BasicType::UInt64 => Scalar::UInt(u),
+        BasicType::Float => Scalar::F32(f32::from_bits(u as u32)),
+        BasicType::Double => Scalar::F64(f64::from_bits(u)),
+        BasicType::Bool => Scalar::Bool(b[0] != 0),
+        BasicType::Char => Scalar::Char(b[0]),
+    })
+}
+
+/// One `D` message: its timestamp and the sample bytes, borrowed from the
+/// file (cut to the layout's size without trailing padding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample<'a> {
+    /// The `timestamp` field, in microseconds.
+    pub timestamp: u64,
+    /// The struct bytes.
+    pub data: &'a [u8],
+    /// Offset of the `D` message in the file.
+    pub offset: u64,
+}
+
+/// A flattened field resolved once, then read from many samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRef {
+    /// The field.
+    pub field: FlatField,
+}
+
+impl FieldRef {
+    /// Reads the field from a sample.
+    #[inline]
+    pub fn get(&self, sample: &Sample<'_>) -> Option<Scalar> {
+        read_basic(self.field.ty, sample.data, self.field.offset)
+    }
+}
+
+/// A column of one field over all samples, in the field's own type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    /// `int8_t`
+    I8(Vec<i8>),
+    /// `uint8_t`
+    U8(Vec<u8>),
+    /// `int16_t`
+    I16(Vec<i16>),
+    /// `uint16_t`
+    U16(Vec<u16>),
+    /// `int32_t`
+    I32(Vec<i32>),
+    /// `uint32_t`
+    U32(Vec<u32>),
+    /// `int64_t`
+    I64(Vec<i64>),
+    /// `uint64_t`
+    U64(Vec<u64>),
+    /// `float`
+    F32(Vec<f32>),
+    /// `double`
+    F64(Vec<f64>),
+    /// `bool`
+    Bool(Vec<bool>),
+    /// `char`
+    Char(Vec<u8>),
+}
+
+impl Column {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Column::I8(v) => v.len(),
+            Column::U8(v) | Column::Char(v) => v.len(),
+            Column::I16(v) => v.len(),
+            Column::U16(v) => v.len(),
+            Column::I32(v) => v.len(),
+            Column::U32(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::F32(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::Bool(v) => v.len(),
+        }
+    }
+
+    /// Whether the column is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[inline]
+fn arr<const N: usize>(d: &[u8], o: usize) -> [u8; N] {
+    match d.get(o..o + N).and_then(|s| <[u8; N]>::try_from(s).ok()) {
+        Some(a) => a,
+        None => [0u8; N],
+    }
+}
+
+/// Extracts one column from a table of rows of `size` bytes.
+fn strided(field: &FlatField, table: &[u8], size: usize) -> Column {
+    let o = field.offset;
+    macro_rules! col {
+        ($variant:ident, $t:ty, $n:literal) => {
+            Column::$variant(if size == 0 {
+                Vec::new()
+            } else {
+                table
+                    .chunks_exact(size)
+                    .map(|r| <$t>::from_le_bytes(arr::<$n>(r, o)))
+                    .collect()
+            })
+        };
+    }
+    match field.ty {
+        BasicType::Int8 => col!(I8, i8, 1),
+        BasicType::UInt8 => col!(U8, u8, 1),
+        BasicType::Int16 => col!(I16, i16, 2),
+        BasicType::UInt16 => col!(U16, u16, 2),
+        BasicType::Int32 => col!(I32, i32, 4),
+        BasicType::UInt32 => col!(U32, u32, 4),
+        BasicType::Int64 => col!(I64, i64, 8),
+        BasicType::UInt64 => col!(U64, u64, 8),
+        BasicType::Float => col!(F32, f32, 4),
+        BasicType::Double => col!(F64, f64, 8),
+        BasicType::Bool => Column::Bool(if size == 0 {
+            Vec::new()
+        } else {
+            table
+                .chunks_exact(size)
+                .map(|r| arr::<1>(r, o)[0] != 0)
+                .collect()
+        }),
+        BasicType::Char => col!(Char, u8, 1),
+    }
+}
+
+/// Extracts one column from samples (all samples hold the field: their
+/// length was checked against the layout when the log was read).
+pub(crate) fn column(field: &FlatField, samples: &[Sample<'_>]) -> Column {
+    let o = field.offset;
+    macro_rules! col {
+        ($variant:ident, $t:ty, $n:literal) => {
+            Column::$variant(
+                samples
+                    .iter()
+                    .map(|s| <$t>::from_le_bytes(arr::<$n>(s.data, o)))
+                    .collect(),
+            )
+        };
+    }
+    match field.ty {
+        BasicType::Int8 => col!(I8, i8, 1),
+        BasicType::UInt8 => col!(U8, u8, 1),
+        BasicType::Int16 => col!(I16, i16, 2),
+        BasicType::UInt16 => col!(U16, u16, 2),
+        BasicType::Int32 => col!(I32, i32, 4),
+        BasicType::UInt32 => col!(U32, u32, 4),
+        BasicType::Int64 => col!(I64, i64, 8),
+        BasicType::UInt64 => col!(U64, u64, 8),
+        BasicType::Float => col!(F32, f32, 4),
+        BasicType::Double => col!(F64, f64, 8),
+        BasicType::Bool => Column::Bool(
+            samples
+                .iter()
+                .map(|s| arr::<1>(s.data, o)[0] != 0)
+                .collect(),
+        ),
+        BasicType::Char => col!(Char, u8, 1),
+    }
+}
+
+/// Decodes a struct of `layout` at `base` in `data` into a [`Value::Struct`]:
+/// nested formats become structs, arrays become arrays, `char[N]` becomes
+/// text up to the first NUL, `_padding` fields are left out. Bytes missing
+/// at the end (omitted trailing padding) are simply not read.
+pub fn decode_struct(layout: &Layout, data: &[u8], base: usize) -> Value {
+    let mut fields = Vec::with_capacity(layout.fields.len());
+    for f in &layout.fields {
+        if f.is_padding() {
+            continue;
+        }
+        let at = base + f.offset;
+        let v = match (&f.ty, f.array_len) {
+            (FieldType::Basic(BasicType::Char), Some(n)) => {
+                let bytes = data.get(at..(at + n).min(data.len())).unwrap_or_default();
+                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                Value::String(lossy(&bytes[..end]))
+            }
+            (FieldType::Basic(b), None) => {
+                read_basic(*b, data, at).map_or(Value::Null, Scalar::to_value)
+            }
+            (FieldType::Basic(b), Some(n)) => Value::Array(
+                (0..n)
+                    .map(|i| {
+                        read_basic(*b, data, at + i * b.size())
+                            .map_or(Value::Null, Scalar::to_value)
+                    })
+                    .collect(),
+            ),
+            (FieldType::Nested(l), None) => decode_struct(l, data, at),
+            (FieldType::Nested(l), Some(n)) => Value::Array(
+                (0..n)
+                    .map(|i| decode_struct(l, data, at + i * l.size))
+                    .collect(),
+            ),
+        };
+        fields.push((f.name.clone(), v));
+    }
+    Value::Struct(fields)
+}
+
+/// A subscription (`A` message) and its samples.
+#[derive(Debug, Clone)]
+pub struct Subscription<'a> {
+    /// Id used by the `D` messages.
+    pub msg_id: u16,
+    /// Instance number of the topic.
+    pub multi_id: u8,
+    /// Topic (format) name.
+    pub name: String,
+    /// The resolved layout.
+    pub layout: Arc<Layout>,
+    /// Flattened fields (pyulog's field list), made on first use.
+    fields: OnceLock<Vec<FlatField>>,
+    /// Offset of the `A` message.
+    pub offset: u64,
+    /// The samples, in file order.
+    pub samples: Vec<Sample<'a>>,
+}
+
+impl<'a> Subscription<'a> {
+    /// A subscription without samples yet.
+    pub fn new(msg_id: u16, multi_id: u8, name: String, layout: Arc<Layout>, offset: u64) -> Self {
+        Subscription {
+            msg_id,
+            multi_id,
+            name,
+            layout,
+            fields: OnceLock::new(),
+            offset,
+            samples: Vec::new(),
+        }
+    }
+
+    /// The flattened fields (pyulog's field list: `q[0]`, `esc[1].esc_rpm`;
+    /// top-level trailing padding left out).
+    pub fn fields(&self) -> &[FlatField] {
+        self.fields.get_or_init(|| self.layout.flatten())
+    }
+
+    /// Size of one sample as pyulog reports it: the flattened fields.
+    pub fn sample_size(&self) -> usize {
+        self.layout.min_size
+    }
+
+    /// Resolves a flattened field name (`q[0]`, `esc[1].esc_rpm`).
+    ///
+    /// ```
+    /// # use ulogfile::write::Writer;
+    /// # let mut w = Writer::new(Vec::new(), 0)?;
+    /// # w.add_format("att:uint64_t timestamp;float[4] q;")?;
+    /// # let id = w.add_subscription("att", 0)?;
+    /// # let mut s = 5u64.to_le_bytes().to_vec();
+    /// # for q in [1.0f32, 0.0, 0.0, 0.5] { s.extend_from_slice(&q.to_le_bytes()); }
+    /// # w.write_data(id, &s)?;
+    /// # let bytes = w.finish()?;
+    /// let log = ulogfile::ULog::parse(&bytes)?;
+    /// let att = log.subscription("att", 0).unwrap();
+    /// let q3 = att.field("q[3]").unwrap();
+    /// assert_eq!(q3.get(&att.samples[0]).map(|v| v.as_f64()), Some(0.5));
+    /// assert_eq!(att.column_f64("q[0]"), Some(vec![1.0]));
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    pub fn field(&self, name: &str) -> Option<FieldRef> {
+        self.fields()
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| FieldRef { field: f.clone() })
+    }
+
+    /// The column of field `name`, in its own type.
+    pub fn column(&self, name: &str) -> Option<Column> {
+        let f = self.fields().iter().find(|f| f.name == name)?;
+        Some(column(f, &self.samples))
+    }
+
+    /// Every field as a column, in field order.
+    pub fn columns(&self) -> Vec<(String, Column)> {
+        let fields = self.fields();
+        let size = self.layout.min_size;
+        // Gather the samples into one contiguous table first (they are
+        // scattered through the file between other topics), then read each
+        // column with a fixed stride.
+        let mut table = Vec::with_capacity(self.samples.len() * size);
+        for s in &self.samples {
+            let row = s.data.get(..size).unwrap_or(s.data);
+            table.extend_from_slice(row);
+            table.resize(table.len() + (size - row.len()), 0);
+        }
+        fields
+            .iter()
+            .map(|f| (f.name.clone(), strided(f, &table, size)))
+            .collect()
+    }
+
+    /// The column of field `name` converted to `f64`.
+    pub fn column_f64(&self, name: &str) -> Option<Vec<f64>> {
+        let f = self.field(name)?;
+        Some(
+            self.samples
+                .iter()
+                .map(|s| f.get(s).map_or(f64::NAN, Scalar::as_f64))
+                .collect(),
+        )
+    }
+
+    /// Decodes sample `i` into a [`Value`].
+    pub fn decode(&self, i: usize) -> Option<Value> {
+        self.samples
+            .get(i)
+            .map(|s| decode_struct(&self.layout, s.data, 0))
+    }
+
+    /// The timestamps of all samples (µs).
+    pub fn timestamps(&self) -> Vec<u64> {
+        self.samples.iter().map(|s| s.timestamp).collect()
+    }
+}
