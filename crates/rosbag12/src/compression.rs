@@ -1,0 +1,227 @@
+//! Chunk decompression (spec 2.9), bounded by the declared size: a chunk
+//! that would decompress to more than its header's `size` is an error, and
+//! at most `size + 1` bytes are ever produced.
+
+use std::io::Read;
+
+use crate::error::{Error, Result};
+use crate::records::Compression;
+
+/// Largest up-front allocation for a decompressed chunk; bigger chunks grow
+/// as bytes actually come out of the decoder, so a lying `size` cannot make
+/// the reader allocate memory the input does not justify.
+const MAX_PREALLOC: usize = 1 << 20;
+
+/// Decompresses a chunk's `data` (at file offset `offset`) that declares
+/// `size` uncompressed bytes.
+pub(crate) fn decompress(
+    compression: Compression,
+    data: &[u8],
+    size: u32,
+    offset: u64,
+) -> Result<Vec<u8>> {
+    let limit = u64::from(size) + 1;
+    let mut out = Vec::with_capacity((size as usize).min(MAX_PREALLOC));
+    let result = match compression {
+        Compression::None => {
+            out.extend_from_slice(data);
+            Ok(out.len())
+        }
+        Compression::Bz2 => bzip2::read::BzDecoder::new(data)
+            .take(limit)
+            .read_to_end(&mut out),
+        Compression::Lz4 => match lz4_blocks(data, size, &mut out) {
+            Some(r) => r,
+            // Frames this fast path does not handle (dictionary ids,
+            // skippable frames, garbage) go through the frame decoder,
+            // which reports what is wrong.
+            None => {
+                out.clear();
+                lz4_flex::frame::FrameDecoder::new(data)
+                    .take(limit)
+                    .read_to_end(&mut out)
+            }
+        },
+    };
+    let name = compression.name();
+    match result {
+        Ok(_) if out.len() == size as usize => Ok(out),
+        Ok(_) => Err(Error::malformed(
+            offset,
+            format!("a {name} chunk that decompresses to its declared {size} bytes"),
+            if out.len() as u64 >= limit {
+                "more bytes than declared".to_string()
+            } else {
+                format!("{} bytes", out.len())
+            },
+        )),
+        Err(e) => Err(Error::malformed(
+            offset,
+            format!("a valid {name} stream in the chunk"),
+            format!("a decoding error after {} bytes of output: {e}", out.len()),
+        )),
+    }
+}
+
+/// Decodes one LZ4 frame block by block straight into `out` (no
+/// intermediate buffer; checksums are skipped, the declared size is
+/// enforced). Handles independent and linked blocks. `None` when the frame
+/// header is not one this path knows; `Some(Err)` for a damaged block.
+fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Result<usize>> {
+    use crate::record::u32_at;
+    let bad = |what: &str| Some(Err(std::io::Error::other(what.to_string())));
+    if u32_at(data, 0)? != 0x184D_2204 {
+        return None;
+    }
+    let flg = *data.get(4)?;
+    let bd = *data.get(5)?;
+    if flg >> 6 != 1 || flg & 0x01 != 0 || flg & 0x02 != 0 {
+        return None;
+    }
+    let independent = flg & 0x20 != 0;
+    let block_checksum = flg & 0x10 != 0;
+    let has_content_size = flg & 0x08 != 0;
+    let max_block = match (bd >> 4) & 0x07 {
+        4 => 64 << 10,
+        5 => 256 << 10,
+        6 => 1 << 20,
+        7 => 4 << 20,
+        _ => return None,
+    };
+    let mut pos = 6 + if has_content_size { 8 } else { 0 } + 1;
+    let size = size as usize;
+    let mut produced = 0usize;
+    loop {
+        let Some(word) = u32_at(data, pos) else {
+            return bad("a block size word (the frame ends early)");
+        };
+        pos += 4;
+        if word == 0 {
+            break;
+        }
+        let len = (word & 0x7FFF_FFFF) as usize;
+        let Some(block) = data.get(pos..pos.saturating_add(len)) else {
+            return bad("a block as long as its size word (the frame ends early)");
+        };
+        pos += len + if block_checksum { 4 } else { 0 };
+        // Room for one more block, never beyond the declared size + 1.
+        let room = max_block.min(size + 1 - produced.min(size));
+        out.resize(produced + room, 0);
+        let (prev, rest) = out.split_at_mut(produced);
+        let written = if word & 0x8000_0000 != 0 {
+            if block.len() > rest.len() {
+                return bad("a stored block within the declared size");
+            }
+            rest[..block.len()].copy_from_slice(block);
+            block.len()
+        } else {
+            let result = if independent {
+                lz4_flex::block::decompress_into(block, rest)
+            } else {
+                let dict = &prev[prev.len().saturating_sub(64 << 10)..];
+                lz4_flex::block::decompress_into_with_dict(block, rest, dict)
+            };
+            match result {
+                Ok(n) => n,
+                // The room was cut to the declared size: the block holds more.
+                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. })
+                    if room < max_block =>
+                {
+                    return Some(Ok(size + 1));
+                }
+                Err(e) => return Some(Err(std::io::Error::other(e.to_string()))),
+            }
+        };
+        produced += written;
+        if produced > size {
+            out.truncate(produced);
+            return Some(Ok(produced));
+        }
+    }
+    out.truncate(produced);
+    Some(Ok(produced))
+}
+
+/// Compresses a chunk payload the way ROS does (bz2 block size 9; lz4 frame
+/// with 1 MiB independent blocks and a content checksum, spec 2.9).
+pub(crate) fn compress(compression: Compression, data: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    match compression {
+        Compression::None => Ok(data.to_vec()),
+        Compression::Bz2 => {
+            let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+            enc.write_all(data)?;
+            enc.finish()
+        }
+        Compression::Lz4 => {
+            let info = lz4_flex::frame::FrameInfo::new()
+                .block_size(lz4_flex::frame::BlockSize::Max1MB)
+                .block_mode(lz4_flex::frame::BlockMode::Independent)
+                .content_checksum(true);
+            let mut enc = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
+            enc.write_all(data)?;
+            enc.finish().map_err(std::io::Error::other)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_bounds() {
+        let payload: Vec<u8> = (0..5000u32).flat_map(|i| (i % 7).to_le_bytes()).collect();
+        for c in [Compression::Bz2, Compression::Lz4] {
+            let packed = compress(c, &payload).unwrap();
+            assert_eq!(
+                decompress(c, &packed, payload.len() as u32, 9).unwrap(),
+                payload
+            );
+            // A size smaller than the real output: refused, not over-read.
+            let e = decompress(c, &packed, 100, 9).unwrap_err();
+            assert!(e.to_string().contains("more bytes than declared"), "{e}");
+            let e =
+                decompress(c, &packed[..packed.len() / 2], payload.len() as u32, 9).unwrap_err();
+            assert_eq!(e.offset(), Some(9));
+        }
+    }
+
+    #[test]
+    fn lz4_linked_and_independent_frames_decode() {
+        use std::io::Write;
+        let payload: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for mode in [
+            lz4_flex::frame::BlockMode::Linked,
+            lz4_flex::frame::BlockMode::Independent,
+        ] {
+            let info = lz4_flex::frame::FrameInfo::new()
+                .block_size(lz4_flex::frame::BlockSize::Max64KB)
+                .block_mode(mode)
+                .content_size(Some(payload.len() as u64));
+            let mut enc = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
+            enc.write_all(&payload).unwrap();
+            let packed = enc.finish().unwrap();
+            let mut out = Vec::new();
+            assert!(lz4_blocks(&packed, payload.len() as u32, &mut out).is_some());
+            assert_eq!(
+                decompress(Compression::Lz4, &packed, payload.len() as u32, 0).unwrap(),
+                payload
+            );
+            assert!(decompress(Compression::Lz4, &packed, 1000, 0).is_err());
+            for cut in [5, 20, packed.len() / 2, packed.len() - 1] {
+                assert!(
+                    decompress(Compression::Lz4, &packed[..cut], payload.len() as u32, 0).is_err()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lz4_frame_header_matches_ros() {
+        let packed = compress(Compression::Lz4, b"hello").unwrap();
+        assert_eq!(&packed[..7], &[0x04, 0x22, 0x4d, 0x18, 0x64, 0x60, 0x85]);
+    }
+}

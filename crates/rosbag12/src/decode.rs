@@ -1,0 +1,324 @@
+//! Dynamic decoding of ROS 1 wire bytes (spec 6.3, 6.4) into
+//! [`logcore::Value`], with a check that the payload is consumed exactly.
+//!
+//! Value mapping: integers become `I64`/`U64`, `float32` stays `F32`,
+//! `time` becomes `Time`, `duration` `Duration`, `uint8[]`/`char[]` (and
+//! their fixed forms) `Bytes`, strings `String` when they are UTF-8 and
+//! `Bytes` otherwise, nested messages `Struct` in declaration order.
+//! Constants are not part of the wire data and not of the value.
+
+use logcore::{Timestamp, Value};
+use nom::Parser;
+use nom::number::complete::{le_f32, le_f64, le_i16, le_i32, le_i64, le_u16, le_u32, le_u64};
+
+use crate::error::{Error, Result};
+use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
+
+type NomError<'a> = nom::error::Error<&'a [u8]>;
+
+struct Cursor<'d> {
+    data: &'d [u8],
+    pos: usize,
+    offset: u64,
+    /// Elements of zero wire size still allowed (an `Empty[]` of a
+    /// billion elements takes four bytes; this keeps the work bounded).
+    zero_size_budget: u64,
+}
+
+impl<'d> Cursor<'d> {
+    fn rest(&self) -> &'d [u8] {
+        self.data.get(self.pos..).unwrap_or_default()
+    }
+
+    fn error(&self, expected: impl std::fmt::Display) -> Error {
+        Error::malformed(
+            self.offset,
+            format!("{expected} at byte {} of the message payload", self.pos),
+            format!("{} bytes left", self.rest().len()),
+        )
+    }
+
+    fn take<T>(
+        &mut self,
+        what: &dyn Fn() -> String,
+        mut p: impl Parser<&'d [u8], Output = T, Error = NomError<'d>>,
+    ) -> Result<T> {
+        let rest = self.rest();
+        match p.parse(rest) {
+            Ok((after, v)) => {
+                self.pos += rest.len() - after.len();
+                Ok(v)
+            }
+            Err(_) => Err(self.error(what())),
+        }
+    }
+
+    fn bytes(&mut self, n: u64, what: &dyn Fn() -> String) -> Result<&'d [u8]> {
+        let rest = self.rest();
+        match usize::try_from(n) {
+            Ok(n) if n <= rest.len() => {
+                self.pos += n;
+                Ok(&rest[..n])
+            }
+            _ => Err(self.error(format!("{n} bytes of {}", what()))),
+        }
+    }
+}
+
+impl MessageType {
+    /// Decodes one serialized message; `offset` (the message's file offset)
+    /// is what errors name. Fails when bytes are left over.
+    pub fn decode(&self, data: &[u8], offset: u64) -> Result<Value> {
+        let mut c = Cursor {
+            data,
+            pos: 0,
+            offset,
+            zero_size_budget: data.len() as u64 + 1024,
+        };
+        let v = self.decode_struct(0, &mut c)?;
+        if c.pos != data.len() {
+            return Err(Error::malformed(
+                offset,
+                format!(
+                    "the end of the {} message after {} bytes",
+                    self.defs.first().map_or("", |d| d.name.as_str()),
+                    c.pos
+                ),
+                format!("{} bytes left over", data.len() - c.pos),
+            ));
+        }
+        Ok(v)
+    }
+
+    fn decode_struct(&self, ty: usize, c: &mut Cursor<'_>) -> Result<Value> {
+        let Some(compiled) = self.compiled.get(ty) else {
+            return Err(c.error("a known message type"));
+        };
+        let mut fields = Vec::with_capacity(compiled.fields.len());
+        for (name, kind, array) in &compiled.fields {
+            let what = || format!("field `{name}` of {}", self.defs[ty].name);
+            let v = match array {
+                ArrayKind::Scalar => self.decode_one(*kind, c, &what)?,
+                ArrayKind::Variable => {
+                    let n = c.take(
+                        &|| format!("the 4-byte element count of {}", what()),
+                        le_u32,
+                    )?;
+                    self.decode_array(*kind, u64::from(n), c, &what)?
+                }
+                ArrayKind::Fixed(n) => self.decode_array(*kind, u64::from(*n), c, &what)?,
+            };
+            fields.push((name.clone(), v));
+        }
+        Ok(Value::Struct(fields))
+    }
+
+    fn decode_array(
+        &self,
+        kind: Kind,
+        n: u64,
+        c: &mut Cursor<'_>,
+        what: &dyn Fn() -> String,
+    ) -> Result<Value> {
+        let elem = match kind {
+            Kind::Prim(p) => p.size().unwrap_or(4) as u64,
+            Kind::Msg(j) => self.compiled.get(j).map_or(0, |t| t.min_size),
+        };
+        if elem == 0 {
+            if n > c.zero_size_budget {
+                return Err(c.error(format!(
+                    "an array of at most {} empty elements in {}",
+                    c.zero_size_budget,
+                    what()
+                )));
+            }
+            c.zero_size_budget -= n;
+        } else if n.saturating_mul(elem) > c.rest().len() as u64 {
+            return Err(c.error(format!(
+                "{n} elements of at least {elem} bytes in {}",
+                what()
+            )));
+        }
+        if let Kind::Prim(Primitive::UInt8 | Primitive::Char) = kind {
+            return Ok(Value::Bytes(c.bytes(n, what)?.to_vec()));
+        }
+        // Fixed-size numbers: one length check, then a tight loop.
+        if let Kind::Prim(p) = kind {
+            if let Some(items) = fixed_size_array(p, n, c, what)? {
+                return Ok(Value::Array(items));
+            }
+        }
+        // `n` elements fit in the remaining bytes (or the budget), so this
+        // allocation is bounded by the input.
+        let mut items = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            items.push(self.decode_one(kind, c, what)?);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn decode_one(
+        &self,
+        kind: Kind,
+        c: &mut Cursor<'_>,
+        what: &dyn Fn() -> String,
+    ) -> Result<Value> {
+        use Primitive as P;
+        let p = match kind {
+            Kind::Msg(j) => return self.decode_struct(j, c),
+            Kind::Prim(p) => p,
+        };
+        Ok(match p {
+            P::Bool => Value::Bool(c.take(what, nom::number::complete::u8)? != 0),
+            P::Int8 | P::Byte => Value::I64(i64::from(c.take(what, nom::number::complete::i8)?)),
+            P::UInt8 | P::Char => Value::U64(u64::from(c.take(what, nom::number::complete::u8)?)),
+            P::Int16 => Value::I64(i64::from(c.take(what, le_i16)?)),
+            P::UInt16 => Value::U64(u64::from(c.take(what, le_u16)?)),
+            P::Int32 => Value::I64(i64::from(c.take(what, le_i32)?)),
+            P::UInt32 => Value::U64(u64::from(c.take(what, le_u32)?)),
+            P::Int64 => Value::I64(c.take(what, le_i64)?),
+            P::UInt64 => Value::U64(c.take(what, le_u64)?),
+            P::Float32 => Value::F32(c.take(what, le_f32)?),
+            P::Float64 => Value::F64(c.take(what, le_f64)?),
+            P::String => {
+                let n = c.take(&|| format!("the 4-byte length of {}", what()), le_u32)?;
+                let b = c.bytes(u64::from(n), what)?;
+                match std::str::from_utf8(b) {
+                    Ok(s) => Value::String(s.to_string()),
+                    Err(_) => Value::Bytes(b.to_vec()),
+                }
+            }
+            P::Time => {
+                let sec = c.take(what, le_u32)?;
+                let nsec = c.take(what, le_u32)?;
+                Value::Time(Timestamp::from_nanos(
+                    i64::from(sec) * 1_000_000_000 + i64::from(nsec),
+                ))
+            }
+            P::Duration => {
+                let sec = c.take(what, le_i32)?;
+                let nsec = c.take(what, le_i32)?;
+                Value::Duration(i64::from(sec) * 1_000_000_000 + i64::from(nsec))
+            }
+        })
+    }
+}
+
+/// Decodes `n` numbers of a fixed-size builtin at once; `None` for the
+/// other builtins (strings, times, durations, bools).
+fn fixed_size_array(
+    p: Primitive,
+    n: u64,
+    c: &mut Cursor<'_>,
+    what: &dyn Fn() -> String,
+) -> Result<Option<Vec<Value>>> {
+    use Primitive as P;
+    fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&b[..N]);
+        a
+    }
+    let Some(size) = p.size() else {
+        return Ok(None);
+    };
+    let convert: fn(&[u8]) -> Value = match p {
+        P::Int8 | P::Byte => |b| Value::I64(i64::from(b[0] as i8)),
+        P::Int16 => |b| Value::I64(i64::from(i16::from_le_bytes(le(b)))),
+        P::UInt16 => |b| Value::U64(u64::from(u16::from_le_bytes(le(b)))),
+        P::Int32 => |b| Value::I64(i64::from(i32::from_le_bytes(le(b)))),
+        P::UInt32 => |b| Value::U64(u64::from(u32::from_le_bytes(le(b)))),
+        P::Int64 => |b| Value::I64(i64::from_le_bytes(le(b))),
+        P::UInt64 => |b| Value::U64(u64::from_le_bytes(le(b))),
+        P::Float32 => |b| Value::F32(f32::from_le_bytes(le(b))),
+        P::Float64 => |b| Value::F64(f64::from_le_bytes(le(b))),
+        _ => return Ok(None),
+    };
+    let bytes = c.bytes(n.saturating_mul(size as u64), what)?;
+    Ok(Some(bytes.chunks_exact(size).map(convert).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(text: &str) -> MessageType {
+        MessageType::parse("t/T", text).unwrap()
+    }
+
+    #[test]
+    fn decodes_every_builtin() {
+        let t = ty(
+            "bool a\nint8 b\nuint8 c\nint16 d\nuint16 e\nint32 f\nuint32 g\nint64 h\n\
+                    uint64 i\nfloat32 j\nfloat64 k\nstring l\ntime m\nduration n\nbyte o\nchar p\n\
+                    uint8[] q\nint16[2] r\nstring[] s",
+        );
+        let mut d = vec![1u8, 0xff, 0xff];
+        d.extend((-2i16).to_le_bytes());
+        d.extend(3u16.to_le_bytes());
+        d.extend((-4i32).to_le_bytes());
+        d.extend(5u32.to_le_bytes());
+        d.extend((-6i64).to_le_bytes());
+        d.extend(7u64.to_le_bytes());
+        d.extend(0.5f32.to_le_bytes());
+        d.extend(0.25f64.to_le_bytes());
+        d.extend(2u32.to_le_bytes());
+        d.extend(b"hi");
+        d.extend(1u32.to_le_bytes());
+        d.extend(2u32.to_le_bytes());
+        d.extend((-1i32).to_le_bytes());
+        d.extend(0i32.to_le_bytes());
+        d.extend([0x80, 0x41]);
+        d.extend(3u32.to_le_bytes());
+        d.extend([9, 8, 7]);
+        d.extend(1i16.to_le_bytes());
+        d.extend(2i16.to_le_bytes());
+        d.extend(1u32.to_le_bytes());
+        d.extend(1u32.to_le_bytes());
+        d.push(0xff);
+        let v = t.decode(&d, 0).unwrap();
+        let expect = [
+            ("a", Value::Bool(true)),
+            ("b", Value::I64(-1)),
+            ("c", Value::U64(255)),
+            ("d", Value::I64(-2)),
+            ("e", Value::U64(3)),
+            ("f", Value::I64(-4)),
+            ("g", Value::U64(5)),
+            ("h", Value::I64(-6)),
+            ("i", Value::U64(7)),
+            ("j", Value::F32(0.5)),
+            ("k", Value::F64(0.25)),
+            ("l", Value::String("hi".into())),
+            ("m", Value::Time(Timestamp::from_nanos(1_000_000_002))),
+            ("n", Value::Duration(-1_000_000_000)),
+            ("o", Value::I64(-128)),
+            ("p", Value::U64(0x41)),
+            ("q", Value::Bytes(vec![9, 8, 7])),
+            ("r", Value::Array(vec![Value::I64(1), Value::I64(2)])),
+            ("s", Value::Array(vec![Value::Bytes(vec![0xff])])),
+        ];
+        for (name, want) in expect {
+            assert_eq!(v.get(name), Some(&want), "{name}");
+        }
+    }
+
+    #[test]
+    fn leftovers_and_hostile_counts_fail() {
+        let t = ty("int32 a");
+        let e = t.decode(&[1, 0, 0, 0, 9], 77).unwrap_err();
+        assert_eq!(e.offset(), Some(77));
+        assert!(e.to_string().contains("1 bytes left over"), "{e}");
+        let t = ty("float64[] a");
+        assert!(t.decode(&u32::MAX.to_le_bytes(), 0).is_err());
+        let t = ty("E[] e\n===\nMSG: t/E\n");
+        let mut d = 3u32.to_le_bytes().to_vec();
+        assert_eq!(
+            t.decode(&d, 0).unwrap().get("e"),
+            Some(&Value::Array(vec![Value::Struct(vec![]); 3]))
+        );
+        d = u32::MAX.to_le_bytes().to_vec();
+        assert!(t.decode(&d, 0).is_err());
+        let t = ty("float64[4000000000] a");
+        assert!(t.decode(&[0; 8], 0).is_err());
+    }
+}

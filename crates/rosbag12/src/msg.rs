@@ -1,0 +1,574 @@
+//! Message definitions (spec 6.1, 6.2, 6.5): the full text a bag stores
+//! per connection, its `.msg` grammar, type resolution (including the
+//! pre-Diamondback `roslib/Header`), and the md5 rule.
+
+use std::collections::HashMap;
+
+use md5::{Digest, Md5};
+
+use crate::error::{Error, Result};
+use crate::records::Connection;
+
+/// A builtin type (spec 6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Primitive {
+    Bool,
+    Int8,
+    UInt8,
+    Int16,
+    UInt16,
+    Int32,
+    UInt32,
+    Int64,
+    UInt64,
+    Float32,
+    Float64,
+    String,
+    Time,
+    Duration,
+    /// Deprecated alias of int8.
+    Byte,
+    /// Deprecated alias of uint8.
+    Char,
+}
+
+impl Primitive {
+    /// The builtin named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        use Primitive::*;
+        Some(match name {
+            "bool" => Bool,
+            "int8" => Int8,
+            "uint8" => UInt8,
+            "int16" => Int16,
+            "uint16" => UInt16,
+            "int32" => Int32,
+            "uint32" => UInt32,
+            "int64" => Int64,
+            "uint64" => UInt64,
+            "float32" => Float32,
+            "float64" => Float64,
+            "string" => String,
+            "time" => Time,
+            "duration" => Duration,
+            "byte" => Byte,
+            "char" => Char,
+            _ => return None,
+        })
+    }
+
+    /// Wire size, `None` for `string` (length-prefixed).
+    pub fn size(self) -> Option<usize> {
+        use Primitive::*;
+        Some(match self {
+            Bool | Int8 | UInt8 | Byte | Char => 1,
+            Int16 | UInt16 => 2,
+            Int32 | UInt32 | Float32 => 4,
+            Int64 | UInt64 | Float64 | Time | Duration => 8,
+            String => return None,
+        })
+    }
+}
+
+/// The element type of a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BaseType {
+    /// A builtin.
+    Primitive(Primitive),
+    /// A message type, by full name `package/Type`.
+    Message(String),
+}
+
+/// Scalar, `T[]` or `T[N]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayKind {
+    /// One value.
+    Scalar,
+    /// `T[]`: u32 count, then the elements.
+    Variable,
+    /// `T[N]`: exactly N elements, no count.
+    Fixed(u32),
+}
+
+/// A field of a message definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDef {
+    /// Field name.
+    pub name: String,
+    /// Element type, resolved.
+    pub base: BaseType,
+    /// Array form.
+    pub array: ArrayKind,
+    /// The type exactly as written (`float64[9]`, `Header`).
+    pub type_text: String,
+}
+
+/// A constant of a message definition (not serialized).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstantDef {
+    /// Builtin type name as written.
+    pub type_name: String,
+    /// Constant name.
+    pub name: String,
+    /// The value's original text, trimmed (what the md5 covers).
+    pub value: String,
+}
+
+/// One message type's parsed definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MsgDef {
+    /// Full name `package/Type`.
+    pub name: String,
+    /// Constants in declaration order.
+    pub constants: Vec<ConstantDef>,
+    /// Fields in declaration order.
+    pub fields: Vec<FieldDef>,
+}
+
+/// The definition of `std_msgs/Header`, used when a definition text
+/// references `Header` without carrying its section.
+const STD_HEADER: &str = "uint32 seq\ntime stamp\nstring frame_id";
+
+/// Splits a full definition text into (type name, section text) pairs,
+/// the top-level type first (spec 6.1).
+fn sections<'t>(top: &str, text: &'t str) -> Result<Vec<(String, &'t str)>, String> {
+    let mut out = Vec::new();
+    let mut name = top.to_string();
+    let mut start = 0usize;
+    let mut pos = 0usize;
+    let mut expect_msg_line = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        let line_start = pos;
+        pos += line.len();
+        if expect_msg_line {
+            if trimmed.is_empty() {
+                continue;
+            }
+            let Some(n) = trimmed.strip_prefix("MSG:") else {
+                return Err(format!(
+                    "`MSG: <type>` after a separator line, found `{trimmed}`"
+                ));
+            };
+            name = n.trim().to_string();
+            start = pos;
+            expect_msg_line = false;
+        } else if trimmed.len() >= 3 && trimmed.bytes().all(|b| b == b'=') {
+            out.push((std::mem::take(&mut name), &text[start..line_start]));
+            expect_msg_line = true;
+        }
+    }
+    if expect_msg_line {
+        return Err("a `MSG:` line after the last separator".into());
+    }
+    out.push((name, &text[start..]));
+    Ok(out)
+}
+
+fn valid_name(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next().is_some_and(|f| f.is_ascii_alphabetic())
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+fn parse_type(text: &str) -> Result<(&str, ArrayKind), String> {
+    let Some(open) = text.find('[') else {
+        return Ok((text, ArrayKind::Scalar));
+    };
+    let inner = text[open + 1..]
+        .strip_suffix(']')
+        .ok_or_else(|| format!("a closing `]` in type `{text}`"))?;
+    let kind = if inner.is_empty() {
+        ArrayKind::Variable
+    } else {
+        ArrayKind::Fixed(
+            inner
+                .parse()
+                .map_err(|_| format!("an array length in type `{text}`"))?,
+        )
+    };
+    Ok((&text[..open], kind))
+}
+
+/// Parses one section's text into constants and fields, with base types
+/// still unresolved (`Message` holds the name as written).
+fn parse_section(name: &str, text: &str) -> Result<MsgDef, String> {
+    let mut def = MsgDef {
+        name: name.to_string(),
+        constants: Vec::new(),
+        fields: Vec::new(),
+    };
+    for (n, raw) in text.lines().enumerate() {
+        let raw = raw.trim_end_matches('\r');
+        let code = raw.split('#').next().unwrap_or_default().trim();
+        if code.is_empty() {
+            continue;
+        }
+        let line_err = |what: &str| format!("{what} in line {} `{}` of {name}", n + 1, raw.trim());
+        let (ty, rest) = code
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| line_err("a `type name` pair"))?;
+        if let Some(eq) = code.find('=') {
+            let cname = code
+                .get(ty.len()..eq)
+                .ok_or_else(|| line_err("a constant `type NAME=value`"))?
+                .trim();
+            if Primitive::from_name(ty).is_none() {
+                return Err(line_err("a builtin type for the constant"));
+            }
+            if !valid_name(cname) {
+                return Err(line_err("a constant name"));
+            }
+            let value = if ty == "string" {
+                let at = raw.find('=').unwrap_or(raw.len());
+                raw[(at + 1).min(raw.len())..].trim()
+            } else {
+                code[eq + 1..].trim()
+            };
+            def.constants.push(ConstantDef {
+                type_name: ty.to_string(),
+                name: cname.to_string(),
+                value: value.to_string(),
+            });
+            continue;
+        }
+        let fname = rest.trim();
+        if !valid_name(fname) {
+            return Err(line_err("a field name (letter, then letters, digits, `_`)"));
+        }
+        if def.fields.iter().any(|f| f.name == fname) {
+            return Err(line_err("a field name not used before"));
+        }
+        let (base, array) = parse_type(ty).map_err(|e| line_err(&e))?;
+        let base = match Primitive::from_name(base) {
+            Some(p) => BaseType::Primitive(p),
+            None => BaseType::Message(base.to_string()),
+        };
+        def.fields.push(FieldDef {
+            name: fname.to_string(),
+            base,
+            array,
+            type_text: ty.to_string(),
+        });
+    }
+    Ok(def)
+}
+
+/// Parses a stored full definition text of type `top` into its types,
+/// the top-level one first, with every message field type resolved to a
+/// full name that is defined in the list (spec 6.2 resolution rules).
+///
+/// ```
+/// let defs = rosbag12::msg::parse_definition(
+///     "pkg/Pose", "Header header\nPoint p\n# c\nint8 A=1\n\
+///     ================================================================================\n\
+///     MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n\
+///     ================================================================================\n\
+///     MSG: pkg/Point\nfloat64 x").unwrap();
+/// assert_eq!(defs.len(), 3);
+/// assert_eq!(defs[0].constants[0].value, "1");
+/// assert_eq!(defs[0].fields[1].base, rosbag12::msg::BaseType::Message("pkg/Point".into()));
+/// ```
+pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
+    let mut defs = Vec::new();
+    for (name, body) in sections(top, text)? {
+        if defs.iter().any(|d: &MsgDef| d.name == name) {
+            continue;
+        }
+        defs.push(parse_section(&name, body)?);
+    }
+    let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+    let header = if names.iter().any(|n| n == "std_msgs/Header")
+        || !names.iter().any(|n| n == "roslib/Header")
+    {
+        "std_msgs/Header"
+    } else {
+        "roslib/Header"
+    };
+    let mut need_std_header = false;
+    for d in &mut defs {
+        let package = d
+            .name
+            .split_once('/')
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_default();
+        for f in &mut d.fields {
+            let BaseType::Message(written) = &f.base else {
+                continue;
+            };
+            let full = if written == "Header" {
+                header.to_string()
+            } else if written.contains('/') {
+                written.clone()
+            } else {
+                let local = format!("{package}/{written}");
+                if names.contains(&local) {
+                    local
+                } else {
+                    // Tolerate a section filed under another package when
+                    // exactly one section has that short name.
+                    let suffix = format!("/{written}");
+                    let mut hits = names.iter().filter(|n| n.ends_with(&suffix));
+                    match (hits.next(), hits.next()) {
+                        (Some(one), None) => one.clone(),
+                        _ => local,
+                    }
+                }
+            };
+            if !names.contains(&full) {
+                if full == "std_msgs/Header" {
+                    need_std_header = true;
+                } else {
+                    return Err(format!(
+                        "no definition section for {full} (used by field `{}` of {})",
+                        f.name, d.name
+                    ));
+                }
+            }
+            f.base = BaseType::Message(full);
+        }
+    }
+    if need_std_header {
+        defs.push(parse_section("std_msgs/Header", STD_HEADER)?);
+    }
+    Ok(defs)
+}
+
+/// Computes the md5 of every type in `defs` (spec 6.5); fails on a cycle.
+pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
+    fn visit(
+        name: &str,
+        defs: &[MsgDef],
+        done: &mut HashMap<String, String>,
+        stack: &mut Vec<String>,
+    ) -> Result<String, String> {
+        if let Some(m) = done.get(name) {
+            return Ok(m.clone());
+        }
+        if stack.iter().any(|s| s == name) {
+            return Err(format!("a type that does not contain itself: {name} does"));
+        }
+        let def = defs
+            .iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| format!("no definition section for {name}"))?;
+        stack.push(name.to_string());
+        let mut lines = Vec::new();
+        for c in &def.constants {
+            lines.push(format!("{} {}={}", c.type_name, c.name, c.value));
+        }
+        for f in &def.fields {
+            match &f.base {
+                BaseType::Primitive(_) => lines.push(format!("{} {}", f.type_text, f.name)),
+                BaseType::Message(m) => {
+                    let sub = visit(m, defs, done, stack)?;
+                    lines.push(format!("{sub} {}", f.name));
+                }
+            }
+        }
+        stack.pop();
+        let digest = Md5::digest(lines.join("\n").as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        done.insert(name.to_string(), hex.clone());
+        Ok(hex)
+    }
+    let mut done = HashMap::new();
+    for d in defs {
+        visit(&d.name, defs, &mut done, &mut Vec::new())?;
+    }
+    Ok(done)
+}
+
+/// A message type compiled for decoding: every type of its definition,
+/// the top-level one first, with field types as indices.
+#[derive(Debug, Clone)]
+pub struct MessageType {
+    /// Parsed definitions, top-level first.
+    pub defs: Vec<MsgDef>,
+    /// md5 of the top-level type, computed from the definition.
+    pub md5sum: String,
+    /// The md5 the bag stores, when it differs from the computed one
+    /// (stale sums exist; decoding uses the definition anyway).
+    pub stored_md5_mismatch: Option<String>,
+    pub(crate) compiled: Vec<Compiled>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Compiled {
+    pub(crate) fields: Vec<(String, Kind, ArrayKind)>,
+    /// Fewest bytes a value of this type takes on the wire.
+    pub(crate) min_size: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    Prim(Primitive),
+    Msg(usize),
+}
+
+impl MessageType {
+    /// Parses and compiles the definition `text` of type `type_name`.
+    pub fn parse(type_name: &str, text: &str) -> Result<Self, String> {
+        let defs = parse_definition(type_name, text)?;
+        let sums = md5sums(&defs)?;
+        let index: HashMap<&str, usize> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.name.as_str(), i))
+            .collect();
+        let mut compiled: Vec<Compiled> = defs
+            .iter()
+            .map(|d| Compiled {
+                fields: d
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let kind = match &f.base {
+                            BaseType::Primitive(p) => Kind::Prim(*p),
+                            BaseType::Message(m) => {
+                                Kind::Msg(index.get(m.as_str()).copied().unwrap_or(0))
+                            }
+                        };
+                        (f.name.clone(), kind, f.array)
+                    })
+                    .collect(),
+                min_size: 0,
+            })
+            .collect();
+        // Types are acyclic (checked by md5sums): settle minimum sizes by
+        // repeated passes, at most one per type.
+        for _ in 0..=compiled.len() {
+            let mut changed = false;
+            for i in 0..compiled.len() {
+                let mut size = 0u64;
+                for (_, kind, array) in &compiled[i].fields {
+                    let elem = match kind {
+                        Kind::Prim(p) => p.size().unwrap_or(4) as u64,
+                        Kind::Msg(j) => compiled[*j].min_size,
+                    };
+                    size = size.saturating_add(match array {
+                        ArrayKind::Scalar => elem,
+                        ArrayKind::Variable => 4,
+                        ArrayKind::Fixed(n) => elem.saturating_mul(u64::from(*n)),
+                    });
+                }
+                if compiled[i].min_size != size {
+                    compiled[i].min_size = size;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let md5sum = sums.get(type_name).cloned().unwrap_or_default();
+        Ok(MessageType {
+            defs,
+            md5sum,
+            stored_md5_mismatch: None,
+            compiled,
+        })
+    }
+
+    /// Compiles the definition a connection carries, and compares the md5.
+    pub fn from_connection(c: &Connection) -> Result<Self> {
+        let err = |reason: String| Error::Definition {
+            offset: c.offset,
+            type_name: c.type_name.clone(),
+            reason,
+        };
+        if c.message_definition.is_empty() {
+            return Err(err(format!(
+                "no message definition stored for connection {} on {}",
+                c.id, c.topic
+            )));
+        }
+        let mut t = MessageType::parse(&c.type_name, &c.message_definition).map_err(err)?;
+        if c.md5sum != "*" && c.md5sum != t.md5sum {
+            t.stored_md5_mismatch = Some(c.md5sum.clone());
+        }
+        Ok(t)
+    }
+
+    /// Fewest payload bytes a message of this type takes.
+    pub fn min_size(&self) -> u64 {
+        self.compiled.first().map_or(0, |c| c.min_size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md5_of(name: &str, text: &str) -> String {
+        MessageType::parse(name, text).unwrap().md5sum
+    }
+
+    #[test]
+    fn spec_md5_vectors() {
+        assert_eq!(
+            md5_of("std_msgs/Header", STD_HEADER),
+            "2176decaecbce78abc3b96ef049fabed"
+        );
+        assert_eq!(
+            md5_of("std_msgs/String", "string data"),
+            "992ce8a1687cec8c8bd883ec73ca41d1"
+        );
+        assert_eq!(
+            md5_of("std_msgs/Int32", "int32 data\n"),
+            "da5909fbe378aeaf85e547e830cc1bb7"
+        );
+        assert_eq!(
+            md5_of("std_msgs/Empty", ""),
+            "d41d8cd98f00b204e9800998ecf8427e"
+        );
+        let twist = "Vector3  linear\nVector3  angular\n\
+            ================================================================================\n\
+            MSG: geometry_msgs/Vector3\n# comment\nfloat64 x\nfloat64 y\nfloat64 z";
+        assert_eq!(
+            md5_of("geometry_msgs/Twist", twist),
+            "9f195f881246fdfa2798d1d3eebca84a"
+        );
+    }
+
+    #[test]
+    fn constants_keep_their_text() {
+        let t = MessageType::parse(
+            "p/C",
+            "string S=\"a#b\" # not a comment\nfloat64 fb = 40.9 # c\n",
+        )
+        .unwrap();
+        assert_eq!(t.defs[0].constants[0].value, "\"a#b\" # not a comment");
+        assert_eq!(t.defs[0].constants[1].value, "40.9");
+        assert!(t.defs[0].fields.is_empty());
+    }
+
+    #[test]
+    fn roslib_header_and_errors() {
+        let text =
+            "Header header\n=====\nMSG: roslib/Header\nuint32 seq\ntime stamp\nstring frame_id\n";
+        let t = MessageType::parse("a/B", text).unwrap();
+        assert_eq!(
+            t.defs[0].fields[0].base,
+            BaseType::Message("roslib/Header".into())
+        );
+        // Header without a section: the standard one is used.
+        let t = MessageType::parse("a/B", "Header h").unwrap();
+        assert_eq!(t.defs.len(), 2);
+        assert!(
+            MessageType::parse("a/B", "Missing m")
+                .unwrap_err()
+                .contains("a/Missing")
+        );
+        assert!(MessageType::parse("a/B", "int32 1x").is_err());
+        assert!(MessageType::parse("a/B", "int32 x\nint32 x").is_err());
+        assert!(MessageType::parse("a/B", "int32[ x").is_err());
+        let cyc = "B b\n===\nMSG: a/B\nB b";
+        assert!(
+            MessageType::parse("a/A", cyc)
+                .unwrap_err()
+                .contains("itself")
+        );
+    }
+}
