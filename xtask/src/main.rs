@@ -3,14 +3,19 @@
 //! - `fixtures [--check]`: regenerate `testdata/` with our writers
 //!   (deterministic), or check the committed files equal a regeneration;
 //! - `fuzz [TARGET] [--seconds N]`: run the cargo-fuzz targets under `fuzz/`;
-//! - `bench [CRATE]`: criterion benchmarks, reported as MB/s;
+//! - `bench [FORMAT]`: benchmarks in MB/s, against peer implementations
+//!   in the same run;
+//! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
 
+mod carla;
 mod corpus;
 mod fixtures;
+mod mcap;
+mod rosbag;
+mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
-#[allow(dead_code)]
 mod python;
 
 use std::path::{Path, PathBuf};
@@ -24,7 +29,10 @@ usage: cargo xtask <command>
 commands:
   fixtures [--check]               regenerate testdata/ (or check it is current)
   fuzz [TARGET] [--seconds N]      run fuzz targets (default: all, 60 s each)
-  bench [CRATE]                    criterion benchmarks (default: all crates with benches)
+  bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
+                                   carla, rosbag, ulog; default: all)
+  mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
+                                   xtask/src/<format>.rs
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
   ci [--fuzz-seconds N] [--corpus DIR]
@@ -38,8 +46,15 @@ fn main() -> ExitCode {
         Some("fixtures") => fixtures_cmd(&args[1..]),
         Some("fuzz") => fuzz_cmd(&args[1..]),
         Some("corpus") => corpus_cmd(&args[1..]),
+        Some("carla") => carla::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
         Some("ci") => ci_cmd(&args[1..]),
+        Some("mcap") => mcap::cmd(&args[1..]),
+        Some("rosbag") => rosbag::cmd(&args[1..]),
+        Some("ulog") => ulog::cmd(&args[1..]),
+        Some("bench-ulog-inner") => {
+            ulog::bench_inner(Path::new(args.get(1).map_or("", String::as_str)))
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -98,7 +113,13 @@ fn fixtures_cmd(args: &[String]) -> Result {
     let check = args.iter().any(|a| a == "--check");
     let dir = root().join("testdata");
     let mut stale = Vec::new();
-    for (sub, files) in [("vellog", fixtures::vellog_fixtures())] {
+    for (sub, files) in [
+        ("vellog", fixtures::vellog_fixtures()),
+        ("mcap", mcap::fixtures()),
+        ("ulog", ulog::fixtures()),
+        ("carla", carla::fixtures()),
+        ("rosbag", rosbag::fixtures()),
+    ] {
         let sub_dir = dir.join(sub);
         std::fs::create_dir_all(&sub_dir).map_err(|e| format!("{}: {e}", sub_dir.display()))?;
         for (name, bytes) in files {
@@ -228,24 +249,58 @@ fn keep_findings(target: &str, corpus: &Path) -> Result {
     Ok(())
 }
 
-/// Crates with criterion benchmarks. Peers (other implementations of the
-/// same format) are measured in the same run where one exists; VEL has none.
-const BENCH_CRATES: [&str; 1] = ["vellog"];
+/// Benchmarks by format, with the crate names accepted as aliases. Each
+/// measures the format's peer implementations in the same run where one
+/// exists (VEL has none).
+const BENCHES: [(&str, &str); 5] = [
+    ("vellog", "vellog"),
+    ("mcap", "osi-mcap"),
+    ("carla", "carla-recorder"),
+    ("rosbag", "rosbag12"),
+    ("ulog", "ulogfile"),
+];
 
 fn bench_cmd(args: &[String]) -> Result {
-    let crates: Vec<&str> = match args.first() {
-        Some(c) if BENCH_CRATES.contains(&c.as_str()) => vec![c.as_str()],
-        Some(c) => {
-            return Err(format!(
-                "no benchmarks for `{c}`; crates with benchmarks: {}",
-                BENCH_CRATES.join(", ")
-            ));
+    let names: Vec<&str> = match args.first().filter(|a| !a.starts_with("--")) {
+        Some(wanted) => {
+            let found = BENCHES
+                .iter()
+                .find(|(name, krate)| wanted == name || wanted == krate);
+            match found {
+                Some((name, _)) => vec![name],
+                None => {
+                    let known: Vec<&str> = BENCHES.iter().map(|(n, _)| *n).collect();
+                    return Err(format!(
+                        "no benchmark `{wanted}`; benchmarks: {}",
+                        known.join(", ")
+                    ));
+                }
+            }
         }
-        None => BENCH_CRATES.to_vec(),
+        None => BENCHES.iter().map(|(n, _)| *n).collect(),
     };
-    for c in crates {
-        step(&format!("bench {c}"));
-        run(cargo().args(["bench", "--locked", "-p", c]))?;
+    for name in names {
+        match name {
+            "vellog" => {
+                step("bench vellog");
+                run(cargo().args(["bench", "--locked", "-p", "vellog"]))?;
+            }
+            "mcap" => {
+                step("bench osi-mcap (against the mcap crate)");
+                run(cargo().args(["bench", "--locked", "-p", "osi-mcap"]))?;
+            }
+            "carla" => carla::bench(args)?,
+            "rosbag" => {
+                step("bench rosbag12 (against the rosbag crate and rosbags 0.11.9)");
+                rosbag::bench()?;
+            }
+            _ => {
+                step("bench ulog (against pyulog 1.3.0)");
+                let dir = corpus::locate(opt(args, "--corpus"))?
+                    .ok_or("the ULog benchmark needs the corpus")?;
+                ulog::bench(&dir)?;
+            }
+        }
     }
     Ok(())
 }
@@ -253,7 +308,12 @@ fn bench_cmd(args: &[String]) -> Result {
 fn corpus_cmd(args: &[String]) -> Result {
     let dir = corpus::locate(opt(args, "--corpus"))?;
     match dir {
-        Some(dir) => corpus::check_all(&dir),
+        Some(dir) => {
+            corpus::check_all(&dir)?;
+            rosbag::corpus(&dir)?;
+            carla::corpus(&dir)?;
+            ulog::corpus(&dir)
+        }
         None => Ok(()),
     }
 }
@@ -292,6 +352,16 @@ fn ci_cmd(args: &[String]) -> Result {
     fixtures_cmd(&["--check".to_string()])?;
     step("corpus");
     corpus_cmd(args)?;
+    step("ulog interop with pyulog 1.3.0");
+    ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
+    step("rosbag interop with rosbags 0.11.9");
+    rosbag::interop()?;
+    step("mcap conformance suite");
+    let mut mcap_args = vec!["conformance".to_string()];
+    mcap_args.extend(args.iter().cloned());
+    mcap::cmd(&mcap_args)?;
+    step("mcap interop with python mcap");
+    mcap::cmd(&["interop".to_string()])?;
     step("fuzz smoke run");
     fuzz_cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
     eprintln!("\nxtask: ci passed");

@@ -3,11 +3,15 @@
 //! Exit codes: 0 success, 1 bad or damaged input (everything readable is
 //! still printed first), 2 usage error.
 
+mod bag;
+mod carla;
 mod cat;
 mod info;
+mod mcap;
 mod open;
 mod output;
 mod timearg;
+mod ulog;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +33,19 @@ enum Command {
     Info(info::InfoArgs),
     /// Print messages, one per line, optionally filtered by topic and time.
     Cat(cat::CatArgs),
+    /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
+    #[command(subcommand)]
+    Bag(bag::BagCommand),
+    /// PX4 ULog tools with the exact output of pyulog's ulog_info, ulog_messages, ulog_params and ulog2csv.
+    #[command(subcommand)]
+    Ulog(ulog::UlogCommand),
+    /// CARLA recorder reports with the text of CARLA's show_recorder_file_info,
+    /// show_recorder_collisions and show_recorder_actors_blocked.
+    #[command(subcommand)]
+    Carla(carla::CarlaCommand),
+    /// MCAP tools: info like `mcap info`, doctor, recover, compress.
+    #[command(subcommand)]
+    Mcap(mcap::McapCommand),
 }
 
 /// How a command ended.
@@ -65,6 +82,10 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Info(args) => info::run(args),
         Command::Cat(args) => cat::run(args),
+        Command::Bag(cmd) => bag::run(cmd),
+        Command::Ulog(cmd) => ulog::run(cmd),
+        Command::Carla(cmd) => carla::run(cmd),
+        Command::Mcap(cmd) => mcap::run(cmd),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

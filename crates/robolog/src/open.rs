@@ -35,6 +35,10 @@ pub(crate) fn reader<'a>(
 ) -> Result<Box<dyn LogReader + 'a>, Error> {
     match format {
         Format::VelLog => Ok(Box::new(vellog::VelLog::new(bytes)?)),
+        Format::ULog => Ok(Box::new(ulogfile::ULog::parse(bytes)?)),
+        Format::RosBag => Ok(Box::new(rosbag12::Bag::new(bytes)?)),
+        Format::Mcap => Ok(Box::new(osi_mcap::mcap::Mcap::new(bytes)?)),
+        Format::CarlaRecorder => Ok(Box::new(carla_recorder::Recording::new(bytes)?)),
         other => Err(Error::Unsupported {
             format: other,
             detail: None,
