@@ -556,7 +556,7 @@ pub(crate) fn bench(corpus: &Path) -> Result {
     run(Command::new(&exe).arg("bench-ulog-inner").arg(corpus))
 }
 
-/// The release-mode half of [`bench`].
+/// The release-mode half of [`bench()`].
 pub(crate) fn bench_inner(corpus: &Path) -> Result {
     let venv = Venv::with(&["pyulog==1.3.0"])?;
     let mut all = Vec::new();
