@@ -7,7 +7,7 @@
 //! `_padding` fields (which writers may omit from `D` payloads).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 
@@ -120,30 +120,7 @@ pub struct FieldDef {
 impl FieldDef {
     /// Parses `type name` or `type[N] name`; `offset` is for errors.
     pub fn parse(text: &str, offset: u64) -> Result<FieldDef> {
-        let bad = |what: &str| Error::malformed(offset, what.to_string(), format!("{text:?}"));
-        let (ty, name) = text
-            .split_once(' ')
-            .ok_or_else(|| bad("a field declaration `type name`"))?;
-        let name = name.split(' ').next().unwrap_or(name);
-        if name.is_empty() || ty.is_empty() {
-            return Err(bad("a field declaration `type name`"));
-        }
-        let (type_name, array_len) = match ty.find('[') {
-            None => (ty, None),
-            Some(open) => {
-                let close = ty[open..]
-                    .find(']')
-                    .map(|c| c + open)
-                    .ok_or_else(|| bad("`]` closing the array size"))?;
-                let n: usize = ty[open + 1..close]
-                    .parse()
-                    .map_err(|_| bad("a decimal array size"))?;
-                if n > MAX_ARRAY_SIZE {
-                    return Err(bad("an array size of at most 65535"));
-                }
-                (&ty[..open], Some(n))
-            }
-        };
+        let (type_name, array_len, name) = parse_field(text, offset)?;
         Ok(FieldDef {
             type_name: type_name.to_string(),
             array_len,
@@ -158,6 +135,76 @@ impl FieldDef {
             None => format!("{} {}", self.type_name, self.name),
         }
     }
+}
+
+/// Parses `type name` or `type[N] name` into borrowed parts (type name,
+/// array length, field name), so that validating and resolving formats
+/// allocates nothing per field.
+fn parse_field(text: &str, offset: u64) -> Result<(&str, Option<usize>, &str)> {
+    let bad = |what: &str| Error::malformed(offset, what.to_string(), format!("{text:?}"));
+    // Byte searches: the declarations are a few bytes long, too short for
+    // `str::find`'s set-up to pay off (they are ASCII in practice; any
+    // other text still splits at the same places).
+    let find = |s: &str, c: u8| s.bytes().position(|b| b == c);
+    let space = find(text, b' ').ok_or_else(|| bad("a field declaration `type name`"))?;
+    let (ty, name) = (&text[..space], &text[space + 1..]);
+    let name = find(name, b' ').map_or(name, |e| &name[..e]);
+    if name.is_empty() || ty.is_empty() {
+        return Err(bad("a field declaration `type name`"));
+    }
+    let (type_name, array_len) = match find(ty, b'[') {
+        None => (ty, None),
+        Some(open) => {
+            let close = find(&ty[open..], b']')
+                .map(|c| c + open)
+                .ok_or_else(|| bad("`]` closing the array size"))?;
+            let n: usize = ty[open + 1..close]
+                .parse()
+                .map_err(|_| bad("a decimal array size"))?;
+            if n > MAX_ARRAY_SIZE {
+                return Err(bad("an array size of at most 65535"));
+            }
+            (&ty[..open], Some(n))
+        }
+    };
+    Ok((type_name, array_len, name))
+}
+
+/// Splits an `F` text into the format name and the field list (first `:`
+/// only), checking what [`FormatDef::parse`] checks.
+fn split_format(text: &str, offset: u64) -> Result<(&str, &str)> {
+    let (name, rest) = text.split_once(':').ok_or_else(|| {
+        Error::malformed(
+            offset,
+            "a format definition `name:fields`",
+            format!("{text:?}"),
+        )
+    })?;
+    if name.is_empty() {
+        return Err(Error::malformed(offset, "a non-empty format name", "\"\""));
+    }
+    Ok((name, rest))
+}
+
+/// The field declarations of a field list, borrowed (empty items between
+/// `;` ignored).
+fn fields_of(rest: &str, offset: u64) -> impl Iterator<Item = Result<(&str, Option<usize>, &str)>> {
+    let mut rest = rest;
+    // A byte search for `;` (a `char` pattern decodes every character,
+    // and this runs over every definition of every log).
+    std::iter::from_fn(move || {
+        while !rest.is_empty() {
+            let (item, tail) = match rest.bytes().position(|b| b == b';') {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, ""),
+            };
+            rest = tail;
+            if !item.is_empty() {
+                return Some(parse_field(item, offset));
+            }
+        }
+        None
+    })
 }
 
 /// A parsed `F` message.
@@ -182,20 +229,15 @@ impl FormatDef {
     /// Parses the text of an `F` payload. Splits on the first `:` only and
     /// ignores empty items between `;`.
     pub fn parse(text: &str, offset: u64) -> Result<FormatDef> {
-        let (name, rest) = text.split_once(':').ok_or_else(|| {
-            Error::malformed(
-                offset,
-                "a format definition `name:fields`",
-                format!("{text:?}"),
-            )
-        })?;
-        if name.is_empty() {
-            return Err(Error::malformed(offset, "a non-empty format name", "\"\""));
-        }
-        let fields = rest
-            .split(';')
-            .filter(|f| !f.is_empty())
-            .map(|f| FieldDef::parse(f, offset))
+        let (name, rest) = split_format(text, offset)?;
+        let fields = fields_of(rest, offset)
+            .map(|f| {
+                f.map(|(type_name, array_len, name)| FieldDef {
+                    type_name: type_name.to_string(),
+                    array_len,
+                    name: name.to_string(),
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(FormatDef {
             name: name.to_string(),
@@ -289,7 +331,7 @@ impl Layout {
     /// top-level trailing padding fields (pyulog's field list).
     pub fn flatten(&self) -> Vec<FlatField> {
         let mut out = Vec::new();
-        flatten_into(self, "", 0, &mut out);
+        flatten_into(self, &mut String::new(), 0, &mut out);
         while out.last().is_some_and(|f| f.name.starts_with("_padding")) {
             out.pop();
         }
@@ -302,66 +344,172 @@ impl Layout {
     }
 }
 
-fn flatten_into(layout: &Layout, prefix: &str, base: usize, out: &mut Vec<FlatField>) {
+/// Appends the leaves of `layout` at `base`, named `prefix` + field path;
+/// `prefix` is one buffer extended and cut back as the walk goes, so only
+/// the final names are allocated.
+fn flatten_into(layout: &Layout, prefix: &mut String, base: usize, out: &mut Vec<FlatField>) {
     for f in &layout.fields {
-        let name = format!("{prefix}{}", f.name);
         let elem = f.ty.size();
         if elem == 0 {
             continue;
         }
+        let len = prefix.len();
+        prefix.push_str(&f.name);
         match (&f.ty, f.array_len) {
             (FieldType::Basic(b), None) => out.push(FlatField {
-                name,
+                name: prefix.clone(),
                 ty: *b,
                 offset: base + f.offset,
             }),
             (FieldType::Basic(b), Some(n)) => {
+                let named = prefix.len();
                 for i in 0..n {
+                    push_index(prefix, i);
                     out.push(FlatField {
-                        name: format!("{name}[{i}]"),
+                        name: prefix.clone(),
                         ty: *b,
                         offset: base + f.offset + i * elem,
                     });
+                    prefix.truncate(named);
                 }
             }
             (FieldType::Nested(l), None) => {
-                flatten_into(l, &format!("{name}."), base + f.offset, out)
+                prefix.push('.');
+                flatten_into(l, prefix, base + f.offset, out);
             }
             (FieldType::Nested(l), Some(n)) => {
+                let named = prefix.len();
                 for i in 0..n {
-                    flatten_into(l, &format!("{name}[{i}]."), base + f.offset + i * elem, out);
+                    push_index(prefix, i);
+                    prefix.push('.');
+                    flatten_into(l, prefix, base + f.offset + i * elem, out);
+                    prefix.truncate(named);
                 }
             }
         }
+        prefix.truncate(len);
+    }
+}
+
+/// Appends `[i]` (what `format!("[{i}]")` gives, without the formatting
+/// machinery: flattening names every array element of every topic).
+fn push_index(s: &mut String, i: usize) {
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut n = i;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    s.push('[');
+    for &d in &digits[k..] {
+        s.push(char::from(d));
+    }
+    s.push(']');
+}
+
+/// One stored definition: its text, checked once, and the [`FormatDef`]
+/// built from it on first request (a log defines far more formats than it
+/// subscribes to, so most are never needed as owned field lists).
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The definition text, `name:fields`.
+    text: String,
+    /// Where the `:` after the name is.
+    colon: usize,
+    /// The owned definition, made on first use.
+    def: OnceLock<FormatDef>,
+}
+
+impl Entry {
+    fn name(&self) -> &str {
+        self.text.get(..self.colon).unwrap_or_default()
+    }
+
+    fn fields(&self) -> &str {
+        self.text.get(self.colon + 1..).unwrap_or_default()
+    }
+
+    fn def(&self) -> &FormatDef {
+        self.def.get_or_init(|| {
+            // The text was checked when it was stored, so this cannot fail;
+            // an empty definition is a harmless fallback all the same.
+            FormatDef::parse(&self.text, 0).unwrap_or_else(|_| FormatDef {
+                name: self.name().to_string(),
+                fields: Vec::new(),
+            })
+        })
     }
 }
 
 /// The format definitions of a log, and the layouts resolved from them.
 #[derive(Debug, Clone, Default)]
 pub struct Formats {
-    defs: HashMap<String, FormatDef>,
-    order: Vec<String>,
+    /// Definitions in the order they first appeared.
+    defs: Vec<Entry>,
+    /// Index into `defs` by name.
+    index: HashMap<String, usize>,
     layouts: HashMap<String, Arc<Layout>>,
 }
 
 impl Formats {
     /// Adds (or replaces) a definition.
     pub fn insert(&mut self, def: FormatDef) {
-        if !self.defs.contains_key(&def.name) {
-            self.order.push(def.name.clone());
+        let text = def.to_text();
+        let colon = def.name.len();
+        self.store(
+            def.name.clone(),
+            Entry {
+                text,
+                colon,
+                def: OnceLock::from(def),
+            },
+        );
+    }
+
+    /// Adds (or replaces) the definition in the text of an `F` message,
+    /// checked as [`FormatDef::parse`] checks it but without building the
+    /// owned field list (made later, if ever asked for).
+    pub(crate) fn insert_text(&mut self, text: String, offset: u64) -> Result<()> {
+        let (name, rest) = split_format(&text, offset)?;
+        for f in fields_of(rest, offset) {
+            f?;
         }
+        let (colon, name) = (name.len(), name.to_string());
+        self.store(
+            name,
+            Entry {
+                text,
+                colon,
+                def: OnceLock::new(),
+            },
+        );
+        Ok(())
+    }
+
+    fn store(&mut self, name: String, entry: Entry) {
         self.layouts.clear();
-        self.defs.insert(def.name.clone(), def);
+        match self.index.get(&name) {
+            Some(&i) => self.defs[i] = entry,
+            None => {
+                self.index.insert(name, self.defs.len());
+                self.defs.push(entry);
+            }
+        }
     }
 
     /// The definition called `name`.
     pub fn get(&self, name: &str) -> Option<&FormatDef> {
-        self.defs.get(name)
+        self.index.get(name).map(|&i| self.defs[i].def())
     }
 
     /// Definitions in the order they first appeared.
     pub fn iter(&self) -> impl Iterator<Item = &FormatDef> {
-        self.order.iter().filter_map(|n| self.defs.get(n))
+        self.defs.iter().map(Entry::def)
     }
 
     /// Number of definitions.
@@ -379,75 +527,109 @@ impl Formats {
     /// `D` message can carry; `offset` is used in the error.
     pub fn layout(&mut self, name: &str, offset: u64) -> Result<Arc<Layout>> {
         let mut stack = Vec::new();
-        self.resolve(name, offset, &mut stack)
+        resolve(
+            &self.defs,
+            &self.index,
+            &mut self.layouts,
+            name,
+            offset,
+            &mut stack,
+        )
     }
+}
 
-    fn resolve(&mut self, name: &str, offset: u64, stack: &mut Vec<String>) -> Result<Arc<Layout>> {
-        if let Some(l) = self.layouts.get(name) {
-            return Ok(l.clone());
-        }
-        if stack.iter().any(|s| s == name) {
-            return Err(Error::malformed(
-                offset,
-                "format definitions without cycles",
-                format!("{} -> {name}", stack.join(" -> ")),
-            ));
-        }
-        if stack.len() >= MAX_NESTING {
-            return Err(Error::malformed(
-                offset,
-                format!("formats nested at most {MAX_NESTING} deep"),
-                format!("{name} nested deeper"),
-            ));
-        }
-        let def = self.defs.get(name).cloned().ok_or_else(|| {
-            Error::malformed(
-                offset,
-                "a format definition (`F`) for this name",
-                format!("{name:?}"),
-            )
-        })?;
-        stack.push(name.to_string());
-        let mut fields = Vec::with_capacity(def.fields.len());
-        let mut size = 0usize;
-        for fd in &def.fields {
-            let ty = match BasicType::from_name(&fd.type_name) {
-                Some(b) => FieldType::Basic(b),
-                None => FieldType::Nested(self.resolve(&fd.type_name, offset, stack)?),
-            };
-            let total = ty.size().saturating_mul(fd.array_len.unwrap_or(1));
-            fields.push(Field {
-                name: fd.name.clone(),
-                ty,
-                array_len: fd.array_len,
-                offset: size,
-            });
-            size = size.saturating_add(total);
-            if size > MAX_STRUCT_SIZE {
-                stack.pop();
-                return Err(Error::malformed(
-                    offset,
-                    format!("a struct of at most {MAX_STRUCT_SIZE} bytes"),
-                    format!("format {name:?} larger than that"),
-                ));
-            }
-        }
-        stack.pop();
-        let trailing: usize = fields
-            .iter()
-            .rev()
-            .take_while(|f| f.is_padding())
-            .map(Field::size)
-            .sum();
-        let layout = Arc::new(Layout {
-            name: name.to_string(),
-            fields,
-            size,
-            min_size: size - trailing,
-        });
-        self.layouts.insert(name.to_string(), layout.clone());
-        Ok(layout)
+/// Resolves `name` from the stored texts (borrowed, so no definition is
+/// copied); `stack` holds the formats being resolved, to find cycles.
+fn resolve<'d>(
+    defs: &'d [Entry],
+    index: &HashMap<String, usize>,
+    layouts: &mut HashMap<String, Arc<Layout>>,
+    name: &str,
+    offset: u64,
+    stack: &mut Vec<&'d str>,
+) -> Result<Arc<Layout>> {
+    if let Some(l) = layouts.get(name) {
+        return Ok(l.clone());
     }
+    if stack.contains(&name) {
+        return Err(Error::malformed(
+            offset,
+            "format definitions without cycles",
+            format!("{} -> {name}", stack.join(" -> ")),
+        ));
+    }
+    if stack.len() >= MAX_NESTING {
+        return Err(Error::malformed(
+            offset,
+            format!("formats nested at most {MAX_NESTING} deep"),
+            format!("{name} nested deeper"),
+        ));
+    }
+    let entry = index.get(name).and_then(|&i| defs.get(i)).ok_or_else(|| {
+        Error::malformed(
+            offset,
+            "a format definition (`F`) for this name",
+            format!("{name:?}"),
+        )
+    })?;
+    // A definition given as a `FormatDef` (the writer's) is used as given;
+    // one read from a file is resolved from its text, borrowed.
+    let parts: Vec<(&str, Option<usize>, &str)> = match entry.def.get() {
+        Some(d) => d
+            .fields
+            .iter()
+            .map(|f| (f.type_name.as_str(), f.array_len, f.name.as_str()))
+            .collect(),
+        None => {
+            // Sized up front: one field per `;` at most.
+            let text = entry.fields();
+            let mut parts = Vec::with_capacity(text.bytes().filter(|&b| b == b';').count() + 1);
+            for f in fields_of(text, offset) {
+                parts.push(f?);
+            }
+            parts
+        }
+    };
+    stack.push(entry.name());
+    let mut fields = Vec::with_capacity(parts.len());
+    let mut size = 0usize;
+    for (type_name, array_len, field_name) in parts {
+        let ty = match BasicType::from_name(type_name) {
+            Some(b) => FieldType::Basic(b),
+            None => FieldType::Nested(resolve(defs, index, layouts, type_name, offset, stack)?),
+        };
+        let total = ty.size().saturating_mul(array_len.unwrap_or(1));
+        fields.push(Field {
+            name: field_name.to_string(),
+            ty,
+            array_len,
+            offset: size,
+        });
+        size = size.saturating_add(total);
+        if size > MAX_STRUCT_SIZE {
+            stack.pop();
+            return Err(Error::malformed(
+                offset,
+                format!("a struct of at most {MAX_STRUCT_SIZE} bytes"),
+                format!("format {name:?} larger than that"),
+            ));
+        }
+    }
+    stack.pop();
+    let trailing: usize = fields
+        .iter()
+        .rev()
+        .take_while(|f| f.is_padding())
+        .map(Field::size)
+        .sum();
+    let layout = Arc::new(Layout {
+        name: name.to_string(),
+        fields,
+        size,
+        min_size: size - trailing,
+    });
+    layouts.insert(name.to_string(), layout.clone());
+    Ok(layout)
 }
 
 #[cfg(test)]
@@ -505,6 +687,15 @@ mod tests {
         assert!(FormatDef::parse("nocolon", 3).is_err());
         let mut f = formats(&["a:missing x;"]);
         assert_eq!(f.layout("a", 9).unwrap_err().offset(), Some(9));
+    }
+
+    #[test]
+    fn index_names() {
+        for i in [0, 7, 10, 65535, usize::MAX] {
+            let mut s = String::from("q");
+            push_index(&mut s, i);
+            assert_eq!(s, format!("q[{i}]"));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
-use crate::format::{BasicType, FieldType, FormatDef, Formats};
+use crate::format::{BasicType, FieldType, Formats};
 use crate::records::{
     FileHeader, FlagBits, HEADER_LEN, InfoValue, KeyValue, LoggedString, MESSAGE_HEADER_LEN,
     Record, SYNC_MAGIC,
@@ -158,7 +158,7 @@ impl<'a> ULog<'a> {
             truncation: None,
             pyulog_output: Vec::new(),
             data_start: HEADER_LEN as u64,
-            order: Vec::with_capacity(data.len() / 64),
+            order: Vec::new(),
         };
         if header.version > 1 {
             log.pyulog_output
@@ -169,16 +169,24 @@ impl<'a> ULog<'a> {
                 format!("version {} (reading it anyway)", header.version),
             ));
         }
+        let (hints, total) = sample_counts(data);
+        log.order.reserve(total);
         let mut walk = Walk {
+            hints,
             pos: HEADER_LEN,
             skip_start: None,
             has_sync: true,
-            active: vec![NONE as u32; 1 << 16],
+            active: Vec::new(),
             in_data: false,
             timestamps: Vec::new(),
             subs: Vec::new(),
+            initial: Vec::new(),
         };
-        if log.definitions(&mut walk)? {
+        let more = log.definitions(&mut walk);
+        // `BTreeMap::from_iter` keeps the last of equal keys, as inserting
+        // one by one did (the last definition wins, as in pyulog).
+        log.initial_parameters = std::mem::take(&mut walk.initial).into_iter().collect();
+        if more? {
             log.data_start = walk.pos as u64;
             walk.in_data = true;
             log.data_section(&mut walk);
@@ -233,10 +241,10 @@ impl<'a> ULog<'a> {
     }
 
     /// The definitions section. Returns whether a data section follows.
-    fn definitions(&mut self, w: &mut Walk) -> Result<bool> {
+    fn definitions(&mut self, w: &mut Walk<'a>) -> Result<bool> {
         let data = self.data;
         loop {
-            let Some((pos, size, ty)) = self.frame(w)? else {
+            let Some((pos, size, ty)) = self.frame(w) else {
                 return Ok(false);
             };
             let payload = &data[pos + MESSAGE_HEADER_LEN..pos + MESSAGE_HEADER_LEN + size];
@@ -302,11 +310,27 @@ impl<'a> ULog<'a> {
 
     /// Frames the next message at `w.pos`: `None` at the end of the file or
     /// at a cut (recorded in `truncation`).
-    fn frame(&mut self, w: &mut Walk) -> Result<Option<(usize, usize, u8)>> {
+    #[inline]
+    fn frame(&mut self, w: &Walk<'a>) -> Option<(usize, usize, u8)> {
         let data = self.data;
         let pos = w.pos;
+        if let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN) {
+            let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
+            if pos + MESSAGE_HEADER_LEN + size <= data.len() {
+                return Some((pos, size, h[2]));
+            }
+        }
+        self.frame_end(pos);
+        None
+    }
+
+    /// The end of the file or a cut at `pos` (kept out of the per-message
+    /// path of [`ULog::frame`]).
+    #[cold]
+    fn frame_end(&mut self, pos: usize) {
+        let data = self.data;
         if pos >= data.len() {
-            return Ok(None);
+            return;
         }
         let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN) else {
             self.cut(
@@ -314,16 +338,12 @@ impl<'a> ULog<'a> {
                 "a 3-byte message header",
                 MESSAGE_HEADER_LEN - (data.len() - pos),
             );
-            return Ok(None);
+            return;
         };
         let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
         let end = pos + MESSAGE_HEADER_LEN + size;
-        if end > data.len() {
-            let what = format!("a '{}' message of {size} bytes", printable(h[2]));
-            self.cut(pos, &what, end - data.len());
-            return Ok(None);
-        }
-        Ok(Some((pos, size, h[2])))
+        let what = format!("a '{}' message of {size} bytes", printable(h[2]));
+        self.cut(pos, &what, end - data.len());
     }
 
     fn cut(&mut self, pos: usize, what: &str, needed: usize) {
@@ -339,7 +359,7 @@ impl<'a> ULog<'a> {
     }
 
     /// The data section and the appended segments.
-    fn data_section(&mut self, w: &mut Walk) {
+    fn data_section(&mut self, w: &mut Walk<'a>) {
         let offsets: Vec<u64> = match self.flag_bits {
             Some(f) if f.data_appended() => f.offsets(),
             _ => Vec::new(),
@@ -376,7 +396,7 @@ impl<'a> ULog<'a> {
     }
 
     /// Reads messages until `seg_end`. Returns false when the file was cut.
-    fn segment(&mut self, w: &mut Walk, seg_end: usize) -> bool {
+    fn segment(&mut self, w: &mut Walk<'a>, seg_end: usize) -> bool {
         let data = self.data;
         loop {
             if w.pos >= seg_end && seg_end < data.len() {
@@ -385,7 +405,7 @@ impl<'a> ULog<'a> {
             if w.pos >= data.len() {
                 return true;
             }
-            let Ok(Some((pos, size, ty))) = self.frame(w) else {
+            let Some((pos, size, ty)) = self.frame(w) else {
                 return self.truncation.is_none();
             };
             let end = pos + MESSAGE_HEADER_LEN + size;
@@ -401,6 +421,33 @@ impl<'a> ULog<'a> {
             }
             let payload = &data[pos + MESSAGE_HEADER_LEN..end];
             let off = pos as u64;
+            if ty == b'D' && size >= 2 {
+                // The hot path: most messages are samples (`D` is never
+                // garbage and never stops pyulog's reading at this size).
+                w.flush_skip(self, pos, "no valid message header");
+                w.pos = end;
+                let id = u16::from_le_bytes([payload[0], payload[1]]);
+                let si = w.sub_of(id);
+                if let Some(&(min, max, ts)) = w.subs.get(si) {
+                    let bytes = &payload[2..];
+                    if (min..=max).contains(&bytes.len()) {
+                        let data = &bytes[..min];
+                        let timestamp = timestamp_of(ts, data);
+                        self.subscriptions[si].samples.push(Sample {
+                            timestamp,
+                            data,
+                            offset: off,
+                        });
+                        self.order.push(si as u32);
+                        self.last_timestamp = self.last_timestamp.max(timestamp);
+                        continue;
+                    }
+                }
+                if let Err(e) = self.apply(Record::Data(id, &payload[2..]), off, w) {
+                    self.corruption(e, "data");
+                }
+                continue;
+            }
             // F, B and R are not data-section messages for pyulog: it
             // applies its garbage test and sync search to them too.
             let known = matches!(
@@ -432,37 +479,12 @@ impl<'a> ULog<'a> {
                 w.pos = seg_end.max(pos);
                 return true;
             }
-            if ty == b'D' && size >= 2 {
-                // The hot path: most messages are samples.
-                let id = u16::from_le_bytes([payload[0], payload[1]]);
-                let si = w.active[usize::from(id)] as usize;
-                if let Some(&(min, max, ts)) = w.subs.get(si) {
-                    let bytes = &payload[2..];
-                    if (min..=max).contains(&bytes.len()) {
-                        let data = &bytes[..min];
-                        let timestamp = timestamp_of(ts, data);
-                        self.subscriptions[si].samples.push(Sample {
-                            timestamp,
-                            data,
-                            offset: off,
-                        });
-                        self.order.push(si as u32);
-                        self.last_timestamp = self.last_timestamp.max(timestamp);
-                        continue;
-                    }
-                }
-                if let Err(e) = self.apply(Record::Data(id, &payload[2..]), off, w) {
-                    self.corruption(e, "data");
-                }
-                continue;
-            }
             if !known {
                 match ty {
                     b'F' => {
                         // Accepted late (pyulog skips it); a bad one is only noted.
-                        match FormatDef::parse(&lossy(payload), off) {
-                            Ok(def) => self.formats.insert(def),
-                            Err(e) => self.notices.push(e),
+                        if let Err(e) = self.formats.insert_text(lossy(payload), off) {
+                            self.notices.push(e);
                         }
                     }
                     b'R' => {}
@@ -511,18 +533,18 @@ impl<'a> ULog<'a> {
     }
 
     /// Applies one parsed message to the model.
-    fn apply(&mut self, rec: Record<'a>, off: u64, w: &mut Walk) -> Result<()> {
+    fn apply(&mut self, rec: Record<'a>, off: u64, w: &mut Walk<'a>) -> Result<()> {
         match rec {
             Record::Format(text) => {
-                let def = FormatDef::parse(&lossy(text), off)?;
-                self.formats.insert(def);
+                self.formats.insert_text(lossy(text), off)?;
             }
             Record::Info(kv) => {
-                let (name, type_str, value) = key_value(&kv, off)?;
+                let (name, value) = key_value(&kv, off)?;
+                let type_str = kv.type_str();
                 self.info.insert(name, Info { type_str, value });
             }
             Record::MultiInfo(cont, kv) => {
-                let (name, type_str, value) = key_value(&kv, off)?;
+                let (name, value) = key_value(&kv, off)?;
                 match self.multi_info.get_mut(&name) {
                     Some(m) if cont && !m.groups.is_empty() => {
                         if let Some(g) = m.groups.last_mut() {
@@ -534,7 +556,7 @@ impl<'a> ULog<'a> {
                         self.multi_info.insert(
                             name,
                             MultiInfo {
-                                type_str,
+                                type_str: kv.type_str(),
                                 groups: vec![vec![value]],
                             },
                         );
@@ -542,9 +564,11 @@ impl<'a> ULog<'a> {
                 }
             }
             Record::Parameter(kv) => {
-                let (name, _, value) = key_value(&kv, off)?;
+                let (name, value) = key_value(&kv, off)?;
                 if !w.in_data {
-                    self.initial_parameters.insert(name, value);
+                    // Gathered and sorted once at the end of the section
+                    // (a bulk build is much cheaper than a thousand inserts).
+                    w.initial.push((name, value));
                 } else {
                     self.changed_parameters.push(ParameterChange {
                         timestamp: self.last_timestamp,
@@ -555,7 +579,7 @@ impl<'a> ULog<'a> {
                 }
             }
             Record::DefaultParameter(bits, kv) => {
-                let (name, _, value) = key_value(&kv, off)?;
+                let (name, value) = key_value(&kv, off)?;
                 for bit in 0..8u8 {
                     if bits & (1 << bit) != 0 {
                         self.default_parameters
@@ -587,22 +611,31 @@ impl<'a> ULog<'a> {
                         "none (its samples get timestamp 0)",
                     ));
                 }
-                w.active[usize::from(msg_id)] = self.subscriptions.len() as u32;
+                w.set_active(msg_id, self.subscriptions.len());
                 w.timestamps.push(ts);
                 w.subs.push((layout.min_size, layout.size, ts));
-                self.subscriptions
-                    .push(Subscription::new(msg_id, multi_id, name, layout, off));
+                let mut sub = Subscription::new(msg_id, multi_id, name, layout, off);
+                // Room for every `D` message with this id, so the sample
+                // list is never copied as it grows. The hint is used once:
+                // with re-subscriptions the total stays bounded by the
+                // number of messages in the file.
+                let hint = w
+                    .hints
+                    .get_mut(usize::from(msg_id))
+                    .map_or(0, std::mem::take);
+                sub.samples.reserve(hint as usize);
+                self.subscriptions.push(sub);
             }
             Record::Unsubscription(_) => {}
             Record::Data(msg_id, bytes) => {
-                let si = w.active[usize::from(msg_id)] as usize;
+                let si = w.sub_of(msg_id);
                 if si == REPORTED {
                     self.corrupt = true;
                     return Ok(());
                 }
                 if si == NONE {
                     // Reported once per id, as pyulog does.
-                    w.active[usize::from(msg_id)] = REPORTED as u32;
+                    w.set_active(msg_id, REPORTED);
                     self.pyulog_output.push(format!(
                         "Warning: no subscription found for message id {msg_id}. Continuing, but file is most likely corrupt"
                     ));
@@ -673,11 +706,13 @@ fn timestamp_of(ts: TimestampField, data: &[u8]) -> u64 {
     }
 }
 
-fn key_value<'a>(kv: &KeyValue<'a>, off: u64) -> Result<(String, String, InfoValue<'a>)> {
+/// The name and decoded value of a key/value (the type text is only made
+/// by the callers that keep it, [`ULog::info`] and [`ULog::multi_info`]).
+fn key_value<'a>(kv: &KeyValue<'a>, off: u64) -> Result<(String, InfoValue<'a>)> {
     let name = kv.name().ok_or_else(|| {
         Error::malformed(off, "a key `type name`", format!("{:?}", lossy(kv.key)))
     })?;
-    Ok((name, kv.type_str(), kv.decode(off)?))
+    Ok((name, kv.decode(off)?))
 }
 
 fn is_garbage(ty: u8, size: usize) -> bool {
@@ -697,36 +732,90 @@ pub(crate) fn find_sync(hay: &[u8]) -> Option<usize> {
     hay.windows(SYNC_MAGIC.len()).position(|w| w == SYNC_MAGIC)
 }
 
+/// How many `D` messages each msg_id has, and all of them, from a quick
+/// walk over the message headers (no recovery from damage: after a bad
+/// header the counts are only less accurate, and they are only used to
+/// size lists up front).
+fn sample_counts(data: &[u8]) -> (Vec<u32>, usize) {
+    let mut counts: Vec<u32> = Vec::new();
+    let mut total = 0usize;
+    let mut pos = HEADER_LEN;
+    while let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN + 2) {
+        let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
+        if h[2] == b'D' && size >= 2 {
+            let id = usize::from(u16::from_le_bytes([h[3], h[4]]));
+            match counts.get_mut(id) {
+                Some(c) => *c = c.saturating_add(1),
+                None => {
+                    counts.resize(id + 1, 0);
+                    counts[id] = 1;
+                }
+            }
+            total += 1;
+        }
+        pos += MESSAGE_HEADER_LEN + size;
+    }
+    (counts, total)
+}
+
 /// Type and offset of a `timestamp` field, when the format has one.
 type TimestampField = Option<(BasicType, usize)>;
 
 /// State of the pass over the messages.
-struct Walk {
+struct Walk<'a> {
+    /// Number of `D` messages per msg_id not yet reserved for.
+    hints: Vec<u32>,
     pos: usize,
     skip_start: Option<usize>,
     has_sync: bool,
-    /// Subscription index by msg_id (`NONE`: not subscribed).
+    /// Subscription index by msg_id (`NONE`: not subscribed), as long as
+    /// the largest msg_id seen (ids are small and dense in practice, and a
+    /// full 64 Ki table would cost more to clear than a small log to read).
     active: Vec<u32>,
     in_data: bool,
     /// Type and offset of each subscription's `timestamp` field.
     timestamps: Vec<TimestampField>,
     /// Per subscription: shortest and longest sample, timestamp field.
     subs: Vec<(usize, usize, TimestampField)>,
+    /// Parameters of the definitions section, in file order.
+    initial: Vec<(String, InfoValue<'a>)>,
 }
 
-impl Walk {
+impl Walk<'_> {
+    /// The subscription index for `id` (`NONE` or `REPORTED` if none).
+    #[inline]
+    fn sub_of(&self, id: u16) -> usize {
+        self.active
+            .get(usize::from(id))
+            .map_or(NONE, |&si| si as usize)
+    }
+
+    fn set_active(&mut self, id: u16, si: usize) {
+        let i = usize::from(id);
+        if i >= self.active.len() {
+            self.active.resize(i + 1, NONE as u32);
+        }
+        self.active[i] = si as u32;
+    }
+
     /// Reports bytes skipped since `skip_start`, up to `upto`.
+    #[inline]
     fn flush_skip(&mut self, log: &mut ULog<'_>, upto: usize, reason: &str) {
         if let Some(start) = self.skip_start.take() {
-            if upto > start {
-                log.warnings.push(Error::skipped(
-                    start as u64,
-                    (upto - start) as u64,
-                    format!(
-                        "{reason}; resumed after a sync message or at the next plausible header"
-                    ),
-                ));
-            }
+            report_skip(log, start, upto, reason);
         }
+    }
+}
+
+/// The warning for bytes skipped from `start` to `upto` (rare, so kept out
+/// of the per-message path).
+#[cold]
+fn report_skip(log: &mut ULog<'_>, start: usize, upto: usize, reason: &str) {
+    if upto > start {
+        log.warnings.push(Error::skipped(
+            start as u64,
+            (upto - start) as u64,
+            format!("{reason}; resumed after a sync message or at the next plausible header"),
+        ));
     }
 }

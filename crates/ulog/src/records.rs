@@ -7,7 +7,9 @@ use nom::number::complete::{le_u8, le_u16, le_u64};
 
 use crate::error::{Error, Result};
 use crate::format::BasicType;
-use crate::text::lossy;
+use std::borrow::Cow;
+
+use crate::text::{lossy, lossy_cow};
 
 /// The 7 magic bytes every ULog file starts with.
 pub const MAGIC: &[u8; 7] = b"ULog\x01\x12\x35";
@@ -196,23 +198,34 @@ impl<'a> KeyValue<'a> {
     /// (a basic type whose value has the wrong size), which ends its
     /// reading of a data segment.
     pub fn pyulog_stops(&self) -> bool {
-        if self.name().is_none() {
+        if self.name_bytes().is_none() {
             return false;
         }
-        let ty = self.type_str();
+        let ty = self.type_cow();
         !ty.starts_with("char[")
             && BasicType::from_name(&ty).is_some_and(|b| b.size() != self.value.len())
     }
 
     /// The type part of the key (`char[3]`).
     pub fn type_str(&self) -> String {
+        self.type_cow().into_owned()
+    }
+
+    /// The type part, borrowed when it is valid UTF-8 (no allocation for
+    /// the thousand or so parameters of a log).
+    pub(crate) fn type_cow(&self) -> Cow<'a, str> {
         let t = self.key.split(|&b| b == b' ').next().unwrap_or_default();
-        lossy(t)
+        lossy_cow(t)
+    }
+
+    /// The raw name part of the key, `None` when the key has no space.
+    pub(crate) fn name_bytes(&self) -> Option<&'a [u8]> {
+        self.key.split(|&b| b == b' ').nth(1)
     }
 
     /// The name part of the key (`sys_name`), `None` when the key has no space.
     pub fn name(&self) -> Option<String> {
-        self.key.split(|&b| b == b' ').nth(1).map(lossy)
+        self.name_bytes().map(lossy)
     }
 
     /// Decodes the value by the key's type, as pyulog does: `char[..]` as
@@ -220,7 +233,7 @@ impl<'a> KeyValue<'a> {
     /// anything else as raw bytes. `offset` is used in the error.
     pub fn decode(&self, offset: u64) -> Result<InfoValue<'a>> {
         // The type as pyulog sees it: invalid UTF-8 dropped.
-        let ty = self.type_str();
+        let ty = self.type_cow();
         if ty.starts_with("char[") {
             return Ok(InfoValue::String(lossy(self.value)));
         }

@@ -183,41 +183,50 @@ fn arr<const N: usize>(d: &[u8], o: usize) -> [u8; N] {
     }
 }
 
-/// Extracts one column from a table of rows of `size` bytes.
-fn strided(field: &FlatField, table: &[u8], size: usize) -> Column {
-    let o = field.offset;
-    macro_rules! col {
-        ($variant:ident, $t:ty, $n:literal) => {
-            Column::$variant(if size == 0 {
-                Vec::new()
-            } else {
-                table
-                    .chunks_exact(size)
-                    .map(|r| <$t>::from_le_bytes(arr::<$n>(r, o)))
-                    .collect()
-            })
-        };
+/// Rows gathered at a time by [`Subscription::columns`]: small enough to
+/// stay in the L1/L2 cache while every field is read from them.
+const CHUNK_BYTES: usize = 16 * 1024;
+
+impl Column {
+    /// An empty column of type `ty` with room for `n` values.
+    fn with_capacity(ty: BasicType, n: usize) -> Column {
+        match ty {
+            BasicType::Int8 => Column::I8(Vec::with_capacity(n)),
+            BasicType::UInt8 => Column::U8(Vec::with_capacity(n)),
+            BasicType::Int16 => Column::I16(Vec::with_capacity(n)),
+            BasicType::UInt16 => Column::U16(Vec::with_capacity(n)),
+            BasicType::Int32 => Column::I32(Vec::with_capacity(n)),
+            BasicType::UInt32 => Column::U32(Vec::with_capacity(n)),
+            BasicType::Int64 => Column::I64(Vec::with_capacity(n)),
+            BasicType::UInt64 => Column::U64(Vec::with_capacity(n)),
+            BasicType::Float => Column::F32(Vec::with_capacity(n)),
+            BasicType::Double => Column::F64(Vec::with_capacity(n)),
+            BasicType::Bool => Column::Bool(Vec::with_capacity(n)),
+            BasicType::Char => Column::Char(Vec::with_capacity(n)),
+        }
     }
-    match field.ty {
-        BasicType::Int8 => col!(I8, i8, 1),
-        BasicType::UInt8 => col!(U8, u8, 1),
-        BasicType::Int16 => col!(I16, i16, 2),
-        BasicType::UInt16 => col!(U16, u16, 2),
-        BasicType::Int32 => col!(I32, i32, 4),
-        BasicType::UInt32 => col!(U32, u32, 4),
-        BasicType::Int64 => col!(I64, i64, 8),
-        BasicType::UInt64 => col!(U64, u64, 8),
-        BasicType::Float => col!(F32, f32, 4),
-        BasicType::Double => col!(F64, f64, 8),
-        BasicType::Bool => Column::Bool(if size == 0 {
-            Vec::new()
-        } else {
-            table
-                .chunks_exact(size)
-                .map(|r| arr::<1>(r, o)[0] != 0)
-                .collect()
-        }),
-        BasicType::Char => col!(Char, u8, 1),
+
+    /// Appends the values at offset `o` of each row (`arr` reads zeros
+    /// for a row too short to hold the field, as the table padding does).
+    fn extend_from<'r>(&mut self, o: usize, rows: impl Iterator<Item = &'r [u8]>) {
+        macro_rules! ext {
+            ($v:ident, $t:ty, $n:literal) => {
+                $v.extend(rows.map(|r| <$t>::from_le_bytes(arr::<$n>(r, o))))
+            };
+        }
+        match self {
+            Column::I8(v) => ext!(v, i8, 1),
+            Column::U8(v) | Column::Char(v) => ext!(v, u8, 1),
+            Column::I16(v) => ext!(v, i16, 2),
+            Column::U16(v) => ext!(v, u16, 2),
+            Column::I32(v) => ext!(v, i32, 4),
+            Column::U32(v) => ext!(v, u32, 4),
+            Column::I64(v) => ext!(v, i64, 8),
+            Column::U64(v) => ext!(v, u64, 8),
+            Column::F32(v) => ext!(v, f32, 4),
+            Column::F64(v) => ext!(v, f64, 8),
+            Column::Bool(v) => v.extend(rows.map(|r| arr::<1>(r, o)[0] != 0)),
+        }
     }
 }
 
@@ -375,19 +384,40 @@ impl<'a> Subscription<'a> {
     pub fn columns(&self) -> Vec<(String, Column)> {
         let fields = self.fields();
         let size = self.layout.min_size;
-        // Gather the samples into one contiguous table first (they are
-        // scattered through the file between other topics), then read each
-        // column with a fixed stride.
-        let mut table = Vec::with_capacity(self.samples.len() * size);
-        for s in &self.samples {
-            let row = s.data.get(..size).unwrap_or(s.data);
-            table.extend_from_slice(row);
-            table.resize(table.len() + (size - row.len()), 0);
-        }
-        fields
+        // A zero-size layout has no values to read (its columns stay empty).
+        let n = if size == 0 { 0 } else { self.samples.len() };
+        let mut cols: Vec<Column> = fields
             .iter()
-            .map(|f| (f.name.clone(), strided(f, &table, size)))
-            .collect()
+            .map(|f| Column::with_capacity(f.ty, n))
+            .collect();
+        // The samples are scattered through the file between other topics:
+        // take a cache-sized run of them and read every column from it
+        // while it is still in cache.
+        let rows = (CHUNK_BYTES / size.max(1)).max(1);
+        let mut table = Vec::new();
+        for chunk in self.samples[..n].chunks(rows) {
+            if chunk.iter().all(|s| s.data.len() == size) {
+                // Every sample read from a file is exactly `size` bytes:
+                // read the values straight from the file bytes.
+                for (f, c) in fields.iter().zip(&mut cols) {
+                    c.extend_from(f.offset, chunk.iter().map(|s| s.data));
+                }
+                continue;
+            }
+            // Samples made by hand may be shorter or longer: copy them into
+            // a table of `size`-byte rows, cut or zero-padded, so a field
+            // past a short sample's end reads the bytes there and zeros.
+            table.clear();
+            for s in chunk {
+                let row = s.data.get(..size).unwrap_or(s.data);
+                table.extend_from_slice(row);
+                table.resize(table.len() + (size - row.len()), 0);
+            }
+            for (f, c) in fields.iter().zip(&mut cols) {
+                c.extend_from(f.offset, table.chunks_exact(size));
+            }
+        }
+        fields.iter().map(|f| f.name.clone()).zip(cols).collect()
     }
 
     /// The column of field `name` converted to `f64`.

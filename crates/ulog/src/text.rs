@@ -17,6 +17,15 @@ pub(crate) fn lossy(bytes: &[u8]) -> String {
     }
 }
 
+/// [`lossy`] without a copy when the bytes are valid UTF-8 (the usual
+/// case), for text that is only looked at.
+pub(crate) fn lossy_cow(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(lossy(bytes)),
+    }
+}
+
 /// Shortest round-trip digits and decimal exponent of a finite non-zero
 /// value, from Rust's own shortest formatting: `1.2345e-5` gives
 /// (`"12345"`, -5).
