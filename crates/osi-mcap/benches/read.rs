@@ -1,7 +1,8 @@
 //! Read throughput: iterate every message of 1M-message files written by
 //! the `mcap` crate (uncompressed, lz4, zstd; 1 MiB chunks, 16-byte
-//! payloads on 4 channels), with our streamed reader and with the `mcap`
-//! crate's `MessageStream` in the same run. Run with
+//! payloads on 4 channels), with our streamed reader, our indexed reader
+//! (bare and through `LogReader::messages`) and with the `mcap` crate's
+//! `MessageStream` in the same run. Run with
 //! `cargo xtask bench osi-mcap`.
 
 use std::collections::BTreeMap;
@@ -10,7 +11,9 @@ use std::io::Cursor;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use logcore::{LogReader, MessageFilter};
-use osi_mcap::mcap::{LinearReader, Mcap, Record};
+use osi_mcap::mcap::{
+    IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Record, Summary,
+};
 
 const MESSAGES: u64 = 1_000_000;
 
@@ -64,6 +67,24 @@ fn ours_logreader(data: &[u8]) -> u64 {
     n
 }
 
+fn ours_indexed(data: &[u8]) -> u64 {
+    let summary = Summary::read(data, true)
+        .expect("summary")
+        .expect("indexed");
+    let mut n = 0u64;
+    for (_, m) in IndexedMessages::new(
+        data,
+        &summary,
+        IndexFilter::default(),
+        ReadOptions::default(),
+    )
+    .flatten()
+    {
+        n += m.data.len() as u64 + u64::from(m.channel_id);
+    }
+    n
+}
+
 fn theirs(data: &[u8]) -> u64 {
     let mut n = 0u64;
     for m in mcap::MessageStream::new(data).expect("stream").flatten() {
@@ -80,6 +101,7 @@ fn bench(c: &mut Criterion) {
     ] {
         let file = build(comp);
         assert_eq!(ours(&file), theirs(&file));
+        assert_eq!(ours_indexed(&file), theirs(&file));
         let mut g = c.benchmark_group(format!("mcap-1M-{name}"));
         g.throughput(Throughput::Bytes(file.len() as u64));
         g.sample_size(10);
@@ -88,6 +110,9 @@ fn bench(c: &mut Criterion) {
         });
         g.bench_function("osi-mcap LogReader (indexed)", |b| {
             b.iter(|| black_box(ours_logreader(&file)))
+        });
+        g.bench_function("osi-mcap IndexedMessages", |b| {
+            b.iter(|| black_box(ours_indexed(&file)))
         });
         g.bench_function("mcap MessageStream", |b| {
             b.iter(|| black_box(theirs(&file)))

@@ -214,11 +214,16 @@ fn interrupted_writer_is_readable_to_the_last_chunk_and_recoverable() {
     assert!(got.0.len() >= 40 && got.0.len() < 60, "{}", got.0.len());
     assert_eq!(got.0[..], common::messages()[..got.0.len()]);
     assert!(got.1.as_ref().unwrap().is_truncated());
-    let (fixed, report) = recover(&partial, Vec::new(), opts).unwrap();
+    let (fixed, report) = recover(&partial, Vec::new(), opts.clone()).unwrap();
     assert_eq!(report.messages as usize, got.0.len());
     assert_eq!(report.attachments, 1);
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    // Only the footer was missing: nothing of the file was lost.
+    assert!(!report.lossy && !report.is_empty());
     assert_eq!(common::streamed_messages(&fixed), got.0);
+    // Cut inside a record, data is lost.
+    let (_, report) = recover(&partial[..partial.len() - 5], Vec::new(), opts).unwrap();
+    assert!(report.lossy && !report.is_empty());
     let s = Summary::read(&fixed, true).unwrap().unwrap();
     assert_eq!(s.statistics.unwrap().message_count as usize, got.0.len());
 }

@@ -4,7 +4,10 @@
 mod common;
 
 use logcore::{LogReader, MessageFilter, ReadMode};
-use osi_mcap::mcap::{Compression, Error, LinearReader, Mcap, ReadOptions, Record};
+use osi_mcap::mcap::{
+    Compression, Error, IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Record,
+    Summary,
+};
 
 /// Runs every reader over `data` the way the CLI does; returns the number
 /// of messages the lenient linear pass saw.
@@ -22,6 +25,26 @@ fn exercise(data: &[u8]) -> usize {
     for r in LinearReader::with_options(data, lenient) {
         if let Ok(Record::Message(_)) = r {
             messages += 1;
+        }
+    }
+    if let Ok(Some(s)) = Summary::read(data, false) {
+        // A narrowing filter takes the Message Index path, the default one
+        // walks the chunks; both merge in the messages outside chunks.
+        let narrow = IndexFilter {
+            channels: Some([1].into()),
+            start: Some(2_000),
+            end: Some(40_000),
+        };
+        for filter in [IndexFilter::default(), narrow] {
+            for mode in [ReadMode::Strict, ReadMode::Lenient] {
+                let opts = ReadOptions {
+                    mode,
+                    ..ReadOptions::default()
+                };
+                let _ = IndexedMessages::new(data, &s, filter.clone(), opts)
+                    .take(10_000)
+                    .count();
+            }
         }
     }
     if let Ok(mcap) = Mcap::new(data) {
@@ -175,4 +198,22 @@ fn garbage_and_wrong_magic_are_clean_errors() {
     assert!(e.is_truncated());
     assert!(Mcap::new(b"").is_err());
     exercise(&[0x89, b'M', b'C', b'A', b'P', b'0', b'\r', b'\n', 0x02, 0, 0]);
+}
+
+#[test]
+fn declared_chunk_sizes_that_sum_past_u64_do_not_overflow() {
+    // Found by the fuzzer: the summary's per-compression byte totals added
+    // two hostile uncompressed_size fields.
+    let mut chunk = Vec::new();
+    chunk.extend_from_slice(&[0; 16]); // start and end time
+    chunk.extend_from_slice(&(u64::MAX - 1).to_le_bytes()); // uncompressed_size
+    chunk.extend_from_slice(&[0; 4]); // crc
+    chunk.extend_from_slice(&[0; 4]); // compression ""
+    chunk.extend_from_slice(&[0; 8]); // no records
+    let c = record(0x06, &chunk);
+    let file = file_with(&[c.clone(), c]);
+    exercise(&file);
+    let mcap = Mcap::new(&file).unwrap();
+    let s = mcap.summary().unwrap();
+    assert!(s.metadata["chunks.none"].contains(&u64::MAX.to_string()));
 }

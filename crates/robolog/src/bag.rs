@@ -189,7 +189,7 @@ fn info(args: &InfoArgs) -> Result<Outcome, Failure> {
         }
         match info_one(path, args.yaml) {
             Ok(Outcome::Clean) => {}
-            Ok(Outcome::Damaged) => outcome = Outcome::Damaged,
+            Ok(Outcome::Damaged | Outcome::PartlyRecovered) => outcome = Outcome::Damaged,
             // Report and go on with the next bag, as rosbag info does.
             Err(f) if args.files.len() > 1 => {
                 report(&f.path, &f.error);

@@ -55,6 +55,9 @@ pub(crate) enum Outcome {
     /// The file is damaged; what could be read was printed, problems were
     /// reported on stderr.
     Damaged,
+    /// A repair wrote what it could but data was lost (exit code 3, as
+    /// `mcap recover` uses).
+    PartlyRecovered,
 }
 
 /// A failure that ends a command: the file and what went wrong with it.
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Damaged) => ExitCode::from(1),
+        Ok(Outcome::PartlyRecovered) => ExitCode::from(3),
         Err(f) => {
             if let logcore::Error::Io(e) = &f.error {
                 if e.kind() == std::io::ErrorKind::BrokenPipe {

@@ -23,6 +23,8 @@ pub(crate) enum McapCommand {
     /// Check the structural rules of the MCAP specification; exit 1 on errors.
     Doctor(DoctorArgs),
     /// Rebuild a valid, indexed file from a damaged or unfinished one.
+    /// Exits like `mcap recover`: 0 when everything was recovered, 3 when
+    /// data was lost but some was recovered, 1 when nothing could be.
     Recover(RewriteArgs),
     /// Rewrite a file with another chunk compression.
     Compress(RewriteArgs),
@@ -71,7 +73,8 @@ pub(crate) fn run(cmd: &McapCommand) -> Result<Outcome, Failure> {
     match cmd {
         McapCommand::Info(a) => info(&a.file),
         McapCommand::Doctor(a) => run_doctor(a),
-        McapCommand::Recover(a) | McapCommand::Compress(a) => rewrite(a),
+        McapCommand::Recover(a) => rewrite(a, true),
+        McapCommand::Compress(a) => rewrite(a, false),
     }
 }
 
@@ -134,8 +137,8 @@ fn print_info(out: &mut Out, mcap: &Mcap<'_>, s: &logcore::Summary) -> std::io::
         for ci in &sum.chunk_indexes {
             let e = by.entry(ci.compression.as_str()).or_default();
             e.0 += 1;
-            e.1 += ci.compressed_size;
-            e.2 += ci.uncompressed_size;
+            e.1 = e.1.saturating_add(ci.compressed_size);
+            e.2 = e.2.saturating_add(ci.uncompressed_size);
             e.3 = e.3.max(ci.uncompressed_size);
             e.4 = e.4.max(ci.compressed_size);
         }
@@ -238,7 +241,7 @@ fn run_doctor(a: &DoctorArgs) -> Result<Outcome, Failure> {
     }
 }
 
-fn rewrite(a: &RewriteArgs) -> Result<Outcome, Failure> {
+fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
     let opened = open_mcap(&a.input)?;
     let opts = WriteOptions {
         compression: match a.compression {
@@ -265,9 +268,25 @@ fn rewrite(a: &RewriteArgs) -> Result<Outcome, Failure> {
     for p in &rep.problems {
         report(&a.input, &p.clone().into());
     }
-    Ok(if rep.problems.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Damaged
-    })
+    if !recovering {
+        return Ok(if rep.problems.is_empty() {
+            Outcome::Clean
+        } else {
+            Outcome::Damaged
+        });
+    }
+    // `mcap recover`'s statuses: 0 everything, 3 lossy, 1 nothing. A
+    // missing summary or footer alone is not a loss (it is rebuilt).
+    if !rep.lossy {
+        return Ok(Outcome::Clean);
+    }
+    if rep.is_empty() {
+        eprintln!("robolog: {}: nothing could be recovered", a.input.display());
+        return Ok(Outcome::Damaged);
+    }
+    eprintln!(
+        "robolog: {}: recovered partially; some data was lost",
+        a.input.display()
+    );
+    Ok(Outcome::PartlyRecovered)
 }

@@ -128,9 +128,11 @@ fn doctor_compress_and_recover() {
         .arg(&fixed)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // Data was lost but some recovered: `mcap recover`'s status 3.
+    assert_eq!(out.status.code(), Some(3));
     let err = text(&out.stderr);
     assert!(err.contains("truncated at byte"), "{err}");
+    assert!(err.contains("recovered partially"), "{err}");
     let out = robolog()
         .args(["info", "--json"])
         .arg(&fixed)
@@ -164,4 +166,68 @@ fn not_an_mcap_file_is_a_clean_error() {
     assert_eq!(err.lines().count(), 1);
     let out = robolog().args(["mcap", "frobnicate"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Offset of the first top-level record with `opcode` (after the magic).
+fn record_offset(bytes: &[u8], opcode: u8) -> usize {
+    let mut pos = 8;
+    while bytes[pos] != opcode {
+        let len = u64::from_le_bytes(bytes[pos + 1..pos + 9].try_into().unwrap());
+        pos += 9 + len as usize;
+    }
+    pos
+}
+
+#[test]
+fn recover_exits_like_mcap_recover() {
+    let dir = std::env::temp_dir().join(format!("robolog-mcap-recover-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |input: &std::path::Path| {
+        let out = robolog()
+            .args(["mcap", "recover"])
+            .arg(input)
+            .arg(dir.join("out.mcap"))
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stderr))
+    };
+    let bytes = std::fs::read(fixture("chunked-zstd.mcap")).unwrap();
+    // 0: a sound file.
+    let (code, err) = run(&fixture("chunked-zstd.mcap"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("wrote 40 messages"), "{err}");
+    // 0: an interrupted writer's file (it ends after a complete record,
+    // without Data End, summary and footer): nothing is lost, the summary
+    // is rebuilt.
+    let unfinished = dir.join("unfinished.mcap");
+    std::fs::write(&unfinished, &bytes[..record_offset(&bytes, 0x0f)]).unwrap();
+    let (code, err) = run(&unfinished);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("wrote 40 messages"), "{err}");
+    // 3: cut inside a chunk, the chunks before it recovered.
+    let cut = dir.join("cut.mcap");
+    let second_half = bytes.len() / 2;
+    std::fs::write(&cut, &bytes[..second_half]).unwrap();
+    let (code, err) = run(&cut);
+    assert_eq!(code, Some(3), "{err}");
+    // 3: a damaged chunk in a complete file: the others are recovered.
+    let chunk = record_offset(&bytes, 0x06);
+    let mut damaged = bytes.clone();
+    damaged[chunk + 60] ^= 0xff;
+    let bad = dir.join("bad.mcap");
+    std::fs::write(&bad, &damaged).unwrap();
+    let (code, err) = run(&bad);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains(&format!("at byte {chunk}")), "{err}");
+    // 1: nothing recoverable (the file ends inside its Header).
+    let stub = dir.join("stub.mcap");
+    std::fs::write(&stub, &bytes[..13]).unwrap();
+    let (code, err) = run(&stub);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("nothing could be recovered"), "{err}");
+    // 1: not an MCAP file at all.
+    let (code, err) =
+        run(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vellog/sensors.vel"));
+    assert_eq!(code, Some(1), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

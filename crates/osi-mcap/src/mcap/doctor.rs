@@ -452,7 +452,7 @@ fn summary_checks(data: &[u8], st: &mut State) {
             Severity::Warning,
             0,
             format!(
-                "{} messages outside chunks in an indexed file (indexed readers miss them)",
+                "{} messages outside chunks in an indexed file (many indexed readers miss them)",
                 st.top_level_messages
             ),
         );

@@ -22,7 +22,9 @@ use super::summary::Summary;
 /// summary section. Everything else is read lazily: [`Mcap::summary`]
 /// (the logcore one) uses the Statistics record when the file has one and
 /// scans the file otherwise; messages come from the chunk indexes in
-/// log-time order when the file is indexed, else from a linear pass.
+/// log-time order when the file is indexed (with any messages stored
+/// outside chunks merged in, see [`IndexedMessages`]), else from a linear
+/// pass in file order.
 pub struct Mcap<'a> {
     data: &'a [u8],
     header: Header,
@@ -121,8 +123,9 @@ impl<'a> Mcap<'a> {
         LinearReader::with_options(self.data, opts)
     }
 
-    /// The messages that pass `filter`, in log-time order, from the index.
-    /// `None` when the file is not indexed.
+    /// The messages that pass `filter`, in log-time order, from the index
+    /// (messages outside chunks included). `None` when the file is not
+    /// indexed.
     pub fn indexed_messages(
         &self,
         filter: IndexFilter,
@@ -206,9 +209,10 @@ impl<'a> Mcap<'a> {
             for r in raw_chunks.by_ref() {
                 if let Ok(Record::Chunk(c)) = r {
                     let e = s.chunks.entry(c.compression.clone()).or_default();
+                    // Sizes come from the file: a hostile one must not overflow.
                     e.0 += 1;
-                    e.1 += c.records.len() as u64;
-                    e.2 += c.uncompressed_size;
+                    e.1 = e.1.saturating_add(c.records.len() as u64);
+                    e.2 = e.2.saturating_add(c.uncompressed_size);
                 }
             }
             for r in lin.by_ref() {
@@ -316,8 +320,8 @@ impl<'a> Mcap<'a> {
         for ci in &s.chunk_indexes {
             let e = chunks.entry(ci.compression.as_str()).or_default();
             e.0 += 1;
-            e.1 += ci.compressed_size;
-            e.2 += ci.uncompressed_size;
+            e.1 = e.1.saturating_add(ci.compressed_size);
+            e.2 = e.2.saturating_add(ci.uncompressed_size);
         }
         for (k, v) in chunks {
             insert_chunk_stats(&mut out.metadata, k, v);
@@ -425,6 +429,7 @@ pub fn json_to_value(j: serde_json::Value) -> Value {
     }
 }
 
+#[inline]
 fn to_core(offset: u64, m: Message<'_>) -> logcore::Result<logcore::Message<'_>> {
     let time = |t: u64, what: &str| {
         Timestamp::from_nanos_u64(t).ok_or_else(|| {

@@ -5,7 +5,9 @@
 //!   strict or lenient).
 //! - [`Summary::read`] reads the footer and summary section;
 //!   [`IndexedMessages`] yields messages in log-time order from the chunk
-//!   indexes, decompressing only the chunks a filter needs.
+//!   indexes (plus those stored outside chunks), decompressing only the
+//!   chunks a filter needs and using Message Index records to read only
+//!   the wanted messages of a chunk.
 //! - [`Mcap`] ties them together and implements [`logcore::LogReader`].
 //! - [`Writer`] writes chunked or unchunked files with every index.
 

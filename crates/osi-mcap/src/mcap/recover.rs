@@ -18,8 +18,21 @@ pub struct Recovered {
     pub attachments: u64,
     /// Metadata records written.
     pub metadata: u64,
-    /// Problems met (each names its offset); empty when nothing was lost.
+    /// Problems met (each names its offset).
     pub problems: Vec<Error>,
+    /// Whether data was lost: a record was damaged, cut or dropped. A file
+    /// that merely ends after a complete record, without its summary and
+    /// footer (what an interrupted writer leaves), loses nothing: the
+    /// summary is rebuilt, so its one problem does not make it lossy.
+    pub lossy: bool,
+}
+
+impl Recovered {
+    /// Whether anything was carried over (messages, attachments or
+    /// metadata; schemas and channels alone hold no data).
+    pub fn is_empty(&self) -> bool {
+        self.messages == 0 && self.attachments == 0 && self.metadata == 0
+    }
 }
 
 /// Reads `data` leniently and writes every readable schema, channel,
@@ -35,6 +48,7 @@ pub struct Recovered {
 /// let cut = w.into_inner(); // interrupted: no summary, no footer
 /// let (fixed, report) = recover(&cut, Vec::new(), WriteOptions::default())?;
 /// assert_eq!(report.messages, 1);
+/// assert!(!report.lossy); // only the summary and footer were missing
 /// assert_eq!(Summary::read(&fixed, true)?.unwrap().statistics.unwrap().message_count, 1);
 /// # Ok::<(), osi_mcap::mcap::Error>(())
 /// ```
@@ -54,6 +68,10 @@ pub fn recover<W: Write>(data: &[u8], out: W, mut opts: WriteOptions) -> Result<
         let r = match r {
             Ok(r) => r,
             Err(e) => {
+                // A truncation exactly at the end of the input names the
+                // missing footer, not a partial record.
+                let clean_end = e.is_truncated() && e.offset() == Some(data.len() as u64);
+                report.lossy |= !clean_end;
                 report.problems.push(e);
                 continue;
             }
@@ -82,11 +100,14 @@ pub fn recover<W: Write>(data: &[u8], out: W, mut opts: WriteOptions) -> Result<
                     &m.data,
                 ) {
                     Ok(()) => report.messages += 1,
-                    Err(e) => report.problems.push(Error::malformed(
-                        at,
-                        "a message on a channel defined before it",
-                        format!("{e}; message dropped"),
-                    )),
+                    Err(e) => {
+                        report.lossy = true;
+                        report.problems.push(Error::malformed(
+                            at,
+                            "a message on a channel defined before it",
+                            format!("{e}; message dropped"),
+                        ));
+                    }
                 }
             }
             Record::Attachment(a) => {

@@ -452,6 +452,16 @@ impl<W: Write> Writer<W> {
             .map(|(id, _)| *id)
     }
 
+    /// Switches between chunked and unchunked output from here on (closing
+    /// the open chunk first), so one file can mix both, as some writers'
+    /// files do. Messages written unchunked appear in no Chunk Index; the
+    /// indexed reader still finds them.
+    pub fn set_use_chunks(&mut self, use_chunks: bool) -> Result<()> {
+        self.flush_chunk()?;
+        self.opts.use_chunks = use_chunks;
+        Ok(())
+    }
+
     /// Whether channel `id` was added.
     pub fn has_channel(&self, id: u16) -> bool {
         self.channels.contains_key(&id)
