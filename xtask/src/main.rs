@@ -318,6 +318,38 @@ fn corpus_cmd(args: &[String]) -> Result {
     }
 }
 
+/// `cargo package --workspace` verifies each crate against the crates it
+/// packaged before, through a temporary local registry. Cargo treats a
+/// registry crate of a given version as immutable: it keeps the unpacked
+/// sources under `$CARGO_HOME/registry/src/-<hash>` and the compiled
+/// artifacts in the target folder, and never refreshes them while the
+/// version stays the same. This drops both (the check builds in a target
+/// folder of its own, returned here) so it sees the current sources
+/// instead of an earlier run's.
+fn forget_packaged_sources() -> Result<PathBuf> {
+    let target = root().join("target/package-check");
+    if target.exists() {
+        std::fs::remove_dir_all(&target).map_err(|err| format!("{}: {err}", target.display()))?;
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return Ok(target);
+    };
+    let Ok(entries) = std::fs::read_dir(&src) else {
+        return Ok(target);
+    };
+    for e in entries.flatten() {
+        // Local (path) registries have no name, so their folder starts with '-'.
+        if e.file_name().to_string_lossy().starts_with('-') {
+            std::fs::remove_dir_all(e.path())
+                .map_err(|err| format!("{}: {err}", e.path().display()))?;
+        }
+    }
+    Ok(target)
+}
+
 fn ci_cmd(args: &[String]) -> Result {
     let fuzz_seconds: u64 = match opt(args, "--fuzz-seconds") {
         Some(s) => s
@@ -347,7 +379,13 @@ fn ci_cmd(args: &[String]) -> Result {
         "--locked",
     ]))?;
     step("every library crate packages alone");
-    run(cargo().args(["package", "--workspace", "--allow-dirty", "--quiet"]))?;
+    let package_target = forget_packaged_sources()?;
+    run(cargo().env("CARGO_TARGET_DIR", &package_target).args([
+        "package",
+        "--workspace",
+        "--allow-dirty",
+        "--quiet",
+    ]))?;
     step("fixtures are current");
     fixtures_cmd(&["--check".to_string()])?;
     step("corpus");
