@@ -271,14 +271,7 @@ pub(crate) fn corpus(dir: &Path) -> Result {
         "xtask: carla: {} recordings checked, {compared} against README facts",
         files.len()
     );
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "carla corpus checks failed:\n  {}",
-            failures.join("\n  ")
-        ))
-    }
+    crate::verdict("carla corpus checks failed", &failures)
 }
 
 /// `cargo xtask carla [--corpus DIR]`: only the CARLA corpus checks.

@@ -115,15 +115,10 @@ pub(crate) fn check_all(dir: &Path) -> Result {
         "xtask: corpus: {} log files recognised, {described} fully described by robolog info",
         logs.len()
     );
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} corpus files failed:\n  {}",
-            failures.len(),
-            failures.join("\n  ")
-        ))
-    }
+    crate::verdict(
+        &format!("{} corpus files failed", failures.len()),
+        &failures,
+    )
 }
 
 fn read_head(path: &Path) -> Result<Vec<u8>> {

@@ -105,6 +105,16 @@ fn cargo() -> Command {
     c
 }
 
+/// `Ok` when no check failed, else one error: `what`, then each failure
+/// on its own indented line.
+fn verdict(what: &str, failures: &[String]) -> Result {
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{what}:\n  {}", failures.join("\n  ")))
+    }
+}
+
 fn step(name: &str) {
     eprintln!("\n==== xtask: {name} ====");
 }

@@ -140,15 +140,10 @@ pub(crate) fn conformance(dir: &Path) -> Result {
         streamed_ok + indexed_ok + extra_ok + writer_ok + prefix_ok,
         failures.len()
     );
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} MCAP conformance cases failed:\n  {}",
-            failures.len(),
-            failures.join("\n  ")
-        ))
-    }
+    crate::verdict(
+        &format!("{} MCAP conformance cases failed", failures.len()),
+        &failures,
+    )
 }
 
 fn read_json(p: &Path) -> Result<Json> {

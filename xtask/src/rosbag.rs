@@ -108,14 +108,7 @@ pub(crate) fn corpus(dir: &Path) -> Result {
         files.len(),
         failures.len()
     );
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "rosbag corpus checks failed:\n  {}",
-            failures.join("\n  ")
-        ))
-    }
+    crate::verdict("rosbag corpus checks failed", &failures)
 }
 
 fn check_bag(path: &Path, expected: Facts) -> Result<u64> {

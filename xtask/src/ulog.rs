@@ -537,14 +537,7 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
         files.len(),
         failures.len()
     );
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ulog interop failures:\n  {}",
-            failures.join("\n  ")
-        ))
-    }
+    crate::verdict("ulog interop failures", &failures)
 }
 
 /// `cargo xtask bench ulog`: re-runs this binary in release mode to time a
