@@ -6,6 +6,7 @@
 //! - `bench [FORMAT]`: benchmarks in MB/s, against peer implementations
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
+//! - `osi interop`: OSI traces against the reference Python tools;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
 
@@ -13,6 +14,7 @@ mod carla;
 mod corpus;
 mod fixtures;
 mod mcap;
+mod osi;
 mod rosbag;
 mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
@@ -33,6 +35,7 @@ commands:
                                    carla, rosbag, ulog; default: all)
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
+  osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
   ci [--fuzz-seconds N] [--corpus DIR]
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Some("bench") => bench_cmd(&args[1..]),
         Some("ci") => ci_cmd(&args[1..]),
         Some("mcap") => mcap::cmd(&args[1..]),
+        Some("osi") => osi::cmd(&args[1..]),
         Some("rosbag") => rosbag::cmd(&args[1..]),
         Some("ulog") => ulog::cmd(&args[1..]),
         Some("bench-ulog-inner") => {

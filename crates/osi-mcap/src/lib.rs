@@ -24,4 +24,10 @@
 
 #![forbid(unsafe_code)]
 
+pub mod conventions;
 pub mod mcap;
+pub mod proto;
+pub mod validate;
+pub mod writer;
+
+pub use validate::validate;

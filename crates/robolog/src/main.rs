@@ -6,6 +6,7 @@
 mod bag;
 mod carla;
 mod cat;
+mod check;
 mod info;
 mod mcap;
 mod open;
@@ -33,6 +34,10 @@ enum Command {
     Info(info::InfoArgs),
     /// Print messages, one per line, optionally filtered by topic and time.
     Cat(cat::CatArgs),
+    /// Check a file against its format's rules: ASAM OSI trace rules for
+    /// MCAP files (profiles osi-3.8 and draft), a full strict read for the
+    /// others. Exit 0 when there are no errors, 1 otherwise.
+    Check(check::CheckArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]
     Bag(bag::BagCommand),
@@ -85,6 +90,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Info(args) => info::run(args),
         Command::Cat(args) => cat::run(args),
+        Command::Check(args) => check::run(args),
         Command::Bag(cmd) => bag::run(cmd),
         Command::Ulog(cmd) => ulog::run(cmd),
         Command::Carla(cmd) => carla::run(cmd),

@@ -231,3 +231,55 @@ fn recover_exits_like_mcap_recover() {
     assert_eq!(code, Some(1), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `robolog cat --json` decodes OSI protobuf messages through the schema's
+/// FileDescriptorSet (sample trace in `../shared/corpus`, skipped when
+/// absent).
+#[test]
+fn cat_json_decodes_osi_protobuf_messages() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../../../shared/corpus/osi-mcap/generated-asam-osi-utilities-0.4.0/\
+         20240101T000000Z_multi_380_7362_10_zstd.mcap",
+    );
+    if !file.is_file() {
+        eprintln!("skipped: {} is absent", file.display());
+        return;
+    }
+    let out = robolog()
+        .args(["cat", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<Json> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 30);
+    let topics: Vec<&str> = lines[..3]
+        .iter()
+        .map(|l| l["topic"].as_str().unwrap())
+        .collect();
+    assert_eq!(topics, ["gt", "sv", "hvd"]);
+    assert_eq!(lines[0]["type"], "osi3.GroundTruth");
+    for l in &lines {
+        let d = &l["data"];
+        // Version 3.8.0 (patch 0 is not set on the wire).
+        assert_eq!(d["version"]["version_major"], 3);
+        assert_eq!(d["version"]["version_minor"], 8);
+        assert!(d["version"]["version_patch"].is_null() || d["version"]["version_patch"] == 0);
+        // publish_time == OSI timestamp.
+        let ns = d["timestamp"]["seconds"].as_u64().unwrap_or(0) * 1_000_000_000
+            + d["timestamp"]["nanos"].as_u64().unwrap_or(0);
+        assert_eq!(Some(ns), l["log_time_ns"].as_u64(), "{l}");
+    }
+    // The second frame: 0.333333333 s.
+    assert_eq!(lines[3]["data"]["timestamp"]["seconds"], 0);
+    assert_eq!(lines[3]["data"]["timestamp"]["nanos"], 333_333_333);
+    // The last frame: 3.0 s.
+    assert_eq!(lines[29]["data"]["timestamp"]["seconds"], 3);
+    // The SensorView embeds the GroundTruth of its frame.
+    let gt = &lines[4]["data"]["global_ground_truth"];
+    assert_eq!(gt["timestamp"]["nanos"], 333_333_333);
+    assert_eq!(gt["moving_object"][0]["id"]["value"], 1);
+}
