@@ -414,6 +414,10 @@ fn ci_cmd(args: &[String]) -> Result {
     mcap::cmd(&mcap_args)?;
     step("mcap interop with python mcap");
     mcap::cmd(&["interop".to_string()])?;
+    step("osi: traces of asam-osi-utilities 0.4.0 validated by us, ours read by it");
+    let mut osi_args = vec!["interop".to_string()];
+    osi_args.extend(args.iter().cloned());
+    osi::cmd(&osi_args)?;
     step("fuzz smoke run");
     fuzz_cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
     eprintln!("\nxtask: ci passed");

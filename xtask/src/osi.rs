@@ -862,9 +862,27 @@ fn check_corpus(venv: &Venv, dir: &Path, failures: &mut Vec<String>) -> Result {
             .parent()
             .and_then(Path::file_name)
             .is_some_and(|n| n == "generated-asam-osi-utilities-0.4.0");
+        let name = f.path.file_name().unwrap_or_default().to_string_lossy();
+        let ours = std::fs::read(&f.path).map(|b| {
+            osi_mcap::validate(
+                &b,
+                &osi_mcap::validate::ValidateOptions {
+                    file_name: Some(name.to_string()),
+                    ..Default::default()
+                },
+            )
+        });
+        let verdict = match &ours {
+            Ok(r) => format!(
+                "{} ({} errors, {} warnings)",
+                if r.passed() { "PASS" } else { "FAIL" },
+                r.errors,
+                r.warnings
+            ),
+            Err(e) => e.to_string(),
+        };
         eprintln!(
-            "xtask: osi: corpus {}: {} messages in {} channels, {} consistency findings{}",
-            f.path.file_name().unwrap_or_default().to_string_lossy(),
+            "xtask: osi: corpus {name}: our verdict {verdict}; python: {} messages in {} channels, {} consistency findings{}",
             f.messages.len(),
             f.channels.len(),
             issues.len(),

@@ -204,7 +204,7 @@ fn generic(
     if as_json {
         let doc = json!({
             "file": path.display().to_string(),
-            "format": opened.format.to_string(),
+            "format": opened.format.name(),
             "passed": problems.is_empty(),
             "messages_checked": messages,
             "errors": problems,
