@@ -15,6 +15,7 @@ mod corpus;
 mod fixtures;
 mod mcap;
 mod osi;
+mod osi_fixtures;
 mod rosbag;
 mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
@@ -133,6 +134,7 @@ fn fixtures_cmd(args: &[String]) -> Result {
         ("ulog", ulog::fixtures()),
         ("carla", carla::fixtures()),
         ("rosbag", rosbag::fixtures()),
+        ("osi", osi_fixtures::fixtures()),
     ] {
         let sub_dir = dir.join(sub);
         std::fs::create_dir_all(&sub_dir).map_err(|e| format!("{}: {e}", sub_dir.display()))?;

@@ -544,7 +544,8 @@ fn check_ours(
                 .iter()
                 .filter(|f| {
                     !(profile == Profile::Draft
-                        && (f.contains("draft.file.name") || f.contains("draft.channel.timestamp-type")))
+                        && (f.contains("draft.file.name")
+                            || f.contains("draft.channel.timestamp-type")))
                 })
                 .collect();
             if !relevant.is_empty() {

@@ -170,8 +170,25 @@ impl Descriptors {
     /// Parses a serialized FileDescriptorSet (as in an MCAP schema of
     /// encoding `protobuf`).
     pub fn from_file_descriptor_set(bytes: &[u8]) -> Result<Self, ProtoError> {
-        let pool =
-            DescriptorPool::decode(bytes).map_err(|e| ProtoError::Descriptor(e.to_string()))?;
+        // prost-reflect 0.16 panics while reporting a file whose `syntax`
+        // it does not know (e.g. "editions"): refuse those first, and read
+        // an empty syntax as the absent one (proto2), as protoc does.
+        let mut set = <prost_types::FileDescriptorSet as prost::Message>::decode(bytes)
+            .map_err(|e| ProtoError::Descriptor(format!("not a FileDescriptorSet: {e}")))?;
+        for f in &mut set.file {
+            match f.syntax.as_deref() {
+                None | Some("proto2" | "proto3") => {}
+                Some("") => f.syntax = None,
+                Some(other) => {
+                    return Err(ProtoError::Descriptor(format!(
+                        "file {:?} has syntax {other:?}; only proto2 and proto3 are supported",
+                        f.name()
+                    )));
+                }
+            }
+        }
+        let pool = DescriptorPool::from_file_descriptor_set(set)
+            .map_err(|e| ProtoError::Descriptor(e.to_string()))?;
         let interface_version = read_interface_version(&pool, bytes);
         Ok(Descriptors {
             pool,

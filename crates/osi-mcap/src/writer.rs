@@ -1,5 +1,7 @@
 //! [`OsiTraceWriter`]: writes ASAM OSI multi-channel traces that both rule
-//! sets accept.
+//! sets accept (the draft admits only types with a timestamp field, so a
+//! trace with a `SensorViewConfiguration` channel conforms to OSI 3.8.0
+//! alone).
 //!
 //! - One channel per topic, each holding one OSI top-level message type;
 //!   the schema is the type's `FileDescriptorSet` (with imports), stored
@@ -220,6 +222,15 @@ pub struct OsiTraceWriter<W: Write> {
     /// The versions declared in the meta-data once it is written.
     declared: Option<[Semver; 4]>,
     first_time: Option<u64>,
+}
+
+impl<W: Write> std::fmt::Debug for OsiTraceWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OsiTraceWriter")
+            .field("channels", &self.topics)
+            .field("metadata_written", &self.declared.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 fn now_unix_ns() -> i128 {

@@ -55,7 +55,10 @@ const EXPECTED: &[Expect] = &[
     Expect {
         name: "MovingHostWithStopLineVariations.mcap",
         passes: false,
-        rules: &[(rule::TRACE_RECORD, Some(1)), (rule::CHANNEL_REQUIRED, Some(2))],
+        rules: &[
+            (rule::TRACE_RECORD, Some(1)),
+            (rule::CHANNEL_REQUIRED, Some(2)),
+        ],
     },
     // 10 of 364 messages 1 ns low: a warning each, the file passes.
     Expect {
@@ -100,12 +103,18 @@ const EXPECTED: &[Expect] = &[
     Expect {
         name: "20240101T000000Z_multi_380_7362_10_lz4.mcap",
         passes: true,
-        rules: &[(rule::FILE_NAME_38, Some(0)), (rule::MESSAGE_VERSION, Some(0))],
+        rules: &[
+            (rule::FILE_NAME_38, Some(0)),
+            (rule::MESSAGE_VERSION, Some(0)),
+        ],
     },
     Expect {
         name: "20240101T000000Z_multi_380_7362_10_zstd.mcap",
         passes: true,
-        rules: &[(rule::FILE_NAME_38, Some(0)), (rule::MESSAGE_VERSION, Some(0))],
+        rules: &[
+            (rule::FILE_NAME_38, Some(0)),
+            (rule::MESSAGE_VERSION, Some(0)),
+        ],
     },
 ];
 
@@ -146,7 +155,11 @@ fn corpus_verdicts_match_the_readme() {
         );
         // Every trace carries OSI messages and no structural damage.
         assert!(report.osi_channels >= 1, "{name}");
-        assert!(!report.has(rule::MCAP_STRUCTURE), "{name}: {:?}", report.findings);
+        assert!(
+            !report.has(rule::MCAP_STRUCTURE),
+            "{name}: {:?}",
+            report.findings
+        );
         assert_eq!(report.profile, Profile::Osi38, "{name}");
         let Some(e) = EXPECTED.iter().find(|e| e.name == name) else {
             continue;
@@ -198,9 +211,8 @@ fn strict_time_turns_rounding_into_errors() {
 #[test]
 fn draft_profile_on_a_published_trace_lists_the_draft_rules() {
     let Some(dir) = corpus() else { return };
-    let path = dir.join(
-        "generated-asam-osi-utilities-0.4.0/20240101T000000Z_multi_380_7362_10_zstd.mcap",
-    );
+    let path =
+        dir.join("generated-asam-osi-utilities-0.4.0/20240101T000000Z_multi_380_7362_10_zstd.mcap");
     let Ok(data) = std::fs::read(&path) else {
         return;
     };
@@ -223,5 +235,10 @@ fn draft_profile_on_a_published_trace_lists_the_draft_rules() {
         assert!(report.has(id), "{id}: {:#?}", report.findings);
     }
     // The 3.8.0 rules are not applied in the draft profile.
-    assert!(report.findings.iter().all(|f| f.profile.name() != "osi-3.8"));
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.profile.name() != "osi-3.8")
+    );
 }

@@ -29,17 +29,26 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn conforming_trace_passes_with_exit_0() {
-    let Some(p) = corpus(
-        "generated-asam-osi-utilities-0.4.0/20240101T000000Z_multi_380_7362_10_lz4.mcap",
-    ) else {
+    let Some(p) =
+        corpus("generated-asam-osi-utilities-0.4.0/20240101T000000Z_multi_380_7362_10_lz4.mcap")
+    else {
         return;
     };
     let out = robolog().arg("check").arg(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let s = text(&out.stdout);
     assert!(s.contains("profile osi-3.8"), "{s}");
-    assert!(s.contains("3 channels (3 OSI), 30 OSI messages checked"), "{s}");
-    assert!(s.lines().last().unwrap().starts_with("PASS: 0 errors, 0 warnings"), "{s}");
+    assert!(
+        s.contains("3 channels (3 OSI), 30 OSI messages checked"),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .last()
+            .unwrap()
+            .starts_with("PASS: 0 errors, 0 warnings"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -47,7 +56,11 @@ fn non_conforming_trace_fails_with_exit_1_and_json_report() {
     let Some(p) = corpus("lichtblick-asam-osi-converter/MovingHostWithStopLine.mcap") else {
         return;
     };
-    let out = robolog().args(["check", "--json"]).arg(&p).output().unwrap();
+    let out = robolog()
+        .args(["check", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["passed"], false);
@@ -63,7 +76,11 @@ fn non_conforming_trace_fails_with_exit_1_and_json_report() {
         .collect();
     assert_eq!(
         rules,
-        ["osi38.metadata.trace", "osi38.channel.required", "osi38.channel.required"]
+        [
+            "osi38.metadata.trace",
+            "osi38.channel.required",
+            "osi38.channel.required"
+        ]
     );
     let channel_finding = j["findings"]
         .as_array()
@@ -82,7 +99,11 @@ fn rounding_artefacts_are_warnings_unless_strict() {
     else {
         return;
     };
-    let out = robolog().args(["check", "--json"]).arg(&p).output().unwrap();
+    let out = robolog()
+        .args(["check", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["counts"]["osi.message.time-rounding"]["total"], 40);
@@ -94,14 +115,18 @@ fn rounding_artefacts_are_warnings_unless_strict() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let s = text(&out.stdout);
-    assert_eq!(s.matches("error [osi.message.time-rounding]").count(), 40, "{s}");
+    assert_eq!(
+        s.matches("error [osi.message.time-rounding]").count(),
+        40,
+        "{s}"
+    );
 }
 
 #[test]
 fn draft_profile_is_selectable() {
-    let Some(p) = corpus(
-        "generated-asam-osi-utilities-0.4.0/20240101T000000Z_multi_380_7362_10_zstd.mcap",
-    ) else {
+    let Some(p) =
+        corpus("generated-asam-osi-utilities-0.4.0/20240101T000000Z_multi_380_7362_10_zstd.mcap")
+    else {
         return;
     };
     let out = robolog()
@@ -118,7 +143,10 @@ fn draft_profile_is_selectable() {
 
 #[test]
 fn rules_are_listed() {
-    let out = robolog().args(["check", "--rules", "--json"]).output().unwrap();
+    let out = robolog()
+        .args(["check", "--rules", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
     let ids: Vec<&str> = j
@@ -136,7 +164,11 @@ fn rules_are_listed() {
 #[test]
 fn other_formats_get_a_full_read() {
     let vel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vellog/sensors.vel");
-    let out = robolog().args(["check", "--json"]).arg(&vel).output().unwrap();
+    let out = robolog()
+        .args(["check", "--json"])
+        .arg(&vel)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["passed"], true);

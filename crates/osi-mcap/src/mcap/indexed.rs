@@ -436,6 +436,13 @@ impl<'a> IndexedMessages<'a> {
         }
     }
 
+    /// Whether the pass over the data section's top-level records found
+    /// damage (a broken record framing or an unreadable Message or Chunk
+    /// header), which this reader can only report, not read past.
+    pub fn data_section_damaged(&self) -> bool {
+        !self.damage.is_empty()
+    }
+
     /// How many chunks and runs of messages outside chunks the filter
     /// selected (all other chunks stay untouched).
     pub fn selected_chunks(&self) -> usize {

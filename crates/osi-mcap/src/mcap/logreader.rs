@@ -521,6 +521,30 @@ impl LogReader for Mcap<'_> {
                 Err(e) => Err(e.into()),
             })));
         }
+        // Not indexed: the same time-ordered merge over chunks found by one
+        // header-only pass (their headers carry the time ranges), unless
+        // that pass meets damage; the linear reader then goes through it
+        // (lenient mode resynchronises), in file order.
+        let scan_summary = match &self.summary {
+            Some(s) if s.footer.summary_start != 0 => None,
+            _ => Some(Summary {
+                footer: Footer {
+                    summary_start: u64::MAX,
+                    ..Footer::default()
+                },
+                ..Summary::default()
+            }),
+        };
+        let summary = scan_summary.as_ref().or(self.summary.as_ref());
+        if let Some(s) = summary {
+            let it = IndexedMessages::new(self.data, s, index_filter.clone(), opts);
+            if !it.data_section_damaged() {
+                return Ok(Box::new(it.map(|r| match r {
+                    Ok((off, m)) => to_core(off, m),
+                    Err(e) => Err(e.into()),
+                })));
+            }
+        }
         let mut lin = self.records(opts);
         Ok(Box::new(std::iter::from_fn(move || {
             loop {
