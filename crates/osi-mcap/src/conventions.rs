@@ -309,8 +309,19 @@ pub fn is_compact_date_time(s: &str) -> bool {
     ok.is_some() && c.done()
 }
 
-fn utc(unix_ns: i128) -> Option<time::OffsetDateTime> {
-    time::OffsetDateTime::from_unix_timestamp_nanos(unix_ns).ok()
+/// The UTC calendar fields of a Unix time: (year, month, day, hour,
+/// minute, second, nanosecond).
+fn utc(unix_ns: i128) -> Option<(i32, u8, u8, u8, u8, u8, u32)> {
+    let t = time::OffsetDateTime::from_unix_timestamp_nanos(unix_ns).ok()?;
+    Some((
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.nanosecond(),
+    ))
 }
 
 fn fraction(nanos: u32) -> String {
@@ -329,16 +340,10 @@ fn fraction(nanos: u32) -> String {
 ///            "2024-01-01T00:00:00.5Z");
 /// ```
 pub fn format_date_time_stamp(unix_ns: i128) -> Option<String> {
-    let t = utc(unix_ns)?;
+    let (y, mo, d, h, mi, s, ns) = utc(unix_ns)?;
     Some(format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        fraction(t.nanosecond())
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{}Z",
+        fraction(ns)
     ))
 }
 
@@ -350,32 +355,18 @@ pub fn format_date_time_stamp(unix_ns: i128) -> Option<String> {
 ///            "20240101T000000.0");
 /// ```
 pub fn format_compact_date_time(unix_ns: i128) -> Option<String> {
-    let t = utc(unix_ns)?;
-    let f = fraction(t.nanosecond());
+    let (y, mo, d, h, mi, s, ns) = utc(unix_ns)?;
+    let f = fraction(ns);
     Some(format!(
-        "{:04}{:02}{:02}T{:02}{:02}{:02}{}",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
+        "{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}{}",
         if f.is_empty() { ".0" } else { &f }
     ))
 }
 
 /// The file-name timestamp `YYYYMMDDThhmmssZ` (basic ISO 8601, UTC).
 pub fn format_name_timestamp(unix_ns: i128) -> Option<String> {
-    let t = utc(unix_ns)?;
-    Some(format!(
-        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    ))
+    let (y, mo, d, h, mi, s, _) = utc(unix_ns)?;
+    Some(format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z"))
 }
 
 /// A file name by the OSI 3.8.0 recommendation:

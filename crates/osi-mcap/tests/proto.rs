@@ -501,16 +501,8 @@ fn test_descriptors() -> Descriptors {
     Descriptors::from_file_descriptor_set(&fds).unwrap()
 }
 
-fn push_varint(mut v: u64, out: &mut Vec<u8>) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
+fn push_varint(v: u64, out: &mut Vec<u8>) {
+    prost::encoding::encode_varint(v, out);
 }
 
 fn tag(number: u32, wire: u8, out: &mut Vec<u8>) {

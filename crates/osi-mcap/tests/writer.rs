@@ -30,16 +30,8 @@ fn fixture(name: &str) -> Vec<u8> {
 // ---------------------------------------------------------------------------
 // A tiny protobuf encoder for the messages of osi3-minimal.desc
 
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
+fn varint(v: u64, out: &mut Vec<u8>) {
+    prost::encoding::encode_varint(v, out);
 }
 
 fn varint_field(number: u32, v: u64, out: &mut Vec<u8>) {

@@ -438,19 +438,30 @@ pub fn json_to_value(j: serde_json::Value) -> Value {
 
 #[inline]
 fn to_core(offset: u64, m: Message<'_>) -> logcore::Result<logcore::Message<'_>> {
-    let time = |t: u64, what: &str| {
-        Timestamp::from_nanos_u64(t).ok_or_else(|| {
-            logcore::Error::malformed(offset, format!("{what} below 2^63 ns"), t.to_string())
-        })
-    };
+    const MAX: u64 = i64::MAX as u64;
+    if m.log_time > MAX || m.publish_time > MAX {
+        return Err(time_error(offset, &m));
+    }
     Ok(logcore::Message {
         channel: ChannelId(u32::from(m.channel_id)),
-        log_time: time(m.log_time, "log_time")?,
-        publish_time: Some(time(m.publish_time, "publish_time")?),
+        log_time: Timestamp(m.log_time as i64),
+        publish_time: Some(Timestamp(m.publish_time as i64)),
         sequence: Some(u64::from(m.sequence)),
         offset: Some(offset),
         payload: m.data,
     })
+}
+
+/// The error of a time beyond logcore's range (kept out of the hot path).
+#[cold]
+#[inline(never)]
+fn time_error(offset: u64, m: &Message<'_>) -> logcore::Error {
+    let (what, t) = if m.log_time > i64::MAX as u64 {
+        ("log_time", m.log_time)
+    } else {
+        ("publish_time", m.publish_time)
+    };
+    logcore::Error::malformed(offset, format!("{what} below 2^63 ns"), t.to_string())
 }
 
 impl LogReader for Mcap<'_> {

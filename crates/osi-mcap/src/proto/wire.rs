@@ -244,16 +244,8 @@ pub(crate) fn check(msg: &[u8]) -> Result<(), ProtoError> {
 mod tests {
     use super::*;
 
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
+    fn varint(v: u64, out: &mut Vec<u8>) {
+        prost::encoding::encode_varint(v, out);
     }
 
     fn err_offset(r: Result<impl std::fmt::Debug, ProtoError>) -> u64 {
