@@ -436,7 +436,22 @@ pub fn json_to_value(j: serde_json::Value) -> Value {
     }
 }
 
-#[inline]
+/// [`IndexedMessages`] as logcore messages.
+struct CoreMessages<'a>(IndexedMessages<'a>);
+
+impl<'a> Iterator for CoreMessages<'a> {
+    type Item = logcore::Result<logcore::Message<'a>>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.0.next()? {
+            Ok((off, m)) => to_core(off, m),
+            Err(e) => Err(e.into()),
+        })
+    }
+}
+
+#[inline(always)]
 fn to_core(offset: u64, m: Message<'_>) -> logcore::Result<logcore::Message<'_>> {
     const MAX: u64 = i64::MAX as u64;
     if m.log_time > MAX || m.publish_time > MAX {
@@ -527,10 +542,7 @@ impl LogReader for Mcap<'_> {
             end: filter.end.map(|t| t.as_nanos().max(0) as u64),
         };
         if let Some(it) = self.indexed_messages(index_filter.clone(), opts) {
-            return Ok(Box::new(it.map(|r| match r {
-                Ok((off, m)) => to_core(off, m),
-                Err(e) => Err(e.into()),
-            })));
+            return Ok(Box::new(CoreMessages(it)));
         }
         // Not indexed: the same time-ordered merge over chunks found by one
         // header-only pass (their headers carry the time ranges), unless
@@ -550,10 +562,7 @@ impl LogReader for Mcap<'_> {
         if let Some(s) = summary {
             let it = IndexedMessages::new(self.data, s, index_filter.clone(), opts);
             if !it.data_section_damaged() {
-                return Ok(Box::new(it.map(|r| match r {
-                    Ok((off, m)) => to_core(off, m),
-                    Err(e) => Err(e.into()),
-                })));
+                return Ok(Box::new(CoreMessages(it)));
             }
         }
         let mut lin = self.records(opts);
