@@ -512,6 +512,12 @@ fn same(v: &Value, j: &Json) -> bool {
         (Value::Array(items), Json::Array(a)) => {
             items.len() == a.len() && items.iter().zip(a).all(|(v, x)| same(v, x))
         }
+        (Value::F32Array(items), Json::Array(a)) => {
+            items.len() == a.len() && items.iter().zip(a).all(|(v, x)| same(&Value::F32(*v), x))
+        }
+        (Value::F64Array(items), Json::Array(a)) => {
+            items.len() == a.len() && items.iter().zip(a).all(|(v, x)| same(&Value::F64(*v), x))
+        }
         (Value::Bytes(b), Json::Array(a)) => {
             b.len() == a.len()
                 && b.iter()

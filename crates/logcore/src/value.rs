@@ -41,6 +41,13 @@ pub enum Value {
     Bytes(Vec<u8>),
     /// A sequence of values.
     Array(Vec<Value>),
+    /// A `float32` array kept typed (a laser scan's ranges, a point list):
+    /// no `Value` per element. In JSON exactly like an [`Array`](Value::Array)
+    /// of [`F32`](Value::F32).
+    F32Array(Vec<f32>),
+    /// A `float64` array kept typed (a covariance matrix): in JSON exactly
+    /// like an [`Array`](Value::Array) of [`F64`](Value::F64).
+    F64Array(Vec<f64>),
     /// Named fields in order.
     Struct(Vec<(String, Value)>),
     /// A point in time (nanoseconds since the epoch of the log's clock).
@@ -135,6 +142,20 @@ impl Serialize for Value {
                 }
                 seq.end()
             }
+            Value::F32Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for x in items {
+                    seq.serialize_element(&Value::F32(*x))?;
+                }
+                seq.end()
+            }
+            Value::F64Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for x in items {
+                    seq.serialize_element(&Value::F64(*x))?;
+                }
+                seq.end()
+            }
             Value::Struct(fields) => {
                 let mut m = s.serialize_map(Some(fields.len()))?;
                 for (k, v) in fields {
@@ -176,6 +197,12 @@ mod tests {
             ("a", Value::I64(-3)),
         ]);
         assert_eq!(json(&nested), r#"{"b":[true,"x\""],"a":-3}"#);
+        // Typed arrays print exactly as arrays of their scalars.
+        assert_eq!(
+            json(&Value::F32Array(vec![9.81, f32::NAN])),
+            json(&Value::Array(vec![Value::F32(9.81), Value::F32(f32::NAN)]))
+        );
+        assert_eq!(json(&Value::F64Array(vec![0.1, -2.0])), "[0.1,-2.0]");
     }
 
     #[test]

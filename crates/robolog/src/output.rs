@@ -36,18 +36,12 @@ fn render_into(s: &mut String, v: &Value) {
         Value::Bytes(b) => {
             let _ = write!(s, "<{} bytes>", b.len());
         }
-        Value::Array(items) => {
-            s.push('[');
-            for (i, x) in items.iter().take(TEXT_ARRAY_ITEMS).enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                render_into(s, x);
-            }
-            if items.len() > TEXT_ARRAY_ITEMS {
-                let _ = write!(s, ", ... ({} items)", items.len());
-            }
-            s.push(']');
+        Value::Array(items) => render_seq(s, items.len(), |s, i| render_into(s, &items[i])),
+        Value::F32Array(items) => {
+            render_seq(s, items.len(), |s, i| render_into(s, &Value::F32(items[i])));
+        }
+        Value::F64Array(items) => {
+            render_seq(s, items.len(), |s, i| render_into(s, &Value::F64(items[i])));
         }
         Value::Struct(fields) => {
             s.push('{');
@@ -70,6 +64,21 @@ fn render_into(s: &mut String, v: &Value) {
     }
 }
 
+/// `[a, b, ... (N items)]`: the first items, then the count.
+fn render_seq(s: &mut String, len: usize, mut item: impl FnMut(&mut String, usize)) {
+    s.push('[');
+    for i in 0..len.min(TEXT_ARRAY_ITEMS) {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        item(s, i);
+    }
+    if len > TEXT_ARRAY_ITEMS {
+        let _ = write!(s, ", ... ({len} items)");
+    }
+    s.push(']');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +95,15 @@ mod tests {
         assert_eq!(
             render_text(&v),
             r#"{id: 2, data: <1234 bytes>, q: [1.0, 0.5], name: "front", r: [0, 1, 2, 3, 4, 5, 6, 7, ... (10 items)]}"#
+        );
+        // Typed arrays render exactly like arrays of their scalars.
+        let ranges: Vec<f32> = (0..10).map(|i| i as f32 * 0.5).collect();
+        let typed = Value::F32Array(ranges.clone());
+        let plain = Value::Array(ranges.into_iter().map(Value::F32).collect());
+        assert_eq!(render_text(&typed), render_text(&plain));
+        assert_eq!(
+            render_text(&Value::F64Array(vec![0.25, -1.0])),
+            "[0.25, -1.0]"
         );
     }
 }

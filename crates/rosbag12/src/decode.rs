@@ -1,7 +1,8 @@
 //! Dynamic decoding of ROS 1 wire bytes (spec 6.3, 6.4) into
 //! [`logcore::Value`], with a check that the payload is consumed exactly.
 //!
-//! Value mapping: integers become `I64`/`U64`, `float32` stays `F32`,
+//! Value mapping: integers become `I64`/`U64`, `float32` stays `F32`
+//! (`float32[]`/`float64[]` become the typed `F32Array`/`F64Array`),
 //! `time` becomes `Time`, `duration` `Duration`, `uint8[]`/`char[]` (and
 //! their fixed forms) `Bytes`, strings `String` when they are UTF-8 and
 //! `Bytes` otherwise, nested messages `Struct` in declaration order.
@@ -144,8 +145,8 @@ impl MessageType {
         }
         // Fixed-size numbers: one length check, then a tight loop.
         if let Kind::Prim(p) = kind {
-            if let Some(items) = fixed_size_array(p, n, c, what)? {
-                return Ok(Value::Array(items));
+            if let Some(v) = fixed_size_array(p, n, c, what)? {
+                return Ok(v);
             }
         }
         // `n` elements fit in the remaining bytes (or the budget), so this
@@ -206,12 +207,14 @@ impl MessageType {
 
 /// Decodes `n` numbers of a fixed-size builtin at once; `None` for the
 /// other builtins (strings, times, durations, bools).
+/// An array of fixed-size numbers read in one go: `float32[]` and
+/// `float64[]` as typed arrays, integers as arrays of `I64`/`U64`.
 fn fixed_size_array(
     p: Primitive,
     n: u64,
     c: &mut Cursor<'_>,
     what: &dyn Fn() -> String,
-) -> Result<Option<Vec<Value>>> {
+) -> Result<Option<Value>> {
     use Primitive as P;
     fn le<const N: usize>(b: &[u8]) -> [u8; N] {
         let mut a = [0u8; N];
@@ -229,12 +232,25 @@ fn fixed_size_array(
         P::UInt32 => |b| Value::U64(u64::from(u32::from_le_bytes(le(b)))),
         P::Int64 => |b| Value::I64(i64::from_le_bytes(le(b))),
         P::UInt64 => |b| Value::U64(u64::from_le_bytes(le(b))),
-        P::Float32 => |b| Value::F32(f32::from_le_bytes(le(b))),
-        P::Float64 => |b| Value::F64(f64::from_le_bytes(le(b))),
+        P::Float32 | P::Float64 => |_| Value::Null,
         _ => return Ok(None),
     };
     let bytes = c.bytes(n.saturating_mul(size as u64), what)?;
-    Ok(Some(bytes.chunks_exact(size).map(convert).collect()))
+    Ok(Some(match p {
+        P::Float32 => Value::F32Array(
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes(le(b)))
+                .collect(),
+        ),
+        P::Float64 => Value::F64Array(
+            bytes
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(le(b)))
+                .collect(),
+        ),
+        _ => Value::Array(bytes.chunks_exact(size).map(convert).collect()),
+    }))
 }
 
 #[cfg(test)]

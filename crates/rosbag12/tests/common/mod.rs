@@ -94,7 +94,7 @@ pub fn sample(i: u32) -> (Vec<u8>, Value) {
         ),
         (
             "vec",
-            Value::Array(vec.iter().map(|&v| Value::F64(v)).collect()),
+            Value::F64Array(vec.to_vec()),
         ),
         (
             "labels",
