@@ -491,8 +491,24 @@ impl<'a> Bag<'a> {
         Ok((ChunkHeader::from_record(&rec)?, rec.data.len() as u64))
     }
 
+    /// Whether the chunk at `chunk_pos` is the one the file's end cuts
+    /// (its complete messages are read in place).
+    pub(crate) fn is_cut_chunk(&self, chunk_pos: u64) -> bool {
+        self.partial.is_some_and(|(at, _, _)| at == chunk_pos)
+    }
+
     /// Reads the chunk record at `chunk_pos` and its payload.
     pub fn read_chunk(&self, chunk_pos: u64) -> Result<(ChunkHeader, ChunkPayload<'a>)> {
+        self.read_chunk_into(chunk_pos, Vec::new())
+    }
+
+    /// [`read_chunk`](Self::read_chunk), decompressing into `spare`'s
+    /// allocation.
+    pub(crate) fn read_chunk_into(
+        &self,
+        chunk_pos: u64,
+        spare: Vec<u8>,
+    ) -> Result<(ChunkHeader, ChunkPayload<'a>)> {
         if let Some((at, start, end)) = self.partial {
             if at == chunk_pos {
                 let header = ChunkHeader {
@@ -512,6 +528,6 @@ impl<'a> Bag<'a> {
         let pos = usize::try_from(chunk_pos).unwrap_or(usize::MAX);
         let rec = Record::parse(self.data, pos, Self::file())?;
         let header = ChunkHeader::from_record(&rec)?;
-        Ok((header, ChunkPayload::load(&rec)?))
+        Ok((header, ChunkPayload::load_into(&rec, spare)?))
     }
 }

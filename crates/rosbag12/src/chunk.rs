@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use logcore::Payload;
 
-use crate::compression::decompress;
+use crate::compression::decompress_into;
 use crate::error::Result;
 use crate::record::{Origin, Record};
 use crate::records::{ChunkHeader, Compression, op};
@@ -32,6 +32,11 @@ pub enum ChunkPayload<'a> {
 impl<'a> ChunkPayload<'a> {
     /// Loads the payload of a chunk record.
     pub(crate) fn load(rec: &Record<'a>) -> Result<Self> {
+        Self::load_into(rec, Vec::new())
+    }
+
+    /// [`load`](Self::load), decompressing into `spare`'s allocation.
+    pub(crate) fn load_into(rec: &Record<'a>, spare: Vec<u8>) -> Result<Self> {
         let header = ChunkHeader::from_record(rec)?;
         Ok(match header.compression {
             Compression::None => ChunkPayload::Borrowed {
@@ -39,7 +44,13 @@ impl<'a> ChunkPayload<'a> {
                 base: rec.data_offset(),
             },
             c => ChunkPayload::Shared {
-                data: Bytes::from(decompress(c, rec.data, header.size, rec.offset())?),
+                data: Bytes::from(decompress_into(
+                    c,
+                    rec.data,
+                    header.size,
+                    rec.offset(),
+                    spare,
+                )?),
                 chunk: rec.offset(),
             },
         })

@@ -20,8 +20,21 @@ pub(crate) fn decompress(
     size: u32,
     offset: u64,
 ) -> Result<Vec<u8>> {
+    decompress_into(compression, data, size, offset, Vec::new())
+}
+
+/// [`decompress`] into `out`'s allocation (cleared first): a buffer reused
+/// from chunk to chunk has its pages in memory already.
+pub(crate) fn decompress_into(
+    compression: Compression,
+    data: &[u8],
+    size: u32,
+    offset: u64,
+    mut out: Vec<u8>,
+) -> Result<Vec<u8>> {
     let limit = u64::from(size) + 1;
-    let mut out = Vec::with_capacity((size as usize).min(MAX_PREALLOC));
+    out.clear();
+    out.reserve((size as usize).min(MAX_PREALLOC));
     let result = match compression {
         Compression::None => {
             out.extend_from_slice(data);

@@ -92,10 +92,7 @@ pub fn sample(i: u32) -> (Vec<u8>, Value) {
                 ("frame_id", Value::String("base_link".into())),
             ]),
         ),
-        (
-            "vec",
-            Value::F64Array(vec.to_vec()),
-        ),
+        ("vec", Value::F64Array(vec.to_vec())),
         (
             "labels",
             Value::Array(labels.into_iter().map(Value::String).collect()),
