@@ -10,7 +10,7 @@
 
 use logcore::{Timestamp, Value};
 use nom::Parser;
-use nom::number::complete::{le_f32, le_f64, le_i16, le_i32, le_i64, le_u16, le_u32, le_u64};
+use nom::number::complete::le_u32;
 
 use crate::error::{Error, Result};
 use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
@@ -51,6 +51,20 @@ impl<'d> Cursor<'d> {
                 Ok(v)
             }
             Err(_) => Err(self.error(what())),
+        }
+    }
+
+    /// The next `N` bytes (a fixed-size little-endian scalar).
+    #[inline(always)]
+    fn le<const N: usize>(&mut self, what: &dyn Fn() -> String) -> Result<[u8; N]> {
+        match self.data.get(self.pos..self.pos.saturating_add(N)) {
+            Some(b) => {
+                self.pos += N;
+                let mut a = [0u8; N];
+                a.copy_from_slice(b);
+                Ok(a)
+            }
+            None => Err(self.error(what())),
         }
     }
 
@@ -170,17 +184,17 @@ impl MessageType {
             Kind::Prim(p) => p,
         };
         Ok(match p {
-            P::Bool => Value::Bool(c.take(what, nom::number::complete::u8)? != 0),
-            P::Int8 | P::Byte => Value::I64(i64::from(c.take(what, nom::number::complete::i8)?)),
-            P::UInt8 | P::Char => Value::U64(u64::from(c.take(what, nom::number::complete::u8)?)),
-            P::Int16 => Value::I64(i64::from(c.take(what, le_i16)?)),
-            P::UInt16 => Value::U64(u64::from(c.take(what, le_u16)?)),
-            P::Int32 => Value::I64(i64::from(c.take(what, le_i32)?)),
-            P::UInt32 => Value::U64(u64::from(c.take(what, le_u32)?)),
-            P::Int64 => Value::I64(c.take(what, le_i64)?),
-            P::UInt64 => Value::U64(c.take(what, le_u64)?),
-            P::Float32 => Value::F32(c.take(what, le_f32)?),
-            P::Float64 => Value::F64(c.take(what, le_f64)?),
+            P::Bool => Value::Bool(c.le::<1>(what)?[0] != 0),
+            P::Int8 | P::Byte => Value::I64(i64::from(i8::from_le_bytes(c.le(what)?))),
+            P::UInt8 | P::Char => Value::U64(u64::from(c.le::<1>(what)?[0])),
+            P::Int16 => Value::I64(i64::from(i16::from_le_bytes(c.le(what)?))),
+            P::UInt16 => Value::U64(u64::from(u16::from_le_bytes(c.le(what)?))),
+            P::Int32 => Value::I64(i64::from(i32::from_le_bytes(c.le(what)?))),
+            P::UInt32 => Value::U64(u64::from(u32::from_le_bytes(c.le(what)?))),
+            P::Int64 => Value::I64(i64::from_le_bytes(c.le(what)?)),
+            P::UInt64 => Value::U64(u64::from_le_bytes(c.le(what)?)),
+            P::Float32 => Value::F32(f32::from_le_bytes(c.le(what)?)),
+            P::Float64 => Value::F64(f64::from_le_bytes(c.le(what)?)),
             P::String => {
                 let n = c.take(&|| format!("the 4-byte length of {}", what()), le_u32)?;
                 let b = c.bytes(u64::from(n), what)?;
@@ -190,23 +204,21 @@ impl MessageType {
                 }
             }
             P::Time => {
-                let sec = c.take(what, le_u32)?;
-                let nsec = c.take(what, le_u32)?;
+                let sec = u32::from_le_bytes(c.le(what)?);
+                let nsec = u32::from_le_bytes(c.le(what)?);
                 Value::Time(Timestamp::from_nanos(
                     i64::from(sec) * 1_000_000_000 + i64::from(nsec),
                 ))
             }
             P::Duration => {
-                let sec = c.take(what, le_i32)?;
-                let nsec = c.take(what, le_i32)?;
+                let sec = i32::from_le_bytes(c.le(what)?);
+                let nsec = i32::from_le_bytes(c.le(what)?);
                 Value::Duration(i64::from(sec) * 1_000_000_000 + i64::from(nsec))
             }
         })
     }
 }
 
-/// Decodes `n` numbers of a fixed-size builtin at once; `None` for the
-/// other builtins (strings, times, durations, bools).
 /// An array of fixed-size numbers read in one go: `float32[]` and
 /// `float64[]` as typed arrays, integers as arrays of `I64`/`U64`.
 fn fixed_size_array(
