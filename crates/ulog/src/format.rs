@@ -7,6 +7,7 @@
 //! `_padding` fields (which writers may omit from `D` payloads).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
@@ -412,6 +413,42 @@ fn push_index(s: &mut String, i: usize) {
     s.push(']');
 }
 
+/// A small multiply-rotate hash (the Fx hash of rustc) for the maps keyed
+/// by format name: the names are short, trusted to be few, and looked up
+/// for every definition and subscription, where SipHash's set-up costs
+/// more than the lookup.
+#[derive(Debug, Default, Clone, Copy)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(K);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type NameMap<V> = HashMap<String, V, BuildHasherDefault<NameHasher>>;
+
 /// One stored definition: its text, checked once, and the [`FormatDef`]
 /// built from it on first request (a log defines far more formats than it
 /// subscribes to, so most are never needed as owned field lists).
@@ -452,8 +489,8 @@ pub struct Formats {
     /// Definitions in the order they first appeared.
     defs: Vec<Entry>,
     /// Index into `defs` by name.
-    index: HashMap<String, usize>,
-    layouts: HashMap<String, Arc<Layout>>,
+    index: NameMap<usize>,
+    layouts: NameMap<Arc<Layout>>,
 }
 
 impl Formats {
@@ -542,8 +579,8 @@ impl Formats {
 /// copied); `stack` holds the formats being resolved, to find cycles.
 fn resolve<'d>(
     defs: &'d [Entry],
-    index: &HashMap<String, usize>,
-    layouts: &mut HashMap<String, Arc<Layout>>,
+    index: &NameMap<usize>,
+    layouts: &mut NameMap<Arc<Layout>>,
     name: &str,
     offset: u64,
     stack: &mut Vec<&'d str>,

@@ -2,7 +2,8 @@
 //! multi_id, timestamps on the boot clock, and a wall-clock anchor from the
 //! GPS time in the log where there is one.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter,
@@ -135,7 +136,10 @@ struct Stream<'a, 'l> {
     log: &'l ULog<'a>,
     of_sub: Vec<u32>,
     cursors: Vec<usize>,
-    order_pos: usize,
+    /// The next sample of each subscription that has one, by file offset
+    /// (samples are kept in file order, so merging the subscriptions by
+    /// offset gives the file order back).
+    next: BinaryHeap<Reverse<(u64, usize)>>,
     problems: Vec<Error>,
     problem_pos: usize,
     filter: MessageFilter,
@@ -150,11 +154,10 @@ impl<'a, 'l> Iterator for Stream<'a, 'l> {
             if self.done {
                 return None;
             }
-            let next_sample = self.log.order.get(self.order_pos).map(|&si| {
-                let si = si as usize;
-                let k = self.cursors[si];
-                (si, k, self.log.subscriptions[si].samples[k].offset)
-            });
+            let next_sample = self
+                .next
+                .peek()
+                .map(|&Reverse((o, si))| (si, self.cursors[si], o));
             let next_problem = self.problems.get(self.problem_pos);
             let problem_first = match (next_sample, next_problem) {
                 (_, None) => false,
@@ -177,10 +180,14 @@ impl<'a, 'l> Iterator for Stream<'a, 'l> {
                 return Some(Err(skipped.into()));
             }
             let (si, k, _) = next_sample?;
-            self.order_pos += 1;
+            self.next.pop();
             self.cursors[si] += 1;
+            let samples = &self.log.subscriptions[si].samples;
+            if let Some(after) = samples.get(k + 1) {
+                self.next.push(Reverse((after.offset, si)));
+            }
             let channel = ChannelId(self.of_sub[si]);
-            let s = &self.log.subscriptions[si].samples[k];
+            let s = &samples[k];
             let t = ts(s.timestamp);
             if !self.filter.matches(channel, t) {
                 continue;
@@ -280,7 +287,12 @@ impl LogReader for ULog<'_> {
             log: self,
             of_sub,
             cursors: vec![0; self.subscriptions.len()],
-            order_pos: 0,
+            next: self
+                .subscriptions
+                .iter()
+                .enumerate()
+                .filter_map(|(si, s)| s.samples.first().map(|f| Reverse((f.offset, si))))
+                .collect(),
             problems,
             problem_pos: 0,
             filter: filter.clone(),

@@ -119,8 +119,6 @@ pub struct ULog<'a> {
     pub pyulog_output: Vec<String>,
     /// Offset where the data section starts.
     pub data_start: u64,
-    /// Subscription index of every sample, in file order.
-    pub(crate) order: Vec<u32>,
 }
 
 impl<'a> ULog<'a> {
@@ -158,7 +156,6 @@ impl<'a> ULog<'a> {
             truncation: None,
             pyulog_output: Vec::new(),
             data_start: HEADER_LEN as u64,
-            order: Vec::new(),
         };
         if header.version > 1 {
             log.pyulog_output
@@ -169,8 +166,7 @@ impl<'a> ULog<'a> {
                 format!("version {} (reading it anyway)", header.version),
             ));
         }
-        let (hints, total) = sample_counts(data);
-        log.order.reserve(total);
+        let hints = sample_counts(data);
         let mut walk = Walk {
             hints,
             pos: HEADER_LEN,
@@ -438,7 +434,6 @@ impl<'a> ULog<'a> {
                             data,
                             offset: off,
                         });
-                        self.order.push(si as u32);
                         self.last_timestamp = self.last_timestamp.max(timestamp);
                         continue;
                     }
@@ -665,7 +660,6 @@ impl<'a> ULog<'a> {
                     data,
                     offset: off,
                 });
-                self.order.push(si as u32);
                 self.last_timestamp = self.last_timestamp.max(timestamp);
             }
             Record::Logging(l) => {
@@ -732,13 +726,12 @@ pub(crate) fn find_sync(hay: &[u8]) -> Option<usize> {
     hay.windows(SYNC_MAGIC.len()).position(|w| w == SYNC_MAGIC)
 }
 
-/// How many `D` messages each msg_id has, and all of them, from a quick
+/// How many `D` messages each msg_id has, from a quick
 /// walk over the message headers (no recovery from damage: after a bad
 /// header the counts are only less accurate, and they are only used to
 /// size lists up front).
-fn sample_counts(data: &[u8]) -> (Vec<u32>, usize) {
+fn sample_counts(data: &[u8]) -> Vec<u32> {
     let mut counts: Vec<u32> = Vec::new();
-    let mut total = 0usize;
     let mut pos = HEADER_LEN;
     while let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN + 2) {
         let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
@@ -751,11 +744,10 @@ fn sample_counts(data: &[u8]) -> (Vec<u32>, usize) {
                     counts[id] = 1;
                 }
             }
-            total += 1;
         }
         pos += MESSAGE_HEADER_LEN + size;
     }
-    (counts, total)
+    counts
 }
 
 /// Type and offset of a `timestamp` field, when the format has one.

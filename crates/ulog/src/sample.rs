@@ -211,7 +211,13 @@ impl Column {
     fn extend_from<'r>(&mut self, o: usize, rows: impl Iterator<Item = &'r [u8]>) {
         macro_rules! ext {
             ($v:ident, $t:ty, $n:literal) => {
-                $v.extend(rows.map(|r| <$t>::from_le_bytes(arr::<$n>(r, o))))
+                match o.checked_add($n) {
+                    Some(e) => $v.extend(rows.map(|r| match r.get(o..e) {
+                        Some(b) => <$t>::from_le_bytes(b.try_into().unwrap_or([0; $n])),
+                        None => <$t>::from_le_bytes([0; $n]),
+                    })),
+                    None => $v.extend(rows.map(|_| <$t>::from_le_bytes([0; $n]))),
+                }
             };
         }
         match self {
@@ -382,7 +388,24 @@ impl<'a> Subscription<'a> {
 
     /// Every field as a column, in field order.
     pub fn columns(&self) -> Vec<(String, Column)> {
-        let fields = self.fields();
+        match self.fields.get() {
+            Some(fields) => {
+                let cols = self.read_columns(fields);
+                fields.iter().map(|f| f.name.clone()).zip(cols).collect()
+            }
+            // The names are returned owned: a fresh flattening gives them
+            // with one allocation each, where filling the field list and
+            // cloning from it would take two.
+            None => {
+                let fields = self.layout.flatten();
+                let cols = self.read_columns(&fields);
+                fields.into_iter().map(|f| f.name).zip(cols).collect()
+            }
+        }
+    }
+
+    /// The columns of `fields`.
+    fn read_columns(&self, fields: &[FlatField]) -> Vec<Column> {
         let size = self.layout.min_size;
         // A zero-size layout has no values to read (its columns stay empty).
         let n = if size == 0 { 0 } else { self.samples.len() };
@@ -417,7 +440,7 @@ impl<'a> Subscription<'a> {
                 c.extend_from(f.offset, table.chunks_exact(size));
             }
         }
-        fields.iter().map(|f| f.name.clone()).zip(cols).collect()
+        cols
     }
 
     /// The column of field `name` converted to `f64`.
