@@ -23,8 +23,11 @@ use super::summary::Summary;
 /// (the logcore one) uses the Statistics record when the file has one and
 /// scans the file otherwise; messages come from the chunk indexes in
 /// log-time order when the file is indexed (with any messages stored
-/// outside chunks merged in, see [`IndexedMessages`]), else from a linear
-/// pass in file order.
+/// outside chunks merged in, see [`IndexedMessages`]); an unindexed file
+/// goes through the same merge over the chunks and runs of messages one
+/// header-only pass finds, and only a file whose data section is damaged
+/// is read by a linear pass in file order (lenient mode resynchronises
+/// after the damage).
 pub struct Mcap<'a> {
     data: &'a [u8],
     header: Header,
