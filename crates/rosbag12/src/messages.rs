@@ -12,13 +12,13 @@
 //! entries are sorted by (time, offset) and read in place.
 //!
 //! bz2 chunks are decompressed ahead on other threads when the machine has
-//! more than one core ([`Prefetch`]: one thread per core, at most
-//! [`PREFETCH_THREADS`]): while the messages of one chunk are handed out,
-//! the next ones are being decompressed in parallel. (lz4 decompresses at memory speed: handing its chunks to
-//! another core costs more than it saves.) The worker gets a copy of the compressed bytes (cheap
-//! next to decompressing them), so the bag's borrowed data never crosses
-//! threads; results come back in order and errors are reported exactly
-//! where the chunk would have been read.
+//! more than one core (one thread per core, at most [`PREFETCH_THREADS`]):
+//! while the messages of one chunk are handed out, the next ones are being
+//! decompressed in parallel. (lz4 decompresses at memory speed: handing
+//! its chunks to another core costs more than it saves.) The threads get a
+//! copy of the compressed bytes (cheap next to decompressing them), so the
+//! bag's borrowed data never crosses threads; results come back in order
+//! and errors are reported exactly where the chunk would have been read.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
