@@ -186,7 +186,7 @@ fn damage(bytes: &[u8]) -> std::result::Result<(), String> {
         }
         let boundary = cut as u64 == header || ends.contains(&(cut as u64));
         if ok != complete
-            || last_err.as_ref().is_some_and(|e| !e.is_truncation())
+            || last_err.as_ref().is_some_and(|e| !e.is_truncated())
             || (last_err.is_none() && !boundary)
         {
             return Err(format!(

@@ -118,7 +118,7 @@ mod tests {
     fn every_prefix_is_truncation() {
         for n in 0..SPEC.len() {
             let e = InfoHeader::parse(&SPEC[..n]).unwrap_err();
-            assert!(e.is_truncation(), "prefix {n}: {e}");
+            assert!(e.is_truncated(), "prefix {n}: {e}");
             assert_eq!(e.offset(), Some(0));
         }
     }

@@ -116,7 +116,7 @@ fn hostile_counts_are_refused_before_allocating() {
     bytes[size_at..size_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     let rec = Recording::new(&bytes).unwrap();
     let e = rec.frames().find_map(Result::err).unwrap();
-    assert!(e.is_truncation(), "{e}");
+    assert!(e.is_truncated(), "{e}");
     assert_eq!(e.offset(), Some(29 + 5 + 24), "{e}");
 }
 
@@ -185,7 +185,7 @@ fn lenient_reading_resynchronises_after_a_damaged_size() {
     let rec = Recording::new(&bad).unwrap();
     let strict: Vec<_> = rec.frames().collect();
     assert_eq!(strict.len(), 2);
-    assert!(strict[1].as_ref().unwrap_err().is_truncation());
+    assert!(strict[1].as_ref().unwrap_err().is_truncated());
     let lenient: Vec<_> = rec.frames_with(ReadMode::Lenient).collect();
     let ok: Vec<u64> = lenient
         .iter()

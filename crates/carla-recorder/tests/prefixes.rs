@@ -20,7 +20,7 @@ fn every_prefix_yields_complete_frames_then_truncation() {
             Ok(r) => r,
             Err(e) => {
                 assert!(cut < header_len, "cut {cut}: {e}");
-                assert!(e.is_truncation(), "cut {cut}: {e}");
+                assert!(e.is_truncated(), "cut {cut}: {e}");
                 continue;
             }
         };
@@ -44,7 +44,7 @@ fn every_prefix_yields_complete_frames_then_truncation() {
             } else {
                 assert_eq!(errors.len(), 1, "cut {cut}: {errors:?}");
                 let e = &errors[0];
-                assert!(e.is_truncation(), "cut {cut}: {e}");
+                assert!(e.is_truncated(), "cut {cut}: {e}");
                 let frame_start = if complete == 0 {
                     header_len as u64
                 } else {

@@ -163,7 +163,7 @@ fn truncated_file_reports_up_to_the_cut_then_errors() {
     let rec = Recording::new(cut).unwrap();
     let mut out = Vec::new();
     let e = file_info(&rec, false, &COMPAT, &mut out).unwrap_err();
-    assert!(e.is_truncation(), "{e}");
+    assert!(e.is_truncated(), "{e}");
     let t = String::from_utf8(out).unwrap();
     assert!(t.contains(" Destroy 175\n"));
     assert!(t.ends_with("\nFrames: 6\nDuration: 0.25 seconds\n"), "{t}");
