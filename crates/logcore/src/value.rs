@@ -3,7 +3,7 @@
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use crate::Timestamp;
+use crate::{FieldName, Timestamp};
 
 /// A decoded message or field.
 ///
@@ -48,8 +48,9 @@ pub enum Value {
     /// A `float64` array kept typed (a covariance matrix): in JSON exactly
     /// like an [`Array`](Value::Array) of [`F64`](Value::F64).
     F64Array(Vec<f64>),
-    /// Named fields in order.
-    Struct(Vec<(String, Value)>),
+    /// Named fields in order (names clone without allocating: see
+    /// [`FieldName`]).
+    Struct(Vec<(FieldName, Value)>),
     /// A point in time (nanoseconds since the epoch of the log's clock).
     Time(Timestamp),
     /// A signed span of time in nanoseconds.
@@ -100,7 +101,7 @@ impl Value {
     pub fn record<I, S>(fields: I) -> Value
     where
         I: IntoIterator<Item = (S, Value)>,
-        S: Into<String>,
+        S: Into<FieldName>,
     {
         Value::Struct(fields.into_iter().map(|(n, v)| (n.into(), v)).collect())
     }

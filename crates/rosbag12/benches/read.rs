@@ -1,5 +1,7 @@
 //! Iterating every message of large bags: framing only (ours and the
-//! `rosbag` crate, same files) and full decoding to `logcore::Value`.
+//! `rosbag` crate, same files) and full decoding to `logcore::Value`, a new
+//! value per message (`ours_decode`) and one reused value per connection
+//! (`ours_decode_reuse`, `Bag::decode_into`).
 //!
 //! `cargo xtask bench rosbag` makes the bags with the Python `rosbags`
 //! package (uncompressed, lz4, bz2, >= 100 MB of messages) and sets
@@ -115,6 +117,21 @@ fn bench(c: &mut Criterion) {
                 for m in bag.messages(&MessageFilter::all()) {
                     let m = m.unwrap();
                     black_box(bag.decode(m.conn, &m.data).unwrap());
+                    n += 1;
+                }
+                black_box(n)
+            })
+        });
+        g.bench_function("ours_decode_reuse", |b| {
+            b.iter(|| {
+                let bag = Bag::new(&bytes).unwrap();
+                let mut values = std::collections::HashMap::new();
+                let mut n = 0usize;
+                for m in bag.messages(&MessageFilter::all()) {
+                    let m = m.unwrap();
+                    let v = values.entry(m.conn).or_insert(logcore::Value::Null);
+                    bag.decode_into(m.conn, &m.data, v).unwrap();
+                    black_box(v);
                     n += 1;
                 }
                 black_box(n)

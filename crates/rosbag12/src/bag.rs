@@ -474,6 +474,15 @@ impl<'a> Bag<'a> {
         self.message_type(conn)?.decode(data, offset)
     }
 
+    /// Decodes a message of connection `conn` into `out`, reusing the
+    /// allocations of the value it holds (see
+    /// [`MessageType::decode_into`]): keep one `Value` per connection
+    /// when iterating many messages.
+    pub fn decode_into(&self, conn: u32, data: &[u8], out: &mut logcore::Value) -> Result<()> {
+        let offset = self.connection(conn).map_or(0, |c| c.offset);
+        self.message_type(conn)?.decode_into(data, offset, out)
+    }
+
     /// Reads only the header of the chunk record at `chunk_pos`.
     pub fn read_chunk_header(&self, chunk_pos: u64) -> Result<ChunkHeader> {
         self.chunk_header_and_len(chunk_pos).map(|(h, _)| h)

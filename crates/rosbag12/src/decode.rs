@@ -84,13 +84,39 @@ impl MessageType {
     /// Decodes one serialized message; `offset` (the message's file offset)
     /// is what errors name. Fails when bytes are left over.
     pub fn decode(&self, data: &[u8], offset: u64) -> Result<Value> {
+        let mut v = Value::Null;
+        self.decode_into(data, offset, &mut v)?;
+        Ok(v)
+    }
+
+    /// Decodes one serialized message into `out`, reusing the allocations
+    /// of the value `out` already holds: decoding message after message
+    /// of one type into the same `Value` allocates only where a string or
+    /// an array outgrows its previous size. The result equals
+    /// [`decode`](Self::decode)'s whatever `out` held before; after an
+    /// error `out` holds a partly decoded value.
+    ///
+    /// ```
+    /// use logcore::Value;
+    /// let t = rosbag12::MessageType::parse("demo/Pair", "int32 a\nfloat64[] b").unwrap();
+    /// let mut v = Value::Null;
+    /// for k in 1..=3i32 {
+    ///     let mut data = k.to_le_bytes().to_vec();
+    ///     data.extend(1u32.to_le_bytes());
+    ///     data.extend(0.5f64.to_le_bytes());
+    ///     t.decode_into(&data, 0, &mut v).unwrap();
+    ///     assert_eq!(v.get("a"), Some(&Value::I64(i64::from(k))));
+    ///     assert_eq!(v.get("b"), Some(&Value::F64Array(vec![0.5])));
+    /// }
+    /// ```
+    pub fn decode_into(&self, data: &[u8], offset: u64, out: &mut Value) -> Result<()> {
         let mut c = Cursor {
             data,
             pos: 0,
             offset,
             zero_size_budget: data.len() as u64 + 1024,
         };
-        let v = self.decode_struct(0, &mut c)?;
+        self.decode_struct(0, &mut c, out)?;
         if c.pos != data.len() {
             return Err(Error::malformed(
                 offset,
@@ -102,30 +128,56 @@ impl MessageType {
                 format!("{} bytes left over", data.len() - c.pos),
             ));
         }
-        Ok(v)
+        Ok(())
     }
 
-    fn decode_struct(&self, ty: usize, c: &mut Cursor<'_>) -> Result<Value> {
+    fn decode_struct(&self, ty: usize, c: &mut Cursor<'_>, out: &mut Value) -> Result<()> {
         let Some(compiled) = self.compiled.get(ty) else {
             return Err(c.error("a known message type"));
         };
-        let mut fields = Vec::with_capacity(compiled.fields.len());
-        for (name, kind, array) in &compiled.fields {
-            let what = || format!("field `{name}` of {}", self.defs[ty].name);
-            let v = match array {
-                ArrayKind::Scalar => self.decode_one(*kind, c, &what)?,
-                ArrayKind::Variable => {
-                    let n = c.take(
-                        &|| format!("the 4-byte element count of {}", what()),
-                        le_u32,
-                    )?;
-                    self.decode_array(*kind, u64::from(n), c, &what)?
-                }
-                ArrayKind::Fixed(n) => self.decode_array(*kind, u64::from(*n), c, &what)?,
-            };
-            fields.push((name.clone(), v));
+        let n = compiled.fields.len();
+        if !matches!(out, Value::Struct(_)) {
+            *out = Value::Struct(Vec::with_capacity(n));
         }
-        Ok(Value::Struct(fields))
+        let Value::Struct(fields) = out else {
+            return Err(c.error("a struct value to decode into"));
+        };
+        fields.truncate(n);
+        for (i, (name, kind, array)) in compiled.fields.iter().enumerate() {
+            let what = || format!("field `{name}` of {}", self.defs[ty].name);
+            if let Some((old, slot)) = fields.get_mut(i) {
+                *old = name.clone();
+                self.decode_field(kind, array, c, &what, slot)?;
+            } else {
+                let mut v = Value::Null;
+                self.decode_field(kind, array, c, &what, &mut v)?;
+                fields.push((name.clone(), v));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn decode_field(
+        &self,
+        kind: &Kind,
+        array: &ArrayKind,
+        c: &mut Cursor<'_>,
+        what: &dyn Fn() -> String,
+        slot: &mut Value,
+    ) -> Result<()> {
+        let kind = *kind;
+        match *array {
+            ArrayKind::Scalar => self.decode_one(kind, c, what, slot),
+            ArrayKind::Variable => {
+                let n = c.take(
+                    &|| format!("the 4-byte element count of {}", what()),
+                    le_u32,
+                )?;
+                self.decode_array(kind, u64::from(n), c, what, slot)
+            }
+            ArrayKind::Fixed(n) => self.decode_array(kind, u64::from(n), c, what, slot),
+        }
     }
 
     fn decode_array(
@@ -134,7 +186,8 @@ impl MessageType {
         n: u64,
         c: &mut Cursor<'_>,
         what: &dyn Fn() -> String,
-    ) -> Result<Value> {
+        out: &mut Value,
+    ) -> Result<()> {
         let elem = match kind {
             Kind::Prim(p) => p.size().unwrap_or(4) as u64,
             Kind::Msg(j) => self.compiled.get(j).map_or(0, |t| t.min_size),
@@ -155,21 +208,35 @@ impl MessageType {
             )));
         }
         if let Kind::Prim(Primitive::UInt8 | Primitive::Char) = kind {
-            return Ok(Value::Bytes(c.bytes(n, what)?.to_vec()));
+            set_bytes(out, c.bytes(n, what)?);
+            return Ok(());
         }
         // Fixed-size numbers: one length check, then a tight loop.
         if let Kind::Prim(p) = kind {
-            if let Some(v) = fixed_size_array(p, n, c, what)? {
-                return Ok(v);
+            if fixed_size_array(p, n, c, what, out)? {
+                return Ok(());
             }
         }
         // `n` elements fit in the remaining bytes (or the budget), so this
         // allocation is bounded by the input.
-        let mut items = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            items.push(self.decode_one(kind, c, what)?);
+        let n = n as usize;
+        if !matches!(out, Value::Array(_)) {
+            *out = Value::Array(Vec::with_capacity(n));
         }
-        Ok(Value::Array(items))
+        let Value::Array(items) = out else {
+            return Err(c.error("an array value to decode into"));
+        };
+        items.truncate(n);
+        for i in 0..n {
+            if i == items.len() {
+                items.push(Value::Null);
+            }
+            match items.get_mut(i) {
+                Some(slot) => self.decode_one(kind, c, what, slot)?,
+                None => return Err(c.error("an array element")),
+            }
+        }
+        Ok(())
     }
 
     fn decode_one(
@@ -177,13 +244,14 @@ impl MessageType {
         kind: Kind,
         c: &mut Cursor<'_>,
         what: &dyn Fn() -> String,
-    ) -> Result<Value> {
+        out: &mut Value,
+    ) -> Result<()> {
         use Primitive as P;
         let p = match kind {
-            Kind::Msg(j) => return self.decode_struct(j, c),
+            Kind::Msg(j) => return self.decode_struct(j, c, out),
             Kind::Prim(p) => p,
         };
-        Ok(match p {
+        *out = match p {
             P::Bool => Value::Bool(c.le::<1>(what)?[0] != 0),
             P::Int8 | P::Byte => Value::I64(i64::from(i8::from_le_bytes(c.le(what)?))),
             P::UInt8 | P::Char => Value::U64(u64::from(c.le::<1>(what)?[0])),
@@ -198,9 +266,17 @@ impl MessageType {
             P::String => {
                 let n = c.take(&|| format!("the 4-byte length of {}", what()), le_u32)?;
                 let b = c.bytes(u64::from(n), what)?;
-                match std::str::from_utf8(b) {
-                    Ok(s) => Value::String(s.to_string()),
-                    Err(_) => Value::Bytes(b.to_vec()),
+                match (std::str::from_utf8(b), &mut *out) {
+                    (Ok(s), Value::String(old)) => {
+                        old.clear();
+                        old.push_str(s);
+                        return Ok(());
+                    }
+                    (Ok(s), _) => Value::String(s.to_string()),
+                    (Err(_), _) => {
+                        set_bytes(out, b);
+                        return Ok(());
+                    }
                 }
             }
             P::Time => {
@@ -215,18 +291,48 @@ impl MessageType {
                 let nsec = i32::from_le_bytes(c.le(what)?);
                 Value::Duration(i64::from(sec) * 1_000_000_000 + i64::from(nsec))
             }
-        })
+        };
+        Ok(())
     }
 }
 
-/// An array of fixed-size numbers read in one go: `float32[]` and
-/// `float64[]` as typed arrays, integers as arrays of `I64`/`U64`.
+/// Stores `b` as `Value::Bytes`, in the buffer `out` already has if any.
+fn set_bytes(out: &mut Value, b: &[u8]) {
+    match out {
+        Value::Bytes(old) => {
+            old.clear();
+            old.extend_from_slice(b);
+        }
+        _ => *out = Value::Bytes(b.to_vec()),
+    }
+}
+
+/// Refills a typed array in place, or replaces `out` with a new one.
+fn set_typed<T>(
+    out: &mut Value,
+    items: impl ExactSizeIterator<Item = T>,
+    get: fn(&mut Value) -> Option<&mut Vec<T>>,
+    make: fn(Vec<T>) -> Value,
+) {
+    match get(out) {
+        Some(old) => {
+            old.clear();
+            old.extend(items);
+        }
+        None => *out = make(items.collect()),
+    }
+}
+
+/// An array of fixed-size numbers read in one go into `out`: `float32[]`
+/// and `float64[]` as typed arrays, integers as arrays of `I64`/`U64`.
+/// `false` when `p` has no fixed size.
 fn fixed_size_array(
     p: Primitive,
     n: u64,
     c: &mut Cursor<'_>,
     what: &dyn Fn() -> String,
-) -> Result<Option<Value>> {
+    out: &mut Value,
+) -> Result<bool> {
     use Primitive as P;
     fn le<const N: usize>(b: &[u8]) -> [u8; N] {
         let mut a = [0u8; N];
@@ -234,7 +340,7 @@ fn fixed_size_array(
         a
     }
     let Some(size) = p.size() else {
-        return Ok(None);
+        return Ok(false);
     };
     let convert: fn(&[u8]) -> Value = match p {
         P::Int8 | P::Byte => |b| Value::I64(i64::from(b[0] as i8)),
@@ -245,24 +351,39 @@ fn fixed_size_array(
         P::Int64 => |b| Value::I64(i64::from_le_bytes(le(b))),
         P::UInt64 => |b| Value::U64(u64::from_le_bytes(le(b))),
         P::Float32 | P::Float64 => |_| Value::Null,
-        _ => return Ok(None),
+        _ => return Ok(false),
     };
     let bytes = c.bytes(n.saturating_mul(size as u64), what)?;
-    Ok(Some(match p {
-        P::Float32 => Value::F32Array(
-            bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes(le(b)))
-                .collect(),
+    match p {
+        P::Float32 => set_typed(
+            out,
+            bytes.chunks_exact(4).map(|b| f32::from_le_bytes(le(b))),
+            |v| match v {
+                Value::F32Array(a) => Some(a),
+                _ => None,
+            },
+            Value::F32Array,
         ),
-        P::Float64 => Value::F64Array(
-            bytes
-                .chunks_exact(8)
-                .map(|b| f64::from_le_bytes(le(b)))
-                .collect(),
+        P::Float64 => set_typed(
+            out,
+            bytes.chunks_exact(8).map(|b| f64::from_le_bytes(le(b))),
+            |v| match v {
+                Value::F64Array(a) => Some(a),
+                _ => None,
+            },
+            Value::F64Array,
         ),
-        _ => Value::Array(bytes.chunks_exact(size).map(convert).collect()),
-    }))
+        _ => set_typed(
+            out,
+            bytes.chunks_exact(size).map(convert),
+            |v| match v {
+                Value::Array(a) => Some(a),
+                _ => None,
+            },
+            Value::Array,
+        ),
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -348,5 +469,62 @@ mod tests {
         assert!(t.decode(&d, 0).is_err());
         let t = ty("float64[4000000000] a");
         assert!(t.decode(&[0; 8], 0).is_err());
+    }
+
+    #[test]
+    fn decode_into_equals_decode_whatever_the_value_held() {
+        let t = ty("P[] ps\nstring s\nint16[] i\nfloat32[] f\nuint8[] b\n\
+                    ===\nMSG: t/P\nstring name\nfloat64[2] xy");
+        let msg = |points: &[(&[u8], f64)], s: &[u8], ints: &[i16], floats: &[f32]| {
+            let mut d = (points.len() as u32).to_le_bytes().to_vec();
+            for (name, x) in points {
+                d.extend((name.len() as u32).to_le_bytes());
+                d.extend(*name);
+                d.extend(x.to_le_bytes());
+                d.extend((-x).to_le_bytes());
+            }
+            d.extend((s.len() as u32).to_le_bytes());
+            d.extend(s);
+            d.extend((ints.len() as u32).to_le_bytes());
+            ints.iter().for_each(|v| d.extend(v.to_le_bytes()));
+            d.extend((floats.len() as u32).to_le_bytes());
+            floats.iter().for_each(|v| d.extend(v.to_le_bytes()));
+            d.extend((s.len() as u32).to_le_bytes());
+            d.extend(s);
+            d
+        };
+        let inputs = [
+            msg(
+                &[(b"a", 1.0), (b"bb", 2.0), (b"c", 3.0)],
+                b"text",
+                &[1, -2],
+                &[0.5],
+            ),
+            msg(&[(b"\xff", 4.0)], b"\xfe\xfd", &[], &[1.5, 2.5, 3.5]),
+            msg(&[], b"", &[7; 5], &[]),
+            msg(
+                &[(b"long name", 5.0), (b"", 6.0)],
+                b"again",
+                &[3],
+                &[9.0; 4],
+            ),
+        ];
+        let starts = [
+            Value::Null,
+            Value::I64(3),
+            Value::Struct(vec![("other".into(), Value::String("x".into())); 9]),
+            t.decode(&inputs[0], 0).unwrap(),
+        ];
+        for start in starts {
+            let mut v = start;
+            for d in inputs.iter().chain(inputs.iter().rev()) {
+                t.decode_into(d, 0, &mut v).unwrap();
+                assert_eq!(v, t.decode(d, 0).unwrap());
+            }
+        }
+        // A failed decode reports the error like decode does.
+        let mut v = Value::Null;
+        let e = t.decode_into(&inputs[0][..9], 5, &mut v).unwrap_err();
+        assert_eq!(e.offset(), Some(5));
     }
 }

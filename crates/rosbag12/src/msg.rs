@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use logcore::FieldName;
 use md5::{Digest, Md5};
 
 use crate::error::{Error, Result};
@@ -396,7 +397,7 @@ pub struct MessageType {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
-    pub(crate) fields: Vec<(String, Kind, ArrayKind)>,
+    pub(crate) fields: Vec<(FieldName, Kind, ArrayKind)>,
     /// Fewest bytes a value of this type takes on the wire.
     pub(crate) min_size: u64,
 }
@@ -430,7 +431,7 @@ impl MessageType {
                                 Kind::Msg(index.get(m.as_str()).copied().unwrap_or(0))
                             }
                         };
-                        (f.name.clone(), kind, f.array)
+                        (FieldName::from(&f.name), kind, f.array)
                     })
                     .collect(),
                 min_size: 0,

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use logcore::Value;
+use logcore::{FieldName, Value};
 
 use crate::format::{BasicType, FieldType, FlatField, Layout};
 use crate::records::InfoValue;
@@ -306,7 +306,7 @@ pub fn decode_struct(layout: &Layout, data: &[u8], base: usize) -> Value {
                     .collect(),
             ),
         };
-        fields.push((f.name.clone(), v));
+        fields.push((FieldName::from(&f.name), v));
     }
     Value::Struct(fields)
 }

@@ -433,9 +433,11 @@ pub fn json_to_value(j: serde_json::Value) -> Value {
         },
         serde_json::Value::String(s) => Value::String(s),
         serde_json::Value::Array(a) => Value::Array(a.into_iter().map(json_to_value).collect()),
-        serde_json::Value::Object(o) => {
-            Value::Struct(o.into_iter().map(|(k, v)| (k, json_to_value(v))).collect())
-        }
+        serde_json::Value::Object(o) => Value::Struct(
+            o.into_iter()
+                .map(|(k, v)| (k.into(), json_to_value(v)))
+                .collect(),
+        ),
     }
 }
 

@@ -60,7 +60,7 @@ fn message_to_value(m: &DynamicMessage) -> Value {
         } else {
             to_value(&v, &kind)
         };
-        out.push((fd.name().to_owned(), value));
+        out.push((fd.name().into(), value));
     }
     Value::Struct(out)
 }
@@ -77,7 +77,7 @@ fn map_to_value(v: &PValue, fd: &prost_reflect::FieldDescriptor) -> Value {
     Value::Struct(
         sorted
             .into_iter()
-            .map(|(k, v)| (key_text(k), to_value(v, &value_kind)))
+            .map(|(k, v)| (key_text(k).into(), to_value(v, &value_kind)))
             .collect(),
     )
 }
@@ -117,7 +117,7 @@ fn to_value(v: &PValue, kind: &Kind) -> Value {
             Value::Struct(
                 sorted
                     .into_iter()
-                    .map(|(k, v)| (key_text(k), to_value(v, kind)))
+                    .map(|(k, v)| (key_text(k).into(), to_value(v, kind)))
                     .collect(),
             )
         }
