@@ -106,6 +106,17 @@ impl FieldName {
         }
     }
 
+    /// Whether `self` and `other` are the same name, by their stored
+    /// representation: a cheap test before overwriting a name.
+    #[inline]
+    pub fn is_same(&self, other: &FieldName) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Inline(a), Repr::Inline(b)) => a.len as u8 == b.len as u8 && a.bytes == b.bytes,
+            (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
+
     /// The name as text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
@@ -295,6 +306,21 @@ mod tests {
         // Multi-byte text is kept whole.
         assert_eq!(FieldName::from("größe_µs").as_str(), "größe_µs");
         assert_eq!(std::mem::size_of::<FieldName>(), 24);
+        // `is_same` agrees with equality, inline or shared.
+        let names = [
+            "a",
+            "b",
+            "exactly_23_bytes_long__",
+            long,
+            "a_field_name_longer_than_twenty_two_byteS",
+        ];
+        for x in names {
+            for y in names {
+                let (a, b) = (FieldName::from(x), FieldName::from(y));
+                assert_eq!(a.is_same(&b), x == y, "{x} {y}");
+                assert!(a.is_same(&a.clone()));
+            }
+        }
     }
 
     #[test]

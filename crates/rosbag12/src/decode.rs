@@ -143,16 +143,20 @@ impl MessageType {
             return Err(c.error("a struct value to decode into"));
         };
         fields.truncate(n);
-        for (i, (name, kind, array)) in compiled.fields.iter().enumerate() {
-            let what = || format!("field `{name}` of {}", self.defs[ty].name);
-            if let Some((old, slot)) = fields.get_mut(i) {
+        // A new struct gets its names in one go, then every field is
+        // decoded in place.
+        let have = fields.len();
+        fields.extend(
+            compiled.fields[have..]
+                .iter()
+                .map(|(name, _, _)| (name.clone(), Value::Null)),
+        );
+        for ((name, kind, array), (old, slot)) in compiled.fields.iter().zip(fields.iter_mut()) {
+            if !old.is_same(name) {
                 *old = name.clone();
-                self.decode_field(kind, array, c, &what, slot)?;
-            } else {
-                let mut v = Value::Null;
-                self.decode_field(kind, array, c, &what, &mut v)?;
-                fields.push((name.clone(), v));
             }
+            let what = || format!("field `{name}` of {}", self.defs[ty].name);
+            self.decode_field(kind, array, c, &what, slot)?;
         }
         Ok(())
     }
