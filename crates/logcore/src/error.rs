@@ -90,6 +90,15 @@ impl Error {
         }
     }
 
+    /// An [`Error::Skipped`].
+    pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
+        Error::Skipped {
+            offset,
+            len,
+            reason: reason.into(),
+        }
+    }
+
     /// The byte offset the error is about, if it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {

@@ -80,6 +80,15 @@ impl ParseError {
         }
     }
 
+    /// A [`ParseError::Skipped`].
+    pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
+        ParseError::Skipped {
+            offset,
+            len,
+            reason: reason.into(),
+        }
+    }
+
     /// The byte offset the error is about, if it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {
@@ -95,6 +104,57 @@ impl ParseError {
         matches!(self, ParseError::Truncated { .. })
     }
 }
+
+/// Equal when of the same kind with the same fields; I/O errors compare
+/// by kind and message.
+impl PartialEq for ParseError {
+    fn eq(&self, other: &Self) -> bool {
+        use ParseError as E;
+        match (self, other) {
+            (
+                E::Malformed {
+                    offset: a,
+                    expected: b,
+                    found: c,
+                },
+                E::Malformed {
+                    offset: x,
+                    expected: y,
+                    found: z,
+                },
+            ) => (a, b, c) == (x, y, z),
+            (
+                E::Truncated {
+                    offset: a,
+                    expected: b,
+                    needed: c,
+                },
+                E::Truncated {
+                    offset: x,
+                    expected: y,
+                    needed: z,
+                },
+            ) => (a, b, c) == (x, y, z),
+            (
+                E::Skipped {
+                    offset: a,
+                    len: b,
+                    reason: c,
+                },
+                E::Skipped {
+                    offset: x,
+                    len: y,
+                    reason: z,
+                },
+            ) => (a, b, c) == (x, y, z),
+            (E::InvalidArgument(a), E::InvalidArgument(x)) => a == x,
+            (E::Io(a), E::Io(x)) => a.kind() == x.kind() && a.to_string() == x.to_string(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ParseError {}
 
 impl From<std::io::Error> for ParseError {
     fn from(e: std::io::Error) -> Self {

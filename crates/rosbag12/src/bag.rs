@@ -226,15 +226,15 @@ impl<'a> Bag<'a> {
                 Err(e) => {
                     // Damage in the middle: go on at the next chunk record.
                     if let Some(next) = resync(self.data, pos + 1, &[op::CHUNK]) {
-                        self.warnings.push(Error::Skipped {
-                            offset: pos as u64,
-                            len: (next - pos) as u64,
-                            reason: e.to_string(),
-                        });
+                        self.warnings.push(Error::skipped(
+                            pos as u64,
+                            (next - pos) as u64,
+                            e.to_string(),
+                        ));
                         pos = next;
                         continue;
                     }
-                    if e.is_truncation() {
+                    if e.is_truncated() {
                         self.recover_partial_chunk(pos);
                     }
                     self.end_error = Some(e);
@@ -245,11 +245,11 @@ impl<'a> Bag<'a> {
                 op::CHUNK => match self.scan_chunk(&rec) {
                     Ok(Some(info)) => self.chunks.push(info),
                     Ok(None) => {}
-                    Err(e) => self.warnings.push(Error::Skipped {
-                        offset: rec.offset(),
-                        len: (rec.end - rec.pos) as u64,
-                        reason: e.to_string(),
-                    }),
+                    Err(e) => self.warnings.push(Error::skipped(
+                        rec.offset(),
+                        (rec.end - rec.pos) as u64,
+                        e.to_string(),
+                    )),
                 },
                 op::CONNECTION => {
                     // Old `rosbag record --split` wrote them after the chunks.
@@ -460,7 +460,7 @@ impl<'a> Bag<'a> {
     /// definition once, then cached).
     pub fn message_type(&self, id: u32) -> Result<Arc<MessageType>> {
         let i = self.position(id).ok_or_else(|| {
-            Error::InvalidArgument(format!("connection {id} does not exist in this bag"))
+            Error::invalid_argument(format!("connection {id} does not exist in this bag"))
         })?;
         let c = &self.connections[i];
         self.types[i]

@@ -4,7 +4,7 @@
 //! format requires there. Inside a compressed chunk the offset is the
 //! chunk record's, and the message says where in the decompressed payload.
 
-use std::sync::Arc;
+pub use logcore::ParseError;
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -22,38 +22,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The bytes at `offset` are not what the format requires.
-    #[error("at byte {offset}: expected {expected}, found {found}")]
-    Malformed {
-        /// Absolute byte offset in the file.
-        offset: u64,
-        /// What the format requires there.
-        expected: String,
-        /// What was there instead.
-        found: String,
-    },
-    /// The file ends inside a record.
-    #[error(
-        "truncated at byte {offset}: expected {expected} ({needed} more bytes than the file holds)"
-    )]
-    Truncated {
-        /// Absolute offset where the incomplete record starts.
-        offset: u64,
-        /// What was being read.
-        expected: String,
-        /// How many bytes are missing.
-        needed: u64,
-    },
-    /// Lenient reading skipped damaged bytes (a chunk, a record).
-    #[error("skipped {len} damaged bytes at byte {offset}: {reason}")]
-    Skipped {
-        /// Absolute offset of the first skipped byte.
-        offset: u64,
-        /// How many bytes were skipped.
-        len: u64,
-        /// Why they could not be read.
-        reason: String,
-    },
+    /// The cases every format crate shares: malformed bytes at an offset,
+    /// a truncation, a skipped stretch (lenient reading), an invalid
+    /// argument, I/O.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
     /// A bag version this crate does not read (1.1, 1.0, 3.x).
     #[error("at byte 0: expected a ROS bag of version 1.2 or 2.x, found version {version}: {hint}")]
     UnsupportedVersion {
@@ -72,105 +45,74 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A caller passed something the API cannot accept.
-    #[error("invalid argument: {0}")]
-    InvalidArgument(String),
-    /// An operating-system I/O error (writing).
-    #[error(transparent)]
-    Io(Arc<std::io::Error>),
 }
 
 impl Error {
-    /// An [`Error::Malformed`].
+    /// A [`ParseError::Malformed`].
     pub fn malformed(offset: u64, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        Error::Malformed {
-            offset,
-            expected: expected.into(),
-            found: found.into(),
-        }
+        Error::Parse(ParseError::malformed(offset, expected, found))
     }
 
-    /// An [`Error::Truncated`].
+    /// A [`ParseError::Truncated`].
     pub fn truncated(offset: u64, expected: impl Into<String>, needed: u64) -> Self {
-        Error::Truncated {
-            offset,
-            expected: expected.into(),
-            needed,
-        }
+        Error::Parse(ParseError::truncated(offset, expected, needed))
+    }
+
+    /// A [`ParseError::Skipped`]: damaged bytes (a chunk, a record) that
+    /// lenient reading went past.
+    pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
+        Error::Parse(ParseError::skipped(offset, len, reason))
+    }
+
+    /// A [`ParseError::InvalidArgument`].
+    pub fn invalid_argument(what: impl Into<String>) -> Self {
+        Error::Parse(ParseError::InvalidArgument(what.into()))
     }
 
     /// The byte offset the error is about, if it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {
-            Error::Malformed { offset, .. }
-            | Error::Truncated { offset, .. }
-            | Error::Skipped { offset, .. }
-            | Error::Definition { offset, .. } => Some(*offset),
+            Error::Parse(e) => e.offset(),
+            Error::Definition { offset, .. } => Some(*offset),
             Error::UnsupportedVersion { .. } => Some(0),
-            _ => None,
         }
     }
 
     /// True for a truncation (the file ends inside a record).
-    pub fn is_truncation(&self) -> bool {
-        matches!(self, Error::Truncated { .. })
+    pub fn is_truncated(&self) -> bool {
+        matches!(self, Error::Parse(e) if e.is_truncated())
+    }
+
+    /// True for a skipped stretch of damaged bytes (a lenient-mode
+    /// warning).
+    pub fn is_skipped(&self) -> bool {
+        matches!(self, Error::Parse(ParseError::Skipped { .. }))
     }
 }
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::Io(Arc::new(e))
+        Error::Parse(e.into())
     }
 }
 
 impl From<Error> for logcore::Error {
     fn from(e: Error) -> Self {
         match e {
-            Error::Malformed {
-                offset,
-                expected,
-                found,
-            } => logcore::Error::Malformed {
-                offset,
-                expected,
-                found,
-            },
-            Error::Truncated {
-                offset,
-                expected,
-                needed,
-            } => logcore::Error::Truncated {
-                offset,
-                expected,
-                needed,
-            },
-            Error::Skipped {
-                offset,
-                len,
-                reason,
-            } => logcore::Error::Skipped {
-                offset,
-                len,
-                reason,
-            },
-            Error::UnsupportedVersion { version, hint } => logcore::Error::Malformed {
-                offset: 0,
-                expected: "a ROS bag of version 1.2 or 2.x".into(),
-                found: format!("version {version}: {hint}"),
-            },
+            Error::Parse(e) => e.into(),
+            Error::UnsupportedVersion { version, hint } => logcore::Error::malformed(
+                0,
+                "a ROS bag of version 1.2 or 2.x",
+                format!("version {version}: {hint}"),
+            ),
             Error::Definition {
                 offset,
                 type_name,
                 reason,
-            } => logcore::Error::Malformed {
+            } => logcore::Error::malformed(
                 offset,
-                expected: format!("a valid definition of {type_name}"),
-                found: reason,
-            },
-            Error::InvalidArgument(s) => logcore::Error::InvalidArgument(s),
-            Error::Io(io) => logcore::Error::Io(
-                Arc::try_unwrap(io)
-                    .unwrap_or_else(|a| std::io::Error::new(a.kind(), a.to_string())),
+                format!("a valid definition of {type_name}"),
+                reason,
             ),
         }
     }

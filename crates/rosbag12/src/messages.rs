@@ -427,11 +427,7 @@ impl<'a> Messages<'a> {
             self.done = true;
             e
         } else {
-            Error::Skipped {
-                offset,
-                len: 0,
-                reason: e.to_string(),
-            }
+            Error::skipped(offset, 0, e.to_string())
         }
     }
 }

@@ -294,8 +294,8 @@ impl<'a> Record<'a> {
     /// Frames the record at buffer position `pos`.
     ///
     /// Lengths are checked against what remains before anything is taken;
-    /// running out of bytes is a [`Error::Truncated`] (in a file) or a
-    /// [`Error::Malformed`] (in a decompressed chunk).
+    /// running out of bytes is a [`ParseError::Truncated`](crate::ParseError::Truncated) (in a file) or a
+    /// [`ParseError::Malformed`](crate::ParseError::Malformed) (in a decompressed chunk).
     pub(crate) fn parse(buf: &'a [u8], pos: usize, origin: Origin) -> Result<Self> {
         let rest = buf.get(pos..).unwrap_or_default();
         let Some((rest, header_len)) = field_len(rest) else {
@@ -469,14 +469,14 @@ mod tests {
         let n = rec.len();
         rec[n - 7..n - 3].copy_from_slice(&u32::MAX.to_le_bytes());
         let e = Record::parse(&rec, 0, Origin::File { base: 100 }).unwrap_err();
-        assert!(e.is_truncation(), "{e}");
+        assert!(e.is_truncated(), "{e}");
         assert_eq!(e.offset(), Some(100));
         let bad_field = [8u8, 0, 0, 0, 4, 0, 0, 0, b'o', b'p', b'x', 2, 0, 0, 0, 0];
         let e = Record::parse(&bad_field, 0, Origin::File { base: 0 }).unwrap_err();
         assert!(e.to_string().contains("`name=value`"), "{e}");
         let e =
             Record::parse(&[0xff, 0xff, 0xff, 0xff], 0, Origin::Chunk { offset: 5 }).unwrap_err();
-        assert!(!e.is_truncation());
+        assert!(!e.is_truncated());
         assert_eq!(e.offset(), Some(5));
     }
 

@@ -22,7 +22,7 @@ impl<'a> Bag<'a> {
             }
             // Spec 3.4 (a): no header at all; read sequentially.
             Ok(_) => (line_len, 0),
-            Err(e) if e.is_truncation() => {
+            Err(e) if e.is_truncated() => {
                 self.index_source = IndexSource::Scanned;
                 self.end_error = first.err();
                 return Ok(());
@@ -144,11 +144,11 @@ impl<'a> Bag<'a> {
                 Ok(r) => r,
                 Err(e) => {
                     if let Some(next) = resync(self.data, pos + 1, &[op::MSG_DEF, op::MSG_DATA]) {
-                        self.warnings.push(Error::Skipped {
-                            offset: pos as u64,
-                            len: (next - pos) as u64,
-                            reason: e.to_string(),
-                        });
+                        self.warnings.push(Error::skipped(
+                            pos as u64,
+                            (next - pos) as u64,
+                            e.to_string(),
+                        ));
                         pos = next;
                         continue;
                     }

@@ -121,7 +121,7 @@ mod tests {
             assert!(matches!(e, Error::UnsupportedVersion { .. }), "{e}");
             assert!(e.to_string().contains("version 1."), "{e}");
         }
-        assert!(Version::parse(b"#ROSBAG V2.0").unwrap_err().is_truncation());
+        assert!(Version::parse(b"#ROSBAG V2.0").unwrap_err().is_truncated());
         assert!(Version::parse(b"#ROSBAG Vx.0\n").is_err());
         assert!(Version::parse(b"#ROSRECORD V2.0\n").is_err());
         assert_eq!(Version::V2_0.magic(), "#ROSBAG V2.0\n");

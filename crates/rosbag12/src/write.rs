@@ -115,15 +115,13 @@ impl<W: Write + Seek> Writer<W> {
     /// Starts a bag: writes the version line and the bag header.
     pub fn new(mut out: W, options: WriterOptions) -> Result<Self> {
         if options.version != Version::V2_0 && options.version != Version::V1_2 {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "cannot write bag version {}; 2.0 and 1.2 are supported",
                 options.version
             )));
         }
         if options.version == Version::V1_2 && options.compression != Compression::None {
-            return Err(Error::InvalidArgument(
-                "1.2 bags have no compression".into(),
-            ));
+            return Err(Error::invalid_argument("1.2 bags have no compression"));
         }
         let magic = options.version.magic();
         out.write_all(magic.as_bytes())?;
@@ -173,7 +171,7 @@ impl<W: Write + Seek> Writer<W> {
     /// declared twice keeps its first id.
     pub fn add_connection(&mut self, mut conn: Connection) -> Result<u32> {
         if self.finished {
-            return Err(Error::InvalidArgument("the bag is finished".into()));
+            return Err(Error::invalid_argument("the bag is finished"));
         }
         if self.options.version == Version::V1_2 {
             if let Some(c) = self.connections.iter().find(|c| c.topic == conn.topic) {
@@ -190,16 +188,16 @@ impl<W: Write + Seek> Writer<W> {
     /// Appends a message of connection `conn` at `time`.
     pub fn write(&mut self, conn: u32, time: RosTime, data: &[u8]) -> Result<()> {
         if self.finished {
-            return Err(Error::InvalidArgument("the bag is finished".into()));
+            return Err(Error::invalid_argument("the bag is finished"));
         }
         let i = conn as usize;
         if i >= self.connections.len() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "connection {conn} was not declared with add_connection"
             )));
         }
         if data.len() > u32::MAX as usize {
-            return Err(Error::InvalidArgument("a message over 4 GiB".into()));
+            return Err(Error::invalid_argument("a message over 4 GiB"));
         }
         if self.options.version == Version::V1_2 {
             return self.write_v12(i, time, data);

@@ -81,7 +81,7 @@ fn every_prefix_yields_the_complete_messages_then_truncated() {
             assert_eq!(got, time_ordered(want), "prefix of {cut} bytes");
             let bag = Bag::new(prefix).unwrap();
             let flagged =
-                err.as_ref().is_some_and(Error::is_truncation) || !bag.warnings().is_empty();
+                err.as_ref().is_some_and(Error::is_truncated) || !bag.warnings().is_empty();
             assert!(flagged, "prefix of {cut} bytes: the cut goes unreported");
         }
     }
@@ -262,7 +262,7 @@ fn scans_resynchronise_after_damage() {
         let skipped: Vec<&Error> = damaged
             .warnings()
             .iter()
-            .filter(|e| matches!(e, Error::Skipped { .. }))
+            .filter(|e| e.is_skipped())
             .collect();
         assert_eq!(skipped.len(), 1, "{:?}", damaged.warnings());
         assert_eq!(skipped[0].offset(), Some(victim as u64));

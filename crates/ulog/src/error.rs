@@ -3,6 +3,8 @@
 //! Every parse error names the absolute byte offset in the file and what the
 //! format requires there.
 
+pub use logcore::ParseError;
+
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -17,38 +19,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The bytes at `offset` are not what the format requires.
-    #[error("at byte {offset}: expected {expected}, found {found}")]
-    Malformed {
-        /// Absolute byte offset in the file.
-        offset: u64,
-        /// What the format requires there.
-        expected: String,
-        /// What was there instead.
-        found: String,
-    },
-    /// The file ends inside a message.
-    #[error(
-        "truncated at byte {offset}: expected {expected} ({needed} more bytes than the file holds)"
-    )]
-    Truncated {
-        /// Absolute offset where the incomplete message starts.
-        offset: u64,
-        /// What was being read.
-        expected: String,
-        /// How many bytes are missing.
-        needed: u64,
-    },
-    /// Damaged bytes were skipped and reading resumed at a later message.
-    #[error("skipped {len} damaged bytes at byte {offset}: {reason}")]
-    Skipped {
-        /// Absolute offset of the first skipped byte.
-        offset: u64,
-        /// How many bytes were skipped.
-        len: u64,
-        /// Why they could not be read.
-        reason: String,
-    },
+    /// The cases every format crate shares: malformed bytes at an offset,
+    /// a truncation, damaged bytes skipped (reading resumed at a later
+    /// message), an invalid argument, I/O.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
     /// The flag-bits message sets an incompatible flag this reader does not
     /// know; the specification requires refusing the file.
     #[error(
@@ -60,90 +35,58 @@ pub enum Error {
         /// The eight incompat flag bytes.
         flags: [u8; 8],
     },
-    /// A caller passed something the API cannot accept.
-    #[error("invalid argument: {0}")]
-    InvalidArgument(String),
-    /// An I/O error while writing (kind and message).
-    #[error("I/O error: {0}")]
-    Io(String),
 }
 
 impl Error {
-    /// An [`Error::Malformed`].
+    /// A [`ParseError::Malformed`].
     pub fn malformed(offset: u64, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        Error::Malformed {
-            offset,
-            expected: expected.into(),
-            found: found.into(),
-        }
+        Error::Parse(ParseError::malformed(offset, expected, found))
     }
 
-    /// An [`Error::Truncated`].
+    /// A [`ParseError::Truncated`].
     pub fn truncated(offset: u64, expected: impl Into<String>, needed: u64) -> Self {
-        Error::Truncated {
-            offset,
-            expected: expected.into(),
-            needed,
-        }
+        Error::Parse(ParseError::truncated(offset, expected, needed))
     }
 
-    /// An [`Error::Skipped`].
+    /// A [`ParseError::Skipped`].
     pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
-        Error::Skipped {
-            offset,
-            len,
-            reason: reason.into(),
-        }
+        Error::Parse(ParseError::skipped(offset, len, reason))
+    }
+
+    /// A [`ParseError::InvalidArgument`].
+    pub fn invalid_argument(what: impl Into<String>) -> Self {
+        Error::Parse(ParseError::InvalidArgument(what.into()))
     }
 
     /// The byte offset the error is about, if it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {
-            Error::Malformed { offset, .. }
-            | Error::Truncated { offset, .. }
-            | Error::Skipped { offset, .. }
-            | Error::IncompatibleFlags { offset, .. } => Some(*offset),
-            _ => None,
+            Error::Parse(e) => e.offset(),
+            Error::IncompatibleFlags { offset, .. } => Some(*offset),
         }
+    }
+
+    /// True for a truncation (the file ends inside a message).
+    pub fn is_truncated(&self) -> bool {
+        matches!(self, Error::Parse(e) if e.is_truncated())
+    }
+
+    /// True for a skipped stretch of damaged bytes.
+    pub fn is_skipped(&self) -> bool {
+        matches!(self, Error::Parse(ParseError::Skipped { .. }))
     }
 }
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::Io(e.to_string())
+        Error::Parse(e.into())
     }
 }
 
 impl From<Error> for logcore::Error {
     fn from(e: Error) -> Self {
         match e {
-            Error::Malformed {
-                offset,
-                expected,
-                found,
-            } => logcore::Error::Malformed {
-                offset,
-                expected,
-                found,
-            },
-            Error::Truncated {
-                offset,
-                expected,
-                needed,
-            } => logcore::Error::Truncated {
-                offset,
-                expected,
-                needed,
-            },
-            Error::Skipped {
-                offset,
-                len,
-                reason,
-            } => logcore::Error::Skipped {
-                offset,
-                len,
-                reason,
-            },
+            Error::Parse(e) => e.into(),
             Error::IncompatibleFlags { offset, flags } => logcore::Error::Malformed {
                 offset,
                 expected:
@@ -151,8 +94,6 @@ impl From<Error> for logcore::Error {
                         .into(),
                 found: format!("incompat flags {}", logcore::error::hex_preview(&flags)),
             },
-            Error::InvalidArgument(s) => logcore::Error::InvalidArgument(s),
-            Error::Io(s) => logcore::Error::Io(std::io::Error::other(s)),
         }
     }
 }

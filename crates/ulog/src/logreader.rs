@@ -167,14 +167,13 @@ impl<'a, 'l> Iterator for Stream<'a, 'l> {
             if problem_first {
                 let e = self.problems[self.problem_pos].clone();
                 self.problem_pos += 1;
-                let fatal =
-                    self.filter.mode == ReadMode::Strict || matches!(e, Error::Truncated { .. });
+                let fatal = self.filter.mode == ReadMode::Strict || e.is_truncated();
                 if fatal {
                     self.done = true;
                     return Some(Err(e.into()));
                 }
                 let skipped = match e {
-                    Error::Skipped { .. } => e,
+                    Error::Parse(crate::ParseError::Skipped { .. }) => e,
                     other => Error::skipped(other.offset().unwrap_or(0), 0, other.to_string()),
                 };
                 return Some(Err(skipped.into()));

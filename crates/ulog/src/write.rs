@@ -74,7 +74,7 @@ impl<W: Write> Writer<W> {
 
     fn message(&mut self, ty: u8, payload: &[u8]) -> Result<()> {
         let size = u16::try_from(payload.len()).map_err(|_| {
-            Error::InvalidArgument(format!(
+            Error::invalid_argument(format!(
                 "a '{}' message of {} bytes (at most 65535 fit)",
                 ty as char,
                 payload.len()
@@ -113,7 +113,7 @@ impl<W: Write> Writer<W> {
 
     /// Adds a format definition (`name:type field;...`).
     pub fn add_format(&mut self, text: &str) -> Result<()> {
-        let def = FormatDef::parse(text, 0).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let def = FormatDef::parse(text, 0).map_err(|e| Error::invalid_argument(e.to_string()))?;
         self.add_format_def(&def)
     }
 
@@ -128,7 +128,7 @@ impl<W: Write> Writer<W> {
     fn key_value(kind_prefix: &[u8], type_str: &str, name: &str, value: &[u8]) -> Result<Vec<u8>> {
         let key = format!("{type_str} {name}");
         let len = u8::try_from(key.len())
-            .map_err(|_| Error::InvalidArgument(format!("key {key:?} longer than 255 bytes")))?;
+            .map_err(|_| Error::invalid_argument(format!("key {key:?} longer than 255 bytes")))?;
         let mut p = kind_prefix.to_vec();
         p.push(len);
         p.extend_from_slice(key.as_bytes());
@@ -203,11 +203,11 @@ impl<W: Write> Writer<W> {
         let layout = self
             .formats
             .layout(name, 0)
-            .map_err(|e| Error::InvalidArgument(format!("subscription to {name:?}: {e}")))?;
+            .map_err(|e| Error::invalid_argument(format!("subscription to {name:?}: {e}")))?;
         let id = self.next_msg_id;
         self.next_msg_id = id
             .checked_add(1)
-            .ok_or_else(|| Error::InvalidArgument("more than 65535 subscriptions".into()))?;
+            .ok_or_else(|| Error::invalid_argument("more than 65535 subscriptions"))?;
         self.add_subscription_with_id(name, multi_id, id)?;
         self.subscriptions
             .insert(id, (name.to_string(), layout.min_size, layout.size));
@@ -218,7 +218,7 @@ impl<W: Write> Writer<W> {
         let layout = self
             .formats
             .layout(name, 0)
-            .map_err(|e| Error::InvalidArgument(format!("subscription to {name:?}: {e}")))?;
+            .map_err(|e| Error::invalid_argument(format!("subscription to {name:?}: {e}")))?;
         self.start()?;
         let mut p = vec![multi_id];
         p.extend_from_slice(&id.to_le_bytes());
@@ -235,12 +235,11 @@ impl<W: Write> Writer<W> {
     /// is never written (PX4 omits it too, and pyulog 1.3.0 takes full-size
     /// samples for corruption).
     pub fn write_data(&mut self, msg_id: u16, sample: &[u8]) -> Result<()> {
-        let (name, min, max) = self
-            .subscriptions
-            .get(&msg_id)
-            .ok_or_else(|| Error::InvalidArgument(format!("msg_id {msg_id} was not subscribed")))?;
+        let (name, min, max) = self.subscriptions.get(&msg_id).ok_or_else(|| {
+            Error::invalid_argument(format!("msg_id {msg_id} was not subscribed"))
+        })?;
         if sample.len() < *min || sample.len() > *max {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "a {name} sample must have {min}..={max} bytes, not {}",
                 sample.len()
             )));
@@ -324,7 +323,7 @@ pub fn encode_value(type_str: &str, v: &InfoValue<'_>) -> Result<Vec<u8>> {
     if let InfoValue::Bytes(b) = v {
         return Ok(b.to_vec());
     }
-    let bad = || Error::InvalidArgument(format!("value {v:?} for type {type_str}"));
+    let bad = || Error::invalid_argument(format!("value {v:?} for type {type_str}"));
     let ty = BasicType::from_name(type_str).ok_or_else(bad)?;
     let i = match *v {
         InfoValue::Int(x) => x as i128,
@@ -463,7 +462,7 @@ pub fn example_log() -> Result<Vec<u8>> {
 /// The bytes of one message: `msg_size`, `msg_type`, payload.
 pub fn encode_message(msg_type: u8, payload: &[u8]) -> Result<Vec<u8>> {
     let size = u16::try_from(payload.len()).map_err(|_| {
-        Error::InvalidArgument(format!(
+        Error::invalid_argument(format!(
             "a payload of {} bytes (at most 65535 fit)",
             payload.len()
         ))
@@ -483,8 +482,8 @@ pub fn encode_message(msg_type: u8, payload: &[u8]) -> Result<Vec<u8>> {
 pub fn append_data(file: &mut Vec<u8>, messages: &[u8]) -> Result<()> {
     const FLAGS: usize = 16 + 3;
     if file.get(16..19) != Some(&[40, 0, b'B'][..]) || file.len() < FLAGS + 40 {
-        return Err(Error::InvalidArgument(
-            "appending needs a 40-byte flag-bits message at byte 16".into(),
+        return Err(Error::invalid_argument(
+            "appending needs a 40-byte flag-bits message at byte 16",
         ));
     }
     let slot = (0..3)
@@ -493,7 +492,7 @@ pub fn append_data(file: &mut Vec<u8>, messages: &[u8]) -> Result<()> {
                 .iter()
                 .all(|&b| b == 0)
         })
-        .ok_or_else(|| Error::InvalidArgument("all three appended offsets are used".into()))?;
+        .ok_or_else(|| Error::invalid_argument("all three appended offsets are used"))?;
     let at = file.len() as u64;
     file[FLAGS + 8] |= 1;
     file[FLAGS + 16 + 8 * slot..FLAGS + 24 + 8 * slot].copy_from_slice(&at.to_le_bytes());

@@ -379,7 +379,9 @@ mod tests {
             Frame::Terminator
         ));
         match frame_at(&m[..30], 0, conv, false) {
-            Frame::Truncated(Error::Truncated { needed, .. }) => assert_eq!(needed, 19),
+            Frame::Truncated(Error::Parse(crate::ParseError::Truncated { needed, .. })) => {
+                assert_eq!(needed, 19)
+            }
             other => panic!("{other:?}"),
         }
         assert!(matches!(

@@ -143,11 +143,11 @@ mod tests {
     fn header_errors_are_clear() {
         assert!(matches!(
             FileHeader::parse(b"\xA4VE"),
-            Err(Error::Truncated {
+            Err(Error::Parse(crate::ParseError::Truncated {
                 offset: 0,
                 needed: 5,
                 ..
-            })
+            }))
         ));
         let e = FileHeader::parse(b"#ROSBAG V2.0").unwrap_err();
         assert_eq!(e.offset(), Some(0));
@@ -168,7 +168,13 @@ mod tests {
         let mut f = b"\xA4VEL\x01\x00\x01\x00".to_vec();
         f.extend_from_slice(&u32::MAX.to_le_bytes());
         let e = Index::parse(&f).unwrap_err();
-        assert!(matches!(e, Error::Truncated { offset: 8, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Parse(crate::ParseError::Truncated { offset: 8, .. })
+            ),
+            "{e}"
+        );
         let mut f = b"\xA4VEL\x01\x00\x01\x00".to_vec();
         f.extend_from_slice(&1u32.to_le_bytes());
         f.extend_from_slice(&20i64.to_le_bytes());

@@ -88,11 +88,7 @@ impl MessageStream<'_> {
             self.done = true;
             e.into()
         } else {
-            logcore::Error::Skipped {
-                offset: e.offset().unwrap_or(0),
-                len,
-                reason: e.to_string(),
-            }
+            logcore::Error::skipped(e.offset().unwrap_or(0), len, e.to_string())
         }
     }
 }

@@ -294,9 +294,9 @@ impl<'a> VelLog<'a> {
 /// Iterator over the messages of a [`VelLog`] in file order.
 ///
 /// Yields `Err` for damage: in strict mode the first error ends the
-/// iteration; in lenient mode an [`Error::Skipped`] is yielded and reading
+/// iteration; in lenient mode an [`ParseError::Skipped`](crate::ParseError::Skipped) is yielded and reading
 /// goes on at the next plausible message. A truncated last message ends
-/// the iteration with an [`Error::Truncated`] in both modes.
+/// the iteration with an [`ParseError::Truncated`](crate::ParseError::Truncated) in both modes.
 #[derive(Debug, Clone)]
 pub struct Records<'a> {
     data: &'a [u8],
@@ -326,11 +326,11 @@ impl<'a> Records<'a> {
             Some(p) => self.pos = p,
             None => self.end = Some(EndOfRecords::Error),
         }
-        Err(Error::Skipped {
-            offset: at as u64,
-            len: to.saturating_sub(at) as u64,
-            reason: reason.to_string(),
-        })
+        Err(Error::skipped(
+            at as u64,
+            to.saturating_sub(at) as u64,
+            reason.to_string(),
+        ))
     }
 
     fn resync_after(&self, at: usize) -> Option<usize> {

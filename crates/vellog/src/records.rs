@@ -53,7 +53,7 @@ pub trait TypedMessage<'a>: Sized {
 
 pub(crate) fn len_u32(len: usize, what: &str) -> Result<u32> {
     u32::try_from(len).map_err(|_| {
-        Error::InvalidArgument(format!(
+        Error::invalid_argument(format!(
             "{what} of {len} bytes does not fit a VEL 32-bit length"
         ))
     })
@@ -312,7 +312,7 @@ impl<'a> VelodyneRawData<'a> {
         if packets.len() % VELODYNE_PACKET_LEN == 0 {
             Ok(VelodyneRawData { packets })
         } else {
-            Err(Error::InvalidArgument(format!(
+            Err(Error::invalid_argument(format!(
                 "Velodyne packet bytes must be a multiple of {VELODYNE_PACKET_LEN}, got {}",
                 packets.len()
             )))

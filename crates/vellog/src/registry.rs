@@ -155,7 +155,7 @@ impl Registry {
     /// already taken by a different name.
     fn check_name(&self, name: &str) -> Result<i32> {
         if name.is_empty() || !name.is_ascii() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "message type name {name:?} must be non-empty ASCII (the original hash of \
                  other bytes is unknown)"
             )));
@@ -296,7 +296,7 @@ mod tests {
         let mut r = Registry::builtin();
         assert!(matches!(
             r.register_name(""),
-            Err(Error::InvalidArgument(_))
+            Err(Error::Parse(crate::ParseError::InvalidArgument(_)))
         ));
         assert!(r.register_name("Grüße").is_err());
         // Re-registering a known name is fine; a colliding one is not.

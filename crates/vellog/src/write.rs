@@ -196,12 +196,12 @@ impl<W: Read + Write + Seek> Writer<W> {
         payload: impl FnOnce(&mut Vec<u8>) -> Result<()>,
     ) -> Result<()> {
         if self.finished || self.broken {
-            return Err(Error::InvalidArgument(
-                "the writer is finished or failed earlier; start a new file".into(),
+            return Err(Error::invalid_argument(
+                "the writer is finished or failed earlier; start a new file",
             ));
         }
         if !timestamp_ms.is_finite() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid_argument(format!(
                 "message timestamp must be finite, got {timestamp_ms}"
             )));
         }
@@ -216,7 +216,7 @@ impl<W: Read + Write + Seek> Writer<W> {
                 .size_convention
                 .size_for(payload_len)
                 .ok_or_else(|| {
-                    Error::InvalidArgument(format!(
+                    Error::invalid_argument(format!(
                         "a payload of {payload_len} bytes does not fit a VEL message"
                     ))
                 })?;
@@ -236,7 +236,7 @@ impl<W: Read + Write + Seek> Writer<W> {
         let second = ((timestamp_ms - t0) / 1000.0).floor();
         let needed = if second >= 0.0 {
             if second >= MAX_INDEX_ENTRIES as f64 {
-                return Err(Error::InvalidArgument(format!(
+                return Err(Error::invalid_argument(format!(
                     "timestamp {timestamp_ms} ms lies {second} s after the first message \
                      ({t0} ms); the index would exceed {MAX_INDEX_ENTRIES} entries"
                 )));
@@ -283,8 +283,8 @@ impl<W: Read + Write + Seek> Writer<W> {
             return Ok(());
         }
         if self.broken {
-            return Err(Error::InvalidArgument(
-                "the writer failed earlier; the file holds the messages before the failure".into(),
+            return Err(Error::invalid_argument(
+                "the writer failed earlier; the file holds the messages before the failure",
             ));
         }
         self.broken = true; // until the index is complete
@@ -293,7 +293,7 @@ impl<W: Read + Write + Seek> Writer<W> {
             self.len += 4;
         }
         let n = u32::try_from(self.entries.len())
-            .map_err(|_| Error::InvalidArgument("index too long for the format".into()))?;
+            .map_err(|_| Error::invalid_argument("index too long for the format"))?;
         let by = 8 * u64::from(n);
         if n > 0 {
             self.shift_messages(by)?;
@@ -350,7 +350,7 @@ impl<W: Read + Write + Seek> Writer<W> {
                         .or_else(|| u32::try_from(v).ok().map(|u| u as i32))
                 })
                 .ok_or_else(|| {
-                    Error::InvalidArgument(format!("type_id {s:?} is not an integer"))
+                    Error::invalid_argument(format!("type_id {s:?} is not an integer"))
                 })?,
             None => match self.registry.type_id(&info.type_name) {
                 Some(id) => id,
@@ -360,7 +360,7 @@ impl<W: Read + Write + Seek> Writer<W> {
                     .and_then(|h| u32::from_str_radix(h, 16).ok())
                     .map(|u| u as i32)
                     .ok_or_else(|| {
-                        Error::InvalidArgument(format!(
+                        Error::invalid_argument(format!(
                             "channel {:?}: type {:?} is not a registered VEL message type and \
                              has no type_id metadata",
                             info.topic, info.type_name
@@ -372,7 +372,7 @@ impl<W: Read + Write + Seek> Writer<W> {
             Some(s) => parse_int(s)
                 .and_then(|v| i32::try_from(v).ok())
                 .ok_or_else(|| {
-                    Error::InvalidArgument(format!("version {s:?} is not an integer"))
+                    Error::invalid_argument(format!("version {s:?} is not an integer"))
                 })?,
             None => self
                 .registry
@@ -380,7 +380,7 @@ impl<W: Read + Write + Seek> Writer<W> {
                 .last()
                 .copied()
                 .ok_or_else(|| {
-                    Error::InvalidArgument(format!(
+                    Error::invalid_argument(format!(
                         "channel {:?}: no version metadata and no registered version of {:?}",
                         info.topic, info.type_name
                     ))

@@ -75,7 +75,7 @@ fn marker_0x31_only_in_lenient_mode() {
     let (good, errors) = read_all(&f, ReadMode::Strict);
     assert_eq!(good.len(), 1);
     match &errors[..] {
-        [Error::Malformed { offset, found, .. }] => {
+        [Error::Parse(vellog::ParseError::Malformed { offset, found, .. })] => {
             assert_eq!(*offset, 12 + 49 + 4);
             assert!(found.contains("0x31"), "{found}");
         }
@@ -102,7 +102,13 @@ fn other_markers_are_corruption() {
     f.extend(raw_message(0x00, vellog::OBD_DATA, 100, 1.0, &[0; 28]));
     let (good, errors) = read_all(&f, ReadMode::Strict);
     assert!(good.is_empty());
-    assert!(matches!(errors[..], [Error::Malformed { offset: 16, .. }]));
+    assert!(matches!(
+        errors[..],
+        [Error::Parse(vellog::ParseError::Malformed {
+            offset: 16,
+            ..
+        })]
+    ));
 }
 
 #[test]
@@ -175,7 +181,7 @@ fn lenient_resync_over_a_corrupted_region() {
     want.extend_from_slice(&expected[4..]);
     assert_eq!(good, want);
     match &errors[..] {
-        [Error::Skipped { offset, len, .. }] => {
+        [Error::Parse(vellog::ParseError::Skipped { offset, len, .. })] => {
             assert_eq!((*offset, *len), (from as u64, (to - from) as u64));
         }
         other => panic!("{other:?}"),
@@ -209,10 +215,19 @@ fn lenient_resync_over_a_damaged_size_field() {
     damaged[at..at + 4].copy_from_slice(&0x7FFF_0000u32.to_le_bytes());
     let (good, errors) = read_all(&damaged, ReadMode::Strict);
     assert_eq!(good, expected[..5]);
-    assert!(matches!(errors[..], [Error::Truncated { .. }]));
+    assert!(matches!(
+        errors[..],
+        [Error::Parse(vellog::ParseError::Truncated { .. })]
+    ));
     let (good, errors) = read_all(&damaged, ReadMode::Lenient);
     let mut want = expected[..5].to_vec();
     want.extend_from_slice(&expected[6..]);
     assert_eq!(good, want);
-    assert!(matches!(errors[..], [Error::Skipped { .. }]), "{errors:?}");
+    assert!(
+        matches!(
+            errors[..],
+            [Error::Parse(vellog::ParseError::Skipped { .. })]
+        ),
+        "{errors:?}"
+    );
 }

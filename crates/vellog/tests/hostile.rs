@@ -92,11 +92,11 @@ fn size_zero_and_twenty_are_corruption() {
         let (strict, lenient) = read_everything(&with_size(size));
         match &strict[..] {
             [
-                Error::Malformed {
+                Error::Parse(vellog::ParseError::Malformed {
                     offset: 12,
                     expected,
                     ..
-                },
+                }),
             ] => {
                 assert!(expected.contains("at least 21"), "{expected}")
             }
@@ -106,11 +106,11 @@ fn size_zero_and_twenty_are_corruption() {
         assert!(
             matches!(
                 lenient[..],
-                [Error::Skipped {
+                [Error::Parse(vellog::ParseError::Skipped {
                     offset: 12,
                     len: 49,
                     ..
-                }]
+                })]
             ),
             "{lenient:?}"
         );
@@ -123,16 +123,19 @@ fn huge_size_is_a_truncation_without_allocation() {
         let (strict, lenient) = read_everything(&with_size(size));
         match &strict[..] {
             [
-                Error::Truncated {
+                Error::Parse(vellog::ParseError::Truncated {
                     offset: 12, needed, ..
-                },
+                }),
             ] => {
                 assert_eq!(*needed, u64::from(size) - 49)
             }
             other => panic!("size {size}: {other:?}"),
         }
         assert!(
-            matches!(lenient[..], [Error::Truncated { .. }]),
+            matches!(
+                lenient[..],
+                [Error::Parse(vellog::ParseError::Truncated { .. })]
+            ),
             "{lenient:?}"
         );
     }
@@ -147,9 +150,9 @@ fn index_larger_than_the_file() {
         let (errors, _) = read_everything(&f);
         match &errors[..] {
             [
-                Error::Truncated {
+                Error::Parse(vellog::ParseError::Truncated {
                     offset: 8, needed, ..
-                },
+                }),
             ] => {
                 assert_eq!(*needed, 12 + 8 * u64::from(n) - 16)
             }

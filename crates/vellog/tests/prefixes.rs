@@ -24,7 +24,7 @@ fn check_every_prefix(file: &[u8], all: &[Expected], modes: &[ReadMode], guessab
         if cut < first {
             // Header or index cut: opening reports the truncation.
             match VelLog::new(prefix) {
-                Err(Error::Truncated { needed, .. }) => {
+                Err(Error::Parse(vellog::ParseError::Truncated { needed, .. })) => {
                     assert!(needed > 0 && needed <= file.len() as u64, "cut {cut}")
                 }
                 other => panic!("cut {cut}: expected truncation, got {other:?}"),
@@ -48,7 +48,7 @@ fn check_every_prefix(file: &[u8], all: &[Expected], modes: &[ReadMode], guessab
             } else {
                 assert_eq!(errors.len(), 1, "cut {cut} {mode:?}: {errors:?}");
                 match &errors[0] {
-                    Error::Truncated { offset, needed, .. } => {
+                    Error::Parse(vellog::ParseError::Truncated { offset, needed, .. }) => {
                         let start = if complete == 0 {
                             first as u64
                         } else {
@@ -134,7 +134,10 @@ fn every_prefix_of_a_terminated_file() {
         let (good, errors) = read_all(&file[..cut], ReadMode::Strict);
         assert_eq!(good, all);
         assert!(
-            matches!(errors[..], [Error::Truncated { .. }]),
+            matches!(
+                errors[..],
+                [Error::Parse(vellog::ParseError::Truncated { .. })]
+            ),
             "{errors:?}"
         );
     }
