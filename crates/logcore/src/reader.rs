@@ -114,6 +114,15 @@ pub trait LogReader {
 
     /// Decodes a message's payload into a [`Value`].
     fn decode(&self, message: &Message<'_>) -> Result<Value>;
+
+    /// Decodes a message's payload into `out`, which may hold the value of
+    /// an earlier message: formats that can reuse its allocations do so
+    /// (ROS bags); the others replace it with [`decode`](Self::decode)'s
+    /// result. The outcome equals `decode`'s either way.
+    fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> Result<()> {
+        *out = self.decode(message)?;
+        Ok(())
+    }
 }
 
 /// Write access to a log of any format.

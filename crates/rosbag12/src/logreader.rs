@@ -154,4 +154,9 @@ impl LogReader for Bag<'_> {
         let t = self.message_type(message.channel.0)?;
         Ok(t.decode(&message.payload, message.offset.unwrap_or(0))?)
     }
+
+    fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> logcore::Result<()> {
+        let t = self.message_type(message.channel.0)?;
+        Ok(t.decode_into(&message.payload, message.offset.unwrap_or(0), out)?)
+    }
 }

@@ -250,4 +250,13 @@ fn log_writer_and_log_reader_agree() {
         .map(|m| LogReader::decode(&bag, &m.unwrap()).unwrap())
         .collect();
     assert_eq!(values[2], Value::record([("data", Value::I64(2))]));
+    // Through the trait, decoding into one reused value gives the same.
+    let mut reused = Value::String("earlier".into());
+    for (m, want) in LogReader::messages(&bag, &MessageFilter::all())
+        .unwrap()
+        .zip(&values)
+    {
+        LogReader::decode_into(&bag, &m.unwrap(), &mut reused).unwrap();
+        assert_eq!(&reused, want);
+    }
 }

@@ -194,6 +194,10 @@ fn logcore_reader_channels_anchor_and_filters() {
     let v = log.decode(&msgs[0]).unwrap();
     assert_eq!(v.get("timestamp"), Some(&Value::U64(202_000)));
     assert_eq!(v.get("c"), Some(&Value::U64(u64::from(b'C'))));
+    // The trait's default decode_into replaces what the value held.
+    let mut reused = Value::Bool(true);
+    log.decode_into(&msgs[0], &mut reused).unwrap();
+    assert_eq!(reused, v);
     let all: Vec<_> = log.messages(&MessageFilter::all()).unwrap().collect();
     assert_eq!(all.len(), 12);
     assert!(
