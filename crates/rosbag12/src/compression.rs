@@ -23,8 +23,9 @@ pub(crate) fn decompress(
     decompress_into(compression, data, size, offset, Vec::new())
 }
 
-/// [`decompress`] into `out`'s allocation (cleared first): a buffer reused
-/// from chunk to chunk has its pages in memory already.
+/// [`decompress`] into `out`'s allocation: a buffer reused from chunk to
+/// chunk has its pages in memory already (and, for lz4, its bytes are
+/// overwritten rather than zeroed first).
 pub(crate) fn decompress_into(
     compression: Compression,
     data: &[u8],
@@ -33,8 +34,10 @@ pub(crate) fn decompress_into(
     mut out: Vec<u8>,
 ) -> Result<Vec<u8>> {
     let limit = u64::from(size) + 1;
-    out.clear();
-    out.reserve((size as usize).min(MAX_PREALLOC));
+    if compression != Compression::Lz4 {
+        out.clear();
+    }
+    out.reserve((size as usize).saturating_sub(out.len()).min(MAX_PREALLOC));
     let result = match compression {
         Compression::None => {
             out.extend_from_slice(data);
@@ -78,7 +81,8 @@ pub(crate) fn decompress_into(
 
 /// Decodes one LZ4 frame block by block straight into `out` (no
 /// intermediate buffer; checksums are skipped, the declared size is
-/// enforced). Handles independent and linked blocks. `None` when the frame
+/// enforced). What `out` held is scratch space: it is overwritten, never
+/// read, and the result is truncated to what was decoded. Handles independent and linked blocks. `None` when the frame
 /// header is not one this path knows; `Some(Err)` for a damaged block.
 fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Result<usize>> {
     use crate::record::u32_at;
@@ -106,6 +110,7 @@ fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Resu
     let mut produced = 0usize;
     loop {
         let Some(word) = u32_at(data, pos) else {
+            out.truncate(produced);
             return bad("a block size word (the frame ends early)");
         };
         pos += 4;
@@ -114,15 +119,20 @@ fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Resu
         }
         let len = (word & 0x7FFF_FFFF) as usize;
         let Some(block) = data.get(pos..pos.saturating_add(len)) else {
+            out.truncate(produced);
             return bad("a block as long as its size word (the frame ends early)");
         };
         pos += len + if block_checksum { 4 } else { 0 };
         // Room for one more block, never beyond the declared size + 1.
         let room = max_block.min(size + 1 - produced.min(size));
-        out.resize(produced + room, 0);
-        let (prev, rest) = out.split_at_mut(produced);
+        if out.len() < produced + room {
+            out.resize(produced + room, 0);
+        }
+        let out_end = produced + room;
+        let (prev, rest) = out[..out_end].split_at_mut(produced);
         let written = if word & 0x8000_0000 != 0 {
             if block.len() > rest.len() {
+                out.truncate(produced);
                 return bad("a stored block within the declared size");
             }
             rest[..block.len()].copy_from_slice(block);
@@ -140,9 +150,13 @@ fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Resu
                 Err(lz4_flex::block::DecompressError::OutputTooSmall { .. })
                     if room < max_block =>
                 {
+                    out.truncate(size + 1);
                     return Some(Ok(size + 1));
                 }
-                Err(e) => return Some(Err(std::io::Error::other(e.to_string()))),
+                Err(e) => {
+                    out.truncate(produced);
+                    return Some(Err(std::io::Error::other(e.to_string())));
+                }
             }
         };
         produced += written;
