@@ -130,7 +130,7 @@ fn decode_all(sub: &Subscription<'_>, doc: &Json) -> Vec<EventLine> {
         .and_then(Json::as_object)
         .unwrap_or(&empty);
     for s in &sub.samples {
-        let uint = |f: &crate::FieldRef| match f.get(s) {
+        let uint = |f: &crate::FieldRef| match f.get(&s) {
             Some(Scalar::UInt(v)) => v,
             Some(Scalar::Int(v)) => v as u64,
             _ => 0,

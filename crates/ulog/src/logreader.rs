@@ -62,7 +62,7 @@ impl ULog<'_> {
                 continue;
             };
             for s in &sub.samples {
-                if let Some(Scalar::UInt(utc)) = f.get(s) {
+                if let Some(Scalar::UInt(utc)) = f.get(&s) {
                     if utc > UNIX_START_US {
                         let (Some(log), Some(unix)) = (
                             Timestamp::from_micros(s.timestamp),
@@ -186,7 +186,9 @@ impl<'a, 'l> Iterator for Stream<'a, 'l> {
                 self.next.push(Reverse((after.offset, si)));
             }
             let channel = ChannelId(self.of_sub[si]);
-            let s = &samples[k];
+            let Some(s) = samples.get(k) else {
+                continue;
+            };
             let t = ts(s.timestamp);
             if !self.filter.matches(channel, t) {
                 continue;

@@ -521,7 +521,7 @@ pub fn csv(
         }
         _ => sub.samples.len(),
     };
-    for s in sub.samples.get(from..to).unwrap_or_default() {
+    for s in sub.samples.range(from..to) {
         for (k, c) in cols.iter().enumerate() {
             if k > 0 {
                 buf.extend_from_slice(delimiter.as_bytes());

@@ -11,7 +11,7 @@ use crate::records::{
     FileHeader, FlagBits, HEADER_LEN, InfoValue, KeyValue, LoggedString, MESSAGE_HEADER_LEN,
     Record, SYNC_MAGIC,
 };
-use crate::sample::{Sample, Subscription, read_basic};
+use crate::sample::{Samples, Subscription};
 use crate::text::lossy;
 
 /// A message larger than this with an unknown type is taken for garbage
@@ -166,15 +166,12 @@ impl<'a> ULog<'a> {
                 format!("version {} (reading it anyway)", header.version),
             ));
         }
-        let hints = sample_counts(data);
         let mut walk = Walk {
-            hints,
             pos: HEADER_LEN,
             skip_start: None,
             has_sync: true,
             active: Vec::new(),
             in_data: false,
-            timestamps: Vec::new(),
             subs: Vec::new(),
             initial: Vec::new(),
         };
@@ -211,7 +208,7 @@ impl<'a> ULog<'a> {
     /// let bytes = ulogfile::write::example_log()?;
     /// let log = ulogfile::ULog::parse(&bytes)?;
     /// let (att, q0) = log.field("vehicle_attitude.q[0]").unwrap();
-    /// let values: Vec<f64> = att.samples.iter().filter_map(|s| q0.get(s)).map(|v| v.as_f64()).collect();
+    /// let values: Vec<f64> = att.samples.iter().filter_map(|s| q0.get(&s)).map(|v| v.as_f64()).collect();
     /// assert_eq!(values, [1.0, 0.5, 0.25]);
     /// assert!(log.field("vehicle_attitude[1].q[0]").is_none());
     /// # Ok::<(), ulogfile::Error>(())
@@ -424,16 +421,12 @@ impl<'a> ULog<'a> {
                 w.pos = end;
                 let id = u16::from_le_bytes([payload[0], payload[1]]);
                 let si = w.sub_of(id);
-                if let Some(&(min, max, ts)) = w.subs.get(si) {
-                    let bytes = &payload[2..];
-                    if (min..=max).contains(&bytes.len()) {
-                        let data = &bytes[..min];
-                        let timestamp = timestamp_of(ts, data);
-                        self.subscriptions[si].samples.push(Sample {
-                            timestamp,
-                            data,
-                            offset: off,
-                        });
+                if let Some(&(min, max)) = w.subs.get(si) {
+                    if (min..=max).contains(&(size - 2)) {
+                        let samples = &mut self.subscriptions[si].samples;
+                        let start = pos + MESSAGE_HEADER_LEN + 2;
+                        samples.push(start);
+                        let timestamp = samples.timestamp_at(start);
                         self.last_timestamp = self.last_timestamp.max(timestamp);
                         continue;
                     }
@@ -607,18 +600,12 @@ impl<'a> ULog<'a> {
                     ));
                 }
                 w.set_active(msg_id, self.subscriptions.len());
-                w.timestamps.push(ts);
-                w.subs.push((layout.min_size, layout.size, ts));
+                w.subs.push((layout.min_size, layout.size));
+                let size = layout.min_size;
                 let mut sub = Subscription::new(msg_id, multi_id, name, layout, off);
-                // Room for every `D` message with this id, so the sample
-                // list is never copied as it grows. The hint is used once:
-                // with re-subscriptions the total stays bounded by the
-                // number of messages in the file.
-                let hint = w
-                    .hints
-                    .get_mut(usize::from(msg_id))
-                    .map_or(0, std::mem::take);
-                sub.samples.reserve(hint as usize);
+                // The sample list grows as samples come (4 bytes each:
+                // cheaper than a pass over the file to count them first).
+                sub.samples = Samples::new(self.data, size, ts);
                 self.subscriptions.push(sub);
             }
             Record::Unsubscription(_) => {}
@@ -653,13 +640,10 @@ impl<'a> ULog<'a> {
                     ));
                     return Ok(());
                 }
-                let data = &bytes[..min];
-                let timestamp = timestamp_of(w.timestamps[si], data);
-                sub.samples.push(Sample {
-                    timestamp,
-                    data,
-                    offset: off,
-                });
+                // `bytes` is a slice of the file: its position there.
+                let start = bytes.as_ptr() as usize - self.data.as_ptr() as usize;
+                sub.samples.push(start);
+                let timestamp = sub.samples.timestamp_at(start);
                 self.last_timestamp = self.last_timestamp.max(timestamp);
             }
             Record::Logging(l) => {
@@ -678,25 +662,6 @@ impl<'a> ULog<'a> {
             Record::FlagBits(..) | Record::Unknown(..) => {}
         }
         Ok(())
-    }
-}
-
-#[inline]
-fn timestamp_of(ts: TimestampField, data: &[u8]) -> u64 {
-    let Some((ty, offset)) = ts else {
-        return 0;
-    };
-    if ty == BasicType::UInt64 {
-        if let Some(b) = data.get(offset..offset + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(b);
-            return u64::from_le_bytes(a);
-        }
-    }
-    match read_basic(ty, data, offset) {
-        Some(crate::sample::Scalar::UInt(v)) => v,
-        Some(s) => s.as_f64() as u64,
-        None => 0,
     }
 }
 
@@ -726,37 +691,8 @@ pub(crate) fn find_sync(hay: &[u8]) -> Option<usize> {
     hay.windows(SYNC_MAGIC.len()).position(|w| w == SYNC_MAGIC)
 }
 
-/// How many `D` messages each msg_id has, from a quick
-/// walk over the message headers (no recovery from damage: after a bad
-/// header the counts are only less accurate, and they are only used to
-/// size lists up front).
-fn sample_counts(data: &[u8]) -> Vec<u32> {
-    let mut counts: Vec<u32> = Vec::new();
-    let mut pos = HEADER_LEN;
-    while let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN + 2) {
-        let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
-        if h[2] == b'D' && size >= 2 {
-            let id = usize::from(u16::from_le_bytes([h[3], h[4]]));
-            match counts.get_mut(id) {
-                Some(c) => *c = c.saturating_add(1),
-                None => {
-                    counts.resize(id + 1, 0);
-                    counts[id] = 1;
-                }
-            }
-        }
-        pos += MESSAGE_HEADER_LEN + size;
-    }
-    counts
-}
-
-/// Type and offset of a `timestamp` field, when the format has one.
-type TimestampField = Option<(BasicType, usize)>;
-
 /// State of the pass over the messages.
 struct Walk<'a> {
-    /// Number of `D` messages per msg_id not yet reserved for.
-    hints: Vec<u32>,
     pos: usize,
     skip_start: Option<usize>,
     has_sync: bool,
@@ -765,10 +701,8 @@ struct Walk<'a> {
     /// full 64 Ki table would cost more to clear than a small log to read).
     active: Vec<u32>,
     in_data: bool,
-    /// Type and offset of each subscription's `timestamp` field.
-    timestamps: Vec<TimestampField>,
-    /// Per subscription: shortest and longest sample, timestamp field.
-    subs: Vec<(usize, usize, TimestampField)>,
+    /// Per subscription: shortest and longest sample.
+    subs: Vec<(usize, usize)>,
     /// Parameters of the definitions section, in file order.
     initial: Vec<(String, InfoValue<'a>)>,
 }

@@ -107,6 +107,276 @@ pub struct Sample<'a> {
     pub offset: u64,
 }
 
+/// Bytes of a `D` message before its struct bytes: the message header and
+/// the `msg_id`.
+const DATA_PREFIX: usize = 5;
+
+/// Type and offset of a `timestamp` field, when the format has one.
+pub(crate) type TimestampField = Option<(BasicType, usize)>;
+
+/// Reads the `timestamp` field (0 when the format has none).
+#[inline]
+pub(crate) fn timestamp_of(ts: TimestampField, data: &[u8]) -> u64 {
+    let Some((ty, offset)) = ts else {
+        return 0;
+    };
+    if ty == BasicType::UInt64 {
+        if let Some(b) = data.get(offset..offset + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            return u64::from_le_bytes(a);
+        }
+    }
+    match read_basic(ty, data, offset) {
+        Some(Scalar::UInt(v)) => v,
+        Some(s) => s.as_f64() as u64,
+        None => 0,
+    }
+}
+
+/// Where each sample's struct bytes start in the file: 4 bytes a sample,
+/// 8 in files of 4 GiB and more.
+#[derive(Clone)]
+enum Positions {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+/// A sample position, whatever its stored width.
+trait Pos: Copy {
+    fn at(self) -> usize;
+}
+
+impl Pos for u32 {
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+impl Pos for u64 {
+    #[inline]
+    fn at(self) -> usize {
+        usize::try_from(self).unwrap_or(usize::MAX)
+    }
+}
+
+/// The samples of one subscription, in file order: an index of where each
+/// `D` message's struct bytes are in the file (4 bytes a sample), from
+/// which [`Sample`]s are made on access without copying.
+///
+/// ```
+/// let bytes = ulogfile::write::example_log()?;
+/// let log = ulogfile::ULog::parse(&bytes)?;
+/// let att = &log.subscription("vehicle_attitude", 0).unwrap().samples;
+/// assert_eq!(att.len(), 3);
+/// let first = att.get(0).unwrap();
+/// assert_eq!(first.timestamp, 1_000_000);
+/// assert_eq!(&bytes[first.offset as usize + 5..][..first.data.len()], first.data);
+/// assert_eq!(att.iter().map(|s| s.timestamp).collect::<Vec<_>>(), [1_000_000, 2_000_000, 3_000_000]);
+/// # Ok::<(), ulogfile::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Samples<'a> {
+    file: &'a [u8],
+    /// Struct bytes of every sample (the layout's size without trailing
+    /// padding).
+    size: usize,
+    ts: TimestampField,
+    at: Positions,
+}
+
+impl std::fmt::Debug for Samples<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Samples")
+            .field("len", &self.len())
+            .field("size", &self.size)
+            .finish()
+    }
+}
+
+impl Default for Samples<'_> {
+    fn default() -> Self {
+        Samples {
+            file: &[],
+            size: 0,
+            ts: None,
+            at: Positions::Narrow(Vec::new()),
+        }
+    }
+}
+
+impl<'a> Samples<'a> {
+    /// An empty list for samples of `size` bytes in `file`.
+    pub(crate) fn new(file: &'a [u8], size: usize, ts: TimestampField) -> Self {
+        let at = if u32::try_from(file.len()).is_ok() {
+            Positions::Narrow(Vec::new())
+        } else {
+            Positions::Wide(Vec::new())
+        };
+        Samples { file, size, ts, at }
+    }
+
+    /// Adds the sample whose struct bytes start at `start` (the caller has
+    /// checked that `size` bytes are there).
+    #[inline]
+    pub(crate) fn push(&mut self, start: usize) {
+        match &mut self.at {
+            Positions::Narrow(v) => v.push(start as u32),
+            Positions::Wide(v) => v.push(start as u64),
+        }
+    }
+
+    /// The timestamp of the sample at `start`.
+    #[inline]
+    pub(crate) fn timestamp_at(&self, start: usize) -> u64 {
+        timestamp_of(self.ts, self.bytes_at(start))
+    }
+
+    #[inline]
+    fn bytes_at(&self, start: usize) -> &'a [u8] {
+        let file: &'a [u8] = self.file;
+        file.get(start..start.saturating_add(self.size))
+            .unwrap_or_default()
+    }
+
+    #[inline]
+    fn make(&self, start: usize) -> Sample<'a> {
+        let data = self.bytes_at(start);
+        Sample {
+            timestamp: timestamp_of(self.ts, data),
+            data,
+            offset: start.saturating_sub(DATA_PREFIX) as u64,
+        }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        match &self.at {
+            Positions::Narrow(v) => v.len(),
+            Positions::Wide(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Size of each sample's struct bytes.
+    pub fn sample_size(&self) -> usize {
+        self.size
+    }
+
+    /// Where the struct bytes of sample `i` start in the file.
+    #[inline]
+    fn start(&self, i: usize) -> Option<usize> {
+        match &self.at {
+            Positions::Narrow(v) => v.get(i).map(|p| p.at()),
+            Positions::Wide(v) => v.get(i).map(|p| p.at()),
+        }
+    }
+
+    /// Sample `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Sample<'a>> {
+        self.start(i).map(|p| self.make(p))
+    }
+
+    /// The first sample.
+    pub fn first(&self) -> Option<Sample<'a>> {
+        self.get(0)
+    }
+
+    /// The last sample.
+    pub fn last(&self) -> Option<Sample<'a>> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// Every sample, in file order.
+    pub fn iter(&self) -> SampleIter<'_, 'a> {
+        self.range(0..self.len())
+    }
+
+    /// The samples `range` (cut to what there is).
+    pub fn range(&self, range: std::ops::Range<usize>) -> SampleIter<'_, 'a> {
+        let end = range.end.min(self.len());
+        SampleIter {
+            samples: self,
+            range: range.start.min(end)..end,
+        }
+    }
+
+    /// Calls `f` with the struct bytes of the samples, a run of at most
+    /// `rows` at a time.
+    fn for_each_run(&self, rows: usize, mut f: impl FnMut(&[&'a [u8]])) {
+        fn runs<'a, P: Pos>(
+            s: &Samples<'a>,
+            at: &[P],
+            rows: usize,
+            f: &mut impl FnMut(&[&'a [u8]]),
+        ) {
+            let mut run = Vec::with_capacity(rows.min(at.len()));
+            for chunk in at.chunks(rows) {
+                run.clear();
+                run.extend(chunk.iter().map(|p| s.bytes_at(p.at())));
+                f(&run);
+            }
+        }
+        let rows = rows.max(1);
+        match &self.at {
+            Positions::Narrow(v) => runs(self, v, rows, &mut f),
+            Positions::Wide(v) => runs(self, v, rows, &mut f),
+        }
+    }
+}
+
+/// An iterator over [`Samples`].
+#[derive(Debug, Clone)]
+pub struct SampleIter<'s, 'a> {
+    samples: &'s Samples<'a>,
+    range: std::ops::Range<usize>,
+}
+
+impl<'a> Iterator for SampleIter<'_, 'a> {
+    type Item = Sample<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Sample<'a>> {
+        let i = self.range.next()?;
+        self.samples.get(i)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Sample<'a>> {
+        let i = self.range.nth(n)?;
+        self.samples.get(i)
+    }
+}
+
+impl DoubleEndedIterator for SampleIter<'_, '_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let i = self.range.next_back()?;
+        self.samples.get(i)
+    }
+}
+
+impl ExactSizeIterator for SampleIter<'_, '_> {}
+
+impl std::iter::FusedIterator for SampleIter<'_, '_> {}
+
+impl<'s, 'a> IntoIterator for &'s Samples<'a> {
+    type Item = Sample<'a>;
+    type IntoIter = SampleIter<'s, 'a>;
+
+    fn into_iter(self) -> SampleIter<'s, 'a> {
+        self.iter()
+    }
+}
+
 /// A flattened field resolved once, then read from many samples.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldRef {
@@ -238,37 +508,12 @@ impl Column {
 
 /// Extracts one column from samples (all samples hold the field: their
 /// length was checked against the layout when the log was read).
-pub(crate) fn column(field: &FlatField, samples: &[Sample<'_>]) -> Column {
-    let o = field.offset;
-    macro_rules! col {
-        ($variant:ident, $t:ty, $n:literal) => {
-            Column::$variant(
-                samples
-                    .iter()
-                    .map(|s| <$t>::from_le_bytes(arr::<$n>(s.data, o)))
-                    .collect(),
-            )
-        };
-    }
-    match field.ty {
-        BasicType::Int8 => col!(I8, i8, 1),
-        BasicType::UInt8 => col!(U8, u8, 1),
-        BasicType::Int16 => col!(I16, i16, 2),
-        BasicType::UInt16 => col!(U16, u16, 2),
-        BasicType::Int32 => col!(I32, i32, 4),
-        BasicType::UInt32 => col!(U32, u32, 4),
-        BasicType::Int64 => col!(I64, i64, 8),
-        BasicType::UInt64 => col!(U64, u64, 8),
-        BasicType::Float => col!(F32, f32, 4),
-        BasicType::Double => col!(F64, f64, 8),
-        BasicType::Bool => Column::Bool(
-            samples
-                .iter()
-                .map(|s| arr::<1>(s.data, o)[0] != 0)
-                .collect(),
-        ),
-        BasicType::Char => col!(Char, u8, 1),
-    }
+pub(crate) fn column(field: &FlatField, samples: &Samples<'_>) -> Column {
+    let mut c = Column::with_capacity(field.ty, samples.len());
+    samples.for_each_run(CHUNK_BYTES, |run| {
+        c.extend_from(field.offset, run.iter().copied());
+    });
+    c
 }
 
 /// Decodes a struct of `layout` at `base` in `data` into a [`Value::Struct`]:
@@ -327,7 +572,7 @@ pub struct Subscription<'a> {
     /// Offset of the `A` message.
     pub offset: u64,
     /// The samples, in file order.
-    pub samples: Vec<Sample<'a>>,
+    pub samples: Samples<'a>,
 }
 
 impl<'a> Subscription<'a> {
@@ -340,7 +585,7 @@ impl<'a> Subscription<'a> {
             layout,
             fields: OnceLock::new(),
             offset,
-            samples: Vec::new(),
+            samples: Samples::default(),
         }
     }
 
@@ -369,7 +614,7 @@ impl<'a> Subscription<'a> {
     /// let log = ulogfile::ULog::parse(&bytes)?;
     /// let att = log.subscription("att", 0).unwrap();
     /// let q3 = att.field("q[3]").unwrap();
-    /// assert_eq!(q3.get(&att.samples[0]).map(|v| v.as_f64()), Some(0.5));
+    /// assert_eq!(q3.get(&att.samples.get(0).unwrap()).map(|v| v.as_f64()), Some(0.5));
     /// assert_eq!(att.column_f64("q[0]"), Some(vec![1.0]));
     /// # Ok::<(), ulogfile::Error>(())
     /// ```
@@ -406,40 +651,25 @@ impl<'a> Subscription<'a> {
 
     /// The columns of `fields`.
     fn read_columns(&self, fields: &[FlatField]) -> Vec<Column> {
-        let size = self.layout.min_size;
+        let size = self.samples.sample_size();
         // A zero-size layout has no values to read (its columns stay empty).
         let n = if size == 0 { 0 } else { self.samples.len() };
         let mut cols: Vec<Column> = fields
             .iter()
             .map(|f| Column::with_capacity(f.ty, n))
             .collect();
+        if n == 0 {
+            return cols;
+        }
         // The samples are scattered through the file between other topics:
         // take a cache-sized run of them and read every column from it
         // while it is still in cache.
-        let rows = (CHUNK_BYTES / size.max(1)).max(1);
-        let mut table = Vec::new();
-        for chunk in self.samples[..n].chunks(rows) {
-            if chunk.iter().all(|s| s.data.len() == size) {
-                // Every sample read from a file is exactly `size` bytes:
-                // read the values straight from the file bytes.
-                for (f, c) in fields.iter().zip(&mut cols) {
-                    c.extend_from(f.offset, chunk.iter().map(|s| s.data));
-                }
-                continue;
-            }
-            // Samples made by hand may be shorter or longer: copy them into
-            // a table of `size`-byte rows, cut or zero-padded, so a field
-            // past a short sample's end reads the bytes there and zeros.
-            table.clear();
-            for s in chunk {
-                let row = s.data.get(..size).unwrap_or(s.data);
-                table.extend_from_slice(row);
-                table.resize(table.len() + (size - row.len()), 0);
-            }
+        let rows = (CHUNK_BYTES / size).max(1);
+        self.samples.for_each_run(rows, |run| {
             for (f, c) in fields.iter().zip(&mut cols) {
-                c.extend_from(f.offset, table.chunks_exact(size));
+                c.extend_from(f.offset, run.iter().copied());
             }
-        }
+        });
         cols
     }
 
@@ -449,7 +679,7 @@ impl<'a> Subscription<'a> {
         Some(
             self.samples
                 .iter()
-                .map(|s| f.get(s).map_or(f64::NAN, Scalar::as_f64))
+                .map(|s| f.get(&s).map_or(f64::NAN, Scalar::as_f64))
                 .collect(),
         )
     }
@@ -464,5 +694,58 @@ impl<'a> Subscription<'a> {
     /// The timestamps of all samples (µs).
     pub fn timestamps(&self) -> Vec<u64> {
         self.samples.iter().map(|s| s.timestamp).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same positions stored narrow and wide give the same samples,
+    /// made from the file bytes.
+    #[test]
+    fn narrow_and_wide_positions_agree() {
+        // Three 10-byte samples behind 5-byte message prefixes; timestamps
+        // 7, 8 and 0x0102 (u64 at offset 0), then 2 payload bytes.
+        let mut file = Vec::new();
+        let mut starts = Vec::new();
+        for ts in [7u64, 8, 0x0102] {
+            file.extend_from_slice(&[12, 0, b'D', 1, 0]);
+            starts.push(file.len());
+            file.extend_from_slice(&ts.to_le_bytes());
+            file.extend_from_slice(&[0xaa, ts as u8]);
+        }
+        let ts = Some((BasicType::UInt64, 0));
+        let mut narrow = Samples::new(&file, 10, ts);
+        for &s in &starts {
+            narrow.push(s);
+        }
+        let wide = Samples {
+            at: Positions::Wide(starts.iter().map(|&s| s as u64).collect()),
+            ..narrow.clone()
+        };
+        for s in [&narrow, &wide] {
+            assert_eq!(s.len(), 3);
+            let all: Vec<Sample<'_>> = s.iter().collect();
+            assert_eq!(
+                all.iter().map(|x| x.timestamp).collect::<Vec<_>>(),
+                [7, 8, 0x0102]
+            );
+            assert_eq!(
+                all.iter().map(|x| x.offset).collect::<Vec<_>>(),
+                [0, 15, 30]
+            );
+            assert_eq!(all[2].data, &file[35..45]);
+            assert_eq!(s.last(), Some(all[2]));
+            assert_eq!(s.get(3), None);
+            assert_eq!(s.range(1..9).collect::<Vec<_>>(), all[1..]);
+            assert_eq!(s.range(2..1).count(), 0);
+            assert_eq!(s.iter().rev().next(), Some(all[2]));
+            assert_eq!(s.iter().nth(1), Some(all[1]));
+            let mut runs = Vec::new();
+            s.for_each_run(2, |r| runs.push(r.len()));
+            assert_eq!(runs, [2, 1]);
+        }
+        assert_eq!(format!("{narrow:?}"), "Samples { len: 3, size: 10 }");
     }
 }
