@@ -739,8 +739,9 @@ mod tests {
             assert_eq!(s.last(), Some(all[2]));
             assert_eq!(s.get(3), None);
             assert_eq!(s.range(1..9).collect::<Vec<_>>(), all[1..]);
-            assert_eq!(s.range(2..1).count(), 0);
-            assert_eq!(s.iter().rev().next(), Some(all[2]));
+            let (from, to) = (2, 1);
+            assert_eq!(s.range(from..to).count(), 0);
+            assert_eq!(s.iter().next_back(), Some(all[2]));
             assert_eq!(s.iter().nth(1), Some(all[1]));
             let mut runs = Vec::new();
             s.for_each_run(2, |r| runs.push(r.len()));
