@@ -418,19 +418,11 @@ impl<'a> ULog<'a> {
                 // The hot path: most messages are samples (`D` is never
                 // garbage and never stops pyulog's reading at this size).
                 w.flush_skip(self, pos, "no valid message header");
+                if self.sample_run(w, seg_end) {
+                    continue;
+                }
                 w.pos = end;
                 let id = u16::from_le_bytes([payload[0], payload[1]]);
-                let si = w.sub_of(id);
-                if let Some(&(min, max)) = w.subs.get(si) {
-                    if (min..=max).contains(&(size - 2)) {
-                        let samples = &mut self.subscriptions[si].samples;
-                        let start = pos + MESSAGE_HEADER_LEN + 2;
-                        samples.push(start);
-                        let timestamp = samples.timestamp_at(start);
-                        self.last_timestamp = self.last_timestamp.max(timestamp);
-                        continue;
-                    }
-                }
                 if let Err(e) = self.apply(Record::Data(id, &payload[2..]), off, w) {
                     self.corruption(e, "data");
                 }
@@ -506,6 +498,49 @@ impl<'a> ULog<'a> {
                 Err(e) => self.corruption(e, "data"),
             }
         }
+    }
+
+    /// Takes the run of well-formed sample messages at `w.pos` (`D`
+    /// messages of subscribed ids, of a size their format allows, inside
+    /// the segment), stopping at anything else, which the caller handles.
+    /// Returns whether it took at least one.
+    #[inline]
+    fn sample_run(&mut self, w: &mut Walk<'a>, seg_end: usize) -> bool {
+        let data = self.data;
+        let limit = seg_end.min(data.len());
+        let first = w.pos;
+        let mut pos = first;
+        let mut last = self.last_timestamp;
+        while let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN + 2) {
+            let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
+            let end = pos + MESSAGE_HEADER_LEN + size;
+            if h[2] != b'D' || size < 2 || end > limit {
+                break;
+            }
+            let si = w.sub_of(u16::from_le_bytes([h[3], h[4]]));
+            let Some(lim) = w.subs.get(si) else {
+                break;
+            };
+            let len = size - 2;
+            if len < lim.min || len > lim.max {
+                break;
+            }
+            let start = pos + MESSAGE_HEADER_LEN + 2;
+            let samples = &mut self.subscriptions[si].samples;
+            samples.push(start);
+            let timestamp = match lim.ts_u64 {
+                Some(o) => data
+                    .get(start + o..start + o + 8)
+                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                    .map_or(0, u64::from_le_bytes),
+                None => samples.timestamp_at(start),
+            };
+            last = last.max(timestamp);
+            pos = end;
+        }
+        w.pos = pos;
+        self.last_timestamp = last;
+        pos > first
     }
 
     /// Records damage found while decoding a message; the first time,
@@ -600,7 +635,14 @@ impl<'a> ULog<'a> {
                     ));
                 }
                 w.set_active(msg_id, self.subscriptions.len());
-                w.subs.push((layout.min_size, layout.size));
+                w.subs.push(SubLimits {
+                    min: layout.min_size,
+                    max: layout.size,
+                    ts_u64: match ts {
+                        Some((BasicType::UInt64, o)) if o + 8 <= layout.min_size => Some(o),
+                        _ => None,
+                    },
+                });
                 let size = layout.min_size;
                 let mut sub = Subscription::new(msg_id, multi_id, name, layout, off);
                 // The sample list grows as samples come (4 bytes each:
@@ -691,6 +733,17 @@ pub(crate) fn find_sync(hay: &[u8]) -> Option<usize> {
     hay.windows(SYNC_MAGIC.len()).position(|w| w == SYNC_MAGIC)
 }
 
+/// What a subscription's sample messages must be like.
+struct SubLimits {
+    /// Shortest struct (trailing padding omitted).
+    min: usize,
+    /// Longest struct (trailing padding included).
+    max: usize,
+    /// Offset of a `uint64_t timestamp` field (other types are read by
+    /// [`Samples`]).
+    ts_u64: Option<usize>,
+}
+
 /// State of the pass over the messages.
 struct Walk<'a> {
     pos: usize,
@@ -701,8 +754,8 @@ struct Walk<'a> {
     /// full 64 Ki table would cost more to clear than a small log to read).
     active: Vec<u32>,
     in_data: bool,
-    /// Per subscription: shortest and longest sample.
-    subs: Vec<(usize, usize)>,
+    /// Per subscription: what a sample message must be like.
+    subs: Vec<SubLimits>,
     /// Parameters of the definitions section, in file order.
     initial: Vec<(String, InfoValue<'a>)>,
 }
