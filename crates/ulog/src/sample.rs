@@ -222,8 +222,47 @@ impl<'a> Samples<'a> {
     #[inline]
     pub(crate) fn push(&mut self, start: usize) {
         match &mut self.at {
+            Positions::Narrow(v) => {
+                if v.len() == v.capacity() {
+                    self.grow(start);
+                }
+                self.push_grown(start);
+            }
+            Positions::Wide(v) => v.push(start as u64),
+        }
+    }
+
+    #[inline]
+    fn push_grown(&mut self, start: usize) {
+        match &mut self.at {
             Positions::Narrow(v) => v.push(start as u32),
             Positions::Wide(v) => v.push(start as u64),
+        }
+    }
+
+    /// Makes room for more samples: as many as the rate so far predicts
+    /// for the rest of the file (logs are written at steady rates), at
+    /// least as many as there are, at most as many as could still fit.
+    #[cold]
+    fn grow(&mut self, start: usize) {
+        let (len, first) = match &self.at {
+            Positions::Narrow(v) => (v.len(), v.first().map(|p| p.at())),
+            Positions::Wide(v) => (v.len(), v.first().map(|p| p.at())),
+        };
+        let rest = self.file.len().saturating_sub(start);
+        let fit = rest / (self.size + DATA_PREFIX) + 1;
+        let predicted = match first {
+            Some(first) if len >= 16 && start > first => {
+                // Samples per byte so far, times the bytes left, plus 1/8.
+                let per = len as f64 / (start - first) as f64;
+                (per * rest as f64 * 1.125) as usize
+            }
+            _ => 0,
+        };
+        let more = predicted.max(len).max(8).min(fit);
+        match &mut self.at {
+            Positions::Narrow(v) => v.reserve_exact(more),
+            Positions::Wide(v) => v.reserve_exact(more),
         }
     }
 
