@@ -6,6 +6,7 @@
 //! offsets, the full struct size and the size without top-level trailing
 //! `_padding` fields (which writers may omit from `D` payloads).
 
+use logcore::FieldName;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -305,8 +306,9 @@ impl Field {
 /// `esc[3].esc_rpm`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlatField {
-    /// Flattened name.
-    pub name: String,
+    /// Flattened name (names up to 23 bytes are stored without an
+    /// allocation of their own).
+    pub name: FieldName,
     /// Basic type.
     pub ty: BasicType,
     /// Byte offset within the struct.
@@ -358,7 +360,7 @@ fn flatten_into(layout: &Layout, prefix: &mut String, base: usize, out: &mut Vec
         prefix.push_str(&f.name);
         match (&f.ty, f.array_len) {
             (FieldType::Basic(b), None) => out.push(FlatField {
-                name: prefix.clone(),
+                name: FieldName::from(prefix.as_str()),
                 ty: *b,
                 offset: base + f.offset,
             }),
@@ -367,7 +369,7 @@ fn flatten_into(layout: &Layout, prefix: &mut String, base: usize, out: &mut Vec
                 for i in 0..n {
                     push_index(prefix, i);
                     out.push(FlatField {
-                        name: prefix.clone(),
+                        name: FieldName::from(prefix.as_str()),
                         ty: *b,
                         offset: base + f.offset + i * elem,
                     });
@@ -690,7 +692,11 @@ mod tests {
         let l = f.layout("esc_status", 0).unwrap();
         assert_eq!(l.size, 8 + 1 + 2 * 16 + 3);
         assert_eq!(l.min_size, 8 + 1 + 32);
-        let names: Vec<String> = l.flatten().into_iter().map(|x| x.name).collect();
+        let names: Vec<String> = l
+            .flatten()
+            .into_iter()
+            .map(|x| x.name.to_string())
+            .collect();
         assert_eq!(
             names,
             [

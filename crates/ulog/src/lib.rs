@@ -51,5 +51,5 @@ pub use read::{Dropout, Info, MultiInfo, ParameterChange, ULog};
 pub use records::{
     FileHeader, FlagBits, InfoValue, KeyValue, LoggedString, MAGIC, Record, SYNC_MAGIC,
 };
-pub use sample::{Column, FieldRef, Sample, Scalar, Subscription};
+pub use sample::{Column, FieldRef, Sample, SampleIter, Samples, Scalar, Subscription};
 pub use write::Writer;

@@ -428,7 +428,7 @@ fn csv_columns(sub: &Subscription<'_>) -> (Vec<String>, Vec<CsvColumn>) {
                 }
             }
             _ => {
-                names.push(f.name.clone());
+                names.push(f.name.to_string());
                 cols.push(CsvColumn::Number(f.ty, f.offset));
             }
         }

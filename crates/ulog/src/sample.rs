@@ -671,7 +671,7 @@ impl<'a> Subscription<'a> {
     }
 
     /// Every field as a column, in field order.
-    pub fn columns(&self) -> Vec<(String, Column)> {
+    pub fn columns(&self) -> Vec<(FieldName, Column)> {
         match self.fields.get() {
             Some(fields) => {
                 let cols = self.read_columns(fields);
