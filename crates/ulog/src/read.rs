@@ -3,6 +3,7 @@
 //! sync magic the way pyulog does, and keeps every sample as a slice of
 //! the input.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
@@ -12,7 +13,7 @@ use crate::records::{
     Record, SYNC_MAGIC,
 };
 use crate::sample::{Samples, Subscription};
-use crate::text::lossy;
+use crate::text::{lossy, lossy_cow};
 
 /// A message larger than this with an unknown type is taken for garbage
 /// (pyulog's and ulog_cpp's heuristic).
@@ -45,8 +46,8 @@ pub struct MultiInfo<'a> {
 pub struct ParameterChange<'a> {
     /// The largest data timestamp seen before the change (µs).
     pub timestamp: u64,
-    /// Parameter name.
-    pub name: String,
+    /// Parameter name (borrowed from the file unless it was not UTF-8).
+    pub name: Cow<'a, str>,
     /// New value.
     pub value: InfoValue<'a>,
     /// Offset of the `P` message.
@@ -85,12 +86,12 @@ pub struct ULog<'a> {
     /// `M` messages by key name.
     pub multi_info: BTreeMap<String, MultiInfo<'a>>,
     /// Parameters of the definitions section, by name.
-    pub initial_parameters: BTreeMap<String, InfoValue<'a>>,
+    pub initial_parameters: BTreeMap<Cow<'a, str>, InfoValue<'a>>,
     /// `P` messages of the data section, in file order.
     pub changed_parameters: Vec<ParameterChange<'a>>,
     /// `Q` defaults by `default_types` bit index (0 = system, 1 = current
     /// configuration), then by name.
-    pub default_parameters: BTreeMap<u8, BTreeMap<String, InfoValue<'a>>>,
+    pub default_parameters: BTreeMap<u8, BTreeMap<Cow<'a, str>, InfoValue<'a>>>,
     /// `L` messages in file order.
     pub logged_messages: Vec<LoggedString<'a>>,
     /// `C` messages in file order.
@@ -564,11 +565,12 @@ impl<'a> ULog<'a> {
             Record::Info(kv) => {
                 let (name, value) = key_value(&kv, off)?;
                 let type_str = kv.type_str();
-                self.info.insert(name, Info { type_str, value });
+                self.info
+                    .insert(name.into_owned(), Info { type_str, value });
             }
             Record::MultiInfo(cont, kv) => {
                 let (name, value) = key_value(&kv, off)?;
-                match self.multi_info.get_mut(&name) {
+                match self.multi_info.get_mut(name.as_ref()) {
                     Some(m) if cont && !m.groups.is_empty() => {
                         if let Some(g) = m.groups.last_mut() {
                             g.push(value);
@@ -577,7 +579,7 @@ impl<'a> ULog<'a> {
                     Some(m) => m.groups.push(vec![value]),
                     None => {
                         self.multi_info.insert(
-                            name,
+                            name.into_owned(),
                             MultiInfo {
                                 type_str: kv.type_str(),
                                 groups: vec![vec![value]],
@@ -709,8 +711,8 @@ impl<'a> ULog<'a> {
 
 /// The name and decoded value of a key/value (the type text is only made
 /// by the callers that keep it, [`ULog::info`] and [`ULog::multi_info`]).
-fn key_value<'a>(kv: &KeyValue<'a>, off: u64) -> Result<(String, InfoValue<'a>)> {
-    let name = kv.name().ok_or_else(|| {
+fn key_value<'a>(kv: &KeyValue<'a>, off: u64) -> Result<(Cow<'a, str>, InfoValue<'a>)> {
+    let name = kv.name_bytes().map(lossy_cow).ok_or_else(|| {
         Error::malformed(off, "a key `type name`", format!("{:?}", lossy(kv.key)))
     })?;
     Ok((name, kv.decode(off)?))
@@ -757,7 +759,7 @@ struct Walk<'a> {
     /// Per subscription: what a sample message must be like.
     subs: Vec<SubLimits>,
     /// Parameters of the definitions section, in file order.
-    initial: Vec<(String, InfoValue<'a>)>,
+    initial: Vec<(Cow<'a, str>, InfoValue<'a>)>,
 }
 
 impl Walk<'_> {

@@ -384,7 +384,7 @@ pub fn rewrite(log: &ULog<'_>) -> Result<Vec<u8>> {
         for (name, v) in map {
             match defaults.iter_mut().find(|(n, _, dv)| n == name && *dv == v) {
                 Some(d) => d.1 |= 1 << bit,
-                None => defaults.push((name.clone(), 1 << bit, v)),
+                None => defaults.push((name.to_string(), 1 << bit, v)),
             }
         }
     }
