@@ -281,7 +281,7 @@ impl FieldType {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
     /// Field name.
-    pub name: String,
+    pub name: FieldName,
     /// Element type.
     pub ty: FieldType,
     /// Array length, `None` for a scalar.
@@ -639,7 +639,7 @@ fn resolve<'d>(
         };
         let total = ty.size().saturating_mul(array_len.unwrap_or(1));
         fields.push(Field {
-            name: field_name.to_string(),
+            name: FieldName::from(field_name),
             ty,
             array_len,
             offset: size,

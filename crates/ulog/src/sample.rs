@@ -590,7 +590,7 @@ pub fn decode_struct(layout: &Layout, data: &[u8], base: usize) -> Value {
                     .collect(),
             ),
         };
-        fields.push((FieldName::from(&f.name), v));
+        fields.push((f.name.clone(), v));
     }
     Value::Struct(fields)
 }
