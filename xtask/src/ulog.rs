@@ -603,8 +603,7 @@ pub(crate) fn bench_inner(corpus: &Path) -> Result {
             return Err(format!(
                 "pyulog timing failed (round {round}): {}",
                 String::from_utf8_lossy(&out.stderr)
-            )
-            .into());
+            ));
         }
         for (b, t) in best.iter_mut().zip(times) {
             b[2] = b[2].min(t);
