@@ -672,30 +672,14 @@ impl<'a> Subscription<'a> {
 
     /// Every field as a column, in field order.
     pub fn columns(&self) -> Vec<(FieldName, Column)> {
-        match self.fields.get() {
-            Some(fields) => {
-                let cols = self.read_columns(fields);
-                fields.iter().map(|f| f.name.clone()).zip(cols).collect()
-            }
-            // The names are returned owned: a fresh flattening gives them
-            // with one allocation each, where filling the field list and
-            // cloning from it would take two.
-            None => {
-                let fields = self.layout.flatten();
-                let cols = self.read_columns(&fields);
-                fields.into_iter().map(|f| f.name).zip(cols).collect()
-            }
-        }
-    }
-
-    /// The columns of `fields`.
-    fn read_columns(&self, fields: &[FlatField]) -> Vec<Column> {
+        let fields = self.fields();
         let size = self.samples.sample_size();
         // A zero-size layout has no values to read (its columns stay empty).
         let n = if size == 0 { 0 } else { self.samples.len() };
-        let mut cols: Vec<Column> = fields
+        // Names up to 23 bytes are copied, longer ones shared.
+        let mut cols: Vec<(FieldName, Column)> = fields
             .iter()
-            .map(|f| Column::with_capacity(f.ty, n))
+            .map(|f| (f.name.clone(), Column::with_capacity(f.ty, n)))
             .collect();
         if n == 0 {
             return cols;
@@ -705,7 +689,7 @@ impl<'a> Subscription<'a> {
         // while it is still in cache.
         let rows = (CHUNK_BYTES / size).max(1);
         self.samples.for_each_run(rows, |run| {
-            for (f, c) in fields.iter().zip(&mut cols) {
+            for (f, (_, c)) in fields.iter().zip(&mut cols) {
                 c.extend_from(f.offset, run.iter().copied());
             }
         });
