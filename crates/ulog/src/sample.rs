@@ -221,22 +221,20 @@ impl<'a> Samples<'a> {
     /// checked that `size` bytes are there).
     #[inline]
     pub(crate) fn push(&mut self, start: usize) {
+        if self.len() == self.capacity() {
+            self.grow(start);
+        }
         match &mut self.at {
-            Positions::Narrow(v) => {
-                if v.len() == v.capacity() {
-                    self.grow(start);
-                }
-                self.push_grown(start);
-            }
+            Positions::Narrow(v) => v.push(start as u32),
             Positions::Wide(v) => v.push(start as u64),
         }
     }
 
     #[inline]
-    fn push_grown(&mut self, start: usize) {
-        match &mut self.at {
-            Positions::Narrow(v) => v.push(start as u32),
-            Positions::Wide(v) => v.push(start as u64),
+    fn capacity(&self) -> usize {
+        match &self.at {
+            Positions::Narrow(v) => v.capacity(),
+            Positions::Wide(v) => v.capacity(),
         }
     }
 
@@ -771,5 +769,33 @@ mod tests {
             assert_eq!(runs, [2, 1]);
         }
         assert_eq!(format!("{narrow:?}"), "Samples { len: 3, size: 10 }");
+    }
+
+    /// The list grows by the rate seen so far, never beyond what the rest
+    /// of the file could hold.
+    #[test]
+    fn growth_follows_the_rate_and_stays_bounded() {
+        // 1000 messages of 15 bytes; this topic is every 4th one.
+        let file = vec![0u8; 15_000];
+        let mut s = Samples::new(&file, 10, None);
+        let mut grown = 0;
+        let mut cap = 0;
+        for k in (0..1000).step_by(4) {
+            s.push(k * 15 + DATA_PREFIX);
+            if s.capacity() != cap {
+                grown += 1;
+                cap = s.capacity();
+            }
+            assert!(cap <= 1000 + 8, "capacity {cap} beyond what the file holds");
+        }
+        assert_eq!(s.len(), 250);
+        // 8, then doubling to 16, then the rate (1 in 4 messages) predicts
+        // the rest: a few growths instead of one per doubling.
+        assert!(grown <= 4, "{grown} growths");
+        assert!(cap < 400, "capacity {cap} far above the 250 samples");
+        // A hostile position past the end of the file cannot make it reserve.
+        let mut h = Samples::new(&file, 10, None);
+        h.push(usize::MAX / 2);
+        assert!(h.capacity() <= 8);
     }
 }
