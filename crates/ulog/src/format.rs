@@ -333,12 +333,27 @@ impl Layout {
     /// The flattened leaves in declaration order, depth first, without the
     /// top-level trailing padding fields (pyulog's field list).
     pub fn flatten(&self) -> Vec<FlatField> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.leaves());
         flatten_into(self, &mut String::new(), 0, &mut out);
         while out.last().is_some_and(|f| f.name.starts_with("_padding")) {
             out.pop();
         }
         out
+    }
+
+    /// Number of flattened leaves (padding included).
+    fn leaves(&self) -> usize {
+        self.fields
+            .iter()
+            .filter(|f| f.ty.size() != 0)
+            .map(|f| {
+                let n = f.array_len.unwrap_or(1);
+                match &f.ty {
+                    FieldType::Basic(_) => n,
+                    FieldType::Nested(l) => n.saturating_mul(l.leaves()),
+                }
+            })
+            .fold(0, usize::saturating_add)
     }
 
     /// The top-level field called `name`.
