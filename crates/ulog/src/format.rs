@@ -628,26 +628,32 @@ fn resolve<'d>(
     })?;
     // A definition given as a `FormatDef` (the writer's) is used as given;
     // one read from a file is resolved from its text, borrowed.
-    let parts: Vec<(&str, Option<usize>, &str)> = match entry.def.get() {
-        Some(d) => d
-            .fields
-            .iter()
-            .map(|f| (f.type_name.as_str(), f.array_len, f.name.as_str()))
-            .collect(),
+    let given = entry.def.get();
+    let (parts, capacity) = match given {
+        Some(d) => (None, d.fields.len()),
+        // One field per `;` at most.
         None => {
-            // Sized up front: one field per `;` at most.
             let text = entry.fields();
-            let mut parts = Vec::with_capacity(text.bytes().filter(|&b| b == b';').count() + 1);
-            for f in fields_of(text, offset) {
-                parts.push(f?);
-            }
-            parts
+            let n = text.bytes().filter(|&b| b == b';').count() + 1;
+            (Some(fields_of(text, offset)), n)
         }
     };
+    let parts = given
+        .into_iter()
+        .flat_map(|d| &d.fields)
+        .map(|f| Ok((f.type_name.as_str(), f.array_len, f.name.as_str())))
+        .chain(parts.into_iter().flatten());
     stack.push(entry.name());
-    let mut fields = Vec::with_capacity(parts.len());
+    let mut fields = Vec::with_capacity(capacity);
     let mut size = 0usize;
-    for (type_name, array_len, field_name) in parts {
+    for part in parts {
+        let (type_name, array_len, field_name) = match part {
+            Ok(p) => p,
+            Err(e) => {
+                stack.pop();
+                return Err(e);
+            }
+        };
         let ty = match BasicType::from_name(type_name) {
             Some(b) => FieldType::Basic(b),
             None => FieldType::Nested(resolve(defs, index, layouts, type_name, offset, stack)?),
