@@ -12,7 +12,7 @@ use crate::records::{
     FileHeader, FlagBits, HEADER_LEN, InfoValue, KeyValue, LoggedString, MESSAGE_HEADER_LEN,
     Record, SYNC_MAGIC,
 };
-use crate::sample::{Samples, Subscription};
+use crate::sample::{DATA_PREFIX, Samples, Subscription, read_u64};
 use crate::text::{lossy, lossy_cow};
 
 /// A message larger than this with an unknown type is taken for garbage
@@ -512,7 +512,7 @@ impl<'a> ULog<'a> {
         let first = w.pos;
         let mut pos = first;
         let mut last = self.last_timestamp;
-        while let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN + 2) {
+        while let Some(h) = data.get(pos..pos + DATA_PREFIX) {
             let size = usize::from(u16::from_le_bytes([h[0], h[1]]));
             let end = pos + MESSAGE_HEADER_LEN + size;
             if h[2] != b'D' || size < 2 || end > limit {
@@ -526,14 +526,13 @@ impl<'a> ULog<'a> {
             if len < lim.min || len > lim.max {
                 break;
             }
-            let start = pos + MESSAGE_HEADER_LEN + 2;
+            let start = pos + DATA_PREFIX;
             let samples = &mut self.subscriptions[si].samples;
             samples.push(start);
+            // The usual `uint64_t` timestamp is read here, in place; other
+            // types go through `Samples`.
             let timestamp = match lim.ts_u64 {
-                Some(o) => data
-                    .get(start + o..start + o + 8)
-                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                    .map_or(0, u64::from_le_bytes),
+                Some(o) => read_u64(data, start + o).unwrap_or(0),
                 None => samples.timestamp_at(start),
             };
             last = last.max(timestamp);
@@ -684,8 +683,8 @@ impl<'a> ULog<'a> {
                     ));
                     return Ok(());
                 }
-                // `bytes` is a slice of the file: its position there.
-                let start = bytes.as_ptr() as usize - self.data.as_ptr() as usize;
+                // The struct bytes follow the message header and msg_id.
+                let start = off as usize + DATA_PREFIX;
                 sub.samples.push(start);
                 let timestamp = sub.samples.timestamp_at(start);
                 self.last_timestamp = self.last_timestamp.max(timestamp);

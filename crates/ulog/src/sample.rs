@@ -109,7 +109,7 @@ pub struct Sample<'a> {
 
 /// Bytes of a `D` message before its struct bytes: the message header and
 /// the `msg_id`.
-const DATA_PREFIX: usize = 5;
+pub(crate) const DATA_PREFIX: usize = 5;
 
 /// Type and offset of a `timestamp` field, when the format has one.
 pub(crate) type TimestampField = Option<(BasicType, usize)>;
@@ -121,10 +121,8 @@ pub(crate) fn timestamp_of(ts: TimestampField, data: &[u8]) -> u64 {
         return 0;
     };
     if ty == BasicType::UInt64 {
-        if let Some(b) = data.get(offset..offset + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(b);
-            return u64::from_le_bytes(a);
+        if let Some(v) = read_u64(data, offset) {
+            return v;
         }
     }
     match read_basic(ty, data, offset) {
@@ -132,6 +130,13 @@ pub(crate) fn timestamp_of(ts: TimestampField, data: &[u8]) -> u64 {
         Some(s) => s.as_f64() as u64,
         None => 0,
     }
+}
+
+/// The little-endian `u64` at `at` of `data`, when it fits.
+#[inline]
+pub(crate) fn read_u64(data: &[u8], at: usize) -> Option<u64> {
+    let b = data.get(at..at.checked_add(8)?)?;
+    <[u8; 8]>::try_from(b).ok().map(u64::from_le_bytes)
 }
 
 /// Where each sample's struct bytes start in the file: 4 bytes a sample,
