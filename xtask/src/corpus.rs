@@ -66,7 +66,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result {
 }
 
 /// Every log file in the corpus is recognised as its format by
-/// `logcore::probe`, and `robolog info --json` either describes it or says
+/// `robolog::probe`, and `robolog info --json` either describes it or says
 /// cleanly that the format is not supported yet: exit code 0 or 1, one
 /// line on stderr, never a crash.
 pub(crate) fn check_all(dir: &Path) -> Result {
@@ -81,13 +81,13 @@ pub(crate) fn check_all(dir: &Path) -> Result {
         return Err(format!("no log files found under {}", dir.display()));
     }
 
-    run(cargo().args(["build", "--locked", "-p", "robolog"]))?;
+    run(cargo().args(["build", "--locked", "-p", "robolog-cli"]))?;
     let exe = root().join("target/debug/robolog");
     let mut failures = Vec::new();
     let mut described = 0usize;
     for (path, want) in &logs {
         let head = read_head(path)?;
-        let got = logcore::probe(&head);
+        let got = robolog::probe(&head);
         if got != Some(*want) {
             failures.push(format!(
                 "{}: probe says {got:?}, expected {want:?}",
@@ -103,7 +103,7 @@ pub(crate) fn check_all(dir: &Path) -> Result {
         let stderr = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => described += 1,
-            Some(1) if stderr.contains("not supported yet") && stderr.lines().count() == 1 => {}
+            Some(1) if stderr.contains("not supported") && stderr.lines().count() == 1 => {}
             code => failures.push(format!(
                 "{}: robolog info exited with {code:?}: {}",
                 path.display(),
@@ -124,8 +124,8 @@ pub(crate) fn check_all(dir: &Path) -> Result {
 fn read_head(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut head = Vec::with_capacity(Format::PROBE_LEN);
-    f.take(Format::PROBE_LEN as u64)
+    let mut head = Vec::with_capacity(robolog::PROBE_LEN);
+    f.take(robolog::PROBE_LEN as u64)
         .read_to_end(&mut head)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(head)

@@ -164,7 +164,7 @@ fn parity(ulog: &Path) -> Result {
         .collect();
     dirs.sort();
     let exe = root().join("target/debug/robolog");
-    run(cargo().args(["build", "--quiet", "-p", "robolog"]))?;
+    run(cargo().args(["build", "--quiet", "-p", "robolog-cli"]))?;
     for d in &dirs {
         let dname = d
             .file_name()

@@ -8,6 +8,20 @@ use crate::fields::{Fields, Put};
 /// The magic string that follows the version.
 pub const MAGIC: &[u8] = b"CARLA_RECORDER";
 
+/// True when `first_bytes` hold a recording's start: a `u16` version, then
+/// [`MAGIC`] as a string with its `u16` length (the version itself is not
+/// checked: CARLA always writes 1, see [`VERSION`]).
+///
+/// ```
+/// assert!(carla_recorder::probe(b"\x01\x00\x0e\x00CARLA_RECORDER"));
+/// assert!(!carla_recorder::probe(b"\x01\x00\x0d\x00CARLA_RECORDER"));
+/// ```
+pub fn probe(first_bytes: &[u8]) -> bool {
+    first_bytes.len() >= 4 + MAGIC.len()
+        && first_bytes[2..4] == (MAGIC.len() as u16).to_le_bytes()
+        && &first_bytes[4..4 + MAGIC.len()] == MAGIC
+}
+
 /// The version CARLA writes (it never changed, see spec §9).
 pub const VERSION: u16 = 1;
 

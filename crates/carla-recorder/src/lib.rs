@@ -67,7 +67,7 @@ pub use additional::{
 pub use error::{Error, Result};
 pub use event::{ActorType, Attribute, Collision, EventAdd, EventDel, EventParent, NO_ACTOR};
 pub use frame::{FrameStart, LAST_FRAME_DURATION};
-pub use header::InfoHeader;
+pub use header::{InfoHeader, probe};
 pub use layout::{AttributeCoding, AttributeType, Layout, Vec3, VectorWidth, WheelRecord};
 pub use logcore::ReadMode;
 pub use logwriter::RecordingWriter;

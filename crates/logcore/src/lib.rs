@@ -11,13 +11,15 @@
 //!   [`Value`] (a dynamic tree that serializes to JSON);
 //! - [`Summary`] (format, channels with counts, time range, metadata);
 //! - the object-safe [`LogReader`] and [`LogWriter`] traits;
-//! - [`probe`], which recognises all five formats by their magic bytes;
+//! - [`Format`], the five formats by name (each format crate recognises
+//!   its own bytes; the `robolog` facade asks each one);
 //! - [`Error`], which every format crate's error converts into, always
 //!   naming a byte offset for parse errors.
 //!
 //! ```
-//! use logcore::{probe, Format};
-//! assert_eq!(probe(b"\xA4VEL\x01\x00\x01\x00"), Some(Format::VelLog));
+//! use logcore::{Format, Timestamp};
+//! assert_eq!(Format::ULog.name(), "ulog");
+//! assert_eq!(Timestamp::from_micros(1_500).map(Timestamp::as_nanos), Some(1_500_000));
 //! ```
 //!
 //! The only `unsafe` in the toolkit is the memory map in [`FileBytes::open`].
@@ -36,7 +38,7 @@ pub mod value;
 
 pub use channel::{ChannelId, ChannelInfo, Schema};
 pub use error::{Error, Result};
-pub use format::{Format, probe};
+pub use format::Format;
 pub use message::{Message, Payload};
 pub use name::FieldName;
 pub use parse_error::ParseError;

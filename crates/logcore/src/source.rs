@@ -10,7 +10,7 @@ use std::path::Path;
 ///
 /// ```no_run
 /// let bytes = logcore::FileBytes::open("log.vel").unwrap();
-/// println!("{} bytes, format {:?}", bytes.len(), logcore::probe(&bytes));
+/// println!("{} bytes", bytes.len());
 /// ```
 #[derive(Debug)]
 pub enum FileBytes {

@@ -70,5 +70,5 @@ pub use records::{
 };
 pub use reindex::{ReindexReport, reindex};
 pub use time::RosTime;
-pub use version::Version;
+pub use version::{MAGIC_PREFIXES, Version, probe};
 pub use write::{DEFAULT_CHUNK_THRESHOLD, Writer, WriterOptions};

@@ -2,6 +2,24 @@
 
 use crate::error::{Error, Result};
 
+/// The starts of a bag's version line: `#ROSBAG V2.0`, `#ROSRECORD V1.2`
+/// (and `V1.1`), and `#ROSLOG V1.1` in some early bags. The version digits
+/// and a newline follow.
+pub const MAGIC_PREFIXES: [&[u8]; 3] = [b"#ROSBAG V", b"#ROSRECORD V", b"#ROSLOG V"];
+
+/// True when `first_bytes` start like a ROS bag of any version, including
+/// the old versions [`Version::parse`] refuses (so that a tool can say
+/// "unsupported version" rather than "unknown format").
+///
+/// ```
+/// assert!(rosbag12::probe(b"#ROSBAG V2.0\n"));
+/// assert!(rosbag12::probe(b"#ROSRECORD V1.1\n"));
+/// assert!(!rosbag12::probe(b"#ROS"));
+/// ```
+pub fn probe(first_bytes: &[u8]) -> bool {
+    MAGIC_PREFIXES.iter().any(|m| first_bytes.starts_with(m))
+}
+
 /// A bag format version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Version {

@@ -49,7 +49,7 @@ pub use error::{Error, ParseError, Result};
 pub use format::{BasicType, Field, FieldDef, FieldType, FlatField, FormatDef, Formats, Layout};
 pub use read::{Dropout, Info, MultiInfo, ParameterChange, ULog};
 pub use records::{
-    FileHeader, FlagBits, InfoValue, KeyValue, LoggedString, MAGIC, Record, SYNC_MAGIC,
+    FileHeader, FlagBits, InfoValue, KeyValue, LoggedString, MAGIC, Record, SYNC_MAGIC, probe,
 };
 pub use sample::{Column, FieldRef, Sample, SampleIter, Samples, Scalar, Subscription};
 pub use write::Writer;

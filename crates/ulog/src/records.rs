@@ -14,6 +14,17 @@ use crate::text::{lossy, lossy_cow};
 /// The 7 magic bytes every ULog file starts with.
 pub const MAGIC: &[u8; 7] = b"ULog\x01\x12\x35";
 
+/// True when `first_bytes` start with the ULog magic [`MAGIC`] (the
+/// version byte that follows is checked by [`ULog::parse`](crate::ULog::parse)).
+///
+/// ```
+/// assert!(ulogfile::probe(b"ULog\x01\x12\x35\x01"));
+/// assert!(!ulogfile::probe(b"ULog\x01\x12\x36"));
+/// ```
+pub fn probe(first_bytes: &[u8]) -> bool {
+    first_bytes.starts_with(MAGIC)
+}
+
 /// The 8-byte payload of a sync (`S`) message.
 pub const SYNC_MAGIC: [u8; 8] = [0x2F, 0x73, 0x13, 0x20, 0x25, 0x0C, 0xBB, 0x12];
 

@@ -5,6 +5,16 @@ use crate::fields::Fields;
 
 /// The four magic bytes every VEL file starts with: `A4 56 45 4C` (`"\xA4VEL"`).
 pub const MAGIC: [u8; 4] = *b"\xA4VEL";
+
+/// True when `first_bytes` start with the VEL magic [`MAGIC`].
+///
+/// ```
+/// assert!(vellog::probe(b"\xA4VEL\x01\x00\x01\x00"));
+/// assert!(!vellog::probe(b"\xA4VE"));
+/// ```
+pub fn probe(first_bytes: &[u8]) -> bool {
+    first_bytes.starts_with(&MAGIC)
+}
 /// Bytes in the file header (magic, major, minor).
 pub const FILE_HEADER_LEN: usize = 8;
 /// Bytes in a message header (size, marker, type, version, timestamp), in

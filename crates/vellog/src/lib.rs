@@ -60,7 +60,7 @@ pub use gps::GpsData;
 pub use hash::{
     GPS_DATA, IMAGE, LASER_RANGE_2D_DATA, OBD_DATA, ROBOT_POSE, VELODYNE_RAW_DATA, simple_hash,
 };
-pub use header::{FileHeader, Index};
+pub use header::{FileHeader, Index, probe};
 pub use logcore::ReadMode;
 pub use message::MessageData;
 pub use read::{EndOfRecords, IndexCheck, Records, VelLog};

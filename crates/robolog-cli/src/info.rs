@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use logcore::{Summary, TimeModel, Timestamp};
+use logcore::{LogReader, Summary, TimeModel, Timestamp};
 use serde_json::{Value as Json, json};
 
 use crate::output::{self, Out};
@@ -21,10 +21,9 @@ pub(crate) struct InfoArgs {
 
 pub(crate) fn run(args: &InfoArgs) -> Result<Outcome, Failure> {
     let path = &args.file;
-    let opened = open::open_file(path)?;
-    let reader = open::reader(opened.format, &opened.bytes).map_err(|e| Failure::new(path, e))?;
-    let summary = reader.summary().map_err(|e| Failure::new(path, e))?;
-    let size = opened.bytes.len() as u64;
+    let log = open::open(path)?;
+    let summary = log.summary().map_err(|e| Failure::new(path, e))?;
+    let size = log.bytes().len() as u64;
     let mut out = output::stdout();
     let written = if args.json {
         let j = to_json(path, size, &summary);

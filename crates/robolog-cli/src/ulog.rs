@@ -117,30 +117,22 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
         UlogCommand::Params(a) => &a.file,
         UlogCommand::Csv(a) => &a.file,
     };
-    let opened = open::open_file(path)?;
-    if opened.format != logcore::Format::ULog {
-        return Err(Failure::new(
-            path,
-            logcore::Error::malformed(
-                0,
-                "a ULog file (magic 55 4c 6f 67 01 12 35)",
-                opened.format.name(),
-            ),
-        ));
-    }
-    let log = ULog::parse(&opened.bytes).map_err(|e| Failure::new(path, e))?;
+    let opened = open::open_as(path, logcore::Format::ULog)?;
+    let Some(log) = opened.as_ulog() else {
+        return Ok(Outcome::Clean);
+    };
     let io = |e: std::io::Error| Failure::new(path, e);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match cmd {
         UlogCommand::Info(a) => {
             let text = match &a.message {
-                Some(key) => pyulog::multi_message(&log, key, a.newline),
-                None => pyulog::info(&log, a.verbose),
+                Some(key) => pyulog::multi_message(log, key, a.newline),
+                None => pyulog::info(log, a.verbose),
             };
             out.write_all(text.as_bytes()).map_err(io)?;
         }
         UlogCommand::Messages(_) => {
-            let (text, gap) = pyulog::messages(&log);
+            let (text, gap) = pyulog::messages(log);
             out.write_all(text.as_bytes()).map_err(io)?;
             if gap.is_some() {
                 out.flush().map_err(io)?;
@@ -165,10 +157,10 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                     DefaultKind::CurrentSetup => 1,
                 }),
             };
-            let text = match pyulog::params(&log, &opt) {
+            let text = match pyulog::params(log, &opt) {
                 Ok(t) => t,
                 Err(msg) => {
-                    out.write_all(pyulog::load_output(&log).as_bytes())
+                    out.write_all(pyulog::load_output(log).as_bytes())
                         .map_err(io)?;
                     out.flush().map_err(io)?;
                     eprintln!("robolog: {}: {msg}", path.display());
@@ -180,7 +172,7 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                 None => out.write_all(text.as_bytes()).map_err(io)?,
             }
         }
-        UlogCommand::Csv(a) => csv(&log, path, a, &mut out)?,
+        UlogCommand::Csv(a) => csv(log, path, a, &mut out)?,
     }
     out.flush().map_err(io)?;
     drop(out);

@@ -119,5 +119,8 @@ fn truncated_log_prints_everything_then_fails() {
     assert!(err.contains("truncated at byte"), "{err}");
     let (code, _, err) = run(&["ulog", "info"], "../vellog/sensors.vel");
     assert_eq!(code, Some(1));
-    assert!(err.contains("at byte 0: expected a ULog file"), "{err}");
+    assert!(
+        err.contains("at byte 0: expected a PX4 ULog file, found a VEL sensor log"),
+        "{err}"
+    );
 }

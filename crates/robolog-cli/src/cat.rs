@@ -4,7 +4,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use clap::Args;
-use logcore::{ChannelId, MessageFilter, ReadMode};
+use logcore::{ChannelId, LogReader, MessageFilter, ReadMode};
+use robolog::LenientDecoder;
 use serde::Serialize;
 
 use crate::output;
@@ -48,8 +49,7 @@ struct CatLine<'a> {
 pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
     let path = &args.file;
     let fail = |e: logcore::Error| Failure::new(path, e);
-    let opened = open::open_file(path)?;
-    let reader = open::reader(opened.format, &opened.bytes).map_err(fail)?;
+    let reader = open::open(path)?;
     let channels = reader.channels().map_err(fail)?;
 
     let mut filter = MessageFilter::all().mode(if args.strict {
@@ -82,6 +82,7 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
         channels.iter().map(|c| (c.id, c)).collect();
     let mut out = output::stdout();
     let mut damaged = false;
+    let mut decoder = LenientDecoder::new(&reader);
     let io = |e: std::io::Error| Failure::new(path, e);
     for item in reader.messages(&filter).map_err(fail)? {
         let msg = match item {
@@ -97,15 +98,9 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
             .get(&msg.channel)
             .map(|c| (c.topic.as_str(), c.type_name.as_str()))
             .unwrap_or(("?", "?"));
-        let data = match reader.decode(&msg) {
-            Ok(v) => v,
-            Err(e) => {
-                std::io::Write::flush(&mut out).map_err(io)?;
-                report(path, &e);
-                damaged = true;
-                continue;
-            }
-        };
+        // A payload that does not decode is printed raw; the failures are
+        // reported once per channel at the end.
+        let data = decoder.decode(&msg);
         let line = if args.json {
             // Serialized directly (not through `serde_json::Value`) so that
             // `f32` fields print as their shortest form: 9.81, not 9.8100004196167.
@@ -123,6 +118,20 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
         output::line(&mut out, &line).map_err(io)?;
     }
     std::io::Write::flush(&mut out).map_err(io)?;
+    for failure in decoder.failures() {
+        let topic = by_id
+            .get(&failure.channel)
+            .map_or("?", |c| c.topic.as_str());
+        eprintln!(
+            "robolog: {}: channel {topic:?}: {} message{} could not be decoded and {} printed as raw bytes; the first: {}",
+            path.display(),
+            failure.count,
+            if failure.count == 1 { "" } else { "s" },
+            if failure.count == 1 { "is" } else { "are" },
+            failure.first
+        );
+        damaged = true;
+    }
     Ok(if damaged {
         Outcome::Damaged
     } else {

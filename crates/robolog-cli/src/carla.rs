@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use carla_recorder::Recording;
 use carla_recorder::report::{self, ReportOptions};
 use clap::{Args, Subcommand};
 use logcore::Format;
@@ -97,33 +96,25 @@ pub(crate) fn run(cmd: &CarlaCommand) -> Result<Outcome, Failure> {
         | CarlaCommand::Blocked { common, .. } => common,
     };
     let path: &Path = &common.file;
-    let opened = open::open_file(path)?;
-    if opened.format != Format::CarlaRecorder {
-        return Err(Failure::new(
-            path,
-            logcore::Error::malformed(
-                0,
-                "a CARLA recorder file",
-                format!("a {} file", opened.format),
-            ),
-        ));
-    }
-    let rec = Recording::new(&opened.bytes).map_err(|e| Failure::new(path, e))?;
+    let log = open::open_as(path, Format::CarlaRecorder)?;
+    let Some(rec) = log.as_carla() else {
+        return Ok(Outcome::Clean);
+    };
     let opts = ReportOptions {
         fixed: common.fixed,
         utc_offset_secs: common.utc_offset,
     };
     let mut out = output::stdout();
     let result = match cmd {
-        CarlaCommand::Info { show_all, .. } => report::file_info(&rec, *show_all, &opts, &mut out),
+        CarlaCommand::Info { show_all, .. } => report::file_info(rec, *show_all, &opts, &mut out),
         CarlaCommand::Collisions { type1, type2, .. } => {
-            report::collisions(&rec, *type1, *type2, &opts, &mut out)
+            report::collisions(rec, *type1, *type2, &opts, &mut out)
         }
         CarlaCommand::Blocked {
             min_time,
             min_distance,
             ..
-        } => report::actors_blocked(&rec, *min_time, *min_distance, &opts, &mut out),
+        } => report::actors_blocked(rec, *min_time, *min_distance, &opts, &mut out),
     };
     out.flush().map_err(|e| Failure::new(path, e))?;
     result.map_err(|e| Failure::new(path, e))?;

@@ -1,0 +1,69 @@
+#![forbid(unsafe_code)]
+#![doc = include_str!("../README.md")]
+
+mod lenient;
+mod log;
+mod probe;
+pub mod registry;
+
+use std::path::Path;
+
+pub use lenient::{DecodeFailures, LenientDecoder};
+pub use log::{Log, Reader};
+pub use logcore::{
+    ChannelId, ChannelInfo, Error, FileBytes, Format, LogReader, Message, MessageFilter, ReadMode,
+    Summary, Timestamp, Value,
+};
+pub use probe::{PROBE_LEN, probe};
+pub use registry::{Decoder, DecoderFactory, Registry};
+
+/// Opens the log at `path`: maps the file, recognises its format and
+/// builds its reader (which reads the header and, where the format has
+/// one, the index; messages are read when iterated).
+///
+/// Errors: I/O errors, [`Error::UnknownFormat`] when no format of this
+/// build recognises the first bytes, [`Error::Unsupported`] for a
+/// recognised format in a version this build cannot read, and the
+/// format's parse errors (with byte offsets) when its header is damaged.
+pub fn open(path: impl AsRef<Path>) -> Result<Log<'static>, Error> {
+    let bytes = FileBytes::open(path)?;
+    let format = detect(&bytes)?;
+    Log::owned(format, bytes)
+}
+
+/// Like [`open`], for a tool that reads one format only: a file of another
+/// format is refused before its reader is built, with the error every tool
+/// gives (`at byte 0: expected an MCAP file, found a ROS 1 bag`).
+///
+/// ```no_run
+/// let log = robolog::open_as("run.bag", robolog::Format::RosBag)?;
+/// let bag = log.as_bag().expect("a bag");
+/// println!("{} connections", bag.connections().len());
+/// # Ok::<(), robolog::Error>(())
+/// ```
+pub fn open_as(path: impl AsRef<Path>, format: Format) -> Result<Log<'static>, Error> {
+    let bytes = FileBytes::open(path)?;
+    let found = detect(&bytes)?;
+    log::expect_format(found, format)?;
+    Log::owned(format, bytes)
+}
+
+/// Like [`open`], over bytes already in memory (borrowed, not copied).
+///
+/// ```
+/// let err = robolog::open_bytes(b"hello world").unwrap_err();
+/// assert!(matches!(err, robolog::Error::UnknownFormat { .. }));
+/// assert_eq!(err.offset(), Some(0));
+/// ```
+pub fn open_bytes(bytes: &[u8]) -> Result<Log<'_>, Error> {
+    let format = detect(bytes)?;
+    Log::borrowed(format, bytes)
+}
+
+/// The format of `bytes`, or the error naming what was found instead.
+fn detect(bytes: &[u8]) -> Result<Format, Error> {
+    let head = &bytes[..bytes.len().min(PROBE_LEN)];
+    probe(head).ok_or_else(|| Error::UnknownFormat {
+        found: logcore::error::hex_preview(head),
+    })
+}

@@ -1,0 +1,340 @@
+//! [`Log`]: an opened log of any format.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use logcore::{
+    ChannelId, ChannelInfo, Error, FileBytes, Format, LogReader, Message, MessageFilter,
+    MessageIter, Summary, Value,
+};
+
+use crate::registry::{Decoder, Registry};
+
+/// The format's own typed reader, for everything the common
+/// [`LogReader`] interface does not cover (a bag's connections and chunk
+/// statistics, a ULog's parameters and typed columns, a CARLA recording's
+/// frames, ...).
+#[non_exhaustive]
+pub enum Reader<'a> {
+    /// A ROS 1 bag.
+    #[cfg(feature = "rosbag")]
+    RosBag(rosbag12::Bag<'a>),
+    /// A VEL sensor log.
+    #[cfg(feature = "vellog")]
+    VelLog(vellog::VelLog<'a>),
+    /// A PX4 ULog file.
+    #[cfg(feature = "ulog")]
+    ULog(ulogfile::ULog<'a>),
+    /// An MCAP file.
+    #[cfg(feature = "mcap")]
+    Mcap(osi_mcap::mcap::Mcap<'a>),
+    /// A CARLA recording.
+    #[cfg(feature = "carla")]
+    Carla(carla_recorder::Recording<'a>),
+    /// Keeps the lifetime used when every format feature is off; never built.
+    #[doc(hidden)]
+    __None(std::marker::PhantomData<&'a [u8]>, std::convert::Infallible),
+}
+
+impl<'a> Reader<'a> {
+    /// Builds `format`'s reader over `bytes`.
+    pub fn new(format: Format, bytes: &'a [u8]) -> Result<Self, Error> {
+        let _ = bytes;
+        match format {
+            #[cfg(feature = "rosbag")]
+            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::new(bytes)?)),
+            #[cfg(feature = "vellog")]
+            Format::VelLog => Ok(Reader::VelLog(vellog::VelLog::new(bytes)?)),
+            #[cfg(feature = "ulog")]
+            Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse(bytes)?)),
+            #[cfg(feature = "mcap")]
+            Format::Mcap => Ok(Reader::Mcap(osi_mcap::mcap::Mcap::new(bytes)?)),
+            #[cfg(feature = "carla")]
+            Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
+            #[allow(unreachable_patterns)]
+            other => Err(Error::Unsupported {
+                format: other,
+                detail: Some(format!(
+                    "this build leaves out the `{}` feature of the robolog library",
+                    crate::probe::feature(other)
+                )),
+            }),
+        }
+    }
+
+    /// The reader as the common [`LogReader`].
+    pub fn as_log_reader(&self) -> &(dyn LogReader + 'a) {
+        match self {
+            #[cfg(feature = "rosbag")]
+            Reader::RosBag(r) => r,
+            #[cfg(feature = "vellog")]
+            Reader::VelLog(r) => r,
+            #[cfg(feature = "ulog")]
+            Reader::ULog(r) => r,
+            #[cfg(feature = "mcap")]
+            Reader::Mcap(r) => r,
+            #[cfg(feature = "carla")]
+            Reader::Carla(r) => r,
+            Reader::__None(_, never) => match *never {},
+        }
+    }
+}
+
+self_cell::self_cell!(
+    /// A file's bytes and the reader that borrows them.
+    struct OwnedReader {
+        owner: FileBytes,
+        #[covariant]
+        dependent: Reader,
+    }
+);
+
+enum Inner<'a> {
+    Borrowed(&'a [u8], Box<Reader<'a>>),
+    Owned(OwnedReader),
+}
+
+/// An opened log: its format, the common [`LogReader`] interface (which
+/// [`Log`] itself implements, decoding through its [`Registry`]), and the
+/// format's typed [`Reader`].
+///
+/// Made by [`open`](crate::open) (the log owns the file's bytes) or
+/// [`open_bytes`](crate::open_bytes) (it borrows them).
+pub struct Log<'a> {
+    format: Format,
+    inner: Inner<'a>,
+    registry: Arc<Registry>,
+    channels: OnceLock<HashMap<ChannelId, ChannelInfo>>,
+    decoders: Mutex<HashMap<ChannelId, Built>>,
+}
+
+/// A channel's decoder from the registry: `None` when no factory serves
+/// the channel (the format's own decoding is used), the error when its
+/// schema cannot be used.
+type Built = Option<Result<Arc<dyn Decoder>, Arc<str>>>;
+
+impl std::fmt::Debug for Log<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Log")
+            .field("format", &self.format)
+            .field("len", &self.bytes().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Log<'a> {
+    pub(crate) fn borrowed(format: Format, bytes: &'a [u8]) -> Result<Self, Error> {
+        let reader = Reader::new(format, bytes)?;
+        Ok(Log::with_inner(
+            format,
+            Inner::Borrowed(bytes, Box::new(reader)),
+        ))
+    }
+
+    fn with_inner(format: Format, inner: Inner<'a>) -> Self {
+        Log {
+            format,
+            inner,
+            registry: Arc::new(Registry::default()),
+            channels: OnceLock::new(),
+            decoders: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Uses `registry` instead of the built-in decoders (for example the
+    /// default registry with a decoder of your own added).
+    pub fn with_registry(mut self, registry: impl Into<Arc<Registry>>) -> Self {
+        self.registry = registry.into();
+        self.decoders = Mutex::new(HashMap::new());
+        self
+    }
+
+    /// The detected format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.inner {
+            Inner::Borrowed(b, _) => b,
+            Inner::Owned(o) => o.borrow_owner(),
+        }
+    }
+
+    /// The format's typed reader.
+    pub fn reader(&self) -> &Reader<'_> {
+        match &self.inner {
+            Inner::Borrowed(_, r) => r,
+            Inner::Owned(o) => o.borrow_dependent(),
+        }
+    }
+
+    /// The decoder registry in use.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The typed reader of a ROS 1 bag, `None` for other formats.
+    #[cfg(feature = "rosbag")]
+    pub fn as_bag(&self) -> Option<&rosbag12::Bag<'_>> {
+        match self.reader() {
+            Reader::RosBag(r) => Some(r),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The typed reader of a VEL log, `None` for other formats.
+    #[cfg(feature = "vellog")]
+    pub fn as_vellog(&self) -> Option<&vellog::VelLog<'_>> {
+        match self.reader() {
+            Reader::VelLog(r) => Some(r),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The typed reader of a ULog file, `None` for other formats.
+    #[cfg(feature = "ulog")]
+    pub fn as_ulog(&self) -> Option<&ulogfile::ULog<'_>> {
+        match self.reader() {
+            Reader::ULog(r) => Some(r),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The typed reader of an MCAP file, `None` for other formats.
+    #[cfg(feature = "mcap")]
+    pub fn as_mcap(&self) -> Option<&osi_mcap::mcap::Mcap<'_>> {
+        match self.reader() {
+            Reader::Mcap(r) => Some(r),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The typed reader of a CARLA recording, `None` for other formats.
+    #[cfg(feature = "carla")]
+    pub fn as_carla(&self) -> Option<&carla_recorder::Recording<'_>> {
+        match self.reader() {
+            Reader::Carla(r) => Some(r),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// `Ok` when the log is of `format`, else the error every tool reports
+    /// for a file of the wrong format: `at byte 0: expected an MCAP file,
+    /// found a ROS 1 bag`.
+    pub fn expect_format(&self, format: Format) -> Result<(), Error> {
+        expect_format(self.format, format)
+    }
+
+    fn log_reader(&self) -> &dyn LogReader {
+        self.reader().as_log_reader()
+    }
+
+    /// The registry's decoder for `channel`, built on first use.
+    fn decoder(&self, channel: ChannelId) -> Result<Built, Error> {
+        let mut built = self
+            .decoders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(b) = built.get(&channel) {
+            return Ok(b.clone());
+        }
+        let channels = match self.channels.get() {
+            Some(c) => c,
+            None => {
+                let list = self.log_reader().channels()?;
+                self.channels
+                    .get_or_init(|| list.into_iter().map(|c| (c.id, c)).collect())
+            }
+        };
+        let b = channels.get(&channel).and_then(|info| {
+            self.registry
+                .decoder_for(info)
+                .map(|r| r.map(Arc::from).map_err(|e| Arc::from(e.to_string())))
+        });
+        built.insert(channel, b.clone());
+        Ok(b)
+    }
+
+    /// Whether messages of this log are decoded through the registry. The
+    /// container formats with channels of foreign encodings (MCAP) are;
+    /// every other format decodes with its own, faster, decoder.
+    fn uses_registry(&self) -> bool {
+        self.format == Format::Mcap
+    }
+}
+
+/// `Ok` when `found` is `wanted`, else the wrong-format error.
+pub(crate) fn expect_format(found: Format, wanted: Format) -> Result<(), Error> {
+    if found == wanted {
+        Ok(())
+    } else {
+        Err(Error::malformed(
+            0,
+            crate::probe::described(wanted),
+            crate::probe::described(found),
+        ))
+    }
+}
+
+impl Log<'static> {
+    pub(crate) fn owned(format: Format, bytes: FileBytes) -> Result<Self, Error> {
+        let owned = OwnedReader::try_new(bytes, |b| Reader::new(format, b))?;
+        Ok(Log::with_inner(format, Inner::Owned(owned)))
+    }
+}
+
+impl LogReader for Log<'_> {
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn summary(&self) -> logcore::Result<Summary> {
+        self.log_reader().summary()
+    }
+
+    fn channels(&self) -> logcore::Result<Vec<ChannelInfo>> {
+        self.log_reader().channels()
+    }
+
+    fn messages<'s>(&'s self, filter: &MessageFilter) -> logcore::Result<MessageIter<'s>> {
+        self.log_reader().messages(filter)
+    }
+
+    /// Decodes through the registry for MCAP channels whose encodings it
+    /// serves (`ros1`, `protobuf`, `json`, and any registered), else with
+    /// the format's own decoder (raw bytes for encodings nobody decodes).
+    fn decode(&self, message: &Message<'_>) -> logcore::Result<Value> {
+        if self.uses_registry() {
+            match self.decoder(message.channel)? {
+                Some(Ok(d)) => {
+                    return d.decode(&message.payload, message.offset.unwrap_or(0));
+                }
+                Some(Err(why)) => {
+                    return Err(Error::malformed(
+                        message.offset.unwrap_or(0),
+                        format!("a usable schema for channel {}", message.channel),
+                        why.to_string(),
+                    ));
+                }
+                None => {}
+            }
+        }
+        self.log_reader().decode(message)
+    }
+
+    fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> logcore::Result<()> {
+        if self.uses_registry() {
+            *out = self.decode(message)?;
+            Ok(())
+        } else {
+            self.log_reader().decode_into(message, out)
+        }
+    }
+}

@@ -1,0 +1,402 @@
+//! The decoder registry: payload bytes to [`Value`], keyed by the
+//! channel's message encoding and its schema's encoding, whatever
+//! container the channel sits in.
+//!
+//! A container says how its payloads are encoded (`ros1`, `protobuf`,
+//! `json`, ...) and which schema language describes them (`ros1msg`,
+//! `protobuf`, `jsonschema`, ...). MCAP in particular holds all of them,
+//! so decoding belongs to neither the container nor the payload format
+//! alone: [`Registry`] maps the pair to a [`DecoderFactory`], which builds
+//! one [`Decoder`] per channel from the channel's schema.
+//!
+//! Built in, each behind the Cargo feature of the crate that provides it:
+//!
+//! | message encoding | schema encoding | decoder |
+//! |---|---|---|
+//! | `ros1` | `ros1msg` | rosbag12's `.msg` parser and decoder (feature `rosbag`) |
+//! | `protobuf` | `protobuf` | descriptor-based, from a `FileDescriptorSet` schema (feature `protobuf`) |
+//! | `json` | any | JSON documents, object keys in order |
+//!
+//! ```
+//! use logcore::{ChannelId, ChannelInfo, Value};
+//! use robolog::Registry;
+//!
+//! let registry = Registry::default();
+//! let channel = ChannelInfo::new(ChannelId(1), "/speed", "Speed", "json");
+//! let decoder = registry.decoder_for(&channel).expect("json is built in")?;
+//! let v = decoder.decode(br#"{"v": 3, "unit": "m/s"}"#, 0)?;
+//! assert_eq!(v.get("v").and_then(Value::as_i64), Some(3));
+//! # Ok::<(), logcore::Error>(())
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use logcore::{ChannelInfo, Error, Value};
+
+/// Decodes the payloads of one channel.
+pub trait Decoder: Send + Sync {
+    /// Decodes `payload`; `offset` is the payload's byte offset in the file,
+    /// for error messages.
+    fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error>;
+}
+
+/// Builds the [`Decoder`] of a channel from its [`ChannelInfo`] (schema,
+/// type name, metadata). Any `Fn(&ChannelInfo) -> Result<Box<dyn Decoder>, Error>`
+/// is one.
+pub trait DecoderFactory: Send + Sync {
+    /// The decoder for `channel`, or why its schema cannot be used.
+    fn build(&self, channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error>;
+}
+
+impl<F> DecoderFactory for F
+where
+    F: Fn(&ChannelInfo) -> Result<Box<dyn Decoder>, Error> + Send + Sync,
+{
+    fn build(&self, channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+        self(channel)
+    }
+}
+
+/// Decoder factories by (message encoding, schema encoding). A factory
+/// registered with no schema encoding serves every schema encoding of its
+/// message encoding that has no factory of its own.
+#[derive(Clone)]
+pub struct Registry {
+    exact: HashMap<(String, String), Arc<dyn DecoderFactory>>,
+    any_schema: HashMap<String, Arc<dyn DecoderFactory>>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut keys: Vec<String> = self
+            .exact
+            .keys()
+            .map(|(m, s)| format!("{m}/{s}"))
+            .chain(self.any_schema.keys().map(|m| format!("{m}/*")))
+            .collect();
+        keys.sort();
+        f.debug_struct("Registry").field("decoders", &keys).finish()
+    }
+}
+
+impl Default for Registry {
+    /// The built-in decoders of this build (see the [module docs](self)).
+    fn default() -> Self {
+        let mut r = Registry::empty();
+        #[cfg(feature = "rosbag")]
+        r.register("ros1", Some("ros1msg"), ros1::factory);
+        #[cfg(feature = "protobuf")]
+        r.register("protobuf", Some("protobuf"), protobuf::factory);
+        r.register("json", None, json::factory);
+        r
+    }
+}
+
+impl Registry {
+    /// A registry with no decoders.
+    pub fn empty() -> Self {
+        Registry {
+            exact: HashMap::new(),
+            any_schema: HashMap::new(),
+        }
+    }
+
+    /// Registers `factory` for `message_encoding` with `schema_encoding`
+    /// (`None`: any schema encoding), replacing an earlier registration of
+    /// the same key.
+    pub fn register(
+        &mut self,
+        message_encoding: &str,
+        schema_encoding: Option<&str>,
+        factory: impl DecoderFactory + 'static,
+    ) -> &mut Self {
+        let factory: Arc<dyn DecoderFactory> = Arc::new(factory);
+        match schema_encoding {
+            Some(s) => {
+                self.exact
+                    .insert((message_encoding.to_string(), s.to_string()), factory);
+            }
+            None => {
+                self.any_schema
+                    .insert(message_encoding.to_string(), factory);
+            }
+        }
+        self
+    }
+
+    /// The factory for a message encoding and schema encoding (empty when
+    /// the channel has no schema), if one is registered.
+    pub fn factory(
+        &self,
+        message_encoding: &str,
+        schema_encoding: &str,
+    ) -> Option<&dyn DecoderFactory> {
+        self.exact
+            .get(&(message_encoding.to_string(), schema_encoding.to_string()))
+            .or_else(|| self.any_schema.get(message_encoding))
+            .map(|f| &**f)
+    }
+
+    /// Builds the decoder of `channel`: `None` when no factory serves its
+    /// encodings, `Some(Err(..))` when one does but the channel's schema
+    /// cannot be used.
+    pub fn decoder_for(&self, channel: &ChannelInfo) -> Option<Result<Box<dyn Decoder>, Error>> {
+        let schema_encoding = channel.schema.as_ref().map_or("", |s| s.encoding.as_str());
+        self.factory(&channel.message_encoding, schema_encoding)
+            .map(|f| f.build(channel))
+    }
+}
+
+/// JSON payloads.
+mod json {
+    use super::*;
+    use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    pub(super) fn factory(_: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+        Ok(Box::new(Json))
+    }
+
+    struct Json;
+
+    impl Decoder for Json {
+        fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
+            serde_json::from_slice::<JsonValue>(payload)
+                .map(|j| j.0)
+                .map_err(|e| Error::malformed(offset, "a JSON document", e.to_string()))
+        }
+    }
+
+    /// A JSON document read straight into a [`Value`]: objects become
+    /// structs with their keys in document order, integers `U64` when
+    /// non-negative and `I64` otherwise, other numbers `F64`.
+    struct JsonValue(Value);
+
+    impl<'de> Deserialize<'de> for JsonValue {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(JsonVisitor).map(JsonValue)
+        }
+    }
+
+    struct JsonVisitor;
+
+    impl<'de> Visitor<'de> for JsonVisitor {
+        type Value = Value;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+            Ok(Value::Bool(b))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+            Ok(Value::U64(n))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+            Ok(if n >= 0 {
+                Value::U64(n as u64)
+            } else {
+                Value::I64(n)
+            })
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+            Ok(Value::F64(n))
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+            Ok(Value::String(s.to_string()))
+        }
+        fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
+            Ok(Value::String(s))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(JsonValue(v)) = seq.next_element()? {
+                items.push(v);
+            }
+            Ok(Value::Array(items))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut fields = Vec::new();
+            while let Some((k, JsonValue(v))) = map.next_entry::<String, JsonValue>()? {
+                fields.push((k.into(), v));
+            }
+            Ok(Value::Struct(fields))
+        }
+    }
+}
+
+/// ROS 1 messages with their `.msg` definition as schema.
+#[cfg(feature = "rosbag")]
+mod ros1 {
+    use super::*;
+    use rosbag12::MessageType;
+
+    pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+        let schema = channel.schema.as_ref();
+        let type_name = schema
+            .map(|s| s.name.as_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&channel.type_name);
+        let text = schema.map(|s| s.data.as_slice()).unwrap_or_default();
+        let text = std::str::from_utf8(text).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "the ros1msg schema of channel {:?} is not UTF-8 text: {e}",
+                channel.topic
+            ))
+        })?;
+        let ty = MessageType::parse(type_name, text).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "the ros1msg schema {type_name:?} of channel {:?}: {e}",
+                channel.topic
+            ))
+        })?;
+        Ok(Box::new(Ros1(ty)))
+    }
+
+    struct Ros1(MessageType);
+
+    impl Decoder for Ros1 {
+        fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
+            self.0.decode(payload, offset).map_err(Error::from)
+        }
+    }
+}
+
+/// Protobuf messages with a `FileDescriptorSet` schema.
+#[cfg(feature = "protobuf")]
+mod protobuf {
+    use super::*;
+    use osi_mcap::proto::{Descriptors, TopLevel};
+
+    pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+        let schema = channel.schema.as_ref().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "channel {:?} has protobuf messages but no schema",
+                channel.topic
+            ))
+        })?;
+        let bad = |e: &dyn fmt::Display| {
+            Error::InvalidArgument(format!(
+                "the protobuf schema {:?} of channel {:?}: {e}",
+                schema.name, channel.topic
+            ))
+        };
+        let descriptors =
+            Descriptors::from_file_descriptor_set(&schema.data).map_err(|e| bad(&e))?;
+        let message = descriptors
+            .message(&schema.name)
+            .ok_or_else(|| bad(&"the descriptor set does not define this message"))?;
+        Ok(Box::new(Protobuf(TopLevel::from_descriptor(message))))
+    }
+
+    struct Protobuf(TopLevel);
+
+    impl Decoder for Protobuf {
+        fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
+            self.0.decode(payload).map_err(|e| {
+                Error::malformed(
+                    offset,
+                    format!("a protobuf {} message", self.0.full_name()),
+                    e.to_string(),
+                )
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use logcore::{ChannelId, Schema};
+
+    fn channel(encoding: &str, schema: Option<(&str, &str, &[u8])>) -> ChannelInfo {
+        let mut c = ChannelInfo::new(ChannelId(3), "/t", "T", encoding);
+        c.schema = schema.map(|(name, encoding, data)| Schema {
+            name: name.into(),
+            encoding: encoding.into(),
+            data: data.to_vec(),
+        });
+        c
+    }
+
+    #[test]
+    fn json_keeps_key_order_and_number_kinds() {
+        let d = Registry::default()
+            .decoder_for(&channel("json", Some(("T", "jsonschema", b"{}"))))
+            .unwrap()
+            .unwrap();
+        let v = d
+            .decode(br#"{"z": -2, "a": 18446744073709551615, "f": 0.5, "s": "x", "n": null, "l": [true]}"#, 0)
+            .unwrap();
+        assert_eq!(
+            v,
+            Value::record([
+                ("z", Value::I64(-2)),
+                ("a", Value::U64(u64::MAX)),
+                ("f", Value::F64(0.5)),
+                ("s", Value::String("x".into())),
+                ("n", Value::Null),
+                ("l", Value::Array(vec![Value::Bool(true)])),
+            ])
+        );
+        let e = d.decode(b"\x00\x01binary", 4096).unwrap_err();
+        assert_eq!(e.offset(), Some(4096));
+        assert!(e.to_string().contains("expected a JSON document"), "{e}");
+    }
+
+    #[test]
+    fn unknown_encodings_have_no_decoder_and_custom_ones_can_be_added() {
+        let mut r = Registry::default();
+        let c = channel("flatbuffer", Some(("T", "flatbuffer", b"")));
+        assert!(r.decoder_for(&c).is_none());
+        struct Len;
+        impl Decoder for Len {
+            fn decode(&self, payload: &[u8], _: u64) -> Result<Value, Error> {
+                Ok(Value::U64(payload.len() as u64))
+            }
+        }
+        r.register("flatbuffer", Some("flatbuffer"), |_: &ChannelInfo| {
+            Ok(Box::new(Len) as Box<dyn Decoder>)
+        });
+        let d = r.decoder_for(&c).unwrap().unwrap();
+        assert_eq!(d.decode(b"abc", 0).unwrap(), Value::U64(3));
+        assert!(format!("{r:?}").contains("flatbuffer/flatbuffer"));
+    }
+
+    #[cfg(feature = "rosbag")]
+    #[test]
+    fn ros1_decodes_with_the_schema_definition() {
+        let c = channel(
+            "ros1",
+            Some((
+                "geometry_msgs/Point",
+                "ros1msg",
+                b"float64 x\nfloat64 y\nfloat64 z\n",
+            )),
+        );
+        let d = Registry::default().decoder_for(&c).unwrap().unwrap();
+        let mut payload = Vec::new();
+        for x in [1.5f64, -2.0, 0.25] {
+            payload.extend_from_slice(&x.to_le_bytes());
+        }
+        let v = d.decode(&payload, 0).unwrap();
+        assert_eq!(
+            v,
+            Value::record([
+                ("x", Value::F64(1.5)),
+                ("y", Value::F64(-2.0)),
+                ("z", Value::F64(0.25)),
+            ])
+        );
+        // One byte short: an error at the payload's offset, not a panic.
+        let e = d.decode(&payload[..23], 100).unwrap_err();
+        assert!(e.offset().is_some_and(|o| o >= 100), "{e}");
+        // A broken definition is an error when the decoder is built.
+        let bad = channel("ros1", Some(("a/B", "ros1msg", b"flot64 x\n")));
+        assert!(Registry::default().decoder_for(&bad).unwrap().is_err());
+    }
+}
