@@ -15,6 +15,10 @@ use crate::registry::{Decoder, Registry};
 /// statistics, a ULog's parameters and typed columns, a CARLA recording's
 /// frames, ...).
 #[non_exhaustive]
+// One reader is held per opened log, so the size of the largest variant
+// costs nothing worth a box (and with one format built in, the other
+// variant is the empty placeholder).
+#[allow(clippy::large_enum_variant)]
 pub enum Reader<'a> {
     /// A ROS 1 bag.
     #[cfg(feature = "rosbag")]
