@@ -7,6 +7,7 @@
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `osi interop`: OSI traces against the reference Python tools;
+//! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
 
@@ -37,6 +38,7 @@ commands:
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
+  package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
   ci [--fuzz-seconds N] [--corpus DIR]
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Some("corpus") => corpus_cmd(&args[1..]),
         Some("carla") => carla::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
+        Some("package") => package_each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
         Some("mcap") => mcap::cmd(&args[1..]),
         Some("osi") => osi::cmd(&args[1..]),
@@ -370,6 +373,54 @@ fn forget_packaged_sources() -> Result<PathBuf> {
 /// protobuf decoder); each must build alone.
 const FACADE_FEATURES: [&str; 6] = ["rosbag", "vellog", "ulog", "mcap", "carla", "protobuf"];
 
+/// The publishable crates (every workspace member but xtask).
+const LIBRARY_CRATES: [&str; 8] = [
+    "logcore",
+    "rosbag12",
+    "vellog",
+    "ulogfile",
+    "carla-recorder",
+    "osi-mcap",
+    "robolog",
+    "robolog-cli",
+];
+
+/// Packages each crate on its own (`cargo package -p CRATE`) and checks the
+/// package holds its README and both license files. Verification (building
+/// the package) needs the crate's workspace dependencies on a registry,
+/// so that is done once for all by `cargo package --workspace`, which
+/// builds each package alone against the others' packages.
+fn package_each_alone() -> Result {
+    let mut failures = Vec::new();
+    for krate in LIBRARY_CRATES {
+        let out = cargo()
+            .args([
+                "package",
+                "--package",
+                krate,
+                "--allow-dirty",
+                "--list",
+                "--exclude-lockfile",
+            ])
+            .output()
+            .map_err(|e| format!("could not run cargo package: {e}"))?;
+        if !out.status.success() {
+            failures.push(format!(
+                "{krate}: cargo package failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+            continue;
+        }
+        let files = String::from_utf8_lossy(&out.stdout);
+        for needed in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "Cargo.toml"] {
+            if !files.lines().any(|l| l == needed) {
+                failures.push(format!("{krate}: the package lacks {needed}"));
+            }
+        }
+    }
+    verdict("crates that do not package alone", &failures)
+}
+
 fn ci_cmd(args: &[String]) -> Result {
     let fuzz_seconds: u64 = match opt(args, "--fuzz-seconds") {
         Some(s) => s
@@ -415,6 +466,8 @@ fn ci_cmd(args: &[String]) -> Result {
         "--locked",
     ]))?;
     step("every library crate packages alone");
+    package_each_alone()?;
+    step("every crate builds from its package, against the others' packages");
     let package_target = forget_packaged_sources()?;
     run(cargo().env("CARGO_TARGET_DIR", &package_target).args([
         "package",
