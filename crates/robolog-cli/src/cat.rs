@@ -113,7 +113,7 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
             serde_json::to_string(&line)
                 .map_err(|e| Failure::new(path, std::io::Error::other(e)))?
         } else {
-            format!("{} {} {}", msg.log_time, topic, output::render_text(&data))
+            format!("{} {} {}", msg.log_time, topic, robolog::render_text(&data))
         };
         output::line(&mut out, &line).map_err(io)?;
     }

@@ -323,3 +323,50 @@ fn cat_text_is_one_line_per_message() {
     );
     assert!(first.contains("bytes>"), "{first}");
 }
+
+#[test]
+fn cat_prints_undecodable_payloads_raw_with_one_warning_per_channel() {
+    use osi_mcap::mcap::{WriteOptions, Writer};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    let good = w
+        .add_channel(0, "/good", "json", &Default::default())
+        .unwrap();
+    let bad = w
+        .add_channel(0, "/bad", "json", &Default::default())
+        .unwrap();
+    for i in 0..3u64 {
+        w.write_message(good, 0, i, i, format!("{{\"i\": {i}}}").as_bytes())
+            .unwrap();
+        w.write_message(bad, 0, i, i, &[0x00, 0xff, i as u8])
+            .unwrap();
+    }
+    let p = temp_file("binary-in-json.mcap", &w.finish().unwrap().into_inner());
+    for json in [false, true] {
+        let mut cmd = robolog();
+        cmd.arg("cat").arg(&p);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+        assert_eq!(stdout.lines().count(), 6, "no message dropped:\n{stdout}");
+        let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(
+                "channel \"/bad\": 3 messages could not be decoded and are printed as raw bytes; the first: at byte"
+            ),
+            "{stderr}"
+        );
+        assert!(stderr.contains("expected a JSON document"), "{stderr}");
+        if json {
+            let lines = json_lines(&out);
+            assert_eq!(lines[0]["data"]["i"], 0);
+            assert_eq!(lines[1]["topic"], "/bad");
+            assert_eq!(lines[1]["data"], serde_json::json!([0, 255, 0]));
+        } else {
+            assert!(stdout.contains("/bad <3 bytes>"), "{stdout}");
+        }
+    }
+}

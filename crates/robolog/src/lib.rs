@@ -6,6 +6,7 @@ mod lenient;
 mod log;
 mod probe;
 pub mod registry;
+mod text;
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ pub use logcore::{
 };
 pub use probe::{PROBE_LEN, probe};
 pub use registry::{Decoder, DecoderFactory, Registry};
+pub use text::render_text;
 
 /// Opens the log at `path`: maps the file, recognises its format and
 /// builds its reader (which reads the header and, where the format has
