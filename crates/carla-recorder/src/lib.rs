@@ -80,3 +80,8 @@ pub use state::{
 pub use timeline::{Actor, FrameIndex, Timeline};
 pub use value::packet_value;
 pub use write::{Writer, rewrite};
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

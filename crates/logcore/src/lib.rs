@@ -47,3 +47,8 @@ pub use source::FileBytes;
 pub use summary::{ChannelSummary, Summary};
 pub use time::{Clock, TimeModel, Timestamp, WallClockAnchor};
 pub use value::Value;
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -31,3 +31,8 @@ pub mod validate;
 pub mod writer;
 
 pub use validate::validate;
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

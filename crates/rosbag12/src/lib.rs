@@ -72,3 +72,8 @@ pub use reindex::{ReindexReport, reindex};
 pub use time::RosTime;
 pub use version::{MAGIC_PREFIXES, Version, probe};
 pub use write::{DEFAULT_CHUNK_THRESHOLD, Writer, WriterOptions};
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -53,3 +53,8 @@ pub use records::{
 };
 pub use sample::{Column, FieldRef, Sample, SampleIter, Samples, Scalar, Subscription};
 pub use write::Writer;
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -70,3 +70,8 @@ pub use records::{
 };
 pub use registry::{Decoder, Registry};
 pub use write::{Writer, WriterOptions};
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
