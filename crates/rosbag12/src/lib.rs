@@ -50,6 +50,7 @@ pub mod error;
 mod index;
 pub mod info;
 mod logreader;
+mod logwriter;
 pub mod messages;
 pub mod msg;
 pub mod record;
