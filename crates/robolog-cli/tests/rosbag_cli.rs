@@ -242,3 +242,33 @@ fn reindex_and_fix_write_indexed_2_0_bags() {
     assert_eq!(j["version"], "2.0");
     assert_eq!(j["message_count"], 75);
 }
+
+#[test]
+fn bag_info_truncates_durations_as_rosbag_info_does() {
+    // Two messages 836.9 s apart: `rosbag info` prints 836 s, not 837.
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions::default(),
+    )
+    .unwrap();
+    let c = w
+        .add_connection(rosbag12::Connection::new(
+            0,
+            "/n",
+            "std_msgs/Int32",
+            "da5909fbe378aeaf85e547e830cc1bb7",
+            "int32 data",
+        ))
+        .unwrap();
+    for (sec, nsec) in [(1000, 0), (1836, 900_000_000)] {
+        w.write(c, rosbag12::RosTime { sec, nsec }, &1i32.to_le_bytes())
+            .unwrap();
+    }
+    w.finish().unwrap();
+    let path = tmp("long.bag");
+    std::fs::write(&path, w.into_inner().into_inner()).unwrap();
+    let out = robolog().args(["bag", "info"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\nduration:     13:56s (836s)\n"), "{text}");
+}

@@ -5,6 +5,7 @@
 use bytes::Bytes;
 use logcore::Payload;
 
+use crate::bag::Bag;
 use crate::compression::decompress_into;
 use crate::error::Result;
 use crate::record::{Origin, Record};
@@ -108,4 +109,51 @@ pub(crate) fn walk_chunk<'b>(
 /// Whether a record inside a chunk is a message.
 pub(crate) fn is_message(r: &Record<'_>) -> bool {
     r.op == op::MSG_DATA
+}
+
+impl Bag<'_> {
+    /// Compression kinds of the chunks and how many of each (2.0).
+    pub fn compression_counts(&self) -> std::collections::BTreeMap<&'static str, usize> {
+        let mut m = std::collections::BTreeMap::new();
+        for info in self.chunk_infos() {
+            let name = self
+                .chunk_header_and_len(info.chunk_pos)
+                .map(|(h, _)| h)
+                .map_or("unreadable", |h| h.compression.name());
+            *m.entry(name).or_default() += 1;
+        }
+        m
+    }
+}
+
+/// Sizes of one chunk, as `rosbag info` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkStats {
+    /// File offset of the chunk record.
+    pub chunk_pos: u64,
+    /// Compression of the payload.
+    pub compression: Compression,
+    /// Payload size after decompression (the header's `size`).
+    pub uncompressed: u64,
+    /// Payload size as stored.
+    pub compressed: u64,
+}
+
+impl Bag<'_> {
+    /// Compression and sizes of every chunk (2.0), read from the chunk
+    /// record headers without decompressing; unreadable chunks are left out.
+    pub fn chunk_stats(&self) -> Vec<ChunkStats> {
+        self.chunk_infos()
+            .iter()
+            .filter_map(|info| {
+                let (h, compressed) = self.chunk_header_and_len(info.chunk_pos).ok()?;
+                Some(ChunkStats {
+                    chunk_pos: info.chunk_pos,
+                    compression: h.compression,
+                    uncompressed: u64::from(h.size),
+                    compressed,
+                })
+            })
+            .collect()
+    }
 }

@@ -12,6 +12,8 @@
 //!   2010-era `roslib/Header`) and computes md5 sums the way ROS does;
 //!   [`MessageType::decode`] turns ROS 1 wire bytes into values and checks
 //!   that no byte is left over.
+//! - [`info::BagInfo`] is the report of `rosbag info`, with its text and
+//!   YAML (`rosbag info -y`) printers.
 //! - [`Writer`] writes 2.0 bags (uncompressed, bz2, lz4, with the frame
 //!   settings ROS accepts) and 1.2 bags; [`reindex()`] rewrites an unindexed,
 //!   truncated or 1.2 bag as an indexed 2.0 bag.
@@ -46,7 +48,9 @@ mod compression;
 mod decode;
 pub mod error;
 mod index;
+pub mod info;
 mod logreader;
+mod logwriter;
 pub mod messages;
 pub mod msg;
 pub mod record;
@@ -58,10 +62,10 @@ mod version;
 pub mod write;
 
 pub use bag::{Bag, IndexSource};
-pub use chunk::ChunkPayload;
+pub use chunk::{ChunkPayload, ChunkStats};
 pub use error::{Error, ParseError, Result};
 pub use logcore::ReadMode;
-pub use logreader::{ChunkStats, channel_info};
+pub use logreader::channel_info;
 pub use messages::{BagMessage, Messages};
 pub use msg::MessageType;
 pub use records::{

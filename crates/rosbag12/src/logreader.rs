@@ -27,53 +27,6 @@ pub fn channel_info(c: &Connection) -> ChannelInfo {
     info
 }
 
-impl Bag<'_> {
-    /// Compression kinds of the chunks and how many of each (2.0).
-    pub fn compression_counts(&self) -> std::collections::BTreeMap<&'static str, usize> {
-        let mut m = std::collections::BTreeMap::new();
-        for info in self.chunk_infos() {
-            let name = self
-                .chunk_header_and_len(info.chunk_pos)
-                .map(|(h, _)| h)
-                .map_or("unreadable", |h| h.compression.name());
-            *m.entry(name).or_default() += 1;
-        }
-        m
-    }
-}
-
-/// Sizes of one chunk, as `rosbag info` reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkStats {
-    /// File offset of the chunk record.
-    pub chunk_pos: u64,
-    /// Compression of the payload.
-    pub compression: crate::records::Compression,
-    /// Payload size after decompression (the header's `size`).
-    pub uncompressed: u64,
-    /// Payload size as stored.
-    pub compressed: u64,
-}
-
-impl Bag<'_> {
-    /// Compression and sizes of every chunk (2.0), read from the chunk
-    /// record headers without decompressing; unreadable chunks are left out.
-    pub fn chunk_stats(&self) -> Vec<ChunkStats> {
-        self.chunk_infos()
-            .iter()
-            .filter_map(|info| {
-                let (h, compressed) = self.chunk_header_and_len(info.chunk_pos).ok()?;
-                Some(ChunkStats {
-                    chunk_pos: info.chunk_pos,
-                    compression: h.compression,
-                    uncompressed: u64::from(h.size),
-                    compressed,
-                })
-            })
-            .collect()
-    }
-}
-
 impl LogReader for Bag<'_> {
     fn format(&self) -> Format {
         Format::RosBag

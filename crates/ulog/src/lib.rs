@@ -10,7 +10,8 @@
 //!   (`q[0]`, `esc[2].esc_rpm`), columns in the field's own type, and
 //!   [`logcore::Value`] decoding. [`logcore::LogReader`] is implemented on
 //!   top (one channel per topic name and multi_id, [`logcore::Clock::Boot`]).
-//! - [`write::Writer`] writes logs from scratch or rewrites a read one.
+//! - [`write::Writer`] writes logs from scratch or rewrites a read one;
+//!   [`ULogWriter`] writes them through [`logcore::LogWriter`].
 //! - [`pyulog`] reproduces the text output of pyulog 1.3.0's command-line
 //!   tools (`ulog_info`, `ulog_messages`, `ulog_params`, `ulog2csv`).
 //!
@@ -38,6 +39,7 @@ pub mod error;
 pub mod events;
 pub mod format;
 mod logreader;
+mod logwriter;
 pub mod pyulog;
 pub mod read;
 pub mod records;
@@ -47,6 +49,7 @@ pub mod write;
 
 pub use error::{Error, ParseError, Result};
 pub use format::{BasicType, Field, FieldDef, FieldType, FlatField, FormatDef, Formats, Layout};
+pub use logwriter::ULogWriter;
 pub use read::{Dropout, Info, MultiInfo, ParameterChange, ULog};
 pub use records::{
     FileHeader, FlagBits, InfoValue, KeyValue, LoggedString, MAGIC, Record, SYNC_MAGIC, probe,

@@ -3,88 +3,18 @@
 //! GPS time in the log where there is one.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use logcore::{
-    ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter,
-    MessageIter, Payload, ReadMode, Schema, Summary, TimeModel, Timestamp, Value, WallClockAnchor,
+    ChannelId, ChannelInfo, ChannelSummary, Format, LogReader, Message, MessageFilter, MessageIter,
+    Payload, ReadMode, Schema, Summary, Timestamp, Value,
 };
 
 use crate::error::Error;
 use crate::read::ULog;
-use crate::sample::{Scalar, decode_struct};
-
-/// Header timestamps above this (µs, about 2001-09-09) are taken for Unix
-/// time rather than time since boot (SITL logs).
-const UNIX_START_US: u64 = 1_000_000_000_000_000;
-
-/// GPS topics and their UTC field, newest PX4 name first.
-const GPS_TOPICS: [&str; 3] = ["sensor_gps", "vehicle_gps_position", "vehicle_gnss"];
+use crate::sample::decode_struct;
 
 impl ULog<'_> {
-    /// Channel of each subscription: one per (name, multi_id), numbered in
-    /// order of first subscription.
-    pub(crate) fn channel_map(&self) -> (Vec<(String, u8, usize)>, Vec<u32>) {
-        let mut channels: Vec<(String, u8, usize)> = Vec::new();
-        let mut index: HashMap<(&str, u8), u32> = HashMap::new();
-        let mut of_sub = Vec::with_capacity(self.subscriptions.len());
-        for (i, s) in self.subscriptions.iter().enumerate() {
-            let id = *index
-                .entry((s.name.as_str(), s.multi_id))
-                .or_insert_with(|| {
-                    channels.push((s.name.clone(), s.multi_id, i));
-                    (channels.len() - 1) as u32
-                });
-            of_sub.push(id);
-        }
-        (channels, of_sub)
-    }
-
-    /// The time model: boot clock, anchored by the header when its start
-    /// time is already Unix time, else by the first GPS sample with a UTC
-    /// time.
-    pub fn time_model(&self) -> TimeModel {
-        if self.header.timestamp >= UNIX_START_US {
-            return TimeModel::anchored(
-                Clock::Boot,
-                WallClockAnchor {
-                    log_time: Timestamp(0),
-                    unix_time: Timestamp(0),
-                    source: "header start time is Unix time",
-                },
-            );
-        }
-        for topic in GPS_TOPICS {
-            let Some(sub) = self.subscription(topic, 0) else {
-                continue;
-            };
-            let Some(f) = sub.field("time_utc_usec") else {
-                continue;
-            };
-            for s in &sub.samples {
-                if let Some(Scalar::UInt(utc)) = f.get(&s) {
-                    if utc > UNIX_START_US {
-                        let (Some(log), Some(unix)) = (
-                            Timestamp::from_micros(s.timestamp),
-                            Timestamp::from_micros(utc),
-                        ) else {
-                            continue;
-                        };
-                        return TimeModel::anchored(
-                            Clock::Boot,
-                            WallClockAnchor {
-                                log_time: log,
-                                unix_time: unix,
-                                source: "GPS time_utc_usec",
-                            },
-                        );
-                    }
-                }
-            }
-        }
-        TimeModel::new(Clock::Boot)
-    }
-
     fn channel_info(&self, id: u32, name: &str, multi_id: u8, first: usize) -> ChannelInfo {
         let sub = &self.subscriptions[first];
         let topic = if multi_id == 0 {
@@ -134,7 +64,7 @@ pub(crate) fn info_text(v: &crate::InfoValue<'_>) -> String {
 
 struct Stream<'a, 'l> {
     log: &'l ULog<'a>,
-    of_sub: Vec<u32>,
+    of_sub: &'l [u32],
     cursors: Vec<usize>,
     /// The next sample of each subscription that has one, by file offset
     /// (samples are kept in file order, so merging the subscriptions by
@@ -211,7 +141,8 @@ impl LogReader for ULog<'_> {
             self.header.version.to_string(),
             self.time_model(),
         );
-        let (channels, of_sub) = self.channel_map();
+        let topics = self.topics();
+        let (channels, of_sub) = (&topics.list, &topics.of_subscription);
         let mut counts = vec![(0u64, None::<Timestamp>, None::<Timestamp>); channels.len()];
         for (i, sub) in self.subscriptions.iter().enumerate() {
             let c = &mut counts[of_sub[i] as usize];
@@ -272,8 +203,9 @@ impl LogReader for ULog<'_> {
     }
 
     fn channels(&self) -> logcore::Result<Vec<ChannelInfo>> {
-        let (channels, _) = self.channel_map();
-        Ok(channels
+        Ok(self
+            .topics()
+            .list
             .iter()
             .enumerate()
             .map(|(i, (n, m, f))| self.channel_info(i as u32, n, *m, *f))
@@ -281,7 +213,7 @@ impl LogReader for ULog<'_> {
     }
 
     fn messages<'b>(&'b self, filter: &MessageFilter) -> logcore::Result<MessageIter<'b>> {
-        let (_, of_sub) = self.channel_map();
+        let of_sub = &self.topics().of_subscription;
         let mut problems: Vec<Error> = self.warnings.clone();
         problems.extend(self.truncation.clone());
         Ok(Box::new(Stream {
@@ -302,10 +234,16 @@ impl LogReader for ULog<'_> {
     }
 
     fn decode(&self, message: &Message<'_>) -> logcore::Result<Value> {
-        let (channels, _) = self.channel_map();
-        let (_, _, first) = channels.get(message.channel.0 as usize).ok_or_else(|| {
-            logcore::Error::InvalidArgument(format!("no channel {} in this log", message.channel))
-        })?;
+        let (_, _, first) = self
+            .topics()
+            .list
+            .get(message.channel.0 as usize)
+            .ok_or_else(|| {
+                logcore::Error::InvalidArgument(format!(
+                    "no channel {} in this log",
+                    message.channel
+                ))
+            })?;
         let layout = &self.subscriptions[*first].layout;
         Ok(decode_struct(layout, &message.payload, 0))
     }

@@ -4,7 +4,10 @@
 //! the input.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use logcore::{Clock, TimeModel, Timestamp, WallClockAnchor};
 
 use crate::error::{Error, Result};
 use crate::format::{BasicType, FieldType, Formats};
@@ -12,8 +15,15 @@ use crate::records::{
     FileHeader, FlagBits, HEADER_LEN, InfoValue, KeyValue, LoggedString, MESSAGE_HEADER_LEN,
     Record, SYNC_MAGIC,
 };
-use crate::sample::{DATA_PREFIX, Samples, Subscription, read_u64};
+use crate::sample::{DATA_PREFIX, Samples, Scalar, Subscription, read_u64};
 use crate::text::{lossy, lossy_cow};
+
+/// Header timestamps above this (µs, about 2001-09-09) are taken for Unix
+/// time rather than time since boot (SITL logs).
+const UNIX_START_US: u64 = 1_000_000_000_000_000;
+
+/// GPS topics and their UTC field, newest PX4 name first.
+const GPS_TOPICS: [&str; 3] = ["sensor_gps", "vehicle_gps_position", "vehicle_gnss"];
 
 /// A message larger than this with an unknown type is taken for garbage
 /// (pyulog's and ulog_cpp's heuristic).
@@ -98,7 +108,8 @@ pub struct ULog<'a> {
     pub tagged_messages: Vec<LoggedString<'a>>,
     /// `O` messages.
     pub dropouts: Vec<Dropout>,
-    /// Every subscription in file order, with its samples.
+    /// Every subscription in file order, with its samples. The channels of
+    /// the [`logcore::LogReader`] view are numbered from them on first use.
     pub subscriptions: Vec<Subscription<'a>>,
     /// Number of `S` messages.
     pub sync_count: usize,
@@ -120,6 +131,39 @@ pub struct ULog<'a> {
     pub pyulog_output: Vec<String>,
     /// Offset where the data section starts.
     pub data_start: u64,
+    /// The topics of [`ULog::subscriptions`], numbered on first use.
+    topics: OnceLock<Topics>,
+}
+
+/// The topics of a log: one per distinct (name, multi_id) of its
+/// subscriptions, numbered in order of first subscription (a topic
+/// subscribed twice keeps its first number).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Topics {
+    /// Name, multi_id and first subscription (index) of each topic.
+    pub(crate) list: Vec<(String, u8, usize)>,
+    /// The topic number of each subscription.
+    pub(crate) of_subscription: Vec<u32>,
+}
+
+impl Topics {
+    fn of(subscriptions: &[Subscription<'_>]) -> Topics {
+        let mut topics = Topics {
+            list: Vec::new(),
+            of_subscription: Vec::with_capacity(subscriptions.len()),
+        };
+        let mut index: HashMap<(&str, u8), u32> = HashMap::new();
+        for (i, s) in subscriptions.iter().enumerate() {
+            let id = *index
+                .entry((s.name.as_str(), s.multi_id))
+                .or_insert_with(|| {
+                    topics.list.push((s.name.clone(), s.multi_id, i));
+                    (topics.list.len() - 1) as u32
+                });
+            topics.of_subscription.push(id);
+        }
+        topics
+    }
 }
 
 impl<'a> ULog<'a> {
@@ -157,6 +201,7 @@ impl<'a> ULog<'a> {
             truncation: None,
             pyulog_output: Vec::new(),
             data_start: HEADER_LEN as u64,
+            topics: OnceLock::new(),
         };
         if header.version > 1 {
             log.pyulog_output
@@ -200,6 +245,57 @@ impl<'a> ULog<'a> {
                     .iter()
                     .find(|s| s.name == name && s.multi_id == multi_id)
             })
+    }
+
+    /// The topics, numbered once (the subscriptions do not change after
+    /// parsing).
+    pub(crate) fn topics(&self) -> &Topics {
+        self.topics.get_or_init(|| Topics::of(&self.subscriptions))
+    }
+
+    /// The time model: boot clock, anchored by the header when its start
+    /// time is already Unix time, else by the first GPS sample with a UTC
+    /// time.
+    pub fn time_model(&self) -> TimeModel {
+        if self.header.timestamp >= UNIX_START_US {
+            return TimeModel::anchored(
+                Clock::Boot,
+                WallClockAnchor {
+                    log_time: Timestamp(0),
+                    unix_time: Timestamp(0),
+                    source: "header start time is Unix time",
+                },
+            );
+        }
+        for topic in GPS_TOPICS {
+            let Some(sub) = self.subscription(topic, 0) else {
+                continue;
+            };
+            let Some(f) = sub.field("time_utc_usec") else {
+                continue;
+            };
+            for s in &sub.samples {
+                if let Some(Scalar::UInt(utc)) = f.get(&s) {
+                    if utc > UNIX_START_US {
+                        let (Some(log), Some(unix)) = (
+                            Timestamp::from_micros(s.timestamp),
+                            Timestamp::from_micros(utc),
+                        ) else {
+                            continue;
+                        };
+                        return TimeModel::anchored(
+                            Clock::Boot,
+                            WallClockAnchor {
+                                log_time: log,
+                                unix_time: unix,
+                                source: "GPS time_utc_usec",
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        TimeModel::new(Clock::Boot)
     }
 
     /// A field by path, `topic.field` or `topic[multi_id].field`, with the

@@ -67,6 +67,12 @@ impl<W: Write> Writer<W> {
         })
     }
 
+    /// Sets the header's start timestamp (µs). The header is written with
+    /// the first data-section message; later calls change nothing.
+    pub fn set_start_timestamp(&mut self, timestamp: u64) {
+        self.header.timestamp = timestamp;
+    }
+
     /// Sets the header's version byte (1 unless rewriting an old log).
     pub fn set_version(&mut self, version: u8) {
         self.header.version = version;
