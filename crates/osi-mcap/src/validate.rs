@@ -53,13 +53,13 @@ use logcore::ReadMode;
 use serde::Serialize;
 
 use crate::conventions::{DraftName, Semver, TraceName, is_compact_date_time, is_date_time_stamp};
-use crate::mcap::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress};
-use crate::mcap::stream::read_inner;
-use crate::mcap::{
+use crate::proto::{Descriptors, TopLevel, type_code};
+use mcapfile::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress};
+use mcapfile::stream::read_inner;
+use mcapfile::{
     Channel, DoctorOptions, LinearReader, Message, Metadata, ReadOptions, Record, Severity,
     Summary, doctor,
 };
-use crate::proto::{Descriptors, TopLevel, type_code};
 
 /// Name of the OSI 3.8.0 file meta-data record.
 pub const TRACE_METADATA: &str = "net.asam.osi.trace";
@@ -941,7 +941,7 @@ fn file_rules(sink: &mut Sink, data: &[u8], scan: &Scan, summary: Option<&Summar
         && s.footer.summary_start != 0
         && s.footer.summary_crc == 0
     {
-        let at = crate::mcap::summary::footer_offset(data.len()).unwrap_or(0) as u64;
+        let at = mcapfile::summary::footer_offset(data.len()).unwrap_or(0) as u64;
         sink.add(rule::MCAP_CRC, Location::at(at), || {
             "Footer summary_crc is 0: the summary section cannot be verified".into()
         });

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 use logcore::{Format, LogReader};
-use osi_mcap::mcap::{Compression, DoctorOptions, Mcap, Severity, WriteOptions, doctor, recover};
+use mcapfile::{Compression, DoctorOptions, Mcap, Severity, WriteOptions, doctor, recover};
 
 use crate::output::{self, Out};
 use crate::{Failure, Outcome, open, report};
