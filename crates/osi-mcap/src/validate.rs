@@ -1,5 +1,6 @@
 //! The OSI trace validator: checks an MCAP file against the rules of ASAM
-//! OSI multi-channel trace files, in one of two profiles.
+//! OSI multi-channel trace files, in one of two profiles (or, for MCAP
+//! files that are no OSI traces, only the MCAP structural checks).
 //!
 //! - [`Profile::Osi38`] (`osi-3.8`): the rules published with OSI 3.8.0
 //!   (file meta-data record `net.asam.osi.trace`, channel keys
@@ -8,10 +9,14 @@
 //!   started from (meta-data records `versions` and `asam_osi`, channel keys
 //!   `osi_version` and `protobuf`, compact ISO 8601 times, its file-name
 //!   rule).
+//! - [`Profile::Mcap`] (`mcap`): only the generic MCAP structural checks
+//!   (rules of scope `mcap`), for MCAP files that are no OSI traces.
 //!
 //! Without [`ValidateOptions::profile`] the file decides: `osi-3.8` when it
 //! carries `net.asam.osi.trace`, `draft` when it carries only the draft's
-//! records, `osi-3.8` (the published standard) otherwise. Every rule is
+//! records, `osi-3.8` (the published standard) otherwise; with
+//! [`ValidateOptions::detect_non_osi`] a file without either rule set's
+//! meta-data and without any `osi3.*` schema gets `mcap`. Every rule is
 //! listed in [`RULES`] with an id, a level and the profile it belongs to;
 //! each [`Finding`] says where in the file it was found (record offset,
 //! channel, message index).
@@ -103,6 +108,10 @@ pub enum Profile {
     /// The pre-standard draft rules.
     #[serde(rename = "draft")]
     Draft,
+    /// No OSI rules: only the MCAP structural checks (scope `mcap`), for
+    /// MCAP files that are no OSI traces.
+    #[serde(rename = "mcap")]
+    Mcap,
 }
 
 impl Profile {
@@ -111,6 +120,7 @@ impl Profile {
         match self {
             Profile::Osi38 => "osi-3.8",
             Profile::Draft => "draft",
+            Profile::Mcap => "mcap",
         }
     }
 
@@ -119,6 +129,7 @@ impl Profile {
         match s {
             "osi-3.8" | "osi-3.8.0" | "3.8" | "3.8.0" | "osi38" => Some(Profile::Osi38),
             "draft" | "legacy" => Some(Profile::Draft),
+            "mcap" => Some(Profile::Mcap),
             _ => None,
         }
     }
@@ -173,7 +184,8 @@ pub enum Scope {
 impl Scope {
     fn applies(self, p: Profile) -> bool {
         match self {
-            Scope::Mcap | Scope::Common => true,
+            Scope::Mcap => true,
+            Scope::Common => p != Profile::Mcap,
             Scope::Osi38 => p == Profile::Osi38,
             Scope::Draft => p == Profile::Draft,
         }
@@ -414,6 +426,11 @@ pub struct ValidateOptions {
     pub max_findings_per_rule: usize,
     /// Report the 1 ns rounding artefact as an error.
     pub strict_time: bool,
+    /// When no profile is given: a file with neither rule set's meta-data
+    /// and no channel whose schema is named `osi3.*` is no OSI trace and
+    /// gets [`Profile::Mcap`] (only the MCAP structural checks) instead of
+    /// `osi-3.8`.
+    pub detect_non_osi: bool,
 }
 
 impl Default for ValidateOptions {
@@ -423,6 +440,7 @@ impl Default for ValidateOptions {
             file_name: None,
             max_findings_per_rule: 20,
             strict_time: false,
+            detect_non_osi: false,
         }
     }
 }
@@ -671,7 +689,7 @@ pub fn validate(data: &[u8], options: &ValidateOptions) -> Report {
         }
     }
 
-    let (profile, profile_reason) = choose_profile(options.profile, &scan.metadata);
+    let (profile, profile_reason) = choose_profile(options, &scan);
     let mut sink = Sink {
         profile,
         max: options.max_findings_per_rule.max(1),
@@ -684,6 +702,7 @@ pub fn validate(data: &[u8], options: &ValidateOptions) -> Report {
     match profile {
         Profile::Osi38 => metadata_38(&mut sink, &scan),
         Profile::Draft => metadata_draft(&mut sink, &scan),
+        Profile::Mcap => {}
     }
     let osi_channels = channel_rules(&mut sink, &scan, summary.as_ref(), &mut descriptors);
     for (id, loc, msg) in message_findings {
@@ -723,11 +742,11 @@ pub fn validate(data: &[u8], options: &ValidateOptions) -> Report {
     report
 }
 
-fn choose_profile(forced: Option<Profile>, metadata: &[(u64, Metadata)]) -> (Profile, String) {
-    if let Some(p) = forced {
+fn choose_profile(options: &ValidateOptions, scan: &Scan) -> (Profile, String) {
+    if let Some(p) = options.profile {
         return (p, "chosen by the caller".into());
     }
-    let has = |n: &str| metadata.iter().any(|(_, m)| m.name == n);
+    let has = |n: &str| scan.metadata.iter().any(|(_, m)| m.name == n);
     if has(TRACE_METADATA) {
         (
             Profile::Osi38,
@@ -739,6 +758,12 @@ fn choose_profile(forced: Option<Profile>, metadata: &[(u64, Metadata)]) -> (Pro
             format!(
                 "the file carries the draft's {DRAFT_VERSIONS}/{DRAFT_ASAM_OSI} meta-data and no {TRACE_METADATA}"
             ),
+        )
+    } else if options.detect_non_osi && !scan.schemas.values().any(is_osi_schema) {
+        (
+            Profile::Mcap,
+            "the file carries neither OSI rule set's meta-data nor an osi3.* schema: no OSI trace; only the MCAP structural checks apply"
+                .into(),
         )
     } else {
         (
@@ -1334,10 +1359,11 @@ fn channel_rules(
                     });
                 }
             }
+            Profile::Mcap => {}
         }
         // The schema's own interface version against the channel's key.
         let key = match sink.profile {
-            Profile::Osi38 => CHANNEL_OSI_VERSION,
+            Profile::Osi38 | Profile::Mcap => CHANNEL_OSI_VERSION,
             Profile::Draft => "osi_version",
         };
         if let (Some(Ok(d)), Some(v)) = (
@@ -1495,6 +1521,7 @@ fn name_rules(sink: &mut Sink, path: &str, scan: &Scan, states: &BTreeMap<u16, C
                 }
             }
         },
+        Profile::Mcap => {}
     }
 }
 
