@@ -19,6 +19,7 @@ pub mod doctor;
 pub mod encode;
 pub mod error;
 pub mod indexed;
+pub mod info;
 mod logreader;
 mod logwriter;
 pub mod parse;
