@@ -28,6 +28,10 @@ use crate::summary::Summary;
 /// header-only pass finds, and only a file whose data section is damaged
 /// is read by a linear pass in file order (lenient mode resynchronises
 /// after the damage).
+///
+/// `LogReader::decode` turns `json` payloads into a [`Value`]; payloads of
+/// every other encoding (protobuf, cdr, ros1...) come out as
+/// [`Value::Bytes`], for a decoder that knows the channel's schema.
 pub struct Mcap<'a> {
     data: &'a [u8],
     header: Header,
