@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use logcore::{LogReader, MessageFilter, ReadMode};
-use osi_mcap::mcap::{
+use mcapfile::{
     IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Summary, WriteOptions, recover,
 };
 

@@ -27,6 +27,7 @@ fuzz_target!(|data: &[u8]| {
                 file_name: Some(name.into()),
                 max_findings_per_rule: 3,
                 strict_time: profile.is_none(),
+                detect_non_osi: profile.is_none(),
             },
         );
         let listed: u64 = report.counts.values().map(|c| c.listed).sum();

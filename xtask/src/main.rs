@@ -273,7 +273,7 @@ fn keep_findings(target: &str, corpus: &Path) -> Result {
 /// exists (VEL has none).
 const BENCHES: [(&str, &str); 5] = [
     ("vellog", "vellog"),
-    ("mcap", "osi-mcap"),
+    ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
     ("rosbag", "rosbag12"),
     ("ulog", "ulogfile"),
@@ -305,8 +305,8 @@ fn bench_cmd(args: &[String]) -> Result {
                 run(cargo().args(["bench", "--locked", "-p", "vellog"]))?;
             }
             "mcap" => {
-                step("bench osi-mcap (against the mcap crate)");
-                run(cargo().args(["bench", "--locked", "-p", "osi-mcap"]))?;
+                step("bench mcapfile (against the mcap crate)");
+                run(cargo().args(["bench", "--locked", "-p", "mcapfile"]))?;
             }
             "carla" => carla::bench(args)?,
             "rosbag" => {

@@ -1,5 +1,5 @@
 //! MCAP checks: the official conformance suite (streamed and indexed
-//! readers) against `osi-mcap`, run as `cargo xtask mcap conformance` and
+//! readers) against `mcapfile`, run as `cargo xtask mcap conformance` and
 //! from `cargo xtask ci`.
 //!
 //! The suite lives in `<corpus>/mcap-conformance/data/<Input>/<variant>.{mcap,json}`;
@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use osi_mcap::mcap::{IndexFilter, LinearReader, ReadOptions, Record, Summary};
+use mcapfile::{IndexFilter, LinearReader, ReadOptions, Record, Summary};
 use serde_json::{Value as Json, json};
 
 use crate::Result;
@@ -330,7 +330,7 @@ fn indexed(bytes: &[u8]) -> std::result::Result<Json, String> {
         .filter_map(|c| to_json(&Record::Channel(c.clone())))
         .collect();
     let mut messages = Vec::new();
-    let it = osi_mcap::mcap::IndexedMessages::new(
+    let it = mcapfile::IndexedMessages::new(
         bytes,
         &summary,
         IndexFilter::default(),
@@ -398,7 +398,7 @@ fn indexed_expected(expected: &Json) -> Json {
 /// compression, chunked, and one unchunked; 3 channels, 40 messages whose
 /// times overlap across chunks, an attachment and a metadata record.
 pub(crate) fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
-    use osi_mcap::mcap::{Compression, WriteOptions, Writer};
+    use mcapfile::{Compression, WriteOptions, Writer};
     let mut out = Vec::new();
     for (name, compression, use_chunks) in [
         ("chunked-zstd.mcap", Compression::Zstd, true),
@@ -413,7 +413,7 @@ pub(crate) fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
             library: "robolog fixtures".into(),
             ..WriteOptions::default()
         };
-        let build = || -> osi_mcap::mcap::Result<Vec<u8>> {
+        let build = || -> mcapfile::Result<Vec<u8>> {
             let mut w = Writer::new(Vec::new(), opts.clone())?;
             let schema = w.add_schema("Point", "jsonschema", br#"{"type":"object"}"#)?;
             let mut meta = BTreeMap::new();
@@ -463,10 +463,7 @@ fn prefixes(bytes: &[u8], expected: &Json) -> std::result::Result<(), String> {
                 }
             }
         }
-        if !end
-            .as_ref()
-            .is_some_and(osi_mcap::mcap::Error::is_truncated)
-        {
+        if !end.as_ref().is_some_and(mcapfile::Error::is_truncated) {
             return Err(format!(
                 "cut at {cut}: expected a truncation error, got {end:?}"
             ));
@@ -517,7 +514,7 @@ fn meta(r: &Json, name: &str) -> BTreeMap<String, String> {
 /// The writer runner: feeds the data-section records of the expected
 /// output to our writer, configured by the variant's features.
 fn write_case(expected: &Json, features: &[&str]) -> std::result::Result<Vec<u8>, String> {
-    use osi_mcap::mcap::{Compression, WriteOptions, Writer};
+    use mcapfile::{Compression, WriteOptions, Writer};
     let has = |f: &str| features.contains(&f);
     let records = expected["records"].as_array().cloned().unwrap_or_default();
     let header = records.first().ok_or("no records")?;
@@ -537,7 +534,7 @@ fn write_case(expected: &Json, features: &[&str]) -> std::result::Result<Vec<u8>
         summary_offsets: has("sum"),
         crcs: true,
     };
-    let e = |e: osi_mcap::mcap::Error| e.to_string();
+    let e = |e: mcapfile::Error| e.to_string();
     let mut w = Writer::new(Vec::new(), opts).map_err(e)?;
     for r in &records[1..] {
         match r["type"].as_str().unwrap_or("") {
@@ -685,7 +682,7 @@ pub(crate) fn interop() -> Result {
                 Err(e) => failures.push(format!("{key}: we fail to read it: {e}")),
             }
         }
-        let summary_ok = osi_mcap::mcap::Mcap::new(&bytes)
+        let summary_ok = mcapfile::Mcap::new(&bytes)
             .map_err(|e| e.to_string())
             .and_then(|m| m.summary().map_err(|e| e.to_string()))
             .map(|s| s.warnings.is_empty() && s.message_count as usize == ours.len());

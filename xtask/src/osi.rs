@@ -419,7 +419,7 @@ fn check_ours(
     dir: &Path,
     failures: &mut Vec<String>,
 ) -> Result {
-    use osi_mcap::mcap::Compression;
+    use mcapfile::Compression;
     use osi_mcap::validate::{Profile, ValidateOptions};
     use osi_mcap::writer::{ChannelSpec, OsiTraceWriter, TraceMetadata, TraceOptions};
 
@@ -575,7 +575,7 @@ fn check_ours(
     Ok(())
 }
 
-fn compression_name(c: osi_mcap::mcap::Compression) -> &'static str {
+fn compression_name(c: mcapfile::Compression) -> &'static str {
     match c.name() {
         "" => "none",
         n => n,

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use osi_mcap::mcap::{Compression, WriteOptions, Writer};
+use mcapfile::{Compression, WriteOptions, Writer};
 use osi_mcap::writer::{ChannelSpec, OsiTraceWriter, TraceMetadata, TraceOptions};
 use prost::Message;
 use prost_types::field_descriptor_proto::{Label, Type};
@@ -381,7 +381,7 @@ fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn plain_writer() -> osi_mcap::mcap::Result<Writer<Vec<u8>>> {
+fn plain_writer() -> mcapfile::Result<Writer<Vec<u8>>> {
     Writer::new(
         Vec::new(),
         WriteOptions {
@@ -397,7 +397,7 @@ fn plain_writer() -> osi_mcap::mcap::Result<Writer<Vec<u8>>> {
 /// 8601), description, creator, license, data_sources}; channel keys
 /// `osi_version`, `protobuf`, `description`.
 fn draft() -> Vec<u8> {
-    let build = || -> osi_mcap::mcap::Result<Vec<u8>> {
+    let build = || -> mcapfile::Result<Vec<u8>> {
         let mut w = plain_writer()?;
         let schema = w.add_schema("osi3.GroundTruth", "protobuf", &descriptor_set())?;
         let ch = w.add_channel(
@@ -444,7 +444,7 @@ fn draft() -> Vec<u8> {
 /// - frames 8 and 9 are stored swapped, so a log_time goes backwards
 ///   (`osi.message.order`).
 pub(crate) fn broken() -> Vec<u8> {
-    let build = || -> osi_mcap::mcap::Result<Vec<u8>> {
+    let build = || -> mcapfile::Result<Vec<u8>> {
         let mut w = plain_writer()?;
         let desc = descriptor_set();
         let gt_schema = w.add_schema("osi3.GroundTruth", "protobuf", &desc)?;

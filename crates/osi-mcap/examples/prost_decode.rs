@@ -10,7 +10,7 @@
 //! ```
 
 use logcore::{LogReader, MessageFilter};
-use osi_mcap::mcap::Mcap;
+use mcapfile::Mcap;
 use prost::Message;
 
 /// `osi3.Timestamp` (osi_common.proto).

@@ -1,31 +1,32 @@
-//! MCAP for robotics logs and ASAM OSI traces.
+//! ASAM OSI traces in MCAP, on top of the generic MCAP crate
+//! [`mcapfile`].
 //!
-//! This crate holds the generic MCAP layer ([`mcap`]): a nom parser for
-//! every record of MCAP major version 0, a streamed reader, an indexed
-//! reader with time-ordered merging of chunks, a writer, recovery of
-//! damaged files, and the [`logcore::LogReader`] implementation used by
-//! the `robolog` tool. The OSI conventions build on it.
+//! - [`mod@validate`]: every rule of OSI 3.8.0 (`osi-3.8`) and of the
+//!   pre-standard draft (`draft`), as checks with ids, levels and profiles;
+//! - [`writer`]: a writer of compliant multi-channel traces;
+//! - [`proto`]: protobuf descriptors embedded in MCAP schemas, the OSI
+//!   fields a validator needs, and full decoding of any protobuf message
+//!   into a [`logcore::Value`] ([`proto::ProtobufDecoder`]);
+//! - [`conventions`]: SemVer, ISO 8601 forms and the trace file names.
 //!
 //! ```
 //! use logcore::{LogReader, MessageFilter};
-//! use osi_mcap::mcap::{Mcap, Writer, WriteOptions};
+//! use osi_mcap::proto::ProtobufDecoder;
 //!
-//! let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default())?;
-//! let ch = w.add_channel(0, "/speed", "json", &Default::default())?;
-//! w.write_message(ch, 0, 1_000, 1_000, br#"{"v": 3}"#)?;
-//! let file = w.finish()?.into_inner();
-//!
-//! let mcap = Mcap::new(&file)?;
-//! assert_eq!(mcap.summary()?.message_count, 1);
+//! let file = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/osi/20240101T000000Z_multi_380_3200_10_fixture-none.mcap"))?;
+//! let mcap = mcapfile::Mcap::new(&file)?;
+//! let channel = &mcap.channels()?[0];
+//! let schema = channel.schema.as_ref().unwrap();
+//! let decoder = ProtobufDecoder::new(&schema.name, &schema.data)?;
 //! let msg = mcap.messages(&MessageFilter::all())?.next().unwrap()?;
-//! assert_eq!(mcap.decode(&msg)?.get("v").and_then(|v| v.as_i64()), Some(3));
+//! assert!(decoder.decode(&msg.payload)?.get("timestamp").is_some());
+//! assert!(osi_mcap::validate(&file, &Default::default()).passed());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #![forbid(unsafe_code)]
 
 pub mod conventions;
-pub mod mcap;
 pub mod proto;
 pub mod validate;
 pub mod writer;

@@ -8,7 +8,9 @@
 //! validator needs. Their field numbers are found through the descriptor,
 //! never hard-coded per type, and read with a small wire-format walker
 //! without decoding the whole message. [`decode_to_value`] decodes any
-//! message fully into a [`logcore::Value`].
+//! message fully into a [`logcore::Value`]; [`ProtobufDecoder`] does it
+//! for the messages of one MCAP schema (name + FileDescriptorSet), parsing
+//! the descriptors once.
 //!
 //! ```
 //! use osi_mcap::proto::{OsiTimestamp, Version3};
@@ -59,6 +61,55 @@ pub enum ProtoError {
         /// The decoder's reason.
         reason: String,
     },
+}
+
+/// Decodes the messages of one protobuf schema into [`logcore::Value`]s.
+///
+/// Built from what an MCAP schema of encoding `protobuf` holds: the full
+/// name of the message type and a serialized
+/// `google.protobuf.FileDescriptorSet`. The descriptors are parsed once, in
+/// [`ProtobufDecoder::new`], and kept for every [`ProtobufDecoder::decode`]
+/// call; a decoder registry makes one per schema and reuses it. Decoded
+/// values are those of [`decode_to_value`] (fields in declaration order,
+/// enums by value name, maps as structs).
+///
+/// ```
+/// use osi_mcap::proto::{ProtoError, ProtobufDecoder};
+///
+/// // A FileDescriptorSet that declares no message.
+/// let e = ProtobufDecoder::new("osi3.SensorView", &[]).unwrap_err();
+/// assert_eq!(e, ProtoError::MissingMessage("osi3.SensorView".into()));
+/// assert!(ProtobufDecoder::new("osi3.SensorView", &[0x0a, 0x05]).is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct ProtobufDecoder {
+    desc: MessageDescriptor,
+}
+
+impl ProtobufDecoder {
+    /// Parses `file_descriptor_set` and finds the message `schema_name`
+    /// (its full name, e.g. `osi3.SensorView`) in it.
+    ///
+    /// Fails with [`ProtoError::Descriptor`] when the bytes are not a
+    /// consistent FileDescriptorSet and [`ProtoError::MissingMessage`] when
+    /// it does not declare the message.
+    pub fn new(schema_name: &str, file_descriptor_set: &[u8]) -> Result<Self, ProtoError> {
+        let desc = Descriptors::from_file_descriptor_set(file_descriptor_set)?
+            .message(schema_name)
+            .ok_or_else(|| ProtoError::MissingMessage(schema_name.to_owned()))?;
+        Ok(ProtobufDecoder { desc })
+    }
+
+    /// Full name of the message type this decoder reads.
+    pub fn message_name(&self) -> &str {
+        self.desc.full_name()
+    }
+
+    /// Decodes one serialized message (see [`decode_to_value`]); bad wire
+    /// data is an error naming the byte offset in `payload`.
+    pub fn decode(&self, payload: &[u8]) -> Result<logcore::Value, ProtoError> {
+        decode_to_value(&self.desc, payload)
+    }
 }
 
 /// A `major.minor.patch` version triple (an `osi3.InterfaceVersion`).

@@ -18,11 +18,11 @@
 //!   3.8.0 keys (`net.asam.osi.trace.channel.*`) and the draft keys
 //!   (`osi_version`, `protobuf`, `description`).
 //! - Chunks compressed with none, lz4 or zstd; every index, statistics and
-//!   summary written by [`crate::mcap::Writer`].
+//!   summary written by [`mcapfile::Writer`].
 //!
 //! The meta-data records are written before the first message, so a
 //! writer that is interrupted leaves a trace whose every complete chunk is
-//! readable and still identifies itself as OSI ([`crate::mcap::recover()`]
+//! readable and still identifies itself as OSI ([`mcapfile::recover()`]
 //! rebuilds the summary).
 //!
 //! ```no_run
@@ -48,12 +48,12 @@ use crate::conventions::{
     DraftName, Semver, TraceName, format_compact_date_time, format_date_time_stamp,
     format_name_timestamp,
 };
-use crate::mcap::{Compression, WriteOptions, Writer};
 use crate::proto::{Descriptors, ProtoError, TopLevel, type_code};
 use crate::validate::{
     CHANNEL_DESCRIPTION, CHANNEL_OSI_VERSION, CHANNEL_PROTOBUF_VERSION, DRAFT_ASAM_OSI,
     DRAFT_VERSIONS, TRACE_METADATA,
 };
+use mcapfile::{Compression, WriteOptions, Writer};
 
 /// What can go wrong while writing a trace.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -61,7 +61,7 @@ use crate::validate::{
 pub enum Error {
     /// The MCAP layer failed (I/O, ...).
     #[error(transparent)]
-    Mcap(#[from] crate::mcap::Error),
+    Mcap(#[from] mcapfile::Error),
     /// A descriptor set or a message could not be read.
     #[error(transparent)]
     Proto(#[from] ProtoError),

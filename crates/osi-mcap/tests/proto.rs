@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use logcore::{LogReader, MessageFilter, Value};
-use osi_mcap::mcap::Mcap;
+use mcapfile::Mcap;
 use osi_mcap::proto::{
-    Descriptors, OsiTimestamp, ProtoError, TOP_LEVEL_TYPES, TopLevel, Version3, decode_to_value,
-    type_code,
+    Descriptors, OsiTimestamp, ProtoError, ProtobufDecoder, TOP_LEVEL_TYPES, TopLevel, Version3,
+    decode_to_value, type_code,
 };
 use prost::Message as _;
 use prost_types::field_descriptor_proto::{Label, Type};
@@ -303,7 +303,7 @@ fn decode_ground_truth_and_sensor_view() {
 }
 
 #[test]
-fn decode_through_log_reader() {
+fn decode_through_protobuf_decoder() {
     let Some(data) = corpus_file(LICHTBLICK, "MovingHostWithStopLine.mcap") else {
         return;
     };
@@ -314,19 +314,38 @@ fn decode_through_log_reader() {
         .next()
         .unwrap()
         .unwrap();
-    let v = mcap.decode(&msg).unwrap();
+    let channel = mcap
+        .channels()
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == msg.channel)
+        .unwrap();
+    let schema = channel.schema.unwrap();
+    let decoder = ProtobufDecoder::new(&schema.name, &schema.data).unwrap();
+    assert_eq!(decoder.message_name(), "osi3.SensorView");
+    let v = decoder.decode(&msg.payload).unwrap();
     assert!(v.get("timestamp").is_some());
     assert!(v.get("global_ground_truth").is_some());
     // Enums become their value names.
     let json = serde_json::to_string(&v).unwrap();
     assert!(json.contains("\"TYPE_"), "{}", &json[..json.len().min(500)]);
-    // A damaged payload is a Malformed error at the message's offset.
-    let mut bad = msg.clone();
-    bad.payload = logcore::Payload::Borrowed(&[0x0a, 0x7f, 0x00]);
-    match mcap.decode(&bad) {
-        Err(logcore::Error::Malformed { offset, .. }) => assert_eq!(Some(offset), msg.offset),
+    // The same value as the descriptor-level decode.
+    let top = TopLevel::new(
+        &Descriptors::from_file_descriptor_set(&schema.data).unwrap(),
+        &schema.name,
+    )
+    .unwrap();
+    assert_eq!(top.decode(&msg.payload).unwrap(), v);
+    // A damaged payload is a wire error naming its byte offset.
+    match decoder.decode(&[0x0a, 0x7f, 0x00]) {
+        Err(ProtoError::Wire { offset, .. }) => assert!(offset <= 3),
         other => panic!("{other:?}"),
     }
+    // The MCAP layer alone hands protobuf payloads over as bytes.
+    assert_eq!(
+        mcap.decode(&msg).unwrap(),
+        logcore::Value::Bytes(msg.payload.to_vec())
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use osi_mcap::mcap::{WriteOptions, Writer};
+use mcapfile::{WriteOptions, Writer};
 use osi_mcap::validate::{Report, ValidateOptions, rule};
 
 const FIXTURE_ZSTD: &str = "20240101T000000Z_multi_380_3200_10_fixture-zstd.mcap";

@@ -4,10 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use mcapfile::{Compression, LinearReader, ReadOptions, Record, Summary, WriteOptions, recover};
 use osi_mcap::conventions::{DraftName, TraceName, format_date_time_stamp, is_date_time_stamp};
-use osi_mcap::mcap::{
-    Compression, LinearReader, ReadOptions, Record, Summary, WriteOptions, recover,
-};
 use osi_mcap::validate::{Profile, Report, ValidateOptions, rule};
 use osi_mcap::writer::{
     ChannelSpec, Error, OsiChannel, OsiTraceWriter, TraceMetadata, TraceOptions,

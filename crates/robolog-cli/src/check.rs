@@ -1,7 +1,9 @@
-//! `robolog check FILE`: the rules a file must follow. For MCAP files these
-//! are the ASAM OSI trace rules (`osi_mcap::validate`, profile `osi-3.8` or
-//! `draft`); every other format gets a full read in strict mode, every
-//! message decoded. Exit 0 when there is no error, 1 otherwise.
+//! `robolog check FILE`: the rules a file must follow. For MCAP files that
+//! are OSI traces (or with `--profile`) these are the ASAM OSI trace rules
+//! (`osi_mcap::validate`, profile `osi-3.8` or `draft`); other MCAP files
+//! get only the MCAP structural checks (profile `mcap`); every other format
+//! gets a full read in strict mode, every message decoded. Exit 0 when
+//! there is no error, 1 otherwise.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -72,6 +74,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
         file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
         max_findings_per_rule: a.max_per_rule.max(1),
         strict_time: a.strict_time,
+        detect_non_osi: true,
     };
     let report = osi_mcap::validate(&opened.bytes, &opts);
     if a.json {
@@ -96,8 +99,13 @@ fn text(out: &mut Out, path: &Path, r: &Report) -> std::io::Result<()> {
     output::line(
         out,
         &format!(
-            "{}: OSI trace, profile {} ({})",
+            "{}: {}, profile {} ({})",
             path.display(),
+            if r.profile == Profile::Mcap {
+                "MCAP file"
+            } else {
+                "OSI trace"
+            },
             r.profile,
             r.profile_reason
         ),

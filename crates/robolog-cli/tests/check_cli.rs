@@ -185,3 +185,115 @@ fn other_formats_get_a_full_read() {
     assert!(text(&out.stdout).contains("FAIL"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+fn testdata(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+/// An MCAP file that is no OSI trace gets only the MCAP structural checks:
+/// profile `mcap`, no OSI findings.
+#[test]
+fn non_osi_mcap_gets_only_the_structural_checks() {
+    let p = testdata("mcap/chunked-lz4.mcap");
+    let out = robolog().arg("check").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let first = s.lines().next().unwrap();
+    assert!(
+        first.ends_with(
+            "chunked-lz4.mcap: MCAP file, profile mcap (the file carries neither OSI rule set's \
+             meta-data nor an osi3.* schema: no OSI trace; only the MCAP structural checks apply)"
+        ),
+        "{s}"
+    );
+    assert_eq!(
+        s.lines().nth(1),
+        Some("3 channels (0 OSI), 0 OSI messages checked")
+    );
+    assert_eq!(
+        s.lines().last(),
+        Some("PASS: 0 errors, 0 warnings, 0 infos")
+    );
+
+    let out = robolog()
+        .args(["check", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["profile"], "mcap");
+    assert!(
+        doc["profile_reason"]
+            .as_str()
+            .unwrap()
+            .contains("no OSI trace")
+    );
+    assert_eq!(doc["passed"], true);
+    assert_eq!(doc["channels"], 3);
+    assert_eq!(doc["osi_channels"], 0);
+    assert_eq!(doc["findings"], Json::Array(vec![]));
+}
+
+/// A damaged non-OSI MCAP still fails on the structural rules (and only on
+/// them); `--profile` applies the OSI rules whatever the file holds.
+#[test]
+fn non_osi_mcap_structure_and_forced_profile() {
+    let bytes = std::fs::read(testdata("mcap/chunked-zstd.mcap")).unwrap();
+    let cut = std::env::temp_dir().join(format!("robolog-check-cut-{}.mcap", std::process::id()));
+    std::fs::write(&cut, &bytes[..bytes.len() - 40]).unwrap();
+    let out = robolog()
+        .args(["check", "--json"])
+        .arg(&cut)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&cut).ok();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["profile"], "mcap");
+    let rules: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"mcap.structure"), "{rules:?}");
+    assert!(rules.iter().all(|r| r.starts_with("mcap.")), "{rules:?}");
+
+    let out = robolog()
+        .args(["check", "--json", "--profile", "osi-3.8"])
+        .arg(testdata("mcap/chunked-lz4.mcap"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["profile"], "osi-3.8");
+    assert_eq!(doc["profile_reason"], "chosen by the caller");
+    assert!(doc["counts"]["osi.channel.present"]["total"] == 1, "{doc}");
+}
+
+/// A ROS 2 MCAP (cdr messages) is no OSI trace.
+#[test]
+fn ros2_mcap_gets_no_osi_findings() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/ros2-mcap/cdr_test_0.mcap");
+    if !p.is_file() {
+        eprintln!("skipped: {} is absent", p.display());
+        return;
+    }
+    let out = robolog()
+        .args(["check", "--json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["profile"], "mcap");
+    assert_eq!(doc["errors"], 0);
+    assert_eq!(doc["warnings"], 0);
+    // Only the two notices that its CRCs were not computed.
+    assert_eq!(doc["counts"]["mcap.crc-not-computed"]["total"], 2, "{doc}");
+    assert_eq!(doc["counts"].as_object().unwrap().len(), 1, "{doc}");
+}

@@ -326,7 +326,7 @@ fn cat_text_is_one_line_per_message() {
 
 #[test]
 fn cat_prints_undecodable_payloads_raw_with_one_warning_per_channel() {
-    use osi_mcap::mcap::{WriteOptions, Writer};
+    use mcapfile::{WriteOptions, Writer};
     let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
     let good = w
         .add_channel(0, "/good", "json", &Default::default())

@@ -80,13 +80,23 @@ fn mcap_info_prints_like_the_mcap_cli() {
         t.starts_with("library:   robolog fixtures\nprofile:   \nmessages:  40\n"),
         "{t}"
     );
-    assert!(t.contains("\tzstd: [5/5 chunks]"), "{t}");
+    // Sizes and rates as the Go CLI prints them (humanBytes, `(x Hz)`),
+    // columns aligned.
     assert!(
-        t.contains("\t(0) /point  14 msgs @ 7.49 Hz : Point [jsonschema]\n"),
+        t.contains(
+            "\tzstd: [5/5 chunks] [1.96 KiB/1013.00 B (49.48%)] [541.00 B/sec] \n\
+             chunks:\n\tmax uncompressed size: 552.00 B\n\tmax compressed size: 308.00 B\n\
+             \toverlaps: no\n"
+        ),
         "{t}"
     );
     assert!(
-        t.contains("\t(2) /raw  13 msgs @ 6.95 Hz : <no schema>\n"),
+        t.contains(
+            "channels:\n\
+             \t(0) /point   14 msgs (7.49 Hz)   : Point [jsonschema]\n\
+             \t(1) /point2  13 msgs (6.95 Hz)   : Point [jsonschema]\n\
+             \t(2) /raw     13 msgs (6.95 Hz)   : <no schema>\n"
+        ),
         "{t}"
     );
     assert!(

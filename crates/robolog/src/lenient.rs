@@ -16,7 +16,7 @@ use logcore::{ChannelId, Error, LogReader, Message, Value};
 /// use robolog::LenientDecoder;
 ///
 /// # let file = {
-/// #     use osi_mcap::mcap::{Writer, WriteOptions};
+/// #     use mcapfile::{Writer, WriteOptions};
 /// #     let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default())?;
 /// #     let ch = w.add_channel(0, "/speed", "json", &Default::default())?;
 /// #     w.write_message(ch, 0, 1, 1, br#"{"v": 3}"#)?;

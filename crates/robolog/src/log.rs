@@ -31,7 +31,7 @@ pub enum Reader<'a> {
     ULog(ulogfile::ULog<'a>),
     /// An MCAP file.
     #[cfg(feature = "mcap")]
-    Mcap(osi_mcap::mcap::Mcap<'a>),
+    Mcap(mcapfile::Mcap<'a>),
     /// A CARLA recording.
     #[cfg(feature = "carla")]
     Carla(carla_recorder::Recording<'a>),
@@ -52,7 +52,7 @@ impl<'a> Reader<'a> {
             #[cfg(feature = "ulog")]
             Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse(bytes)?)),
             #[cfg(feature = "mcap")]
-            Format::Mcap => Ok(Reader::Mcap(osi_mcap::mcap::Mcap::new(bytes)?)),
+            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::new(bytes)?)),
             #[cfg(feature = "carla")]
             Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
             #[allow(unreachable_patterns)]
@@ -211,7 +211,7 @@ impl<'a> Log<'a> {
 
     /// The typed reader of an MCAP file, `None` for other formats.
     #[cfg(feature = "mcap")]
-    pub fn as_mcap(&self) -> Option<&osi_mcap::mcap::Mcap<'_>> {
+    pub fn as_mcap(&self) -> Option<&mcapfile::Mcap<'_>> {
         match self.reader() {
             Reader::Mcap(r) => Some(r),
             #[allow(unreachable_patterns)]

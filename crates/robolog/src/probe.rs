@@ -42,15 +42,10 @@ const PROBES: &[(Format, Probe)] = &[
     #[cfg(feature = "ulog")]
     (Format::ULog, ulogfile::probe),
     #[cfg(feature = "mcap")]
-    (Format::Mcap, mcap_probe),
+    (Format::Mcap, mcapfile::probe),
     #[cfg(feature = "carla")]
     (Format::CarlaRecorder, carla_recorder::probe),
 ];
-
-#[cfg(feature = "mcap")]
-fn mcap_probe(first_bytes: &[u8]) -> bool {
-    first_bytes.starts_with(osi_mcap::mcap::MAGIC)
-}
 
 /// The format named with its article, as error messages use it
 /// (`"an MCAP file"`).

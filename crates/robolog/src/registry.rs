@@ -270,7 +270,7 @@ mod ros1 {
 #[cfg(feature = "protobuf")]
 mod protobuf {
     use super::*;
-    use osi_mcap::proto::{Descriptors, TopLevel};
+    use osi_mcap::proto::ProtobufDecoder;
 
     pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
         let schema = channel.schema.as_ref().ok_or_else(|| {
@@ -279,28 +279,23 @@ mod protobuf {
                 channel.topic
             ))
         })?;
-        let bad = |e: &dyn fmt::Display| {
+        let decoder = ProtobufDecoder::new(&schema.name, &schema.data).map_err(|e| {
             Error::InvalidArgument(format!(
                 "the protobuf schema {:?} of channel {:?}: {e}",
                 schema.name, channel.topic
             ))
-        };
-        let descriptors =
-            Descriptors::from_file_descriptor_set(&schema.data).map_err(|e| bad(&e))?;
-        let message = descriptors
-            .message(&schema.name)
-            .ok_or_else(|| bad(&"the descriptor set does not define this message"))?;
-        Ok(Box::new(Protobuf(TopLevel::from_descriptor(message))))
+        })?;
+        Ok(Box::new(Protobuf(decoder)))
     }
 
-    struct Protobuf(TopLevel);
+    struct Protobuf(ProtobufDecoder);
 
     impl Decoder for Protobuf {
         fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
             self.0.decode(payload).map_err(|e| {
                 Error::malformed(
                     offset,
-                    format!("a protobuf {} message", self.0.full_name()),
+                    format!("a protobuf {} message", self.0.message_name()),
                     e.to_string(),
                 )
             })

@@ -149,7 +149,7 @@ fn json_mcap_decodes_and_binary_in_json_channels_is_kept_raw() {
         decode_all(rel, Format::Mcap);
     }
 
-    use osi_mcap::mcap::{WriteOptions, Writer};
+    use mcapfile::{WriteOptions, Writer};
     let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
     let good = w.add_channel(0, "/good", "json", &BTreeMap::new()).unwrap();
     let bad = w.add_channel(0, "/bad", "json", &BTreeMap::new()).unwrap();
@@ -184,7 +184,7 @@ fn json_mcap_decodes_and_binary_in_json_channels_is_kept_raw() {
 
 #[test]
 fn ros1_messages_in_mcap_decode_like_the_bag_they_came_from() {
-    use osi_mcap::mcap::{WriteOptions, Writer};
+    use mcapfile::{WriteOptions, Writer};
     let bytes = std::fs::read(testdata("rosbag/sample.bag")).unwrap();
     let bag = rosbag12::Bag::new(&bytes).unwrap();
     // The MCAP CLI's conventions: schema encoding ros1msg with the stored

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use logcore::{ChannelId, ChannelInfo, LogWriter, Message};
 
-use super::write::Writer;
+use crate::write::Writer;
 
 fn invalid(msg: String) -> logcore::Error {
     logcore::Error::InvalidArgument(msg)
@@ -73,7 +73,7 @@ mod tests {
     use logcore::{LogReader, MessageFilter, Payload, Schema, Timestamp};
 
     use super::*;
-    use crate::mcap::{Mcap, WriteOptions};
+    use crate::{Mcap, WriteOptions};
 
     #[test]
     fn writes_through_the_trait_and_reads_back() {

@@ -3,7 +3,7 @@
 //! payloads on 4 channels), with our streamed reader, our indexed reader
 //! (bare and through `LogReader::messages`) and with the `mcap` crate's
 //! `MessageStream` in the same run. Run with
-//! `cargo xtask bench osi-mcap`.
+//! `cargo xtask bench mcap`.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -11,9 +11,7 @@ use std::io::Cursor;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use logcore::{LogReader, MessageFilter};
-use osi_mcap::mcap::{
-    IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Record, Summary,
-};
+use mcapfile::{IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Record, Summary};
 
 const MESSAGES: u64 = 1_000_000;
 
@@ -105,13 +103,13 @@ fn bench(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("mcap-1M-{name}"));
         g.throughput(Throughput::Bytes(file.len() as u64));
         g.sample_size(10);
-        g.bench_function("osi-mcap LinearReader", |b| {
+        g.bench_function("mcapfile LinearReader", |b| {
             b.iter(|| black_box(ours(&file)))
         });
-        g.bench_function("osi-mcap LogReader (indexed)", |b| {
+        g.bench_function("mcapfile LogReader (indexed)", |b| {
             b.iter(|| black_box(ours_logreader(&file)))
         });
-        g.bench_function("osi-mcap IndexedMessages", |b| {
+        g.bench_function("mcapfile IndexedMessages", |b| {
             b.iter(|| black_box(ours_indexed(&file)))
         });
         g.bench_function("mcap MessageStream", |b| {

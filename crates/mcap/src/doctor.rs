@@ -6,10 +6,10 @@ use std::fmt;
 
 use logcore::ReadMode;
 
-use super::chunk::{ChunkRecords, decompress};
-use super::records::*;
-use super::stream::{LinearReader, ReadOptions, read_inner};
-use super::summary::Summary;
+use crate::chunk::{ChunkRecords, decompress};
+use crate::records::*;
+use crate::stream::{LinearReader, ReadOptions, read_inner};
+use crate::summary::Summary;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -156,7 +156,7 @@ impl State {
     }
 
     fn chunk(&mut self, at: u64, len: u64, c: Chunk<'_>, order: Severity) {
-        let records = match decompress(&c, at, true, super::chunk::DEFAULT_MAX_CHUNK_SIZE) {
+        let records = match decompress(&c, at, true, crate::chunk::DEFAULT_MAX_CHUNK_SIZE) {
             Ok(r) => r,
             Err(e) => {
                 self.find(Severity::Error, at, format!("chunk cannot be read: {e}"));
@@ -235,7 +235,7 @@ impl Chunk<'_> {
 /// order of the data section, then the summary checks.
 ///
 /// ```
-/// use osi_mcap::mcap::{doctor, DoctorOptions, Writer, WriteOptions};
+/// use mcapfile::{doctor, DoctorOptions, Writer, WriteOptions};
 /// let w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
 /// let file = w.finish().unwrap();
 /// assert!(doctor(&file, DoctorOptions::default()).is_empty());
@@ -429,8 +429,8 @@ fn summary_checks(data: &[u8], st: &mut State) {
         // Message indexes: each entry lands on a message of its channel and time.
         for (&ch, &off) in &ci.message_index_offsets {
             let pos = usize::try_from(off).unwrap_or(usize::MAX);
-            let rec = super::parse::frame_at(data, pos, 0, "file")
-                .and_then(|f| super::parse::parse_record(f.opcode, f.content, off + 9));
+            let rec = crate::parse::frame_at(data, pos, 0, "file")
+                .and_then(|f| crate::parse::parse_record(f.opcode, f.content, off + 9));
             match rec {
                 Ok(Record::MessageIndex(mi)) if mi.channel_id == ch => {
                     for (t, p) in mi.records {
@@ -517,7 +517,7 @@ fn summary_offsets(data: &[u8], s: &Summary, st: &mut State) {
     let mut groups: Vec<(u8, u64, u64)> = Vec::new();
     let mut pos = start;
     while pos < end {
-        let Ok(f) = super::parse::frame_at(&data[..end], pos, 0, "summary") else {
+        let Ok(f) = crate::parse::frame_at(&data[..end], pos, 0, "summary") else {
             return;
         };
         match groups.last_mut() {

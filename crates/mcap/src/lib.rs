@@ -1,5 +1,6 @@
-//! The generic MCAP layer: records, streamed and indexed readers, writer,
-//! recovery and the [`logcore::LogReader`] implementation.
+#![doc = include_str!("../README.md")]
+//!
+//! ## Reading
 //!
 //! - [`LinearReader`] reads front to back (chunks flattened, CRCs checked,
 //!   strict or lenient).
@@ -11,11 +12,14 @@
 //! - [`Mcap`] ties them together and implements [`logcore::LogReader`].
 //! - [`Writer`] writes chunked or unchunked files with every index.
 
+#![forbid(unsafe_code)]
+
 pub mod chunk;
 pub mod doctor;
 pub mod encode;
 pub mod error;
 pub mod indexed;
+pub mod info;
 mod logreader;
 mod logwriter;
 pub mod parse;

@@ -5,15 +5,15 @@
 use logcore::ReadMode;
 use logcore::error::hex_preview;
 
-use super::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress, share};
-use super::error::{Error, Result};
-use super::parse::{attachment_crc_scope, frame_at, parse_record};
-use super::records::{MAGIC, Record, op};
+use crate::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress, share};
+use crate::error::{Error, Result};
+use crate::parse::{attachment_crc_scope, frame_at, parse_record};
+use crate::records::{MAGIC, Record, op};
 
 /// How the readers treat damage, CRCs and chunks.
 ///
 /// ```
-/// let opts = osi_mcap::mcap::ReadOptions::default();
+/// let opts = mcapfile::ReadOptions::default();
 /// assert!(opts.validate_crcs && opts.flatten_chunks);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ struct InChunk<'a> {
 /// [`Error::Truncated`], then ends.
 ///
 /// ```
-/// use osi_mcap::mcap::{LinearReader, Record, Writer, WriteOptions};
+/// use mcapfile::{LinearReader, Record, Writer, WriteOptions};
 /// let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
 /// let ch = w.add_channel(0, "/t", "json", &Default::default()).unwrap();
 /// w.write_message(ch, 0, 5, 5, b"{}").unwrap();
@@ -253,14 +253,16 @@ fn resync(data: &[u8], from: usize) -> Option<usize> {
     })
 }
 
-/// Reads the record at `at` of a chunk's records. Returns the record and
-/// how far to advance (0 when the framing itself is broken).
-pub(crate) fn read_inner<'a>(
+/// Reads the record at `at` (a byte position in the decompressed records)
+/// of a chunk's records, `base` being the file offset reported in errors.
+/// Returns the record and how far to advance (0 when the framing itself
+/// is broken).
+pub fn read_inner<'a>(
     records: &ChunkRecords<'a>,
     at: usize,
     base: u64,
 ) -> (Result<Record<'a>>, usize) {
-    fn framing(buf: &[u8], at: usize, base: u64) -> Result<super::parse::Frame<'_>> {
+    fn framing(buf: &[u8], at: usize, base: u64) -> Result<crate::parse::Frame<'_>> {
         frame_at(buf, at, base, "chunk records").map_err(|e| {
             Error::malformed(
                 base + at as u64,
@@ -317,7 +319,7 @@ impl<'a> Iterator for LinearReader<'a> {
                 return Some(Err(Error::truncated(
                     at as u64,
                     "a Footer record and the closing magic",
-                    (crate::mcap::records::FOOTER_RECORD_LEN + 8) as u64,
+                    (crate::records::FOOTER_RECORD_LEN + 8) as u64,
                 )));
             }
             let frame = match frame_at(data, at, 0, "file") {

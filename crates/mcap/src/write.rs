@@ -5,15 +5,15 @@
 //! Records go to the sink as soon as they are complete (a chunk when it
 //! reaches [`WriteOptions::chunk_size`]), so a writer that is interrupted
 //! leaves a file whose every complete chunk the streamed reader and
-//! [`recover`](super::recover()) can read. Only the sink's `Write` is used;
+//! [`recover`](crate::recover()) can read. Only the sink's `Write` is used;
 //! positions are counted, never sought.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use super::encode::{encode_record, message_header};
-use super::error::{Error, Result};
-use super::records::*;
+use crate::encode::{encode_record, message_header};
+use crate::error::{Error, Result};
+use crate::records::*;
 
 /// Name of the Metadata record holding what `LogWriter::set_metadata` was given.
 pub const LOGWRITER_METADATA: &str = "robolog";
@@ -78,7 +78,7 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             profile: String::new(),
-            library: concat!("osi-mcap ", env!("CARGO_PKG_VERSION")).into(),
+            library: concat!("mcapfile ", env!("CARGO_PKG_VERSION")).into(),
             use_chunks: true,
             chunk_size: 1 << 20,
             compression: Compression::Zstd,
@@ -98,7 +98,7 @@ impl Default for WriteOptions {
 /// Writes an MCAP file.
 ///
 /// ```
-/// use osi_mcap::mcap::{Compression, LinearReader, Writer, WriteOptions};
+/// use mcapfile::{Compression, LinearReader, Writer, WriteOptions};
 /// let opts = WriteOptions { compression: Compression::Lz4, ..Default::default() };
 /// let mut w = Writer::new(Vec::new(), opts)?;
 /// let schema = w.add_schema("Pose", "jsonschema", b"{}")?;
@@ -108,7 +108,7 @@ impl Default for WriteOptions {
 /// }
 /// let file = w.finish()?;
 /// assert!(LinearReader::new(&file).all(|r| r.is_ok()));
-/// # Ok::<(), osi_mcap::mcap::Error>(())
+/// # Ok::<(), mcapfile::Error>(())
 /// ```
 pub struct Writer<W: Write> {
     sink: W,

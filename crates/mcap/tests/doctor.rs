@@ -3,9 +3,7 @@
 
 mod common;
 
-use osi_mcap::mcap::{
-    Compression, DoctorOptions, Severity, Summary, WriteOptions, Writer, doctor, op,
-};
+use mcapfile::{Compression, DoctorOptions, Severity, Summary, WriteOptions, Writer, doctor, op};
 
 fn file(crcs: bool) -> Vec<u8> {
     let opts = WriteOptions {

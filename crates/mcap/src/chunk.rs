@@ -6,11 +6,11 @@ use std::io::Read;
 use bytes::Bytes;
 use logcore::Payload;
 
-use super::error::{Error, Result};
-use super::records::{Chunk, Record};
+use crate::error::{Error, Result};
+use crate::records::{Chunk, Record};
 
 /// Chunks declaring more than this many uncompressed bytes are refused by
-/// default (a decompression bomb guard; see [`ReadOptions`](super::ReadOptions)).
+/// default (a decompression bomb guard; see [`ReadOptions`](crate::ReadOptions)).
 pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 4 << 30;
 
 /// A chunk's records after decompression: borrowed from the file when the
@@ -151,14 +151,14 @@ pub(crate) fn share(record: Record<'_>, buf: &Bytes) -> Record<'static> {
         Payload::Shared(b) => Payload::Shared(b),
     };
     match record {
-        Record::Message(m) => Record::Message(super::records::Message {
+        Record::Message(m) => Record::Message(crate::records::Message {
             channel_id: m.channel_id,
             sequence: m.sequence,
             log_time: m.log_time,
             publish_time: m.publish_time,
             data: sh(m.data),
         }),
-        Record::Schema(s) => Record::Schema(super::records::Schema {
+        Record::Schema(s) => Record::Schema(crate::records::Schema {
             id: s.id,
             name: s.name,
             encoding: s.encoding,

@@ -4,7 +4,7 @@
 mod common;
 
 use logcore::{LogReader, MessageFilter, ReadMode};
-use osi_mcap::mcap::{
+use mcapfile::{
     Compression, Error, IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Record,
     Summary,
 };

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use osi_mcap::mcap::{Compression, LinearReader, ReadOptions, Record, WriteOptions, Writer};
+use mcapfile::{Compression, LinearReader, ReadOptions, Record, WriteOptions, Writer};
 
 /// (channel, log_time, payload) of a message.
 pub type Msg = (u16, u64, Vec<u8>);
@@ -86,7 +86,7 @@ pub fn streamed_messages(data: &[u8]) -> Vec<Msg> {
 }
 
 /// Messages read leniently, and the last error (if any).
-pub fn streamed_messages_lenient(data: &[u8]) -> (Vec<Msg>, Option<osi_mcap::mcap::Error>) {
+pub fn streamed_messages_lenient(data: &[u8]) -> (Vec<Msg>, Option<mcapfile::Error>) {
     let opts = ReadOptions {
         mode: logcore::ReadMode::Lenient,
         ..ReadOptions::default()

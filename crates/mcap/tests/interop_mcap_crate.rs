@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Cursor;
 
 use logcore::{LogReader, MessageFilter};
-use osi_mcap::mcap::{Compression, Mcap, Summary};
+use mcapfile::{Compression, Mcap, Summary};
 
 fn theirs(data: &[u8]) -> Vec<common::Msg> {
     mcap::MessageStream::new(data)

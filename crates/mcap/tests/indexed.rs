@@ -4,7 +4,7 @@
 mod common;
 
 use logcore::{ChannelId, LogReader, MessageFilter, Timestamp};
-use osi_mcap::mcap::{
+use mcapfile::{
     Compression, IndexFilter, IndexedMessages, LinearReader, Mcap, ReadOptions, Record, Summary,
     WriteOptions, Writer,
 };
@@ -49,7 +49,7 @@ fn mixed(compression: Compression) -> Vec<u8> {
 }
 
 fn tags<'a>(
-    it: impl Iterator<Item = osi_mcap::mcap::Result<(u64, osi_mcap::mcap::Message<'a>)>>,
+    it: impl Iterator<Item = mcapfile::Result<(u64, mcapfile::Message<'a>)>>,
 ) -> Vec<String> {
     it.map(|r| String::from_utf8(r.unwrap().1.data.to_vec()).unwrap())
         .collect()
@@ -187,7 +187,7 @@ fn a_damaged_loose_message_is_an_error_at_its_offset() {
     );
     assert!(matches!(
         all[0],
-        Err(osi_mcap::mcap::Error::Skipped { offset, .. }) if offset == at as u64
+        Err(mcapfile::Error::Skipped { offset, .. }) if offset == at as u64
     ));
 }
 

@@ -38,12 +38,12 @@ use std::collections::{BTreeSet, VecDeque};
 
 use logcore::{Payload, ReadMode};
 
-use super::chunk::{ChunkRecords, decompress};
-use super::error::{Error, Result};
-use super::parse::{frame_at, parse_message, parse_record};
-use super::records::{ChunkIndex, MAGIC, Message, Record, op};
-use super::stream::{ReadOptions, read_inner};
-use super::summary::Summary;
+use crate::chunk::{ChunkRecords, decompress};
+use crate::error::{Error, Result};
+use crate::parse::{frame_at, parse_message, parse_record};
+use crate::records::{ChunkIndex, MAGIC, Message, Record, op};
+use crate::stream::{ReadOptions, read_inner};
+use crate::summary::Summary;
 
 /// Messages outside chunks are merged in runs of at most this many, so the
 /// memory a run takes while it is merged stays bounded like a chunk's.

@@ -1,20 +1,20 @@
 //! [`Mcap`]: an MCAP file over a byte slice, and [`logcore::LogReader`] on
 //! top of the streamed and indexed readers.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, MessageFilter, MessageIter,
     Payload, ReadMode, TimeModel, Timestamp, Value,
 };
 
-use super::error::{Error, Result};
-use super::indexed::{IndexFilter, IndexedMessages};
-use super::parse::{frame_at, parse_record};
-use super::records::*;
-use super::stream::{LinearReader, ReadOptions};
-use super::summary::Summary;
+use crate::error::{Error, Result};
+use crate::indexed::{IndexFilter, IndexedMessages};
+use crate::parse::{frame_at, parse_record};
+use crate::records::*;
+use crate::stream::{LinearReader, ReadOptions};
+use crate::summary::Summary;
 
 /// An MCAP file read from memory.
 ///
@@ -28,19 +28,17 @@ use super::summary::Summary;
 /// header-only pass finds, and only a file whose data section is damaged
 /// is read by a linear pass in file order (lenient mode resynchronises
 /// after the damage).
+///
+/// `LogReader::decode` turns `json` payloads into a [`Value`]; payloads of
+/// every other encoding (protobuf, cdr, ros1...) come out as
+/// [`Value::Bytes`], for a decoder that knows the channel's schema.
 pub struct Mcap<'a> {
     data: &'a [u8],
     header: Header,
     summary: Option<Summary>,
     summary_error: Option<Error>,
     scan: OnceLock<Scan>,
-    /// Protobuf message descriptors per schema id, parsed on first use.
-    protobuf: Mutex<HashMap<u16, ProtobufSchema>>,
 }
-
-/// A schema's parsed message descriptor, or why it has none.
-type ProtobufSchema =
-    std::result::Result<prost_reflect::MessageDescriptor, crate::proto::ProtoError>;
 
 impl std::fmt::Debug for Mcap<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -97,7 +95,6 @@ impl<'a> Mcap<'a> {
             summary,
             summary_error,
             scan: OnceLock::new(),
-            protobuf: Mutex::new(HashMap::new()),
         })
     }
 
@@ -600,13 +597,6 @@ impl LogReader for Mcap<'_> {
                 message.channel
             ))
         })?;
-        if channel.message_encoding == "protobuf" {
-            if let Some(schema) = self.schema(channel.schema_id) {
-                if schema.encoding == "protobuf" {
-                    return self.decode_protobuf(message, channel, schema);
-                }
-            }
-        }
         if channel.message_encoding == "json" {
             return serde_json::from_slice::<serde_json::Value>(&message.payload)
                 .map(json_to_value)
@@ -622,63 +612,5 @@ impl LogReader for Mcap<'_> {
             Payload::Borrowed(b) => b.to_vec(),
             Payload::Shared(b) => b.to_vec(),
         }))
-    }
-}
-
-/// Protobuf decoding of `decode`: the schema's FileDescriptorSet is parsed
-/// once per schema id and cached (errors too).
-impl Mcap<'_> {
-    fn schema(&self, id: u16) -> Option<&Schema<'static>> {
-        if id == 0 {
-            return None;
-        }
-        self.tables()
-            .0
-            .get(&id)
-            .or_else(|| self.scan().schemas.get(&id))
-    }
-
-    fn protobuf_descriptor(&self, schema: &Schema<'_>) -> ProtobufSchema {
-        let mut cache = self
-            .protobuf
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache
-            .entry(schema.id)
-            .or_insert_with(|| {
-                crate::proto::Descriptors::from_file_descriptor_set(&schema.data)?
-                    .message(&schema.name)
-                    .ok_or_else(|| crate::proto::ProtoError::MissingMessage(schema.name.clone()))
-            })
-            .clone()
-    }
-
-    fn decode_protobuf(
-        &self,
-        message: &logcore::Message<'_>,
-        channel: &Channel,
-        schema: &Schema<'_>,
-    ) -> logcore::Result<Value> {
-        let offset = message.offset.unwrap_or(0);
-        let desc = self.protobuf_descriptor(schema).map_err(|e| {
-            logcore::Error::malformed(
-                offset,
-                format!(
-                    "a protobuf schema {:?} (schema id {}) for channel {:?}",
-                    schema.name, schema.id, channel.topic
-                ),
-                e.to_string(),
-            )
-        })?;
-        crate::proto::decode_to_value(&desc, &message.payload).map_err(|e| {
-            logcore::Error::malformed(
-                offset,
-                format!(
-                    "a protobuf {} message on channel {:?}",
-                    schema.name, channel.topic
-                ),
-                e.to_string(),
-            )
-        })
     }
 }

@@ -4,10 +4,10 @@
 
 use std::io::Write;
 
-use super::error::{Error, Result};
-use super::records::Record;
-use super::stream::{LinearReader, ReadOptions};
-use super::write::{WriteOptions, Writer};
+use crate::error::{Error, Result};
+use crate::records::Record;
+use crate::stream::{LinearReader, ReadOptions};
+use crate::write::{WriteOptions, Writer};
 
 /// What [`recover()`] kept and lost.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +41,7 @@ impl Recovered {
 /// and channel ids kept; the Header's profile and library kept).
 ///
 /// ```
-/// use osi_mcap::mcap::{recover, Summary, WriteOptions, Writer};
+/// use mcapfile::{recover, Summary, WriteOptions, Writer};
 /// let mut w = Writer::new(Vec::new(), WriteOptions { chunk_size: 1, ..Default::default() })?;
 /// let ch = w.add_channel(0, "/t", "json", &Default::default())?;
 /// w.write_message(ch, 0, 1, 1, b"{}")?;
@@ -50,7 +50,7 @@ impl Recovered {
 /// assert_eq!(report.messages, 1);
 /// assert!(!report.lossy); // only the summary and footer were missing
 /// assert_eq!(Summary::read(&fixed, true)?.unwrap().statistics.unwrap().message_count, 1);
-/// # Ok::<(), osi_mcap::mcap::Error>(())
+/// # Ok::<(), mcapfile::Error>(())
 /// ```
 pub fn recover<W: Write>(data: &[u8], out: W, mut opts: WriteOptions) -> Result<(W, Recovered)> {
     let read = ReadOptions {

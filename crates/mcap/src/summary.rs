@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use logcore::error::hex_preview;
 
-use super::error::{Error, Result};
-use super::parse::{frame_at, parse_record};
-use super::records::*;
+use crate::error::{Error, Result};
+use crate::parse::{frame_at, parse_record};
+use crate::records::*;
 
 /// The summary section of a file, parsed.
 #[derive(Debug, Clone, Default)]

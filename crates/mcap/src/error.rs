@@ -6,7 +6,7 @@
 //! decompressed records in the message) and what the format requires there.
 //!
 //! ```
-//! let e = osi_mcap::mcap::Error::malformed(8, "Header record (opcode 0x01)", "opcode 0x05");
+//! let e = mcapfile::Error::malformed(8, "Header record (opcode 0x01)", "opcode 0x05");
 //! assert_eq!(e.to_string(), "at byte 8: expected Header record (opcode 0x01), found opcode 0x05");
 //! let core: logcore::Error = e.into();
 //! assert_eq!(core.offset(), Some(8));

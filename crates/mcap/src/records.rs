@@ -11,6 +11,16 @@ use logcore::Payload;
 /// The 8 bytes at both ends of an MCAP file (major version `0`).
 pub const MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 
+/// True when `first_bytes` start with the MCAP magic [`MAGIC`].
+///
+/// ```
+/// assert!(mcapfile::probe(b"\x89MCAP0\r\n"));
+/// assert!(!mcapfile::probe(b"\x89MCAP"));
+/// ```
+pub fn probe(first_bytes: &[u8]) -> bool {
+    first_bytes.starts_with(MAGIC)
+}
+
 /// Opcodes of the records, as in the spec's table.
 pub mod op {
     /// Header.

@@ -1,8 +1,8 @@
-//! Serialising records: the inverse of [`parse`](super::parse).
+//! Serialising records: the inverse of [`parse`](crate::parse).
 
 use std::collections::BTreeMap;
 
-use super::records::*;
+use crate::records::*;
 
 /// Appends the content encoders the records need.
 pub(crate) struct Enc(pub(crate) Vec<u8>);

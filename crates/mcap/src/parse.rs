@@ -9,8 +9,8 @@ use nom::Parser;
 use nom::bytes::complete::take;
 use nom::number::complete::{le_u16, le_u32, le_u64, u8 as le_u8};
 
-use super::error::{Error, Result};
-use super::records::*;
+use crate::error::{Error, Result};
+use crate::records::*;
 
 type NomError<'a> = nom::error::Error<&'a [u8]>;
 

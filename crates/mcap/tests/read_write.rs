@@ -4,7 +4,7 @@
 mod common;
 
 use logcore::{ChannelId, LogReader, MessageFilter, ReadMode, Timestamp};
-use osi_mcap::mcap::{
+use mcapfile::{
     Compression, IndexFilter, LinearReader, Mcap, ReadOptions, Record, Summary, WriteOptions,
     Writer, recover,
 };
@@ -70,7 +70,7 @@ fn indexed_reader_merges_overlapping_chunks_in_time_order() {
     for c in ALL {
         let file = common::multi_chunk(c, true);
         let s = Summary::read(&file, true).unwrap().unwrap();
-        let got: Vec<u64> = osi_mcap::mcap::IndexedMessages::new(
+        let got: Vec<u64> = mcapfile::IndexedMessages::new(
             &file,
             &s,
             IndexFilter::default(),
@@ -104,7 +104,7 @@ fn filters_skip_chunks_outside_the_range() {
         start: Some(10_000),
         end: Some(end),
     };
-    let it = osi_mcap::mcap::IndexedMessages::new(&file, &s, filter, ReadOptions::default());
+    let it = mcapfile::IndexedMessages::new(&file, &s, filter, ReadOptions::default());
     assert!(it.selected_chunks() < s.chunk_indexes.len());
     let got: Vec<(u16, u64)> = it
         .map(|r| r.map(|(_, m)| (m.channel_id, m.log_time)).unwrap())
@@ -118,13 +118,9 @@ fn filters_skip_chunks_outside_the_range() {
     assert_eq!(got, want);
     assert!(!got.is_empty());
     // The whole file reaches the broken chunk: strict errors at its offset.
-    let all: Vec<_> = osi_mcap::mcap::IndexedMessages::new(
-        &file,
-        &s,
-        IndexFilter::default(),
-        ReadOptions::default(),
-    )
-    .collect();
+    let all: Vec<_> =
+        mcapfile::IndexedMessages::new(&file, &s, IndexFilter::default(), ReadOptions::default())
+            .collect();
     let err = all.last().unwrap().as_ref().unwrap_err();
     assert_eq!(err.offset(), Some(last.chunk_start_offset));
 }
@@ -244,7 +240,7 @@ fn lenient_mode_skips_a_damaged_chunk_and_goes_on() {
     // The chunk is skipped; the data-section CRC then no longer matches.
     assert_eq!(errs.len(), 2, "{errs:?}");
     assert!(
-        matches!(errs[0], osi_mcap::mcap::Error::Skipped { offset, .. } if *offset == second.chunk_start_offset)
+        matches!(errs[0], mcapfile::Error::Skipped { offset, .. } if *offset == second.chunk_start_offset)
     );
     assert!(
         errs[1].to_string().contains("data_section_crc"),
@@ -339,7 +335,7 @@ fn lenient_mode_resynchronises_after_a_broken_record_length() {
     let skipped: Vec<_> = items
         .iter()
         .filter_map(|r| match r {
-            Err(osi_mcap::mcap::Error::Skipped { offset, len, .. }) => Some((*offset, *len)),
+            Err(mcapfile::Error::Skipped { offset, len, .. }) => Some((*offset, *len)),
             _ => None,
         })
         .collect();
