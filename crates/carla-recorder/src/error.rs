@@ -11,7 +11,7 @@
 //! assert_eq!(core.offset(), Some(34));
 //! ```
 
-pub use logcore::ParseError as Error;
+pub use logcore::Error;
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

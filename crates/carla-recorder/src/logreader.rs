@@ -150,7 +150,7 @@ impl<'a> Iterator for MessageStream<'a> {
             }
             let f = match self.frames.next()? {
                 Ok(f) => f,
-                Err(e) => return Some(Err(e.into())),
+                Err(e) => return Some(Err(e)),
             };
             let t = frame_time(f.start.elapsed);
             if !self.filter.matches_time(t) {
@@ -240,8 +240,7 @@ impl LogReader for Recording<'_> {
         for (k, v) in meta {
             s.metadata.insert(k.into(), v);
         }
-        s.warnings
-            .extend(scan.warnings.iter().cloned().map(logcore::Error::from));
+        s.warnings.extend(scan.warnings.iter().cloned());
         Ok(s)
     }
 

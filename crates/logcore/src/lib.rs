@@ -12,8 +12,9 @@
 //! - [`Summary`] (format, channels with counts, time range, metadata);
 //! - the object-safe [`LogReader`] and [`LogWriter`] traits;
 //! - [`probe`], which recognises all five formats by their magic bytes;
-//! - [`Error`], which every format crate's error converts into, always
-//!   naming a byte offset for parse errors.
+//! - [`Error`], the cases every format shares (always naming a byte offset
+//!   for parse errors), and [`FormatError`], which gives a format crate's
+//!   own error type the shared constructors.
 //!
 //! ```
 //! use logcore::{probe, Format};
@@ -27,7 +28,6 @@ pub mod error;
 pub mod format;
 pub mod message;
 pub mod name;
-pub mod parse_error;
 pub mod reader;
 pub mod source;
 pub mod summary;
@@ -35,11 +35,10 @@ pub mod time;
 pub mod value;
 
 pub use channel::{ChannelId, ChannelInfo, Schema};
-pub use error::{Error, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use format::{Format, probe};
 pub use message::{Message, Payload};
 pub use name::FieldName;
-pub use parse_error::ParseError;
 pub use reader::{LogReader, LogWriter, MessageFilter, MessageIter, ReadMode};
 pub use source::FileBytes;
 pub use summary::{ChannelSummary, Summary};

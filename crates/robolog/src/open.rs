@@ -39,9 +39,10 @@ pub(crate) fn reader<'a>(
         Format::RosBag => Ok(Box::new(rosbag12::Bag::new(bytes)?)),
         Format::Mcap => Ok(Box::new(osi_mcap::mcap::Mcap::new(bytes)?)),
         Format::CarlaRecorder => Ok(Box::new(carla_recorder::Recording::new(bytes)?)),
-        other => Err(Error::Unsupported {
-            format: other,
-            detail: None,
-        }),
+        other => Err(Error::unsupported(
+            0,
+            format!("{other} files"),
+            "this build has no reader for them",
+        )),
     }
 }

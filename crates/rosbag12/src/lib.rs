@@ -59,7 +59,7 @@ pub mod write;
 
 pub use bag::{Bag, IndexSource};
 pub use chunk::ChunkPayload;
-pub use error::{Error, ParseError, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use logcore::ReadMode;
 pub use logreader::{ChunkStats, channel_info};
 pub use messages::{BagMessage, Messages};

@@ -1,6 +1,7 @@
 //! Reading packed little-endian fields with nom, keeping track of the
 //! absolute file offset so every error can name where it happened.
 
+use logcore::FormatError;
 use nom::Parser;
 use nom::number::complete::{le_f32, le_f64, le_i32, le_u16, le_u32};
 

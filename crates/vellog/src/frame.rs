@@ -3,6 +3,7 @@
 //! plausibility test used for convention detection, index validation and
 //! lenient resynchronisation (5.10).
 
+use logcore::FormatError;
 use logcore::Timestamp;
 
 use crate::error::{Error, Result};

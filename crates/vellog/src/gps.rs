@@ -237,6 +237,7 @@ impl TypedMessage<'_> for GpsData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use logcore::FormatError;
 
     fn fix() -> GpsData {
         GpsData {

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::fields::Fields;
+use logcore::FormatError;
 
 /// The four magic bytes every VEL file starts with: `A4 56 45 4C` (`"\xA4VEL"`).
 pub const MAGIC: [u8; 4] = *b"\xA4VEL";
@@ -63,7 +64,12 @@ impl FileHeader {
         let major = f.u16("major version")?;
         let minor = f.u16("minor version")?;
         if major != 1 {
-            return Err(Error::UnsupportedVersion { major, minor });
+            return Err(Error::unsupported(
+                4,
+                format!("VEL log version {major}.{minor}"),
+                "major version 1 is the only one defined; this file was written by a newer \
+                 or foreign program",
+            ));
         }
         Ok(FileHeader { major, minor })
     }
@@ -153,9 +159,14 @@ mod tests {
         assert_eq!(e.offset(), Some(0));
         assert!(e.to_string().contains("a4 56 45 4c"), "{e}");
         let e = FileHeader::parse(b"\xA4VEL\x02\x00\x01\x00").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "at byte 4: VEL log version 2.1 is not supported: major version 1 is the only one \
+             defined; this file was written by a newer or foreign program"
+        );
         assert!(matches!(
             e,
-            Error::UnsupportedVersion { major: 2, minor: 1 }
+            Error::Parse(logcore::Error::Unsupported { .. })
         ));
         assert_eq!(
             FileHeader::parse(b"\xA4VEL\x01\x00\x07\x00").unwrap(),

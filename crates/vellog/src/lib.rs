@@ -54,7 +54,7 @@ pub mod registry;
 mod scan;
 pub mod write;
 
-pub use error::{Error, ParseError, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use frame::{Record, SizeConvention};
 pub use gps::GpsData;
 pub use hash::{

@@ -1,6 +1,7 @@
 //! [`logcore::LogReader`] for [`VelLog`]: channels per (type, version,
 //! sensor), the summary, filtered message iteration and decoding.
 
+use logcore::FormatError;
 use logcore::{
     ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter, MessageIter,
     Payload, ReadMode, Summary, TimeModel, Value,

@@ -5,6 +5,7 @@
 //! same bytes: "unused" fields and the raw value of the 4-byte `bool` are
 //! kept. Image data and Velodyne packets borrow from the input.
 
+use logcore::FormatError;
 use logcore::Value;
 
 use crate::error::{Error, Result};

@@ -3,6 +3,7 @@
 //! finds the time range and the GPS wall-clock anchor, checks every index
 //! entry against the real message boundaries, and collects warnings.
 
+use logcore::FormatError;
 use logcore::{ChannelId, ChannelInfo, ReadMode, Schema, Timestamp, WallClockAnchor};
 
 use crate::error::Error;

@@ -31,6 +31,7 @@
 //! can only `Write + Seek` cannot shrink the file when the log ends early,
 //! so the final `n` could not follow 5.4).
 
+use logcore::FormatError;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
