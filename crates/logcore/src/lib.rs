@@ -24,6 +24,7 @@
 //! The only `unsafe` in the toolkit is the memory map in [`FileBytes::open`].
 
 pub mod channel;
+pub mod cursor;
 pub mod error;
 pub mod format;
 pub mod message;

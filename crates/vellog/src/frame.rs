@@ -7,10 +7,10 @@ use logcore::FormatError;
 use logcore::Timestamp;
 
 use crate::error::{Error, Result};
-use crate::fields::Fields;
 use crate::header::{MARKER, MARKER_ASCII_ONE, MESSAGE_HEADER_LEN, TERMINATOR};
 use crate::message::MessageData;
 use crate::registry::Registry;
+use logcore::cursor::Cursor;
 
 /// What the `size` field of a message counts (spec 5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -153,7 +153,7 @@ pub(crate) fn frame_at(
     if rest.is_empty() {
         return Frame::End;
     }
-    let mut f = Fields::new(rest, pos as u64, "message header");
+    let mut f = Cursor::new(rest, pos as u64, "message header");
     let Ok(size) = f.u32("size") else {
         return Frame::Truncated(Error::truncated(
             pos as u64,

@@ -5,9 +5,9 @@
 use logcore::{Timestamp, Value};
 
 use crate::error::Result;
-use crate::fields::{Fields, expect_len};
 use crate::hash;
 use crate::records::TypedMessage;
+use logcore::cursor::{Cursor, expect_len};
 
 /// `GPSDataM` v100: a GPS fix mirroring NMEA RMC + GGA + GSA (80 bytes).
 ///
@@ -157,7 +157,7 @@ impl TypedMessage<'_> for GpsData {
 
     fn parse(payload: &[u8], offset: u64) -> Result<Self> {
         expect_len(payload, 80, offset, "GPSDataM v100 payload")?;
-        let mut f = Fields::new(payload, offset, "GPSDataM v100 payload");
+        let mut f = Cursor::new(payload, offset, "GPSDataM v100 payload");
         Ok(GpsData {
             hour: f.i32("hour")?,
             minute: f.i32("minute")?,

@@ -1,8 +1,8 @@
 //! The file header and the per-second index (spec 2.2, 2.3).
 
 use crate::error::{Error, Result};
-use crate::fields::Fields;
 use logcore::FormatError;
+use logcore::cursor::Cursor;
 
 /// The four magic bytes every VEL file starts with: `A4 56 45 4C` (`"\xA4VEL"`).
 pub const MAGIC: [u8; 4] = *b"\xA4VEL";
@@ -60,7 +60,7 @@ impl FileHeader {
                 (FILE_HEADER_LEN - data.len()) as u64,
             ));
         }
-        let mut f = Fields::new(&data[4..FILE_HEADER_LEN], 4, "file header");
+        let mut f = Cursor::new(&data[4..FILE_HEADER_LEN], 4, "file header");
         let major = f.u16("major version")?;
         let minor = f.u16("minor version")?;
         if major != 1 {
@@ -96,7 +96,7 @@ impl<'a> Index<'a> {
                 (FILE_HEADER_LEN + 4).saturating_sub(data.len()) as u64,
             ));
         };
-        let n = Fields::new(count_bytes, FILE_HEADER_LEN as u64, "index").u32("index size")?;
+        let n = Cursor::new(count_bytes, FILE_HEADER_LEN as u64, "index").u32("index size")?;
         let need = 12 + 8 * u64::from(n);
         if need > data.len() as u64 {
             return Err(Error::truncated(

@@ -40,7 +40,6 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
-mod fields;
 pub mod frame;
 pub mod geometry;
 pub mod gps;

@@ -7,13 +7,14 @@ use logcore::FormatError;
 use logcore::{ChannelId, ChannelInfo, ReadMode, Schema, Timestamp, WallClockAnchor};
 
 use crate::error::Error;
-use crate::fields::Fields;
 use crate::gps::GpsData;
 use crate::hash;
 use crate::header::MARKER;
 use crate::read::{EndOfRecords, VelLog};
+use crate::records::string;
 use crate::records::{TypedMessage, display_string};
 use crate::registry::Registry;
+use logcore::cursor::Cursor;
 
 /// At most this many warnings are kept; the rest are counted.
 const MAX_WARNINGS: usize = 100;
@@ -45,13 +46,15 @@ impl SensorKey<'_> {
 /// Best effort: a payload too damaged to hold its key gets none.
 pub(crate) fn sensor_key(type_id: i32, version: i32, payload: &[u8]) -> SensorKey<'_> {
     if type_id == hash::IMAGE && version == hash::IMAGE_VERSION {
-        let mut f = Fields::new(payload, 0, "ImageM payload");
+        let mut f = Cursor::new(payload, 0, "ImageM payload");
         if let Ok(id) = f.i32("source id") {
             return SensorKey::SourceId(id);
         }
     } else if type_id == hash::LASER_RANGE_2D_DATA && version == hash::LASER_RANGE_2D_DATA_VERSION {
-        let mut f = Fields::new(payload, 0, "LaserRange2DDataM payload");
-        if let (Ok(sensor_type), Ok(name)) = (f.string("sensor type"), f.string("sensor name")) {
+        let mut f = Cursor::new(payload, 0, "LaserRange2DDataM payload");
+        if let (Ok(sensor_type), Ok(name)) =
+            (string(&mut f, "sensor type"), string(&mut f, "sensor name"))
+        {
             return SensorKey::Name { name, sensor_type };
         }
     }
