@@ -1,4 +1,4 @@
-//! The crate's error type: [`logcore::ParseError`], shared with the other
+//! The crate's error type: [`logcore::Error`], shared with the other
 //! format crates.
 //!
 //! Every parse error names the absolute byte offset in the file and what the

@@ -47,7 +47,6 @@
 pub mod additional;
 pub mod error;
 pub mod event;
-mod fields;
 pub mod frame;
 pub mod header;
 pub mod layout;
@@ -59,6 +58,7 @@ pub mod report;
 pub mod state;
 pub mod timeline;
 mod value;
+mod wire;
 pub mod write;
 
 pub use additional::{

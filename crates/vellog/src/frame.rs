@@ -5,13 +5,12 @@
 
 use logcore::FormatError;
 use logcore::Timestamp;
+use logcore::cursor::Cursor;
 
 use crate::error::{Error, Result};
 use crate::header::{MARKER, MARKER_ASCII_ONE, MESSAGE_HEADER_LEN, TERMINATOR};
 use crate::message::MessageData;
 use crate::registry::Registry;
-use logcore::cursor::Cursor;
-
 /// What the `size` field of a message counts (spec 5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SizeConvention {

@@ -2,13 +2,12 @@
 //! the log, and the guess between decimal degrees and NMEA `ddmm.mmmm`
 //! (spec 3.2 and 5.7).
 
+use logcore::cursor::{Cursor, expect_len};
 use logcore::{Timestamp, Value};
 
 use crate::error::Result;
 use crate::hash;
 use crate::records::TypedMessage;
-use logcore::cursor::{Cursor, expect_len};
-
 /// `GPSDataM` v100: a GPS fix mirroring NMEA RMC + GGA + GSA (80 bytes).
 ///
 /// All fields are kept as stored; see [`GpsData::unix_time`] and

@@ -1,9 +1,9 @@
 //! The file header and the per-second index (spec 2.2, 2.3).
 
-use crate::error::{Error, Result};
-use logcore::FormatError;
 use logcore::cursor::Cursor;
 
+use crate::error::{Error, Result};
+use logcore::FormatError;
 /// The four magic bytes every VEL file starts with: `A4 56 45 4C` (`"\xA4VEL"`).
 pub const MAGIC: [u8; 4] = *b"\xA4VEL";
 /// Bytes in the file header (magic, major, minor).

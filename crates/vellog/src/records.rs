@@ -7,11 +7,10 @@
 
 use logcore::FormatError;
 use logcore::Value;
+use logcore::cursor::{Cursor, expect_len};
 
 use crate::error::{Error, Result};
 use crate::hash;
-use logcore::cursor::{Cursor, expect_len};
-
 /// Bytes in one Velodyne data packet (UDP payload, spec 6.1).
 pub const VELODYNE_PACKET_LEN: usize = 1206;
 

@@ -4,6 +4,7 @@
 //! entry against the real message boundaries, and collects warnings.
 
 use logcore::FormatError;
+use logcore::cursor::Cursor;
 use logcore::{ChannelId, ChannelInfo, ReadMode, Schema, Timestamp, WallClockAnchor};
 
 use crate::error::Error;
@@ -14,8 +15,6 @@ use crate::read::{EndOfRecords, VelLog};
 use crate::records::string;
 use crate::records::{TypedMessage, display_string};
 use crate::registry::Registry;
-use logcore::cursor::Cursor;
-
 /// At most this many warnings are kept; the rest are counted.
 const MAX_WARNINGS: usize = 100;
 
