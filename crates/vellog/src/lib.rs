@@ -46,6 +46,7 @@ pub mod gps;
 pub mod hash;
 pub mod header;
 mod logreader;
+mod logwriter;
 pub mod message;
 pub mod read;
 pub mod records;
