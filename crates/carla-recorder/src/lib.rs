@@ -55,6 +55,7 @@ mod logwriter;
 pub mod packet;
 pub mod read;
 pub mod report;
+mod scan;
 pub mod state;
 pub mod timeline;
 mod value;
