@@ -294,7 +294,7 @@ fn convention_b() -> Vec<u8> {
 mod tests {
     use super::*;
     use logcore::{LogReader, MessageFilter, ReadMode};
-    use vellog::{EndOfRecords, VelLog};
+    use vellog::{EndOfRecords, FormatError, VelLog};
 
     #[test]
     fn fixtures_read_back_cleanly() {

@@ -4,10 +4,12 @@
 
 use std::borrow::Cow;
 
+use logcore::cursor::Cursor;
+
 use crate::error::Result;
-use crate::fields::{Fields, Put, put_count_u16, put_count_u32};
 use crate::layout::{Layout, Vec3, WheelRecord};
 use crate::packet::RecordCodec;
+use crate::wire::{Put, ReadFields, put_count_u16, put_count_u32};
 
 /// Kinematics record: an actor's velocities.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -24,7 +26,7 @@ impl RecordCodec<'_> for Kinematics {
     fn min_len(layout: &Layout) -> usize {
         4 + 2 * layout.vectors.vec3_len()
     }
-    fn read(f: &mut Fields<'_>, layout: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, layout: &Layout) -> Result<Self> {
         Ok(Kinematics {
             id: f.u32("actor id")?,
             linear_velocity: f.vec3(layout.vectors, "linear velocity")?,
@@ -54,7 +56,7 @@ impl RecordCodec<'_> for BoundingBox {
     fn min_len(layout: &Layout) -> usize {
         4 + 2 * layout.vectors.vec3_len()
     }
-    fn read(f: &mut Fields<'_>, layout: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, layout: &Layout) -> Result<Self> {
         Ok(BoundingBox {
             id: f.u32("actor id")?,
             origin: f.vec3(layout.vectors, "origin")?,
@@ -140,7 +142,7 @@ pub struct PhysicsControl {
     pub wheels: Vec<Wheel>,
 }
 
-fn read_points(f: &mut Fields<'_>, field: &str) -> Result<Vec<[f32; 2]>> {
+fn read_points(f: &mut Cursor<'_>, field: &str) -> Result<Vec<[f32; 2]>> {
     let n = f.count_u32(field, 8)?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
@@ -162,7 +164,7 @@ impl RecordCodec<'_> for PhysicsControl {
     fn min_len(_: &Layout) -> usize {
         4 + 5 * 4 + 1 + 4 * 4 + 12 + 4 * 4
     }
-    fn read(f: &mut Fields<'_>, layout: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, layout: &Layout) -> Result<Self> {
         let id = f.u32("actor id")?;
         let [
             max_rpm,
@@ -298,7 +300,7 @@ impl RecordCodec<'_> for TrafficLightTime {
     fn min_len(_: &Layout) -> usize {
         16
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         let id = f.u32("actor id")?;
         let [green, yellow, red] = f.f32s::<3>("phase times")?;
         Ok(TrafficLightTime {
@@ -348,13 +350,13 @@ impl<'a> RecordCodec<'a> for WalkerBones<'a> {
     fn min_len(_: &Layout) -> usize {
         6
     }
-    fn read(f: &mut Fields<'a>, layout: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'a>, layout: &Layout) -> Result<Self> {
         let id = f.u32("actor id")?;
         let n = f.count_u16("bone count", 2 + 2 * layout.vectors.vec3_len())?;
         let mut bones = Vec::with_capacity(n);
         for _ in 0..n {
             bones.push(Bone {
-                name: f.string("bone name")?,
+                name: f.bytes_u16("bone name")?,
                 location: f.vec3(layout.vectors, "bone location")?,
                 rotation: f.vec3(layout.vectors, "bone rotation")?,
             });

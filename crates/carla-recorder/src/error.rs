@@ -1,4 +1,4 @@
-//! The crate's error type: [`logcore::ParseError`], shared with the other
+//! The crate's error type: [`logcore::Error`], shared with the other
 //! format crates.
 //!
 //! Every parse error names the absolute byte offset in the file and what the
@@ -11,7 +11,7 @@
 //! assert_eq!(core.offset(), Some(34));
 //! ```
 
-pub use logcore::ParseError as Error;
+pub use logcore::Error;
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

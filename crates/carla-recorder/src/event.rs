@@ -3,10 +3,12 @@
 
 use std::borrow::Cow;
 
+use logcore::cursor::Cursor;
+
 use crate::error::Result;
-use crate::fields::{Fields, Put, put_count_u16};
 use crate::layout::{AttributeCoding, AttributeType, Layout, Vec3};
 use crate::packet::RecordCodec;
+use crate::wire::{Put, ReadFields, put_count_u16};
 
 /// Actor id CARLA uses in Collision records for "not a CARLA actor".
 pub const NO_ACTOR: u32 = u32::MAX;
@@ -150,20 +152,20 @@ impl<'a> RecordCodec<'a> for EventAdd<'a> {
     fn min_len(layout: &Layout) -> usize {
         4 + 1 + 2 * layout.vectors.vec3_len() + 4 + 2 + 2
     }
-    fn read(f: &mut Fields<'a>, layout: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'a>, layout: &Layout) -> Result<Self> {
         let id = f.u32("actor id")?;
         let type_code = f.u8("actor type")?;
         let location = f.vec3(layout.vectors, "location")?;
         let rotation = f.vec3(layout.vectors, "rotation")?;
         let uid = f.u32("description uid")?;
-        let description_id = f.string("description id")?;
+        let description_id = f.bytes_u16("description id")?;
         let n = f.count_u16("attribute count", 5)?;
         let mut attributes = Vec::with_capacity(n);
         for _ in 0..n {
             attributes.push(Attribute {
                 type_code: f.u8("attribute type")?,
-                id: f.string("attribute id")?,
-                value: f.string("attribute value")?,
+                id: f.bytes_u16("attribute id")?,
+                value: f.bytes_u16("attribute value")?,
             });
         }
         Ok(EventAdd {
@@ -204,7 +206,7 @@ impl RecordCodec<'_> for EventDel {
     fn min_len(_: &Layout) -> usize {
         4
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(EventDel {
             id: f.u32("actor id")?,
         })
@@ -228,7 +230,7 @@ impl RecordCodec<'_> for EventParent {
     fn min_len(_: &Layout) -> usize {
         8
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(EventParent {
             id: f.u32("child id")?,
             parent: f.u32("parent id")?,
@@ -260,7 +262,7 @@ impl RecordCodec<'_> for Collision {
     fn min_len(_: &Layout) -> usize {
         14
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(Collision {
             id: f.u32("collision id")?,
             actor1: f.u32("actor 1 id")?,

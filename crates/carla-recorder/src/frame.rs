@@ -1,8 +1,10 @@
 //! Frame packets: FrameStart (id 0) and the per-frame clocks VisualTime
 //! (20), PlatformTime (14) and FrameCounter (18) (spec §4).
 
+use logcore::cursor::Cursor;
+
 use crate::error::Result;
-use crate::fields::{Fields, Put};
+use crate::wire::Put;
 
 /// Size of the FrameStart payload.
 pub const FRAME_START_LEN: usize = 24;
@@ -36,7 +38,7 @@ impl FrameStart {
         self.duration == LAST_FRAME_DURATION
     }
 
-    pub(crate) fn read(f: &mut Fields<'_>) -> Result<Self> {
+    pub(crate) fn read(f: &mut Cursor<'_>) -> Result<Self> {
         Ok(FrameStart {
             id: f.u64("frame id")?,
             duration: f.f64("duration")?,

@@ -2,8 +2,10 @@
 
 use std::borrow::Cow;
 
+use logcore::cursor::Cursor;
+
 use crate::error::{Error, Result};
-use crate::fields::{Fields, Put};
+use crate::wire::{Put, fields};
 
 /// The magic string that follows the version.
 pub const MAGIC: &[u8] = b"CARLA_RECORDER";
@@ -55,8 +57,8 @@ impl<'a> InfoHeader<'a> {
 
     /// Parses the header at the start of `data`; returns it and its length.
     pub fn parse(data: &'a [u8]) -> Result<(Self, usize)> {
-        let mut f = Fields::new(data, 0, "info header");
-        let need = |f: &Fields<'_>, more: usize| {
+        let mut f = fields(data, 0, "info header");
+        let need = |f: &Cursor<'_>, more: usize| {
             Error::truncated(
                 0,
                 "the info header",
@@ -78,7 +80,7 @@ impl<'a> InfoHeader<'a> {
         if f.remaining() < MAGIC.len() {
             return Err(need(&f, MAGIC.len()));
         }
-        let magic = f.bytes(MAGIC.len(), "magic")?;
+        let magic = f.bytes(MAGIC.len() as u64, "magic")?;
         if magic != MAGIC {
             return Err(Error::malformed(
                 4,
@@ -94,7 +96,7 @@ impl<'a> InfoHeader<'a> {
         if f.remaining() < map_len {
             return Err(need(&f, map_len));
         }
-        let map = f.bytes(map_len, "map name")?;
+        let map = f.bytes(map_len as u64, "map name")?;
         let len = (f.offset()) as usize;
         Ok((InfoHeader { version, date, map }, len))
     }

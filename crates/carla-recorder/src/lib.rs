@@ -47,7 +47,6 @@
 pub mod additional;
 pub mod error;
 pub mod event;
-mod fields;
 pub mod frame;
 pub mod header;
 pub mod layout;
@@ -56,9 +55,11 @@ mod logwriter;
 pub mod packet;
 pub mod read;
 pub mod report;
+mod scan;
 pub mod state;
 pub mod timeline;
 mod value;
+mod wire;
 pub mod write;
 
 pub use additional::{

@@ -149,7 +149,7 @@ impl<W: Write> LogWriter for RecordingWriter<W> {
             return Ok(());
         }
         if id == PacketId::FrameEnd as u8 {
-            return Ok(self.flush_frame()?);
+            return self.flush_frame();
         }
         if self
             .open

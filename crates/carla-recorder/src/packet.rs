@@ -2,16 +2,18 @@
 //! id, mirroring the spec's table, plus raw packets for ids this crate does
 //! not know (custom ids ≥ 100, forks' ids).
 
+use logcore::cursor::Cursor;
+
 use crate::additional::{BoundingBox, Kinematics, PhysicsControl, TrafficLightTime, WalkerBones};
 use crate::error::{Error, Result};
 use crate::event::{Collision, EventAdd, EventDel, EventParent};
-use crate::fields::{Fields, Put, put_count_u16};
 use crate::frame::{FRAME_START_LEN, FrameStart};
 use crate::layout::{Layout, VectorWidth, WheelRecord};
 use crate::state::{
     AnimBiker, AnimVehicle, AnimVehicleWheels, AnimWalker, Position, SceneLight, TrafficLightState,
     VehicleDoor, VehicleLight,
 };
+use crate::wire::{Put, fields, put_count_u16};
 
 /// Bytes of a packet header: u8 id, u32 size.
 pub const PACKET_HEADER_LEN: usize = 5;
@@ -159,11 +161,11 @@ pub fn packet_name(id: u8) -> std::borrow::Cow<'static, str> {
 pub(crate) trait RecordCodec<'a>: Sized {
     /// The fewest bytes one record takes (to check counts before allocating).
     fn min_len(layout: &Layout) -> usize;
-    fn read(f: &mut Fields<'a>, layout: &Layout) -> Result<Self>;
+    fn read(f: &mut Cursor<'a>, layout: &Layout) -> Result<Self>;
     fn write(&self, out: &mut Vec<u8>, layout: &Layout) -> Result<()>;
 }
 
-fn read_list<'a, T: RecordCodec<'a>>(f: &mut Fields<'a>, layout: &Layout) -> Result<Vec<T>> {
+fn read_list<'a, T: RecordCodec<'a>>(f: &mut Cursor<'a>, layout: &Layout) -> Result<Vec<T>> {
     let n = f.count_u16("record count", T::min_len(layout))?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
@@ -306,7 +308,7 @@ impl<'a> Packet<'a> {
         };
         let base = offset + PACKET_HEADER_LEN as u64;
         let what = kind.packet_what();
-        let mut f = Fields::new(payload, base, what);
+        let mut f = fields(payload, base, what);
         let exact = |len: usize| {
             if payload.len() == len {
                 Ok(())
@@ -449,7 +451,7 @@ fn decode_physics<'a>(payload: &'a [u8], base: u64, layout: &Layout) -> Result<P
     let mut first_err = None;
     for wheels in [layout.wheels, other] {
         let l = Layout { wheels, ..*layout };
-        let mut f = Fields::new(payload, base, "PhysicsControl packet");
+        let mut f = fields(payload, base, "PhysicsControl packet");
         match read_list(&mut f, &l).and_then(|v| f.end().map(|()| v)) {
             Ok(v) => return Ok(Packet::PhysicsControl(v)),
             Err(e) => {

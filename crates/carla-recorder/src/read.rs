@@ -48,7 +48,7 @@ pub struct Recording<'a> {
     header: InfoHeader<'a>,
     first_packet: usize,
     layout: Layout,
-    pub(crate) scan: OnceLock<crate::logreader::Scan>,
+    pub(crate) scan: OnceLock<crate::scan::Scan>,
 }
 
 impl<'a> Recording<'a> {

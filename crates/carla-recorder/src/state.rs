@@ -2,10 +2,12 @@
 //! (7), AnimVehicle (8), AnimWalker (9), VehicleLight (10), SceneLight
 //! (11), VehicleDoor (21), AnimVehicleWheels (22) and AnimBiker (23).
 
+use logcore::cursor::Cursor;
+
 use crate::error::Result;
-use crate::fields::{Fields, Put, put_count_u32};
 use crate::layout::{Layout, Vec3};
 use crate::packet::RecordCodec;
+use crate::wire::{Put, ReadFields, put_count_u32};
 
 /// Position record: an actor's transform in this frame.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -22,7 +24,7 @@ impl RecordCodec<'_> for Position {
     fn min_len(layout: &Layout) -> usize {
         layout.vectors.position_len()
     }
-    fn read(f: &mut Fields<'_>, layout: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, layout: &Layout) -> Result<Self> {
         Ok(Position {
             id: f.u32("actor id")?,
             location: f.vec3(layout.vectors, "location")?,
@@ -57,7 +59,7 @@ impl RecordCodec<'_> for TrafficLightState {
     fn min_len(_: &Layout) -> usize {
         10
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(TrafficLightState {
             id: f.u32("actor id")?,
             frozen: f.bool("frozen flag")?,
@@ -95,7 +97,7 @@ impl RecordCodec<'_> for AnimVehicle {
     fn min_len(_: &Layout) -> usize {
         21
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(AnimVehicle {
             id: f.u32("actor id")?,
             steering: f.f32("steering")?,
@@ -129,7 +131,7 @@ impl RecordCodec<'_> for AnimWalker {
     fn min_len(_: &Layout) -> usize {
         8
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(AnimWalker {
             id: f.u32("actor id")?,
             speed: f.f32("speed")?,
@@ -187,7 +189,7 @@ impl RecordCodec<'_> for VehicleLight {
     fn min_len(_: &Layout) -> usize {
         8
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(VehicleLight {
             id: f.u32("actor id")?,
             state: f.u32("light state")?,
@@ -219,7 +221,7 @@ impl RecordCodec<'_> for SceneLight {
     fn min_len(_: &Layout) -> usize {
         26
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(SceneLight {
             id: f.i32("light id")?,
             intensity: f.f32("intensity")?,
@@ -266,7 +268,7 @@ impl RecordCodec<'_> for VehicleDoor {
     fn min_len(_: &Layout) -> usize {
         6
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(VehicleDoor {
             id: f.u32("actor id")?,
             door: f.u8("door")?,
@@ -305,7 +307,7 @@ impl RecordCodec<'_> for AnimVehicleWheels {
     fn min_len(_: &Layout) -> usize {
         8
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         let id = f.u32("actor id")?;
         let n = f.count_u32("wheel count", 9)?;
         let mut wheels = Vec::with_capacity(n);
@@ -345,7 +347,7 @@ impl RecordCodec<'_> for AnimBiker {
     fn min_len(_: &Layout) -> usize {
         12
     }
-    fn read(f: &mut Fields<'_>, _: &Layout) -> Result<Self> {
+    fn read(f: &mut Cursor<'_>, _: &Layout) -> Result<Self> {
         Ok(AnimBiker {
             id: f.u32("actor id")?,
             forward_speed: f.f32("forward speed")?,

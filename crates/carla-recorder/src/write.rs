@@ -10,12 +10,12 @@
 //! back-patching needs to revisit earlier bytes).
 
 use crate::error::{Error, Result};
-use crate::fields::Put;
 use crate::frame::{FrameStart, LAST_FRAME_DURATION};
 use crate::header::InfoHeader;
 use crate::layout::Layout;
 use crate::packet::{PACKET_HEADER_LEN, Packet};
 use crate::read::Recording;
+use crate::wire::Put;
 
 /// Writes a recording.
 ///

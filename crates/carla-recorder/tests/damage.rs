@@ -202,7 +202,7 @@ fn wrong_magic_is_malformed_at_byte_4() {
     bytes[4] = b'c';
     let e = Recording::new(&bytes).unwrap_err();
     assert_eq!(e.offset(), Some(4));
-    let e: logcore::Error = e.into();
+    let e: logcore::Error = e;
     assert!(
         e.to_string()
             .starts_with("at byte 4: expected the magic string"),

@@ -13,8 +13,9 @@
 //! - the object-safe [`LogReader`] and [`LogWriter`] traits;
 //! - [`Format`], the five formats by name (each format crate recognises
 //!   its own bytes; the `robolog` facade asks each one);
-//! - [`Error`], which every format crate's error converts into, always
-//!   naming a byte offset for parse errors.
+//! - [`Error`], the cases every format shares (always naming a byte offset
+//!   for parse errors), and [`FormatError`], which gives a format crate's
+//!   own error type the shared constructors.
 //!
 //! ```
 //! use logcore::{Format, Timestamp};
@@ -25,11 +26,11 @@
 //! The only `unsafe` in the toolkit is the memory map in [`FileBytes::open`].
 
 pub mod channel;
+pub mod cursor;
 pub mod error;
 pub mod format;
 pub mod message;
 pub mod name;
-pub mod parse_error;
 pub mod reader;
 pub mod source;
 pub mod summary;
@@ -37,11 +38,10 @@ pub mod time;
 pub mod value;
 
 pub use channel::{ChannelId, ChannelInfo, Schema};
-pub use error::{Error, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use format::Format;
 pub use message::{Message, Payload};
 pub use name::FieldName;
-pub use parse_error::ParseError;
 pub use reader::{LogReader, LogWriter, MessageFilter, MessageIter, ReadMode};
 pub use source::FileBytes;
 pub use summary::{ChannelSummary, Summary};

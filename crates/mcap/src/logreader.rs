@@ -340,15 +340,12 @@ impl<'a> Mcap<'a> {
         for mi in &s.metadata_indexes {
             match self.record_at(mi.offset, mi.length) {
                 Ok(Record::Metadata(m)) => insert_metadata(&mut out.metadata, &m),
-                Ok(_) => out.warnings.push(
-                    Error::malformed(
-                        mi.offset,
-                        "a Metadata record (from its index)",
-                        "another record",
-                    )
-                    .into(),
-                ),
-                Err(e) => out.warnings.push(e.into()),
+                Ok(_) => out.warnings.push(Error::malformed(
+                    mi.offset,
+                    "a Metadata record (from its index)",
+                    "another record",
+                )),
+                Err(e) => out.warnings.push(e),
             }
         }
         Some(out)
@@ -448,7 +445,7 @@ impl<'a> Iterator for CoreMessages<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         Some(match self.0.next()? {
             Ok((off, m)) => to_core(off, m),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
         })
     }
 }
@@ -517,7 +514,7 @@ impl LogReader for Mcap<'_> {
         for m in &scan.metadata {
             insert_metadata(&mut out.metadata, m);
         }
-        out.warnings = scan.warnings.iter().cloned().map(Into::into).collect();
+        out.warnings = scan.warnings.to_vec();
         Ok(out)
     }
 
@@ -583,7 +580,7 @@ impl LogReader for Mcap<'_> {
                         }
                     }
                     Ok(_) => {}
-                    Err(e) => return Some(Err(e.into())),
+                    Err(e) => return Some(Err(e)),
                 }
             }
         })))

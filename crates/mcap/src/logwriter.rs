@@ -64,7 +64,7 @@ impl<W: Write> LogWriter for Writer<W> {
     }
 
     fn finish(&mut self) -> logcore::Result<()> {
-        Ok(self.finish_in_place()?)
+        self.finish_in_place()
     }
 }
 

@@ -163,7 +163,7 @@ fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
         a.output.display()
     );
     for p in &rep.problems {
-        report(&a.input, &p.clone().into());
+        report(&a.input, p);
     }
     if !recovering {
         return Ok(if rep.problems.is_empty() {

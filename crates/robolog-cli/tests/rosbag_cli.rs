@@ -177,7 +177,7 @@ fn damaged_bags_print_what_they_hold_and_exit_1() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("at byte 0: expected a ROS bag of version 1.2 or 2.x, found version 1.1"),
+        err.contains("at byte 0: ROS bag version 1.1 is not supported: this reader reads versions 1.2 and 2.x"),
         "{err}"
     );
 }

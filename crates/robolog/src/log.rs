@@ -56,13 +56,14 @@ impl<'a> Reader<'a> {
             #[cfg(feature = "carla")]
             Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
             #[allow(unreachable_patterns)]
-            other => Err(Error::Unsupported {
-                format: other,
-                detail: Some(format!(
+            other => Err(Error::unsupported(
+                0,
+                crate::probe::described(other),
+                format!(
                     "this build leaves out the `{}` feature of the robolog library",
                     crate::probe::feature(other)
-                )),
-            }),
+                ),
+            )),
         }
     }
 

@@ -3,6 +3,7 @@
 //! index is missing (the bag was not closed) or damaged, the bag is
 //! scanned record by record instead, exactly as `rosbag reindex` would.
 
+use logcore::FormatError;
 use std::sync::{Arc, OnceLock};
 
 use crate::chunk::{ChunkPayload, walk_chunk};

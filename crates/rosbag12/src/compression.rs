@@ -2,6 +2,7 @@
 //! that would decompress to more than its header's `size` is an error, and
 //! at most `size + 1` bytes are ever produced.
 
+use logcore::FormatError;
 use std::io::Read;
 
 use crate::error::{Error, Result};

@@ -8,6 +8,7 @@
 //! `Bytes` otherwise, nested messages `Struct` in declaration order.
 //! Constants are not part of the wire data and not of the value.
 
+use logcore::FormatError;
 use logcore::{Timestamp, Value};
 use nom::Parser;
 use nom::number::complete::le_u32;

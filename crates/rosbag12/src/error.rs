@@ -3,8 +3,13 @@
 //! Every parse error names the absolute byte offset in the file and what the
 //! format requires there. Inside a compressed chunk the offset is the
 //! chunk record's, and the message says where in the decompressed payload.
+//!
+//! The cases every format shares (malformed bytes, a truncation, a skipped
+//! stretch, an unsupported version, an invalid argument, I/O) are
+//! [`logcore::Error`]; [`Error`] adds the bag's own and gets the shared
+//! constructors from [`FormatError`].
 
-pub use logcore::ParseError;
+pub use logcore::{FormatError, ParseError};
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -14,6 +19,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Cheap to clone, so a reader can keep warnings and hand out copies.
 ///
 /// ```
+/// use rosbag12::FormatError;
 /// let e = rosbag12::Error::malformed(4117, "a chunk record (op 0x05)", "op 0x09");
 /// assert_eq!(e.to_string(), "at byte 4117: expected a chunk record (op 0x05), found op 0x09");
 /// let core: logcore::Error = e.into();
@@ -23,18 +29,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// The cases every format crate shares: malformed bytes at an offset,
-    /// a truncation, a skipped stretch (lenient reading), an invalid
-    /// argument, I/O.
+    /// a truncation, a skipped stretch (lenient reading), a bag version
+    /// this crate does not read (1.1, 1.0, 3.x), an invalid argument, I/O.
     #[error(transparent)]
     Parse(#[from] ParseError),
-    /// A bag version this crate does not read (1.1, 1.0, 3.x).
-    #[error("at byte 0: expected a ROS bag of version 1.2 or 2.x, found version {version}: {hint}")]
-    UnsupportedVersion {
-        /// The version as the first line states it.
-        version: String,
-        /// What the user can do about it.
-        hint: &'static str,
-    },
     /// A message definition that cannot be parsed or resolved.
     #[error("at byte {offset}: expected a valid definition of {type_name}, found {reason}")]
     Definition {
@@ -47,46 +45,19 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// A [`ParseError::Malformed`].
-    pub fn malformed(offset: u64, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        Error::Parse(ParseError::malformed(offset, expected, found))
-    }
-
-    /// A [`ParseError::Truncated`].
-    pub fn truncated(offset: u64, expected: impl Into<String>, needed: u64) -> Self {
-        Error::Parse(ParseError::truncated(offset, expected, needed))
-    }
-
-    /// A [`ParseError::Skipped`]: damaged bytes (a chunk, a record) that
-    /// lenient reading went past.
-    pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
-        Error::Parse(ParseError::skipped(offset, len, reason))
-    }
-
-    /// A [`ParseError::InvalidArgument`].
-    pub fn invalid_argument(what: impl Into<String>) -> Self {
-        Error::Parse(ParseError::InvalidArgument(what.into()))
-    }
-
-    /// The byte offset the error is about, if it has one.
-    pub fn offset(&self) -> Option<u64> {
+impl FormatError for Error {
+    fn core(&self) -> Option<&logcore::Error> {
         match self {
-            Error::Parse(e) => e.offset(),
-            Error::Definition { offset, .. } => Some(*offset),
-            Error::UnsupportedVersion { .. } => Some(0),
+            Error::Parse(e) => Some(e),
+            Error::Definition { .. } => None,
         }
     }
 
-    /// True for a truncation (the file ends inside a record).
-    pub fn is_truncated(&self) -> bool {
-        matches!(self, Error::Parse(e) if e.is_truncated())
-    }
-
-    /// True for a skipped stretch of damaged bytes (a lenient-mode
-    /// warning).
-    pub fn is_skipped(&self) -> bool {
-        matches!(self, Error::Parse(ParseError::Skipped { .. }))
+    fn own_offset(&self) -> Option<u64> {
+        match self {
+            Error::Definition { offset, .. } => Some(*offset),
+            Error::Parse(_) => None,
+        }
     }
 }
 
@@ -99,12 +70,7 @@ impl From<std::io::Error> for Error {
 impl From<Error> for logcore::Error {
     fn from(e: Error) -> Self {
         match e {
-            Error::Parse(e) => e.into(),
-            Error::UnsupportedVersion { version, hint } => logcore::Error::malformed(
-                0,
-                "a ROS bag of version 1.2 or 2.x",
-                format!("version {version}: {hint}"),
-            ),
+            Error::Parse(e) => e,
             Error::Definition {
                 offset,
                 type_name,
@@ -133,12 +99,13 @@ mod tests {
                 ..
             }
         ));
-        let e: logcore::Error = Error::UnsupportedVersion {
-            version: "1.1".into(),
-            hint: "x",
-        }
-        .into();
-        assert_eq!(e.offset(), Some(0));
-        assert!(e.to_string().contains("version 1.1"), "{e}");
+        let own = Error::Definition {
+            offset: 40,
+            type_name: "std_msgs/Foo".into(),
+            reason: "an unknown type".into(),
+        };
+        assert_eq!(own.offset(), Some(40));
+        let e: logcore::Error = own.clone().into();
+        assert_eq!(e.to_string(), own.to_string());
     }
 }

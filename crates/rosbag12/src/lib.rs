@@ -63,7 +63,7 @@ pub mod write;
 
 pub use bag::{Bag, IndexSource};
 pub use chunk::{ChunkPayload, ChunkStats};
-pub use error::{Error, ParseError, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use logcore::ReadMode;
 pub use logreader::channel_info;
 pub use messages::{BagMessage, Messages};

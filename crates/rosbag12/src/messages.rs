@@ -20,6 +20,7 @@
 //! bag's borrowed data never crosses threads; results come back in order
 //! and errors are reported exactly where the chunk would have been read.
 
+use logcore::FormatError;
 use std::collections::VecDeque;
 use std::sync::mpsc;
 

@@ -6,6 +6,7 @@
 //! the buffer, and [`Header`] looks fields up by walking the header bytes
 //! (a record header holds a handful of fields).
 
+use logcore::FormatError;
 use nom::Parser;
 use nom::bytes::complete::take;
 use nom::number::complete::{le_u32, le_u64};

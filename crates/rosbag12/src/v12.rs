@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::record::{Record, resync};
 use crate::records::{BagHeader, Connection, IndexDataV0, op, unexpected};
 use crate::time::RosTime;
+use logcore::FormatError;
 
 impl<'a> Bag<'a> {
     pub(crate) fn open_v12(&mut self, line_len: usize) -> Result<()> {

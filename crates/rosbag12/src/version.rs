@@ -1,6 +1,7 @@
 //! The version line (spec 1.1): `#ROS<word> V<major>.<minor>\n`.
 
 use crate::error::{Error, Result};
+use logcore::FormatError;
 
 /// The starts of a bag's version line: `#ROSBAG V2.0`, `#ROSRECORD V1.2`
 /// (and `V1.1`), and `#ROSLOG V1.1` in some early bags. The version digits
@@ -48,7 +49,7 @@ impl Version {
     /// and the length of the line including its `\n`.
     ///
     /// Accepts 1.2 and any 2.x (spec 2.11); refuses 1.1 and older with
-    /// [`Error::UnsupportedVersion`].
+    /// [`logcore::Error::Unsupported`].
     ///
     /// ```
     /// use rosbag12::Version;
@@ -97,15 +98,19 @@ impl Version {
         match (version.major, version.minor) {
             (2, _) => Ok((version, nl + 1)),
             (1, 2) => Ok((version, nl + 1)),
-            (1, _) | (0, _) => Err(Error::UnsupportedVersion {
-                version: format!("{}.{}", version.major, version.minor),
-                hint: "this 2008-2009 format has no message definitions and no record \
-                       framing; convert it with `rosbag fix` of a ROS release before 1.0",
-            }),
-            _ => Err(Error::UnsupportedVersion {
-                version: format!("{}.{}", version.major, version.minor),
-                hint: "a newer major version than this reader knows",
-            }),
+            (1, _) | (0, _) => Err(Error::unsupported(
+                0,
+                format!("ROS bag version {version}"),
+                "this reader reads versions 1.2 and 2.x; this 2008-2009 format has no \
+                 message definitions and no record framing; convert it with `rosbag fix` \
+                 of a ROS release before 1.0",
+            )),
+            _ => Err(Error::unsupported(
+                0,
+                format!("ROS bag version {version}"),
+                "this reader reads versions 1.2 and 2.x; a newer major version than this \
+                 reader knows",
+            )),
         }
     }
 }
@@ -136,8 +141,14 @@ mod tests {
             b"#ROSLOG V1.0\n",
         ] {
             let e = Version::parse(old).unwrap_err();
-            assert!(matches!(e, Error::UnsupportedVersion { .. }), "{e}");
-            assert!(e.to_string().contains("version 1."), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    Error::Parse(logcore::Error::Unsupported { offset: 0, .. })
+                ),
+                "{e}"
+            );
+            assert!(e.to_string().contains("ROS bag version 1."), "{e}");
         }
         assert!(Version::parse(b"#ROSBAG V2.0").unwrap_err().is_truncated());
         assert!(Version::parse(b"#ROSBAG Vx.0\n").is_err());

@@ -21,6 +21,7 @@
 //! does. Any message time is accepted (ROS's C++ writer refuses times
 //! below 0.000000001 s; we read and write them unchanged).
 
+use logcore::FormatError;
 use std::collections::BTreeMap;
 use std::io::{Seek, SeekFrom, Write};
 

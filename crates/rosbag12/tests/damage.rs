@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use logcore::{LogReader, MessageFilter, ReadMode};
+use rosbag12::FormatError;
 use rosbag12::record::encode_record;
 use rosbag12::{Bag, Compression, Error, WriterOptions};
 
@@ -222,11 +223,10 @@ fn old_versions_are_refused_clearly() {
         let core: logcore::Error = e.into();
         let text = core.to_string();
         assert!(
-            text.starts_with(
-                "at byte 0: expected a ROS bag of version 1.2 or 2.x, found version 1.1"
-            ),
+            text.starts_with("at byte 0: ROS bag version 1.1 is not supported: "),
             "{text}"
         );
+        assert!(text.contains("`rosbag fix`"), "{text}");
     }
     assert!(Bag::new(b"#ROSBAG V3.0\n").is_err());
     assert!(Bag::new(b"not a bag at all, nope\n").is_err());

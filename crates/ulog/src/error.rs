@@ -2,8 +2,11 @@
 //!
 //! Every parse error names the absolute byte offset in the file and what the
 //! format requires there.
+//!
+//! The cases every format shares are [`logcore::Error`]; [`Error`] adds the
+//! ULog's own and gets the shared constructors from [`FormatError`].
 
-pub use logcore::ParseError;
+pub use logcore::{FormatError, ParseError};
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -11,6 +14,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// What went wrong reading or writing a ULog file.
 ///
 /// ```
+/// use ulogfile::FormatError;
 /// let e = ulogfile::Error::malformed(16, "ULog magic", "00 00");
 /// assert_eq!(e.to_string(), "at byte 16: expected ULog magic, found 00 00");
 /// let core: logcore::Error = e.into();
@@ -37,43 +41,19 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// A [`ParseError::Malformed`].
-    pub fn malformed(offset: u64, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        Error::Parse(ParseError::malformed(offset, expected, found))
-    }
-
-    /// A [`ParseError::Truncated`].
-    pub fn truncated(offset: u64, expected: impl Into<String>, needed: u64) -> Self {
-        Error::Parse(ParseError::truncated(offset, expected, needed))
-    }
-
-    /// A [`ParseError::Skipped`].
-    pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
-        Error::Parse(ParseError::skipped(offset, len, reason))
-    }
-
-    /// A [`ParseError::InvalidArgument`].
-    pub fn invalid_argument(what: impl Into<String>) -> Self {
-        Error::Parse(ParseError::InvalidArgument(what.into()))
-    }
-
-    /// The byte offset the error is about, if it has one.
-    pub fn offset(&self) -> Option<u64> {
+impl FormatError for Error {
+    fn core(&self) -> Option<&logcore::Error> {
         match self {
-            Error::Parse(e) => e.offset(),
-            Error::IncompatibleFlags { offset, .. } => Some(*offset),
+            Error::Parse(e) => Some(e),
+            Error::IncompatibleFlags { .. } => None,
         }
     }
 
-    /// True for a truncation (the file ends inside a message).
-    pub fn is_truncated(&self) -> bool {
-        matches!(self, Error::Parse(e) if e.is_truncated())
-    }
-
-    /// True for a skipped stretch of damaged bytes.
-    pub fn is_skipped(&self) -> bool {
-        matches!(self, Error::Parse(ParseError::Skipped { .. }))
+    fn own_offset(&self) -> Option<u64> {
+        match self {
+            Error::IncompatibleFlags { offset, .. } => Some(*offset),
+            Error::Parse(_) => None,
+        }
     }
 }
 
@@ -86,7 +66,7 @@ impl From<std::io::Error> for Error {
 impl From<Error> for logcore::Error {
     fn from(e: Error) -> Self {
         match e {
-            Error::Parse(e) => e.into(),
+            Error::Parse(e) => e,
             Error::IncompatibleFlags { offset, flags } => logcore::Error::Malformed {
                 offset,
                 expected:

@@ -7,6 +7,7 @@
 //! `_padding` fields (which writers may omit from `D` payloads).
 
 use logcore::FieldName;
+use logcore::FormatError;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};

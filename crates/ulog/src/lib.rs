@@ -47,7 +47,7 @@ pub mod sample;
 pub mod text;
 pub mod write;
 
-pub use error::{Error, ParseError, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use format::{BasicType, Field, FieldDef, FieldType, FlatField, FormatDef, Formats, Layout};
 pub use logwriter::ULogWriter;
 pub use read::{Dropout, Info, MultiInfo, ParameterChange, ULog};

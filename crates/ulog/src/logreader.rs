@@ -2,6 +2,7 @@
 //! multi_id, timestamps on the boot clock, and a wall-clock anchor from the
 //! GPS time in the log where there is one.
 
+use logcore::FormatError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -3,6 +3,7 @@
 //! sync magic the way pyulog does, and keeps every sample as a slice of
 //! the input.
 
+use logcore::FormatError;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;

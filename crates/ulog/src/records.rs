@@ -1,6 +1,7 @@
 //! The file header and the message types of the format, one variant per
 //! message type letter, parsed with nom from the payload bytes (zero copy).
 
+use logcore::FormatError;
 use nom::Parser;
 use nom::bytes::complete::take;
 use nom::number::complete::{le_u8, le_u16, le_u64};

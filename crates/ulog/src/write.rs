@@ -8,6 +8,7 @@
 //! [`Writer::sync_interval`] data messages (PX4 writes them about twice a
 //! second).
 
+use logcore::FormatError;
 use std::collections::HashMap;
 use std::io::Write;
 

@@ -3,6 +3,7 @@
 //! bit flips, hostile lengths, sync recovery, and the logcore traits.
 
 use logcore::{ChannelId, Clock, LogReader, MessageFilter, ReadMode, Timestamp, Value};
+use ulogfile::FormatError;
 use ulogfile::write::{append_data, encode_message, example_log, feature_log};
 use ulogfile::{Column, Error, InfoValue, MAGIC, SYNC_MAGIC, ULog};
 

@@ -2,8 +2,11 @@
 //!
 //! Every parse error names the absolute byte offset in the file and what the
 //! format requires there, so a user can open a hex viewer at that offset.
+//!
+//! The cases every format shares are [`logcore::Error`]; [`Error`] adds the
+//! log's own and gets the shared constructors from [`FormatError`].
 
-pub use logcore::ParseError;
+pub use logcore::{FormatError, ParseError};
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -14,6 +17,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// of its summary pass and hand out copies.
 ///
 /// ```
+/// use vellog::FormatError;
 /// let e = vellog::Error::malformed(21, "message marker 0x49", "0x00");
 /// assert_eq!(e.to_string(), "at byte 21: expected message marker 0x49, found 0x00");
 /// let core: logcore::Error = e.into();
@@ -24,20 +28,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// The cases every format crate shares: malformed bytes at an offset,
     /// a truncation, damaged bytes skipped in lenient mode (reading resumes
-    /// at a later message), an invalid argument, I/O.
+    /// at a later message), a major version other than 1 (the only one the
+    /// format defines), an invalid argument, I/O.
     #[error(transparent)]
     Parse(#[from] ParseError),
-    /// The header's major version is not 1, the only one the format defines.
-    #[error(
-        "at byte 4: expected VEL major version 1 (the only one defined), found {major}.{minor}; \
-         this file was written by a newer or foreign program"
-    )]
-    UnsupportedVersion {
-        /// Major version as stored.
-        major: u16,
-        /// Minor version as stored.
-        minor: u16,
-    },
     /// A message type name hashes to an id that another name already uses.
     #[error(
         "message type name {name:?} hashes to id 0x{id:08x}, which {existing:?} already uses; \
@@ -53,45 +47,12 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// A [`ParseError::Malformed`].
-    pub fn malformed(offset: u64, expected: impl Into<String>, found: impl Into<String>) -> Self {
-        Error::Parse(ParseError::malformed(offset, expected, found))
-    }
-
-    /// A [`ParseError::Truncated`].
-    pub fn truncated(offset: u64, expected: impl Into<String>, needed: u64) -> Self {
-        Error::Parse(ParseError::truncated(offset, expected, needed))
-    }
-
-    /// A [`ParseError::Skipped`].
-    pub fn skipped(offset: u64, len: u64, reason: impl Into<String>) -> Self {
-        Error::Parse(ParseError::skipped(offset, len, reason))
-    }
-
-    /// A [`ParseError::InvalidArgument`].
-    pub fn invalid_argument(what: impl Into<String>) -> Self {
-        Error::Parse(ParseError::InvalidArgument(what.into()))
-    }
-
-    /// The byte offset the error is about, if it has one.
-    pub fn offset(&self) -> Option<u64> {
+impl FormatError for Error {
+    fn core(&self) -> Option<&logcore::Error> {
         match self {
-            Error::Parse(e) => e.offset(),
-            Error::UnsupportedVersion { .. } => Some(4),
+            Error::Parse(e) => Some(e),
             Error::IdCollision { .. } => None,
         }
-    }
-
-    /// True for a truncation (the file ends inside a message).
-    pub fn is_truncated(&self) -> bool {
-        matches!(self, Error::Parse(e) if e.is_truncated())
-    }
-
-    /// True for a skipped stretch of damaged bytes (a lenient-mode
-    /// warning).
-    pub fn is_skipped(&self) -> bool {
-        matches!(self, Error::Parse(ParseError::Skipped { .. }))
     }
 }
 
@@ -104,12 +65,7 @@ impl From<std::io::Error> for Error {
 impl From<Error> for logcore::Error {
     fn from(e: Error) -> Self {
         match e {
-            Error::Parse(e) => e.into(),
-            Error::UnsupportedVersion { major, minor } => logcore::Error::Malformed {
-                offset: 4,
-                expected: "VEL major version 1 (the only one defined)".into(),
-                found: format!("version {major}.{minor}"),
-            },
+            Error::Parse(e) => e,
             e @ Error::IdCollision { .. } => logcore::Error::InvalidArgument(e.to_string()),
         }
     }
@@ -130,9 +86,14 @@ mod tests {
                 ..
             }
         ));
-        let e: logcore::Error = Error::UnsupportedVersion { major: 2, minor: 0 }.into();
-        assert_eq!(e.offset(), Some(4));
-        assert!(e.to_string().contains("version 2.0"));
+        let e = Error::IdCollision {
+            name: "b".into(),
+            id: 7,
+            existing: "a".into(),
+        };
+        assert_eq!(e.offset(), None);
+        let core: logcore::Error = e.clone().into();
+        assert_eq!(core, logcore::Error::InvalidArgument(e.to_string()));
         let io = Error::from(std::io::Error::other("disk full"));
         let copy = io.clone();
         let e: logcore::Error = copy.into();

@@ -3,14 +3,14 @@
 //! plausibility test used for convention detection, index validation and
 //! lenient resynchronisation (5.10).
 
+use logcore::FormatError;
 use logcore::Timestamp;
+use logcore::cursor::Cursor;
 
 use crate::error::{Error, Result};
-use crate::fields::Fields;
 use crate::header::{MARKER, MARKER_ASCII_ONE, MESSAGE_HEADER_LEN, TERMINATOR};
 use crate::message::MessageData;
 use crate::registry::Registry;
-
 /// What the `size` field of a message counts (spec 5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SizeConvention {
@@ -152,7 +152,7 @@ pub(crate) fn frame_at(
     if rest.is_empty() {
         return Frame::End;
     }
-    let mut f = Fields::new(rest, pos as u64, "message header");
+    let mut f = Cursor::new(rest, pos as u64, "message header");
     let Ok(size) = f.u32("size") else {
         return Frame::Truncated(Error::truncated(
             pos as u64,

@@ -2,13 +2,12 @@
 //! the log, and the guess between decimal degrees and NMEA `ddmm.mmmm`
 //! (spec 3.2 and 5.7).
 
+use logcore::cursor::{Cursor, expect_len};
 use logcore::{Timestamp, Value};
 
 use crate::error::Result;
-use crate::fields::{Fields, expect_len};
 use crate::hash;
 use crate::records::TypedMessage;
-
 /// `GPSDataM` v100: a GPS fix mirroring NMEA RMC + GGA + GSA (80 bytes).
 ///
 /// All fields are kept as stored; see [`GpsData::unix_time`] and
@@ -157,7 +156,7 @@ impl TypedMessage<'_> for GpsData {
 
     fn parse(payload: &[u8], offset: u64) -> Result<Self> {
         expect_len(payload, 80, offset, "GPSDataM v100 payload")?;
-        let mut f = Fields::new(payload, offset, "GPSDataM v100 payload");
+        let mut f = Cursor::new(payload, offset, "GPSDataM v100 payload");
         Ok(GpsData {
             hour: f.i32("hour")?,
             minute: f.i32("minute")?,
@@ -237,6 +236,7 @@ impl TypedMessage<'_> for GpsData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use logcore::FormatError;
 
     fn fix() -> GpsData {
         GpsData {

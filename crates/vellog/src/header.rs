@@ -1,8 +1,9 @@
 //! The file header and the per-second index (spec 2.2, 2.3).
 
-use crate::error::{Error, Result};
-use crate::fields::Fields;
+use logcore::cursor::Cursor;
 
+use crate::error::{Error, Result};
+use logcore::FormatError;
 /// The four magic bytes every VEL file starts with: `A4 56 45 4C` (`"\xA4VEL"`).
 pub const MAGIC: [u8; 4] = *b"\xA4VEL";
 
@@ -69,11 +70,16 @@ impl FileHeader {
                 (FILE_HEADER_LEN - data.len()) as u64,
             ));
         }
-        let mut f = Fields::new(&data[4..FILE_HEADER_LEN], 4, "file header");
+        let mut f = Cursor::new(&data[4..FILE_HEADER_LEN], 4, "file header");
         let major = f.u16("major version")?;
         let minor = f.u16("minor version")?;
         if major != 1 {
-            return Err(Error::UnsupportedVersion { major, minor });
+            return Err(Error::unsupported(
+                4,
+                format!("VEL log version {major}.{minor}"),
+                "major version 1 is the only one defined; this file was written by a newer \
+                 or foreign program",
+            ));
         }
         Ok(FileHeader { major, minor })
     }
@@ -100,7 +106,7 @@ impl<'a> Index<'a> {
                 (FILE_HEADER_LEN + 4).saturating_sub(data.len()) as u64,
             ));
         };
-        let n = Fields::new(count_bytes, FILE_HEADER_LEN as u64, "index").u32("index size")?;
+        let n = Cursor::new(count_bytes, FILE_HEADER_LEN as u64, "index").u32("index size")?;
         let need = 12 + 8 * u64::from(n);
         if need > data.len() as u64 {
             return Err(Error::truncated(
@@ -163,9 +169,14 @@ mod tests {
         assert_eq!(e.offset(), Some(0));
         assert!(e.to_string().contains("a4 56 45 4c"), "{e}");
         let e = FileHeader::parse(b"\xA4VEL\x02\x00\x01\x00").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "at byte 4: VEL log version 2.1 is not supported: major version 1 is the only one \
+             defined; this file was written by a newer or foreign program"
+        );
         assert!(matches!(
             e,
-            Error::UnsupportedVersion { major: 2, minor: 1 }
+            Error::Parse(logcore::Error::Unsupported { .. })
         ));
         assert_eq!(
             FileHeader::parse(b"\xA4VEL\x01\x00\x07\x00").unwrap(),

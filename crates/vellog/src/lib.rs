@@ -40,13 +40,13 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
-mod fields;
 pub mod frame;
 pub mod geometry;
 pub mod gps;
 pub mod hash;
 pub mod header;
 mod logreader;
+mod logwriter;
 pub mod message;
 pub mod read;
 pub mod records;
@@ -54,7 +54,7 @@ pub mod registry;
 mod scan;
 pub mod write;
 
-pub use error::{Error, ParseError, Result};
+pub use error::{Error, FormatError, ParseError, Result};
 pub use frame::{Record, SizeConvention};
 pub use gps::GpsData;
 pub use hash::{

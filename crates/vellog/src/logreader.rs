@@ -1,35 +1,53 @@
 //! [`logcore::LogReader`] for [`VelLog`]: channels per (type, version,
 //! sensor), the summary, filtered message iteration and decoding.
 
+use logcore::FormatError;
 use logcore::{
-    ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter, MessageIter,
-    Payload, ReadMode, Summary, TimeModel, Value,
+    ChannelInfo, ChannelSummary, Format, LogReader, Message, MessageFilter, MessageIter, Payload,
+    ReadMode, Schema, Summary, Value,
 };
 
 use crate::error::Error;
 use crate::read::{EndOfRecords, Records, VelLog};
-use crate::scan::{Scan, sensor_key};
+use crate::records::display_string;
+use crate::registry::Registry;
+use crate::scan::{ChannelEntry, SensorKey, sensor_key};
 
-impl VelLog<'_> {
-    /// The result of the summary pass (computed once).
-    pub(crate) fn scan(&self) -> &Scan {
-        self.scan.get_or_init(|| Scan::run(self))
+/// The logcore description of a channel the summary pass found: the
+/// topic is the type name, `@v<version>` for an unknown version, and the
+/// sensor (`/<source id>` or `/<sensor name>`).
+fn channel_info(registry: &Registry, entry: &ChannelEntry) -> ChannelInfo {
+    let (id, type_id, version, key) = (entry.id, entry.type_id, entry.version, entry.key());
+    let type_name = registry.type_name(type_id);
+    let mut topic = type_name.clone();
+    if !registry.is_known(type_id, version) {
+        topic.push_str(&format!("@v{version}"));
     }
-
-    /// The time model: recording-start clock, anchored to UTC by the first
-    /// GPS message with a fix and a valid date, when there is one.
-    pub fn time_model(&self) -> TimeModel {
-        match self.scan().anchor {
-            Some(a) => TimeModel::anchored(Clock::RecordingStart, a),
-            None => TimeModel::new(Clock::RecordingStart),
+    let mut info = ChannelInfo::new(id, String::new(), type_name.clone(), "vel")
+        .with_metadata("type_id", format!("0x{type_id:08x}"))
+        .with_metadata("version", version.to_string());
+    match key {
+        SensorKey::None => {}
+        SensorKey::SourceId(s) => {
+            topic.push_str(&format!("/{s}"));
+            info = info.with_metadata("source_id", s.to_string());
+        }
+        SensorKey::Name { name, sensor_type } => {
+            let name = display_string(name);
+            topic.push('/');
+            topic.push_str(&name);
+            info = info
+                .with_metadata("sensor_name", name)
+                .with_metadata("sensor_type", display_string(sensor_type));
         }
     }
-
-    /// Where the messages end: exact end of file, a terminator (with the
-    /// number of bytes after it), or damage.
-    pub fn end_of_records(&self) -> Option<EndOfRecords> {
-        self.scan().end_state
-    }
+    info.topic = topic;
+    info.schema = registry.schema(type_id, version).map(|text| Schema {
+        name: type_name,
+        encoding: "vel-builtin".into(),
+        data: text.as_bytes().to_vec(),
+    });
+    info
 }
 
 struct MessageStream<'a> {
@@ -110,7 +128,7 @@ impl LogReader for VelLog<'_> {
             .channels
             .iter()
             .map(|c| ChannelSummary {
-                info: c.info.clone(),
+                info: channel_info(self.registry(), c),
                 message_count: c.count,
                 start: c.start,
                 end: c.end,
@@ -201,7 +219,7 @@ impl LogReader for VelLog<'_> {
             .scan()
             .channels
             .iter()
-            .map(|c| c.info.clone())
+            .map(|c| channel_info(self.registry(), c))
             .collect())
     }
 

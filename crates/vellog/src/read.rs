@@ -15,6 +15,7 @@
 //! be checked without a full scan holds (see [`IndexCheck`]); otherwise the
 //! iteration starts at the first message.
 
+use logcore::FormatError;
 use std::sync::{Arc, OnceLock};
 
 use logcore::{ReadMode, Timestamp};

@@ -5,12 +5,12 @@
 //! same bytes: "unused" fields and the raw value of the 4-byte `bool` are
 //! kept. Image data and Velodyne packets borrow from the input.
 
+use logcore::FormatError;
 use logcore::Value;
+use logcore::cursor::{Cursor, expect_len};
 
 use crate::error::{Error, Result};
-use crate::fields::{Fields, expect_len};
 use crate::hash;
-
 /// Bytes in one Velodyne data packet (UDP payload, spec 6.1).
 pub const VELODYNE_PACKET_LEN: usize = 1206;
 
@@ -49,6 +49,23 @@ pub trait TypedMessage<'a>: Sized {
         self.write_to(&mut out)?;
         Ok(out)
     }
+}
+
+/// A VEL string: u32 length, then that many bytes. A length that does not
+/// fit is reported at the length's offset.
+pub(crate) fn string<'a>(f: &mut Cursor<'a>, field: &str) -> Result<&'a [u8]> {
+    let at = f.offset();
+    let len = f.u32(field)?;
+    f.bytes(u64::from(len), field).map_err(|_| {
+        Error::malformed(
+            at,
+            format!(
+                "{field} of {len} bytes (length prefix) within the {}",
+                f.what()
+            ),
+            format!("only {} bytes left in it", f.remaining()),
+        )
+    })
 }
 
 pub(crate) fn len_u32(len: usize, what: &str) -> Result<u32> {
@@ -100,7 +117,7 @@ impl TypedMessage<'_> for ObdData {
 
     fn parse(payload: &[u8], offset: u64) -> Result<Self> {
         expect_len(payload, 28, offset, "OBDDataM v100 payload")?;
-        let mut f = Fields::new(payload, offset, "OBDDataM v100 payload");
+        let mut f = Cursor::new(payload, offset, "OBDDataM v100 payload");
         Ok(ObdData {
             speed_kmh: f.i32("speed")?,
             engine_rpm: f.i32("engine rpm")?,
@@ -172,7 +189,7 @@ impl<'a> TypedMessage<'a> for Image<'a> {
     const VERSION: i32 = hash::IMAGE_VERSION;
 
     fn parse(payload: &'a [u8], offset: u64) -> Result<Self> {
-        let mut f = Fields::new(payload, offset, "ImageM v100 payload");
+        let mut f = Cursor::new(payload, offset, "ImageM v100 payload");
         let source_id = f.i32("source id")?;
         let is_compressed_raw = f.u32("is-compressed flag")?;
         let width = f.i32("width")?;
@@ -255,7 +272,7 @@ impl TypedMessage<'_> for RobotPose {
 
     fn parse(payload: &[u8], offset: u64) -> Result<Self> {
         expect_len(payload, 28, offset, "RobotPoseM v100 payload")?;
-        let mut f = Fields::new(payload, offset, "RobotPoseM v100 payload");
+        let mut f = Cursor::new(payload, offset, "RobotPoseM v100 payload");
         let mut pose = RobotPose::default();
         for q in &mut pose.orientation {
             *q = f.f32("orientation component")?;
@@ -353,7 +370,7 @@ impl<'a> TypedMessage<'a> for VelodyneRawData<'a> {
     const VERSION: i32 = hash::VELODYNE_RAW_DATA_VERSION;
 
     fn parse(payload: &'a [u8], offset: u64) -> Result<Self> {
-        let mut f = Fields::new(payload, offset, "VelodyneRawDataM v100 payload");
+        let mut f = Cursor::new(payload, offset, "VelodyneRawDataM v100 payload");
         let count = f.u32("packet count")?;
         let need = u64::from(count) * VELODYNE_PACKET_LEN as u64;
         if need != f.remaining() as u64 {
@@ -405,9 +422,9 @@ impl<'a> TypedMessage<'a> for LaserRange2DData<'a> {
     const VERSION: i32 = hash::LASER_RANGE_2D_DATA_VERSION;
 
     fn parse(payload: &'a [u8], offset: u64) -> Result<Self> {
-        let mut f = Fields::new(payload, offset, "LaserRange2DDataM v101 payload");
-        let sensor_type = f.string("sensor type string")?;
-        let sensor_name = f.string("sensor name string")?;
+        let mut f = Cursor::new(payload, offset, "LaserRange2DDataM v101 payload");
+        let sensor_type = string(&mut f, "sensor type string")?;
+        let sensor_name = string(&mut f, "sensor name string")?;
         let count_at = f.offset();
         let count = f.u32("measurement count")?;
         if u64::from(count) * 4 != f.remaining() as u64 {
@@ -466,6 +483,21 @@ impl<'a> TypedMessage<'a> for LaserRange2DData<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_check_their_length_first() {
+        let data = [0xff, 0xff, 0xff, 0xff, b'x'];
+        let mut f = Cursor::new(&data, 10, "test payload");
+        let e = string(&mut f, "name").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "at byte 10: expected name of 4294967295 bytes (length prefix) within the test \
+             payload, found only 1 bytes left in it"
+        );
+        let mut f = Cursor::new(&[2, 0, 0, 0, b'h', b'i'], 0, "x");
+        assert_eq!(string(&mut f, "name").unwrap(), b"hi");
+        assert!(f.is_empty());
+    }
 
     #[test]
     fn fixed_sizes_are_enforced() {

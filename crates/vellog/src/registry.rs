@@ -2,6 +2,7 @@
 //! schema text. Pre-filled with the six documented types; users add their
 //! own by name, as the original note suggests (`simpleHash("MyDataM")`).
 
+use logcore::FormatError;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;

@@ -3,16 +3,16 @@
 //! finds the time range and the GPS wall-clock anchor, checks every index
 //! entry against the real message boundaries, and collects warnings.
 
-use logcore::{ChannelId, ChannelInfo, ReadMode, Schema, Timestamp, WallClockAnchor};
+use logcore::FormatError;
+use logcore::cursor::Cursor;
+use logcore::{ChannelId, Clock, ReadMode, TimeModel, Timestamp, WallClockAnchor};
 
 use crate::error::Error;
-use crate::fields::Fields;
 use crate::gps::GpsData;
 use crate::hash;
 use crate::header::MARKER;
 use crate::read::{EndOfRecords, VelLog};
-use crate::records::{TypedMessage, display_string};
-use crate::registry::Registry;
+use crate::records::{TypedMessage, string};
 
 /// At most this many warnings are kept; the rest are counted.
 const MAX_WARNINGS: usize = 100;
@@ -44,13 +44,15 @@ impl SensorKey<'_> {
 /// Best effort: a payload too damaged to hold its key gets none.
 pub(crate) fn sensor_key(type_id: i32, version: i32, payload: &[u8]) -> SensorKey<'_> {
     if type_id == hash::IMAGE && version == hash::IMAGE_VERSION {
-        let mut f = Fields::new(payload, 0, "ImageM payload");
+        let mut f = Cursor::new(payload, 0, "ImageM payload");
         if let Ok(id) = f.i32("source id") {
             return SensorKey::SourceId(id);
         }
     } else if type_id == hash::LASER_RANGE_2D_DATA && version == hash::LASER_RANGE_2D_DATA_VERSION {
-        let mut f = Fields::new(payload, 0, "LaserRange2DDataM payload");
-        if let (Ok(sensor_type), Ok(name)) = (f.string("sensor type"), f.string("sensor name")) {
+        let mut f = Cursor::new(payload, 0, "LaserRange2DDataM payload");
+        if let (Ok(sensor_type), Ok(name)) =
+            (string(&mut f, "sensor type"), string(&mut f, "sensor name"))
+        {
             return SensorKey::Name { name, sensor_type };
         }
     }
@@ -61,7 +63,7 @@ pub(crate) fn sensor_key(type_id: i32, version: i32, payload: &[u8]) -> SensorKe
 enum OwnedKey {
     None,
     SourceId(i32),
-    Name(Vec<u8>),
+    Name { name: Vec<u8>, sensor_type: Vec<u8> },
 }
 
 impl OwnedKey {
@@ -69,10 +71,7 @@ impl OwnedKey {
         match self {
             OwnedKey::None => SensorKey::None,
             OwnedKey::SourceId(i) => SensorKey::SourceId(*i),
-            OwnedKey::Name(n) => SensorKey::Name {
-                name: n,
-                sensor_type: &[],
-            },
+            OwnedKey::Name { name, sensor_type } => SensorKey::Name { name, sensor_type },
         }
     }
 }
@@ -80,7 +79,8 @@ impl OwnedKey {
 /// One channel and its statistics.
 #[derive(Debug, Clone)]
 pub(crate) struct ChannelEntry {
-    pub(crate) info: ChannelInfo,
+    /// The channel's number: its position in order of first appearance.
+    pub(crate) id: ChannelId,
     pub(crate) type_id: i32,
     pub(crate) version: i32,
     key: OwnedKey,
@@ -89,43 +89,34 @@ pub(crate) struct ChannelEntry {
     pub(crate) end: Option<Timestamp>,
 }
 
-fn channel_info(
-    id: ChannelId,
-    registry: &Registry,
-    type_id: i32,
-    version: i32,
-    key: &SensorKey<'_>,
-) -> ChannelInfo {
-    let type_name = registry.type_name(type_id);
-    let mut topic = type_name.clone();
-    if !registry.is_known(type_id, version) {
-        topic.push_str(&format!("@v{version}"));
+impl ChannelEntry {
+    /// What tells this channel's sensor apart (with the sensor type seen
+    /// in its first message).
+    pub(crate) fn key(&self) -> SensorKey<'_> {
+        self.key.borrow()
     }
-    let mut info = ChannelInfo::new(id, String::new(), type_name.clone(), "vel")
-        .with_metadata("type_id", format!("0x{type_id:08x}"))
-        .with_metadata("version", version.to_string());
-    match key {
-        SensorKey::None => {}
-        SensorKey::SourceId(s) => {
-            topic.push_str(&format!("/{s}"));
-            info = info.with_metadata("source_id", s.to_string());
-        }
-        SensorKey::Name { name, sensor_type } => {
-            let name = display_string(name);
-            topic.push('/');
-            topic.push_str(&name);
-            info = info
-                .with_metadata("sensor_name", name)
-                .with_metadata("sensor_type", display_string(sensor_type));
+}
+
+impl VelLog<'_> {
+    /// The result of the summary pass (computed once).
+    pub(crate) fn scan(&self) -> &Scan {
+        self.scan.get_or_init(|| Scan::run(self))
+    }
+
+    /// The time model: recording-start clock, anchored to UTC by the first
+    /// GPS message with a fix and a valid date, when there is one.
+    pub fn time_model(&self) -> TimeModel {
+        match self.scan().anchor {
+            Some(a) => TimeModel::anchored(Clock::RecordingStart, a),
+            None => TimeModel::new(Clock::RecordingStart),
         }
     }
-    info.topic = topic;
-    info.schema = registry.schema(type_id, version).map(|text| Schema {
-        name: type_name,
-        encoding: "vel-builtin".into(),
-        data: text.as_bytes().to_vec(),
-    });
-    info
+
+    /// Where the messages end: exact end of file, a terminator (with the
+    /// number of bytes after it), or damage.
+    pub fn end_of_records(&self) -> Option<EndOfRecords> {
+        self.scan().end_state
+    }
 }
 
 /// Everything the summary pass found.
@@ -165,7 +156,7 @@ impl Scan {
             .find(|c| {
                 c.type_id == type_id && c.version == version && c.key.borrow().same_sensor(key)
             })
-            .map(|c| c.info.id)
+            .map(|c| c.id)
     }
 
     /// The channel with id `id`.
@@ -178,7 +169,6 @@ impl Scan {
             monotonic: true,
             ..Scan::default()
         };
-        let registry = log.registry();
         let header = log.header();
         if header.minor != 1 {
             scan.warn(Error::malformed(
@@ -243,13 +233,16 @@ impl Scan {
                 None => {
                     let id = ChannelId(scan.channels.len() as u32);
                     scan.channels.push(ChannelEntry {
-                        info: channel_info(id, registry, rec.type_id, rec.version, &key),
+                        id,
                         type_id: rec.type_id,
                         version: rec.version,
                         key: match key {
                             SensorKey::None => OwnedKey::None,
                             SensorKey::SourceId(s) => OwnedKey::SourceId(s),
-                            SensorKey::Name { name, .. } => OwnedKey::Name(name.to_vec()),
+                            SensorKey::Name { name, sensor_type } => OwnedKey::Name {
+                                name: name.to_vec(),
+                                sensor_type: sensor_type.to_vec(),
+                            },
                         },
                         count: 0,
                         start: None,

@@ -5,6 +5,7 @@ mod common;
 
 use common::{file_head, raw_message, read_all, sample_file};
 use logcore::{LogReader, MessageFilter, ReadMode};
+use vellog::FormatError;
 use vellog::{EndOfRecords, Error, SizeConvention, VelLog, WriterOptions};
 
 fn assert_clean(file: &[u8], expected: &[common::Expected]) {

@@ -5,6 +5,7 @@ mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use vellog::FormatError;
 
 use common::{file_head, raw_message};
 use logcore::{LogReader, MessageFilter, ReadMode};
