@@ -6,11 +6,10 @@
 //! problem) and makes the exit code 1, after the full output.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
-use ulogfile::ULog;
-use ulogfile::pyulog::{self, ParamFormat, ParamOptions};
+use ulogfile::pyulog::{self, CsvOptions, ParamFormat, ParamOptions};
 
 use crate::{Failure, Outcome, open, report};
 
@@ -172,7 +171,20 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                 None => out.write_all(text.as_bytes()).map_err(io)?,
             }
         }
-        UlogCommand::Csv(a) => csv(log, path, a, &mut out)?,
+        UlogCommand::Csv(a) => {
+            let opts = CsvOptions {
+                output: a.output.clone(),
+                messages: a
+                    .messages
+                    .as_deref()
+                    .map(|m| m.split(',').map(String::from).collect()),
+                delimiter: a.delimiter.clone(),
+                time_s: a.time_s,
+                time_e: a.time_e,
+            };
+            pyulog::ulog2csv(log, path, &opts, &mut out)
+                .map_err(|e| Failure::new(&e.path, e.error))?;
+        }
     }
     out.flush().map_err(io)?;
     drop(out);
@@ -186,44 +198,4 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
     } else {
         Outcome::Clean
     })
-}
-
-fn csv(log: &ULog<'_>, path: &Path, a: &CsvArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let io = |e: std::io::Error| Failure::new(path, e);
-    let filter: Option<Vec<&str>> = a.messages.as_deref().map(|m| m.split(',').collect());
-    let input = path.to_string_lossy();
-    let mut prefix = input.to_string();
-    if prefix.to_lowercase().ends_with(".ulg") {
-        prefix.truncate(prefix.len() - 4);
-    }
-    if let Some(dir) = &a.output {
-        if !dir.is_dir() {
-            writeln!(out, "Creating output directory {}", dir.display()).map_err(io)?;
-            std::fs::create_dir(dir).map_err(|e| Failure::new(dir, e))?;
-        }
-        let base = Path::new(&prefix)
-            .file_name()
-            .map(|b| b.to_string_lossy().to_string())
-            .unwrap_or_default();
-        prefix = dir.join(base).to_string_lossy().to_string();
-    }
-    // pyulog loads the file after creating the folder.
-    out.write_all(pyulog::load_output(log).as_bytes())
-        .map_err(io)?;
-    for d in pyulog::datasets(log) {
-        if filter
-            .as_ref()
-            .is_some_and(|f| !f.contains(&d.name.as_str()))
-        {
-            continue;
-        }
-        let name = pyulog::csv_file_name(&prefix, d);
-        writeln!(out, "Writing {name} ({} data points)", d.samples.len()).map_err(io)?;
-        let file = std::fs::File::create(&name).map_err(|e| Failure::new(Path::new(&name), e))?;
-        let mut w = std::io::BufWriter::new(file);
-        pyulog::csv(d, &a.delimiter, a.time_s, a.time_e, &mut w)
-            .and_then(|()| w.flush())
-            .map_err(|e| Failure::new(Path::new(&name), e))?;
-    }
-    Ok(())
 }

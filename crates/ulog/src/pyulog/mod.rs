@@ -1,6 +1,6 @@
 //! Text output of pyulog 1.3.0's command-line tools, byte for byte:
 //! [`info`] (`ulog_info`), [`messages`] (`ulog_messages`), [`params`]
-//! (`ulog_params`) and [`csv`] (`ulog2csv`).
+//! (`ulog_params`) and [`ulog2csv`] / [`csv`] (`ulog2csv`).
 //!
 //! Where pyulog crashes (invalid UTF-8 in strict mode, bytes >= 0x80 in
 //! `char` fields of `ulog2csv`) these functions produce output instead:
@@ -8,13 +8,15 @@
 //! bytes are shown as the Latin-1 character.
 
 use std::fmt::Write as _;
-use std::io::{self, Write};
 
-use crate::format::BasicType;
+mod csv;
+
+pub use csv::{CsvOptions, PathError, csv, csv_file_name, ulog2csv};
+
 use crate::read::ULog;
 use crate::records::InfoValue;
-use crate::sample::{Scalar, Subscription, read_basic};
-use crate::text::{np_f32, np_f64, py_bytes_repr, py_float, py_str_repr};
+use crate::sample::Subscription;
+use crate::text::{py_bytes_repr, py_float, py_str_repr};
 
 /// Python's `str()` of a decoded info or parameter value.
 ///
@@ -395,167 +397,4 @@ pub fn params(log: &ULog<'_>, opt: &ParamOptions) -> Result<String, String> {
         }
     }
     Ok(o)
-}
-
-/// One CSV column: a numeric leaf, or a `char` array shown as text.
-enum CsvColumn {
-    Number(BasicType, usize),
-    Text(usize, usize),
-}
-
-/// The CSV header names and columns of a dataset, as `ulog2csv` makes them.
-fn csv_columns(sub: &Subscription<'_>) -> (Vec<String>, Vec<CsvColumn>) {
-    let mut names: Vec<String> = Vec::new();
-    let mut cols: Vec<CsvColumn> = Vec::new();
-    for f in sub.fields() {
-        if f.name.starts_with("_padding") {
-            continue;
-        }
-        let array = f
-            .name
-            .strip_suffix(']')
-            .and_then(|s| s.rfind('[').map(|i| (&s[..i], &s[i + 1..])));
-        match array {
-            Some((base, idx)) if f.ty == BasicType::Char => {
-                let idx: usize = idx.parse().unwrap_or(0);
-                if let Some(pos) = names.iter().position(|n| n == base) {
-                    if let CsvColumn::Text(_, len) = &mut cols[pos] {
-                        *len = (*len).max(idx + 1);
-                    }
-                } else if idx == 0 {
-                    names.push(base.to_string());
-                    cols.push(CsvColumn::Text(f.offset, 1));
-                }
-            }
-            _ => {
-                names.push(f.name.to_string());
-                cols.push(CsvColumn::Number(f.ty, f.offset));
-            }
-        }
-    }
-    if let Some(i) = names.iter().position(|n| n == "timestamp") {
-        let n = names.remove(i);
-        let c = cols.remove(i);
-        names.insert(0, n);
-        cols.insert(0, c);
-    }
-    (names, cols)
-}
-
-fn push_scalar(out: &mut Vec<u8>, s: Scalar) {
-    let mut buf = itoa_buf();
-    match s {
-        Scalar::Int(v) => out.extend_from_slice(fmt_int(&mut buf, v)),
-        Scalar::UInt(v) => out.extend_from_slice(fmt_uint(&mut buf, v)),
-        Scalar::F32(v) => out.extend_from_slice(np_f32(v).as_bytes()),
-        Scalar::F64(v) => out.extend_from_slice(np_f64(v).as_bytes()),
-        Scalar::Bool(b) => out.push(if b { b'1' } else { b'0' }),
-        Scalar::Char(c) => out.extend_from_slice(fmt_int(&mut buf, i64::from(c as i8))),
-    }
-}
-
-fn itoa_buf() -> [u8; 24] {
-    [0; 24]
-}
-
-fn fmt_uint(buf: &mut [u8; 24], mut v: u64) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    &buf[i..]
-}
-
-fn fmt_int(buf: &mut [u8; 24], v: i64) -> &[u8] {
-    let neg = v < 0;
-    let mut i = buf.len();
-    let mut u = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
-    if neg {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    &buf[i..]
-}
-
-/// Writes one dataset as `ulog2csv` does: header row, then one row per
-/// sample from the first with `timestamp >= start_s * 1e6` up to (not
-/// including) the first with `timestamp >= end_s * 1e6`.
-pub fn csv(
-    sub: &Subscription<'_>,
-    delimiter: &str,
-    start_s: Option<i64>,
-    end_s: Option<i64>,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    let (names, cols) = csv_columns(sub);
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-    buf.extend_from_slice(names.join(delimiter).as_bytes());
-    buf.push(b'\n');
-    let first_at = |s: i64| {
-        sub.samples
-            .iter()
-            .position(|x| x.timestamp as f64 >= s as f64 * 1e6)
-    };
-    let from = match start_s {
-        Some(s) if s != 0 => {
-            first_at(s).ok_or_else(|| io::Error::other("start time after the last sample"))?
-        }
-        _ => 0,
-    };
-    let to = match end_s {
-        Some(e) if e != 0 => {
-            first_at(e).ok_or_else(|| io::Error::other("end time after the last sample"))?
-        }
-        _ => sub.samples.len(),
-    };
-    for s in sub.samples.range(from..to) {
-        for (k, c) in cols.iter().enumerate() {
-            if k > 0 {
-                buf.extend_from_slice(delimiter.as_bytes());
-            }
-            match *c {
-                CsvColumn::Number(ty, off) => {
-                    if let Some(v) = read_basic(ty, s.data, off) {
-                        push_scalar(&mut buf, v);
-                    }
-                }
-                CsvColumn::Text(off, len) => {
-                    let bytes = s.data.get(off..off + len).unwrap_or_default();
-                    for &b in bytes.iter().take_while(|&&b| b != 0) {
-                        let mut tmp = [0u8; 4];
-                        buf.extend_from_slice(char::from(b).encode_utf8(&mut tmp).as_bytes());
-                    }
-                }
-            }
-        }
-        buf.push(b'\n');
-        if buf.len() > 1 << 16 {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    out.write_all(&buf)
-}
-
-/// File name `ulog2csv` gives a dataset: `PREFIX_topic_multi.csv`, with `/`
-/// in topic names replaced by `_`.
-pub fn csv_file_name(prefix: &str, sub: &Subscription<'_>) -> String {
-    format!(
-        "{prefix}_{}_{}.csv",
-        sub.name.replace('/', "_"),
-        sub.multi_id
-    )
 }
