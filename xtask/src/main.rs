@@ -194,13 +194,28 @@ fn ensure_cargo_fuzz() -> Result {
 }
 
 /// Seeds `fuzz/corpus/TARGET` with the committed fixtures of the target's
-/// format (the part of the name before `_`), so the fuzzer starts from
-/// valid files.
+/// format (the part of the name before `_`; every format's for a target
+/// named after none), so the fuzzer starts from valid files.
 fn seed_corpus(target: &str) -> Result<PathBuf> {
     let corpus = root().join("fuzz/corpus").join(target);
     std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
     let format = target.split('_').next().unwrap_or(target);
-    if let Ok(entries) = std::fs::read_dir(root().join("testdata").join(format)) {
+    let testdata = root().join("testdata");
+    // A target named after no format folder (the facade's) gets them all.
+    let folders: Vec<PathBuf> = if testdata.join(format).is_dir() {
+        vec![testdata.join(format)]
+    } else {
+        std::fs::read_dir(&testdata)
+            .map_err(|e| format!("{}: {e}", testdata.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect()
+    };
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
         for e in entries.flatten() {
             let dest = corpus.join(format!("seed-{}", e.file_name().to_string_lossy()));
             if !dest.exists() && e.path().is_file() {
