@@ -1,12 +1,13 @@
-//! nom parsers for record framing and record contents, over `&[u8]`, with
-//! absolute offsets in every error.
+//! Record framing and Message headers (nom) and record contents (read with
+//! [`logcore::cursor::Cursor`]), over `&[u8]`, with absolute offsets in
+//! every error.
 
 use std::collections::BTreeMap;
 
 use logcore::Payload;
+use logcore::cursor::{Cursor, Wording};
 use logcore::error::hex_preview;
 use nom::Parser;
-use nom::bytes::complete::take;
 use nom::number::complete::{le_u16, le_u32, le_u64, u8 as le_u8};
 
 use crate::error::{Error, Result};
@@ -14,175 +15,80 @@ use crate::records::*;
 
 type NomError<'a> = nom::error::Error<&'a [u8]>;
 
+/// How record-content errors read: "4-byte id of the Schema record, found
+/// only 2 bytes left in the record". Maps and arrays inside a record are
+/// read with a cursor named after the field ("the metadata record").
+static WORDING: Wording = Wording {
+    field_in: "of the",
+    bytes_in: "within the",
+    unit: " record",
+    left: "in the record",
+    end_note: " (it is never extended)",
+};
+
 /// A cursor over one record's content, whose first byte sits at absolute
-/// offset `base`.
-pub(crate) struct Fields<'a> {
-    rest: &'a [u8],
-    total: usize,
-    base: u64,
-    what: &'static str,
+/// offset `base`; `what` names the record (its opcode's name).
+#[inline]
+fn fields<'a>(content: &'a [u8], base: u64, what: &'static str) -> Cursor<'a> {
+    Cursor::with_wording(content, base, what, &WORDING)
 }
 
-impl<'a> Fields<'a> {
-    pub(crate) fn new(input: &'a [u8], base: u64, what: &'static str) -> Self {
-        Fields {
-            rest: input,
-            total: input.len(),
-            base,
-            what,
-        }
+/// A u32-length-prefixed UTF-8 string.
+fn string(f: &mut Cursor<'_>, field: &str) -> Result<String> {
+    let (at, b) = f.prefixed_u32(field)?;
+    match std::str::from_utf8(b) {
+        Ok(s) => Ok(s.to_owned()),
+        Err(e) => Err(Error::malformed(
+            at + 4 + e.valid_up_to() as u64,
+            format!("UTF-8 text in {field} of the {} record", f.what()),
+            hex_preview(&b[e.valid_up_to()..]),
+        )),
     }
+}
 
-    pub(crate) fn offset(&self) -> u64 {
-        self.base + (self.total - self.rest.len()) as u64
-    }
+/// A map or array: u32 byte length, then entries that must fill it exactly;
+/// the returned cursor names the field in its errors.
+fn sub<'a>(f: &mut Cursor<'a>, field: &'static str) -> Result<Cursor<'a>> {
+    let (at, b) = f.prefixed_u32(field)?;
+    Ok(fields(b, at + 4, field))
+}
 
-    fn run<T>(
-        &mut self,
-        field: &str,
-        size: u64,
-        mut parser: impl Parser<&'a [u8], Output = T, Error = NomError<'a>>,
-    ) -> Result<T> {
-        match parser.parse(self.rest) {
-            Ok((rest, v)) => {
-                self.rest = rest;
-                Ok(v)
-            }
-            Err(_) => Err(Error::malformed(
-                self.offset(),
-                format!("{size}-byte {field} of the {} record", self.what),
-                format!("only {} bytes left in the record", self.rest.len()),
-            )),
-        }
+fn string_map(f: &mut Cursor<'_>, field: &'static str) -> Result<BTreeMap<String, String>> {
+    let mut m = sub(f, field)?;
+    let mut out = BTreeMap::new();
+    while !m.is_empty() {
+        let k = string(&mut m, "key")?;
+        let v = string(&mut m, "value")?;
+        out.insert(k, v);
     }
+    Ok(out)
+}
 
-    pub(crate) fn u8(&mut self, field: &str) -> Result<u8> {
-        self.run(field, 1, le_u8)
+fn u16_u64_map(f: &mut Cursor<'_>, field: &'static str) -> Result<BTreeMap<u16, u64>> {
+    let mut m = sub(f, field)?;
+    let mut out = BTreeMap::new();
+    while !m.is_empty() {
+        let k = m.u16("key")?;
+        let v = m.u64("value")?;
+        out.insert(k, v);
     }
-    pub(crate) fn u16(&mut self, field: &str) -> Result<u16> {
-        self.run(field, 2, le_u16)
-    }
-    pub(crate) fn u32(&mut self, field: &str) -> Result<u32> {
-        self.run(field, 4, le_u32)
-    }
-    pub(crate) fn u64(&mut self, field: &str) -> Result<u64> {
-        self.run(field, 8, le_u64)
-    }
+    Ok(out)
+}
 
-    /// `len` bytes, checked against what remains before anything is taken.
-    pub(crate) fn bytes(&mut self, len: u64, field: &str) -> Result<&'a [u8]> {
-        match usize::try_from(len) {
-            Ok(n) if n <= self.rest.len() => self.run(field, len, take(n)),
-            _ => Err(Error::malformed(
-                self.offset(),
-                format!("{len} bytes of {field} within the {} record", self.what),
-                format!("only {} bytes left in the record", self.rest.len()),
-            )),
-        }
+fn time_offset_array(f: &mut Cursor<'_>, field: &'static str) -> Result<Vec<(u64, u64)>> {
+    let mut m = sub(f, field)?;
+    if m.remaining() % 16 != 0 {
+        return Err(Error::malformed(
+            m.offset(),
+            format!("{field} of 16-byte entries"),
+            format!("{} bytes", m.remaining()),
+        ));
     }
-
-    fn prefixed32(&mut self, field: &str) -> Result<(u64, &'a [u8])> {
-        let at = self.offset();
-        let len = self.u32(field)?;
-        let left = self.rest.len();
-        let b = self.bytes(u64::from(len), field).map_err(|_| {
-            Error::malformed(
-                at,
-                format!(
-                    "{len} bytes of {field} (length prefix) within the {} record",
-                    self.what
-                ),
-                format!("only {left} bytes left in the record"),
-            )
-        })?;
-        Ok((at, b))
+    let mut out = Vec::with_capacity(m.remaining() / 16);
+    while !m.is_empty() {
+        out.push((m.u64("log_time")?, m.u64("offset")?));
     }
-
-    /// A u32-length-prefixed UTF-8 string.
-    pub(crate) fn string(&mut self, field: &str) -> Result<String> {
-        let (at, b) = self.prefixed32(field)?;
-        match std::str::from_utf8(b) {
-            Ok(s) => Ok(s.to_owned()),
-            Err(e) => Err(Error::malformed(
-                at + 4 + e.valid_up_to() as u64,
-                format!("UTF-8 text in {field} of the {} record", self.what),
-                hex_preview(&b[e.valid_up_to()..]),
-            )),
-        }
-    }
-
-    /// u32-prefixed bytes.
-    pub(crate) fn bytes32(&mut self, field: &str) -> Result<&'a [u8]> {
-        Ok(self.prefixed32(field)?.1)
-    }
-
-    /// u64-prefixed bytes.
-    pub(crate) fn bytes64(&mut self, field: &str) -> Result<&'a [u8]> {
-        let len = self.u64(field)?;
-        self.bytes(len, field)
-    }
-
-    /// A map or array: u32 byte length, then entries that must fill it exactly.
-    fn sub(&mut self, field: &'static str) -> Result<Fields<'a>> {
-        let (at, b) = self.prefixed32(field)?;
-        Ok(Fields::new(b, at + 4, field))
-    }
-
-    pub(crate) fn string_map(&mut self, field: &'static str) -> Result<BTreeMap<String, String>> {
-        let mut m = self.sub(field)?;
-        let mut out = BTreeMap::new();
-        while !m.rest.is_empty() {
-            let k = m.string("key")?;
-            let v = m.string("value")?;
-            out.insert(k, v);
-        }
-        Ok(out)
-    }
-
-    pub(crate) fn u16_u64_map(&mut self, field: &'static str) -> Result<BTreeMap<u16, u64>> {
-        let mut m = self.sub(field)?;
-        let mut out = BTreeMap::new();
-        while !m.rest.is_empty() {
-            let k = m.u16("key")?;
-            let v = m.u64("value")?;
-            out.insert(k, v);
-        }
-        Ok(out)
-    }
-
-    fn time_offset_array(&mut self, field: &'static str) -> Result<Vec<(u64, u64)>> {
-        let mut m = self.sub(field)?;
-        if m.rest.len() % 16 != 0 {
-            return Err(Error::malformed(
-                m.base,
-                format!("{field} of 16-byte entries"),
-                format!("{} bytes", m.rest.len()),
-            ));
-        }
-        let mut out = Vec::with_capacity(m.rest.len() / 16);
-        while !m.rest.is_empty() {
-            out.push((m.u64("log_time")?, m.u64("offset")?));
-        }
-        Ok(out)
-    }
-
-    /// Everything not yet read.
-    pub(crate) fn rest(&mut self) -> &'a [u8] {
-        std::mem::take(&mut self.rest)
-    }
-
-    /// Fails when bytes are left over (for the never-extended records).
-    fn end(&self) -> Result<()> {
-        if self.rest.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::malformed(
-                self.offset(),
-                format!("end of the {} record (it is never extended)", self.what),
-                format!("{} extra bytes", self.rest.len()),
-            ))
-        }
-    }
+    Ok(out)
 }
 
 /// A record's framing, as found at some position.
@@ -228,11 +134,11 @@ pub(crate) fn frame_at<'a>(buf: &'a [u8], pos: usize, base: u64, what: &str) -> 
 /// Parses a record's content. `offset` is the absolute offset of the
 /// content's first byte.
 pub fn parse_record(opcode: u8, content: &[u8], offset: u64) -> Result<Record<'_>> {
-    let mut f = Fields::new(content, offset, opcode_name(opcode));
+    let mut f = fields(content, offset, opcode_name(opcode));
     let r = match opcode {
         op::HEADER => Record::Header(Header {
-            profile: f.string("profile")?,
-            library: f.string("library")?,
+            profile: string(&mut f, "profile")?,
+            library: string(&mut f, "library")?,
         }),
         op::FOOTER => {
             let r = Footer {
@@ -245,16 +151,16 @@ pub fn parse_record(opcode: u8, content: &[u8], offset: u64) -> Result<Record<'_
         }
         op::SCHEMA => Record::Schema(Schema {
             id: f.u16("id")?,
-            name: f.string("name")?,
-            encoding: f.string("encoding")?,
-            data: Payload::Borrowed(f.bytes32("data")?),
+            name: string(&mut f, "name")?,
+            encoding: string(&mut f, "encoding")?,
+            data: Payload::Borrowed(f.prefixed_u32("data")?.1),
         }),
         op::CHANNEL => Record::Channel(Channel {
             id: f.u16("id")?,
             schema_id: f.u16("schema_id")?,
-            topic: f.string("topic")?,
-            message_encoding: f.string("message_encoding")?,
-            metadata: f.string_map("metadata")?,
+            topic: string(&mut f, "topic")?,
+            message_encoding: string(&mut f, "message_encoding")?,
+            metadata: string_map(&mut f, "metadata")?,
         }),
         op::MESSAGE => Record::Message(parse_message(content, offset)?),
         op::CHUNK => Record::Chunk(Chunk {
@@ -262,30 +168,30 @@ pub fn parse_record(opcode: u8, content: &[u8], offset: u64) -> Result<Record<'_
             message_end_time: f.u64("message_end_time")?,
             uncompressed_size: f.u64("uncompressed_size")?,
             uncompressed_crc: f.u32("uncompressed_crc")?,
-            compression: f.string("compression")?,
-            records: Payload::Borrowed(f.bytes64("records")?),
+            compression: string(&mut f, "compression")?,
+            records: Payload::Borrowed(f.bytes_u64("records")?),
         }),
         op::MESSAGE_INDEX => Record::MessageIndex(MessageIndex {
             channel_id: f.u16("channel_id")?,
-            records: f.time_offset_array("records")?,
+            records: time_offset_array(&mut f, "records")?,
         }),
         op::CHUNK_INDEX => Record::ChunkIndex(ChunkIndex {
             message_start_time: f.u64("message_start_time")?,
             message_end_time: f.u64("message_end_time")?,
             chunk_start_offset: f.u64("chunk_start_offset")?,
             chunk_length: f.u64("chunk_length")?,
-            message_index_offsets: f.u16_u64_map("message_index_offsets")?,
+            message_index_offsets: u16_u64_map(&mut f, "message_index_offsets")?,
             message_index_length: f.u64("message_index_length")?,
-            compression: f.string("compression")?,
+            compression: string(&mut f, "compression")?,
             compressed_size: f.u64("compressed_size")?,
             uncompressed_size: f.u64("uncompressed_size")?,
         }),
         op::ATTACHMENT => Record::Attachment(Attachment {
             log_time: f.u64("log_time")?,
             create_time: f.u64("create_time")?,
-            name: f.string("name")?,
-            media_type: f.string("media_type")?,
-            data: Payload::Borrowed(f.bytes64("data")?),
+            name: string(&mut f, "name")?,
+            media_type: string(&mut f, "media_type")?,
+            data: Payload::Borrowed(f.bytes_u64("data")?),
             crc: f.u32("crc")?,
         }),
         op::ATTACHMENT_INDEX => Record::AttachmentIndex(AttachmentIndex {
@@ -294,8 +200,8 @@ pub fn parse_record(opcode: u8, content: &[u8], offset: u64) -> Result<Record<'_
             log_time: f.u64("log_time")?,
             create_time: f.u64("create_time")?,
             data_size: f.u64("data_size")?,
-            name: f.string("name")?,
-            media_type: f.string("media_type")?,
+            name: string(&mut f, "name")?,
+            media_type: string(&mut f, "media_type")?,
         }),
         op::STATISTICS => Record::Statistics(Statistics {
             message_count: f.u64("message_count")?,
@@ -306,16 +212,16 @@ pub fn parse_record(opcode: u8, content: &[u8], offset: u64) -> Result<Record<'_
             chunk_count: f.u32("chunk_count")?,
             message_start_time: f.u64("message_start_time")?,
             message_end_time: f.u64("message_end_time")?,
-            channel_message_counts: f.u16_u64_map("channel_message_counts")?,
+            channel_message_counts: u16_u64_map(&mut f, "channel_message_counts")?,
         }),
         op::METADATA => Record::Metadata(Metadata {
-            name: f.string("name")?,
-            metadata: f.string_map("metadata")?,
+            name: string(&mut f, "name")?,
+            metadata: string_map(&mut f, "metadata")?,
         }),
         op::METADATA_INDEX => Record::MetadataIndex(MetadataIndex {
             offset: f.u64("offset")?,
             length: f.u64("length")?,
-            name: f.string("name")?,
+            name: string(&mut f, "name")?,
         }),
         op::SUMMARY_OFFSET => Record::SummaryOffset(SummaryOffset {
             group_opcode: f.u8("group_opcode")?,
@@ -416,6 +322,50 @@ mod tests {
             Record::DataEnd(DataEnd {
                 data_section_crc: 1
             })
+        );
+    }
+
+    #[test]
+    fn errors_name_the_field_the_record_and_the_offset() {
+        let msg = |op: u8, c: &[u8]| parse_record(op, c, 100).unwrap_err().to_string();
+        assert_eq!(
+            msg(op::SCHEMA, &[1]),
+            "at byte 100: expected 2-byte id of the Schema record, \
+             found only 1 bytes left in the record"
+        );
+        assert_eq!(
+            msg(op::SCHEMA, &[1, 0, 9, 0, 0, 0, b'a']),
+            "at byte 102: expected 9 bytes of name (length prefix) within the Schema record, \
+             found only 1 bytes left in the record"
+        );
+        let mut chunk = vec![0u8; 28];
+        chunk.extend_from_slice(&0u32.to_le_bytes());
+        chunk.extend_from_slice(&5u64.to_le_bytes());
+        assert_eq!(
+            msg(op::CHUNK, &chunk),
+            "at byte 140: expected 5 bytes of records within the Chunk record, \
+             found only 0 bytes left in the record"
+        );
+        // Inside a map, the map's field names the structure.
+        let mut meta = vec![1, 0, 0, 0, b'm'];
+        meta.extend_from_slice(&12u32.to_le_bytes());
+        meta.extend_from_slice(&[1, 0, 0, 0, b'k', 3, 0, 0, 0, b'v', 0xff, 0]);
+        assert_eq!(
+            msg(op::METADATA, &meta),
+            "at byte 119: expected UTF-8 text in value of the metadata record, found ff 00"
+        );
+        meta.truncate(5);
+        meta.extend_from_slice(&2u32.to_le_bytes());
+        meta.extend_from_slice(&[1, 0]);
+        assert_eq!(
+            msg(op::METADATA, &meta),
+            "at byte 109: expected 4-byte key of the metadata record, \
+             found only 2 bytes left in the record"
+        );
+        assert_eq!(
+            msg(op::FOOTER, &[0; 21]),
+            "at byte 120: expected end of the Footer record (it is never extended), \
+             found 1 extra bytes"
         );
     }
 

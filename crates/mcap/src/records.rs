@@ -8,17 +8,40 @@ use std::collections::BTreeMap;
 
 use logcore::Payload;
 
+use crate::error::Error;
+
 /// The 8 bytes at both ends of an MCAP file (major version `0`).
 pub const MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 
-/// True when `first_bytes` start with the MCAP magic [`MAGIC`].
+/// True when `first_bytes` start with an MCAP magic of any major version:
+/// `\x89MCAP`, an ASCII digit, `\r\n`. Only major version `0` ([`MAGIC`])
+/// is read; the readers refuse the others as
+/// [`logcore::Error::Unsupported`].
 ///
 /// ```
 /// assert!(mcapfile::probe(b"\x89MCAP0\r\n"));
+/// assert!(mcapfile::probe(b"\x89MCAP1\r\n"));
+/// assert!(!mcapfile::probe(b"\x89MCAPx\r\n"));
 /// assert!(!mcapfile::probe(b"\x89MCAP"));
 /// ```
 pub fn probe(first_bytes: &[u8]) -> bool {
-    first_bytes.starts_with(MAGIC)
+    matches!(
+        first_bytes,
+        [0x89, b'M', b'C', b'A', b'P', major, b'\r', b'\n', ..] if major.is_ascii_digit()
+    )
+}
+
+/// The error for `magic` (8 bytes at offset `at`) when it is the magic of
+/// an MCAP major version other than 0; `None` for any other bytes.
+pub(crate) fn unsupported_version(magic: &[u8], at: u64) -> Option<Error> {
+    let major = *magic.get(5)?;
+    (probe(magic) && major != MAGIC[5]).then(|| {
+        Error::unsupported(
+            at + 5,
+            format!("MCAP major version '{}'", char::from(major)),
+            "this reader reads major version 0, the only one the MCAP specification defines",
+        )
+    })
 }
 
 /// Opcodes of the records, as in the spec's table.

@@ -8,7 +8,7 @@ use logcore::error::hex_preview;
 use crate::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress, share};
 use crate::error::{Error, Result};
 use crate::parse::{attachment_crc_scope, frame_at, parse_record};
-use crate::records::{MAGIC, Record, op};
+use crate::records::{MAGIC, Record, op, unsupported_version};
 
 /// How the readers treat damage, CRCs and chunks.
 ///
@@ -181,6 +181,8 @@ impl<'a> LinearReader<'a> {
             self.state = State::Done;
             return Some(Err(if MAGIC.starts_with(head) {
                 Error::truncated(0, "the 8-byte MCAP magic", (8 - head.len()) as u64)
+            } else if let Some(e) = unsupported_version(head, 0) {
+                e
             } else {
                 Error::malformed(
                     0,

@@ -45,6 +45,11 @@ pub fn read_footer(data: &[u8]) -> Result<Footer> {
     };
     let tail = &data[data.len() - 8..];
     if tail != MAGIC {
+        // Both ends carry the magic of another major version: a file this
+        // reader does not read, rather than a damaged one.
+        if let Some(e) = unsupported_version(tail, 0).filter(|_| data.starts_with(tail)) {
+            return Err(e);
+        }
         return Err(Error::malformed(
             (data.len() - 8) as u64,
             "the closing MCAP magic",

@@ -188,16 +188,61 @@ fn decompression_bombs_are_bounded_by_the_declared_size() {
 
 #[test]
 fn garbage_and_wrong_magic_are_clean_errors() {
-    let e = LinearReader::new(b"\x89MCAP1\r\nxxxx")
+    let e = LinearReader::new(b"\x89MCAPx\r\nxxxx")
         .next()
         .unwrap()
         .unwrap_err();
-    assert_eq!(e.offset(), Some(0));
-    assert!(e.to_string().contains("MCAP magic"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "at byte 0: expected the MCAP magic 89 4d 43 41 50 30 0d 0a, \
+         found 89 4d 43 41 50 78 0d 0a"
+    );
     let e = LinearReader::new(b"\x89MC").next().unwrap().unwrap_err();
     assert!(e.is_truncated());
     assert!(Mcap::new(b"").is_err());
     exercise(&[0x89, b'M', b'C', b'A', b'P', b'0', b'\r', b'\n', 0x02, 0, 0]);
+}
+
+#[test]
+fn other_major_versions_are_unsupported_not_damaged() {
+    const WHY: &str = "is not supported: this reader reads major version 0, \
+                       the only one the MCAP specification defines";
+    let mut file = common::multi_chunk(Compression::Zstd, true);
+    let len = file.len();
+    file[5] = b'1';
+    file[len - 3] = b'1';
+    assert!(mcapfile::probe(&file));
+    let e = Mcap::new(&file).unwrap_err();
+    assert!(matches!(e, mcapfile::Error::Unsupported { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!("at byte 5: MCAP major version '1' {WHY}")
+    );
+    // Lenient reading does not skip past it either.
+    let opts = ReadOptions {
+        mode: ReadMode::Lenient,
+        ..ReadOptions::default()
+    };
+    let mut records = LinearReader::with_options(&file, opts);
+    assert_eq!(records.next().unwrap().unwrap_err(), e);
+    assert!(records.next().is_none());
+    // The summary, read from the end, says so too.
+    let e = Summary::read(&file, true).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("at byte 5: MCAP major version '1' {WHY}")
+    );
+    // Ends that disagree are damage.
+    file[5] = b'0';
+    file[len - 3] = b'9';
+    let e = Summary::read(&file, true).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "at byte {}: expected the closing MCAP magic, found 89 4d 43 41 50 39 0d 0a",
+            len - 8
+        )
+    );
 }
 
 #[test]

@@ -88,6 +88,9 @@ mod tests {
         assert_eq!(probe(b"#ROSRECORD V1.1\n"), Some(Format::RosBag));
         assert_eq!(probe(b"#ROSLOG V1.1\n"), Some(Format::RosBag));
         assert_eq!(probe(b"#ROSBAG V2.0\nE\0\0\0"), Some(Format::RosBag));
+        // A later MCAP major version is still MCAP (the reader refuses it
+        // as unsupported, not as an unknown format).
+        assert_eq!(probe(b"\x89MCAP1\r\n"), Some(Format::Mcap));
         // CARLA 0.9.10 sample header: version 1, then the length-prefixed magic.
         assert_eq!(
             probe(b"\x01\x00\x0e\x00CARLA_RECORDER\x98\x9d"),
@@ -97,7 +100,7 @@ mod tests {
             &b""[..],
             b"\xA4VE",
             b"ULog\x01\x12\x36",
-            b"\x89MCAP1\r\n",
+            b"\x89MCAPx\r\n",
             b"\x01\x00\x0d\x00CARLA_RECORDER",
             b"\x01\x00\x0e\x00CARLA_RECORDE",
         ] {

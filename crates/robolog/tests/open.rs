@@ -239,4 +239,19 @@ fn unknown_and_wrong_formats_are_distinct_clear_errors() {
             .starts_with("at byte 0: ROS bag version 1.1 is not supported: "),
         "{e}"
     );
+
+    // An MCAP file of a later major version is recognised as MCAP, and
+    // refused as such (not as an unknown format or damage).
+    let mut data = std::fs::read(testdata("mcap/unchunked.mcap")).unwrap();
+    let len = data.len();
+    data[5] = b'1';
+    data[len - 3] = b'1';
+    assert_eq!(robolog::probe(&data), Some(Format::Mcap));
+    let e = robolog::open_bytes(&data).unwrap_err();
+    assert!(matches!(e, robolog::Error::Unsupported { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "at byte 5: MCAP major version '1' is not supported: this reader reads major \
+         version 0, the only one the MCAP specification defines"
+    );
 }
