@@ -120,6 +120,8 @@ fn bag_info_prints_the_rosbag_info_fields() {
         yaml.contains("messages: 75\nindexed: True\ncompression: none\n"),
         "{yaml}"
     );
+    // print() of a text that ends with a newline: one empty line after.
+    assert!(yaml.ends_with("\n      frequency: 10.0000\n\n"), "{yaml}");
     // Several bags, separated as rosbag info does; a damaged one is
     // reported and the exit code says so.
     let out = robolog()
