@@ -17,8 +17,9 @@
 //! - per-topic message counts of 1.2 bags are the real ones (`bag.py`
 //!   sums them over 2.0 chunk infos, so it prints `0 msg` for every topic
 //!   of a 1.2 bag);
-//! - a compressed kind whose chunks hold 0 bytes gives `0.00%` where
-//!   `bag.py` stops with a division by zero;
+//! - a compressed kind whose chunks hold 0 bytes gives `0.00%`, and chunks
+//!   without any message give no `types:`/`topics:` rows, where `bag.py`
+//!   stops with an exception (a division by zero, `max()` of nothing);
 //! - bags ROS refuses (unindexed, damaged) are reported from the rebuilt
 //!   index, with `(unindexed)` after the version and `indexed: False`.
 //!
