@@ -127,7 +127,10 @@ fn info_one(path: &Path, yaml: bool) -> Result<Outcome, Failure> {
     let shown = path.display().to_string();
     let mut out = output::stdout();
     let result = if yaml {
+        // rosbag info prints the YAML, which ends with a newline, with
+        // print(): one empty line follows it.
         info.write_yaml(&mut out, &shown)
+            .and_then(|()| writeln!(out))
     } else {
         info.write_text(&mut out, &shown)
     };

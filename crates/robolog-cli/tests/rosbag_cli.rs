@@ -103,7 +103,9 @@ fn bag_info_prints_the_rosbag_info_fields() {
         "messages:     75",
         "types:        geometry_msgs/PointStamped [c63aecb41bfdfd6b7e1fac37c7cbe7bf]",
         "std_msgs/Int32             [da5909fbe378aeaf85e547e830cc1bb7]",
-        "/chatter  15 msgs @ 5.0000 Hz : std_msgs/String (2 connections)",
+        // rosbag info's topic row: 3 spaces, '%.1f Hz' right-aligned to
+        // `10.0 Hz`, the type padded to the longest type.
+        "/chatter   15 msgs @  5.0 Hz : std_msgs/String            (2 connections)",
     ] {
         assert!(text.contains(want), "missing `{want}` in\n{text}");
     }
@@ -118,6 +120,8 @@ fn bag_info_prints_the_rosbag_info_fields() {
         yaml.contains("messages: 75\nindexed: True\ncompression: none\n"),
         "{yaml}"
     );
+    // print() of a text that ends with a newline: one empty line after.
+    assert!(yaml.ends_with("\n      frequency: 10.0000\n\n"), "{yaml}");
     // Several bags, separated as rosbag info does; a damaged one is
     // reported and the exit code says so.
     let out = robolog()
@@ -129,7 +133,8 @@ fn bag_info_prints_the_rosbag_info_fields() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("\n---\n").count(), 1, "{text}");
-    assert!(text.contains("version:      2.0 (unindexed)"), "{text}");
+    // No compressed chunk: the key column is len("compression") + 1.
+    assert!(text.contains("version:     2.0 (unindexed)"), "{text}");
 }
 
 #[test]
@@ -270,5 +275,5 @@ fn bag_info_truncates_durations_as_rosbag_info_does() {
     let out = robolog().args(["bag", "info"]).arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("\nduration:     13:56s (836s)\n"), "{text}");
+    assert!(text.contains("\nduration:    13:56s (836s)\n"), "{text}");
 }

@@ -1,10 +1,27 @@
 //! The report of `rosbag info`: [`BagInfo`], built from a [`Bag`], and its
-//! two printers, the text table ([`BagInfo::write_text`]) and the YAML of
-//! `rosbag info -y` ([`BagInfo::write_yaml`]).
+//! two printers, the text table ([`BagInfo::write_text`], ROS's
+//! `Bag.__str__`) and the YAML of `rosbag info -y`
+//! ([`BagInfo::write_yaml`], ROS's `Bag._get_yaml_info`).
 //!
-//! Durations are truncated to whole seconds as `rosbag info` does
-//! (`13:56s (836s)` for 836.9 s); dates are printed in UTC (ROS prints
-//! local time) so the output is the same on every machine.
+//! The printers follow the format strings of ROS's `rosbag/bag.py`
+//! character for character: the key column as wide as the longest key
+//! plus one, durations truncated to whole seconds (`13:56s (836s)` for
+//! 836.9 s), `%.2f` hundredths on the dates, sizes and frequencies with
+//! one decimal right-aligned to the widest value of their column, topic
+//! and type columns padded to the longest name, the compression kinds by
+//! chunk count. The report is the one `rosbag info --freq` prints: with
+//! frequencies, and without connections that hold no message. Where ROS's
+//! output depends on the machine it runs on, this report does not:
+//!
+//! - dates are printed in UTC (ROS prints local time);
+//! - per-topic message counts of 1.2 bags are the real ones (`bag.py`
+//!   sums them over 2.0 chunk infos, so it prints `0 msg` for every topic
+//!   of a 1.2 bag);
+//! - a compressed kind whose chunks hold 0 bytes gives `0.00%`, and chunks
+//!   without any message give no `types:`/`topics:` rows, where `bag.py`
+//!   stops with an exception (a division by zero, `max()` of nothing);
+//! - bags ROS refuses (unindexed, damaged) are reported from the rebuilt
+//!   index, with `(unindexed)` after the version and `indexed: False`.
 //!
 //! ```
 //! use rosbag12::{Bag, Connection, RosTime, Writer, WriterOptions};
@@ -23,8 +40,8 @@
 //! let mut text = Vec::new();
 //! info.write_text(&mut text, "n.bag")?;
 //! let text = String::from_utf8(text).unwrap();
-//! assert!(text.contains("duration:     2.0s\n"));
-//! assert!(text.contains("topics:       /n  3 msgs @ 1.0000 Hz : std_msgs/Int32\n"));
+//! assert!(text.contains("duration:    2.0s\n"));
+//! assert!(text.ends_with("topics:      /n   3 msgs @ 1.0 Hz : std_msgs/Int32\n"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -57,7 +74,7 @@ pub struct CompressionInfo {
 pub struct TypeInfo {
     /// Type name, e.g. `std_msgs/String`.
     pub name: String,
-    /// The md5 sum of its definition.
+    /// The md5 sum of its definition (of the first connection of the type).
     pub md5sum: String,
 }
 
@@ -72,8 +89,9 @@ pub struct TopicInfo {
     pub messages: u64,
     /// How many connections publish it.
     pub connections: usize,
-    /// Inverse of the median gap between consecutive messages (absent
-    /// below two messages or when the median gap is zero).
+    /// Inverse of the median gap between consecutive messages, the median
+    /// of an even number of gaps being the mean of the two middle ones
+    /// (absent below two messages or when the median gap is not positive).
     pub frequency: Option<f64>,
 }
 
@@ -84,13 +102,18 @@ pub struct BagInfo {
     pub version: Version,
     /// Whether the index came from the file (false: rebuilt by scanning).
     pub indexed: bool,
-    /// Times of the first and last message.
+    /// Start and end as `rosbag info` takes them: the first chunk's start
+    /// time and the last chunk's end time in file order (2.0), the
+    /// earliest and latest indexed message (1.2). `None` for a 2.0 bag
+    /// without chunks or a 1.2 bag without messages, for which only the
+    /// path, version and size are reported.
     pub time_range: Option<(RosTime, RosTime)>,
     /// File size in bytes.
     pub size: u64,
     /// Number of messages.
     pub messages: u64,
-    /// Chunks by compression kind, in the order of [`Compression`] (2.0).
+    /// Chunks by compression kind (2.0), in the order `rosbag info` lists
+    /// them: most chunks first, equal counts by name from `z` to `a`.
     pub compression: Vec<CompressionInfo>,
     /// Message types by name.
     pub types: Vec<TypeInfo>,
@@ -100,14 +123,16 @@ pub struct BagInfo {
 
 impl BagInfo {
     /// Collects the report from the bag's index (chunk sizes are read from
-    /// the chunk record headers, without decompressing).
+    /// the chunk record headers, without decompressing). Connections that
+    /// hold no message are left out, as `rosbag info --freq` leaves them.
     pub fn new(bag: &Bag<'_>) -> BagInfo {
         let counts = bag.message_counts();
         let times = bag.message_times().unwrap_or_default();
+        let count = |id: u32| counts.get(&id).copied().unwrap_or(0);
         let mut types: BTreeMap<&str, &str> = BTreeMap::new();
         let mut topics: BTreeMap<&str, TopicInfo> = BTreeMap::new();
-        for c in bag.connections() {
-            types.insert(&c.type_name, &c.md5sum);
+        for c in bag.connections().iter().filter(|c| count(c.id) > 0) {
+            types.entry(&c.type_name).or_insert(&c.md5sum);
             let row = topics.entry(&c.topic).or_insert_with(|| TopicInfo {
                 topic: c.topic.clone(),
                 type_name: c.type_name.clone(),
@@ -115,7 +140,7 @@ impl BagInfo {
                 connections: 0,
                 frequency: None,
             });
-            row.messages += counts.get(&c.id).copied().unwrap_or(0);
+            row.messages += count(c.id);
             row.connections += 1;
         }
         for row in topics.values_mut() {
@@ -142,13 +167,23 @@ impl BagInfo {
             k.uncompressed += s.uncompressed;
             k.compressed += s.compressed;
         }
+        let mut compression: Vec<CompressionInfo> = kinds.into_values().collect();
+        sort_as_rosbag_info(&mut compression);
+        let time_range = if bag.version().major == 2 {
+            match (bag.chunk_infos().first(), bag.chunk_infos().last()) {
+                (Some(first), Some(last)) => Some((first.start_time, last.end_time)),
+                _ => None,
+            }
+        } else {
+            bag.time_range()
+        };
         BagInfo {
             version: bag.version(),
             indexed: bag.index_source() == IndexSource::Stored,
-            time_range: bag.time_range(),
+            time_range,
             size: bag.data().len() as u64,
             messages: bag.message_count(),
-            compression: kinds.into_values().collect(),
+            compression,
             types: types
                 .into_iter()
                 .map(|(name, md5)| TypeInfo {
@@ -160,7 +195,8 @@ impl BagInfo {
         }
     }
 
-    /// Seconds from the first to the last message (0 without messages).
+    /// Seconds from start to end (0 without a time range; negative when
+    /// the last chunk ends before the first one starts).
     pub fn duration(&self) -> f64 {
         self.time_range.map_or(0.0, |(a, b)| secs(b) - secs(a))
     }
@@ -184,166 +220,173 @@ impl BagInfo {
 
     /// Writes the table `rosbag info` prints, `path` on its first line.
     pub fn write_text(&self, out: &mut impl Write, path: &str) -> io::Result<()> {
-        let key = |k: &str| {
-            if k.is_empty() {
-                " ".repeat(14)
-            } else {
-                format!("{:<13} ", format!("{k}:"))
-            }
-        };
-        let duration = self.duration();
         let version = if self.indexed {
             self.version.to_string()
         } else {
             format!("{} (unindexed)", self.version)
         };
-        let mut lines = vec![
-            format!("{}{path}", key("path")),
-            format!("{}{version}", key("version")),
-            format!("{}{}", key("duration"), duration_text(duration)),
-        ];
+        let mut rows: Vec<(&str, String)> = vec![("path", path.to_string()), ("version", version)];
         if let Some((a, b)) = self.time_range {
-            lines.push(format!(
-                "{}{} ({:.2})",
-                key("start"),
-                date_text(a)?,
-                secs(a)
-            ));
-            lines.push(format!("{}{} ({:.2})", key("end"), date_text(b)?, secs(b)));
+            let duration = self.duration();
+            rows.push(("duration", duration_text(duration)));
+            let (a, b) = (secs(a), secs(b));
+            rows.push(("start", format!("{} ({a:.2})", date_text(a)?)));
+            rows.push(("end", format!("{} ({b:.2})", date_text(b)?)));
+            rows.push(("size", size_text(self.size as f64)));
+            rows.push(("messages", self.messages.to_string()));
+            self.compression_rows(&mut rows, duration);
+            self.type_and_topic_rows(&mut rows);
+        } else {
+            rows.push(("size", size_text(self.size as f64)));
         }
-        lines.push(format!("{}{}", key("size"), size_text(self.size)));
-        lines.push(format!("{}{}", key("messages"), self.messages));
-        let total_chunks: usize = self.compression.iter().map(|k| k.chunks).sum();
-        let compression: Vec<String> = self
+        let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0) + 1;
+        let mut text = String::new();
+        for (k, v) in rows {
+            let k = if k.is_empty() {
+                String::new()
+            } else {
+                format!("{k}:")
+            };
+            text.push_str(&format!("{k:<width$} {v}\n"));
+        }
+        // Only the end of the whole table is stripped: inner rows keep
+        // the padding of their last column.
+        writeln!(out, "{}", text.trim_end())
+    }
+
+    fn compression_rows(&self, rows: &mut Vec<(&str, String)>, duration: f64) {
+        let total: usize = self.compression.iter().map(|k| k.chunks).sum();
+        let kinds: Vec<String> = self
             .compression
             .iter()
             .map(|k| {
-                let n = k.chunks;
+                let (name, n) = (k.compression.name(), k.chunks);
                 if k.compression == Compression::None {
-                    format!("none [{n}/{total_chunks} chunks]")
+                    format!("{name} [{n}/{total} chunks]")
                 } else {
-                    format!(
-                        "{} [{n}/{total_chunks} chunks; {:.2}%]",
-                        k.compression.name(),
-                        percent(k.compressed, k.uncompressed)
-                    )
+                    let pct = percent(k.compressed, k.uncompressed);
+                    format!("{name} [{n}/{total} chunks; {pct:.2}%]")
                 }
             })
             .collect();
-        lines.push(format!(
-            "{}{}",
-            key("compression"),
-            if compression.is_empty() {
+        rows.push((
+            "compression",
+            if kinds.is_empty() {
                 "none".into()
             } else {
-                compression.join(", ")
-            }
+                kinds.join(", ")
+            },
         ));
-        if self.has_compressed_chunks() {
-            let rate = |b: u64| {
-                if duration > 0.0 {
-                    format!(" @ {}/s", size_text((b as f64 / duration) as u64))
-                } else {
-                    String::new()
-                }
-            };
-            let (u, c) = (self.uncompressed(), self.compressed());
-            lines.push(format!(
-                "{}{}{}",
-                key("uncompressed"),
-                size_text(u),
-                rate(u)
-            ));
-            lines.push(format!(
-                "{}{}{} ({:.2}%)",
-                key("compressed"),
-                size_text(c),
-                rate(c),
-                percent(c, u)
-            ));
+        if !self.has_compressed_chunks() {
+            return;
         }
-        let type_width = self.types.iter().map(|t| t.name.len()).max().unwrap_or(0);
-        for (i, t) in self.types.iter().enumerate() {
-            let k = if i == 0 { key("types") } else { key("") };
-            lines.push(format!("{k}{:<type_width$} [{}]", t.name, t.md5sum));
+        let (u, c) = (self.uncompressed(), self.compressed());
+        let (us, cs) = (size_text(u as f64), size_text(c as f64));
+        let sw = us.len().max(cs.len());
+        if duration > 0.0 {
+            let ur = size_text(u as f64 / duration);
+            let cr = size_text(c as f64 / duration);
+            let rw = ur.len().max(cr.len());
+            rows.push(("uncompressed", format!("{us:>sw$} @ {ur:>rw$}/s")));
+            let pct = percent(c, u);
+            rows.push(("compressed", format!("{cs:>sw$} @ {cr:>rw$}/s ({pct:.2}%)")));
+        } else {
+            rows.push(("uncompressed", format!("{us:>sw$}")));
+            rows.push(("compressed", format!("{cs:>sw$}")));
         }
-        let topic_width = self.topics.iter().map(|t| t.topic.len()).max();
-        let topic_width = topic_width.unwrap_or(0);
-        let count_width = self
+    }
+
+    fn type_and_topic_rows(&self, rows: &mut Vec<(&str, String)>) {
+        let width = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0);
+        let type_w = width(&mut self.types.iter().map(|t| t.name.chars().count()));
+        let topic_w = width(&mut self.topics.iter().map(|t| t.topic.chars().count()));
+        let count_w = width(&mut self.topics.iter().map(|t| t.messages.to_string().len()));
+        let freqs: Vec<Option<String>> = self
             .topics
             .iter()
-            .map(|r| r.messages.to_string().len())
-            .max()
-            .unwrap_or(0);
-        for (i, row) in self.topics.iter().enumerate() {
-            let k = if i == 0 { key("topics") } else { key("") };
-            let msgs = if row.messages == 1 { "msg " } else { "msgs" };
-            let conns = if row.connections > 1 {
-                format!(" ({} connections)", row.connections)
-            } else {
-                String::new()
-            };
-            lines.push(format!(
-                "{k}{:<topic_width$}  {:>count_width$} {msgs}{} : {}{conns}",
-                row.topic,
-                row.messages,
-                frequency_text(row.frequency),
-                row.type_name
-            ));
+            .map(|t| t.frequency.map(frequency_text))
+            .collect();
+        let freq_w = width(&mut freqs.iter().flatten().map(|f| f.chars().count()));
+        for (i, t) in self.types.iter().enumerate() {
+            let k = if i == 0 { "types" } else { "" };
+            rows.push((k, format!("{:<type_w$} [{}]", t.name, t.md5sum)));
         }
-        for l in lines {
-            writeln!(out, "{}", l.trim_end())?;
+        for (i, (row, freq)) in self.topics.iter().zip(&freqs).enumerate() {
+            let k = if i == 0 { "topics" } else { "" };
+            let msgs = if row.messages > 1 { "msgs" } else { "msg " };
+            let mut s = format!(
+                "{:<topic_w$}   {:>count_w$} {msgs}",
+                row.topic, row.messages
+            );
+            match freq {
+                Some(f) => s.push_str(&format!(" @ {f:>freq_w$}")),
+                None => s.push_str(&format!("   {:>freq_w$}", "")),
+            }
+            s.push_str(&format!(" : {:<type_w$}", row.type_name));
+            if row.connections > 1 {
+                s.push_str(&format!(" ({} connections)", row.connections));
+            }
+            rows.push((k, s));
         }
-        Ok(())
     }
 
     /// Writes the YAML of `rosbag info -y`, `path` as its first key.
+    /// Strings are written as they are, unquoted, as `rosbag info -y`
+    /// writes them.
     pub fn write_yaml(&self, out: &mut impl Write, path: &str) -> io::Result<()> {
-        writeln!(out, "path: {}", yaml_str(path))?;
+        writeln!(out, "path: {path}")?;
         writeln!(out, "version: {}", self.version)?;
+        let Some((a, b)) = self.time_range else {
+            writeln!(out, "size: {}", self.size)?;
+            return writeln!(out, "indexed: False");
+        };
         writeln!(out, "duration: {:.6}", self.duration())?;
-        if let Some((a, b)) = self.time_range {
-            writeln!(out, "start: {:.6}", secs(a))?;
-            writeln!(out, "end: {:.6}", secs(b))?;
-        }
+        writeln!(out, "start: {:.6}", secs(a))?;
+        writeln!(out, "end: {:.6}", secs(b))?;
         writeln!(out, "size: {}", self.size)?;
         writeln!(out, "messages: {}", self.messages)?;
         let indexed = if self.indexed { "True" } else { "False" };
         writeln!(out, "indexed: {indexed}")?;
-        // The kind with the most chunks; the last of equal ones.
-        let dominant = self
+        // The first kind of the text's list: most chunks, then last name.
+        let main = self
             .compression
-            .iter()
-            .max_by_key(|k| k.chunks)
+            .first()
             .map_or("none", |k| k.compression.name());
-        writeln!(out, "compression: {dominant}")?;
+        writeln!(out, "compression: {main}")?;
         if self.has_compressed_chunks() {
             writeln!(out, "uncompressed: {}", self.uncompressed())?;
             writeln!(out, "compressed: {}", self.compressed())?;
         }
         writeln!(out, "types:")?;
         for t in &self.types {
-            writeln!(out, "    - type: {}", yaml_str(&t.name))?;
-            writeln!(out, "      md5: {}", yaml_str(&t.md5sum))?;
+            writeln!(out, "    - type: {}", t.name)?;
+            writeln!(out, "      md5: {}", t.md5sum)?;
         }
         writeln!(out, "topics:")?;
         for row in &self.topics {
-            writeln!(out, "  - topic: {}", yaml_str(&row.topic))?;
-            writeln!(out, "    type: {}", yaml_str(&row.type_name))?;
-            writeln!(out, "    messages: {}", row.messages)?;
+            writeln!(out, "    - topic: {}", row.topic)?;
+            writeln!(out, "      type: {}", row.type_name)?;
+            writeln!(out, "      messages: {}", row.messages)?;
             if row.connections > 1 {
-                writeln!(out, "    connections: {}", row.connections)?;
+                writeln!(out, "      connections: {}", row.connections)?;
             }
             if let Some(f) = row.frequency {
-                writeln!(out, "    frequency: {f:.4}")?;
+                writeln!(out, "      frequency: {f:.4}")?;
             }
         }
         Ok(())
     }
 }
 
+/// Seconds as a double, as ROS's `Time.to_sec()` computes them.
 fn secs(t: RosTime) -> f64 {
     f64::from(t.sec) + f64::from(t.nsec) / 1e9
+}
+
+/// Most chunks first, equal counts by name descending (the reverse of
+/// sorting `(count, name)` pairs).
+fn sort_as_rosbag_info(kinds: &mut [CompressionInfo]) {
+    kinds.sort_by(|a, b| (b.chunks, b.compression.name()).cmp(&(a.chunks, a.compression.name())));
 }
 
 fn percent(part: u64, whole: u64) -> f64 {
@@ -354,24 +397,30 @@ fn percent(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// Inverse of the median gap between consecutive times.
+/// Inverse of the median gap between consecutive times: the middle gap of
+/// an odd number, the mean of the two middle ones of an even number.
 fn frequency(times: &[RosTime]) -> Option<f64> {
     let mut gaps: Vec<f64> = times.windows(2).map(|w| secs(w[1]) - secs(w[0])).collect();
     if gaps.is_empty() {
         return None;
     }
     gaps.sort_by(f64::total_cmp);
-    let median = gaps[gaps.len() / 2];
+    let n = gaps.len();
+    let median = if n % 2 == 1 {
+        gaps[n / 2]
+    } else {
+        (gaps[n / 2 - 1] + gaps[n / 2]) / 2.0
+    };
     (median > 0.0).then(|| 1.0 / median)
 }
 
-/// `12.3s`, `13:56s (836s)`, `1hr 2:03s (3723s)`: below a minute with one
-/// decimal, else in whole seconds, truncated.
+/// `12.3s`, `13:56s (836s)`, `1hr 2:03s (3723s)`: below a minute (and
+/// when negative) with one decimal, else in whole seconds, truncated as
+/// `%d` of a float truncates.
 fn duration_text(secs: f64) -> String {
     if secs < 60.0 {
         return format!("{secs:.1}s");
     }
-    // Truncation, as `%d` of a float does in Python.
     let total = secs as u64;
     if total < 3600 {
         format!("{}:{:02}s ({total}s)", total / 60, total % 60)
@@ -385,58 +434,45 @@ fn duration_text(secs: f64) -> String {
     }
 }
 
-/// Bytes in KB, MB, GB or TB (of 1024) with one decimal.
-fn size_text(bytes: u64) -> String {
-    let mut v = bytes as f64 / 1024.0;
-    for unit in ["KB", "MB", "GB"] {
+/// Bytes in KB to YB (of 1024) with one decimal: the first unit in which
+/// the value is below 1024, `-` past YB.
+fn size_text(bytes: f64) -> String {
+    let mut v = bytes;
+    for unit in ["KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"] {
+        v /= 1024.0;
         if v < 1024.0 {
             return format!("{v:.1} {unit}");
         }
-        v /= 1024.0;
     }
-    format!("{v:.1} TB")
+    "-".into()
 }
 
-/// ` @ 5.0000 Hz`, ` @ 1.2 kHz`, or nothing.
-fn frequency_text(f: Option<f64>) -> String {
-    match f {
-        Some(f) if f >= 1000.0 => format!(" @ {:.1} kHz", f / 1000.0),
-        Some(f) => format!(" @ {f:.4} Hz"),
-        None => String::new(),
+/// Hz to YHz (of 1000) with one decimal: the first unit in which the
+/// value is below 1000, `-` past YHz.
+fn frequency_text(hz: f64) -> String {
+    let mut v = hz;
+    for unit in ["Hz", "kHz", "MHz", "GHz", "THz", "PHz", "EHz", "ZHz", "YHz"] {
+        if v < 1000.0 {
+            return format!("{v:.1} {unit}");
+        }
+        v /= 1000.0;
     }
+    "-".into()
 }
 
-/// `Mon DD YYYY HH:MM:SS.ss` in UTC (hundredths truncated).
-fn date_text(t: RosTime) -> io::Result<String> {
-    let when = OffsetDateTime::from_unix_timestamp(i64::from(t.sec)).map_err(io::Error::other)?;
+/// `Mon DD YYYY HH:MM:SS.ss` in UTC: the whole seconds of the double
+/// `secs`, then the `%.2f` of its fraction without the leading digit, so a
+/// fraction that rounds up to `1.00` prints `.00` and carries nothing.
+fn date_text(secs: f64) -> io::Result<String> {
+    let whole = secs.trunc();
+    let when = OffsetDateTime::from_unix_timestamp(whole as i64).map_err(io::Error::other)?;
     let text = when
         .format(format_description!(
             "[month repr:short] [day] [year] [hour]:[minute]:[second]"
         ))
         .map_err(io::Error::other)?;
-    let centis = t.nsec.min(999_999_999) / 10_000_000;
-    Ok(format!("{text}.{centis:02}"))
-}
-
-/// A YAML double-quoted scalar (JSON string syntax, which YAML accepts).
-fn yaml_str(s: &str) -> String {
-    let mut q = String::with_capacity(s.len() + 2);
-    q.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => q.push_str("\\\""),
-            '\\' => q.push_str("\\\\"),
-            '\n' => q.push_str("\\n"),
-            '\r' => q.push_str("\\r"),
-            '\t' => q.push_str("\\t"),
-            '\u{8}' => q.push_str("\\b"),
-            '\u{c}' => q.push_str("\\f"),
-            c if u32::from(c) < 0x20 => q.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => q.push(c),
-        }
-    }
-    q.push('"');
-    q
+    let frac = format!("{:.2}", secs - whole);
+    Ok(format!("{text}{}", &frac[1..]))
 }
 
 #[cfg(test)]
@@ -447,19 +483,38 @@ mod tests {
         RosTime { sec, nsec }
     }
 
+    // The expected strings below apply bag.py's format strings by hand:
+    // `_time_to_str` (strftime of the whole seconds + `('%.2f' % frac)[1:]`),
+    // `_human_readable_size` (divide by 1024.0 first, then `'%.1f %s'`
+    // below 1024), `_human_readable_frequency` (`'%.1f %s'` below 1000,
+    // then divide), `_median`, and the rows of `Bag.__str__`.
+
     #[test]
-    fn dates_are_utc_with_truncated_hundredths() {
+    fn dates_round_the_hundredths_without_carry() {
+        assert_eq!(date_text(1600000000.0).unwrap(), "Sep 13 2020 12:26:40.00");
+        assert_eq!(date_text(0.0).unwrap(), "Jan 01 1970 00:00:00.00");
+        // 1275608995.600055: '%.2f' % 0.600055... = '0.60'.
         assert_eq!(
-            date_text(t(1275608995, 600_055_000)).unwrap(),
+            date_text(secs(t(1275608995, 600_055_000))).unwrap(),
             "Jun 03 2010 23:49:55.60"
         );
-        assert_eq!(date_text(t(0, 0)).unwrap(), "Jan 01 1970 00:00:00.00");
+        // 1000.996: '%.2f' % 0.996 = '1.00', [1:] = '.00'; the seconds
+        // stay 40 (int(secs)), the carry is lost.
         assert_eq!(
-            date_text(t(1600000000, 999_999_999)).unwrap(),
-            "Sep 13 2020 12:26:40.99"
+            date_text(secs(t(1000, 996_000_000))).unwrap(),
+            "Jan 01 1970 00:16:40.00"
+        );
+        // 1.125 and 1.375 are exact doubles: '%.2f' rounds half to even.
+        assert_eq!(date_text(1.125).unwrap(), "Jan 01 1970 00:00:01.12");
+        assert_eq!(date_text(1.375).unwrap(), "Jan 01 1970 00:00:01.38");
+        // 1600000000 + 0.999999999 is the double 1600000001.0 (its spacing
+        // there is 2^-22), so to_sec() already lands on the next second.
+        assert_eq!(
+            date_text(secs(t(1600000000, 999_999_999))).unwrap(),
+            "Sep 13 2020 12:26:41.00"
         );
         assert_eq!(
-            date_text(t(u32::MAX, 0)).unwrap(),
+            date_text(f64::from(u32::MAX)).unwrap(),
             "Feb 07 2106 06:28:15.00"
         );
     }
@@ -476,33 +531,256 @@ mod tests {
         assert_eq!(duration_text(3599.99), "59:59s (3599s)");
         assert_eq!(duration_text(3723.0), "1hr 2:03s (3723s)");
         assert_eq!(duration_text(3723.7), "1hr 2:03s (3723s)");
+        // Negative (last chunk ends before the first starts): int(d / 60)
+        // is not above 0, so '%.1fs'.
+        assert_eq!(duration_text(-100.0), "-100.0s");
     }
 
     #[test]
-    fn sizes_and_frequencies() {
-        assert_eq!(size_text(868400), "848.0 KB");
-        assert_eq!(size_text(0), "0.0 KB");
-        assert_eq!(size_text(5 << 20), "5.0 MB");
-        assert_eq!(size_text(3 << 30), "3.0 GB");
-        assert_eq!(size_text(2048 << 30), "2.0 TB");
+    fn sizes_go_up_to_yottabytes() {
+        assert_eq!(size_text(0.0), "0.0 KB");
+        assert_eq!(size_text(868400.0), "848.0 KB");
+        // 1048575 / 1024 = 1023.999 is below 1024: '%.1f' gives 1024.0.
+        assert_eq!(size_text(1048575.0), "1024.0 KB");
+        assert_eq!(size_text(1048576.0), "1.0 MB");
+        assert_eq!(size_text((3u64 << 30) as f64), "3.0 GB");
+        assert_eq!(size_text((2048u64 << 30) as f64), "2.0 TB");
+        assert_eq!(size_text((5u64 << 50) as f64), "5.0 PB");
+        assert_eq!(size_text(u64::MAX as f64), "16.0 EB");
+        assert_eq!(size_text(2f64.powi(75)), "32.0 ZB");
+        // 2^80 is 1024 ZB, not below 1024: one more unit.
+        assert_eq!(size_text(2f64.powi(80)), "1.0 YB");
+        assert_eq!(size_text(2f64.powi(89)), "512.0 YB");
+        // 2^90 is 1024 YB: past the last unit.
+        assert_eq!(size_text(2f64.powi(90)), "-");
+        // Rates are fractional byte counts: 300 / 10 s = 30 B/s.
+        assert_eq!(size_text(300.0 / 10.0), "0.0 KB");
+    }
+
+    #[test]
+    fn frequencies_take_the_mean_of_the_two_middle_gaps() {
         assert_eq!(frequency(&[t(0, 0), t(0, 100_000_000)]), Some(10.0));
         assert_eq!(frequency(&[t(0, 0)]), None);
+        assert_eq!(frequency(&[]), None);
         assert_eq!(frequency(&[t(5, 0), t(5, 0)]), None);
-        assert_eq!(frequency_text(Some(5.0)), " @ 5.0000 Hz");
-        assert_eq!(frequency_text(Some(2500.0)), " @ 2.5 kHz");
-        assert_eq!(frequency_text(None), "");
+        // Gaps 1 s and 3 s: median (1 + 3) / 2 = 2 s (the upper gap alone
+        // would give 1/3 Hz).
+        assert_eq!(frequency(&[t(0, 0), t(1, 0), t(4, 0)]), Some(0.5));
+        // Gaps 1, 2, 1: the middle of the sorted odd list, 1 s.
+        assert_eq!(frequency(&[t(0, 0), t(1, 0), t(3, 0), t(4, 0)]), Some(1.0));
+        // Gaps 0, 0, 2, 2: median 1 s.
+        let times = [t(7, 0), t(7, 0), t(7, 0), t(9, 0), t(11, 0)];
+        assert_eq!(frequency(&times), Some(1.0));
+        // Gaps 0, 0, 0, 2: median 0, no frequency.
+        let times = [t(7, 0), t(7, 0), t(7, 0), t(7, 0), t(9, 0)];
+        assert_eq!(frequency(&times), None);
     }
 
     #[test]
-    fn yaml_strings_are_json_strings() {
-        for s in [
-            "plain",
-            "/a b",
-            "quo\"te",
-            "back\\slash",
-            "nl\ntab\t\u{1}\u{7f}é",
-        ] {
-            assert_eq!(yaml_str(s), serde_json::to_string(s).unwrap(), "{s:?}");
+    fn frequency_units() {
+        assert_eq!(frequency_text(5.0), "5.0 Hz");
+        assert_eq!(frequency_text(999.94), "999.9 Hz");
+        // Below 1000, so Hz, rounded by '%.1f' to 1000.0.
+        assert_eq!(frequency_text(999.96), "1000.0 Hz");
+        assert_eq!(frequency_text(1000.0), "1.0 kHz");
+        assert_eq!(frequency_text(2500.0), "2.5 kHz");
+        assert_eq!(frequency_text(1.5e6), "1.5 MHz");
+        assert_eq!(frequency_text(3e9), "3.0 GHz");
+        assert_eq!(frequency_text(1e30), "-");
+    }
+
+    fn kind(compression: Compression, chunks: usize, u: u64, c: u64) -> CompressionInfo {
+        CompressionInfo {
+            compression,
+            chunks,
+            uncompressed: u,
+            compressed: c,
         }
+    }
+
+    fn topic(name: &str, messages: u64, f: Option<f64>, ty: &str, conns: usize) -> TopicInfo {
+        TopicInfo {
+            topic: name.into(),
+            type_name: ty.into(),
+            messages,
+            connections: conns,
+            frequency: f,
+        }
+    }
+
+    fn sample() -> BagInfo {
+        BagInfo {
+            version: Version { major: 2, minor: 0 },
+            indexed: true,
+            time_range: Some((t(1000, 0), t(1010, 0))),
+            size: 2_000_000,
+            messages: 23,
+            compression: vec![
+                kind(Compression::Lz4, 3, 149_000, 2_000),
+                kind(Compression::None, 1, 1_000, 1_000),
+            ],
+            types: vec![
+                TypeInfo {
+                    name: "A/Long_type".into(),
+                    md5sum: "m1".into(),
+                },
+                TypeInfo {
+                    name: "B/T".into(),
+                    md5sum: "m2".into(),
+                },
+            ],
+            topics: vec![
+                topic("/a", 0, None, "B/T", 1),
+                topic("/bb", 1, None, "A/Long_type", 1),
+                topic("/c", 2, Some(5.0), "B/T", 2),
+                topic("/long_topic", 20, Some(1234.5), "A/Long_type", 1),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_table_follows_bag_py_column_by_column() {
+        // Key column: len('uncompressed') + 1 = 13, then a space. Sizes:
+        // 150000 -> 146.5 KB and 3000 -> 2.9 KB right-aligned to 8; rates
+        // over 10 s 14.6 KB and 0.3 KB right-aligned to 7; 100 * 2000 /
+        // 149000 = 1.34%. Topics: '%-*s   %*d %s' with widths 11 and 2,
+        // 'msg ' for 0 and 1; ' @ %*s' with width 7, or 3 + 7 spaces;
+        // ' : %-*s' with width 11; only the table's end is stripped.
+        let want = "\
+path:         x.bag
+version:      2.0
+duration:     10.0s
+start:        Jan 01 1970 00:16:40.00 (1000.00)
+end:          Jan 01 1970 00:16:50.00 (1010.00)
+size:         1.9 MB
+messages:     23
+compression:  lz4 [3/4 chunks; 1.34%], none [1/4 chunks]
+uncompressed: 146.5 KB @ 14.6 KB/s
+compressed:     2.9 KB @  0.3 KB/s (2.00%)
+types:        A/Long_type [m1]
+              B/T         [m2]
+topics:       /a             0 msg            : B/T        \n              \
+/bb            1 msg            : A/Long_type
+              /c             2 msgs @  5.0 Hz : B/T         (2 connections)
+              /long_topic   20 msgs @ 1.2 kHz : A/Long_type
+";
+        let mut out = Vec::new();
+        sample().write_text(&mut out, "x.bag").unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
+
+    #[test]
+    fn without_compressed_chunks_the_key_column_is_narrower() {
+        // len('compression') + 1 = 12; no topic has a frequency, so the
+        // frequency column is 3 spaces and an empty '%0s'.
+        let mut info = sample();
+        info.compression = vec![kind(Compression::None, 2, 10, 10)];
+        info.topics = vec![topic("/bb", 1, None, "B/T", 1)];
+        info.types.truncate(1);
+        let mut out = Vec::new();
+        info.write_text(&mut out, "x.bag").unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("path:        x.bag\nversion:     2.0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\ncompression: none [2/2 chunks]\ntypes:"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("\ntopics:      /bb   1 msg     : B/T\n"),
+            "{text}"
+        );
+        // Compressed chunks but no duration: sizes without rates or ratio.
+        let mut info = sample();
+        info.time_range = Some((t(5, 0), t(5, 0)));
+        let mut out = Vec::new();
+        info.write_text(&mut out, "x.bag").unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("\nuncompressed: 146.5 KB\ncompressed:     2.9 KB\ntypes:"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_bag_without_chunks_reports_path_version_and_size() {
+        let info = BagInfo {
+            time_range: None,
+            size: 4117,
+            messages: 0,
+            compression: Vec::new(),
+            types: Vec::new(),
+            topics: Vec::new(),
+            ..sample()
+        };
+        // len('version') + 1 = 8; 4117 / 1024 = 4.02.
+        let mut out = Vec::new();
+        info.write_text(&mut out, "e.bag").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "path:    e.bag\nversion: 2.0\nsize:    4.0 KB\n"
+        );
+        let mut out = Vec::new();
+        info.write_yaml(&mut out, "e.bag").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "path: e.bag\nversion: 2.0\nsize: 4117\nindexed: False\n"
+        );
+    }
+
+    #[test]
+    fn yaml_indents_by_four_and_leaves_strings_unquoted() {
+        let mut out = Vec::new();
+        sample().write_yaml(&mut out, "a b: c.bag").unwrap();
+        let want = "\
+path: a b: c.bag
+version: 2.0
+duration: 10.000000
+start: 1000.000000
+end: 1010.000000
+size: 2000000
+messages: 23
+indexed: True
+compression: lz4
+uncompressed: 150000
+compressed: 3000
+types:
+    - type: A/Long_type
+      md5: m1
+    - type: B/T
+      md5: m2
+topics:
+    - topic: /a
+      type: B/T
+      messages: 0
+    - topic: /bb
+      type: A/Long_type
+      messages: 1
+    - topic: /c
+      type: B/T
+      messages: 2
+      connections: 2
+      frequency: 5.0000
+    - topic: /long_topic
+      type: A/Long_type
+      messages: 20
+      frequency: 1234.5000
+";
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
+
+    #[test]
+    fn compression_kinds_by_chunk_count_then_name_descending() {
+        let mut v = vec![
+            kind(Compression::None, 2, 0, 0),
+            kind(Compression::Bz2, 1, 0, 0),
+            kind(Compression::Lz4, 2, 0, 0),
+        ];
+        sort_as_rosbag_info(&mut v);
+        // sorted((count, name)) = (1,bz2), (2,lz4), (2,none); reversed.
+        let names: Vec<&str> = v.iter().map(|k| k.compression.name()).collect();
+        assert_eq!(names, ["none", "lz4", "bz2"]);
     }
 }
