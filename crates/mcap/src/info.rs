@@ -48,7 +48,10 @@ pub struct Info {
     pub chunks: Option<ChunkStats>,
     /// Channels in id order.
     pub channels: Vec<ChannelStats>,
-    /// Attachments in the file.
+    /// Channels in the file (the Statistics record's count when the
+    /// summary has one, else the channels found).
+    pub channel_count: u64,
+    /// Attachments in the file (likewise from the Statistics record).
     pub attachments: u64,
     /// Metadata records in the file.
     pub metadata: u64,
@@ -136,6 +139,7 @@ impl Info {
                         .map(|s| (s.name.clone(), s.encoding.clone())),
                 })
                 .collect(),
+            channel_count: summary.channels.len() as u64,
             attachments: 0,
             metadata: 0,
             has_statistics: mcap.mcap_summary().is_none_or(|s| s.statistics.is_some()),
@@ -143,8 +147,19 @@ impl Info {
         };
         match mcap.mcap_summary() {
             Some(s) => {
-                info.attachments = s.attachment_indexes.len() as u64;
-                info.metadata = s.metadata_indexes.len() as u64;
+                // The Go CLI prints the Statistics record's counts.
+                (info.channel_count, info.attachments, info.metadata) = match &s.statistics {
+                    Some(st) => (
+                        u64::from(st.channel_count),
+                        u64::from(st.attachment_count),
+                        u64::from(st.metadata_count),
+                    ),
+                    None => (
+                        info.channels.len() as u64,
+                        s.attachment_indexes.len() as u64,
+                        s.metadata_indexes.len() as u64,
+                    ),
+                };
                 let mut by: BTreeMap<&str, CompressionStats> = BTreeMap::new();
                 for ci in &s.chunk_indexes {
                     let e = by
@@ -291,7 +306,7 @@ impl Info {
         writeln!(out, "channels:")?;
         write_table(out, &self.channel_rows())?;
         if self.has_statistics {
-            writeln!(out, "channels: {}", self.channels.len())?;
+            writeln!(out, "channels: {}", self.channel_count)?;
             writeln!(out, "attachments: {}", self.attachments)?;
             writeln!(out, "metadata: {}", self.metadata)
         } else {
@@ -669,6 +684,26 @@ mod tests {
              duration:  0s           \nstart:     5.000000000  \nend:       5.000000000  \n\
              channels:\n\t(0) /a  1 msgs (+Inf Hz)   : <no schema>  \n\
              channels: 1\nattachments: 0\nmetadata: 0\n"
+        );
+    }
+
+    #[test]
+    fn totals_from_the_statistics_record() {
+        // printInfo takes attachments and metadata from Statistics, not
+        // from the index records (here not written).
+        let opts = crate::WriteOptions {
+            attachment_indexes: false,
+            metadata_indexes: false,
+            ..Default::default()
+        };
+        let mut w = crate::Writer::new(Vec::new(), opts).unwrap();
+        w.write_attachment(0, 0, "a", "text/plain", b"x").unwrap();
+        w.write_metadata("m", &Default::default()).unwrap();
+        let file = w.finish().unwrap();
+        let info = Info::new(&Mcap::new(&file).unwrap()).unwrap();
+        assert_eq!(
+            (info.channel_count, info.attachments, info.metadata),
+            (0, 1, 1)
         );
     }
 }
