@@ -105,6 +105,9 @@ pub struct ChannelStats {
     pub message_count: u64,
     /// Schema name and encoding, when the channel has a schema.
     pub schema: Option<(String, String)>,
+    /// The schema id of a channel whose schema is not in the file (printed
+    /// `<missing schema N>`, as the Go CLI does); `None` otherwise.
+    pub missing_schema: Option<u16>,
 }
 
 impl Info {
@@ -137,6 +140,7 @@ impl Info {
                         .schema
                         .as_ref()
                         .map(|s| (s.name.clone(), s.encoding.clone())),
+                    missing_schema: None,
                 })
                 .collect(),
             channel_count: summary.channels.len() as u64,
@@ -147,6 +151,13 @@ impl Info {
         };
         match mcap.mcap_summary() {
             Some(s) => {
+                for c in info.channels.iter_mut().filter(|c| c.schema.is_none()) {
+                    c.missing_schema = u16::try_from(c.id)
+                        .ok()
+                        .and_then(|id| s.channels.get(&id))
+                        .map(|ch| ch.schema_id)
+                        .filter(|&id| id != 0);
+                }
                 // The Go CLI prints the Statistics record's counts.
                 (info.channel_count, info.attachments, info.metadata) = match &s.statistics {
                     Some(st) => (
@@ -346,9 +357,10 @@ impl Info {
                         hz(c.message_count, dur)
                     ));
                 }
-                row.push(match &c.schema {
-                    Some((name, enc)) => format!(" : {name} [{enc}]"),
-                    None => " : <no schema>".to_string(),
+                row.push(match (&c.schema, c.missing_schema) {
+                    (Some((name, enc)), _) => format!(" : {name} [{enc}]"),
+                    (None, Some(id)) => format!(" : <missing schema {id}>"),
+                    (None, None) => " : <no schema>".to_string(),
                 });
                 row
             })
@@ -704,6 +716,48 @@ mod tests {
         assert_eq!(
             (info.channel_count, info.attachments, info.metadata),
             (0, 1, 1)
+        );
+    }
+
+    #[test]
+    fn a_channel_whose_schema_is_missing() {
+        // printInfo: ` : <missing schema N>` for a channel whose schema id
+        // is not 0 but names no schema in the file.
+        use crate::records::{Channel, DataEnd, Footer, Header, MAGIC, Record, Statistics};
+        let mut file = MAGIC.to_vec();
+        let put = |file: &mut Vec<u8>, r: Record<'_>| {
+            file.extend_from_slice(&crate::encode_record(&r));
+        };
+        put(&mut file, Record::Header(Header::default()));
+        put(&mut file, Record::DataEnd(DataEnd::default()));
+        let summary_start = file.len() as u64;
+        let channel = Channel {
+            id: 1,
+            schema_id: 5,
+            topic: "/x".into(),
+            message_encoding: "json".into(),
+            metadata: Default::default(),
+        };
+        put(&mut file, Record::Channel(channel));
+        let stats = Statistics {
+            channel_count: 1,
+            ..Default::default()
+        };
+        put(&mut file, Record::Statistics(stats));
+        let footer = Footer {
+            summary_start,
+            ..Default::default()
+        };
+        put(&mut file, Record::Footer(footer));
+        file.extend_from_slice(MAGIC);
+        let info = Info::new(&Mcap::new(&file).unwrap()).unwrap();
+        assert_eq!(info.channels[0].missing_schema, Some(5));
+        let mut out = Vec::new();
+        info.write(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("channels:\n\t(1) /x  0 msgs (NaN Hz)   : <missing schema 5>  \n"),
+            "{text}"
         );
     }
 }
