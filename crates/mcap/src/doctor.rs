@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::io::{self, Write};
 
 use logcore::ReadMode;
 
@@ -39,6 +40,40 @@ impl fmt::Display for Finding {
         };
         write!(f, "{s}: at byte {}: {}", self.offset, self.message)
     }
+}
+
+/// Writes `findings` as `mcap doctor` lists them, one per line
+/// (`Error: at byte 8: ...`).
+///
+/// ```
+/// use mcapfile::doctor::{Finding, Severity, error_count, write_findings};
+/// let findings = [
+///     Finding { severity: Severity::Warning, offset: 8, message: "empty library".into() },
+///     Finding { severity: Severity::Error, offset: 40, message: "bad CRC".into() },
+/// ];
+/// let mut out = Vec::new();
+/// write_findings(&mut out, &findings)?;
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "Warning: at byte 8: empty library\nError: at byte 40: bad CRC\n"
+/// );
+/// assert_eq!(error_count(&findings), 1);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_findings(out: &mut impl Write, findings: &[Finding]) -> io::Result<()> {
+    for f in findings {
+        writeln!(out, "{f}")?;
+    }
+    Ok(())
+}
+
+/// How many of `findings` are errors (the rest are warnings); a file with
+/// none passes.
+pub fn error_count(findings: &[Finding]) -> usize {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count()
 }
 
 /// Options of [`doctor`].

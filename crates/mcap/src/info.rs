@@ -20,7 +20,7 @@
 //! let mut out = Vec::new();
 //! info.write(&mut out)?;
 //! let text = String::from_utf8(out)?;
-//! assert!(text.contains("\t(0) /speed  2 msgs (4.00 Hz)   : <no schema>\n"), "{text}");
+//! assert!(text.contains("\t(0) /speed  2 msgs (4.00 Hz)   : <no schema>  \n"), "{text}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -48,10 +48,18 @@ pub struct Info {
     pub chunks: Option<ChunkStats>,
     /// Channels in id order.
     pub channels: Vec<ChannelStats>,
-    /// Attachments in the file.
+    /// Channels in the file (the Statistics record's count when the
+    /// summary has one, else the channels found).
+    pub channel_count: u64,
+    /// Attachments in the file (likewise from the Statistics record).
     pub attachments: u64,
     /// Metadata records in the file.
     pub metadata: u64,
+    /// Whether the numbers above come with statistics: from the summary's
+    /// Statistics record, or from a pass over a file without a readable
+    /// summary. A summary without a Statistics record leaves this false and
+    /// the printer says `unknown`, as the Go CLI does.
+    pub has_statistics: bool,
     /// Problems met while reading the summary or scanning the file.
     pub warnings: Vec<logcore::Error>,
 }
@@ -97,6 +105,9 @@ pub struct ChannelStats {
     pub message_count: u64,
     /// Schema name and encoding, when the channel has a schema.
     pub schema: Option<(String, String)>,
+    /// The schema id of a channel whose schema is not in the file (printed
+    /// `<missing schema N>`, as the Go CLI does); `None` otherwise.
+    pub missing_schema: Option<u16>,
 }
 
 impl Info {
@@ -129,16 +140,37 @@ impl Info {
                         .schema
                         .as_ref()
                         .map(|s| (s.name.clone(), s.encoding.clone())),
+                    missing_schema: None,
                 })
                 .collect(),
+            channel_count: summary.channels.len() as u64,
             attachments: 0,
             metadata: 0,
+            has_statistics: mcap.mcap_summary().is_none_or(|s| s.statistics.is_some()),
             warnings: summary.warnings,
         };
         match mcap.mcap_summary() {
             Some(s) => {
-                info.attachments = s.attachment_indexes.len() as u64;
-                info.metadata = s.metadata_indexes.len() as u64;
+                for c in info.channels.iter_mut().filter(|c| c.schema.is_none()) {
+                    c.missing_schema = u16::try_from(c.id)
+                        .ok()
+                        .and_then(|id| s.channels.get(&id))
+                        .map(|ch| ch.schema_id)
+                        .filter(|&id| id != 0);
+                }
+                // The Go CLI prints the Statistics record's counts.
+                (info.channel_count, info.attachments, info.metadata) = match &s.statistics {
+                    Some(st) => (
+                        u64::from(st.channel_count),
+                        u64::from(st.attachment_count),
+                        u64::from(st.metadata_count),
+                    ),
+                    None => (
+                        info.channels.len() as u64,
+                        s.attachment_indexes.len() as u64,
+                        s.metadata_indexes.len() as u64,
+                    ),
+                };
                 let mut by: BTreeMap<&str, CompressionStats> = BTreeMap::new();
                 for ci in &s.chunk_indexes {
                     let e = by
@@ -200,24 +232,39 @@ impl Info {
         self.time_range.map_or(0, |(s, e)| e.saturating_sub(s))
     }
 
-    /// Prints the report as the Go `mcap info` does.
+    /// Prints the report as the Go `mcap info` does: the header fields and
+    /// the channel lines as two tables whose cells are padded to their
+    /// column's width and followed by two spaces (the last cell too, so
+    /// table lines end in spaces, as the Go table writer leaves them); the
+    /// duration as Go's `time.Duration` prints it (see [`go_duration`]);
+    /// start and end as RFC 3339 dates only when they lie within the last
+    /// 20 years (older times, such as times since boot, only as
+    /// `seconds.nanoseconds`). A summary without a Statistics record gives
+    /// no message count, times or rates, and `unknown` counts at the end.
     pub fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
-        writeln!(out, "library:   {}", self.library)?;
-        writeln!(out, "profile:   {}", self.profile)?;
-        writeln!(out, "messages:  {}", self.message_count)?;
+        let mut header = vec![
+            vec!["library:".to_string(), self.library.clone()],
+            vec!["profile:".to_string(), self.profile.clone()],
+        ];
         let (start, end) = self.time_range.unwrap_or((0, 0));
         let dur = self.duration_ns();
-        writeln!(
-            out,
-            "duration:  {}",
-            logcore::time::format_duration(dur.min(i64::MAX as u64) as i64)
-        )?;
-        let date = |ns: u64| {
-            logcore::time::format_unix(logcore::Timestamp(ns.min(i64::MAX as u64) as i64))
-                .unwrap_or_default()
-        };
-        writeln!(out, "start:     {} ({})", date(start), decimal_time(start))?;
-        writeln!(out, "end:       {} ({})", date(end), decimal_time(end))?;
+        if self.has_statistics {
+            header.push(vec!["messages:".into(), self.message_count.to_string()]);
+            let duration = match i64::try_from(dur) {
+                Ok(ns) => go_duration(ns),
+                Err(_) => format!("{:.3}s", dur as f64 / 1e9),
+            };
+            header.push(vec!["duration:".into(), duration]);
+            let recent = recent_cutoff_ns();
+            for (label, t) in [("start:", start), ("end:", end)] {
+                let value = match rfc3339_nano(t) {
+                    Some(date) if t > recent => format!("{date} ({})", decimal_time(t)),
+                    _ => decimal_time(t),
+                };
+                header.push(vec![label.into(), value]);
+            }
+        }
+        write_table(out, &header)?;
         if let Some(chunks) = &self.chunks {
             writeln!(out, "compression:")?;
             let secs = dur as f64 / 1e9;
@@ -268,16 +315,22 @@ impl Info {
             }
         }
         writeln!(out, "channels:")?;
-        let rows: Vec<[String; 3]> = self.channel_rows();
-        write_table(out, &rows)?;
-        writeln!(out, "channels: {}", self.channels.len())?;
-        writeln!(out, "attachments: {}", self.attachments)?;
-        writeln!(out, "metadata: {}", self.metadata)
+        write_table(out, &self.channel_rows())?;
+        if self.has_statistics {
+            writeln!(out, "channels: {}", self.channel_count)?;
+            writeln!(out, "attachments: {}", self.attachments)?;
+            writeln!(out, "metadata: {}", self.metadata)
+        } else {
+            writeln!(out, "channels: unknown")?;
+            writeln!(out, "attachments: unknown")?;
+            writeln!(out, "metadata: unknown")
+        }
     }
 
     /// The channel table's cells: `(id) topic` (ids aligned), `N msgs
-    /// (R Hz)` (counts right-aligned), ` : schema [encoding]`.
-    fn channel_rows(&self) -> Vec<[String; 3]> {
+    /// (R Hz)` (counts right-aligned; only with statistics), ` : schema
+    /// [encoding]`.
+    fn channel_rows(&self) -> Vec<Vec<String>> {
         let count_width = self
             .channels
             .iter()
@@ -296,34 +349,123 @@ impl Info {
             .map(|c| {
                 let id = c.id.to_string();
                 let pad = " ".repeat(id_width - id.len() + 1);
-                let rate = if dur > 0 {
-                    format!(" ({})", hz(c.message_count, dur))
-                } else {
-                    String::new()
-                };
-                let schema = match &c.schema {
-                    Some((name, enc)) => format!(" : {name} [{enc}]"),
-                    None => " : <no schema>".to_string(),
-                };
-                [
-                    format!("\t({id}){pad}{}", c.topic),
-                    format!("{:>count_width$} msgs{rate}", c.message_count),
-                    schema,
-                ]
+                let mut row = vec![format!("\t({id}){pad}{}", c.topic)];
+                if self.has_statistics {
+                    row.push(format!(
+                        "{:>count_width$} msgs ({})",
+                        c.message_count,
+                        hz(c.message_count, dur)
+                    ));
+                }
+                row.push(match (&c.schema, c.missing_schema) {
+                    (Some((name, enc)), _) => format!(" : {name} [{enc}]"),
+                    (None, Some(id)) => format!(" : <missing schema {id}>"),
+                    (None, None) => " : <no schema>".to_string(),
+                });
+                row
             })
             .collect()
     }
 }
 
-/// Left-aligned columns: every cell but the last padded to its column's
-/// width, two spaces between columns.
-fn write_table(out: &mut impl Write, rows: &[[String; 3]]) -> std::io::Result<()> {
-    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
-    let (w0, w1) = (width(0), width(1));
-    for [a, b, c] in rows {
-        writeln!(out, "{a:<w0$}  {b:<w1$}  {c}")?;
+/// The Go CLI's table: every cell padded to its column's width (a tab
+/// counts as no width) and followed by two spaces.
+fn write_table(out: &mut impl Write, rows: &[Vec<String>]) -> std::io::Result<()> {
+    let cell_width = |s: &str| s.chars().filter(|&c| c != '\t').count();
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| cell_width(c))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in rows {
+        for (cell, width) in row.iter().zip(&widths) {
+            let pad = width - cell_width(cell);
+            write!(out, "{cell}{:pad$}  ", "")?;
+        }
+        writeln!(out)?;
     }
     Ok(())
+}
+
+/// A duration as Go's `time.Duration` prints it: `0s`; below a second in
+/// the largest of `ns`, `µs`, `ms` that fits, with the fraction's trailing
+/// zeros dropped (`1.5ms`); from a second on as `[Hh][Mm]S[.fff]s` with
+/// minutes shown once there are any and hours once there are any
+/// (`1.87s`, `1m0s`, `1h0m0.5s`).
+///
+/// ```
+/// use mcapfile::info::go_duration;
+/// assert_eq!(go_duration(1_870_000_000), "1.87s");
+/// assert_eq!(go_duration(3_600_000_000_000), "1h0m0s");
+/// assert_eq!(go_duration(1_500_000), "1.5ms");
+/// ```
+pub fn go_duration(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let u = ns.unsigned_abs();
+    if u == 0 {
+        return "0s".into();
+    }
+    if u < 1_000_000_000 {
+        return match u {
+            0..1_000 => format!("{sign}{u}ns"),
+            1_000..1_000_000 => format!("{sign}{}µs", with_fraction(u, 3)),
+            _ => format!("{sign}{}ms", with_fraction(u, 6)),
+        };
+    }
+    let secs = u / 1_000_000_000;
+    let s = with_fraction(u, 9);
+    // Only the fraction of `with_fraction`: the whole seconds are split below.
+    let frac = s.find('.').map_or("", |i| &s[i..]);
+    let (mins, hours) = (secs / 60, secs / 3600);
+    let mut text = sign.to_string();
+    if hours > 0 {
+        text.push_str(&format!("{hours}h"));
+    }
+    if mins > 0 {
+        text.push_str(&format!("{}m", mins % 60));
+    }
+    text.push_str(&format!("{}{frac}s", secs % 60));
+    text
+}
+
+/// `v / 10^digits` with the fraction's trailing zeros (and a bare point)
+/// dropped.
+fn with_fraction(v: u64, digits: u32) -> String {
+    let scale = 10u64.pow(digits);
+    let frac = format!("{:0width$}", v % scale, width = digits as usize);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        format!("{}", v / scale)
+    } else {
+        format!("{}.{frac}", v / scale)
+    }
+}
+
+/// A log time as Go's `time.RFC3339Nano` prints it in UTC: fraction
+/// without trailing zeros, none when whole.
+fn rfc3339_nano(ns: u64) -> Option<String> {
+    let full = logcore::time::format_unix(logcore::Timestamp(i64::try_from(ns).ok()?))?;
+    let (date, frac) = full.strip_suffix('Z')?.split_once('.')?;
+    let frac = frac.trim_end_matches('0');
+    Some(if frac.is_empty() {
+        format!("{date}Z")
+    } else {
+        format!("{date}.{frac}Z")
+    })
+}
+
+/// Twenty 365-day years before now, in ns since the epoch: the Go CLI
+/// prints a time as a date only when it is later than that.
+fn recent_cutoff_ns() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(u128::from(u64::MAX)) as u64);
+    now.saturating_sub(20 * 365 * 24 * 3600 * 1_000_000_000)
 }
 
 /// `seconds.nanoseconds` of a log time.
@@ -345,8 +487,23 @@ fn compression_ratio(compressed: u64, uncompressed: u64) -> f64 {
 /// ```
 /// assert_eq!(mcapfile::info::hz(501, 10_000_000_000), "50.10 Hz");
 /// ```
+///
+/// Over a zero duration the rate is infinite, or undefined without
+/// messages, printed as Go prints such floats:
+///
+/// ```
+/// assert_eq!(mcapfile::info::hz(3, 0), "+Inf Hz");
+/// assert_eq!(mcapfile::info::hz(0, 0), "NaN Hz");
+/// ```
 pub fn hz(messages: u64, duration_ns: u64) -> String {
-    format!("{:.2} Hz", messages as f64 * 1e9 / duration_ns as f64)
+    let rate = messages as f64 * 1e9 / duration_ns as f64;
+    if rate.is_nan() {
+        "NaN Hz".into()
+    } else if rate.is_infinite() {
+        "+Inf Hz".into()
+    } else {
+        format!("{rate:.2} Hz")
+    }
 }
 
 /// A byte count as `mcap info` prints it: divided by 1024 while above
@@ -434,15 +591,173 @@ mod tests {
 
     #[test]
     fn table_columns_align() {
+        // The Go table writer: each cell padded to its column (tabs have no
+        // width) and followed by two spaces, the last one too.
         let rows = vec![
-            ["\t(1)  /a".to_string(), " 5 msgs".into(), " : x".into()],
-            ["\t(10) /long".to_string(), "15 msgs".into(), " : y".into()],
+            vec!["\t(1)  /a".to_string(), " 5 msgs".into(), " : x".into()],
+            vec!["\t(10) /long".to_string(), "15 msgs".into(), " : yy".into()],
         ];
         let mut out = Vec::new();
         write_table(&mut out, &rows).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "\t(1)  /a      5 msgs   : x\n\t(10) /long  15 msgs   : y\n"
+            "\t(1)  /a      5 msgs   : x   \n\t(10) /long  15 msgs   : yy  \n"
+        );
+    }
+
+    #[test]
+    fn durations_as_go_prints_them() {
+        // Expected strings worked out by hand from Go's Duration.String:
+        // below 1 s the unit is ns, µs or ms with the fraction's trailing
+        // zeros dropped; from 1 s on h, m (each once non-zero) and s with
+        // up to nine fraction digits, trailing zeros dropped.
+        assert_eq!(go_duration(0), "0s");
+        assert_eq!(go_duration(999), "999ns");
+        assert_eq!(go_duration(1_000), "1µs");
+        assert_eq!(go_duration(1_500), "1.5µs");
+        assert_eq!(go_duration(1_000_000), "1ms");
+        assert_eq!(go_duration(999_999_999), "999.999999ms");
+        assert_eq!(go_duration(1_000_000_000), "1s");
+        assert_eq!(go_duration(1_870_000_000), "1.87s");
+        assert_eq!(go_duration(59_000_000_001), "59.000000001s");
+        assert_eq!(go_duration(60_000_000_000), "1m0s");
+        assert_eq!(go_duration(90_500_000_000), "1m30.5s");
+        assert_eq!(go_duration(3_600_000_000_000), "1h0m0s");
+        assert_eq!(go_duration(3_723_250_000_000), "1h2m3.25s");
+        assert_eq!(go_duration(-1_500_000_000), "-1.5s");
+        assert_eq!(go_duration(i64::MAX), "2562047h47m16.854775807s");
+    }
+
+    #[test]
+    fn dates_as_rfc3339_nano() {
+        // Go's RFC3339Nano in UTC drops the fraction's trailing zeros.
+        assert_eq!(rfc3339_nano(0).unwrap(), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339_nano(1_700_000_000_500_000_000).unwrap(),
+            "2023-11-14T22:13:20.5Z"
+        );
+        assert_eq!(
+            rfc3339_nano(1_700_000_000_000_000_001).unwrap(),
+            "2023-11-14T22:13:20.000000001Z"
+        );
+    }
+
+    #[test]
+    fn zero_duration_rates() {
+        // Go's %.2f of +Inf and NaN.
+        assert_eq!(hz(5, 0), "+Inf Hz");
+        assert_eq!(hz(0, 0), "NaN Hz");
+    }
+
+    fn render(opts: crate::WriteOptions, times: &[u64]) -> String {
+        let mut w = crate::Writer::new(Vec::new(), opts).unwrap();
+        let ch = w.add_channel(0, "/a", "json", &Default::default()).unwrap();
+        for (i, &t) in times.iter().enumerate() {
+            w.write_message(ch, i as u32, t, t, b"{}").unwrap();
+        }
+        let file = w.finish().unwrap();
+        let info = Info::new(&Mcap::new(&file).unwrap()).unwrap();
+        let mut out = Vec::new();
+        info.write(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn without_statistics_like_go() {
+        // printInfo of the Go CLI with `info.Statistics == nil`: only
+        // library and profile in the header, no counts or rates in the
+        // channel lines, `unknown` for the totals.
+        let opts = crate::WriteOptions {
+            library: "lib".into(),
+            use_chunks: false,
+            statistics: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            render(opts, &[0, 1_000_000_000]),
+            "library:  lib  \nprofile:       \nchannels:\n\t(0) /a   : <no schema>  \n\
+             channels: unknown\nattachments: unknown\nmetadata: unknown\n"
+        );
+    }
+
+    #[test]
+    fn zero_duration_and_old_times_like_go() {
+        // One message at 5 s after the epoch: duration 0s, a rate of
+        // 1e9 * 1 / 0 = +Inf, and times more than 20 years ago printed
+        // without a date.
+        let opts = crate::WriteOptions {
+            library: "lib".into(),
+            use_chunks: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            render(opts, &[5_000_000_000]),
+            "library:   lib          \nprofile:                \nmessages:  1            \n\
+             duration:  0s           \nstart:     5.000000000  \nend:       5.000000000  \n\
+             channels:\n\t(0) /a  1 msgs (+Inf Hz)   : <no schema>  \n\
+             channels: 1\nattachments: 0\nmetadata: 0\n"
+        );
+    }
+
+    #[test]
+    fn totals_from_the_statistics_record() {
+        // printInfo takes attachments and metadata from Statistics, not
+        // from the index records (here not written).
+        let opts = crate::WriteOptions {
+            attachment_indexes: false,
+            metadata_indexes: false,
+            ..Default::default()
+        };
+        let mut w = crate::Writer::new(Vec::new(), opts).unwrap();
+        w.write_attachment(0, 0, "a", "text/plain", b"x").unwrap();
+        w.write_metadata("m", &Default::default()).unwrap();
+        let file = w.finish().unwrap();
+        let info = Info::new(&Mcap::new(&file).unwrap()).unwrap();
+        assert_eq!(
+            (info.channel_count, info.attachments, info.metadata),
+            (0, 1, 1)
+        );
+    }
+
+    #[test]
+    fn a_channel_whose_schema_is_missing() {
+        // printInfo: ` : <missing schema N>` for a channel whose schema id
+        // is not 0 but names no schema in the file.
+        use crate::records::{Channel, DataEnd, Footer, Header, MAGIC, Record, Statistics};
+        let mut file = MAGIC.to_vec();
+        let put = |file: &mut Vec<u8>, r: Record<'_>| {
+            file.extend_from_slice(&crate::encode_record(&r));
+        };
+        put(&mut file, Record::Header(Header::default()));
+        put(&mut file, Record::DataEnd(DataEnd::default()));
+        let summary_start = file.len() as u64;
+        let channel = Channel {
+            id: 1,
+            schema_id: 5,
+            topic: "/x".into(),
+            message_encoding: "json".into(),
+            metadata: Default::default(),
+        };
+        put(&mut file, Record::Channel(channel));
+        let stats = Statistics {
+            channel_count: 1,
+            ..Default::default()
+        };
+        put(&mut file, Record::Statistics(stats));
+        let footer = Footer {
+            summary_start,
+            ..Default::default()
+        };
+        put(&mut file, Record::Footer(footer));
+        file.extend_from_slice(MAGIC);
+        let info = Info::new(&Mcap::new(&file).unwrap()).unwrap();
+        assert_eq!(info.channels[0].missing_schema, Some(5));
+        let mut out = Vec::new();
+        info.write(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("channels:\n\t(1) /x  0 msgs (NaN Hz)   : <missing schema 5>  \n"),
+            "{text}"
         );
     }
 }

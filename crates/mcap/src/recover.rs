@@ -2,6 +2,7 @@
 //! footer is broken or missing (an interrupted writer, a truncated copy),
 //! keeping every record the lenient streamed reader can still read.
 
+use std::fmt;
 use std::io::Write;
 
 use crate::error::{Error, Result};
@@ -33,6 +34,60 @@ impl Recovered {
     pub fn is_empty(&self) -> bool {
         self.messages == 0 && self.attachments == 0 && self.metadata == 0
     }
+
+    /// How the recovery ended, in the terms of `mcap recover`'s exit
+    /// statuses. A missing summary or footer alone loses nothing (it is
+    /// rebuilt), so such a file is [`Recovery::Complete`].
+    pub fn recovery(&self) -> Recovery {
+        if !self.lossy {
+            Recovery::Complete
+        } else if self.is_empty() {
+            Recovery::Nothing
+        } else {
+            Recovery::Partial
+        }
+    }
+}
+
+/// What was written, as one line: `wrote 3 messages, 0 attachments, 1
+/// metadata records`.
+impl fmt::Display for Recovered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "wrote {} messages, {} attachments, {} metadata records",
+            self.messages, self.attachments, self.metadata
+        )
+    }
+}
+
+/// How a [`recover()`] ended (see [`Recovered::recovery`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Everything readable was kept and nothing was lost (`mcap recover`
+    /// exits 0).
+    Complete,
+    /// Data was lost but some was recovered (exit status 3).
+    Partial,
+    /// Data was lost and nothing could be recovered (exit status 1).
+    Nothing,
+}
+
+impl Recovery {
+    /// What to tell the user when data was lost; `None` when complete.
+    ///
+    /// ```
+    /// use mcapfile::recover::Recovery;
+    /// assert_eq!(Recovery::Complete.loss(), None);
+    /// assert_eq!(Recovery::Nothing.loss(), Some("nothing could be recovered"));
+    /// ```
+    pub fn loss(self) -> Option<&'static str> {
+        match self {
+            Recovery::Complete => None,
+            Recovery::Partial => Some("recovered partially; some data was lost"),
+            Recovery::Nothing => Some("nothing could be recovered"),
+        }
+    }
 }
 
 /// Reads `data` leniently and writes every readable schema, channel,
@@ -49,6 +104,8 @@ impl Recovered {
 /// let (fixed, report) = recover(&cut, Vec::new(), WriteOptions::default())?;
 /// assert_eq!(report.messages, 1);
 /// assert!(!report.lossy); // only the summary and footer were missing
+/// assert_eq!(report.recovery(), mcapfile::recover::Recovery::Complete);
+/// assert_eq!(report.to_string(), "wrote 1 messages, 0 attachments, 0 metadata records");
 /// assert_eq!(Summary::read(&fixed, true)?.unwrap().statistics.unwrap().message_count, 1);
 /// # Ok::<(), mcapfile::Error>(())
 /// ```
@@ -123,4 +180,73 @@ pub fn recover<W: Write>(data: &[u8], out: W, mut opts: WriteOptions) -> Result<
         }
     }
     Ok((w.finish()?, report))
+}
+
+/// [`recover()`] into a new file at `path` (created or truncated, written
+/// through a buffer and flushed before returning).
+pub fn recover_to_file(
+    data: &[u8],
+    path: &std::path::Path,
+    opts: WriteOptions,
+) -> Result<Recovered> {
+    let file = std::fs::File::create(path)?;
+    let (sink, report) = recover(data, std::io::BufWriter::new(file), opts)?;
+    sink.into_inner().map_err(|e| e.into_error())?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recovery_follows_mcap_recover_statuses() {
+        let mut r = Recovered {
+            messages: 2,
+            ..Recovered::default()
+        };
+        // A lost summary alone is a complete recovery.
+        r.problems
+            .push(Error::malformed(10, "a footer", "the end of the file"));
+        assert_eq!(r.recovery(), Recovery::Complete);
+        r.lossy = true;
+        assert_eq!(r.recovery(), Recovery::Partial);
+        r.messages = 0;
+        assert_eq!(r.recovery(), Recovery::Nothing);
+        r.metadata = 1;
+        assert_eq!(r.recovery(), Recovery::Partial);
+        assert_eq!(
+            r.to_string(),
+            "wrote 0 messages, 0 attachments, 1 metadata records"
+        );
+    }
+
+    #[test]
+    fn recover_to_a_file() {
+        let mut w = Writer::new(
+            Vec::new(),
+            WriteOptions {
+                chunk_size: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let ch = w.add_channel(0, "/t", "json", &Default::default()).unwrap();
+        w.write_message(ch, 0, 5, 5, b"{}").unwrap();
+        let cut = w.into_inner();
+        let path =
+            std::env::temp_dir().join(format!("mcapfile-recover-{}.mcap", std::process::id()));
+        let report = recover_to_file(&cut, &path, WriteOptions::default()).unwrap();
+        assert_eq!(report.recovery(), Recovery::Complete);
+        let fixed = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let stats = crate::Summary::read(&fixed, true)
+            .unwrap()
+            .unwrap()
+            .statistics
+            .unwrap();
+        assert_eq!((stats.message_count, stats.message_start_time), (1, 5));
+        // A directory cannot be written: the I/O error is returned.
+        assert!(recover_to_file(&cut, &std::env::temp_dir(), WriteOptions::default()).is_err());
+    }
 }

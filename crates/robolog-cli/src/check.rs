@@ -9,11 +9,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use logcore::{Format, MessageFilter, ReadMode};
-use osi_mcap::validate::{Level, Profile, RULES, Report, ValidateOptions};
-use serde_json::json;
+use logcore::Format;
+use osi_mcap::validate::{self, Profile, ValidateOptions};
 
-use crate::output::{self, Out};
+use crate::output;
 use crate::{Failure, Outcome, open};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -51,192 +50,61 @@ pub(crate) struct CheckArgs {
 
 pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
     let mut out = output::stdout();
-    let here = Path::new("-");
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |e: std::io::Error| Failure::new(&path, e)
-    };
     if a.rules {
-        return list_rules(&mut out, a.json).map_err(io(here));
+        let listed = if a.json {
+            output::line(&mut out, &validate::rules_json())
+        } else {
+            validate::write_rules(&mut out)
+        };
+        listed
+            .and_then(|()| out.flush())
+            .map_err(io(Path::new("-")))?;
+        return Ok(Outcome::Clean);
     }
     let Some(path) = a.file.as_deref() else {
         return Ok(Outcome::Clean);
     };
+    let file = path.display().to_string();
     let opened = open::open_file(path)?;
-    if opened.format != Format::Mcap {
-        return generic(path, &opened, a.json, &mut out);
-    }
-    let opts = ValidateOptions {
-        profile: a.profile.map(|p| match p {
-            ProfileArg::Osi38 => Profile::Osi38,
-            ProfileArg::Draft => Profile::Draft,
-        }),
-        file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
-        max_findings_per_rule: a.max_per_rule.max(1),
-        strict_time: a.strict_time,
-        detect_non_osi: true,
-    };
-    let report = osi_mcap::validate(&opened.bytes, &opts);
-    if a.json {
-        let mut doc = serde_json::to_value(&report).unwrap_or_default();
-        if let Some(o) = doc.as_object_mut() {
-            o.insert("file".into(), json!(path.display().to_string()));
-            o.insert("passed".into(), json!(report.passed()));
+    let passed = if opened.format == Format::Mcap {
+        let opts = ValidateOptions {
+            profile: a.profile.map(|p| match p {
+                ProfileArg::Osi38 => Profile::Osi38,
+                ProfileArg::Draft => Profile::Draft,
+            }),
+            file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            max_findings_per_rule: a.max_per_rule.max(1),
+            strict_time: a.strict_time,
+            detect_non_osi: true,
+        };
+        let report = osi_mcap::validate(&opened.bytes, &opts);
+        if a.json {
+            output::line(&mut out, &report.to_json(&file).to_string())
+        } else {
+            report.write_text(&mut out, &file)
         }
-        output::line(&mut out, &doc.to_string()).map_err(io(path))?;
+        .map_err(io(path))?;
+        report.passed()
     } else {
-        text(&mut out, path, &report).map_err(io(path))?;
-    }
+        // Formats without a rule set of their own: a strict full read.
+        let log = robolog::open_bytes(&opened.bytes).map_err(|e| Failure::new(path, e))?;
+        let check = robolog::check_strict(&log);
+        if a.json {
+            output::line(&mut out, &check.to_json(&file).to_string())
+        } else {
+            check.write_text(&mut out, &file)
+        }
+        .map_err(io(path))?;
+        check.passed()
+    };
     out.flush().map_err(io(path))?;
-    Ok(if report.passed() {
+    Ok(if passed {
         Outcome::Clean
     } else {
         Outcome::Damaged
     })
 }
 
-fn text(out: &mut Out, path: &Path, r: &Report) -> std::io::Result<()> {
-    output::line(
-        out,
-        &format!(
-            "{}: {}, profile {} ({})",
-            path.display(),
-            if r.profile == Profile::Mcap {
-                "MCAP file"
-            } else {
-                "OSI trace"
-            },
-            r.profile,
-            r.profile_reason
-        ),
-    )?;
-    output::line(
-        out,
-        &format!(
-            "{} channels ({} OSI), {} OSI messages checked",
-            r.channels, r.osi_channels, r.messages_checked
-        ),
-    )?;
-    let mut shown = std::collections::BTreeSet::new();
-    for f in &r.findings {
-        output::line(out, &format!("{f}"))?;
-        if shown.insert(f.rule)
-            && let Some(c) = r.counts.get(f.rule)
-            && c.total > c.listed
-        {
-            // Printed once, after the first finding of the rule.
-            output::line(
-                out,
-                &format!(
-                    "  ({} findings of {} in all, {} listed)",
-                    c.total, f.rule, c.listed
-                ),
-            )?;
-        }
-    }
-    output::line(
-        out,
-        &format!(
-            "{}: {} errors, {} warnings, {} infos",
-            if r.passed() { "PASS" } else { "FAIL" },
-            r.errors,
-            r.warnings,
-            r.infos
-        ),
-    )
-}
-
-fn list_rules(out: &mut Out, as_json: bool) -> std::io::Result<Outcome> {
-    if as_json {
-        output::line(
-            out,
-            &serde_json::to_string(RULES).unwrap_or_else(|_| "[]".into()),
-        )?;
-    } else {
-        for r in RULES {
-            let level = match r.level {
-                Level::Error => "error",
-                Level::Warning => "warning",
-                Level::Info => "info",
-            };
-            output::line(
-                out,
-                &format!(
-                    "{:<32} {:<8} {:<8} {}",
-                    r.id,
-                    level,
-                    r.scope.name(),
-                    r.summary
-                ),
-            )?;
-        }
-    }
-    out.flush()?;
-    Ok(Outcome::Clean)
-}
-
-/// Formats without a rule set of their own: read everything strictly and
-/// decode every message; the first error ends the check.
-fn generic(
-    path: &Path,
-    opened: &open::Opened,
-    as_json: bool,
-    out: &mut Out,
-) -> Result<Outcome, Failure> {
-    let reader = open::reader(opened.format, &opened.bytes).map_err(|e| Failure::new(path, e))?;
-    let mut problems: Vec<String> = Vec::new();
-    let mut messages = 0u64;
-    match reader.summary() {
-        Ok(s) => problems.extend(s.warnings.iter().map(|w| w.to_string())),
-        Err(e) => problems.push(e.to_string()),
-    }
-    let filter = MessageFilter {
-        mode: ReadMode::Strict,
-        ..MessageFilter::all()
-    };
-    match reader.messages(&filter) {
-        Ok(iter) => {
-            for m in iter {
-                match m.and_then(|m| reader.decode(&m).map(|_| ())) {
-                    Ok(()) => messages += 1,
-                    Err(e) => {
-                        problems.push(e.to_string());
-                        break;
-                    }
-                }
-            }
-        }
-        Err(e) => problems.push(e.to_string()),
-    }
-    let io = |e: std::io::Error| Failure::new(path, e);
-    if as_json {
-        let doc = json!({
-            "file": path.display().to_string(),
-            "format": opened.format.name(),
-            "passed": problems.is_empty(),
-            "messages_checked": messages,
-            "errors": problems,
-        });
-        output::line(out, &doc.to_string()).map_err(io)?;
-    } else {
-        output::line(
-            out,
-            &format!(
-                "{}: {} file, {messages} messages read and decoded",
-                path.display(),
-                opened.format
-            ),
-        )
-        .map_err(io)?;
-        for p in &problems {
-            output::line(out, &format!("error: {p}")).map_err(io)?;
-        }
-        output::line(out, if problems.is_empty() { "PASS" } else { "FAIL" }).map_err(io)?;
-    }
-    out.flush().map_err(io)?;
-    Ok(if problems.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Damaged
-    })
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Failure + '_ {
+    move |e| Failure::new(path, e)
 }

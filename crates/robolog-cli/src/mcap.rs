@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 use logcore::Format;
-use mcapfile::{Compression, DoctorOptions, Mcap, Severity, WriteOptions, doctor, recover};
+use mcapfile::doctor::{error_count, write_findings};
+use mcapfile::recover::{Recovery, recover_to_file};
+use mcapfile::{Compression, DoctorOptions, Mcap, WriteOptions, doctor};
 
 use crate::output;
 use crate::{Failure, Outcome, open, report};
@@ -102,40 +104,36 @@ fn info(path: &Path) -> Result<Outcome, Failure> {
     for w in &info.warnings {
         report(path, w);
     }
-    Ok(if info.warnings.is_empty() {
+    Ok(clean_if(info.warnings.is_empty()))
+}
+
+fn clean_if(clean: bool) -> Outcome {
+    if clean {
         Outcome::Clean
     } else {
         Outcome::Damaged
-    })
+    }
 }
 
 fn run_doctor(a: &DoctorArgs) -> Result<Outcome, Failure> {
     let opened = open_mcap(&a.file)?;
-    let findings = doctor(
-        &opened.bytes,
-        DoctorOptions {
-            strict_message_order: a.strict_message_order,
-        },
-    );
+    let options = DoctorOptions {
+        strict_message_order: a.strict_message_order,
+    };
+    let findings = doctor(&opened.bytes, options);
     let mut out = output::stdout();
-    for f in &findings {
-        output::line(&mut out, &f.to_string()).map_err(io(&a.file))?;
-    }
+    write_findings(&mut out, &findings).map_err(io(&a.file))?;
     out.flush().map_err(io(&a.file))?;
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    if errors > 0 {
-        eprintln!(
-            "robolog: {}: {errors} errors, {} warnings",
-            a.file.display(),
-            findings.len() - errors
-        );
-        Ok(Outcome::Damaged)
-    } else {
-        Ok(Outcome::Clean)
+    let errors = error_count(&findings);
+    if errors == 0 {
+        return Ok(Outcome::Clean);
     }
+    let warnings = findings.len() - errors;
+    eprintln!(
+        "robolog: {}: {errors} errors, {warnings} warnings",
+        a.file.display()
+    );
+    Ok(Outcome::Damaged)
 }
 
 fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
@@ -149,41 +147,23 @@ fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
         chunk_size: a.chunk_size.max(1),
         ..WriteOptions::default()
     };
-    let file = std::fs::File::create(&a.output).map_err(|e| Failure::new(&a.output, e))?;
-    let sink = std::io::BufWriter::new(file);
-    let (sink, rep) = recover(&opened.bytes, sink, opts).map_err(|e| Failure::new(&a.output, e))?;
-    sink.into_inner()
-        .map_err(|e| Failure::new(&a.output, e.into_error()))?;
-    eprintln!(
-        "robolog: {}: wrote {} messages, {} attachments, {} metadata records to {}",
-        a.input.display(),
-        rep.messages,
-        rep.attachments,
-        rep.metadata,
-        a.output.display()
-    );
+    let rep =
+        recover_to_file(&opened.bytes, &a.output, opts).map_err(|e| Failure::new(&a.output, e))?;
+    let (input, output) = (a.input.display(), a.output.display());
+    eprintln!("robolog: {input}: {rep} to {output}");
     for p in &rep.problems {
         report(&a.input, p);
     }
     if !recovering {
-        return Ok(if rep.problems.is_empty() {
-            Outcome::Clean
-        } else {
-            Outcome::Damaged
-        });
+        return Ok(clean_if(rep.problems.is_empty()));
     }
-    // `mcap recover`'s statuses: 0 everything, 3 lossy, 1 nothing. A
-    // missing summary or footer alone is not a loss (it is rebuilt).
-    if !rep.lossy {
-        return Ok(Outcome::Clean);
+    let recovery = rep.recovery();
+    if let Some(loss) = recovery.loss() {
+        eprintln!("robolog: {input}: {loss}");
     }
-    if rep.is_empty() {
-        eprintln!("robolog: {}: nothing could be recovered", a.input.display());
-        return Ok(Outcome::Damaged);
-    }
-    eprintln!(
-        "robolog: {}: recovered partially; some data was lost",
-        a.input.display()
-    );
-    Ok(Outcome::PartlyRecovered)
+    Ok(match recovery {
+        Recovery::Complete => Outcome::Clean,
+        Recovery::Partial => Outcome::PartlyRecovered,
+        Recovery::Nothing => Outcome::Damaged,
+    })
 }

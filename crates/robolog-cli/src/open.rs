@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use logcore::{Error, FileBytes, Format, LogReader};
+use logcore::{Error, FileBytes, Format};
 use robolog::Log;
 
 use crate::Failure;
@@ -26,16 +26,6 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, Failure> {
         )
     })?;
     Ok(Opened { bytes, format })
-}
-
-/// The reader for `format` over `bytes`.
-pub(crate) fn reader<'a>(
-    format: Format,
-    bytes: &'a [u8],
-) -> Result<Box<dyn LogReader + 'a>, Error> {
-    let log = robolog::open_bytes(bytes)?;
-    debug_assert_eq!(log.format(), format);
-    Ok(Box::new(log))
 }
 
 /// Opens `path` as a [`Log`].

@@ -76,8 +76,19 @@ fn mcap_info_prints_like_the_mcap_cli() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let t = text(&out.stdout);
+    // The header and channel tables as Go's table writer leaves them:
+    // every cell padded to its column and followed by two spaces; the
+    // duration as Go's time.Duration prints it (`1.87s`), dates as
+    // RFC3339Nano (no trailing zeros).
     assert!(
-        t.starts_with("library:   robolog fixtures\nprofile:   \nmessages:  40\n"),
+        t.starts_with(
+            "library:   robolog fixtures                                \n\
+             profile:                                                   \n\
+             messages:  40                                              \n\
+             duration:  1.87s                                           \n\
+             start:     2023-11-14T22:13:20Z (1700000000.000000000)     \n\
+             end:       2023-11-14T22:13:21.87Z (1700000001.870000000)  \n"
+        ),
         "{t}"
     );
     // Sizes and rates as the Go CLI prints them (humanBytes, `(x Hz)`),
@@ -93,9 +104,9 @@ fn mcap_info_prints_like_the_mcap_cli() {
     assert!(
         t.contains(
             "channels:\n\
-             \t(0) /point   14 msgs (7.49 Hz)   : Point [jsonschema]\n\
-             \t(1) /point2  13 msgs (6.95 Hz)   : Point [jsonschema]\n\
-             \t(2) /raw     13 msgs (6.95 Hz)   : <no schema>\n"
+             \t(0) /point   14 msgs (7.49 Hz)   : Point [jsonschema]  \n\
+             \t(1) /point2  13 msgs (6.95 Hz)   : Point [jsonschema]  \n\
+             \t(2) /raw     13 msgs (6.95 Hz)   : <no schema>         \n"
         ),
         "{t}"
     );

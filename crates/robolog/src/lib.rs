@@ -1,6 +1,7 @@
 #![forbid(unsafe_code)]
 #![doc = include_str!("../README.md")]
 
+mod check;
 pub mod info;
 mod lenient;
 mod log;
@@ -10,6 +11,7 @@ mod text;
 
 use std::path::Path;
 
+pub use check::{StrictCheck, check_strict};
 pub use lenient::{DecodeFailures, LenientDecoder};
 pub use log::{Log, Reader};
 pub use logcore::{

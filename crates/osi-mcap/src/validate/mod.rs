@@ -85,7 +85,7 @@ mod scan;
 mod time_base;
 
 pub use report::{Count, Finding, Location, Report, ValidateOptions};
-pub use rules::{Level, Profile, RULES, Rule, Scope, find_rule, rule};
+pub use rules::{Level, Profile, RULES, Rule, Scope, find_rule, rule, rules_json, write_rules};
 
 use channels::channel_rules;
 use file::{file_rules, metadata_38, metadata_draft, records};

@@ -1,6 +1,8 @@
 //! The report: findings, their locations, per-rule counts, and the sink
 //! that collects them under a profile.
 
+use std::io::{self, Write};
+
 use super::*;
 
 /// Where a finding was made.
@@ -157,6 +159,81 @@ impl Report {
     pub fn has(&self, id: &str) -> bool {
         self.counts.get(id).is_some_and(|c| c.total > 0)
     }
+
+    /// Writes the report as text, `file` naming the file checked: a line
+    /// with the kind of file and the profile and why, a line of counts,
+    /// each listed finding (after the first finding of a rule with more
+    /// findings than listed, how many there are in all), and the verdict
+    /// `PASS`/`FAIL` with the totals.
+    ///
+    /// ```
+    /// let report = osi_mcap::validate(b"not an MCAP file", &Default::default());
+    /// let mut out = Vec::new();
+    /// report.write_text(&mut out, "x.mcap")?;
+    /// let text = String::from_utf8(out).unwrap();
+    /// assert!(text.starts_with("x.mcap: OSI trace, profile osi-3.8 ("), "{text}");
+    /// assert!(text.ends_with(&format!("FAIL: {} errors, 0 warnings, 0 infos\n", report.errors)));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn write_text(&self, out: &mut impl Write, file: &str) -> io::Result<()> {
+        let kind = if self.profile == Profile::Mcap {
+            "MCAP file"
+        } else {
+            "OSI trace"
+        };
+        writeln!(
+            out,
+            "{file}: {kind}, profile {} ({})",
+            self.profile, self.profile_reason
+        )?;
+        writeln!(
+            out,
+            "{} channels ({} OSI), {} OSI messages checked",
+            self.channels, self.osi_channels, self.messages_checked
+        )?;
+        let mut shown = BTreeSet::new();
+        for f in &self.findings {
+            writeln!(out, "{f}")?;
+            if shown.insert(f.rule)
+                && let Some(c) = self.counts.get(f.rule)
+                && c.total > c.listed
+            {
+                // Once, after the first finding of the rule.
+                writeln!(
+                    out,
+                    "  ({} findings of {} in all, {} listed)",
+                    c.total, f.rule, c.listed
+                )?;
+            }
+        }
+        writeln!(
+            out,
+            "{}: {} errors, {} warnings, {} infos",
+            if self.passed() { "PASS" } else { "FAIL" },
+            self.errors,
+            self.warnings,
+            self.infos
+        )
+    }
+
+    /// The report as one JSON document: the fields of [`Report`] in order,
+    /// then `file` (as given) and `passed`.
+    ///
+    /// ```
+    /// let report = osi_mcap::validate(b"not an MCAP file", &Default::default());
+    /// let doc = report.to_json("x.mcap");
+    /// assert_eq!(doc["file"], "x.mcap");
+    /// assert_eq!(doc["passed"], false);
+    /// assert_eq!(doc["profile"], "osi-3.8");
+    /// ```
+    pub fn to_json(&self, file: &str) -> serde_json::Value {
+        let mut doc = serde_json::to_value(self).unwrap_or_default();
+        if let Some(o) = doc.as_object_mut() {
+            o.insert("file".into(), file.into());
+            o.insert("passed".into(), self.passed().into());
+        }
+        doc
+    }
 }
 
 pub(super) struct Sink {
@@ -198,5 +275,72 @@ impl Sink {
                 location,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(rule: &'static str, index: u64) -> Finding {
+        Finding {
+            rule,
+            level: Level::Warning,
+            profile: Scope::Common,
+            message: "off by 1 ns".into(),
+            location: Location {
+                offset: Some(100 + index),
+                channel: Some(1),
+                topic: Some("gt".into()),
+                message_index: Some(index),
+            },
+        }
+    }
+
+    #[test]
+    fn text_names_the_unlisted_findings_once() {
+        let id = rule::TIME_ROUNDING;
+        let report = Report {
+            profile: Profile::Osi38,
+            profile_reason: "net.asam.osi.trace".into(),
+            errors: 0,
+            warnings: 5,
+            infos: 0,
+            channels: 2,
+            osi_channels: 1,
+            messages_checked: 9,
+            findings: vec![finding(id, 0), finding(id, 1)],
+            counts: BTreeMap::from([(
+                id,
+                Count {
+                    total: 5,
+                    listed: 2,
+                },
+            )]),
+        };
+        let mut out = Vec::new();
+        report.write_text(&mut out, "t.mcap").unwrap();
+        let f0 = finding(id, 0).to_string();
+        let f1 = finding(id, 1).to_string();
+        assert!(f0.starts_with("warning ["), "{f0}");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "t.mcap: OSI trace, profile osi-3.8 (net.asam.osi.trace)\n\
+                 2 channels (1 OSI), 9 OSI messages checked\n\
+                 {f0}\n  (5 findings of {id} in all, 2 listed)\n{f1}\n\
+                 PASS: 0 errors, 5 warnings, 0 infos\n"
+            )
+        );
+        let doc = report.to_json("t.mcap");
+        let keys: Vec<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(keys.first(), Some(&"profile"));
+        assert_eq!(keys[keys.len() - 2..], ["file", "passed"]);
+        assert_eq!(doc["passed"], true);
     }
 }

@@ -234,6 +234,37 @@ rules! {
         "All channels share one time base (no mix of Unix-epoch and simulation-relative times).";
 }
 
+/// Writes [`RULES`] as a table, one rule per line: id, level, profile
+/// (each left-aligned in a column of 32, 8 and 8) and what the rule
+/// requires.
+///
+/// ```
+/// let mut out = Vec::new();
+/// osi_mcap::validate::write_rules(&mut out)?;
+/// let text = String::from_utf8(out).unwrap();
+/// assert_eq!(text.lines().count(), osi_mcap::validate::RULES.len());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_rules(out: &mut impl std::io::Write) -> std::io::Result<()> {
+    for r in RULES {
+        writeln!(
+            out,
+            "{:<32} {:<8} {:<8} {}",
+            r.id,
+            r.level.to_string(),
+            r.scope.name(),
+            r.summary
+        )?;
+    }
+    Ok(())
+}
+
+/// [`RULES`] as a JSON array of `{id, level, scope, summary}` objects (the
+/// fields of [`Rule`]).
+pub fn rules_json() -> String {
+    serde_json::to_string(RULES).unwrap_or_else(|_| "[]".into())
+}
+
 /// Looks a rule up by id.
 pub fn find_rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
