@@ -9,7 +9,7 @@ use rosbag12::Bag;
 use rosbag12::info::BagInfo;
 
 use crate::output;
-use crate::{Failure, Outcome, report};
+use crate::{Failure, Outcome, report, report_all};
 
 /// ROS bag tools.
 #[derive(Debug, Subcommand)]
@@ -137,14 +137,8 @@ fn info_one(path: &Path, yaml: bool) -> Result<Outcome, Failure> {
     result
         .and_then(|()| out.flush())
         .map_err(|e| Failure::new(path, e))?;
-    let mut damaged = false;
-    for w in bag.warnings().iter().chain(bag.end_error()) {
-        report(path, &w.clone().into());
-        damaged = true;
-    }
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Clean
-    })
+    Ok(report_all(
+        path,
+        bag.warnings().iter().chain(bag.end_error()).cloned(),
+    ))
 }

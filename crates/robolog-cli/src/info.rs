@@ -6,7 +6,7 @@ use clap::Args;
 use logcore::LogReader;
 
 use crate::output;
-use crate::{Failure, Outcome, open, report};
+use crate::{Failure, Outcome, open, report_all};
 
 /// Arguments of `robolog info`.
 #[derive(Debug, Args)]
@@ -33,12 +33,5 @@ pub(crate) fn run(args: &InfoArgs) -> Result<Outcome, Failure> {
     written
         .and_then(|()| std::io::Write::flush(&mut out))
         .map_err(|e| Failure::new(path, e))?;
-    for w in &summary.warnings {
-        report(path, w);
-    }
-    Ok(if summary.warnings.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Damaged
-    })
+    Ok(report_all(path, summary.warnings.iter().cloned()))
 }

@@ -85,6 +85,20 @@ pub(crate) fn report(path: &std::path::Path, error: &logcore::Error) {
     eprintln!("robolog: {}: {error}", path.display());
 }
 
+/// Reports each problem with `path` on stderr, one line each: the outcome
+/// is [`Outcome::Damaged`] when there was any.
+pub(crate) fn report_all<E: Into<logcore::Error>>(
+    path: &std::path::Path,
+    problems: impl IntoIterator<Item = E>,
+) -> Outcome {
+    let mut outcome = Outcome::Clean;
+    for problem in problems {
+        report(path, &problem.into());
+        outcome = Outcome::Damaged;
+    }
+    outcome
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {

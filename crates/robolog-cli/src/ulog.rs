@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use ulogfile::pyulog::{self, CsvOptions, ParamFormat, ParamOptions};
 
-use crate::{Failure, Outcome, open, report};
+use crate::{Failure, Outcome, open, report_all};
 
 /// The `robolog ulog` subcommands.
 #[derive(Debug, Subcommand)]
@@ -188,14 +188,8 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
     }
     out.flush().map_err(io)?;
     drop(out);
-    let mut damaged = false;
-    for w in log.warnings.iter().chain(&log.truncation) {
-        report(path, &w.clone().into());
-        damaged = true;
-    }
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Clean
-    })
+    Ok(report_all(
+        path,
+        log.warnings.iter().chain(&log.truncation).cloned(),
+    ))
 }
