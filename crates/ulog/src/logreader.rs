@@ -1,6 +1,8 @@
 //! [`logcore::LogReader`] for [`ULog`]: one channel per topic name and
 //! multi_id, timestamps on the boot clock, and a wall-clock anchor from the
-//! GPS time in the log where there is one.
+//! GPS time in the log where there is one. The summary's start is the file
+//! header's timestamp and its end the latest timestamp seen, as pyulog
+//! defines a log's start and last timestamps.
 
 use logcore::FormatError;
 use std::cmp::Reverse;
@@ -170,6 +172,15 @@ impl LogReader for ULog<'_> {
                 start,
                 end,
             });
+        }
+        if s.message_count > 0 {
+            // pyulog's rules: a log starts at its file header's timestamp
+            // (`start_timestamp`) and ends at the latest timestamp seen
+            // (`last_timestamp`). Samples stamped 0 before the clock was set,
+            // or stray early stamps, would otherwise stretch the log to
+            // hours or years.
+            s.start = Some(ts(self.header.timestamp));
+            s.end = Some(ts(self.last_timestamp));
         }
         s.metadata
             .insert("start_time_us".into(), self.header.timestamp.to_string());

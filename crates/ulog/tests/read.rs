@@ -533,3 +533,27 @@ fn px4_events_from_embedded_metadata() {
          0:00:03.000 ERROR: [Unknown event with ID 16777315]\n"
     );
 }
+
+#[test]
+fn summary_start_and_end_follow_pyulog() {
+    use logcore::LogReader;
+    use ulogfile::Writer;
+    // Header at 10 s; one sample stamped 0 (before the clock was set) and
+    // samples at 10.5 s and 12 s. pyulog: start_timestamp = header, last
+    // timestamp = latest seen, so the duration is 2 s, not 12 s.
+    let mut w = Writer::new(Vec::new(), 10_000_000).unwrap();
+    w.add_format("t:uint64_t timestamp;").unwrap();
+    let id = w.add_subscription("t", 0).unwrap();
+    for ts in [0u64, 10_500_000, 12_000_000] {
+        w.write_data(id, &ts.to_le_bytes()).unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    let log = ULog::parse(&bytes).unwrap();
+    let s = log.summary().unwrap();
+    assert_eq!(s.message_count, 3);
+    assert_eq!(s.start, Timestamp::from_micros(10_000_000));
+    assert_eq!(s.end, Timestamp::from_micros(12_000_000));
+    assert_eq!(s.duration_ns(), 2_000_000_000);
+    // The channel keeps the range of its own samples.
+    assert_eq!(s.channels[0].start, Timestamp::from_micros(0));
+}
