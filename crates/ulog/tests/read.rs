@@ -557,3 +557,27 @@ fn summary_start_and_end_follow_pyulog() {
     // The channel keeps the range of its own samples.
     assert_eq!(s.channels[0].start, Timestamp::from_micros(0));
 }
+
+#[test]
+fn csv_prints_a_bool_byte_as_pyulog_does() {
+    use ulogfile::Writer;
+    // pyulog reads `bool` as uint8: a byte of 65 prints as 65, not 1.
+    let mut w = Writer::new(Vec::new(), 0).unwrap();
+    w.add_format("flags:uint64_t timestamp;bool armed;uint8_t[7] _padding0;")
+        .unwrap();
+    let id = w.add_subscription("flags", 0).unwrap();
+    for (ts, byte) in [(1_000u64, 0u8), (2_000, 1), (3_000, 65)] {
+        let mut s = ts.to_le_bytes().to_vec();
+        s.push(byte);
+        s.extend_from_slice(&[0; 7]);
+        w.write_data(id, &s).unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    let log = ULog::parse(&bytes).unwrap();
+    let mut csv = Vec::new();
+    ulogfile::pyulog::csv(&log.subscriptions[0], ",", None, None, &mut csv).unwrap();
+    assert_eq!(
+        String::from_utf8(csv).unwrap(),
+        "timestamp,armed\n1000,0\n2000,1\n3000,65\n"
+    );
+}

@@ -139,6 +139,13 @@ pub fn csv(
                 buf.extend_from_slice(delimiter.as_bytes());
             }
             match *c {
+                // pyulog reads `bool` fields as uint8 and prints the byte,
+                // so a byte that is neither 0 nor 1 shows as its value.
+                CsvColumn::Number(BasicType::Bool, off) => {
+                    if let Some(&b) = s.data.get(off) {
+                        push_scalar(&mut buf, Scalar::UInt(u64::from(b)));
+                    }
+                }
                 CsvColumn::Number(ty, off) => {
                     if let Some(v) = read_basic(ty, s.data, off) {
                         push_scalar(&mut buf, v);
