@@ -439,6 +439,7 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
         .filter(|(n, _)| *n != "truncated.ulg")
         .map(|(n, b)| (n.to_string(), b))
         .collect();
+    files.push(("bool-bytes.ulg".into(), bool_bytes_log()?));
     if let Some(dir) = corpus {
         let mut all = Vec::new();
         ulg_files(&dir.join("ulog"), &mut all);
@@ -538,6 +539,23 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
         failures.len()
     );
     crate::verdict("ulog interop failures", &failures)
+}
+
+/// A log whose `bool` field holds bytes other than 0 and 1 (65, 255):
+/// pyulog reads bools as int8 and prints the number (255 as -1).
+fn bool_bytes_log() -> Result<Vec<u8>> {
+    let err = |e: ulogfile::Error| e.to_string();
+    let mut w = write::Writer::new(Vec::new(), 1_000).map_err(err)?;
+    w.add_format("flags:uint64_t timestamp;bool armed;bool[2] landed;uint8_t[5] _padding0;")
+        .map_err(err)?;
+    let id = w.add_subscription("flags", 0).map_err(err)?;
+    for (i, bytes) in [[0u8, 1, 0], [65, 0, 255], [1, 2, 1]].iter().enumerate() {
+        let mut s = (2_000 + i as u64 * 1_000).to_le_bytes().to_vec();
+        s.extend_from_slice(bytes);
+        s.extend_from_slice(&[0; 5]);
+        w.write_data(id, &s).map_err(err)?;
+    }
+    w.finish().map_err(err)
 }
 
 /// `cargo xtask bench ulog`: re-runs this binary in release mode to time a

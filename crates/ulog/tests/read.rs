@@ -561,12 +561,14 @@ fn summary_start_and_end_follow_pyulog() {
 #[test]
 fn csv_prints_a_bool_byte_as_pyulog_does() {
     use ulogfile::Writer;
-    // pyulog reads `bool` as uint8: a byte of 65 prints as 65, not 1.
+    // pyulog reads `bool` as int8: a byte of 65 prints as 65 (not 1), 255
+    // as -1 (what pyulog 1.3.0's ulog2csv writes; `cargo xtask ulog interop`
+    // compares such a log with pyulog itself).
     let mut w = Writer::new(Vec::new(), 0).unwrap();
     w.add_format("flags:uint64_t timestamp;bool armed;uint8_t[7] _padding0;")
         .unwrap();
     let id = w.add_subscription("flags", 0).unwrap();
-    for (ts, byte) in [(1_000u64, 0u8), (2_000, 1), (3_000, 65)] {
+    for (ts, byte) in [(1_000u64, 0u8), (2_000, 1), (3_000, 65), (4_000, 255)] {
         let mut s = ts.to_le_bytes().to_vec();
         s.push(byte);
         s.extend_from_slice(&[0; 7]);
@@ -578,6 +580,6 @@ fn csv_prints_a_bool_byte_as_pyulog_does() {
     ulogfile::pyulog::csv(&log.subscriptions[0], ",", None, None, &mut csv).unwrap();
     assert_eq!(
         String::from_utf8(csv).unwrap(),
-        "timestamp,armed\n1000,0\n2000,1\n3000,65\n"
+        "timestamp,armed\n1000,0\n2000,1\n3000,65\n4000,-1\n"
     );
 }

@@ -139,11 +139,12 @@ pub fn csv(
                 buf.extend_from_slice(delimiter.as_bytes());
             }
             match *c {
-                // pyulog reads `bool` fields as uint8 and prints the byte,
-                // so a byte that is neither 0 nor 1 shows as its value.
+                // pyulog reads `bool` fields as int8 and prints the number,
+                // so a byte that is neither 0 nor 1 shows as its value
+                // (65 as 65, 255 as -1).
                 CsvColumn::Number(BasicType::Bool, off) => {
                     if let Some(&b) = s.data.get(off) {
-                        push_scalar(&mut buf, Scalar::UInt(u64::from(b)));
+                        push_scalar(&mut buf, Scalar::Int(i64::from(b as i8)));
                     }
                 }
                 CsvColumn::Number(ty, off) => {
