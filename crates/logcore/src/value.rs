@@ -10,7 +10,8 @@ use crate::{FieldName, Timestamp};
 /// Structs keep their fields in declaration order. In JSON, structs become
 /// objects, arrays and byte strings become arrays, `Time`/`Duration` become
 /// `{"sec": .., "nsec": ..}` (nsec always in `0..1e9`, as ROS normalises),
-/// and non-finite floats become `null` (JSON has no NaN).
+/// and non-finite floats become the strings `"NaN"`, `"Infinity"` and
+/// `"-Infinity"` (JSON has no such numbers; `null` would lose them).
 ///
 /// ```
 /// use logcore::Value;
@@ -118,6 +119,17 @@ impl Serialize for SecNsec {
     }
 }
 
+/// `"NaN"`, `"Infinity"` or `"-Infinity"` for a non-finite float.
+fn non_finite_name(v: f64) -> &'static str {
+    if v.is_nan() {
+        "NaN"
+    } else if v > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    }
+}
+
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -127,7 +139,10 @@ impl Serialize for Value {
             Value::U64(v) => s.serialize_u64(*v),
             Value::F32(v) if v.is_finite() => s.serialize_f32(*v),
             Value::F64(v) if v.is_finite() => s.serialize_f64(*v),
-            Value::F32(_) | Value::F64(_) => s.serialize_unit(),
+            // JSON has no NaN or infinities: they print as the strings
+            // JavaScript and Python name them by, never as a lossy `null`.
+            Value::F32(v) => s.serialize_str(non_finite_name(f64::from(*v))),
+            Value::F64(v) => s.serialize_str(non_finite_name(*v)),
             Value::String(v) => s.serialize_str(v),
             Value::Bytes(b) => {
                 let mut seq = s.serialize_seq(Some(b.len()))?;
@@ -182,7 +197,13 @@ mod tests {
     fn json_shapes() {
         assert_eq!(json(&Value::Null), "null");
         assert_eq!(json(&Value::F32(9.81)), "9.81");
-        assert_eq!(json(&Value::F64(f64::NAN)), "null");
+        assert_eq!(json(&Value::F64(f64::NAN)), r#""NaN""#);
+        assert_eq!(json(&Value::F32(f32::INFINITY)), r#""Infinity""#);
+        assert_eq!(json(&Value::F64(f64::NEG_INFINITY)), r#""-Infinity""#);
+        assert_eq!(
+            json(&Value::F32Array(vec![f32::NAN, 1.5])),
+            r#"["NaN",1.5]"#
+        );
         assert_eq!(json(&Value::U64(u64::MAX)), "18446744073709551615");
         assert_eq!(json(&Value::Bytes(vec![0xff, 0xd8])), "[255,216]");
         assert_eq!(
