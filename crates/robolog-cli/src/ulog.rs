@@ -194,6 +194,22 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                 time_e: a.time_e,
             };
             let policy = OutputPolicy::new(a.force).reading(path);
+            // Every file is checked before the first is written, so a
+            // refusal leaves no half-done set of files. (A folder that
+            // does not exist yet holds nothing to refuse, and is created
+            // by the real run, which prints that it does.)
+            if opts.output.as_ref().is_none_or(|d| d.is_dir()) {
+                let mut first = None;
+                let _ = pyulog::ulog2csv_with(log, path, &opts, &mut std::io::sink(), |name, _| {
+                    if first.is_none() {
+                        first = policy.check(name).err();
+                    }
+                    Ok(())
+                });
+                if let Some(r) = first {
+                    return Err(write::refused(r));
+                }
+            }
             let mut refusal = None;
             let written = pyulog::ulog2csv_with(log, path, &opts, &mut out, |name, body| {
                 write_atomically(name, &policy, |f| body(f)).map_err(|e| match e {

@@ -252,6 +252,15 @@ fn ulog_csv_keeps_existing_files_without_force_and_never_writes_the_input() {
         "{err}"
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"previous");
+    // With every topic: the refusal of the existing file comes before any
+    // other file is written.
+    let all = run(
+        &dir,
+        with(os(&["ulog", "csv", "-o"]), &[&out, &input]),
+        false,
+    );
+    assert_eq!(all.0, Some(2), "{}", all.1);
+    assert_eq!(entries(&out), ["features_sensor_gps_0.csv"]);
     let (code, err) = csv(&dir, &input, &out, true);
     assert_eq!(code, Some(0), "{err}");
     let text = std::fs::read_to_string(&file).unwrap();
