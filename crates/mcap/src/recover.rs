@@ -184,6 +184,12 @@ pub fn recover<W: Write>(data: &[u8], out: W, mut opts: WriteOptions) -> Result<
 
 /// [`recover()`] into a new file at `path` (created or truncated, written
 /// through a buffer and flushed before returning).
+///
+/// The file is written in place: interrupted, it is left partial, and a
+/// `path` that is the input's own file destroys the input. A tool that
+/// must not lose data passes [`recover()`] a writer that goes to a
+/// temporary file renamed into place when complete (the `robolog` crate's
+/// `write::AtomicFile` does that and refuses the input).
 pub fn recover_to_file(
     data: &[u8],
     path: &std::path::Path,

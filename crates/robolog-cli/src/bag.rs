@@ -8,8 +8,10 @@ use clap::{Args, Subcommand};
 use rosbag12::Bag;
 use rosbag12::info::BagInfo;
 
-use crate::output;
+use robolog::write::{AtomicFile, OutputPolicy, WriteError};
+
 use crate::{Failure, Outcome, report, report_all};
+use crate::{output, write};
 
 /// ROS bag tools.
 #[derive(Debug, Subcommand)]
@@ -20,7 +22,9 @@ pub(crate) enum BagCommand {
     Info(InfoArgs),
     /// Rebuild the index of an unindexed, truncated or damaged bag (1.2 or
     /// 2.0) as an indexed 2.0 bag. Without -o, the original is kept as
-    /// FILE.orig.bag and the result replaces FILE, as `rosbag reindex` does.
+    /// NAME.orig.bag (FILE without its extension) and the result replaces
+    /// FILE, as `rosbag reindex` does; an existing backup is never
+    /// replaced (the command refuses instead).
     Reindex(ReindexArgs),
     /// Rewrite a bag (1.2 or 2.0) as an indexed 2.0 bag in OUT.
     Fix(FixArgs),
@@ -45,6 +49,9 @@ pub(crate) struct ReindexArgs {
     /// Write the reindexed bag here instead of replacing FILE.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Replace OUTPUT when it exists (with -o).
+    #[arg(long)]
+    force: bool,
 }
 
 /// Arguments of `robolog bag fix`.
@@ -54,36 +61,75 @@ pub(crate) struct FixArgs {
     input: PathBuf,
     /// Where to write the 2.0 bag.
     output: PathBuf,
+    /// Replace OUTPUT when it exists.
+    #[arg(long)]
+    force: bool,
 }
 
 pub(crate) fn run(cmd: &BagCommand) -> Result<Outcome, Failure> {
     match cmd {
         BagCommand::Info(a) => info(a),
         BagCommand::Reindex(a) => match &a.output {
-            Some(out) => rewrite(&a.file, out, None),
-            None => {
-                let mut backup = a.file.clone().into_os_string();
-                backup.push(".orig.bag");
-                rewrite(&a.file, &a.file, Some(PathBuf::from(backup)))
-            }
+            Some(out) => rewrite(&a.file, out, Target::Other { force: a.force }),
+            None => rewrite(&a.file, &a.file, Target::InPlace(backup_name(&a.file))),
         },
-        BagCommand::Fix(a) => rewrite(&a.input, &a.output, None),
+        BagCommand::Fix(a) => rewrite(&a.input, &a.output, Target::Other { force: a.force }),
     }
+}
+
+/// Where a rewritten bag goes.
+enum Target {
+    /// Another file, replaced when it exists only with `force`.
+    Other { force: bool },
+    /// The input itself, whose original is kept under this name first.
+    InPlace(PathBuf),
+}
+
+/// The backup name `rosbag reindex` uses: the file name without its
+/// extension, then `.orig.bag` (`run.orig.bag` for `run.bag`).
+fn backup_name(file: &Path) -> PathBuf {
+    let mut name = file.file_stem().unwrap_or_default().to_os_string();
+    name.push(".orig.bag");
+    file.with_file_name(name)
 }
 
 fn open(path: &Path) -> Result<logcore::FileBytes, Failure> {
     logcore::FileBytes::open(path).map_err(|e| Failure::new(path, e))
 }
 
-fn rewrite(input: &Path, output: &Path, backup: Option<PathBuf>) -> Result<Outcome, Failure> {
+fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failure> {
+    let policy = match &target {
+        Target::Other { force } => OutputPolicy::new(*force).reading(input),
+        Target::InPlace(backup) => {
+            // The backup must be new; the input is replaced on purpose.
+            if std::fs::symlink_metadata(backup).is_ok() {
+                return Err(backup_exists(backup));
+            }
+            OutputPolicy::new(true)
+        }
+    };
+    write::check(output, &policy)?;
     let bytes = open(input)?;
     let (out, report_) = rosbag12::reindex(&bytes, std::io::Cursor::new(Vec::new()))
         .map_err(|e| Failure::new(input, e))?;
     drop(bytes);
-    if let Some(b) = &backup {
-        std::fs::rename(input, b).map_err(|e| Failure::new(input, e))?;
+    let out = out.into_inner();
+    match &target {
+        Target::Other { .. } => write::write_output(output, &policy, |f| f.write_all(&out))?,
+        Target::InPlace(backup) => {
+            let mut file = AtomicFile::create(output, &policy).map_err(|e| match e {
+                WriteError::Refused(r) => write::refused(r),
+                WriteError::Io(e) | WriteError::Write(e) => Failure::new(output, e),
+            })?;
+            file.write_all(&out).map_err(|e| Failure::new(output, e))?;
+            // The new bag is complete in its temporary file before the
+            // original gets its second name; then it replaces the
+            // original in one rename. Killed at any moment, FILE is the
+            // original or the new bag.
+            keep_backup(input, backup)?;
+            file.commit().map_err(|e| Failure::new(output, e))?;
+        }
     }
-    std::fs::write(output, out.into_inner()).map_err(|e| Failure::new(output, e))?;
     println!(
         "{}: wrote {} messages on {} connections to {}",
         input.display(),
@@ -95,6 +141,31 @@ fn rewrite(input: &Path, output: &Path, backup: Option<PathBuf>) -> Result<Outco
         report(input, &p.clone().into());
     }
     Ok(Outcome::Clean)
+}
+
+/// The refusal to replace an existing backup (exit code 2).
+fn backup_exists(backup: &Path) -> Failure {
+    Failure::usage(
+        backup,
+        std::io::Error::other(
+            "the backup of the original exists already and is never replaced; move it away first",
+        ),
+    )
+}
+
+/// Gives `input` the name `backup` too, never replacing an existing file:
+/// a hard link where the file system has them, otherwise a copy written
+/// through a temporary file.
+fn keep_backup(input: &Path, backup: &Path) -> Result<(), Failure> {
+    match std::fs::hard_link(input, backup) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(backup_exists(backup)),
+        Err(_) => {
+            let data = std::fs::read(input).map_err(|e| Failure::new(input, e))?;
+            let policy = OutputPolicy::new(false).reading(input);
+            write::write_output(backup, &policy, |f| f.write_all(&data))
+        }
+    }
 }
 
 fn info(args: &InfoArgs) -> Result<Outcome, Failure> {

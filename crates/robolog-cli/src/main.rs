@@ -1,7 +1,8 @@
 //! `robolog`: inspect, dump and check robotics and driving-simulation logs.
 //!
 //! Exit codes: 0 success, 1 bad or damaged input (everything readable is
-//! still printed first), 2 usage error.
+//! still printed first), 2 usage error (including an output that is one of
+//! the inputs, or that exists when `--force` is not given).
 
 mod bag;
 mod carla;
@@ -13,6 +14,7 @@ mod open;
 mod output;
 mod timearg;
 mod ulog;
+mod write;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,6 +71,8 @@ pub(crate) enum Outcome {
 pub(crate) struct Failure {
     path: PathBuf,
     error: logcore::Error,
+    /// The exit code: 1, or 2 for a usage error.
+    exit: u8,
 }
 
 impl Failure {
@@ -76,6 +80,16 @@ impl Failure {
         Failure {
             path: path.to_path_buf(),
             error: error.into(),
+            exit: 1,
+        }
+    }
+
+    /// A usage error (exit code 2), such as an output that would replace
+    /// the input.
+    pub(crate) fn usage(path: &std::path::Path, error: impl Into<logcore::Error>) -> Self {
+        Failure {
+            exit: 2,
+            ..Failure::new(path, error)
         }
     }
 }
@@ -122,7 +136,7 @@ fn main() -> ExitCode {
                 }
             }
             report(&f.path, &f.error);
-            ExitCode::from(1)
+            ExitCode::from(f.exit)
         }
     }
 }

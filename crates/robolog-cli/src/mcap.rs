@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use logcore::Format;
 use mcapfile::doctor::{error_count, write_findings};
-use mcapfile::recover::{Recovery, recover_to_file};
+use mcapfile::recover::{Recovery, recover};
 use mcapfile::{Compression, DoctorOptions, Mcap, WriteOptions, doctor};
 
-use crate::output;
+use robolog::write::OutputPolicy;
+
 use crate::{Failure, Outcome, open, report};
+use crate::{output, write};
 
 /// The `robolog mcap` subcommands.
 #[derive(Debug, Subcommand)]
@@ -68,6 +70,9 @@ pub(crate) struct RewriteArgs {
     /// Uncompressed chunk size of the output, in bytes.
     #[arg(long, default_value_t = 1 << 20)]
     chunk_size: u64,
+    /// Replace OUTPUT when it exists.
+    #[arg(long)]
+    force: bool,
 }
 
 pub(crate) fn run(cmd: &McapCommand) -> Result<Outcome, Failure> {
@@ -137,6 +142,8 @@ fn run_doctor(a: &DoctorArgs) -> Result<Outcome, Failure> {
 }
 
 fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
+    let policy = OutputPolicy::new(a.force).reading(&a.input);
+    write::check(&a.output, &policy)?;
     let opened = open_mcap(&a.input)?;
     let opts = WriteOptions {
         compression: match a.compression {
@@ -147,8 +154,9 @@ fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
         chunk_size: a.chunk_size.max(1),
         ..WriteOptions::default()
     };
-    let rep =
-        recover_to_file(&opened.bytes, &a.output, opts).map_err(|e| Failure::new(&a.output, e))?;
+    let rep = write::write_output(&a.output, &policy, |f| {
+        recover(&opened.bytes, f, opts).map(|(_, rep)| rep)
+    })?;
     let (input, output) = (a.input.display(), a.output.display());
     eprintln!("robolog: {input}: {rep} to {output}");
     for p in &rep.problems {

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use ulogfile::pyulog::{self, CsvOptions, ParamFormat, ParamOptions};
 
-use crate::{Failure, Outcome, open, report_all};
+use robolog::write::{OutputPolicy, WriteError, write_atomically};
+
+use crate::{Failure, Outcome, open, report_all, write};
 
 /// The `robolog ulog` subcommands.
 #[derive(Debug, Subcommand)]
@@ -85,6 +87,9 @@ pub(crate) struct ParamsArgs {
     default: Option<DefaultKind>,
     /// Write to this file instead of standard output.
     output: Option<PathBuf>,
+    /// Replace OUTPUT when it exists.
+    #[arg(long)]
+    force: bool,
 }
 
 /// Arguments of `robolog ulog csv`.
@@ -107,6 +112,9 @@ pub(crate) struct CsvArgs {
     /// Only samples before the first with timestamp >= this many seconds.
     #[arg(long = "time-e", value_name = "S", allow_negative_numbers = true)]
     time_e: Option<i64>,
+    /// Replace CSV files that exist.
+    #[arg(long)]
+    force: bool,
 }
 
 pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
@@ -167,7 +175,10 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                 }
             };
             match &a.output {
-                Some(p) => std::fs::write(p, text).map_err(|e| Failure::new(p, e))?,
+                Some(p) => {
+                    let policy = OutputPolicy::new(a.force).reading(path);
+                    write::write_output(p, &policy, |f| f.write_all(text.as_bytes()))?;
+                }
                 None => out.write_all(text.as_bytes()).map_err(io)?,
             }
         }
@@ -182,8 +193,40 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                 time_s: a.time_s,
                 time_e: a.time_e,
             };
-            pyulog::ulog2csv(log, path, &opts, &mut out)
-                .map_err(|e| Failure::new(&e.path, e.error))?;
+            let policy = OutputPolicy::new(a.force).reading(path);
+            // Every file is checked before the first is written, so a
+            // refusal leaves no half-done set of files. (A folder that
+            // does not exist yet holds nothing to refuse, and is created
+            // by the real run, which prints that it does.)
+            if opts.output.as_ref().is_none_or(|d| d.is_dir()) {
+                let mut first = None;
+                let _ = pyulog::ulog2csv_with(log, path, &opts, &mut std::io::sink(), |name, _| {
+                    if first.is_none() {
+                        first = policy.check(name).err();
+                    }
+                    Ok(())
+                });
+                if let Some(r) = first {
+                    return Err(write::refused(r));
+                }
+            }
+            let mut refusal = None;
+            let written = pyulog::ulog2csv_with(log, path, &opts, &mut out, |name, body| {
+                write_atomically(name, &policy, |f| body(f)).map_err(|e| match e {
+                    WriteError::Refused(r) => {
+                        refusal = Some(r);
+                        std::io::Error::other("refused")
+                    }
+                    WriteError::Io(e) | WriteError::Write(e) => e,
+                })
+            });
+            if let Err(e) = written {
+                out.flush().map_err(io)?;
+                return Err(match refusal {
+                    Some(r) => write::refused(r),
+                    None => Failure::new(&e.path, e.error),
+                });
+            }
         }
     }
     out.flush().map_err(io)?;

@@ -203,9 +203,10 @@ fn record_offset(bytes: &[u8], opcode: u8) -> usize {
 fn recover_exits_like_mcap_recover() {
     let dir = std::env::temp_dir().join(format!("robolog-mcap-recover-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // Each run replaces the previous run's output: --force.
     let run = |input: &std::path::Path| {
         let out = robolog()
-            .args(["mcap", "recover"])
+            .args(["mcap", "recover", "--force"])
             .arg(input)
             .arg(dir.join("out.mcap"))
             .output()

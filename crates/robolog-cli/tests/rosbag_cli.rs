@@ -189,6 +189,16 @@ fn damaged_bags_print_what_they_hold_and_exit_1() {
 
 #[test]
 fn reindex_and_fix_write_indexed_2_0_bags() {
+    // Outputs are never replaced without --force (and backups never):
+    // clear what an earlier run of this test left.
+    for name in [
+        "reindexed.bag",
+        "truncated-copy.bag",
+        "truncated-copy.orig.bag",
+        "fixed.bag",
+    ] {
+        let _ = std::fs::remove_file(tmp(name));
+    }
     let out_path = tmp("reindexed.bag");
     let out = robolog()
         .args(["bag", "reindex"])
@@ -213,7 +223,8 @@ fn reindex_and_fix_write_indexed_2_0_bags() {
     assert_eq!(j["message_count"], 75);
     assert_eq!(j["metadata"]["indexed"], "true");
 
-    // In place, keeping the original as .orig.bag.
+    // In place, keeping the original as NAME.orig.bag (the name without
+    // its extension, as `rosbag reindex` names it).
     let copy = tmp("truncated-copy.bag");
     std::fs::copy(fixture("truncated.bag"), &copy).unwrap();
     let out = robolog()
@@ -222,7 +233,10 @@ fn reindex_and_fix_write_indexed_2_0_bags() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(tmp("truncated-copy.bag.orig.bag").exists());
+    assert_eq!(
+        std::fs::read(tmp("truncated-copy.orig.bag")).unwrap(),
+        std::fs::read(fixture("truncated.bag")).unwrap()
+    );
     let out = robolog()
         .args(["info", "--json"])
         .arg(&copy)

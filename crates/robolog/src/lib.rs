@@ -8,6 +8,7 @@ mod log;
 mod probe;
 pub mod registry;
 mod text;
+pub mod write;
 
 use std::path::Path;
 

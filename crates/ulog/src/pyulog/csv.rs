@@ -67,6 +67,29 @@ pub fn ulog2csv(
     opts: &CsvOptions,
     out: &mut impl Write,
 ) -> Result<(), PathError> {
+    ulog2csv_with(log, input, opts, out, |path, write| {
+        let mut w = io::BufWriter::new(std::fs::File::create(path)?);
+        write(&mut w)?;
+        w.flush()
+    })
+}
+
+/// Like [`ulog2csv`], with the CSV files written by `write_file`: it is
+/// called once per file with the file's path and a function that writes
+/// the file's bytes to the writer it is given. A caller uses it to decide
+/// how files are created (for instance through a temporary file renamed
+/// into place when complete); an error it returns stops the run and is
+/// returned with the file's path.
+pub fn ulog2csv_with<F>(
+    log: &ULog<'_>,
+    input: &Path,
+    opts: &CsvOptions,
+    out: &mut impl Write,
+    mut write_file: F,
+) -> Result<(), PathError>
+where
+    F: FnMut(&Path, &mut dyn FnMut(&mut dyn Write) -> io::Result<()>) -> io::Result<()>,
+{
     let console = PathError::at;
     let mut prefix = input.to_string_lossy().to_string();
     if prefix.to_lowercase().ends_with(".ulg") {
@@ -93,11 +116,9 @@ pub fn ulog2csv(
         let name = csv_file_name(&prefix, d);
         writeln!(out, "Writing {name} ({} data points)", d.samples.len())
             .map_err(console(input))?;
-        let file = std::fs::File::create(&name).map_err(PathError::at(&name))?;
-        let mut w = io::BufWriter::new(file);
-        csv(d, &opts.delimiter, opts.time_s, opts.time_e, &mut w)
-            .and_then(|()| w.flush())
-            .map_err(PathError::at(&name))?;
+        let mut body =
+            |w: &mut dyn Write| csv(d, &opts.delimiter, opts.time_s, opts.time_e, &mut &mut *w);
+        write_file(Path::new(&name), &mut body).map_err(PathError::at(&name))?;
     }
     Ok(())
 }
