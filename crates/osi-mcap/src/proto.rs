@@ -29,7 +29,7 @@ use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 mod value;
 mod wire;
 
-pub use value::decode_to_value;
+pub use value::{MAX_NESTING, decode_to_value};
 use wire::{Fields, Probe, WireValue};
 
 /// Error of this module: what was wrong, with the byte offset into the

@@ -14,7 +14,7 @@ use nom::Parser;
 use nom::number::complete::le_u32;
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
+use crate::msg::{ArrayKind, Kind, MAX_NESTING, MessageType, Primitive};
 
 type NomError<'a> = nom::error::Error<&'a [u8]>;
 
@@ -117,7 +117,7 @@ impl MessageType {
             offset,
             zero_size_budget: data.len() as u64 + 1024,
         };
-        self.decode_struct(0, &mut c, out)?;
+        self.decode_struct(0, 1, &mut c, out)?;
         if c.pos != data.len() {
             return Err(Error::malformed(
                 offset,
@@ -132,10 +132,26 @@ impl MessageType {
         Ok(())
     }
 
-    fn decode_struct(&self, ty: usize, c: &mut Cursor<'_>, out: &mut Value) -> Result<()> {
+    /// Decodes a value of type `ty`, `depth` levels below the top (the top
+    /// is 1). [`MessageType::parse`] already refuses types nested deeper
+    /// than [`MAX_NESTING`]; the counter keeps the recursion bounded on its
+    /// own.
+    fn decode_struct(
+        &self,
+        ty: usize,
+        depth: usize,
+        c: &mut Cursor<'_>,
+        out: &mut Value,
+    ) -> Result<()> {
         let Some(compiled) = self.compiled.get(ty) else {
             return Err(c.error("a known message type"));
         };
+        if depth > MAX_NESTING {
+            return Err(c.error(format!(
+                "message types nested at most {MAX_NESTING} levels deep, not {} at {depth}",
+                self.defs[ty].name
+            )));
+        }
         let n = compiled.fields.len();
         if !matches!(out, Value::Struct(_)) {
             *out = Value::Struct(Vec::with_capacity(n));
@@ -157,7 +173,7 @@ impl MessageType {
                 *old = name.clone();
             }
             let what = || format!("field `{name}` of {}", self.defs[ty].name);
-            self.decode_field(kind, array, c, &what, slot)?;
+            self.decode_field(kind, array, depth, c, &what, slot)?;
         }
         Ok(())
     }
@@ -167,21 +183,22 @@ impl MessageType {
         &self,
         kind: &Kind,
         array: &ArrayKind,
+        depth: usize,
         c: &mut Cursor<'_>,
         what: &dyn Fn() -> String,
         slot: &mut Value,
     ) -> Result<()> {
         let kind = *kind;
         match *array {
-            ArrayKind::Scalar => self.decode_one(kind, c, what, slot),
+            ArrayKind::Scalar => self.decode_one(kind, depth, c, what, slot),
             ArrayKind::Variable => {
                 let n = c.take(
                     &|| format!("the 4-byte element count of {}", what()),
                     le_u32,
                 )?;
-                self.decode_array(kind, u64::from(n), c, what, slot)
+                self.decode_array(kind, u64::from(n), depth, c, what, slot)
             }
-            ArrayKind::Fixed(n) => self.decode_array(kind, u64::from(n), c, what, slot),
+            ArrayKind::Fixed(n) => self.decode_array(kind, u64::from(n), depth, c, what, slot),
         }
     }
 
@@ -189,6 +206,7 @@ impl MessageType {
         &self,
         kind: Kind,
         n: u64,
+        depth: usize,
         c: &mut Cursor<'_>,
         what: &dyn Fn() -> String,
         out: &mut Value,
@@ -237,7 +255,7 @@ impl MessageType {
                 items.push(Value::Null);
             }
             match items.get_mut(i) {
-                Some(slot) => self.decode_one(kind, c, what, slot)?,
+                Some(slot) => self.decode_one(kind, depth, c, what, slot)?,
                 None => return Err(c.error("an array element")),
             }
         }
@@ -247,13 +265,14 @@ impl MessageType {
     fn decode_one(
         &self,
         kind: Kind,
+        depth: usize,
         c: &mut Cursor<'_>,
         what: &dyn Fn() -> String,
         out: &mut Value,
     ) -> Result<()> {
         use Primitive as P;
         let p = match kind {
-            Kind::Msg(j) => return self.decode_struct(j, c, out),
+            Kind::Msg(j) => return self.decode_struct(j, depth + 1, c, out),
             Kind::Prim(p) => p,
         };
         *out = match p {

@@ -2,13 +2,23 @@
 //! per connection, its `.msg` grammar, type resolution (including the
 //! pre-Diamondback `roslib/Header`), and the md5 rule.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use logcore::FieldName;
 use md5::{Digest, Md5};
 
 use crate::error::{Error, Result};
 use crate::records::Connection;
+
+/// The deepest nesting of message types accepted, counting the top-level
+/// type as one level: a type of builtins only is 1 deep, a type with a
+/// `std_msgs/Header` field 2 deep. Real ROS definitions nest well under
+/// ten levels (`visualization_msgs/MarkerArray` is 4 deep), so 64 is far
+/// above anything recorded; the limit keeps hostile definitions (a chain of
+/// thousands of types) from exhausting the stack in type resolution
+/// ([`md5sums`], [`MessageType::parse`]) and in decoding
+/// ([`MessageType::decode`]).
+pub const MAX_NESTING: usize = 64;
 
 /// A builtin type (spec 6.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -273,16 +283,15 @@ fn parse_section(name: &str, text: &str) -> Result<MsgDef, String> {
 /// ```
 pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
     let mut defs = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
     for (name, body) in sections(top, text)? {
-        if defs.iter().any(|d: &MsgDef| d.name == name) {
+        if names.contains(&name) {
             continue;
         }
         defs.push(parse_section(&name, body)?);
+        names.insert(name);
     }
-    let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
-    let header = if names.iter().any(|n| n == "std_msgs/Header")
-        || !names.iter().any(|n| n == "roslib/Header")
-    {
+    let header = if names.contains("std_msgs/Header") || !names.contains("roslib/Header") {
         "std_msgs/Header"
     } else {
         "roslib/Header"
@@ -336,26 +345,38 @@ pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
     Ok(defs)
 }
 
-/// Computes the md5 of every type in `defs` (spec 6.5); fails on a cycle.
+/// Computes the md5 of every type in `defs` (spec 6.5); fails on a cycle
+/// and on types nested deeper than [`MAX_NESTING`].
 pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
+    /// The md5 and the nesting depth of `name`. The recursion goes at
+    /// most [`MAX_NESTING`] deep (`stack` holds the types being visited).
     fn visit(
         name: &str,
-        defs: &[MsgDef],
-        done: &mut HashMap<String, String>,
+        by_name: &HashMap<&str, &MsgDef>,
+        done: &mut HashMap<String, (String, usize)>,
         stack: &mut Vec<String>,
-    ) -> Result<String, String> {
+    ) -> Result<(String, usize), String> {
         if let Some(m) = done.get(name) {
             return Ok(m.clone());
         }
         if stack.iter().any(|s| s == name) {
             return Err(format!("a type that does not contain itself: {name} does"));
         }
-        let def = defs
-            .iter()
-            .find(|d| d.name == name)
+        let too_deep = || {
+            format!(
+                "message types nested at most {MAX_NESTING} levels deep: {} nests {name} deeper",
+                stack.first().map_or(name, |s| s.as_str())
+            )
+        };
+        if stack.len() >= MAX_NESTING {
+            return Err(too_deep());
+        }
+        let def = by_name
+            .get(name)
             .ok_or_else(|| format!("no definition section for {name}"))?;
         stack.push(name.to_string());
         let mut lines = Vec::new();
+        let mut depth = 1;
         for c in &def.constants {
             lines.push(format!("{} {}={}", c.type_name, c.name, c.value));
         }
@@ -363,22 +384,34 @@ pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
             match &f.base {
                 BaseType::Primitive(_) => lines.push(format!("{} {}", f.type_text, f.name)),
                 BaseType::Message(m) => {
-                    let sub = visit(m, defs, done, stack)?;
+                    let (sub, sub_depth) = visit(m, by_name, done, stack)?;
+                    depth = depth.max(sub_depth.saturating_add(1));
                     lines.push(format!("{sub} {}", f.name));
                 }
             }
         }
         stack.pop();
+        // A type met first through a shallow path (or at the top) can
+        // still sit on a deep chain of types visited before it.
+        if depth > MAX_NESTING {
+            return Err(format!(
+                "message types nested at most {MAX_NESTING} levels deep: {name} nests {depth} deep"
+            ));
+        }
         let digest = Md5::digest(lines.join("\n").as_bytes());
         let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        done.insert(name.to_string(), hex.clone());
-        Ok(hex)
+        done.insert(name.to_string(), (hex.clone(), depth));
+        Ok((hex, depth))
+    }
+    let mut by_name: HashMap<&str, &MsgDef> = HashMap::new();
+    for d in defs {
+        by_name.entry(d.name.as_str()).or_insert(d);
     }
     let mut done = HashMap::new();
     for d in defs {
-        visit(&d.name, defs, &mut done, &mut Vec::new())?;
+        visit(&d.name, &by_name, &mut done, &mut Vec::new())?;
     }
-    Ok(done)
+    Ok(done.into_iter().map(|(k, (md5, _))| (k, md5)).collect())
 }
 
 /// A message type compiled for decoding: every type of its definition,

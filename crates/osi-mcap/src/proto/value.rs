@@ -10,6 +10,14 @@ use prost_reflect::{
 
 use super::{ProtoError, wire};
 
+/// The deepest nesting of messages [`decode_to_value`] accepts, counting
+/// the top-level message as one level. It is the recursion limit of the
+/// protobuf decoder underneath (prost's, also protobuf's own default):
+/// real OSI messages nest about ten levels, so 100 is far above them; a
+/// self-recursive message type with a hostile payload nested thousands of
+/// levels deep gets an error instead of exhausting the stack.
+pub const MAX_NESTING: usize = 100;
+
 /// Decodes `msg`, a serialized message of type `desc`, into a [`Value`].
 ///
 /// A message becomes a [`Value::Struct`] of its set fields in declaration
@@ -21,14 +29,22 @@ use super::{ProtoError, wire};
 /// [`Value::Array`] and maps a [`Value::Struct`] keyed by the key as text
 /// (in key order). Unknown fields and extensions are left out.
 ///
-/// Nesting is bounded by prost's recursion limit, so hostile input gives an
-/// error, never a panic.
+/// Messages nested deeper than [`MAX_NESTING`] levels give an error, never
+/// a stack overflow or a panic.
 pub fn decode_to_value(desc: &MessageDescriptor, msg: &[u8]) -> Result<Value, ProtoError> {
+    let too_deep = || ProtoError::Decode {
+        message: desc.full_name().to_owned(),
+        reason: format!("messages nested at most {MAX_NESTING} levels deep; the data nests deeper"),
+    };
     match DynamicMessage::decode(desc.clone(), msg) {
-        Ok(m) => Ok(message_to_value(&m)),
+        Ok(m) => message_to_value(&m, 1).ok_or_else(too_deep),
         Err(e) => {
             // Point at the first bad byte of the top level when there is one.
             wire::check(msg)?;
+            // The decoder's own report of this names every level passed.
+            if e.to_string().contains("recursion limit reached") {
+                return Err(too_deep());
+            }
             Err(ProtoError::Decode {
                 message: desc.full_name().to_owned(),
                 reason: e.to_string(),
@@ -37,7 +53,12 @@ pub fn decode_to_value(desc: &MessageDescriptor, msg: &[u8]) -> Result<Value, Pr
     }
 }
 
-fn message_to_value(m: &DynamicMessage) -> Value {
+/// The value of `m`, `depth` levels below the top (the top is 1); `None`
+/// when a message nests deeper than [`MAX_NESTING`].
+fn message_to_value(m: &DynamicMessage, depth: usize) -> Option<Value> {
+    if depth > MAX_NESTING {
+        return None;
+    }
     let desc = m.descriptor();
     let mut out = Vec::new();
     // Declaration order: the order of the fields in the DescriptorProto
@@ -56,30 +77,29 @@ fn message_to_value(m: &DynamicMessage) -> Value {
         let v = m.get_field(&fd);
         let kind = fd.kind();
         let value = if fd.is_map() {
-            map_to_value(&v, &fd)
+            map_to_value(&v, &fd, depth)?
         } else {
-            to_value(&v, &kind)
+            to_value(&v, &kind, depth)?
         };
         out.push((fd.name().into(), value));
     }
-    Value::Struct(out)
+    Some(Value::Struct(out))
 }
 
-fn map_to_value(v: &PValue, fd: &prost_reflect::FieldDescriptor) -> Value {
+fn map_to_value(v: &PValue, fd: &prost_reflect::FieldDescriptor, depth: usize) -> Option<Value> {
     let Some(map) = v.as_map() else {
-        return to_value(v, &fd.kind());
+        return to_value(v, &fd.kind(), depth);
     };
     let value_kind = match fd.kind() {
         Kind::Message(entry) => entry.map_entry_value_field().kind(),
         other => other,
     };
     let sorted: BTreeMap<&MapKey, &PValue> = map.iter().collect();
-    Value::Struct(
-        sorted
-            .into_iter()
-            .map(|(k, v)| (key_text(k).into(), to_value(v, &value_kind)))
-            .collect(),
-    )
+    sorted
+        .into_iter()
+        .map(|(k, v)| Some((key_text(k).into(), to_value(v, &value_kind, depth)?)))
+        .collect::<Option<_>>()
+        .map(Value::Struct)
 }
 
 fn key_text(k: &MapKey) -> String {
@@ -93,8 +113,9 @@ fn key_text(k: &MapKey) -> String {
     }
 }
 
-fn to_value(v: &PValue, kind: &Kind) -> Value {
-    match v {
+/// The value of `v`, a field of a message `depth` levels deep.
+fn to_value(v: &PValue, kind: &Kind, depth: usize) -> Option<Value> {
+    Some(match v {
         PValue::Bool(b) => Value::Bool(*b),
         PValue::I32(x) => Value::I64(i64::from(*x)),
         PValue::I64(x) => Value::I64(*x),
@@ -110,16 +131,21 @@ fn to_value(v: &PValue, kind: &Kind) -> Value {
             }),
             _ => Value::I64(i64::from(*n)),
         },
-        PValue::Message(m) => message_to_value(m),
-        PValue::List(items) => Value::Array(items.iter().map(|x| to_value(x, kind)).collect()),
+        PValue::Message(m) => message_to_value(m, depth + 1)?,
+        PValue::List(items) => Value::Array(
+            items
+                .iter()
+                .map(|x| to_value(x, kind, depth))
+                .collect::<Option<_>>()?,
+        ),
         PValue::Map(map) => {
             let sorted: BTreeMap<&MapKey, &PValue> = map.iter().collect();
             Value::Struct(
                 sorted
                     .into_iter()
-                    .map(|(k, v)| (key_text(k).into(), to_value(v, kind)))
-                    .collect(),
+                    .map(|(k, v)| Some((key_text(k).into(), to_value(v, kind, depth)?)))
+                    .collect::<Option<_>>()?,
             )
         }
-    }
+    })
 }

@@ -1,0 +1,119 @@
+//! Message definitions nested deeper than `msg::MAX_NESTING` are refused
+//! with an error instead of exhausting the stack; at the limit they decode.
+
+use std::io::Cursor;
+
+use logcore::Value;
+use rosbag12::msg::MAX_NESTING;
+use rosbag12::{Bag, Connection, MessageType, RosTime, Writer, WriterOptions};
+
+/// A definition of `deep/T0` holding `deep/T1` … down to `deep/T{levels-1}`,
+/// which holds one `int32`: `levels` levels deep.
+fn chain(levels: usize) -> String {
+    let mut text = String::new();
+    for i in 0..levels {
+        if i > 0 {
+            text.push_str(&"=".repeat(80));
+            text.push_str(&format!("\nMSG: deep/T{i}\n"));
+        }
+        if i + 1 < levels {
+            text.push_str(&format!("deep/T{} next\n", i + 1));
+        } else {
+            text.push_str("int32 leaf\n");
+        }
+    }
+    text
+}
+
+/// A bag with one connection of type `deep/T0` (definition `text`) and one
+/// 4-byte message holding 7.
+fn bag_with(text: &str) -> Vec<u8> {
+    let mut w = Writer::new(Cursor::new(Vec::new()), WriterOptions::default()).unwrap();
+    let conn = Connection::new(0, "/deep", "deep/T0", "*", text);
+    let id = w.add_connection(conn).unwrap();
+    w.write(id, RosTime { sec: 1, nsec: 0 }, &7i32.to_le_bytes())
+        .unwrap();
+    w.finish().unwrap();
+    w.into_inner().into_inner()
+}
+
+/// Runs `f` on a thread with a 256 KiB stack: far too small for a
+/// recursion 20,000 levels deep, so passing proves the limit holds.
+fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn a_definition_nested_20000_deep_is_refused() {
+    on_small_stack(|| {
+        let text = chain(20_000);
+        let e = MessageType::parse("deep/T0", &text).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "message types nested at most {MAX_NESTING} levels deep: deep/T0 nests deep/T{MAX_NESTING} deeper"
+            )
+        );
+        let bytes = bag_with(&text);
+        let bag = Bag::new(&bytes).unwrap();
+        let e = bag.decode(0, &7i32.to_le_bytes()).unwrap_err().to_string();
+        assert!(e.contains("a valid definition of deep/T0"), "{e}");
+        assert!(e.contains("nested at most 64 levels deep"), "{e}");
+    });
+}
+
+#[test]
+fn a_deep_chain_met_leaf_first_is_refused() {
+    // The top type is flat; the other sections form a chain listed leaf
+    // first, so no single path from a visited type is long: the measured
+    // depth still catches it.
+    on_small_stack(|| {
+        let n = 1000;
+        let mut text = String::from("int32 a\n");
+        for i in (1..=n).rev() {
+            text.push_str(&"=".repeat(80));
+            text.push_str(&format!("\nMSG: deep/U{i}\n"));
+            if i == n {
+                text.push_str("int32 leaf\n");
+            } else {
+                text.push_str(&format!("deep/U{} next\n", i + 1));
+            }
+        }
+        let e = MessageType::parse("deep/T0", &text).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "message types nested at most {MAX_NESTING} levels deep: deep/U{} nests {} deep",
+                n - MAX_NESTING,
+                MAX_NESTING + 1
+            )
+        );
+    });
+}
+
+#[test]
+fn a_definition_at_the_limit_decodes() {
+    assert_eq!(MAX_NESTING, 64);
+    let text = chain(MAX_NESTING);
+    let t = MessageType::parse("deep/T0", &text).unwrap();
+    let mut v = t.decode(&7i32.to_le_bytes(), 0).unwrap();
+    for _ in 1..MAX_NESTING {
+        v = v.get("next").unwrap().clone();
+    }
+    assert_eq!(v, Value::Struct(vec![("leaf".into(), Value::I64(7))]));
+
+    let bytes = bag_with(&text);
+    let bag = Bag::new(&bytes).unwrap();
+    assert_eq!(
+        bag.decode(0, &7i32.to_le_bytes()).unwrap(),
+        t.decode(&7i32.to_le_bytes(), 0).unwrap()
+    );
+    // One level more is refused.
+    let e = MessageType::parse("deep/T0", &chain(MAX_NESTING + 1)).unwrap_err();
+    assert!(e.contains("nests deep/T64 deeper"), "{e}");
+}
