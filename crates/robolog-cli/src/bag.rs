@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use rosbag12::Bag;
 use rosbag12::info::BagInfo;
 
-use robolog::write::{AtomicFile, OutputPolicy, WriteError};
+use robolog::write::{AtomicFile, OutputPolicy, replace_keeping_backup};
 
 use crate::{Failure, Outcome, report, report_all};
 use crate::{output, write};
@@ -98,74 +98,37 @@ fn open(path: &Path) -> Result<logcore::FileBytes, Failure> {
 }
 
 fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failure> {
-    let policy = match &target {
-        Target::Other { force } => OutputPolicy::new(*force).reading(input),
+    if let Target::Other { force } = target {
+        write::check(output, &OutputPolicy::new(force).reading(input))?;
+    }
+    let bytes = open(input)?;
+    // The bag is rebuilt in memory (the writer seeks back to patch its
+    // index position), then written out through the atomic file.
+    let reindex = |w: &mut AtomicFile| -> Result<_, logcore::Error> {
+        let (out, report) = rosbag12::reindex(&bytes, std::io::Cursor::new(Vec::new()))?;
+        w.write_all(&out.into_inner())?;
+        Ok(report)
+    };
+    let done = match &target {
+        Target::Other { force } => {
+            let policy = OutputPolicy::new(*force).reading(input);
+            write::write_output(output, &policy, reindex)?
+        }
         Target::InPlace(backup) => {
-            // The backup must be new; the input is replaced on purpose.
-            if std::fs::symlink_metadata(backup).is_ok() {
-                return Err(backup_exists(backup));
-            }
-            OutputPolicy::new(true)
+            replace_keeping_backup(output, backup, reindex).map_err(|e| write::failed(output, e))?
         }
     };
-    write::check(output, &policy)?;
-    let bytes = open(input)?;
-    let (out, report_) = rosbag12::reindex(&bytes, std::io::Cursor::new(Vec::new()))
-        .map_err(|e| Failure::new(input, e))?;
-    drop(bytes);
-    let out = out.into_inner();
-    match &target {
-        Target::Other { .. } => write::write_output(output, &policy, |f| f.write_all(&out))?,
-        Target::InPlace(backup) => {
-            let mut file = AtomicFile::create(output, &policy).map_err(|e| match e {
-                WriteError::Refused(r) => write::refused(r),
-                WriteError::Io(e) | WriteError::Write(e) => Failure::new(output, e),
-            })?;
-            file.write_all(&out).map_err(|e| Failure::new(output, e))?;
-            // The new bag is complete in its temporary file before the
-            // original gets its second name; then it replaces the
-            // original in one rename. Killed at any moment, FILE is the
-            // original or the new bag.
-            keep_backup(input, backup)?;
-            file.commit().map_err(|e| Failure::new(output, e))?;
-        }
-    }
     println!(
         "{}: wrote {} messages on {} connections to {}",
         input.display(),
-        report_.messages,
-        report_.connections,
+        done.messages,
+        done.connections,
         output.display()
     );
-    for p in &report_.problems {
+    for p in &done.problems {
         report(input, &p.clone().into());
     }
     Ok(Outcome::Clean)
-}
-
-/// The refusal to replace an existing backup (exit code 2).
-fn backup_exists(backup: &Path) -> Failure {
-    Failure::usage(
-        backup,
-        std::io::Error::other(
-            "the backup of the original exists already and is never replaced; move it away first",
-        ),
-    )
-}
-
-/// Gives `input` the name `backup` too, never replacing an existing file:
-/// a hard link where the file system has them, otherwise a copy written
-/// through a temporary file.
-fn keep_backup(input: &Path, backup: &Path) -> Result<(), Failure> {
-    match std::fs::hard_link(input, backup) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(backup_exists(backup)),
-        Err(_) => {
-            let data = std::fs::read(input).map_err(|e| Failure::new(input, e))?;
-            let policy = OutputPolicy::new(false).reading(input);
-            write::write_output(backup, &policy, |f| f.write_all(&data))
-        }
-    }
 }
 
 fn info(args: &InfoArgs) -> Result<Outcome, Failure> {

@@ -6,6 +6,15 @@ use std::path::Path;
 
 use robolog::write::{AtomicFile, OutputPolicy, Refusal, WriteError, write_atomically};
 
+/// The failure of a write: a refusal (exit code 2) or an error on `dest`.
+pub(crate) fn failed<E: Into<logcore::Error>>(dest: &Path, e: WriteError<E>) -> Failure {
+    match e {
+        WriteError::Refused(r) => refused(r),
+        WriteError::Io(e) => Failure::new(dest, e),
+        WriteError::Write(e) => Failure::new(dest, e),
+    }
+}
+
 use crate::Failure;
 
 /// The failure for a refused output: exit code 2 and a message that names
@@ -16,6 +25,11 @@ pub(crate) fn refused(r: Refusal) -> Failure {
         Refusal::Exists { output } => (
             output.clone(),
             format!("{r}; not replaced (use --force to replace it)"),
+        ),
+        Refusal::BackupExists { backup } => (
+            backup.clone(),
+            "the backup of the original exists already and is never replaced; move it away first"
+                .to_string(),
         ),
     };
     Failure::usage(&path, std::io::Error::other(msg))
@@ -33,9 +47,5 @@ pub(crate) fn write_output<T, E: Into<logcore::Error>>(
     policy: &OutputPolicy,
     write: impl FnOnce(&mut AtomicFile) -> Result<T, E>,
 ) -> Result<T, Failure> {
-    write_atomically(dest, policy, write).map_err(|e| match e {
-        WriteError::Refused(r) => refused(r),
-        WriteError::Io(e) => Failure::new(dest, e),
-        WriteError::Write(e) => Failure::new(dest, e),
-    })
+    write_atomically(dest, policy, write).map_err(|e| failed(dest, e))
 }

@@ -51,6 +51,12 @@ pub enum Refusal {
         /// The output as given.
         output: PathBuf,
     },
+    /// A file is to be replaced in place, but the name its original would
+    /// be kept under is taken: a backup is never replaced.
+    BackupExists {
+        /// The backup's name.
+        backup: PathBuf,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -65,6 +71,11 @@ impl fmt::Display for Refusal {
             Refusal::Exists { output } => {
                 write!(f, "the output {} exists already", output.display())
             }
+            Refusal::BackupExists { backup } => write!(
+                f,
+                "the backup {} of the original exists already and is never replaced; move it away first",
+                backup.display()
+            ),
         }
     }
 }
@@ -317,6 +328,66 @@ pub fn write_atomically<T, E>(
     })?;
     let value = write(&mut file).map_err(WriteError::Write)?;
     file.commit().map_err(WriteError::Io)?;
+    Ok(value)
+}
+
+/// Replaces `file` in place, keeping its original under `backup`: the new
+/// contents are written completely to a temporary file first (by `write`),
+/// then the original gets its second name `backup` (a hard link where the
+/// file system has them, else a copy written atomically), then the
+/// temporary file is renamed onto `file`. Killed at any moment, `file` is
+/// the original or the complete new file, and a backup that exists already
+/// is never replaced ([`Refusal::BackupExists`], checked before `write`
+/// runs).
+///
+/// ```
+/// use std::io::Write;
+/// use robolog::write::replace_keeping_backup;
+///
+/// let dir = std::env::temp_dir().join(format!("robolog-doc-backup-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let (file, backup) = (dir.join("run.bag"), dir.join("run.orig.bag"));
+/// std::fs::write(&file, "old")?;
+/// replace_keeping_backup(&file, &backup, |w| w.write_all(b"new")).unwrap();
+/// assert_eq!((std::fs::read(&file)?, std::fs::read(&backup)?), (b"new".to_vec(), b"old".to_vec()));
+/// // A second run would replace the backup: refused, nothing touched.
+/// assert!(replace_keeping_backup(&file, &backup, |w| w.write_all(b"newer")).is_err());
+/// assert_eq!(std::fs::read(&backup)?, b"old");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn replace_keeping_backup<T, E>(
+    file: &Path,
+    backup: &Path,
+    write: impl FnOnce(&mut AtomicFile) -> Result<T, E>,
+) -> Result<T, WriteError<E>> {
+    let backup_taken = || {
+        WriteError::Refused(Refusal::BackupExists {
+            backup: backup.to_path_buf(),
+        })
+    };
+    if std::fs::symlink_metadata(backup).is_ok() {
+        return Err(backup_taken());
+    }
+    // Replacing `file` is the point, so no input and forced.
+    let mut new = AtomicFile::create(file, &OutputPolicy::new(true)).map_err(|e| match e {
+        WriteError::Refused(r) => WriteError::Refused(r),
+        WriteError::Io(e) | WriteError::Write(e) => WriteError::Io(e),
+    })?;
+    let value = write(&mut new).map_err(WriteError::Write)?;
+    match std::fs::hard_link(file, backup) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(backup_taken()),
+        Err(_) => {
+            let data = std::fs::read(file).map_err(WriteError::Io)?;
+            let policy = OutputPolicy::new(false).reading(file);
+            write_atomically(backup, &policy, |w| w.write_all(&data)).map_err(|e| match e {
+                WriteError::Refused(r) => WriteError::Refused(r),
+                WriteError::Io(e) | WriteError::Write(e) => WriteError::Io(e),
+            })?;
+        }
+    }
+    new.commit().map_err(WriteError::Io)?;
     Ok(value)
 }
 
