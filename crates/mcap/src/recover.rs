@@ -182,25 +182,6 @@ pub fn recover<W: Write>(data: &[u8], out: W, mut opts: WriteOptions) -> Result<
     Ok((w.finish()?, report))
 }
 
-/// [`recover()`] into a new file at `path` (created or truncated, written
-/// through a buffer and flushed before returning).
-///
-/// The file is written in place: interrupted, it is left partial, and a
-/// `path` that is the input's own file destroys the input. A tool that
-/// must not lose data passes [`recover()`] a writer that goes to a
-/// temporary file renamed into place when complete (the `robolog` crate's
-/// `write::AtomicFile` does that and refuses the input).
-pub fn recover_to_file(
-    data: &[u8],
-    path: &std::path::Path,
-    opts: WriteOptions,
-) -> Result<Recovered> {
-    let file = std::fs::File::create(path)?;
-    let (sink, report) = recover(data, std::io::BufWriter::new(file), opts)?;
-    sink.into_inner().map_err(|e| e.into_error())?;
-    Ok(report)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,7 +209,7 @@ mod tests {
     }
 
     #[test]
-    fn recover_to_a_file() {
+    fn recovers_an_unfinished_file() {
         let mut w = Writer::new(
             Vec::new(),
             WriteOptions {
@@ -240,19 +221,19 @@ mod tests {
         let ch = w.add_channel(0, "/t", "json", &Default::default()).unwrap();
         w.write_message(ch, 0, 5, 5, b"{}").unwrap();
         let cut = w.into_inner();
-        let path =
-            std::env::temp_dir().join(format!("mcapfile-recover-{}.mcap", std::process::id()));
-        let report = recover_to_file(&cut, &path, WriteOptions::default()).unwrap();
+        let (fixed, report) = recover(
+            &cut,
+            std::io::Cursor::new(Vec::new()),
+            WriteOptions::default(),
+        )
+        .unwrap();
         assert_eq!(report.recovery(), Recovery::Complete);
-        let fixed = std::fs::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
+        let fixed = fixed.into_inner();
         let stats = crate::Summary::read(&fixed, true)
             .unwrap()
             .unwrap()
             .statistics
             .unwrap();
         assert_eq!((stats.message_count, stats.message_start_time), (1, 5));
-        // A directory cannot be written: the I/O error is returned.
-        assert!(recover_to_file(&cut, &std::env::temp_dir(), WriteOptions::default()).is_err());
     }
 }

@@ -200,7 +200,7 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
             // by the real run, which prints that it does.)
             if opts.output.as_ref().is_none_or(|d| d.is_dir()) {
                 let mut first = None;
-                let _ = pyulog::ulog2csv_with(log, path, &opts, &mut std::io::sink(), |name, _| {
+                let _ = pyulog::ulog2csv(log, path, &opts, &mut std::io::sink(), |name, _| {
                     if first.is_none() {
                         first = policy.check(name).err();
                     }
@@ -211,7 +211,7 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
                 }
             }
             let mut refusal = None;
-            let written = pyulog::ulog2csv_with(log, path, &opts, &mut out, |name, body| {
+            let written = pyulog::ulog2csv(log, path, &opts, &mut out, |name, body| {
                 write_atomically(name, &policy, |f| body(f)).map_err(|e| match e {
                     WriteError::Refused(r) => {
                         refusal = Some(r);

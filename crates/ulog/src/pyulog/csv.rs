@@ -58,29 +58,17 @@ impl PathError {
 /// Does what pyulog's `ulog2csv` does for `log`, read from `input`: creates
 /// the output folder when missing, prints what `ulog2csv` prints to `out`
 /// (the folder it creates, the load output, one `Writing ...` line per
-/// file) and writes one CSV file per dataset, named
+/// file) and produces one CSV file per dataset, named
 /// [`csv_file_name`]`(PREFIX, ..)` where `PREFIX` is `input` without its
 /// `.ulg` extension, in the output folder when one is given.
-pub fn ulog2csv(
-    log: &ULog<'_>,
-    input: &Path,
-    opts: &CsvOptions,
-    out: &mut impl Write,
-) -> Result<(), PathError> {
-    ulog2csv_with(log, input, opts, out, |path, write| {
-        let mut w = io::BufWriter::new(std::fs::File::create(path)?);
-        write(&mut w)?;
-        w.flush()
-    })
-}
-
-/// Like [`ulog2csv`], with the CSV files written by `write_file`: it is
-/// called once per file with the file's path and a function that writes
-/// the file's bytes to the writer it is given. A caller uses it to decide
-/// how files are created (for instance through a temporary file renamed
-/// into place when complete); an error it returns stops the run and is
-/// returned with the file's path.
-pub fn ulog2csv_with<F>(
+///
+/// The files are written by `write_file`: it is called once per file with
+/// the file's path and a function that writes the file's bytes to the
+/// writer it is given, so the caller decides how files are created (the
+/// `robolog` tool writes each through a temporary file renamed into place
+/// when complete, never over the input). An error it returns stops the run
+/// and is returned with the file's path.
+pub fn ulog2csv<F>(
     log: &ULog<'_>,
     input: &Path,
     opts: &CsvOptions,
