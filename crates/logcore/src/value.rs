@@ -185,6 +185,75 @@ impl Serialize for Value {
     }
 }
 
+/// Reads a value from a self-describing format such as JSON: objects
+/// become structs with their keys in document order, non-negative integers
+/// `U64`, negative ones `I64`, other numbers `F64`, `null` `Null`.
+///
+/// ```
+/// let v: logcore::Value = serde_json::from_str(r#"{"z": -2, "a": 3, "f": 0.5}"#).unwrap();
+/// assert_eq!(
+///     v,
+///     logcore::Value::record([
+///         ("z", logcore::Value::I64(-2)),
+///         ("a", logcore::Value::U64(3)),
+///         ("f", logcore::Value::F64(0.5)),
+///     ])
+/// );
+/// ```
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::U64(n))
+    }
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Value, E> {
+        Ok(u64::try_from(n).map_or(Value::I64(n), Value::U64))
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Value, E> {
+        Ok(Value::F64(n))
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            fields.push((k.into(), v));
+        }
+        Ok(Value::Struct(fields))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

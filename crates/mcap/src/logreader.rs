@@ -415,24 +415,12 @@ fn insert_metadata(m: &mut BTreeMap<String, String>, rec: &Metadata) {
     }
 }
 
-/// A JSON document as a [`Value`] (objects keep their key order).
+/// A JSON document as a [`Value`] (objects keep their key order; see
+/// `Value`'s `Deserialize`).
 pub fn json_to_value(j: serde_json::Value) -> Value {
-    match j {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => Value::U64(u),
-            (None, Some(i)) => Value::I64(i),
-            _ => Value::F64(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::String(s),
-        serde_json::Value::Array(a) => Value::Array(a.into_iter().map(json_to_value).collect()),
-        serde_json::Value::Object(o) => Value::Struct(
-            o.into_iter()
-                .map(|(k, v)| (k.into(), json_to_value(v)))
-                .collect(),
-        ),
-    }
+    // Reading a `serde_json::Value` cannot fail: every JSON value has a
+    // `Value` form.
+    serde_json::from_value(j).unwrap_or(Value::Null)
 }
 
 /// [`IndexedMessages`] as logcore messages.
@@ -595,15 +583,13 @@ impl LogReader for Mcap<'_> {
             ))
         })?;
         if channel.message_encoding == "json" {
-            return serde_json::from_slice::<serde_json::Value>(&message.payload)
-                .map(json_to_value)
-                .map_err(|e| {
-                    logcore::Error::malformed(
-                        message.offset.unwrap_or(0),
-                        format!("a JSON payload on channel {:?}", channel.topic),
-                        e.to_string(),
-                    )
-                });
+            return serde_json::from_slice::<Value>(&message.payload).map_err(|e| {
+                logcore::Error::malformed(
+                    message.offset.unwrap_or(0),
+                    format!("a JSON payload on channel {:?}", channel.topic),
+                    e.to_string(),
+                )
+            });
         }
         Ok(Value::Bytes(match &message.payload {
             Payload::Borrowed(b) => b.to_vec(),

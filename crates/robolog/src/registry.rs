@@ -152,7 +152,6 @@ impl Registry {
 /// JSON payloads.
 mod json {
     use super::*;
-    use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
     pub(super) fn factory(_: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
         Ok(Box::new(Json))
@@ -162,69 +161,8 @@ mod json {
 
     impl Decoder for Json {
         fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
-            serde_json::from_slice::<JsonValue>(payload)
-                .map(|j| j.0)
+            serde_json::from_slice::<Value>(payload)
                 .map_err(|e| Error::malformed(offset, "a JSON document", e.to_string()))
-        }
-    }
-
-    /// A JSON document read straight into a [`Value`]: objects become
-    /// structs with their keys in document order, integers `U64` when
-    /// non-negative and `I64` otherwise, other numbers `F64`.
-    struct JsonValue(Value);
-
-    impl<'de> Deserialize<'de> for JsonValue {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(JsonVisitor).map(JsonValue)
-        }
-    }
-
-    struct JsonVisitor;
-
-    impl<'de> Visitor<'de> for JsonVisitor {
-        type Value = Value;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a JSON value")
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-            Ok(Value::Null)
-        }
-        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
-            Ok(Value::Bool(b))
-        }
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
-            Ok(Value::U64(n))
-        }
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
-            Ok(if n >= 0 {
-                Value::U64(n as u64)
-            } else {
-                Value::I64(n)
-            })
-        }
-        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
-            Ok(Value::F64(n))
-        }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
-            Ok(Value::String(s.to_string()))
-        }
-        fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
-            Ok(Value::String(s))
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-            let mut items = Vec::new();
-            while let Some(JsonValue(v)) = seq.next_element()? {
-                items.push(v);
-            }
-            Ok(Value::Array(items))
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-            let mut fields = Vec::new();
-            while let Some((k, JsonValue(v))) = map.next_entry::<String, JsonValue>()? {
-                fields.push((k.into(), v));
-            }
-            Ok(Value::Struct(fields))
         }
     }
 }

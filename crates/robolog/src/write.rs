@@ -105,6 +105,17 @@ impl<E: fmt::Display> fmt::Display for WriteError<E> {
 
 impl<E: fmt::Debug + fmt::Display> std::error::Error for WriteError<E> {}
 
+impl WriteError {
+    /// The same failure for a caller whose own writing errors are `E`: an
+    /// I/O error of the file itself stays [`WriteError::Io`].
+    fn for_caller<E>(self) -> WriteError<E> {
+        match self {
+            WriteError::Refused(r) => WriteError::Refused(r),
+            WriteError::Io(e) | WriteError::Write(e) => WriteError::Io(e),
+        }
+    }
+}
+
 impl From<WriteError<io::Error>> for io::Error {
     fn from(e: WriteError<io::Error>) -> io::Error {
         match e {
@@ -322,10 +333,7 @@ pub fn write_atomically<T, E>(
     policy: &OutputPolicy,
     write: impl FnOnce(&mut AtomicFile) -> Result<T, E>,
 ) -> Result<T, WriteError<E>> {
-    let mut file = AtomicFile::create(dest, policy).map_err(|e| match e {
-        WriteError::Refused(r) => WriteError::Refused(r),
-        WriteError::Io(e) | WriteError::Write(e) => WriteError::Io(e),
-    })?;
+    let mut file = AtomicFile::create(dest, policy).map_err(WriteError::for_caller)?;
     let value = write(&mut file).map_err(WriteError::Write)?;
     file.commit().map_err(WriteError::Io)?;
     Ok(value)
@@ -370,10 +378,8 @@ pub fn replace_keeping_backup<T, E>(
         return Err(backup_taken());
     }
     // Replacing `file` is the point, so no input and forced.
-    let mut new = AtomicFile::create(file, &OutputPolicy::new(true)).map_err(|e| match e {
-        WriteError::Refused(r) => WriteError::Refused(r),
-        WriteError::Io(e) | WriteError::Write(e) => WriteError::Io(e),
-    })?;
+    let mut new =
+        AtomicFile::create(file, &OutputPolicy::new(true)).map_err(WriteError::for_caller)?;
     let value = write(&mut new).map_err(WriteError::Write)?;
     match std::fs::hard_link(file, backup) {
         Ok(()) => {}
@@ -381,10 +387,8 @@ pub fn replace_keeping_backup<T, E>(
         Err(_) => {
             let data = std::fs::read(file).map_err(WriteError::Io)?;
             let policy = OutputPolicy::new(false).reading(file);
-            write_atomically(backup, &policy, |w| w.write_all(&data)).map_err(|e| match e {
-                WriteError::Refused(r) => WriteError::Refused(r),
-                WriteError::Io(e) | WriteError::Write(e) => WriteError::Io(e),
-            })?;
+            write_atomically(backup, &policy, |w| w.write_all(&data))
+                .map_err(WriteError::for_caller)?;
         }
     }
     new.commit().map_err(WriteError::Io)?;
