@@ -2,6 +2,8 @@
 #![doc = include_str!("../README.md")]
 
 mod check;
+#[cfg(feature = "mcap")]
+pub mod convert;
 pub mod info;
 mod lenient;
 mod log;
