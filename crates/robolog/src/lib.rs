@@ -4,6 +4,7 @@
 mod check;
 #[cfg(feature = "mcap")]
 pub mod convert;
+pub mod export;
 pub mod info;
 mod lenient;
 mod log;
