@@ -8,6 +8,7 @@ mod bag;
 mod carla;
 mod cat;
 mod check;
+mod export;
 mod info;
 mod mcap;
 mod open;
@@ -40,6 +41,8 @@ enum Command {
     /// MCAP files (profiles osi-3.8 and draft), a full strict read for the
     /// others. Exit 0 when there are no errors, 1 otherwise.
     Check(check::CheckArgs),
+    /// Write one CSV file per topic (flattened columns, time first) into a folder.
+    Export(export::ExportArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]
     Bag(bag::BagCommand),
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(args),
         Command::Cat(args) => cat::run(args),
         Command::Check(args) => check::run(args),
+        Command::Export(args) => export::run(args),
         Command::Bag(cmd) => bag::run(cmd),
         Command::Ulog(cmd) => ulog::run(cmd),
         Command::Carla(cmd) => carla::run(cmd),
