@@ -6,6 +6,7 @@
 //! - `bench [FORMAT]`: benchmarks in MB/s, against peer implementations
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
+//! - `export ulog2csv`: `robolog export` against pyulog's `ulog2csv`;
 //! - `osi interop`: OSI traces against the reference Python tools;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
@@ -13,6 +14,7 @@
 
 mod carla;
 mod corpus;
+mod export;
 mod fixtures;
 mod mcap;
 mod osi;
@@ -37,6 +39,7 @@ commands:
                                    carla, rosbag, ulog; default: all)
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
+  export ulog2csv [--corpus DIR]   `robolog export` of every ULog equals pyulog's ulog2csv
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz_cmd(&args[1..]),
         Some("corpus") => corpus_cmd(&args[1..]),
         Some("carla") => carla::cmd(&args[1..]),
+        Some("export") => export::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package_each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
@@ -496,6 +500,8 @@ fn ci_cmd(args: &[String]) -> Result {
     corpus_cmd(args)?;
     step("ulog interop with pyulog 1.3.0");
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
+    step("export: ULog files equal pyulog 1.3.0's ulog2csv byte for byte");
+    export::ulog2csv(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("rosbag interop with rosbags 0.11.9");
     rosbag::interop()?;
     step("mcap conformance suite");

@@ -1,0 +1,172 @@
+//! `robolog export` checks: `cargo xtask export ulog2csv [--corpus DIR]`
+//! runs pyulog 1.3.0's `ulog2csv -o DIR` and `robolog export FILE -o DIR`
+//! on every corpus ULog, the committed ULog fixtures and a log whose
+//! `bool` bytes are neither 0 nor 1, and requires the same files with the
+//! same bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::python::Venv;
+use crate::{Result, cargo, root, run, verdict};
+
+/// `cargo xtask export ulog2csv [--corpus DIR]`.
+pub(crate) fn cmd(args: &[String]) -> Result {
+    match args.first().map(String::as_str) {
+        Some("ulog2csv") => {
+            ulog2csv(crate::corpus::locate(crate::opt(args, "--corpus"))?.as_deref())
+        }
+        _ => Err("usage: cargo xtask export ulog2csv [--corpus DIR]".into()),
+    }
+}
+
+/// Every `.ulg` file under `dir`, sorted.
+fn ulg_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "ulg") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A log with `bool` fields, alone and in a nested array, holding bytes
+/// other than 0 and 1 (pyulog reads bools as int8: 2, 127, -128, -2).
+fn bool_bytes_log() -> Result<Vec<u8>> {
+    let err = |e: ulogfile::Error| e.to_string();
+    let mut w = ulogfile::Writer::new(Vec::new(), 1_000).map_err(err)?;
+    w.add_format("flag:bool on;uint8_t level;").map_err(err)?;
+    w.add_format("switches:uint64_t timestamp;flag[2] flags;bool ok;uint8_t[3] _padding0;")
+        .map_err(err)?;
+    let id = w.add_subscription("switches", 0).map_err(err)?;
+    for (i, b) in [[1u8, 2, 127, 3, 0], [128, 4, 254, 5, 2], [0, 6, 1, 7, 255]]
+        .iter()
+        .enumerate()
+    {
+        let mut s = (10_000 + i as u64 * 500).to_le_bytes().to_vec();
+        s.extend_from_slice(b);
+        s.extend_from_slice(&[0; 3]);
+        w.write_data(id, &s).map_err(err)?;
+    }
+    w.finish().map_err(err)
+}
+
+/// The files in `dir`, sorted (none when it does not exist).
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// pyulog's `ulog2csv` against `robolog export` on every ULog there is.
+pub(crate) fn ulog2csv(corpus: Option<&Path>) -> Result {
+    let venv = Venv::with(&["pyulog==1.3.0"])?;
+    let tool = venv
+        .python()
+        .parent()
+        .map(|b| b.join("ulog2csv"))
+        .unwrap_or_default();
+    run(cargo().args(["build", "--quiet", "-p", "robolog-cli"]))?;
+    let exe = root().join("target/debug/robolog");
+    let scratch = root().join("target/export-ulog2csv");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let generated = scratch.join("generated");
+    std::fs::create_dir_all(&generated).map_err(|e| format!("{}: {e}", generated.display()))?;
+    let mut logs: Vec<(String, Vec<u8>)> = crate::ulog::fixtures()
+        .into_iter()
+        // pyulog stops at the cut of a truncated log with an exception.
+        .filter(|(n, _)| *n != "truncated.ulg")
+        .map(|(n, b)| (n.to_string(), b))
+        .collect();
+    logs.push(("bool_bytes.ulg".into(), bool_bytes_log()?));
+    let mut inputs = Vec::new();
+    for (name, bytes) in logs {
+        let p = generated.join(name);
+        std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        inputs.push(p);
+    }
+    if let Some(dir) = corpus {
+        inputs.extend(ulg_files(&dir.join("ulog")));
+    }
+    let mut failures = Vec::new();
+    let (mut files, mut bytes) = (0usize, 0u64);
+    for (i, input) in inputs.iter().enumerate() {
+        let name = input
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let dir = scratch.join(format!("{i:02}-{name}"));
+        let (theirs, ours) = (dir.join("pyulog"), dir.join("robolog"));
+        // ulog2csv creates one level of folder.
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let py = Command::new(&tool)
+            .arg("-o")
+            .arg(&theirs)
+            .arg(input)
+            .output()
+            .map_err(|e| format!("{}: {e}", tool.display()))?;
+        if !py.status.success() {
+            failures.push(format!(
+                "{name}: pyulog's ulog2csv failed: {}",
+                String::from_utf8_lossy(&py.stderr).trim()
+            ));
+            continue;
+        }
+        let out = Command::new(&exe)
+            .arg("export")
+            .arg(input)
+            .arg("-o")
+            .arg(&ours)
+            .output()
+            .map_err(|e| format!("{}: {e}", exe.display()))?;
+        // 1 is a damaged log, exported as far as it reads (as pyulog does).
+        if !matches!(out.status.code(), Some(0 | 1)) {
+            failures.push(format!(
+                "{name}: robolog export failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+            continue;
+        }
+        let want = listing(&theirs);
+        let got = listing(&ours);
+        if want != got {
+            failures.push(format!("{name}: robolog wrote {got:?}, ulog2csv {want:?}"));
+            continue;
+        }
+        for f in &want {
+            let a = std::fs::read(theirs.join(f)).map_err(|e| format!("{f}: {e}"))?;
+            let b = std::fs::read(ours.join(f)).map_err(|e| format!("{f}: {e}"))?;
+            if a != b {
+                let line = a
+                    .split(|&c| c == b'\n')
+                    .zip(b.split(|&c| c == b'\n'))
+                    .position(|(x, y)| x != y)
+                    .map_or(0, |l| l + 1);
+                failures.push(format!("{name}: {f} differs (first at line {line})"));
+            } else {
+                files += 1;
+                bytes += a.len() as u64;
+            }
+        }
+    }
+    eprintln!(
+        "xtask: export: {} ULogs, {files} CSV files ({bytes} bytes) equal to pyulog's ulog2csv, {} failures",
+        inputs.len(),
+        failures.len()
+    );
+    verdict("robolog export differs from ulog2csv", &failures)
+}
