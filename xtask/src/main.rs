@@ -39,7 +39,9 @@ commands:
                                    carla, rosbag, ulog; default: all)
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
-  export ulog2csv [--corpus DIR]   `robolog export` of every ULog equals pyulog's ulog2csv
+  export ulog2csv|corpus [--corpus DIR]
+                                   `robolog export` of every ULog equals pyulog's ulog2csv;
+                                   every other corpus file exports every message
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
@@ -502,6 +504,10 @@ fn ci_cmd(args: &[String]) -> Result {
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("export: ULog files equal pyulog 1.3.0's ulog2csv byte for byte");
     export::ulog2csv(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
+    step("export: every corpus file, one table per topic with every message");
+    if let Some(dir) = corpus::locate(opt(args, "--corpus"))? {
+        export::corpus(&dir)?;
+    }
     step("rosbag interop with rosbags 0.11.9");
     rosbag::interop()?;
     step("mcap conformance suite");
