@@ -1,15 +1,4 @@
-//! CSV tables: a header row of column names, then one row per message.
-//!
-//! Cells: integers in decimal; floats in their shortest form that reads
-//! back to the same number, exactly as `robolog cat --json` prints them
-//! (`0.25`, `1e300`), non-finite ones as `NaN`, `Infinity`, `-Infinity`;
-//! booleans as `true`/`false`; strings as they are; a [`Json`] column
-//! holds the value's JSON as `cat --json` prints it; an absent value is an
-//! empty cell. A cell with a comma, a double quote, a carriage return or a
-//! line feed is put in double quotes, with its double quotes doubled (RFC
-//! 4180). Rows end with `\n`.
-//!
-//! [`Json`]: super::ColumnKind::Json
+//! CSV tables (the [`Csv`] format).
 
 use std::io::{self, Write};
 
@@ -17,7 +6,18 @@ use crate::write::AtomicFile;
 
 use super::{Cell, Column, ColumnKind, TableFormat, TableSink, TimeUnit};
 
-/// The CSV table format (see the [module](self) docs for the cells).
+/// CSV tables: a header row of column names, then one row per message.
+///
+/// Cells: integers in decimal; floats in their shortest form that reads
+/// back to the same number, exactly as `robolog cat --json` prints them
+/// (`0.25`, `1e300`), non-finite ones as `NaN`, `Infinity`, `-Infinity`;
+/// booleans as `true`/`false`; times as exact decimals in their column's
+/// unit (`1600000000.100000000` seconds); strings as they are; a
+/// [`Json`](super::ColumnKind::Json) column holds the value's JSON as
+/// `cat --json` prints it; an absent value is an empty cell. A cell with a
+/// comma, a double quote, a carriage return or a line feed is put in
+/// double quotes, with its double quotes doubled (RFC 4180). Rows end with
+/// `\n`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Csv;
 

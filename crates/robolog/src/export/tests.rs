@@ -393,3 +393,48 @@ fn names_that_collide_get_numbers() {
     assert_eq!(n.assign("a_b"), "a_b_3");
     assert_eq!(n.assign("a_b_2"), "a_b_2_2");
 }
+
+#[cfg(feature = "mcap")]
+#[test]
+fn more_tables_than_open_files_are_written_in_several_passes() {
+    use mcapfile::{WriteOptions, Writer};
+    let n = MAX_OPEN_TABLES + 3;
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    for i in 0..n {
+        let ch = w
+            .add_channel(0, &format!("/t{i:03}"), "json", &Default::default())
+            .unwrap();
+        let doc = format!(r#"{{"i": {i}}}"#);
+        w.write_message(ch, 0, i as u64, i as u64, doc.as_bytes())
+            .unwrap();
+    }
+    let file = w.finish().unwrap().into_inner();
+    let log = crate::open_bytes(&file).unwrap();
+    let dir = scratch("many");
+    let mut last = Progress::default();
+    let stats = export_csv(
+        &log,
+        &dir.join("in.mcap"),
+        &dir,
+        &ExportOptions::default(),
+        &mut |p| last = p,
+    )
+    .unwrap();
+    assert_eq!(stats.tables.len(), n);
+    assert_eq!(files(&dir).len(), n);
+    assert_eq!(
+        read(&dir, &format!("t{:03}.csv", n - 1)),
+        format!("log_time_ns,publish_time_ns,i\n{0},{0},{0}\n", n - 1)
+    );
+    // One pass for the columns, two for the rows.
+    let size = file.len() as u64;
+    assert_eq!(
+        last,
+        Progress {
+            bytes: 3 * size,
+            total_bytes: 3 * size,
+            rows: n as u64
+        }
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
