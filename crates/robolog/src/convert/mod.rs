@@ -1,6 +1,6 @@
 //! Conversion of any log into MCAP that viewers (Foxglove, Lichtblick)
 //! show: [`to_mcap`] dispatches on the log's format to one module per
-//! format, all writing through one [`Context`] that holds the options,
+//! format, all writing through one context that holds the options,
 //! the topic/time filter, the counts and the progress callback.
 
 // Removed once every format converter uses the shared helpers.
