@@ -84,6 +84,13 @@ impl MessageType {
         Self::from_defs(defs)
     }
 
+    /// Parses a stored `ros2idl` text of type `type_name` (see
+    /// [`parse_idl`](crate::idl::parse_idl)) and compiles it like
+    /// [`parse`](Self::parse).
+    pub fn parse_idl(type_name: &str, text: &str) -> Result<Self> {
+        Self::from_defs(crate::idl::parse_idl(type_name, text)?)
+    }
+
     /// Compiles already parsed definitions, the top-level type first,
     /// every message type resolved to a type in the list.
     pub fn from_defs(defs: Vec<MsgDef>) -> Result<Self> {
@@ -272,7 +279,10 @@ impl MessageType {
             let bytes = r.take(n * p.size(), what)?;
             return Ok(primitive_array(p, bytes, r.big));
         }
-        let mut items = Vec::with_capacity(n);
+        // Reserved up front only up to a page of elements: a value takes
+        // more memory than its bytes on the wire, so a long array grows as
+        // its elements actually decode.
+        let mut items = Vec::with_capacity(n.min(4096));
         for _ in 0..n {
             items.push(self.decode_one(kind, depth, r, what)?);
         }

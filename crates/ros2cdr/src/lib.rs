@@ -8,6 +8,8 @@
 //!   values, the concatenated form with `MSG: pkg/Type` sections, and
 //!   `.srv` text (`request --- response`), from which the `<Srv>_Event`
 //!   type of service introspection is built.
+//! - [`idl`] parses the `ros2idl` form (the OMG IDL subset `rosidl`
+//!   generates) into the same definitions.
 //! - [`MessageType::decode`] decodes plain CDR (both byte orders) into
 //!   values of the same shapes rosbag12 gives ROS 1 messages, checking
 //!   every length against the bytes left before allocating, with errors
@@ -25,6 +27,7 @@
 
 mod decode;
 pub mod error;
+pub mod idl;
 pub mod msg;
 
 pub use decode::MessageType;

@@ -214,7 +214,16 @@ const BUILTIN_SECTIONS: [(&str, &str); 3] = [
     ),
 ];
 
-fn is_separator(line: &str) -> bool {
+/// The definition of a type used without being defined, if it is one of
+/// [`BUILTIN_SECTIONS`].
+pub(crate) fn builtin_def(name: &str) -> Option<Result<MsgDef>> {
+    BUILTIN_SECTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, body)| parse_section(n, body))
+}
+
+pub(crate) fn is_separator(line: &str) -> bool {
     let t = line.trim();
     t.len() >= 3 && t.bytes().all(|b| b == b'=')
 }
@@ -374,7 +383,7 @@ fn array_literal(i: &str) -> Res<'_, Vec<String>> {
 }
 
 /// A scalar literal of type `ty` as a [`Value`].
-fn scalar_literal(ty: &FieldType, text: &str) -> std::result::Result<Value, String> {
+pub(crate) fn scalar_literal(ty: &FieldType, text: &str) -> std::result::Result<Value, String> {
     use Primitive as P;
     let text = text.trim();
     let bad = || format!("`{text}` is not a valid {}", type_text(ty));
@@ -703,10 +712,10 @@ pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>> {
                 }
             };
             if !names.contains(&full) {
-                match BUILTIN_SECTIONS.iter().find(|(n, _)| *n == full) {
-                    Some((n, body)) => {
+                match builtin_def(&full) {
+                    Some(def) => {
                         names.insert(full.clone());
-                        added.push(parse_section(n, body)?);
+                        added.push(def?);
                     }
                     None => {
                         return Err(Error::definition(
