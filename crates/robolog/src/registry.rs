@@ -16,6 +16,7 @@
 //! | `ros1` | `ros1msg` | rosbag12's `.msg` parser and decoder (feature `rosbag`) |
 //! | `protobuf` | `protobuf` | descriptor-based, from a `FileDescriptorSet` schema (feature `protobuf`) |
 //! | `cdr` | `ros2msg` | ros2cdr's definition parser and CDR decoder, service events included (feature `ros2`) |
+//! | `cdr` | `ros2idl` | the same decoder, from the IDL subset `rosidl` generates (feature `ros2`) |
 //! | `json` | any | JSON documents, object keys in order |
 //!
 //! ```
@@ -92,6 +93,8 @@ impl Default for Registry {
         r.register("protobuf", Some("protobuf"), protobuf::factory);
         #[cfg(feature = "ros2")]
         r.register("cdr", Some("ros2msg"), ros2::factory);
+        #[cfg(feature = "ros2")]
+        r.register("cdr", Some("ros2idl"), ros2::factory);
         r.register("json", None, json::factory);
         r
     }
@@ -207,7 +210,8 @@ mod ros1 {
     }
 }
 
-/// ROS 2 messages (CDR) with their `ros2msg` definition as schema.
+/// ROS 2 messages (CDR) with their `ros2msg` or `ros2idl` definition as
+/// schema.
 #[cfg(feature = "ros2")]
 mod ros2 {
     use super::*;
@@ -222,13 +226,19 @@ mod ros2 {
         let text = schema.map(|s| s.data.as_slice()).unwrap_or_default();
         let text = std::str::from_utf8(text).map_err(|e| {
             Error::InvalidArgument(format!(
-                "the ros2msg schema of channel {:?} is not UTF-8 text: {e}",
+                "the schema of channel {:?} is not UTF-8 text: {e}",
                 channel.topic
             ))
         })?;
-        let ty = MessageType::parse(type_name, text).map_err(|e| {
+        let language = schema.map_or("ros2msg", |s| s.encoding.as_str());
+        let ty = if language == "ros2idl" {
+            MessageType::parse_idl(type_name, text)
+        } else {
+            MessageType::parse(type_name, text)
+        };
+        let ty = ty.map_err(|e| {
             Error::InvalidArgument(format!(
-                "the ros2msg schema {type_name:?} of channel {:?}: {e}",
+                "the {language} schema {type_name:?} of channel {:?}: {e}",
                 channel.topic
             ))
         })?;
@@ -375,6 +385,20 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("a/B"), "{e}");
+        // The same type from its IDL.
+        let idl = channel(
+            "cdr",
+            Some((
+                "geometry_msgs/msg/Point",
+                "ros2idl",
+                b"module geometry_msgs { module msg { struct Point { double x; double y; double z; }; }; };",
+            )),
+        );
+        let d = Registry::default().decoder_for(&idl).unwrap().unwrap();
+        assert_eq!(
+            d.decode(&payload, 0).unwrap().get("z"),
+            Some(&Value::F64(0.25))
+        );
         // A cdr channel with another schema language has no decoder.
         let other = channel("cdr", Some(("a/B", "omgidl", b"")));
         assert!(Registry::default().decoder_for(&other).is_none());
