@@ -670,7 +670,18 @@ fn top_defs(name: &str, text: &str) -> Result<Vec<MsgDef>> {
 pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>> {
     let mut defs: Vec<MsgDef> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
-    for (i, (name, body)) in sections(top, text)?.into_iter().enumerate() {
+    let mut parts = sections(top, text)?;
+    // A text that starts with a separator and the top type's own `MSG:`
+    // section leaves the first part empty.
+    let blank = |t: &str| t.lines().all(|l| strip_comment(l).trim().is_empty());
+    if parts.len() > 1 && blank(parts[0].1) && parts[1..].iter().any(|(n, _)| *n == parts[0].0) {
+        parts.remove(0);
+        if let Some(at) = parts.iter().position(|(n, _)| *n == canonical_name(top)) {
+            let own = parts.remove(at);
+            parts.insert(0, own);
+        }
+    }
+    for (i, (name, body)) in parts.into_iter().enumerate() {
         if names.contains(&name) {
             continue;
         }
@@ -862,6 +873,21 @@ mod tests {
             let e = parse_definition("p/msg/T", text).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn a_text_may_start_with_the_top_types_own_section() {
+        let defs = parse_definition(
+            "a/msg/Top",
+            "================\nMSG: a/Dep\nint8 x\n================\nMSG: a/msg/Top\nDep d\n",
+        )
+        .unwrap();
+        assert_eq!(defs[0].name, "a/Top");
+        assert_eq!(defs[0].fields[0].ty, FieldType::Message("a/Dep".into()));
+        assert_eq!(defs[1].name, "a/Dep");
+        // Not just an empty top type when the first section is empty.
+        let defs = parse_definition("a/msg/E", "").unwrap();
+        assert!(defs[0].fields.is_empty());
     }
 
     #[test]
