@@ -8,6 +8,8 @@
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `export ulog2csv`: `robolog export` against pyulog's `ulog2csv`;
 //! - `osi interop`: OSI traces against the reference Python tools;
+//! - `ros2 interop`: ROS 2 messages of rosbag2 MCAP files against python
+//!   `mcap-ros2-support`;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
@@ -19,6 +21,7 @@ mod fixtures;
 mod mcap;
 mod osi;
 mod osi_fixtures;
+mod ros2;
 mod rosbag;
 mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
@@ -43,6 +46,8 @@ commands:
                                    `robolog export` of every ULog equals pyulog's ulog2csv;
                                    every other corpus file exports every message
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
+  ros2 interop [--corpus DIR]      ROS 2 messages of rosbag2 MCAP files against python
+                                   mcap-ros2-support
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Some("ci") => ci_cmd(&args[1..]),
         Some("mcap") => mcap::cmd(&args[1..]),
         Some("osi") => osi::cmd(&args[1..]),
+        Some("ros2") => ros2::cmd(&args[1..]),
         Some("rosbag") => rosbag::cmd(&args[1..]),
         Some("ulog") => ulog::cmd(&args[1..]),
         Some("bench-ulog-inner") => {
@@ -391,13 +397,16 @@ fn forget_packaged_sources() -> Result<PathBuf> {
 }
 
 /// The Cargo features of the `robolog` library, one per format (plus the
-/// protobuf decoder); each must build alone.
-const FACADE_FEATURES: [&str; 6] = ["rosbag", "vellog", "ulog", "mcap", "carla", "protobuf"];
+/// protobuf and ROS 2 decoders); each must build alone.
+const FACADE_FEATURES: [&str; 7] = [
+    "rosbag", "vellog", "ulog", "mcap", "carla", "protobuf", "ros2",
+];
 
 /// The publishable crates (every workspace member but xtask).
-const LIBRARY_CRATES: [&str; 8] = [
+const LIBRARY_CRATES: [&str; 9] = [
     "logcore",
     "rosbag12",
+    "ros2cdr",
     "vellog",
     "ulogfile",
     "carla-recorder",
@@ -520,6 +529,10 @@ fn ci_cmd(args: &[String]) -> Result {
     let mut osi_args = vec!["interop".to_string()];
     osi_args.extend(args.iter().cloned());
     osi::cmd(&osi_args)?;
+    step("ros2: rosbag2 MCAP files decoded as python mcap-ros2-support 0.6.0 decodes them");
+    let mut ros2_args = vec!["interop".to_string()];
+    ros2_args.extend(args.iter().cloned());
+    ros2::cmd(&ros2_args)?;
     step("fuzz smoke run");
     fuzz_cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
     eprintln!("\nxtask: ci passed");

@@ -15,6 +15,8 @@
 //! |---|---|---|
 //! | `ros1` | `ros1msg` | rosbag12's `.msg` parser and decoder (feature `rosbag`) |
 //! | `protobuf` | `protobuf` | descriptor-based, from a `FileDescriptorSet` schema (feature `protobuf`) |
+//! | `cdr` | `ros2msg` | ros2cdr's definition parser and CDR decoder, service events included (feature `ros2`) |
+//! | `cdr` | `ros2idl` | the same decoder, from the IDL subset `rosidl` generates (feature `ros2`) |
 //! | `json` | any | JSON documents, object keys in order |
 //!
 //! ```
@@ -89,6 +91,10 @@ impl Default for Registry {
         r.register("ros1", Some("ros1msg"), ros1::factory);
         #[cfg(feature = "protobuf")]
         r.register("protobuf", Some("protobuf"), protobuf::factory);
+        #[cfg(feature = "ros2")]
+        r.register("cdr", Some("ros2msg"), ros2::factory);
+        #[cfg(feature = "ros2")]
+        r.register("cdr", Some("ros2idl"), ros2::factory);
         r.register("json", None, json::factory);
         r
     }
@@ -204,6 +210,50 @@ mod ros1 {
     }
 }
 
+/// ROS 2 messages (CDR) with their `ros2msg` or `ros2idl` definition as
+/// schema.
+#[cfg(feature = "ros2")]
+mod ros2 {
+    use super::*;
+    use ros2cdr::MessageType;
+
+    pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+        let schema = channel.schema.as_ref();
+        let type_name = schema
+            .map(|s| s.name.as_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&channel.type_name);
+        let text = schema.map(|s| s.data.as_slice()).unwrap_or_default();
+        let text = std::str::from_utf8(text).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "the schema of channel {:?} is not UTF-8 text: {e}",
+                channel.topic
+            ))
+        })?;
+        let language = schema.map_or("ros2msg", |s| s.encoding.as_str());
+        let ty = if language == "ros2idl" {
+            MessageType::parse_idl(type_name, text)
+        } else {
+            MessageType::parse(type_name, text)
+        };
+        let ty = ty.map_err(|e| {
+            Error::InvalidArgument(format!(
+                "the {language} schema {type_name:?} of channel {:?}: {e}",
+                channel.topic
+            ))
+        })?;
+        Ok(Box::new(Ros2(ty)))
+    }
+
+    struct Ros2(MessageType);
+
+    impl Decoder for Ros2 {
+        fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
+            self.0.decode(payload, offset).map_err(Error::from)
+        }
+    }
+}
+
 /// Protobuf messages with a `FileDescriptorSet` schema.
 #[cfg(feature = "protobuf")]
 mod protobuf {
@@ -298,6 +348,60 @@ mod tests {
         let d = r.decoder_for(&c).unwrap().unwrap();
         assert_eq!(d.decode(b"abc", 0).unwrap(), Value::U64(3));
         assert!(format!("{r:?}").contains("flatbuffer/flatbuffer"));
+    }
+
+    #[cfg(feature = "ros2")]
+    #[test]
+    fn ros2_decodes_cdr_with_the_schema_definition() {
+        let c = channel(
+            "cdr",
+            Some((
+                "geometry_msgs/msg/Point",
+                "ros2msg",
+                b"# a point\nfloat64 x\nfloat64 y\nfloat64 z\n",
+            )),
+        );
+        let d = Registry::default().decoder_for(&c).unwrap().unwrap();
+        let mut payload = vec![0, 1, 0, 0];
+        for x in [1.5f64, -2.0, 0.25] {
+            payload.extend_from_slice(&x.to_le_bytes());
+        }
+        assert_eq!(
+            d.decode(&payload, 0).unwrap(),
+            Value::record([
+                ("x", Value::F64(1.5)),
+                ("y", Value::F64(-2.0)),
+                ("z", Value::F64(0.25)),
+            ])
+        );
+        // One byte short: an error at the file offset of the missing byte.
+        let e = d.decode(&payload[..27], 100).unwrap_err();
+        assert_eq!(e.offset(), Some(120), "{e}");
+        // A broken definition is an error when the decoder is built.
+        let bad = channel("cdr", Some(("a/msg/B", "ros2msg", b"flot64 x\n")));
+        let e = Registry::default()
+            .decoder_for(&bad)
+            .unwrap()
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("a/B"), "{e}");
+        // The same type from its IDL.
+        let idl = channel(
+            "cdr",
+            Some((
+                "geometry_msgs/msg/Point",
+                "ros2idl",
+                b"module geometry_msgs { module msg { struct Point { double x; double y; double z; }; }; };",
+            )),
+        );
+        let d = Registry::default().decoder_for(&idl).unwrap().unwrap();
+        assert_eq!(
+            d.decode(&payload, 0).unwrap().get("z"),
+            Some(&Value::F64(0.25))
+        );
+        // A cdr channel with another schema language has no decoder.
+        let other = channel("cdr", Some(("a/B", "omgidl", b"")));
+        assert!(Registry::default().decoder_for(&other).is_none());
     }
 
     #[cfg(feature = "rosbag")]

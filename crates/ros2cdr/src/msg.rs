@@ -1,0 +1,913 @@
+//! ROS 2 message definitions in the `ros2msg` text form: the `.msg`
+//! grammar (builtins, bounded strings, fixed, bounded and unbounded
+//! arrays, constants, default values), the concatenated form rosbag2 and
+//! MCAP store (the top-level type first, then each dependency after a line
+//! of `=` and a `MSG: pkg/Type` line), and `.srv` text (request `---`
+//! response), from which the `<Srv>_Event` type of service introspection
+//! is built.
+//!
+//! Type names are kept in the canonical form `pkg/Type`: `pkg/msg/Type`
+//! and `pkg/srv/Type` are the same names with the interface kind in the
+//! middle ([`canonical_name`]).
+
+use std::collections::HashSet;
+
+use logcore::Value;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::character::complete::{char, digit1, space0, space1};
+use nom::combinator::{all_consuming, map_res, opt, recognize, rest};
+use nom::multi::{many0, separated_list0};
+use nom::sequence::{delimited, pair, preceded};
+use nom::{IResult, Parser};
+
+use crate::error::{Error, Result};
+
+/// The deepest nesting of message types accepted, counting the top-level
+/// type as one level. Real definitions nest well under ten levels; the
+/// limit keeps hostile definitions (long chains, or a type that contains
+/// itself) from exhausting the stack in resolution and decoding.
+pub const MAX_NESTING: usize = 64;
+
+/// A fixed-size builtin type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// `bool`: one byte, non-zero is true.
+    Bool,
+    /// `byte`: an octet (unsigned, 0 to 255).
+    Byte,
+    /// `char`: an 8-bit character code (0 to 255).
+    Char,
+    /// `float32`.
+    Float32,
+    /// `float64`.
+    Float64,
+    /// `int8`.
+    Int8,
+    /// `uint8`.
+    UInt8,
+    /// `int16`.
+    Int16,
+    /// `uint16`.
+    UInt16,
+    /// `int32`.
+    Int32,
+    /// `uint32`.
+    UInt32,
+    /// `int64`.
+    Int64,
+    /// `uint64`.
+    UInt64,
+}
+
+impl Primitive {
+    /// The builtin named `name` (`"float64"`, ...), if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        use Primitive as P;
+        Some(match name {
+            "bool" => P::Bool,
+            "byte" => P::Byte,
+            "char" => P::Char,
+            "float32" => P::Float32,
+            "float64" => P::Float64,
+            "int8" => P::Int8,
+            "uint8" => P::UInt8,
+            "int16" => P::Int16,
+            "uint16" => P::UInt16,
+            "int32" => P::Int32,
+            "uint32" => P::UInt32,
+            "int64" => P::Int64,
+            "uint64" => P::UInt64,
+            _ => return None,
+        })
+    }
+
+    /// The name in definitions.
+    pub fn name(self) -> &'static str {
+        use Primitive as P;
+        match self {
+            P::Bool => "bool",
+            P::Byte => "byte",
+            P::Char => "char",
+            P::Float32 => "float32",
+            P::Float64 => "float64",
+            P::Int8 => "int8",
+            P::UInt8 => "uint8",
+            P::Int16 => "int16",
+            P::UInt16 => "uint16",
+            P::Int32 => "int32",
+            P::UInt32 => "uint32",
+            P::Int64 => "int64",
+            P::UInt64 => "uint64",
+        }
+    }
+
+    /// The size in bytes on the wire, which is also its CDR alignment.
+    pub fn size(self) -> usize {
+        use Primitive as P;
+        match self {
+            P::Bool | P::Byte | P::Char | P::Int8 | P::UInt8 => 1,
+            P::Int16 | P::UInt16 => 2,
+            P::Float32 | P::Int32 | P::UInt32 => 4,
+            P::Float64 | P::Int64 | P::UInt64 => 8,
+        }
+    }
+}
+
+/// The element type of a field or constant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldType {
+    /// A fixed-size builtin.
+    Primitive(Primitive),
+    /// `string` or `string<=N`.
+    String {
+        /// The bound `N` of `string<=N`.
+        bound: Option<u32>,
+    },
+    /// `wstring` or `wstring<=N` (UTF-16 text).
+    WString {
+        /// The bound `N` of `wstring<=N`.
+        bound: Option<u32>,
+    },
+    /// A message type: after [`parse_definition`], the canonical
+    /// `pkg/Type` name of a type in the list it returned.
+    Message(String),
+}
+
+/// Whether a field is one value or an array of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayKind {
+    /// One value.
+    Scalar,
+    /// `T[N]`: exactly `N` values, no length on the wire.
+    Fixed(u32),
+    /// `T[<=N]`: at most `N` values, length on the wire.
+    Bounded(u32),
+    /// `T[]`: any number of values, length on the wire.
+    Unbounded,
+}
+
+/// One field of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldDef {
+    /// The field name.
+    pub name: String,
+    /// The element type.
+    pub ty: FieldType,
+    /// Scalar or array.
+    pub array: ArrayKind,
+    /// The default value the definition gives (a `Value` of the field's
+    /// type, an [`Value::Array`] for arrays), if any.
+    pub default: Option<Value>,
+}
+
+/// A constant (`type NAME=value`): part of the definition, not of the
+/// wire data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstantDef {
+    /// The constant's name.
+    pub name: String,
+    /// Its type (a primitive or a string).
+    pub ty: FieldType,
+    /// Its value, as a `Value` of its type.
+    pub value: Value,
+}
+
+/// One message type: its name, constants and fields in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MsgDef {
+    /// The canonical name, `pkg/Type`.
+    pub name: String,
+    /// Constants in definition order.
+    pub constants: Vec<ConstantDef>,
+    /// Fields in wire order.
+    pub fields: Vec<FieldDef>,
+}
+
+/// The canonical form `pkg/Type` of a type name: `pkg/msg/Type` and
+/// `pkg/srv/Type` lose their middle part; other names stay as they are.
+///
+/// ```
+/// assert_eq!(ros2cdr::msg::canonical_name("std_msgs/msg/String"), "std_msgs/String");
+/// assert_eq!(ros2cdr::msg::canonical_name("test_msgs/BasicTypes"), "test_msgs/BasicTypes");
+/// ```
+pub fn canonical_name(name: &str) -> String {
+    let name = name.trim();
+    let parts: Vec<&str> = name.split('/').collect();
+    match parts.as_slice() {
+        [pkg, _, ty] => format!("{pkg}/{ty}"),
+        _ => name.to_string(),
+    }
+}
+
+/// Definitions used when a definition text refers to them without
+/// carrying their section: the two builtin_interfaces types and the info
+/// struct of service events.
+const BUILTIN_SECTIONS: [(&str, &str); 3] = [
+    ("builtin_interfaces/Time", "int32 sec\nuint32 nanosec\n"),
+    ("builtin_interfaces/Duration", "int32 sec\nuint32 nanosec\n"),
+    (
+        "service_msgs/ServiceEventInfo",
+        "uint8 REQUEST_SENT=0\nuint8 REQUEST_RECEIVED=1\nuint8 RESPONSE_SENT=2\n\
+         uint8 RESPONSE_RECEIVED=3\nuint8 event_type\nbuiltin_interfaces/Time stamp\n\
+         char[16] client_gid\nint64 sequence_number\n",
+    ),
+];
+
+/// The definition of a type used without being defined, if it is one of
+/// [`BUILTIN_SECTIONS`].
+pub(crate) fn builtin_def(name: &str) -> Option<Result<MsgDef>> {
+    BUILTIN_SECTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, body)| parse_section(n, body))
+}
+
+pub(crate) fn is_separator(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 3 && t.bytes().all(|b| b == b'=')
+}
+
+/// Splits a concatenated text into (canonical name, section text) pairs,
+/// the top-level type first.
+fn sections<'t>(top: &str, text: &'t str) -> Result<Vec<(String, &'t str)>> {
+    let mut out = Vec::new();
+    let mut name = canonical_name(top);
+    let mut start = 0usize;
+    let mut pos = 0usize;
+    let mut expect_header = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        let line_start = pos;
+        pos += line.len();
+        if expect_header {
+            if trimmed.is_empty() {
+                continue;
+            }
+            let Some(n) = trimmed.strip_prefix("MSG:") else {
+                return Err(Error::definition(
+                    &name,
+                    format!("`{trimmed}` where a `MSG: pkg/Type` line follows a separator"),
+                ));
+            };
+            name = canonical_name(n);
+            start = pos;
+            expect_header = false;
+        } else if is_separator(line) {
+            out.push((std::mem::take(&mut name), &text[start..line_start]));
+            expect_header = true;
+        }
+    }
+    if expect_header {
+        return Err(Error::definition(
+            top,
+            "no `MSG:` line after the last separator",
+        ));
+    }
+    out.push((name, &text[start..]));
+    Ok(out)
+}
+
+type Res<'a, T> = IResult<&'a str, T>;
+
+fn identifier(i: &str) -> Res<'_, &str> {
+    recognize(pair(
+        take_while1(|c: char| c.is_ascii_alphabetic()),
+        take_while(|c: char| c.is_ascii_alphanumeric() || c == '_'),
+    ))
+    .parse(i)
+}
+
+fn number_u32(i: &str) -> Res<'_, u32> {
+    map_res(digit1, str::parse::<u32>).parse(i)
+}
+
+/// `base[<=N]` then an optional array suffix: `[]`, `[N]`, `[<=N]`.
+fn type_token(i: &str) -> Res<'_, (&str, Option<u32>, ArrayKind)> {
+    let base = recognize(pair(identifier, many0(preceded(char('/'), identifier))));
+    let bound = opt(preceded(tag("<="), number_u32));
+    let array = opt(delimited(
+        char('['),
+        opt(pair(opt(tag("<=")), number_u32)),
+        char(']'),
+    ));
+    let (i, (base, bound, array)) = (base, bound, array).parse(i)?;
+    let array = match array {
+        None => ArrayKind::Scalar,
+        Some(None) => ArrayKind::Unbounded,
+        Some(Some((None, n))) => ArrayKind::Fixed(n),
+        Some(Some((Some(_), n))) => ArrayKind::Bounded(n),
+    };
+    Ok((i, (base, bound, array)))
+}
+
+/// One line (comment removed, trimmed, not empty): the type token, the
+/// name, and for a constant `Some('=')` with the value, for a field the
+/// default value text (possibly empty).
+fn line(i: &str) -> Res<'_, (&str, &str, Option<char>, &str)> {
+    let (i, ty) = take_while1(|c: char| !c.is_whitespace()).parse(i)?;
+    let (i, _) = space1.parse(i)?;
+    let (i, name) = identifier.parse(i)?;
+    let (i, _) = space0.parse(i)?;
+    let (i, eq) = opt(char('=')).parse(i)?;
+    let (i, _) = space0.parse(i)?;
+    let (i, value) = rest.parse(i)?;
+    Ok((i, (ty, name, eq, value.trim())))
+}
+
+/// The part of `line` before a `#` that is not inside quotes.
+fn strip_comment(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (at, c) in line.char_indices() {
+        match (quote, c) {
+            _ if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') => return &line[..at],
+            _ => {}
+        }
+    }
+    line
+}
+
+/// A quoted string (`"..."` or `'...'`) with backslash escapes of the
+/// quote and the backslash; other escapes are kept as written.
+fn quoted(i: &str) -> Res<'_, String> {
+    let mut chars = i.char_indices();
+    let q = match chars.next() {
+        Some((_, q @ ('"' | '\''))) => q,
+        _ => {
+            return Err(nom::Err::Error(nom::error::Error::new(
+                i,
+                nom::error::ErrorKind::Char,
+            )));
+        }
+    };
+    let mut out = String::new();
+    let mut escaped = false;
+    for (at, c) in chars {
+        if escaped {
+            if c != q && c != '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == q {
+            return Ok((&i[at + c.len_utf8()..], out));
+        } else {
+            out.push(c);
+        }
+    }
+    Err(nom::Err::Error(nom::error::Error::new(
+        i,
+        nom::error::ErrorKind::Char,
+    )))
+}
+
+/// The element texts of an array literal `[a, b, "c, d"]`.
+fn array_literal(i: &str) -> Res<'_, Vec<String>> {
+    let element = alt((
+        quoted,
+        take_while1(|c: char| c != ',' && c != ']').map(|s: &str| s.trim().to_string()),
+    ));
+    delimited(
+        pair(char('['), space0),
+        separated_list0(delimited(space0, char(','), space0), element),
+        pair(space0, char(']')),
+    )
+    .parse(i)
+}
+
+/// A scalar literal of type `ty` as a [`Value`].
+pub(crate) fn scalar_literal(ty: &FieldType, text: &str) -> std::result::Result<Value, String> {
+    use Primitive as P;
+    let text = text.trim();
+    let bad = || format!("`{text}` is not a valid {}", type_text(ty));
+    match ty {
+        FieldType::String { .. } | FieldType::WString { .. } => {
+            if text.starts_with(['"', '\'']) {
+                let (_, s) = all_consuming(quoted).parse(text).map_err(|_| bad())?;
+                Ok(Value::String(s))
+            } else {
+                Ok(Value::String(text.to_string()))
+            }
+        }
+        FieldType::Message(_) => Err("a message type has no literal values".to_string()),
+        FieldType::Primitive(p) => match p {
+            P::Bool => match text.to_ascii_lowercase().as_str() {
+                "true" | "1" => Ok(Value::Bool(true)),
+                "false" | "0" => Ok(Value::Bool(false)),
+                _ => Err(bad()),
+            },
+            P::Float32 => text.parse::<f32>().map(Value::F32).map_err(|_| bad()),
+            P::Float64 => text.parse::<f64>().map(Value::F64).map_err(|_| bad()),
+            P::Int8 | P::Int16 | P::Int32 | P::Int64 => {
+                let v: i64 = text.parse().map_err(|_| bad())?;
+                let bits = (p.size() * 8) as u32;
+                let (lo, hi) = if bits == 64 {
+                    (i64::MIN, i64::MAX)
+                } else {
+                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                };
+                if (lo..=hi).contains(&v) {
+                    Ok(Value::I64(v))
+                } else {
+                    Err(bad())
+                }
+            }
+            P::Byte | P::Char | P::UInt8 | P::UInt16 | P::UInt32 | P::UInt64 => {
+                let v: u64 = text.parse().map_err(|_| bad())?;
+                let bits = (p.size() * 8) as u32;
+                if bits == 64 || v < (1u64 << bits) {
+                    Ok(Value::U64(v))
+                } else {
+                    Err(bad())
+                }
+            }
+        },
+    }
+}
+
+fn type_text(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Primitive(p) => p.name().to_string(),
+        FieldType::String { bound: None } => "string".into(),
+        FieldType::String { bound: Some(n) } => format!("string<={n}"),
+        FieldType::WString { bound: None } => "wstring".into(),
+        FieldType::WString { bound: Some(n) } => format!("wstring<={n}"),
+        FieldType::Message(m) => m.clone(),
+    }
+}
+
+/// A default value of a field of type `ty` and `array` kind.
+fn default_literal(
+    ty: &FieldType,
+    array: ArrayKind,
+    text: &str,
+) -> std::result::Result<Value, String> {
+    if let FieldType::Message(m) = ty {
+        return Err(format!("a default value for a field of message type {m}"));
+    }
+    if array == ArrayKind::Scalar {
+        return scalar_literal(ty, text);
+    }
+    let (_, items) = all_consuming(array_literal)
+        .parse(text)
+        .map_err(|_| format!("an array literal `[a, b, ...]`, found `{text}`"))?;
+    let n = items.len() as u64;
+    match array {
+        ArrayKind::Fixed(len) if n != u64::from(len) => {
+            return Err(format!("{len} default values, found {n}"));
+        }
+        ArrayKind::Bounded(len) if n > u64::from(len) => {
+            return Err(format!("at most {len} default values, found {n}"));
+        }
+        _ => {}
+    }
+    let is_string = matches!(ty, FieldType::String { .. } | FieldType::WString { .. });
+    items
+        .iter()
+        .map(|item| {
+            if is_string {
+                Ok(Value::String(item.clone()))
+            } else {
+                scalar_literal(ty, item)
+            }
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map(Value::Array)
+}
+
+/// Parses the text of one type (no separators) into constants and
+/// fields, message types still as written.
+fn parse_section(name: &str, text: &str) -> Result<MsgDef> {
+    let mut def = MsgDef {
+        name: name.to_string(),
+        constants: Vec::new(),
+        fields: Vec::new(),
+    };
+    for (n, raw) in text.lines().enumerate() {
+        let code = strip_comment(raw.trim_end_matches('\r')).trim();
+        if code.is_empty() {
+            continue;
+        }
+        let err =
+            |what: String| Error::definition(name, format!("in line {} `{code}`: {what}", n + 1));
+        let (ty, fname, eq, value) = match all_consuming(line).parse(code) {
+            Ok((_, parts)) => parts,
+            Err(_) => {
+                return Err(err(
+                    "`type name`, `type name default` or `type NAME=value`".into()
+                ));
+            }
+        };
+        let (base, bound, array) = match all_consuming(type_token).parse(ty) {
+            Ok((_, t)) => t,
+            Err(_) => {
+                return Err(err(format!(
+                    "a type (`int32`, `string<=8`, `pkg/Type`, with `[]`, `[N]` or `[<=N]`), found `{ty}`"
+                )));
+            }
+        };
+        if array == ArrayKind::Fixed(0) {
+            return Err(err("an array length of at least 1".into()));
+        }
+        let fty = match (base, bound) {
+            ("string", b) => FieldType::String { bound: b },
+            ("wstring", b) => FieldType::WString { bound: b },
+            (_, Some(_)) => {
+                return Err(err(format!(
+                    "a bound `<=N` on `{base}`, which is not a string type"
+                )));
+            }
+            (b, None) => match Primitive::from_name(b) {
+                Some(p) => FieldType::Primitive(p),
+                None => FieldType::Message(b.to_string()),
+            },
+        };
+        if eq.is_some() {
+            if array != ArrayKind::Scalar || matches!(fty, FieldType::Message(_)) {
+                return Err(err("a constant of a builtin type, not an array".into()));
+            }
+            if def.constants.iter().any(|c| c.name == fname) {
+                return Err(err(format!(
+                    "a constant name not used before, found `{fname}` again"
+                )));
+            }
+            let value = scalar_literal(&fty, value).map_err(err)?;
+            def.constants.push(ConstantDef {
+                name: fname.to_string(),
+                ty: fty,
+                value,
+            });
+            continue;
+        }
+        if def.fields.iter().any(|f| f.name == fname) {
+            return Err(err(format!(
+                "a field name not used before, found `{fname}` again"
+            )));
+        }
+        let default = if value.is_empty() {
+            None
+        } else {
+            Some(default_literal(&fty, array, value).map_err(err)?)
+        };
+        def.fields.push(FieldDef {
+            name: fname.to_string(),
+            ty: fty,
+            array,
+            default,
+        });
+    }
+    Ok(def)
+}
+
+/// The request and response halves of `.srv` text, if it has a `---`
+/// line.
+fn split_service(text: &str) -> Option<(&str, &str)> {
+    let mut pos = 0usize;
+    for line in text.split_inclusive('\n') {
+        if strip_comment(line).trim() == "---" {
+            return Some((&text[..pos], &text[pos + line.len()..]));
+        }
+        pos += line.len();
+    }
+    None
+}
+
+/// The top-level section, which may be `.srv` text: for a `<Srv>_Event`
+/// type the event struct plus the request and response types, for
+/// `<Srv>_Request`/`<Srv>_Response` the matching half.
+fn top_defs(name: &str, text: &str) -> Result<Vec<MsgDef>> {
+    let Some((request, response)) = split_service(text) else {
+        return Ok(vec![parse_section(name, text)?]);
+    };
+    if split_service(response).is_some() {
+        return Err(Error::definition(
+            name,
+            "more than one `---` line (action definitions are not supported)",
+        ));
+    }
+    if name.ends_with("_Request") {
+        return Ok(vec![parse_section(name, request)?]);
+    }
+    if name.ends_with("_Response") {
+        return Ok(vec![parse_section(name, response)?]);
+    }
+    let Some(srv) = name.strip_suffix("_Event") else {
+        return Err(Error::definition(
+            name,
+            "service text (`request --- response`) under a name that ends in neither \
+             `_Event`, `_Request` nor `_Response`",
+        ));
+    };
+    let short = srv.rsplit('/').next().unwrap_or(srv);
+    let event = MsgDef {
+        name: name.to_string(),
+        constants: Vec::new(),
+        fields: vec![
+            FieldDef {
+                name: "info".into(),
+                ty: FieldType::Message("service_msgs/ServiceEventInfo".into()),
+                array: ArrayKind::Scalar,
+                default: None,
+            },
+            FieldDef {
+                name: "request".into(),
+                ty: FieldType::Message(format!("{short}_Request")),
+                array: ArrayKind::Bounded(1),
+                default: None,
+            },
+            FieldDef {
+                name: "response".into(),
+                ty: FieldType::Message(format!("{short}_Response")),
+                array: ArrayKind::Bounded(1),
+                default: None,
+            },
+        ],
+    };
+    Ok(vec![
+        event,
+        parse_section(&format!("{srv}_Request"), request)?,
+        parse_section(&format!("{srv}_Response"), response)?,
+    ])
+}
+
+/// Parses a stored definition text of type `top` (any of `pkg/msg/Type`,
+/// `pkg/Type`, `pkg/srv/Srv_Event`) into its types, the top-level one
+/// first, every message field type resolved to the canonical name of a
+/// type in the list. Types referred to but not defined in the text are
+/// taken from the ROS 2 definitions of `builtin_interfaces/Time`,
+/// `builtin_interfaces/Duration` and `service_msgs/ServiceEventInfo`;
+/// any other is an error.
+///
+/// A `.srv` text under a `<Srv>_Event` name gives the event type rosbag2
+/// records for service introspection: `service_msgs/ServiceEventInfo
+/// info`, `<Srv>_Request[<=1] request`, `<Srv>_Response[<=1] response`.
+///
+/// ```
+/// use ros2cdr::msg::{parse_definition, ArrayKind, FieldType};
+/// let defs = parse_definition(
+///     "example_interfaces/srv/AddTwoInts_Event",
+///     "int64 a\nint64 b\n---\nint64 sum\n",
+/// )?;
+/// let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+/// assert_eq!(names, [
+///     "example_interfaces/AddTwoInts_Event",
+///     "example_interfaces/AddTwoInts_Request",
+///     "example_interfaces/AddTwoInts_Response",
+///     "service_msgs/ServiceEventInfo",
+///     "builtin_interfaces/Time",
+/// ]);
+/// assert_eq!(defs[0].fields[1].array, ArrayKind::Bounded(1));
+/// assert_eq!(defs[0].fields[1].ty, FieldType::Message("example_interfaces/AddTwoInts_Request".into()));
+/// # Ok::<(), ros2cdr::Error>(())
+/// ```
+pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>> {
+    let mut defs: Vec<MsgDef> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
+    let mut parts = sections(top, text)?;
+    // A text that starts with a separator and the top type's own `MSG:`
+    // section leaves the first part empty.
+    let blank = |t: &str| t.lines().all(|l| strip_comment(l).trim().is_empty());
+    if parts.len() > 1 && blank(parts[0].1) && parts[1..].iter().any(|(n, _)| *n == parts[0].0) {
+        parts.remove(0);
+        if let Some(at) = parts.iter().position(|(n, _)| *n == canonical_name(top)) {
+            let own = parts.remove(at);
+            parts.insert(0, own);
+        }
+    }
+    for (i, (name, body)) in parts.into_iter().enumerate() {
+        if names.contains(&name) {
+            continue;
+        }
+        let parsed = if i == 0 {
+            top_defs(&name, body)?
+        } else {
+            vec![parse_section(&name, body)?]
+        };
+        for d in parsed {
+            if names.insert(d.name.clone()) {
+                defs.push(d);
+            }
+        }
+    }
+    // Resolve every message type, adding builtin sections as they are
+    // needed (the list grows while it is walked).
+    let mut k = 0;
+    while k < defs.len() {
+        let package = defs[k]
+            .name
+            .split_once('/')
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_default();
+        let mut added = Vec::new();
+        let owner = defs[k].name.clone();
+        for f in &mut defs[k].fields {
+            let FieldType::Message(written) = &f.ty else {
+                continue;
+            };
+            let full = if written.contains('/') {
+                canonical_name(written)
+            } else {
+                let local = format!("{package}/{written}");
+                let suffix = format!("/{written}");
+                let mut hits = names.iter().filter(|n| n.ends_with(&suffix));
+                match (names.contains(&local), hits.next(), hits.next()) {
+                    (false, Some(one), None) => one.clone(),
+                    _ => local,
+                }
+            };
+            if !names.contains(&full) {
+                match builtin_def(&full) {
+                    Some(def) => {
+                        names.insert(full.clone());
+                        added.push(def?);
+                    }
+                    None => {
+                        return Err(Error::definition(
+                            &owner,
+                            format!(
+                                "no definition of the type {full} (used by field `{}`)",
+                                f.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            f.ty = FieldType::Message(full);
+        }
+        defs.extend(added);
+        k += 1;
+    }
+    Ok(defs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> MsgDef {
+        parse_definition("p/msg/T", text).unwrap().remove(0)
+    }
+
+    #[test]
+    fn types_bounds_and_arrays() {
+        let d = one(
+            "string<=22 a\nwstring b\nwstring<=3[<=2] c\nint32[] d\nfloat64[4] e\nuint8[<=10] f\n\
+             Other[2] g\n===\nMSG: p/Other\nbool x\n",
+        );
+        let shape: Vec<(&str, FieldType, ArrayKind)> = d
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.ty.clone(), f.array))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (
+                    "a",
+                    FieldType::String { bound: Some(22) },
+                    ArrayKind::Scalar
+                ),
+                ("b", FieldType::WString { bound: None }, ArrayKind::Scalar),
+                (
+                    "c",
+                    FieldType::WString { bound: Some(3) },
+                    ArrayKind::Bounded(2)
+                ),
+                (
+                    "d",
+                    FieldType::Primitive(Primitive::Int32),
+                    ArrayKind::Unbounded
+                ),
+                (
+                    "e",
+                    FieldType::Primitive(Primitive::Float64),
+                    ArrayKind::Fixed(4)
+                ),
+                (
+                    "f",
+                    FieldType::Primitive(Primitive::UInt8),
+                    ArrayKind::Bounded(10)
+                ),
+                (
+                    "g",
+                    FieldType::Message("p/Other".into()),
+                    ArrayKind::Fixed(2)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn constants_and_defaults_as_the_corpus_writes_them() {
+        let d = one("string string_value_default3 'Hello\"world!'\n\
+             string string_value_default4 'Hello\\'world!'\n\
+             string STRING_CONST=\"Hello world!\"\n\
+             int64[3] i [0, 9223372036854775807, -9223372036854775808]\n\
+             string[3] s [\"\", \"max value\", \"min value\"]\n\
+             bool BOOL_CONST=true\nint8 INT8_CONST=-50 # comment\nfloat32 F = 1.125\n\
+             uint8 U=255\nchar c 100\n");
+        assert_eq!(
+            d.fields[0].default,
+            Some(Value::String("Hello\"world!".into()))
+        );
+        assert_eq!(
+            d.fields[1].default,
+            Some(Value::String("Hello'world!".into()))
+        );
+        assert_eq!(
+            d.fields[2].default,
+            Some(Value::Array(vec![
+                Value::I64(0),
+                Value::I64(i64::MAX),
+                Value::I64(i64::MIN)
+            ]))
+        );
+        assert_eq!(
+            d.fields[3].default,
+            Some(Value::Array(vec![
+                Value::String(String::new()),
+                Value::String("max value".into()),
+                Value::String("min value".into())
+            ]))
+        );
+        assert_eq!(d.fields[4].default, Some(Value::U64(100)));
+        let c: Vec<(&str, &Value)> = d
+            .constants
+            .iter()
+            .map(|c| (c.name.as_str(), &c.value))
+            .collect();
+        assert_eq!(
+            c,
+            [
+                ("STRING_CONST", &Value::String("Hello world!".into())),
+                ("BOOL_CONST", &Value::Bool(true)),
+                ("INT8_CONST", &Value::I64(-50)),
+                ("F", &Value::F32(1.125)),
+                ("U", &Value::U64(255)),
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_definitions_name_the_line() {
+        for (text, want) in [
+            (
+                "int8 X=128",
+                "in line 1 `int8 X=128`: `128` is not a valid int8",
+            ),
+            ("int32[0] a", "an array length of at least 1"),
+            ("int32 a\nint32 a", "in line 2"),
+            ("Missing m", "no definition of the type p/Missing"),
+            ("int32<=3 a", "not a string type"),
+            ("int32[3] a [1, 2]", "3 default values, found 2"),
+            ("a b c d", "in line 1"),
+            ("int32 a\n===\nnot a msg line\n", "`MSG: pkg/Type`"),
+        ] {
+            let e = parse_definition("p/msg/T", text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_text_may_start_with_the_top_types_own_section() {
+        let defs = parse_definition(
+            "a/msg/Top",
+            "================\nMSG: a/Dep\nint8 x\n================\nMSG: a/msg/Top\nDep d\n",
+        )
+        .unwrap();
+        assert_eq!(defs[0].name, "a/Top");
+        assert_eq!(defs[0].fields[0].ty, FieldType::Message("a/Dep".into()));
+        assert_eq!(defs[1].name, "a/Dep");
+        // Not just an empty top type when the first section is empty.
+        let defs = parse_definition("a/msg/E", "").unwrap();
+        assert!(defs[0].fields.is_empty());
+    }
+
+    #[test]
+    fn names_resolve_across_packages_and_forms() {
+        let defs = parse_definition(
+            "a/msg/Top",
+            "Local l\nb/msg/Far f\nbuiltin_interfaces/Time t\nOnly o\n\
+             ===\nMSG: a/Local\nint8 x\n===\nMSG: b/Far\nint8 y\n===\nMSG: c/Only\nint8 z\n",
+        )
+        .unwrap();
+        let tys: Vec<&FieldType> = defs[0].fields.iter().map(|f| &f.ty).collect();
+        assert_eq!(
+            tys,
+            [
+                &FieldType::Message("a/Local".into()),
+                &FieldType::Message("b/Far".into()),
+                &FieldType::Message("builtin_interfaces/Time".into()),
+                &FieldType::Message("c/Only".into()),
+            ]
+        );
+        assert_eq!(defs.last().unwrap().name, "builtin_interfaces/Time");
+    }
+}
