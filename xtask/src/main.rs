@@ -403,13 +403,14 @@ const FACADE_FEATURES: [&str; 7] = [
 ];
 
 /// The publishable crates (every workspace member but xtask).
-const LIBRARY_CRATES: [&str; 9] = [
+const LIBRARY_CRATES: [&str; 10] = [
     "logcore",
     "rosbag12",
     "ros2cdr",
     "vellog",
     "ulogfile",
     "carla-recorder",
+    "mcapfile",
     "osi-mcap",
     "robolog",
     "robolog-cli",
