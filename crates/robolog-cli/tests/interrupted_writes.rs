@@ -313,3 +313,50 @@ fn sigkill_at_any_moment_keeps_the_previous_output_and_a_recoverable_temp_file()
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn sigkill_during_an_in_place_reindex_keeps_the_original_under_its_name() {
+    let dir = scratch("in-place");
+    let bag = dir.join("run.bag");
+    big_bag(&bag);
+    let original = std::fs::read(&bag).unwrap();
+    let backup = dir.join("run.orig.bag");
+    let mut midway = 0;
+    for fraction in [0.1, 0.5, 0.9] {
+        let what = format!("killed at {fraction}");
+        let mut child = robolog(&dir, &["bag", "reindex", "run.bag"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let want = (original.len() as f64 * fraction) as u64;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while Instant::now() < deadline {
+            if child.try_wait().unwrap().is_some() || temps(&dir).iter().any(|t| size(t) >= want) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        child.kill().unwrap();
+        let status = child.wait().unwrap();
+        if status.signal() != Some(9) {
+            // It finished first: the original is the backup.
+            assert_eq!(status.code(), Some(0), "{what}");
+            assert_eq!(std::fs::read(&backup).unwrap(), original, "{what}");
+            break;
+        }
+        // The bag is the original, byte for byte; a backup, if the kill
+        // came after it was made, is the original too.
+        assert_eq!(std::fs::read(&bag).unwrap(), original, "{what}");
+        if backup.exists() {
+            assert_eq!(std::fs::read(&backup).unwrap(), original, "{what}");
+            std::fs::remove_file(&backup).unwrap();
+        }
+        for t in temps(&dir) {
+            midway += 1;
+            std::fs::remove_file(t).unwrap();
+        }
+    }
+    assert!(midway >= 2, "{midway} kills during the write");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
