@@ -23,7 +23,9 @@
 //! assert_eq!(Timestamp::from_micros(1_500).map(Timestamp::as_nanos), Some(1_500_000));
 //! ```
 //!
-//! The only `unsafe` in the toolkit is the memory map in [`FileBytes::open`].
+//! The only `unsafe` in the libraries is the memory map in
+//! [`FileBytes::open`] (the `robolog` binary adds its `SIGBUS` handler for
+//! mapped inputs that shrink, see [`source`]).
 
 pub mod channel;
 pub mod cursor;

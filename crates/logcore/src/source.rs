@@ -1,9 +1,28 @@
-//! Getting a file's bytes into memory: memory-mapped where possible.
+//! Getting a file's bytes into memory: memory-mapped where possible, or
+//! read into memory for files that may change while they are read.
+//!
+//! # Files that shrink while mapped
+//!
+//! A memory map shows the file as it is now, not as it was when opened.
+//! When another process truncates a mapped file (log rotation with
+//! `copytruncate`, a recorder restarting on the same name), touching a page
+//! past the new end raises `SIGBUS` on Unix, which kills the process with
+//! no message. Two ways out:
+//!
+//! - [`FileBytes::read`] copies the file into memory and checks its size
+//!   again afterwards: a file that shrank is an error, never a crash.
+//! - A program that keeps the map (fast, no copy) installs a `SIGBUS`
+//!   handler that asks [`FileBytes::maps_address`] whether the faulting
+//!   address lies in one of the maps of this module, and if so reports the
+//!   shrunken input and exits. The `robolog` command-line tool does this
+//!   (exit code 4 and the message `the input file shrank while being
+//!   read`).
 
 use std::fs::File;
 use std::io::Read;
 use std::ops::Deref;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The bytes of an opened file: a read-only memory map, or an owned buffer
 /// when a regular file cannot be mapped (empty files, some file systems).
@@ -37,15 +56,16 @@ impl FileBytes {
     /// let e = logcore::FileBytes::open(std::env::temp_dir()).unwrap_err();
     /// assert_eq!(e.to_string(), "is a directory, not a regular file");
     /// ```
+    ///
+    /// A mapped file that another process truncates while it is read
+    /// raises `SIGBUS` (see [the module docs](self)); use
+    /// [`FileBytes::read`] for files that may change, or catch the signal
+    /// with the help of [`FileBytes::maps_address`].
     pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
-        let path = path.as_ref();
-        regular_file(&std::fs::metadata(path)?)?;
-        let file = File::open(path)?;
-        // The path may have been replaced between the check and the open.
-        let meta = file.metadata()?;
-        regular_file(&meta)?;
-        if meta.len() > 0 {
+        let (file, len) = open_regular(path.as_ref())?;
+        if len > 0 {
             if let Ok(map) = map_file(&file) {
+                register(&map);
                 return Ok(FileBytes::Mapped(map));
             }
         }
@@ -53,6 +73,140 @@ impl FileBytes {
         (&file).read_to_end(&mut buf)?;
         Ok(FileBytes::Owned(buf))
     }
+
+    /// Reads `path` into memory (no map), for files that may change while
+    /// they are read: the bytes are the first N of the file, N being its
+    /// size when opened, and a file that holds fewer than N bytes during
+    /// or right after the read is an error
+    /// ([`UnexpectedEof`](std::io::ErrorKind::UnexpectedEof), `the file
+    /// shrank while being read: ...`), since what was read may mix the old
+    /// file and the new one. A file that grows meanwhile is fine: its first
+    /// N bytes are returned. Non-regular files are refused as by
+    /// [`FileBytes::open`].
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("logcore-read-doc-{}", std::process::id()));
+    /// std::fs::write(&path, b"hello")?;
+    /// let bytes = logcore::FileBytes::read(&path)?;
+    /// assert!(matches!(bytes, logcore::FileBytes::Owned(_)));
+    /// assert_eq!(&*bytes, b"hello");
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn read(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let (file, len) = open_regular(path.as_ref())?;
+        let buf = read_exactly(&file, len)?;
+        still_holds(file.metadata()?.len(), len)?;
+        Ok(FileBytes::Owned(buf))
+    }
+
+    /// Whether `addr` lies inside the memory map of a [`FileBytes`] that is
+    /// open now (at most 64 maps at a time are tracked; more are mapped
+    /// but not tracked).
+    ///
+    /// Only loads atomics (no locks, no allocation), so it may be called
+    /// from a signal handler: a `SIGBUS` at such an address means the
+    /// mapped file shrank while it was read.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("logcore-maps-doc-{}", std::process::id()));
+    /// std::fs::write(&path, b"hello")?;
+    /// let bytes = logcore::FileBytes::open(&path)?;
+    /// let at = bytes.as_ptr() as usize;
+    /// assert!(logcore::FileBytes::maps_address(at + 4));
+    /// drop(bytes);
+    /// assert!(!logcore::FileBytes::maps_address(at + 4));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn maps_address(addr: usize) -> bool {
+        MAP_STARTS.iter().zip(&MAP_ENDS).any(|(start, end)| {
+            let start = start.load(Ordering::Acquire);
+            start != 0 && start <= addr && addr < end.load(Ordering::Acquire)
+        })
+    }
+}
+
+impl Drop for FileBytes {
+    fn drop(&mut self) {
+        if let FileBytes::Mapped(map) = self {
+            unregister(map);
+        }
+    }
+}
+
+/// How many maps [`FileBytes::maps_address`] knows at a time.
+const TRACKED_MAPS: usize = 64;
+
+/// The first and one-past-last address of each tracked map; 0 marks a free
+/// slot. A slot's start is claimed first and its end set after, so a
+/// reader sees an empty range while a slot is being filled.
+static MAP_STARTS: [AtomicUsize; TRACKED_MAPS] = [const { AtomicUsize::new(0) }; TRACKED_MAPS];
+static MAP_ENDS: [AtomicUsize; TRACKED_MAPS] = [const { AtomicUsize::new(0) }; TRACKED_MAPS];
+
+/// Tracks `map` in a free slot, if there is one.
+fn register(map: &memmap2::Mmap) {
+    let start = map.as_ptr() as usize;
+    for (slot, end) in MAP_STARTS.iter().zip(&MAP_ENDS) {
+        if slot
+            .compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            end.store(start + map.len(), Ordering::Release);
+            return;
+        }
+    }
+}
+
+/// Forgets `map` before it is unmapped.
+fn unregister(map: &memmap2::Mmap) {
+    let start = map.as_ptr() as usize;
+    for (slot, end) in MAP_STARTS.iter().zip(&MAP_ENDS) {
+        if slot.load(Ordering::Acquire) == start {
+            end.store(0, Ordering::Release);
+            slot.store(0, Ordering::Release);
+            return;
+        }
+    }
+}
+
+/// Opens `path` if it is a regular file, with its size.
+fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
+    regular_file(&std::fs::metadata(path)?)?;
+    let file = File::open(path)?;
+    // The path may have been replaced between the check and the open.
+    let meta = file.metadata()?;
+    regular_file(&meta)?;
+    Ok((file, meta.len()))
+}
+
+/// The first `len` bytes of `from`; fewer is the error of a file that
+/// shrank.
+fn read_exactly(from: impl Read, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 30));
+    from.take(len).read_to_end(&mut buf)?;
+    if (buf.len() as u64) < len {
+        return Err(shrank(len, buf.len() as u64));
+    }
+    Ok(buf)
+}
+
+/// Fails when a file of `len` bytes when opened now holds only `now`.
+fn still_holds(now: u64, len: u64) -> std::io::Result<()> {
+    if now < len {
+        return Err(shrank(len, now));
+    }
+    Ok(())
+}
+
+fn shrank(len: u64, now: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        format!(
+            "the file shrank while being read: {len} bytes when opened, only {now} left \
+             (was it truncated or replaced by another process?)"
+        ),
+    )
 }
 
 /// Fails unless `meta` is that of a regular file, naming what it is.
@@ -102,7 +256,9 @@ fn map_file(file: &File) -> std::io::Result<memmap2::Mmap> {
     // the file while it is mapped, reads may see changed bytes or fault;
     // this is the documented limitation of memory-mapped I/O, which every
     // parser here tolerates for changed bytes (they are validated as
-    // untrusted input anyway).
+    // untrusted input anyway). The fault (SIGBUS) is what the module docs
+    // describe: `FileBytes::read` avoids it, `FileBytes::maps_address`
+    // lets a signal handler recognise it.
     unsafe { memmap2::Mmap::map(file) }
 }
 
@@ -216,6 +372,61 @@ mod tests {
         }
         std::fs::remove_file(&full).unwrap();
         std::fs::remove_file(&empty).unwrap();
+    }
+
+    #[test]
+    fn read_copies_the_file_and_tracks_no_map() {
+        let path = scratch("read");
+        std::fs::write(&path, b"hello").unwrap();
+        let bytes = FileBytes::read(&path).unwrap();
+        assert!(matches!(&bytes, FileBytes::Owned(v) if v == b"hello"));
+        assert!(!FileBytes::maps_address(bytes.as_ptr() as usize));
+        assert_eq!(
+            refusal(FileBytes::read(std::env::temp_dir())),
+            (
+                std::io::ErrorKind::InvalidInput,
+                "is a directory, not a regular file".into()
+            )
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn fewer_bytes_than_when_opened_is_an_error() {
+        // Cut during the read: the source ends before the size at open.
+        let e = read_exactly(&b"hel"[..], 5).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert_eq!(
+            e.to_string(),
+            "the file shrank while being read: 5 bytes when opened, only 3 left \
+             (was it truncated or replaced by another process?)"
+        );
+        // Grown meanwhile: the first bytes, as many as at open.
+        assert_eq!(read_exactly(&b"hello, world"[..], 5).unwrap(), b"hello");
+        // Cut right after the read.
+        assert!(still_holds(5, 5).is_ok() && still_holds(9, 5).is_ok());
+        assert_eq!(
+            still_holds(0, 5).unwrap_err().to_string(),
+            "the file shrank while being read: 5 bytes when opened, only 0 left \
+             (was it truncated or replaced by another process?)"
+        );
+    }
+
+    #[test]
+    fn maps_are_tracked_while_open() {
+        assert!(!FileBytes::maps_address(0));
+        let path = scratch("tracked");
+        std::fs::write(&path, vec![7u8; 10_000]).unwrap();
+        let maps: Vec<FileBytes> = (0..3).map(|_| FileBytes::open(&path).unwrap()).collect();
+        for m in &maps {
+            let start = m.as_ptr() as usize;
+            assert!(FileBytes::maps_address(start));
+            assert!(FileBytes::maps_address(start + 9_999));
+        }
+        // Forgetting them on drop is the doc example's (another test's map
+        // could take the same address here).
+        drop(maps);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `robolog bag info|reindex|fix`: ROS bag tools with the vocabulary of
 //! `rosbag info` / `rosbag reindex` / `rosbag fix`.
 
-use std::io::Write;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -102,11 +102,11 @@ fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failu
         write::check(output, &OutputPolicy::new(force).reading(input))?;
     }
     let bytes = open(input)?;
-    // The bag is rebuilt in memory (the writer seeks back to patch its
-    // index position), then written out through the atomic file.
+    // Written straight to the temporary file (the writer seeks back to
+    // patch its index position at the end): killed midway, it is an
+    // unindexed bag that `bag reindex` reads.
     let reindex = |w: &mut AtomicFile| -> Result<_, logcore::Error> {
-        let (out, report) = rosbag12::reindex(&bytes, std::io::Cursor::new(Vec::new()))?;
-        w.write_all(&out.into_inner())?;
+        let (_, report) = rosbag12::reindex(&bytes, w)?;
         Ok(report)
     };
     let done = match &target {
@@ -115,6 +115,7 @@ fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failu
             write::write_output(output, &policy, reindex)?
         }
         Target::InPlace(backup) => {
+            write::report_leftovers(output);
             replace_keeping_backup(output, backup, reindex).map_err(|e| write::failed(output, e))?
         }
     };

@@ -2,13 +2,16 @@
 //!
 //! Exit codes: 0 success, 1 bad or damaged input (everything readable is
 //! still printed first), 2 usage error (including an output that is one of
-//! the inputs, or that exists when `--force` is not given).
+//! the inputs, or that exists when `--force` is not given), 3 a repair
+//! that lost data, 4 an input file shrank while being read (see
+//! [`fault`]).
 
 mod bag;
 mod carla;
 mod cat;
 mod check;
 mod export;
+mod fault;
 mod info;
 mod mcap;
 mod open;
@@ -117,6 +120,7 @@ pub(crate) fn report_all<E: Into<logcore::Error>>(
 }
 
 fn main() -> ExitCode {
+    fault::install();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Info(args) => info::run(args),

@@ -212,6 +212,7 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
             }
             let mut refusal = None;
             let written = pyulog::ulog2csv(log, path, &opts, &mut out, |name, body| {
+                write::report_leftovers(name);
                 write_atomically(name, &policy, |f| body(f)).map_err(|e| match e {
                     WriteError::Refused(r) => {
                         refusal = Some(r);

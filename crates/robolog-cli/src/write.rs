@@ -1,10 +1,18 @@
 //! Output files: every command that writes one goes through
 //! [`robolog::write`] (temporary file renamed into place when complete,
-//! the input and, without `--force`, an existing file refused).
+//! the input and, without `--force`, an existing file refused). Before an
+//! output is written, the temporary files that interrupted runs left for
+//! it are named on stderr with how to recover them; they are never
+//! deleted.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use robolog::write::{AtomicFile, OutputPolicy, Refusal, WriteError, write_atomically};
+use robolog::write::{
+    AtomicFile, Leftover, OutputPolicy, Refusal, WriteError, leftovers, write_atomically,
+};
 
 /// The failure of a write: a refusal (exit code 2) or an error on `dest`.
 pub(crate) fn failed<E: Into<logcore::Error>>(dest: &Path, e: WriteError<E>) -> Failure {
@@ -35,9 +43,51 @@ pub(crate) fn refused(r: Refusal) -> Failure {
     Failure::usage(&path, std::io::Error::other(msg))
 }
 
-/// Refuses `dest` before any work is done when `policy` would.
+/// Refuses `dest` before any work is done when `policy` would, after
+/// naming what interrupted runs left for it.
 pub(crate) fn check(dest: &Path, policy: &OutputPolicy) -> Result<(), Failure> {
+    report_leftovers(dest);
     policy.check(dest).map_err(refused)
+}
+
+/// Names on stderr, once per output, each temporary file an interrupted
+/// run writing `dest` left (see [`leftovers`]), with how to get its
+/// messages back.
+pub(crate) fn report_leftovers(dest: &Path) {
+    static DONE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    if let Ok(mut done) = DONE.lock() {
+        if !done.insert(dest.to_path_buf()) {
+            return;
+        }
+    }
+    for left in leftovers(dest) {
+        eprintln!("robolog: {}: {}", dest.display(), leftover_note(&left));
+    }
+}
+
+/// What to say about a leftover temporary file: whose it is, that it is
+/// kept, and the command that reads what it holds.
+fn leftover_note(left: &Leftover) -> String {
+    let temp = left.path.display();
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(&left.path)
+        .and_then(|f| f.take(16).read(&mut head))
+        .unwrap_or(0);
+    let recover = match &head[..n] {
+        h if h.starts_with(b"\x89MCAP") => {
+            format!("recover its messages with `robolog mcap recover {temp} OUT.mcap`")
+        }
+        h if h.starts_with(b"#ROSBAG V") => {
+            format!("recover its messages with `robolog bag reindex {temp} -o OUT.bag`")
+        }
+        [] => "it is empty, delete it".to_string(),
+        _ => "look at it, then delete it".to_string(),
+    };
+    format!(
+        "{temp} was left by an interrupted run (process {}) and holds the incomplete output \
+         it had written; it is kept: {recover}",
+        left.pid
+    )
 }
 
 /// Writes `dest` atomically with `write`; its errors are reported on
@@ -47,5 +97,6 @@ pub(crate) fn write_output<T, E: Into<logcore::Error>>(
     policy: &OutputPolicy,
     write: impl FnOnce(&mut AtomicFile) -> Result<T, E>,
 ) -> Result<T, Failure> {
+    report_leftovers(dest);
     write_atomically(dest, policy, write).map_err(|e| failed(dest, e))
 }

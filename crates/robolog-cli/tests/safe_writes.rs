@@ -56,7 +56,7 @@ fn entries(dir: &Path) -> Vec<String> {
 fn assert_no_temp_files(dir: &Path) {
     let left: Vec<String> = entries(dir)
         .into_iter()
-        .filter(|n| n.ends_with(".tmp"))
+        .filter(|n| n.contains(".robolog-tmp-") || n.ends_with(".tmp"))
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }

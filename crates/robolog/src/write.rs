@@ -9,6 +9,13 @@
 //! to one of the inputs (the same path, another spelling of it, or a symlink
 //! to it) and, unless forced, an output that already exists.
 //!
+//! The temporary file of `DIR/NAME` is `DIR/.NAME.robolog-tmp-PID-N` (PID
+//! the writing process, N a counter). A process killed before its commit
+//! leaves that file behind, holding what it had written: never deleted
+//! here, since it may be all that is left of some data. [`leftovers`] finds
+//! those of processes that are no longer running, so a later run can name
+//! them and how to recover them.
+//!
 //! ```
 //! use std::io::Write;
 //! use robolog::write::{OutputPolicy, write_atomically};
@@ -32,7 +39,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -215,8 +222,90 @@ fn parent_dir(path: &Path) -> &Path {
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// What the names of temporary files hold between the output's name and
+/// the writing process's id: `.NAME.robolog-tmp-PID-N`.
+pub const TEMP_MARKER: &str = ".robolog-tmp-";
+
+/// The temporary file name for `name`, process `pid`, counter `n`.
+fn temp_name(name: &str, pid: u32, n: u64) -> String {
+    format!(".{name}{TEMP_MARKER}{pid}-{n}")
+}
+
+/// The process id in `file_name` when it is a temporary file of the output
+/// `name`.
+fn temp_pid(file_name: &str, name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix('.')?.strip_prefix(name)?;
+    let (pid, n) = rest.strip_prefix(TEMP_MARKER)?.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// A temporary file left by a process that was killed (or crashed) while
+/// writing an output, found by [`leftovers`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    /// The temporary file.
+    pub path: PathBuf,
+    /// The process that wrote it.
+    pub pid: u32,
+}
+
+/// The temporary files of `dest` (see [`TEMP_MARKER`]) whose process is
+/// not running any more, named as `dest` is (same folder spelling), sorted
+/// by name: what interrupted runs writing
+/// `dest` left. They are not touched. Where it cannot be told whether a
+/// process runs (no `/proc`), every temporary file of another process is
+/// listed.
+///
+/// ```
+/// use robolog::write::{Leftover, leftovers};
+///
+/// let dir = std::env::temp_dir().join(format!("robolog-doc-leftovers-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// // Process ids are below 2^22 on Linux: this one never runs.
+/// let left = dir.join(".out.mcap.robolog-tmp-4294967295-0");
+/// std::fs::write(&left, "partial")?;
+/// assert_eq!(leftovers(&dir.join("out.mcap")), [Leftover { path: left, pid: u32::MAX }]);
+/// assert!(leftovers(&dir.join("other.mcap")).is_empty());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn leftovers(dest: &Path) -> Vec<Leftover> {
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let Ok(dir) = std::fs::read_dir(parent_dir(dest)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Leftover> = dir
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let file_name = e.file_name();
+            let pid = temp_pid(&file_name.to_string_lossy(), &name)?;
+            (process_running(pid) != Some(true)).then(|| Leftover {
+                path: dest.with_file_name(&file_name),
+                pid,
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+/// Whether process `pid` runs, when that can be told.
+fn process_running(pid: u32) -> Option<bool> {
+    if pid == std::process::id() {
+        return Some(true);
+    }
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return None;
+    }
+    Some(proc.join(pid.to_string()).exists())
+}
+
 /// An output file being written: the bytes go to a hidden temporary file
-/// in the destination folder (`.NAME.PID.N.tmp`), which
+/// in the destination folder (`.NAME.robolog-tmp-PID-N`), which
 /// [`commit`](AtomicFile::commit) flushes, syncs and renames to the final
 /// name. Dropped without a commit, the temporary file is removed and the
 /// destination is untouched.
@@ -245,7 +334,7 @@ impl AtomicFile {
         let dir = parent_dir(dest);
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+            let temp = dir.join(temp_name(&name, std::process::id(), n));
             match File::options().write(true).create_new(true).open(&temp) {
                 Ok(f) => {
                     return Ok(AtomicFile {
@@ -313,6 +402,17 @@ impl Write for AtomicFile {
         match &mut self.file {
             Some(f) => f.flush(),
             None => Ok(()),
+        }
+    }
+}
+
+/// Formats whose writers patch their header at the end (a ROS bag's index
+/// position) seek back: the buffer is flushed first.
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match &mut self.file {
+            Some(f) => f.seek(pos),
+            None => Err(io::Error::other("the file was committed")),
         }
     }
 }
@@ -430,9 +530,67 @@ mod tests {
         assert!(!out.exists());
         assert!(f.temp_path().exists());
         assert_eq!(f.temp_path().parent(), Some(dir.as_path()));
+        let temp = f.temp_path().file_name().unwrap().to_string_lossy();
+        assert!(
+            temp.starts_with(&format!(".out.bin.robolog-tmp-{}-", std::process::id())),
+            "{temp}"
+        );
+        // A file of a running process (this one) is no leftover.
+        assert!(leftovers(&out).is_empty());
         f.commit().unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"hello");
         assert_eq!(entries(&dir), ["out.bin"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn seeks_back_to_patch_a_header() {
+        let dir = scratch("seek");
+        let out = dir.join("out.bin");
+        write_atomically(&out, &OutputPolicy::new(false), |w| {
+            w.write_all(b"head0body")?;
+            w.seek(SeekFrom::Start(4))?;
+            w.write_all(b"!")?;
+            w.seek(SeekFrom::End(0))
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"head!body");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn leftovers_are_the_temp_files_of_processes_that_are_gone() {
+        let dir = scratch("leftovers");
+        let out = dir.join("run.bag");
+        let names = [
+            ".run.bag.robolog-tmp-4294967295-3",
+            ".run.bag.robolog-tmp-4294967294-0",
+            // Not temporary files of run.bag.
+            ".run.bag.orig.bag.robolog-tmp-4294967295-0",
+            ".run.bag.robolog-tmp-x-0",
+            ".run.bag.robolog-tmp-4294967295",
+            "run.bag.robolog-tmp-4294967295-0",
+        ];
+        for n in names {
+            std::fs::write(dir.join(n), n).unwrap();
+        }
+        let mine = dir.join(temp_name("run.bag", std::process::id(), 7));
+        std::fs::write(&mine, "being written").unwrap();
+        assert_eq!(
+            leftovers(&out),
+            [
+                Leftover {
+                    path: dir.join(names[1]),
+                    pid: 4294967294
+                },
+                Leftover {
+                    path: dir.join(names[0]),
+                    pid: 4294967295
+                },
+            ]
+        );
+        // Listing touches nothing.
+        assert_eq!(entries(&dir).len(), names.len() + 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -494,7 +652,7 @@ mod tests {
         }
         // A new file beside it is fine.
         assert!(policy.check(&dir.join("other.bin")).is_ok());
-        assert!(!entries(&dir).iter().any(|e| e.ends_with(".tmp")));
+        assert!(!entries(&dir).iter().any(|e| e.contains(TEMP_MARKER)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -91,7 +91,38 @@ impl<'a> Bag<'a> {
     /// line or bag header, version 1.1, encryption). A missing or damaged
     /// index is rebuilt by scanning, with a warning; a truncated file
     /// yields its complete messages, then the truncation error.
+    ///
+    /// Every chunk info of a stored 2.0 index must point at a chunk
+    /// record; an index that points anywhere else is damaged and the bag is
+    /// scanned instead, with a warning that names the chunk info and the
+    /// offset it gives.
     pub fn new(data: &'a [u8]) -> Result<Self> {
+        Self::open(data, false)
+    }
+
+    /// Opens a bag from its bytes, ignoring any stored index: connections
+    /// and chunks (2.0) or message positions (1.2) come from a scan of
+    /// every record, so an index that is wrong in a way [`Bag::new`] cannot
+    /// see (counts, a chunk left out) loses nothing. Reads (and
+    /// decompresses) every chunk once; used by [`reindex`](crate::reindex()).
+    ///
+    /// ```
+    /// use rosbag12::{Bag, Connection, IndexSource, RosTime, Writer, WriterOptions};
+    /// let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriterOptions::default())?;
+    /// let c = w.add_connection(Connection::new(0, "/n", "std_msgs/Int32", "da5909fbe378aeaf85e547e830cc1bb7", "int32 data"))?;
+    /// w.write(c, RosTime { sec: 1, nsec: 0 }, &7i32.to_le_bytes())?;
+    /// w.finish()?;
+    /// let bytes = w.into_inner().into_inner();
+    /// let bag = Bag::scan(&bytes)?;
+    /// assert_eq!(bag.index_source(), IndexSource::Scanned);
+    /// assert_eq!((bag.message_count(), bag.warnings().len()), (1, 0));
+    /// # Ok::<(), rosbag12::Error>(())
+    /// ```
+    pub fn scan(data: &'a [u8]) -> Result<Self> {
+        Self::open(data, true)
+    }
+
+    fn open(data: &'a [u8], scan: bool) -> Result<Self> {
         let (version, line_len) = Version::parse(data)?;
         let mut bag = Bag {
             data,
@@ -107,9 +138,9 @@ impl<'a> Bag<'a> {
             types: Vec::new(),
         };
         if version.major == 2 {
-            bag.open_v2(line_len)?;
+            bag.open_v2(line_len, scan)?;
         } else {
-            bag.open_v12(line_len)?;
+            bag.open_v12(line_len, scan)?;
         }
         bag.connections.sort_by_key(|c| c.id);
         bag.types = (0..bag.connections.len())
@@ -122,7 +153,7 @@ impl<'a> Bag<'a> {
         Origin::File { base: 0 }
     }
 
-    fn open_v2(&mut self, line_len: usize) -> Result<()> {
+    fn open_v2(&mut self, line_len: usize, scan: bool) -> Result<()> {
         if self.version.minor != 0 {
             self.warnings.push(Error::malformed(
                 0,
@@ -150,6 +181,9 @@ impl<'a> Bag<'a> {
                 "an index position in the bag header",
                 "0: the bag was not closed (unindexed); index rebuilt by scanning",
             ));
+            return self.scan_v2(first);
+        }
+        if scan {
             return self.scan_v2(first);
         }
         match self.read_index_v2(&header) {
@@ -214,6 +248,39 @@ impl<'a> Bag<'a> {
                 _ => return Err(unexpected(&rec, "a connection or chunk info record")),
             }
             pos = rec.end;
+        }
+        self.check_chunk_positions()
+    }
+
+    /// Every chunk info must point at a chunk record: reads the record
+    /// headers at the positions the index gives (nothing is decompressed).
+    fn check_chunk_positions(&self) -> Result<()> {
+        for info in &self.chunks {
+            let pos = usize::try_from(info.chunk_pos).unwrap_or(usize::MAX);
+            let what = || {
+                format!(
+                    "a chunk record (op 0x{:02x}) at byte {}, where a chunk info of the index points",
+                    op::CHUNK,
+                    info.chunk_pos
+                )
+            };
+            match Record::parse(self.data, pos, Self::file()) {
+                Ok(rec) if rec.op == op::CHUNK => {}
+                Ok(rec) => {
+                    return Err(Error::malformed(
+                        info.chunk_pos,
+                        what(),
+                        format!("a record with op 0x{:02x}", rec.op),
+                    ));
+                }
+                Err(e) => {
+                    return Err(Error::malformed(
+                        info.chunk_pos,
+                        what(),
+                        format!("no readable record ({e})"),
+                    ));
+                }
+            }
         }
         Ok(())
     }

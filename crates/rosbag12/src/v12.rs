@@ -12,7 +12,7 @@ use crate::time::RosTime;
 use logcore::FormatError;
 
 impl<'a> Bag<'a> {
-    pub(crate) fn open_v12(&mut self, line_len: usize) -> Result<()> {
+    pub(crate) fn open_v12(&mut self, line_len: usize, scan: bool) -> Result<()> {
         let first = Record::parse(self.data, line_len, Self::file());
         let (start, index_pos) = match &first {
             Ok(rec) if rec.op == op::BAG_HEADER => {
@@ -38,6 +38,10 @@ impl<'a> Bag<'a> {
                     "0: the bag was not closed (unindexed); read sequentially",
                 ));
             }
+            self.scan_v12(start);
+            return Ok(());
+        }
+        if scan {
             self.scan_v12(start);
             return Ok(());
         }
