@@ -49,6 +49,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
         ExportError::Read(e) => Failure::new(path, e),
     })?;
     for t in &stats.tables {
+        write::report_leftovers(&t.path);
         println!(
             "wrote {} ({} row{}, {} columns)",
             t.path.display(),
