@@ -107,14 +107,15 @@ pub struct Writer<W: Read + Write + Seek> {
 }
 
 impl Writer<File> {
-    /// Creates (or truncates) the file at `path`, opened for reading and
-    /// writing as [`Writer::finish`] needs.
+    /// Creates the file at `path`, opened for reading and writing as
+    /// [`Writer::finish`] needs. An existing file is never replaced: that is
+    /// an error (`AlreadyExists`); to replace a file safely, write to a
+    /// temporary file beside it and rename it when finished.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let file = File::options()
             .read(true)
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .open(path)?;
         Writer::new(file)
     }

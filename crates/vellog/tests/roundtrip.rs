@@ -256,6 +256,7 @@ fn writer_rejects_what_it_cannot_write() {
 #[test]
 fn writer_creates_files() {
     let dir = std::env::temp_dir().join(format!("vellog-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("x.vel");
     let mut w = Writer::create(&path).unwrap();
@@ -269,6 +270,10 @@ fn writer_creates_files() {
     .unwrap();
     w.finish().unwrap();
     drop(w);
+    assert_eq!(std::fs::read(&path).unwrap(), SPEC_EXAMPLE);
+    // An existing file is refused and left as it was.
+    let again = Writer::create(&path).unwrap_err();
+    assert!(again.to_string().contains("exists"), "{again}");
     assert_eq!(std::fs::read(&path).unwrap(), SPEC_EXAMPLE);
     std::fs::remove_dir_all(&dir).unwrap();
 }
