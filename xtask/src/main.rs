@@ -7,6 +7,8 @@
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `osi interop`: OSI traces against the reference Python tools;
+//! - `foxglove`: ULog, CARLA and VEL files converted to MCAP, every message
+//!   validated against its JSON Schema and Foxglove's published one;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
@@ -14,6 +16,7 @@
 mod carla;
 mod corpus;
 mod fixtures;
+mod foxglove;
 mod mcap;
 mod osi;
 mod osi_fixtures;
@@ -38,6 +41,8 @@ commands:
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
+  foxglove [--corpus DIR]          ULog/CARLA/VEL -> MCAP, every message validated against its
+                                   JSON Schema and Foxglove's (python jsonschema, mcap, pyulog)
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz_cmd(&args[1..]),
         Some("corpus") => corpus_cmd(&args[1..]),
         Some("carla") => carla::cmd(&args[1..]),
+        Some("foxglove") => foxglove::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package_each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
@@ -494,6 +500,8 @@ fn ci_cmd(args: &[String]) -> Result {
     fixtures_cmd(&["--check".to_string()])?;
     step("corpus");
     corpus_cmd(args)?;
+    step("foxglove: ULog, CARLA and VEL converted, validated against their schemas");
+    foxglove::cmd(args)?;
     step("ulog interop with pyulog 1.3.0");
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("rosbag interop with rosbags 0.11.9");
