@@ -114,6 +114,20 @@ pub(crate) fn frame_transform(
     })
 }
 
+/// `foxglove.PoseInFrame`.
+pub(crate) fn pose_in_frame(
+    t: Timestamp,
+    frame_id: &str,
+    position: [f64; 3],
+    orientation: [f64; 4],
+) -> Json {
+    json!({
+        "timestamp": time(t),
+        "frame_id": frame_id,
+        "pose": pose(position, orientation),
+    })
+}
+
 /// `foxglove.LocationFix` (degrees, metres; covariance in m², East-North-Up, row-major).
 pub(crate) fn location_fix(
     t: Timestamp,

@@ -18,7 +18,8 @@
 //!   reference) to `base_link` (x forward, y left, z up); PX4's NED/FRD
 //!   values are rotated into it (`x_enu = y_ned`, `y_enu = x_ned`,
 //!   `z_enu = -z_ned`; attitude `q_map_base = q(NED→ENU) ⊗ q ⊗
-//!   q(FLU→FRD)`). Each GPS instance (`vehicle_gps_position`,
+//!   q(FLU→FRD)`), and the same pose as `foxglove.PoseInFrame` on `pose`
+//!   (frame `map`). Each GPS instance (`vehicle_gps_position`,
 //!   `sensor_gps`) as `foxglove.LocationFix` on
 //!   `location_fix/<name>/<multi_id>`: `lat`/`lon` in 1e-7 degrees and `alt`
 //!   in mm (or `latitude_deg`/`longitude_deg`/`altitude_msl_m` in newer
@@ -51,6 +52,8 @@ use crate::Log;
 const LOG_TOPIC: &str = "log";
 /// Topic of the vehicle transform.
 const TF_TOPIC: &str = "tf";
+/// Topic of the vehicle pose.
+const POSE_TOPIC: &str = "pose";
 /// Topic of parameter changes.
 const PARAM_TOPIC: &str = "parameter_changes";
 /// GPS topics turned into `foxglove.LocationFix`.
@@ -452,20 +455,23 @@ fn derive<W: Write>(
             }
         }
     }
-    if !cx.keep(TF_TOPIC, t) {
-        return Ok(());
+    let position = pose.position.unwrap_or([0.0; 3]);
+    let attitude = pose.attitude.unwrap_or([0.0, 0.0, 0.0, 1.0]);
+    if cx.keep(TF_TOPIC, t) {
+        out.ensure(cx, TF_TOPIC, || {
+            ChannelSpec::well_known(foxglove::FRAME_TRANSFORM)
+        })?;
+        let m = foxglove::frame_transform(t, "map", "base_link", position, attitude);
+        out.write(cx, TF_TOPIC, t, &m)?;
     }
-    out.ensure(cx, TF_TOPIC, || {
-        ChannelSpec::well_known(foxglove::FRAME_TRANSFORM)
-    })?;
-    let m = foxglove::frame_transform(
-        t,
-        "map",
-        "base_link",
-        pose.position.unwrap_or([0.0; 3]),
-        pose.attitude.unwrap_or([0.0, 0.0, 0.0, 1.0]),
-    );
-    out.write(cx, TF_TOPIC, t, &m)
+    if cx.keep(POSE_TOPIC, t) {
+        out.ensure(cx, POSE_TOPIC, || {
+            ChannelSpec::well_known(foxglove::POSE_IN_FRAME)
+        })?;
+        let m = foxglove::pose_in_frame(t, "map", position, attitude);
+        out.write(cx, POSE_TOPIC, t, &m)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -586,8 +592,12 @@ mod file_tests {
             ],
             [2.0, 1.0, 5.0]
         );
+        let pose = c.on("pose");
+        assert_eq!(pose.len(), 3);
+        assert_eq!(at(pose[2], "pose.position.z"), 5.0);
+        assert_eq!(at(pose[2], "pose.orientation.w"), 1.0);
         assert_eq!(c.stats.messages as usize, c.messages.len());
-        assert_eq!(c.stats.channels, 4);
+        assert_eq!(c.stats.channels, 5);
     }
 
     #[test]
