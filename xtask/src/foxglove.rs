@@ -2,7 +2,10 @@
 //! VEL file of `testdata/` and the corpus to MCAP through the `robolog`
 //! library, then checks the output with python `mcap` and `jsonschema`:
 //!
-//! - every message of a generated (non-`foxglove.*`) channel validates
+//! - every generated (non-`foxglove.*`) schema keeps to what Foxglove's
+//!   JSON Schema parser reads (one simple type per field, no arrays of
+//!   arrays), so its Plot and Raw Messages panels know every field;
+//! - every message of a generated channel validates
 //!   against its channel's JSON Schema (non-finite floats, written as the
 //!   strings `NaN`, `Infinity`, `-Infinity` since JSON has no such numbers,
 //!   count as numbers: the one documented departure);
@@ -53,6 +56,32 @@ Generated = validators.extend(
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("number", number_or_non_finite),
 )
 
+SIMPLE = ("boolean", "string", "number", "integer")
+
+def foxglove_readable(schema, path):
+    """What Foxglove's JSON Schema parser refuses in a generated schema: a
+    property without one simple type, an array of arrays, an encoded string
+    in an array."""
+    if schema.get("type") != "object":
+        return [f"{path}: not an object"]
+    found = []
+    for name, prop in schema.get("properties", {}).items():
+        where = f"{path}.{name}"
+        kind = prop.get("type")
+        if kind == "object":
+            found += foxglove_readable(prop, where)
+        elif kind == "array":
+            items = prop.get("items", {})
+            if items.get("type") == "object":
+                found += foxglove_readable(items, where + "[]")
+            elif items.get("type") not in SIMPLE:
+                found.append(f"{where}: array of {items.get('type')}")
+            elif "contentEncoding" in items:
+                found.append(f"{where}: array of encoded strings")
+        elif kind not in SIMPLE:
+            found.append(f"{where}: type {kind}")
+    return found
+
 def pyulog_fixes(source, name, multi):
     from pyulog import ULog
     u = ULog(source)
@@ -98,6 +127,8 @@ for entry in manifest:
                     validators_by_schema[schema.id] = jsonschema.Draft202012Validator(vendored)
                 else:
                     Generated.check_schema(own)
+                    errors.extend(f"{channel.topic}: Foxglove cannot read {e}"
+                                  for e in foxglove_readable(own, schema.name))
                     validators_by_schema[schema.id] = Generated(own)
             value = json.loads(message.data)
             v = validators_by_schema[schema.id]
