@@ -30,7 +30,7 @@
 //!
 //! Memory: the actors alive at the current frame and one frame's packets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use carla_recorder::{
@@ -466,7 +466,8 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         actors: BTreeMap::new(),
         frame: None,
     };
-    let mut schemas: BTreeMap<String, (Type, String)> = BTreeMap::new();
+    let mut first_kind = HashMap::new();
+    let mut lanes = HashMap::new();
     let mut n = 0u64;
     for item in log.messages(&filter)? {
         let msg = match item {
@@ -495,31 +496,29 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         scene.take(&packet);
         let name = packet_name(id);
         if cx.keep(&name, msg.log_time) {
-            let ty = packet_type(&packet);
-            let (known, text) = schemas
-                .entry(name.to_string())
-                .or_insert_with(|| (ty.clone(), schema_text(&format!("carla.{name}"), &ty)))
-                .clone();
-            // A packet kept raw where its kind usually decodes (a fork's
-            // id 18, say) goes beside the decoded ones.
-            let topic = if known == ty {
-                name.to_string()
-            } else {
-                format!("{name}.raw")
-            };
-            let text = if known == ty {
-                text
-            } else {
-                schema_text(&format!("carla.{name}.raw"), &ty)
-            };
-            let schema_name = format!("carla.{topic}");
-            out.ensure(cx, &topic, || ChannelSpec {
-                schema_name: &schema_name,
-                schema_text: &text,
+            // One channel per packet id, typed by the first packet's kind;
+            // a packet kept raw where its id usually decodes (a fork's id
+            // 18, say) goes beside the decoded ones.
+            let kind = matches!(packet, Packet::Raw { .. });
+            let first = *first_kind.entry(id).or_insert(kind);
+            let lane = lanes.entry((id, kind)).or_insert_with(|| {
+                let topic = if first == kind {
+                    name.to_string()
+                } else {
+                    format!("{name}.raw")
+                };
+                let schema_name = format!("carla.{topic}");
+                let text = schema_text(&schema_name, &packet_type(&packet));
+                (topic, schema_name, text)
+            });
+            let (topic, schema_name, text) = (&lane.0, &lane.1, &lane.2);
+            out.ensure(cx, topic, || ChannelSpec {
+                schema_name,
+                schema_text: text,
                 metadata: metadata([("packet_id", id.to_string())]),
             })?;
             let value = packet_value(&packet, &layout);
-            out.write(cx, &topic, msg.log_time, &JsonValue(&value))?;
+            out.write(cx, topic, msg.log_time, &JsonValue(&value))?;
         }
         n += 1;
         if n % 4096 == 0 {

@@ -83,7 +83,7 @@ enum Kind {
     Velodyne,
     Laser,
     Image,
-    Gps,
+    Gps { text: String },
     Json { schema_name: String, text: String },
     Raw { schema_name: String, text: String },
 }
@@ -102,7 +102,12 @@ fn source(ch: &ChannelInfo) -> Source {
         "VelodyneRawDataM" => (Kind::Velodyne, "velodyne".to_string()),
         "LaserRange2DDataM" => (Kind::Laser, format!("laser_{tail}")),
         "ImageM" => (Kind::Image, format!("camera_{tail}")),
-        "GPSDataM" => (Kind::Gps, "gps".to_string()),
+        "GPSDataM" => (
+            Kind::Gps {
+                text: schema_text("vel.GPSDataM", &gps_type()),
+            },
+            "gps".to_string(),
+        ),
         _ => match ch.schema.as_ref() {
             Some(s) => {
                 let text = String::from_utf8_lossy(&s.data);
@@ -250,12 +255,11 @@ fn write_one<W: Write>(
             let m = foxglove::compressed_image(t, &src.frame, img.data, image_format(img));
             out.write(cx, topic, t, &m)
         }
-        (Kind::Gps, MessageData::GpsData(g)) => {
+        (Kind::Gps { text }, MessageData::GpsData(g)) => {
             let fix_topic = format!("{topic}/fix");
-            let gps_schema = schema_text("vel.GPSDataM", &gps_type());
             out.ensure(cx, topic, || ChannelSpec {
                 schema_name: "vel.GPSDataM",
-                schema_text: &gps_schema,
+                schema_text: text,
                 metadata: src.metadata.clone(),
             })?;
             let value = vellog::TypedMessage::to_value(g);
@@ -370,7 +374,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
             continue;
         };
         let keep = cx.keep(&src.topic, msg.log_time)
-            || (matches!(src.kind, Kind::Gps)
+            || (matches!(src.kind, Kind::Gps { .. })
                 && cx.keep(&format!("{}/fix", src.topic), msg.log_time));
         if !keep {
             continue;
