@@ -30,6 +30,7 @@ macro_rules! well_known {
             };
         )*
         /// Every vendored schema.
+        #[cfg(test)]
         pub(crate) const ALL: &[WellKnown] = &[$($konst),*];
     };
 }
@@ -57,8 +58,6 @@ pub(crate) mod log_level {
 
 /// `foxglove.NumericType` FLOAT32.
 pub(crate) const FLOAT32: u8 = 7;
-/// `foxglove.NumericType` UINT8.
-pub(crate) const UINT8: u8 = 1;
 
 /// `foxglove.PositionCovarianceType` APPROXIMATED.
 pub(crate) const COVARIANCE_APPROXIMATED: u8 = 1;

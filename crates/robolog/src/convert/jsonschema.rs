@@ -44,8 +44,6 @@ pub(crate) enum Type {
     Str,
     /// Bytes, as a base64 string.
     Bytes,
-    /// A time or duration, `{sec, nsec}`.
-    Time,
     /// An array; `Some(n)`: exactly `n` items.
     Array(Box<Type>, Option<usize>),
     /// Named fields in order.
@@ -104,16 +102,6 @@ impl Type {
             Type::Float => json!({"type": "number"}),
             Type::Str => json!({"type": "string"}),
             Type::Bytes => json!({"type": "string", "contentEncoding": "base64"}),
-            Type::Time => json!({
-                "type": "object",
-                "title": "time",
-                "properties": {
-                    "sec": {"type": "integer"},
-                    "nsec": {"type": "integer", "minimum": 0, "maximum": 999_999_999},
-                },
-                "required": ["sec", "nsec"],
-                "additionalProperties": false,
-            }),
             Type::Array(item, len) => {
                 let mut m = Map::new();
                 m.insert("type".into(), "array".into());
@@ -264,11 +252,6 @@ impl<W: Write> JsonOut<W> {
         self.w.write_metadata(name, entries)
     }
 
-    /// Whether `topic` has a channel yet.
-    pub(crate) fn has(&self, topic: &str) -> bool {
-        self.channels.contains_key(topic)
-    }
-
     /// Adds the channel `topic` unless it exists.
     pub(crate) fn ensure<'s>(
         &mut self,
@@ -399,7 +382,6 @@ pub(crate) mod testing {
     pub(crate) struct Converted {
         pub(crate) stats: ConvertStats,
         pub(crate) messages: Vec<(String, String, i64, Value)>,
-        pub(crate) metadata: std::collections::BTreeMap<String, String>,
     }
 
     impl Converted {
@@ -425,7 +407,6 @@ pub(crate) mod testing {
         let (bytes, stats) = to_mcap(&log, Vec::new(), opts, &mut |_| {}).unwrap();
         let out = crate::open_bytes(&bytes).unwrap();
         let channels = out.channels().unwrap();
-        let summary = out.summary().unwrap();
         let mut messages = Vec::new();
         for m in out.messages(&MessageFilter::all()).unwrap() {
             let m = m.unwrap();
@@ -438,11 +419,7 @@ pub(crate) mod testing {
             let v = out.decode(&m).unwrap();
             messages.push((ch.topic.clone(), schema, m.log_time.as_nanos(), v));
         }
-        Converted {
-            stats,
-            messages,
-            metadata: summary.metadata,
-        }
+        Converted { stats, messages }
     }
 
     /// A number at `path` (`a.b.0.c`) of `v`.
