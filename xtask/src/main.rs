@@ -10,6 +10,8 @@
 //! - `osi interop`: OSI traces against the reference Python tools;
 //! - `ros2 interop`: ROS 2 messages of rosbag2 MCAP files against python
 //!   `mcap-ros2-support`;
+//! - `foxglove`: ULog, CARLA and VEL files converted to MCAP, every message
+//!   validated against its JSON Schema and Foxglove's published one;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
@@ -18,6 +20,7 @@ mod carla;
 mod corpus;
 mod export;
 mod fixtures;
+mod foxglove;
 mod mcap;
 mod osi;
 mod osi_fixtures;
@@ -48,6 +51,8 @@ commands:
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
   ros2 interop [--corpus DIR]      ROS 2 messages of rosbag2 MCAP files against python
                                    mcap-ros2-support
+  foxglove [--corpus DIR]          ULog/CARLA/VEL -> MCAP, every message validated against its
+                                   JSON Schema and Foxglove's (python jsonschema, mcap, pyulog)
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Some("corpus") => corpus_cmd(&args[1..]),
         Some("carla") => carla::cmd(&args[1..]),
         Some("export") => export::cmd(&args[1..]),
+        Some("foxglove") => foxglove::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package_each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
@@ -510,6 +516,8 @@ fn ci_cmd(args: &[String]) -> Result {
     fixtures_cmd(&["--check".to_string()])?;
     step("corpus");
     corpus_cmd(args)?;
+    step("foxglove: ULog, CARLA and VEL converted, validated against their schemas");
+    foxglove::cmd(args)?;
     step("ulog interop with pyulog 1.3.0");
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("export: ULog files equal pyulog 1.3.0's ulog2csv byte for byte");

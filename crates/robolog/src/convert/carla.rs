@@ -1,15 +1,600 @@
-//! Carla to MCAP.
+//! CARLA recordings to MCAP (profile `carla`), so a recording plays in
+//! Foxglove's 3D panel without a CARLA server.
+//!
+//! - Every packet kind as a `json` channel named as `robolog info` names it
+//!   (`Position`, `EventAdd`, `State` (traffic lights), `Collision`,
+//!   `EventDel`, ...), one message per packet, with a JSON Schema generated
+//!   from the record types of the `carla-recorder` crate: the raw data,
+//!   positions in CARLA's own frame and units.
+//! - `scene`: per frame one `foxglove.SceneUpdate` with a cube for every
+//!   actor that has a Position in the frame (vehicles blue, walkers orange,
+//!   traffic lights in their current light's colour, signs white, others
+//!   grey; sensors and the spectator left out), sized and centred by its
+//!   BoundingBox record where the recording has one, and a deletion for
+//!   every removed actor.
+//! - `tf`: per frame one `foxglove.FrameTransforms` from `map` to
+//!   `actor_<id>` for every actor with a Position.
+//! - Metadata records `carla.header` (map, date, version, layout) and
+//!   `carla.time` (clock `recording_start`: log time is the frame's elapsed
+//!   time; the header date is the UTC anchor of time 0).
+//!
+//! Coordinates: CARLA (Unreal) is left-handed, x forward, y right, z up,
+//! in centimetres, with rotations (roll, pitch, yaw) in degrees where
+//! positive pitch raises the nose and positive yaw turns right. Foxglove is
+//! right-handed, x forward, y left, z up, in metres. The `scene` and `tf`
+//! topics therefore use `(x, -y, z) / 100` and the rotation of roll `roll`,
+//! pitch `-pitch`, yaw `-yaw` (radians; mirroring y turns a rotation about
+//! x or z into its opposite, and Unreal's roll and pitch already turn
+//! opposite to the right-hand rule about their axes, so roll keeps its sign
+//! and pitch and yaw change it), the convention of CARLA's ROS bridge.
+//!
+//! Memory: the actors alive at the current frame and one frame's packets.
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
-use logcore::{Error, Format};
+use carla_recorder::{
+    ActorType, BoundingBox, Layout, Packet, PacketId, Recording, Vec3, VectorWidth, packet_name,
+    packet_value,
+};
+use serde_json::{Value as Json, json};
+
+use logcore::{Error, LogReader, MessageFilter, ReadMode, Timestamp};
 
 use super::Context;
+use super::foxglove::{self, Cube};
+use super::jsonschema::{ChannelSpec, Field, JsonOut, JsonValue, Type, metadata, schema_text};
 use crate::Log;
 
-/// Converts the Carla `log` into MCAP written to `out`.
+const SCENE_TOPIC: &str = "scene";
+const TF_TOPIC: &str = "tf";
+const WORLD: &str = "map";
+
+/// A CARLA location (cm, left-handed) in Foxglove's frame (m, right-handed).
+pub(crate) fn position(v: Vec3) -> [f64; 3] {
+    [v.x / 100.0, -v.y / 100.0, v.z / 100.0]
+}
+
+/// A CARLA rotation (roll, pitch, yaw in degrees, left-handed) as a
+/// quaternion `[x, y, z, w]` in Foxglove's frame.
+pub(crate) fn orientation(r: Vec3) -> [f64; 4] {
+    foxglove::quat_from_euler(r.x.to_radians(), -r.y.to_radians(), -r.z.to_radians())
+}
+
+/// `v` rotated by the unit quaternion `q` (`[x, y, z, w]`).
+fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let p = foxglove::quat_mul(
+        foxglove::quat_mul(q, [v[0], v[1], v[2], 0.0]),
+        [-q[0], -q[1], -q[2], q[3]],
+    );
+    [p[0], p[1], p[2]]
+}
+
+fn vec3_type() -> Type {
+    Type::object(["x", "y", "z"].map(|n| Field::new(n, Type::Float)))
+}
+
+fn records(item: Vec<Field>) -> Type {
+    Type::object([Field::new("records", Type::list(Type::Object(item)))])
+}
+
+fn id_field() -> Field {
+    Field::new("id", Type::UInt)
+}
+
+fn floats(names: &[&str]) -> Vec<Field> {
+    names.iter().map(|n| Field::new(*n, Type::Float)).collect()
+}
+
+/// The JSON type of a packet as `carla_recorder::packet_value` gives it,
+/// from the crate's record types.
+pub(crate) fn packet_type(p: &Packet<'_>) -> Type {
+    let with_id = |rest: Vec<Field>| {
+        let mut f = vec![id_field()];
+        f.extend(rest);
+        records(f)
+    };
+    let bbox = || {
+        with_id(vec![
+            Field::new("origin", vec3_type()),
+            Field::new("extent", vec3_type()),
+        ])
+    };
+    match p {
+        Packet::FrameStart(_) => Type::object([
+            Field::new("frame", Type::UInt),
+            Field::new("duration", Type::Float),
+            Field::new("elapsed", Type::Float),
+        ]),
+        Packet::FrameEnd => Type::object([]),
+        Packet::EventAdd(_) => with_id(vec![
+            Field::new("type", Type::UInt),
+            Field::new("type_name", Type::Str),
+            Field::new("location", vec3_type()),
+            Field::new("rotation", vec3_type()),
+            Field::new("uid", Type::UInt),
+            Field::new("description", Type::Str),
+            Field::new(
+                "attributes",
+                Type::list(Type::object([
+                    Field::new("type", Type::UInt),
+                    Field::optional("type_name", Type::Str),
+                    Field::new("id", Type::Str),
+                    Field::new("value", Type::Str),
+                ])),
+            ),
+        ]),
+        Packet::EventDel(_) => with_id(vec![]),
+        Packet::EventParent(_) => with_id(vec![Field::new("parent", Type::UInt)]),
+        Packet::Collision(_) => with_id(vec![
+            Field::new("actor1", Type::UInt),
+            Field::new("actor2", Type::UInt),
+            Field::new("is_hero1", Type::Bool),
+            Field::new("is_hero2", Type::Bool),
+        ]),
+        Packet::Position(_) => with_id(vec![
+            Field::new("location", vec3_type()),
+            Field::new("rotation", vec3_type()),
+        ]),
+        Packet::State(_) => with_id(vec![
+            Field::new("frozen", Type::Bool),
+            Field::new("elapsed", Type::Float),
+            Field::new("state", Type::UInt),
+        ]),
+        Packet::AnimVehicle(_) => {
+            let mut f = floats(&["steering", "throttle", "brake"]);
+            f.push(Field::new("handbrake", Type::Bool));
+            f.push(Field::new("gear", Type::Int));
+            with_id(f)
+        }
+        Packet::AnimWalker(_) => with_id(floats(&["speed"])),
+        Packet::VehicleLight(_) => with_id(vec![
+            Field::new("state", Type::UInt),
+            Field::new("lights", Type::list(Type::Str)),
+        ]),
+        Packet::SceneLight(_) => records(vec![
+            Field::new("id", Type::Int),
+            Field::new("intensity", Type::Float),
+            Field::new("color", Type::fixed(Type::Float, 4)),
+            Field::new("on", Type::Bool),
+            Field::new("group", Type::UInt),
+        ]),
+        Packet::Kinematics(_) => with_id(vec![
+            Field::new("linear_velocity", vec3_type()),
+            Field::new("angular_velocity", vec3_type()),
+        ]),
+        Packet::BoundingBox(_) | Packet::TriggerVolume(_) => bbox(),
+        Packet::PlatformTime(_) => Type::object([Field::new("platform_time", Type::Float)]),
+        Packet::PhysicsControl(_) => {
+            let point = || {
+                Type::list(Type::object([
+                    Field::new("x", Type::Float),
+                    Field::new("y", Type::Float),
+                ]))
+            };
+            let mut f = floats(&[
+                "max_rpm",
+                "moi",
+                "damping_rate_full_throttle",
+                "damping_rate_zero_throttle_clutch_engaged",
+                "damping_rate_zero_throttle_clutch_disengaged",
+            ]);
+            f.push(Field::new("use_gear_autobox", Type::Bool));
+            f.extend(floats(&[
+                "clutch_strength",
+                "final_ratio",
+                "mass",
+                "drag_coefficient",
+            ]));
+            f.push(Field::new("center_of_mass", Type::list(Type::Float)));
+            f.push(Field::new("torque_curve", point()));
+            f.push(Field::new(
+                "forward_gears",
+                Type::list(Type::Object(floats(&["ratio", "down_ratio", "up_ratio"]))),
+            ));
+            f.push(Field::new("steering_curve", point()));
+            let mut wheel = floats(&[
+                "tire_friction",
+                "damping_rate",
+                "max_steer_angle",
+                "radius",
+                "max_brake_torque",
+                "max_handbrake_torque",
+            ]);
+            for n in ["lat_stiff_max_load", "lat_stiff_value", "long_stiff_value"] {
+                wheel.push(Field::optional(n, Type::Float));
+            }
+            wheel.push(Field::new("position", Type::list(Type::Float)));
+            f.push(Field::new("wheels", Type::list(Type::Object(wheel))));
+            with_id(f)
+        }
+        Packet::TrafficLightTime(_) => with_id(floats(&["green", "yellow", "red"])),
+        Packet::FrameCounter(_) => Type::object([Field::new("frame_counter", Type::UInt)]),
+        Packet::WalkerBones(_) => with_id(vec![Field::new(
+            "bones",
+            Type::list(Type::object([
+                Field::new("name", Type::Str),
+                Field::new("location", vec3_type()),
+                Field::new("rotation", vec3_type()),
+            ])),
+        )]),
+        Packet::VisualTime(_) => Type::object([Field::new("visual_time", Type::Float)]),
+        Packet::VehicleDoor(_) => with_id(vec![
+            Field::new("door", Type::UInt),
+            Field::new("open", Type::Bool),
+        ]),
+        Packet::AnimVehicleWheels(_) => with_id(vec![Field::new(
+            "wheels",
+            Type::list(Type::object([
+                Field::new("location", Type::UInt),
+                Field::new("steering_angle", Type::Float),
+                Field::new("rotation_angle", Type::Float),
+            ])),
+        )]),
+        Packet::AnimBiker(_) => with_id(floats(&["forward_speed", "engine_rotation"])),
+        Packet::Raw { .. } => Type::object([
+            Field::new("id", Type::UInt),
+            Field::new("payload", Type::Bytes),
+        ]),
+    }
+}
+
+/// An actor alive in the recording.
+struct Actor {
+    kind: ActorType,
+    description: String,
+    /// Box centre (cm, actor frame, CARLA axes) and half size (cm).
+    bbox: Option<(Vec3, Vec3)>,
+    /// The traffic light's state (0 red, 1 yellow, 2 green, 3 off).
+    light: Option<u8>,
+}
+
+impl Actor {
+    fn shown(&self) -> bool {
+        self.kind != ActorType::Sensor && !self.description.starts_with("spectator")
+    }
+
+    fn color(&self) -> [f64; 4] {
+        match (self.kind, self.light) {
+            (ActorType::Vehicle, _) => [0.2, 0.45, 1.0, 0.7],
+            (ActorType::Walker, _) => [1.0, 0.6, 0.1, 0.9],
+            (ActorType::TrafficLight, Some(0)) => [1.0, 0.1, 0.1, 0.9],
+            (ActorType::TrafficLight, Some(1)) => [1.0, 0.85, 0.1, 0.9],
+            (ActorType::TrafficLight, Some(2)) => [0.1, 0.9, 0.2, 0.9],
+            (ActorType::TrafficLight, _) => [0.3, 0.3, 0.3, 0.9],
+            (ActorType::TrafficSign, _) => [0.95, 0.95, 0.95, 0.9],
+            _ => [0.6, 0.6, 0.6, 0.5],
+        }
+    }
+
+    /// Half size (cm) when the recording has no box for it.
+    fn default_extent(&self) -> Vec3 {
+        match self.kind {
+            ActorType::Vehicle => Vec3::new(230.0, 100.0, 75.0),
+            ActorType::Walker => Vec3::new(25.0, 25.0, 90.0),
+            _ => Vec3::new(25.0, 25.0, 25.0),
+        }
+    }
+}
+
+/// One frame's scene: the positions, boxes, states and deletions seen.
+#[derive(Default)]
+struct FrameScene {
+    time: Timestamp,
+    positions: Vec<(u32, Vec3, Vec3)>,
+    deleted: Vec<u32>,
+}
+
+struct Scene {
+    actors: BTreeMap<u32, Actor>,
+    frame: Option<FrameScene>,
+}
+
+impl Scene {
+    fn take(&mut self, p: &Packet<'_>) {
+        let Some(f) = self.frame.as_mut() else {
+            return;
+        };
+        match p {
+            Packet::EventAdd(v) => {
+                for a in v {
+                    self.actors.insert(
+                        a.id,
+                        Actor {
+                            kind: a.actor_type(),
+                            description: a.description().into_owned(),
+                            bbox: None,
+                            light: None,
+                        },
+                    );
+                }
+            }
+            Packet::EventDel(v) => f.deleted.extend(v.iter().map(|d| d.id)),
+            Packet::Position(v) => {
+                f.positions
+                    .extend(v.iter().map(|p| (p.id, p.location, p.rotation)));
+            }
+            Packet::BoundingBox(v) => {
+                for BoundingBox { id, origin, extent } in v {
+                    if let Some(a) = self.actors.get_mut(id) {
+                        a.bbox = Some((*origin, *extent));
+                    }
+                }
+            }
+            Packet::State(v) => {
+                for s in v {
+                    if let Some(a) = self.actors.get_mut(&s.id) {
+                        a.light = Some(s.state);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The frame's `SceneUpdate` and `FrameTransforms`; forgets deleted actors.
+    fn finish(&mut self) -> Option<(Timestamp, Json, Json)> {
+        let f = self.frame.take()?;
+        let t = f.time;
+        let mut entities = Vec::new();
+        let mut transforms = Vec::new();
+        for (id, location, rotation) in &f.positions {
+            let pos = position(*location);
+            let q = orientation(*rotation);
+            transforms.push(foxglove::frame_transform(
+                t,
+                WORLD,
+                &format!("actor_{id}"),
+                pos,
+                q,
+            ));
+            let Some(actor) = self.actors.get(id) else {
+                continue;
+            };
+            if !actor.shown() {
+                continue;
+            }
+            let (origin, extent) = actor
+                .bbox
+                .unwrap_or((Vec3::default(), actor.default_extent()));
+            let offset = rotate(q, position(origin));
+            let cube = Cube {
+                id: id.to_string(),
+                frame_id: WORLD,
+                position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
+                orientation: q,
+                size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
+                color: actor.color(),
+                metadata: vec![
+                    ("kind", actor.kind.name().to_string()),
+                    ("description", actor.description.clone()),
+                ],
+            };
+            entities.push(foxglove::cube_entity(t, &cube));
+        }
+        let deletions = f
+            .deleted
+            .iter()
+            .map(|id| {
+                self.actors.remove(id);
+                foxglove::deletion(t, &id.to_string())
+            })
+            .collect();
+        Some((
+            t,
+            foxglove::scene_update(deletions, entities),
+            json!({ "transforms": transforms }),
+        ))
+    }
+}
+
+fn header_metadata(rec: &Recording<'_>) -> BTreeMap<String, String> {
+    let h = rec.header();
+    let l: Layout = rec.layout();
+    metadata([
+        ("map", h.map_name().into_owned()),
+        ("date", h.date.to_string()),
+        ("version", h.version.to_string()),
+        (
+            "vector_width",
+            match l.vectors {
+                VectorWidth::F32 => "f32".to_string(),
+                VectorWidth::F64 => "f64".to_string(),
+            },
+        ),
+        ("wheel_record_bytes", l.wheels.len().to_string()),
+        ("attribute_coding", format!("{:?}", l.attributes)),
+        (
+            "frame",
+            "scene and tf: right-handed, x forward, y left, z up, metres (CARLA's y negated, \
+             cm / 100; pitch and yaw negated)"
+                .to_string(),
+        ),
+    ])
+}
+
+fn write_scene<W: Write>(
+    out: &mut JsonOut<W>,
+    cx: &mut Context<'_>,
+    scene: &mut Scene,
+) -> Result<(), Error> {
+    let Some((t, update, transforms)) = scene.finish() else {
+        return Ok(());
+    };
+    if cx.keep(SCENE_TOPIC, t) {
+        out.ensure(cx, SCENE_TOPIC, || {
+            ChannelSpec::well_known(foxglove::SCENE_UPDATE)
+        })?;
+        out.write(cx, SCENE_TOPIC, t, &update)?;
+    }
+    if cx.keep(TF_TOPIC, t) {
+        out.ensure(cx, TF_TOPIC, || {
+            ChannelSpec::well_known(foxglove::FRAME_TRANSFORMS)
+        })?;
+        out.write(cx, TF_TOPIC, t, &transforms)?;
+    }
+    Ok(())
+}
+
+/// Converts the CARLA `log` into MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
-    let _ = (log, cx);
-    drop(out);
-    Err(super::not_yet(Format::CarlaRecorder))
+    let Some(rec) = log.as_carla() else {
+        return Err(super::not_yet(log.format()));
+    };
+    let layout = rec.layout();
+    let mut out = JsonOut::new(out, cx, "carla")?;
+    out.metadata("carla.header", &header_metadata(rec))?;
+    let mut time = metadata([
+        ("clock", "recording_start"),
+        (
+            "description",
+            "log and publish times are the frame's elapsed seconds since the recording started",
+        ),
+    ]);
+    time.insert(
+        "anchor_unix_time_ns".into(),
+        (i128::from(rec.header().date) * 1_000_000_000).to_string(),
+    );
+    time.insert("anchor_log_time_ns".into(), "0".into());
+    time.insert("anchor_source".into(), "info header date".into());
+    out.metadata("carla.time", &time)?;
+
+    // Actors added before a time filter's start still need their kind and
+    // box: every frame is read, and only what passes is written.
+    let filter = MessageFilter::all().mode(ReadMode::Lenient);
+    let mut scene = Scene {
+        actors: BTreeMap::new(),
+        frame: None,
+    };
+    let mut first_kind = HashMap::new();
+    let mut lanes = HashMap::new();
+    let mut n = 0u64;
+    for item in log.messages(&filter)? {
+        let msg = match item {
+            Ok(m) => m,
+            Err(e) => {
+                cx.stats.skipped.push(e.to_string());
+                continue;
+            }
+        };
+        let id = u8::try_from(msg.channel.0).unwrap_or(u8::MAX);
+        let offset = msg.offset.unwrap_or(0);
+        if id == PacketId::FrameStart as u8 {
+            write_scene(&mut out, cx, &mut scene)?;
+            scene.frame = Some(FrameScene {
+                time: msg.log_time,
+                ..FrameScene::default()
+            });
+        }
+        let packet = match Packet::decode(id, &msg.payload, offset, &layout) {
+            Ok(p) => p,
+            Err(e) => {
+                cx.stats.skipped.push(e.to_string());
+                continue;
+            }
+        };
+        scene.take(&packet);
+        let name = packet_name(id);
+        if cx.keep(&name, msg.log_time) {
+            // One channel per packet id, typed by the first packet's kind;
+            // a packet kept raw where its id usually decodes (a fork's id
+            // 18, say) goes beside the decoded ones.
+            let kind = matches!(packet, Packet::Raw { .. });
+            let first = *first_kind.entry(id).or_insert(kind);
+            let lane = lanes.entry((id, kind)).or_insert_with(|| {
+                let topic = if first == kind {
+                    name.to_string()
+                } else {
+                    format!("{name}.raw")
+                };
+                let schema_name = format!("carla.{topic}");
+                let text = schema_text(&schema_name, &packet_type(&packet));
+                (topic, schema_name, text)
+            });
+            let (topic, schema_name, text) = (&lane.0, &lane.1, &lane.2);
+            out.ensure(cx, topic, || ChannelSpec {
+                schema_name,
+                schema_text: text,
+                metadata: metadata([("packet_id", id.to_string())]),
+            })?;
+            let value = packet_value(&packet, &layout);
+            out.write(cx, topic, msg.log_time, &JsonValue(&value))?;
+        }
+        n += 1;
+        if n % 4096 == 0 {
+            cx.report(offset);
+        }
+    }
+    write_scene(&mut out, cx, &mut scene)?;
+    cx.report(cx.total_bytes);
+    out.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ConvertOptions;
+    use super::super::jsonschema::testing::{at, convert};
+    use super::*;
+
+    fn close(a: &[f64], b: &[f64]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
+    }
+
+    #[test]
+    fn left_handed_centimetres_become_right_handed_metres() {
+        assert_eq!(position(Vec3::new(100.0, 250.0, -50.0)), [1.0, -2.5, -0.5]);
+        // Yaw 90° turns right in CARLA (+x towards +y): towards -y here.
+        let q = orientation(Vec3::new(0.0, 0.0, 90.0));
+        let ahead = rotate(q, [1.0, 0.0, 0.0]);
+        assert!(close(&ahead, &[0.0, -1.0, 0.0]), "{ahead:?}");
+        // Positive pitch raises the nose.
+        let q = orientation(Vec3::new(0.0, 30.0, 0.0));
+        let ahead = rotate(q, [1.0, 0.0, 0.0]);
+        assert!(ahead[2] > 0.49, "{ahead:?}");
+    }
+
+    #[test]
+    fn actors_play_in_the_3d_panel() {
+        let c = convert("carla/scene-0.9.13.rec", &ConvertOptions::default());
+        let positions = c.on("Position");
+        let tf = c.on("tf");
+        let scene = c.on("scene");
+        assert_eq!(tf.len(), positions.len());
+        assert_eq!(scene.len(), positions.len());
+        let raw = positions[0];
+        let x = at(raw, "records.0.location.x");
+        let y = at(raw, "records.0.location.y");
+        let z = at(raw, "records.0.location.z");
+        let first = &tf[0];
+        assert_eq!(
+            [
+                at(first, "transforms.0.translation.x"),
+                at(first, "transforms.0.translation.y"),
+                at(first, "transforms.0.translation.z"),
+            ],
+            [x / 100.0, -y / 100.0, z / 100.0]
+        );
+        let schemas: Vec<&str> = c
+            .messages
+            .iter()
+            .filter(|m| m.0 == "scene" || m.0 == "tf")
+            .map(|m| m.1.as_str())
+            .collect();
+        assert!(schemas.contains(&"foxglove.SceneUpdate"));
+        assert!(schemas.contains(&"foxglove.FrameTransforms"));
+        // Every packet is a message on its own topic, as `robolog info` counts them.
+        let file = format!(
+            "{}/../../testdata/carla/scene-0.9.13.rec",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let summary = crate::open(&file).unwrap().summary().unwrap();
+        for ch in &summary.channels {
+            assert_eq!(
+                c.on(&ch.info.topic).len() as u64,
+                ch.message_count,
+                "{}",
+                ch.info.topic
+            );
+        }
+    }
 }

@@ -17,6 +17,8 @@ use crate::Log;
 mod bag;
 #[cfg(feature = "carla")]
 mod carla;
+mod foxglove;
+mod jsonschema;
 mod mcap;
 #[cfg(feature = "ulog")]
 mod ulog;

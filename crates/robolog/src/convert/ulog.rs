@@ -1,15 +1,665 @@
-//! ULog to MCAP.
+//! PX4 ULog to MCAP (profile `px4`).
+//!
+//! - One `json` channel per (message name, multi_id), topic
+//!   `<name>/<multi_id>`, channel metadata `multi_id` (and the log's
+//!   `msg_id`, `message_size`), schema named after the format with a JSON
+//!   Schema generated from the format definition (`F` message): nested
+//!   formats are objects, arrays arrays, `char[N]` strings, `_padding`
+//!   fields left out. Messages are the samples, log and publish time the
+//!   sample's `timestamp` field (µs on the boot clock), in file order.
+//! - Logged and tagged strings as `foxglove.Log` on the topic `log`
+//!   (syslog levels 0–2 FATAL, 3 ERROR, 4 WARNING, 5–6 INFO, 7 DEBUG; the
+//!   name `px4`, or `px4/tag <n>` for a tagged string).
+//! - Parameter changes after the start on `parameter_changes`
+//!   (`{name, value}`).
+//! - Where the usual PX4 topics are present: `vehicle_local_position` and
+//!   `vehicle_attitude` (instance 0) as `foxglove.FrameTransform` on `tf`,
+//!   from frame `map` (East-North-Up, origin at the local position's
+//!   reference) to `base_link` (x forward, y left, z up); PX4's NED/FRD
+//!   values are rotated into it (`x_enu = y_ned`, `y_enu = x_ned`,
+//!   `z_enu = -z_ned`; attitude `q_map_base = q(NED→ENU) ⊗ q ⊗
+//!   q(FLU→FRD)`), and the same pose as `foxglove.PoseInFrame` on `pose`
+//!   (frame `map`). Each GPS instance (`vehicle_gps_position`,
+//!   `sensor_gps`) as `foxglove.LocationFix` on
+//!   `location_fix/<name>/<multi_id>`: `lat`/`lon` in 1e-7 degrees and `alt`
+//!   in mm (or `latitude_deg`/`longitude_deg`/`altitude_msl_m` in newer
+//!   logs), covariance diagonal from `eph`/`epv` (approximated). The
+//!   raw topics stay as JSON too.
+//! - Metadata records: `ulog.info` (every info field, as `ulog_info` prints
+//!   it), `ulog.parameters` (initial values), `ulog.default_parameters.<bits>`,
+//!   `ulog.multi_info` (each key a JSON array of its groups) and
+//!   `ulog.time` (clock `boot`, unit, the header's start, and the UTC
+//!   anchor where the log has one).
+//!
+//! Memory: the log's own sample index (already built when it was opened)
+//! plus one decoded sample and one chunk of output.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
-use logcore::{Error, Format};
+use serde_json::json;
+use ulogfile::format::{BasicType, FieldType, Layout};
+use ulogfile::{InfoValue, LoggedString, ULog};
+
+use logcore::{Error, LogReader, MessageFilter, ReadMode, Timestamp, Value};
 
 use super::Context;
+use super::foxglove::{self, log_level};
+use super::jsonschema::{ChannelSpec, Field, JsonOut, JsonValue, Type, metadata, schema_text};
 use crate::Log;
+
+/// Topic of the logged strings.
+const LOG_TOPIC: &str = "log";
+/// Topic of the vehicle transform.
+const TF_TOPIC: &str = "tf";
+/// Topic of the vehicle pose.
+const POSE_TOPIC: &str = "pose";
+/// Topic of parameter changes.
+const PARAM_TOPIC: &str = "parameter_changes";
+/// GPS topics turned into `foxglove.LocationFix`.
+const GPS_TOPICS: [&str; 2] = ["vehicle_gps_position", "sensor_gps"];
+
+/// The JSON type of a ULog format.
+pub(crate) fn layout_type(layout: &Layout) -> Type {
+    Type::object(layout.fields.iter().filter(|f| !f.is_padding()).map(|f| {
+        let elem = match &f.ty {
+            FieldType::Basic(b) => basic_type(*b),
+            FieldType::Nested(l) => layout_type(l),
+        };
+        let ty = match (&f.ty, f.array_len) {
+            (FieldType::Basic(BasicType::Char), Some(_)) => Type::Str,
+            (_, Some(n)) => Type::fixed(elem, n),
+            (_, None) => elem,
+        };
+        Field::new(f.name.to_string(), ty)
+    }))
+}
+
+fn basic_type(b: BasicType) -> Type {
+    match b {
+        BasicType::Int8 | BasicType::Int16 | BasicType::Int32 | BasicType::Int64 => Type::Int,
+        BasicType::UInt8
+        | BasicType::UInt16
+        | BasicType::UInt32
+        | BasicType::UInt64
+        | BasicType::Char => Type::UInt,
+        BasicType::Float | BasicType::Double => Type::Float,
+        BasicType::Bool => Type::Bool,
+    }
+}
+
+fn ts(us: u64) -> Timestamp {
+    Timestamp::from_micros(us).unwrap_or(Timestamp::MAX)
+}
+
+/// `foxglove.LogLevel` of a ULog level byte (`'0'`..`'7'`, syslog).
+fn level(byte: u8) -> u8 {
+    match byte {
+        b'0'..=b'2' => log_level::FATAL,
+        b'3' => log_level::ERROR,
+        b'4' => log_level::WARNING,
+        b'5' | b'6' => log_level::INFO,
+        b'7' => log_level::DEBUG,
+        _ => 0,
+    }
+}
+
+/// A number field of a decoded sample.
+fn num(v: &Value, name: &str) -> Option<f64> {
+    v.get(name).and_then(Value::as_f64)
+}
+
+/// Latitude, longitude (degrees) and altitude (m) of a GPS sample, in
+/// either generation of PX4's GPS message.
+pub(crate) fn gps_position(v: &Value) -> Option<[f64; 3]> {
+    if let (Some(lat), Some(lon)) = (num(v, "latitude_deg"), num(v, "longitude_deg")) {
+        let alt = num(v, "altitude_msl_m").unwrap_or(0.0);
+        return Some([lat, lon, alt]);
+    }
+    let lat = num(v, "lat")? * 1e-7;
+    let lon = num(v, "lon")? * 1e-7;
+    let alt = num(v, "alt").map_or(0.0, |mm| mm * 1e-3);
+    Some([lat, lon, alt])
+}
+
+/// PX4's NED position as East-North-Up.
+pub(crate) fn ned_to_enu([n, e, d]: [f64; 3]) -> [f64; 3] {
+    [e, n, -d]
+}
+
+/// PX4's attitude (FRD body to NED, `[w, x, y, z]`) as the rotation from
+/// `base_link` (FLU) to `map` (ENU), `[x, y, z, w]`.
+pub(crate) fn frd_ned_to_flu_enu([w, x, y, z]: [f64; 4]) -> [f64; 4] {
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    let ned_to_enu = [h, h, 0.0, 0.0];
+    let flu_to_frd = [1.0, 0.0, 0.0, 0.0];
+    foxglove::quat_mul(foxglove::quat_mul(ned_to_enu, [x, y, z, w]), flu_to_frd)
+}
+
+fn info_metadata(ulog: &ULog<'_>) -> BTreeMap<String, String> {
+    ulog.info
+        .iter()
+        .map(|(k, v)| (k.clone(), ulogfile::pyulog::py_value(&v.value)))
+        .collect()
+}
+
+fn params<'v>(
+    values: impl IntoIterator<Item = (&'v str, &'v InfoValue<'v>)>,
+) -> BTreeMap<String, String> {
+    values
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), ulogfile::pyulog::py_value(v)))
+        .collect()
+}
+
+fn time_metadata(log: &Log<'_>, ulog: &ULog<'_>) -> BTreeMap<String, String> {
+    let mut m = metadata([
+        ("clock", "boot"),
+        (
+            "description",
+            "log and publish times are the ULog timestamp field: microseconds since the \
+             autopilot booted, as nanoseconds",
+        ),
+    ]);
+    m.insert("start_time_us".into(), ulog.header.timestamp.to_string());
+    if let Ok(summary) = log.summary() {
+        if let Some(a) = summary.time_model.anchor {
+            m.insert(
+                "anchor_log_time_ns".into(),
+                a.log_time.as_nanos().to_string(),
+            );
+            m.insert(
+                "anchor_unix_time_ns".into(),
+                a.unix_time.as_nanos().to_string(),
+            );
+            m.insert("anchor_source".into(), a.source.to_string());
+            if let Some(d) = summary.time_model.format_date(a.log_time) {
+                m.insert("anchor_utc".into(), d);
+            }
+        }
+    }
+    m
+}
+
+fn write_metadata<W: Write>(
+    out: &mut JsonOut<W>,
+    log: &Log<'_>,
+    ulog: &ULog<'_>,
+) -> Result<(), Error> {
+    out.metadata("ulog.time", &time_metadata(log, ulog))?;
+    out.metadata("ulog.info", &info_metadata(ulog))?;
+    out.metadata(
+        "ulog.parameters",
+        &params(ulog.initial_parameters.iter().map(|(k, v)| (k.as_ref(), v))),
+    )?;
+    for (bits, values) in &ulog.default_parameters {
+        out.metadata(
+            &format!("ulog.default_parameters.{bits}"),
+            &params(values.iter().map(|(k, v)| (k.as_ref(), v))),
+        )?;
+    }
+    if !ulog.multi_info.is_empty() {
+        let m = ulog
+            .multi_info
+            .iter()
+            .map(|(k, mi)| {
+                let groups: Vec<Vec<String>> = mi
+                    .groups
+                    .iter()
+                    .map(|g| g.iter().map(ulogfile::pyulog::py_value).collect())
+                    .collect();
+                (k.clone(), json!(groups).to_string())
+            })
+            .collect();
+        out.metadata("ulog.multi_info", &m)?;
+    }
+    Ok(())
+}
+
+/// What happens to the samples of one input channel.
+struct Source {
+    topic: String,
+    schema_name: String,
+    schema: String,
+    metadata: BTreeMap<String, String>,
+    role: Role,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Plain,
+    Attitude,
+    LocalPosition,
+    Gps,
+}
+
+/// A logged string, a parameter change: the side records merged into the
+/// sample stream by file offset.
+enum Side<'u, 'a> {
+    Text(&'u LoggedString<'a>),
+    Param(&'u ulogfile::ParameterChange<'a>),
+}
+
+impl Side<'_, '_> {
+    fn offset(&self) -> u64 {
+        match self {
+            Side::Text(s) => s.offset,
+            Side::Param(p) => p.offset,
+        }
+    }
+}
+
+fn param_type() -> Type {
+    Type::object([
+        Field::new("name", Type::Str),
+        Field::new("value", Type::Float),
+    ])
+}
+
+/// The vehicle pose kept between samples.
+#[derive(Default)]
+struct Pose {
+    position: Option<[f64; 3]>,
+    attitude: Option<[f64; 4]>,
+}
 
 /// Converts the ULog `log` into MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
-    let _ = (log, cx);
-    drop(out);
-    Err(super::not_yet(Format::ULog))
+    let Some(ulog) = log.as_ulog() else {
+        return Err(super::not_yet(log.format()));
+    };
+    let mut out = JsonOut::new(out, cx, "px4")?;
+    write_metadata(&mut out, log, ulog)?;
+
+    let mut sources = Vec::new();
+    for ch in log.channels()? {
+        let name = ch.type_name.clone();
+        let multi: u8 = ch
+            .metadata
+            .get("multi_id")
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0);
+        let ty = ulog
+            .subscription(&name, multi)
+            .map_or(Type::object([]), |s| layout_type(&s.layout));
+        let role = match (name.as_str(), multi) {
+            ("vehicle_attitude", 0) => Role::Attitude,
+            ("vehicle_local_position", 0) => Role::LocalPosition,
+            (n, _) if GPS_TOPICS.contains(&n) => Role::Gps,
+            _ => Role::Plain,
+        };
+        sources.push(Source {
+            topic: format!("{name}/{multi}"),
+            schema: schema_text(&name, &ty),
+            schema_name: name,
+            metadata: ch.metadata.clone(),
+            role,
+        });
+    }
+
+    let mut side: Vec<Side<'_, '_>> = ulog
+        .logged_messages
+        .iter()
+        .chain(&ulog.tagged_messages)
+        .map(Side::Text)
+        .chain(ulog.changed_parameters.iter().map(Side::Param))
+        .collect();
+    side.sort_by_key(Side::offset);
+    let mut side = side.into_iter().peekable();
+    let param_schema = schema_text("parameter_change", &param_type());
+
+    let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
+    filter.start = cx.opts.start;
+    filter.end = cx.opts.end;
+    let mut pose = Pose::default();
+    let mut written = 0u64;
+    for item in log.messages(&filter)? {
+        let msg = match item {
+            Ok(m) => m,
+            Err(e) => {
+                cx.stats.skipped.push(e.to_string());
+                continue;
+            }
+        };
+        let at = msg.offset.unwrap_or(0);
+        while let Some(s) = side.next_if(|s| s.offset() < at) {
+            write_side(&mut out, cx, &s, &param_schema)?;
+        }
+        let Some(src) = sources.get(msg.channel.0 as usize) else {
+            continue;
+        };
+        let keep_raw = cx.keep(&src.topic, msg.log_time);
+        let derived = src.role != Role::Plain;
+        if !keep_raw && !derived {
+            continue;
+        }
+        let value = log.decode(&msg)?;
+        if keep_raw {
+            out.ensure(cx, &src.topic, || ChannelSpec {
+                schema_name: &src.schema_name,
+                schema_text: &src.schema,
+                metadata: src.metadata.clone(),
+            })?;
+            out.write(cx, &src.topic, msg.log_time, &JsonValue(&value))?;
+        }
+        derive(&mut out, cx, src, &value, msg.log_time, &mut pose)?;
+        written += 1;
+        if written % 4096 == 0 {
+            cx.report(at);
+        }
+    }
+    for s in side {
+        write_side(&mut out, cx, &s, &param_schema)?;
+    }
+    cx.report(cx.total_bytes);
+    out.finish()
+}
+
+fn write_side<W: Write>(
+    out: &mut JsonOut<W>,
+    cx: &mut Context<'_>,
+    side: &Side<'_, '_>,
+    param_schema: &str,
+) -> Result<(), Error> {
+    match side {
+        Side::Text(s) => {
+            let t = ts(s.timestamp);
+            if !cx.keep(LOG_TOPIC, t) {
+                return Ok(());
+            }
+            out.ensure(cx, LOG_TOPIC, || ChannelSpec::well_known(foxglove::LOG))?;
+            let name = match s.tag {
+                Some(tag) => format!("px4/tag {tag}"),
+                None => "px4".to_string(),
+            };
+            let m = foxglove::log(t, level(s.level), &s.text(), &name);
+            out.write(cx, LOG_TOPIC, t, &m)
+        }
+        Side::Param(p) => {
+            let t = ts(p.timestamp);
+            let Some(v) = p.value.as_f64() else {
+                return Ok(());
+            };
+            if !cx.keep(PARAM_TOPIC, t) {
+                return Ok(());
+            }
+            out.ensure(cx, PARAM_TOPIC, || ChannelSpec {
+                schema_name: "parameter_change",
+                schema_text: param_schema,
+                metadata: BTreeMap::new(),
+            })?;
+            let value = Value::record([
+                ("name", Value::String(p.name.to_string())),
+                ("value", Value::F64(v)),
+            ]);
+            out.write(cx, PARAM_TOPIC, t, &JsonValue(&value))
+        }
+    }
+}
+
+/// The Foxglove messages a sample of a known PX4 topic gives.
+fn derive<W: Write>(
+    out: &mut JsonOut<W>,
+    cx: &mut Context<'_>,
+    src: &Source,
+    value: &Value,
+    t: Timestamp,
+    pose: &mut Pose,
+) -> Result<(), Error> {
+    match src.role {
+        Role::Plain => return Ok(()),
+        Role::Gps => {
+            let topic = format!("location_fix/{}", src.topic);
+            let Some(pos) = gps_position(value) else {
+                return Ok(());
+            };
+            if !foxglove::all_finite(&pos) || !cx.keep(&topic, t) {
+                return Ok(());
+            }
+            let (eph, epv) = (num(value, "eph"), num(value, "epv"));
+            let (cov, kind) = match (eph, epv) {
+                (Some(h), Some(v)) if foxglove::all_finite(&[h, v]) => (
+                    [h * h, 0.0, 0.0, 0.0, h * h, 0.0, 0.0, 0.0, v * v],
+                    foxglove::COVARIANCE_APPROXIMATED,
+                ),
+                _ => ([0.0; 9], foxglove::COVARIANCE_UNKNOWN),
+            };
+            out.ensure(cx, &topic, || {
+                ChannelSpec::well_known(foxglove::LOCATION_FIX)
+            })?;
+            let m = foxglove::location_fix(t, "gps", pos, cov, kind);
+            return out.write(cx, &topic, t, &m);
+        }
+        Role::Attitude => {
+            let q = value.get("q").and_then(|q| match q {
+                Value::Array(items) => {
+                    let v: Vec<f64> = items.iter().filter_map(Value::as_f64).collect();
+                    <[f64; 4]>::try_from(v).ok()
+                }
+                _ => None,
+            });
+            match q {
+                Some(q) if foxglove::all_finite(&q) && q.iter().any(|c| *c != 0.0) => {
+                    pose.attitude = Some(frd_ned_to_flu_enu(q));
+                }
+                _ => return Ok(()),
+            }
+        }
+        Role::LocalPosition => {
+            let p = [num(value, "x"), num(value, "y"), num(value, "z")];
+            match p {
+                [Some(x), Some(y), Some(z)] if foxglove::all_finite(&[x, y, z]) => {
+                    pose.position = Some(ned_to_enu([x, y, z]));
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+    let position = pose.position.unwrap_or([0.0; 3]);
+    let attitude = pose.attitude.unwrap_or([0.0, 0.0, 0.0, 1.0]);
+    if cx.keep(TF_TOPIC, t) {
+        out.ensure(cx, TF_TOPIC, || {
+            ChannelSpec::well_known(foxglove::FRAME_TRANSFORM)
+        })?;
+        let m = foxglove::frame_transform(t, "map", "base_link", position, attitude);
+        out.write(cx, TF_TOPIC, t, &m)?;
+    }
+    if cx.keep(POSE_TOPIC, t) {
+        out.ensure(cx, POSE_TOPIC, || {
+            ChannelSpec::well_known(foxglove::POSE_IN_FRAME)
+        })?;
+        let m = foxglove::pose_in_frame(t, "map", position, attitude);
+        out.write(cx, POSE_TOPIC, t, &m)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: &[f64], b: &[f64]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
+    }
+
+    #[test]
+    fn level_attitude_facing_north_is_yaw_90_in_enu() {
+        let q = frd_ned_to_flu_enu([1.0, 0.0, 0.0, 0.0]);
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        // Up to sign, (0, 0, sin 45°, cos 45°).
+        let q = if q[3] < 0.0 { q.map(|c| -c) } else { q };
+        assert!(close(&q, &[0.0, 0.0, h, h]), "{q:?}");
+    }
+
+    #[test]
+    fn facing_east_in_ned_is_facing_east_in_enu() {
+        // Yaw 90° in NED (nose east): q = (cos 45°, 0, 0, sin 45°).
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let q = frd_ned_to_flu_enu([h, 0.0, 0.0, h]);
+        let q = if q[3] < 0.0 { q.map(|c| -c) } else { q };
+        // East is the ENU x axis: identity rotation.
+        assert!(close(&q, &[0.0, 0.0, 0.0, 1.0]), "{q:?}");
+        assert_eq!(ned_to_enu([1.0, 2.0, 3.0]), [2.0, 1.0, -3.0]);
+    }
+
+    #[test]
+    fn gps_fields_of_both_generations() {
+        let old = Value::record([
+            ("lat", Value::I64(473_977_418)),
+            ("lon", Value::I64(85_455_938)),
+            ("alt", Value::I64(488_000)),
+        ]);
+        let p = gps_position(&old).unwrap();
+        assert!(close(&p, &[47.397_741_8, 8.545_593_8, 488.0]), "{p:?}");
+        let new = Value::record([
+            ("latitude_deg", Value::F64(47.5)),
+            ("longitude_deg", Value::F64(8.25)),
+            ("altitude_msl_m", Value::F64(500.0)),
+        ]);
+        assert_eq!(gps_position(&new), Some([47.5, 8.25, 500.0]));
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::super::ConvertOptions;
+    use super::super::jsonschema::testing::{at, convert, convert_bytes};
+    use logcore::Value;
+
+    /// A log with PX4's GPS (1e-7 degrees, mm) and local position topics.
+    fn px4_log() -> Vec<u8> {
+        let mut w = ulogfile::Writer::new(Vec::new(), 1_000).unwrap();
+        w.add_format(
+            "vehicle_gps_position:uint64_t timestamp;int32_t lat;int32_t lon;int32_t alt;\
+             float eph;float epv;",
+        )
+        .unwrap();
+        w.add_format("vehicle_local_position:uint64_t timestamp;float x;float y;float z;uint8_t[4] _padding0;")
+            .unwrap();
+        let gps = w.add_subscription("vehicle_gps_position", 0).unwrap();
+        let pos = w.add_subscription("vehicle_local_position", 0).unwrap();
+        for i in 0..3u64 {
+            let mut s = (10_000 * (i + 1)).to_le_bytes().to_vec();
+            for v in [473_977_418i32 + i as i32, 85_455_938, 488_123] {
+                s.extend_from_slice(&v.to_le_bytes());
+            }
+            for v in [2.0f32, 3.0] {
+                s.extend_from_slice(&v.to_le_bytes());
+            }
+            w.write_data(gps, &s).unwrap();
+            let mut s = (10_000 * (i + 1) + 5).to_le_bytes().to_vec();
+            for v in [1.0f32, 2.0, -3.0 - i as f32] {
+                s.extend_from_slice(&v.to_le_bytes());
+            }
+            w.write_data(pos, &s).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn gps_samples_become_location_fixes_in_degrees() {
+        let c = convert_bytes(&px4_log(), &ConvertOptions::default());
+        let raw = c.on("vehicle_gps_position/0");
+        let fixes = c.on("location_fix/vehicle_gps_position/0");
+        assert_eq!(raw.len(), 3);
+        assert_eq!(fixes.len(), raw.len());
+        for (i, (r, f)) in raw.iter().zip(&fixes).enumerate() {
+            assert_eq!(at(r, "lat"), 473_977_418.0 + i as f64);
+            assert_eq!(at(f, "latitude"), at(r, "lat") * 1e-7);
+            assert_eq!(at(f, "longitude"), 85_455_938.0 * 1e-7);
+            assert_eq!(at(f, "altitude"), 488_123.0 * 1e-3);
+            assert_eq!(at(f, "position_covariance.0"), 4.0);
+            assert_eq!(at(f, "position_covariance.8"), 9.0);
+            assert_eq!(
+                at(f, "timestamp.sec") * 1e6 + at(f, "timestamp.nsec") / 1e3,
+                at(r, "timestamp")
+            );
+        }
+        assert!(
+            c.messages
+                .iter()
+                .filter(|m| m.0.starts_with("location_fix/"))
+                .all(|m| m.1 == "foxglove.LocationFix")
+        );
+        // The local position (NED) is the transform's translation in ENU.
+        let tf = c.on("tf");
+        assert_eq!(tf.len(), 3);
+        assert_eq!(
+            [
+                at(tf[2], "translation.x"),
+                at(tf[2], "translation.y"),
+                at(tf[2], "translation.z")
+            ],
+            [2.0, 1.0, 5.0]
+        );
+        let pose = c.on("pose");
+        assert_eq!(pose.len(), 3);
+        assert_eq!(at(pose[2], "pose.position.z"), 5.0);
+        assert_eq!(at(pose[2], "pose.orientation.w"), 1.0);
+        assert_eq!(c.stats.messages as usize, c.messages.len());
+        assert_eq!(c.stats.channels, 5);
+    }
+
+    #[test]
+    fn instances_are_channels_of_their_own() {
+        let c = convert("ulog/features.ulg", &ConvertOptions::default());
+        assert_eq!(c.on("esc_status/0").len(), 5);
+        assert_eq!(c.on("esc_status/1").len(), 1);
+        assert_eq!(c.on("sensor_gps/0").len(), 6);
+        // This GPS message lacks a longitude: no fix is made up.
+        assert!(c.on("location_fix/sensor_gps/0").is_empty());
+    }
+
+    #[test]
+    fn logged_strings_are_foxglove_logs_and_metadata_is_kept() {
+        let c = convert("ulog/features.ulg", &ConvertOptions::default());
+        let logs = c.on("log");
+        let file = std::fs::read(format!(
+            "{}/../../testdata/ulog/features.ulg",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let ulog = ulogfile::ULog::parse(&file).unwrap();
+        assert_eq!(
+            logs.len(),
+            ulog.logged_messages.len() + ulog.tagged_messages.len()
+        );
+        assert_eq!(logs.len(), 3);
+        for l in &logs {
+            assert!(matches!(l.get("message"), Some(Value::String(_))));
+            assert!((1.0..=5.0).contains(&at(l, "level")));
+        }
+        let example = convert("ulog/example.ulg", &ConvertOptions::default());
+        assert_eq!(example.on("vehicle_attitude/0").len(), 3);
+        // The attitude alone gives a transform per sample.
+        let tf = example.on("tf");
+        assert_eq!(tf.len(), 3);
+        assert_eq!(at(tf[0], "translation.x"), 0.0);
+    }
+
+    #[test]
+    fn time_and_topic_filters_apply() {
+        let opts = ConvertOptions {
+            topics: vec!["sensor_gps/0".into()],
+            ..ConvertOptions::default()
+        };
+        let c = convert("ulog/features.ulg", &opts);
+        assert!(c.messages.iter().all(|m| m.0 == "sensor_gps/0"));
+        assert_eq!(c.messages.len(), 6);
+        let all = convert("ulog/features.ulg", &ConvertOptions::default());
+        let t: Vec<i64> = all
+            .messages
+            .iter()
+            .filter(|m| m.0 == "sensor_gps/0")
+            .map(|m| m.2)
+            .collect();
+        let opts = ConvertOptions {
+            start: Some(logcore::Timestamp::from_nanos(t[1])),
+            end: Some(logcore::Timestamp::from_nanos(t[3])),
+            ..ConvertOptions::default()
+        };
+        let c = convert("ulog/features.ulg", &opts);
+        assert!(c.messages.iter().all(|m| m.2 >= t[1] && m.2 < t[3]));
+        assert_eq!(c.on("sensor_gps/0").len(), 2);
+    }
 }
