@@ -32,7 +32,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -313,6 +313,17 @@ impl Write for AtomicFile {
         match &mut self.file {
             Some(f) => f.flush(),
             None => Ok(()),
+        }
+    }
+}
+
+/// Seeking flushes the buffered bytes first; writers that patch a header
+/// at the end (a ROS bag's index position) use it.
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        match &mut self.file {
+            Some(f) => f.seek(pos),
+            None => Err(io::Error::other("the file was committed")),
         }
     }
 }
