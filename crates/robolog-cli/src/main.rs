@@ -8,10 +8,12 @@ mod bag;
 mod carla;
 mod cat;
 mod check;
+mod convert;
 mod info;
 mod mcap;
 mod open;
 mod output;
+mod progress;
 mod timearg;
 mod ulog;
 mod write;
@@ -40,6 +42,10 @@ enum Command {
     /// MCAP files (profiles osi-3.8 and draft), a full strict read for the
     /// others. Exit 0 when there are no errors, 1 otherwise.
     Check(check::CheckArgs),
+    /// Convert a log to MCAP (ROS bags losslessly, MCAP files re-chunked and
+    /// filtered), or a ROS 1 MCAP file to a bag; OUT's extension (.mcap,
+    /// .bag) chooses. Shows progress on a terminal.
+    Convert(convert::ConvertArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]
     Bag(bag::BagCommand),
@@ -119,6 +125,7 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(args),
         Command::Cat(args) => cat::run(args),
         Command::Check(args) => check::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Bag(cmd) => bag::run(cmd),
         Command::Ulog(cmd) => ulog::run(cmd),
         Command::Carla(cmd) => carla::run(cmd),
