@@ -7,11 +7,14 @@
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `osi interop`: OSI traces against the reference Python tools;
+//! - `convert corpus|interop|bench`: `robolog convert` on every file, round
+//!   trips, python `mcap` reading converted bags, speed against peers;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
 
 mod carla;
+mod convert;
 mod corpus;
 mod fixtures;
 mod mcap;
@@ -34,10 +37,13 @@ commands:
   fixtures [--check]               regenerate testdata/ (or check it is current)
   fuzz [TARGET] [--seconds N]      run fuzz targets (default: all, 60 s each)
   bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
-                                   carla, rosbag, ulog; default: all)
+                                   carla, rosbag, ulog, convert; default: all)
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
+  convert corpus|interop|bench [--corpus DIR]
+                                   robolog convert on every file, round trips, python mcap
+                                   reading converted bags, speed against rosbags-convert
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -58,6 +64,8 @@ fn main() -> ExitCode {
         Some("ci") => ci_cmd(&args[1..]),
         Some("mcap") => mcap::cmd(&args[1..]),
         Some("osi") => osi::cmd(&args[1..]),
+        Some("convert") => convert::cmd(&args[1..]),
+        Some("bench-convert-inner") => convert::bench_inner(&args[1..]),
         Some("rosbag") => rosbag::cmd(&args[1..]),
         Some("ulog") => ulog::cmd(&args[1..]),
         Some("bench-ulog-inner") => {
@@ -286,12 +294,13 @@ fn keep_findings(target: &str, corpus: &Path) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 5] = [
+const BENCHES: [(&str, &str); 6] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
     ("rosbag", "rosbag12"),
     ("ulog", "ulogfile"),
+    ("convert", "robolog"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -324,6 +333,7 @@ fn bench_cmd(args: &[String]) -> Result {
                 run(cargo().args(["bench", "--locked", "-p", "mcapfile"]))?;
             }
             "carla" => carla::bench(args)?,
+            "convert" => convert::bench(args)?,
             "rosbag" => {
                 step("bench rosbag12 (against the rosbag crate and rosbags 0.11.9)");
                 rosbag::bench()?;
@@ -494,6 +504,12 @@ fn ci_cmd(args: &[String]) -> Result {
     fixtures_cmd(&["--check".to_string()])?;
     step("corpus");
     corpus_cmd(args)?;
+    step("convert: every file converts, doctor passes, counts and times kept, bag round trips");
+    convert::corpus(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
+    step(
+        "convert interop: python mcap + mcap-ros1-support read converted bags as rosbags reads the bags",
+    );
+    convert::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("ulog interop with pyulog 1.3.0");
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("rosbag interop with rosbags 0.11.9");

@@ -136,8 +136,9 @@ fn channel_ids(conns: &[Connection]) -> Result<HashMap<u32, u16>, Error> {
 }
 
 /// The connection header fields a channel's metadata holds: all but
-/// `type` and `message_definition`; the last of repeated fields wins, as
-/// in the bag; non-UTF-8 bytes are replaced (no real header has any).
+/// `type` and `message_definition`, nothing added (early bags have no
+/// `topic` field); the last of repeated fields wins, as in the bag;
+/// non-UTF-8 bytes are replaced (no real header has any).
 pub(crate) fn channel_metadata(c: &Connection) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     for (name, value) in &c.header {
@@ -146,8 +147,6 @@ pub(crate) fn channel_metadata(c: &Connection) -> BTreeMap<String, String> {
         }
         m.insert(name.clone(), String::from_utf8_lossy(value).into_owned());
     }
-    m.entry("topic".into()).or_insert_with(|| c.topic.clone());
-    m.entry("md5sum".into()).or_insert_with(|| c.md5sum.clone());
     m
 }
 
@@ -278,9 +277,6 @@ pub(crate) fn connection_of(c: &ChannelInfo) -> Result<Connection, Error> {
     fields.insert("type".into(), schema.name.clone().into_bytes());
     fields.insert("md5sum".into(), md5sum.clone().into_bytes());
     fields.insert("message_definition".into(), definition.clone().into_bytes());
-    fields
-        .entry("topic".into())
-        .or_insert_with(|| c.topic.clone().into_bytes());
     let mut conn = Connection::new(c.id.0, &c.topic, &schema.name, md5sum, definition);
     conn.callerid = c.metadata.get("callerid").cloned();
     conn.latching = c.metadata.get("latching").is_some_and(|v| v == "1");
@@ -555,8 +551,8 @@ mod tests {
         });
         let c = connection_of(&info).unwrap();
         assert_eq!(c.md5sum, INT32);
-        assert_eq!(c.field("topic"), Some(&b"/n"[..]));
+        assert_eq!(c.topic, "/n");
         let names: Vec<&str> = c.header.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["md5sum", "message_definition", "topic", "type"]);
+        assert_eq!(names, ["md5sum", "message_definition", "type"]);
     }
 }
