@@ -83,7 +83,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     filter.start = cx.opts.start;
     filter.end = cx.opts.end;
     let mut sequence = 0u32;
-    for (n, item) in bag.messages(&filter).enumerate() {
+    for item in bag.messages(&filter) {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
@@ -100,9 +100,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         w.write_message(ids[&m.conn], sequence, t, t, &m.data)?;
         sequence = sequence.wrapping_add(1);
         cx.stats.messages += 1;
-        if n % 512 == 0 {
-            cx.report(m.offset);
-        }
+        cx.tick(m.offset);
     }
     let sink = w.finish()?;
     cx.report(cx.total_bytes);
@@ -185,7 +183,7 @@ pub(crate) fn to_bag<W: Write + Seek>(
         .mode(ReadMode::Lenient);
     filter.start = cx.opts.start;
     filter.end = cx.opts.end;
-    for (n, item) in log.messages(&filter)?.enumerate() {
+    for item in log.messages(&filter)? {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
@@ -209,9 +207,7 @@ pub(crate) fn to_bag<W: Write + Seek>(
         })?;
         w.write(conn, time, &m.payload)?;
         cx.stats.messages += 1;
-        if n % 512 == 0 {
-            cx.report(m.offset.unwrap_or(0));
-        }
+        cx.tick(m.offset.unwrap_or(0));
     }
     w.finish()?;
     cx.report(cx.total_bytes);
@@ -422,6 +418,22 @@ mod tests {
         assert_eq!(&*msgs[2].data, &1i32.to_le_bytes());
         assert_eq!(msgs[2].channel_id, 0);
         assert_eq!(&*msgs[3].data, b"\x02\0\0\0hi");
+    }
+
+    #[test]
+    fn reports_progress_up_to_the_end() {
+        let bag = sample(WriterOptions::default());
+        let log = crate::open_bytes(&bag).unwrap();
+        let mut seen = Vec::new();
+        to_mcap(&log, Vec::new(), &ConvertOptions::default(), &mut |p| {
+            seen.push(p)
+        })
+        .unwrap();
+        let last = seen.last().copied().unwrap();
+        assert_eq!(
+            (last.bytes, last.total_bytes, last.messages),
+            (bag.len() as u64, bag.len() as u64, 6)
+        );
     }
 
     #[test]

@@ -57,7 +57,6 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         ..ReadOptions::default()
     };
     let mut records = mcap.records(opts);
-    let mut n = 0u64;
     while let Some(item) = records.next() {
         let record = match item {
             Ok(r) => r,
@@ -105,10 +104,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                     )?;
                     cx.stats.messages += 1;
                 }
-                n += 1;
-                if n % 512 == 0 {
-                    cx.report(records.position());
-                }
+                cx.tick(records.position());
             }
             Record::Attachment(a) => {
                 out.w.write_attachment(

@@ -125,6 +125,8 @@ pub(crate) struct Context<'p> {
     pub(crate) stats: ConvertStats,
     pub(crate) total_bytes: u64,
     progress: &'p mut dyn FnMut(Progress),
+    /// Input position and message count at the last report.
+    reported: (u64, u64),
 }
 
 impl Context<'_> {
@@ -144,8 +146,19 @@ impl Context<'_> {
         self.opts.topics.is_empty() || self.opts.topics.iter().any(|t| t == topic)
     }
 
+    /// Reports progress when enough has happened since the last report
+    /// (256 KiB of input or 1024 messages): converters call it after every
+    /// message, the callback runs a few thousand times per gigabyte.
+    pub(crate) fn tick(&mut self, bytes: u64) {
+        let (b, m) = self.reported;
+        if bytes.abs_diff(b) >= 1 << 18 || self.stats.messages.saturating_sub(m) >= 1024 {
+            self.report(bytes);
+        }
+    }
+
     /// Reports progress: `bytes` of the input consumed.
     pub(crate) fn report(&mut self, bytes: u64) {
+        self.reported = (bytes, self.stats.messages);
         let p = Progress {
             bytes,
             total_bytes: self.total_bytes,
@@ -179,6 +192,7 @@ pub fn to_mcap<W: Write>(
         stats: ConvertStats::default(),
         total_bytes: log.bytes().len() as u64,
         progress,
+        reported: (0, 0),
     };
     let sink = match log.format() {
         #[cfg(feature = "rosbag")]
@@ -218,6 +232,7 @@ pub fn to_bag<W: Write + Seek>(
         stats: ConvertStats::default(),
         total_bytes: log.bytes().len() as u64,
         progress,
+        reported: (0, 0),
     };
     #[cfg(feature = "rosbag")]
     {
