@@ -73,7 +73,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 id
             }
         };
-        let id = ids[&c.id];
+        let Some(&id) = ids.get(&c.id) else { continue };
         w.add_channel_with_id(id, schema, &c.topic, "ros1", &channel_metadata(c))?;
         cx.stats.channels += 1;
     }
@@ -96,8 +96,12 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 continue;
             }
         };
+        let Some(&channel) = ids.get(&m.conn) else {
+            // The filter passes only known connections.
+            continue;
+        };
         let t = m.time.to_timestamp().as_nanos() as u64;
-        w.write_message(ids[&m.conn], sequence, t, t, &m.data)?;
+        w.write_message(channel, sequence, t, t, &m.data)?;
         sequence = sequence.wrapping_add(1);
         cx.stats.messages += 1;
         cx.tick(m.offset);

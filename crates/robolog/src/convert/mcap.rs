@@ -79,13 +79,13 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 });
             }
             Record::Channel(c) => {
-                out.channel(&c, cx)?;
+                out.channel(&c, records.last_offset(), cx)?;
             }
             Record::Message(m) => {
                 let kept = match out.channels.get(&m.channel_id) {
                     Some(&k) => k,
                     None => match out.summary_channels.get(&m.channel_id).cloned() {
-                        Some(c) => out.channel(&c, cx)?,
+                        Some(c) => out.channel(&c, records.last_offset(), cx)?,
                         None => {
                             let at = records.last_offset();
                             out.unknown.entry(m.channel_id).or_insert((at, 0)).1 += 1;
@@ -126,8 +126,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         .filter(|c| !out.channels.contains_key(&c.id))
         .cloned()
         .collect();
+    let end = records.position();
     for c in rest {
-        out.channel(&c, cx)?;
+        out.channel(&c, end, cx)?;
     }
     for (id, (at, count)) in &out.unknown {
         cx.stats.skipped.push(
@@ -160,8 +161,9 @@ struct Output<W: Write> {
 
 impl<W: Write> Output<W> {
     /// Writes channel `c` (and its schema) the first time it is seen when
-    /// the topic filter keeps it; whether it is kept.
-    fn channel(&mut self, c: &Channel, cx: &mut Context<'_>) -> Result<bool, Error> {
+    /// the topic filter keeps it; whether it is kept. `at` is the input
+    /// offset errors name.
+    fn channel(&mut self, c: &Channel, at: u64, cx: &mut Context<'_>) -> Result<bool, Error> {
         if let Some(&k) = self.channels.get(&c.id) {
             return Ok(k);
         }
@@ -179,7 +181,7 @@ impl<W: Write> Output<W> {
                 None => {
                     cx.stats.skipped.push(
                         Error::malformed(
-                            0,
+                            at,
                             format!("schema {schema_id} of channel {} ({})", c.id, c.topic),
                             "no such schema in the file (channel written without one)",
                         )
