@@ -12,11 +12,14 @@
 //!   `mcap-ros2-support`;
 //! - `foxglove`: ULog, CARLA and VEL files converted to MCAP, every message
 //!   validated against its JSON Schema and Foxglove's published one;
+//! - `convert corpus|interop|bench`: `robolog convert` on every file, round
+//!   trips, python `mcap` reading converted bags, speed against peers;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
 
 mod carla;
+mod convert;
 mod corpus;
 mod export;
 mod fixtures;
@@ -42,7 +45,7 @@ commands:
   fixtures [--check]               regenerate testdata/ (or check it is current)
   fuzz [TARGET] [--seconds N]      run fuzz targets (default: all, 60 s each)
   bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
-                                   carla, rosbag, ulog; default: all)
+                                   carla, rosbag, ulog, convert; default: all)
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   export ulog2csv|corpus [--corpus DIR]
@@ -53,6 +56,9 @@ commands:
                                    mcap-ros2-support
   foxglove [--corpus DIR]          ULog/CARLA/VEL -> MCAP, every message validated against its
                                    JSON Schema and Foxglove's (python jsonschema, mcap, pyulog)
+  convert corpus|interop|bench [--corpus DIR]
+                                   robolog convert on every file, round trips, python mcap
+                                   reading converted bags, speed against rosbags-convert
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -76,6 +82,8 @@ fn main() -> ExitCode {
         Some("mcap") => mcap::cmd(&args[1..]),
         Some("osi") => osi::cmd(&args[1..]),
         Some("ros2") => ros2::cmd(&args[1..]),
+        Some("convert") => convert::cmd(&args[1..]),
+        Some("bench-convert-inner") => convert::bench_inner(&args[1..]),
         Some("rosbag") => rosbag::cmd(&args[1..]),
         Some("ulog") => ulog::cmd(&args[1..]),
         Some("bench-ulog-inner") => {
@@ -304,12 +312,13 @@ fn keep_findings(target: &str, corpus: &Path) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 5] = [
+const BENCHES: [(&str, &str); 6] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
     ("rosbag", "rosbag12"),
     ("ulog", "ulogfile"),
+    ("convert", "robolog"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -342,6 +351,7 @@ fn bench_cmd(args: &[String]) -> Result {
                 run(cargo().args(["bench", "--locked", "-p", "mcapfile"]))?;
             }
             "carla" => carla::bench(args)?,
+            "convert" => convert::bench(args)?,
             "rosbag" => {
                 step("bench rosbag12 (against the rosbag crate and rosbags 0.11.9)");
                 rosbag::bench()?;
@@ -518,6 +528,12 @@ fn ci_cmd(args: &[String]) -> Result {
     corpus_cmd(args)?;
     step("foxglove: ULog, CARLA and VEL converted, validated against their schemas");
     foxglove::cmd(args)?;
+    step("convert: every file converts, doctor passes, counts and times kept, bag round trips");
+    convert::corpus(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
+    step(
+        "convert interop: python mcap + mcap-ros1-support read converted bags as rosbags reads the bags",
+    );
+    convert::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("ulog interop with pyulog 1.3.0");
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     step("export: ULog files equal pyulog 1.3.0's ulog2csv byte for byte");

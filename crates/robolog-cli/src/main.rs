@@ -12,10 +12,12 @@ mod cat;
 mod check;
 mod export;
 mod fault;
+mod convert;
 mod info;
 mod mcap;
 mod open;
 mod output;
+mod progress;
 mod timearg;
 mod ulog;
 mod write;
@@ -46,6 +48,10 @@ enum Command {
     Check(check::CheckArgs),
     /// Write one CSV file per topic (flattened columns, time first) into a folder.
     Export(export::ExportArgs),
+    /// Convert a log to MCAP (ROS bags losslessly, MCAP files re-chunked and
+    /// filtered), or a ROS 1 MCAP file to a bag; OUT's extension (.mcap,
+    /// .bag) chooses. Shows progress on a terminal.
+    Convert(convert::ConvertArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]
     Bag(bag::BagCommand),
@@ -127,6 +133,7 @@ fn main() -> ExitCode {
         Command::Cat(args) => cat::run(args),
         Command::Check(args) => check::run(args),
         Command::Export(args) => export::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Bag(cmd) => bag::run(cmd),
         Command::Ulog(cmd) => ulog::run(cmd),
         Command::Carla(cmd) => carla::run(cmd),

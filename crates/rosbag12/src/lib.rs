@@ -11,7 +11,9 @@
 //! - [`msg`] parses `.msg` definitions, resolves types (including the
 //!   2010-era `roslib/Header`) and computes md5 sums the way ROS does;
 //!   [`MessageType::decode`] turns ROS 1 wire bytes into values and checks
-//!   that no byte is left over.
+//!   that no byte is left over; [`MessageType::encode`] turns values
+//!   back into wire bytes (see [`encode`] for what it accepts), so bags
+//!   can be written from values.
 //! - [`info::BagInfo`] is the report of `rosbag info`, with its text and
 //!   YAML (`rosbag info -y`) printers.
 //! - [`Writer`] writes 2.0 bags (uncompressed, bz2, lz4, with the frame
@@ -46,6 +48,7 @@ mod bag;
 mod chunk;
 mod compression;
 mod decode;
+pub mod encode;
 pub mod error;
 mod index;
 pub mod info;

@@ -1,12 +1,44 @@
 //! Conversion of any log into MCAP that viewers (Foxglove, Lichtblick)
-//! show: [`to_mcap`] dispatches on the log's format to one module per
-//! format, all writing through one context that holds the options,
-//! the topic/time filter, the counts and the progress callback.
+//! show, and of ROS 1 MCAP files back into bags: [`to_mcap`] dispatches
+//! on the log's format to one module per format, all writing through one
+//! `Context` that holds the options, the topic/time filter, the counts
+//! and the progress callback; [`to_bag`] writes a ROS 1 bag.
+//!
+//! ROS bags convert losslessly with the conventions of the MCAP CLI's
+//! `mcap convert` (profile `ros1`, `ros1msg` schemas, `ros1` payloads
+//! unchanged, the connection header as channel metadata), 1.2 and damaged
+//! bags included; MCAP files are re-chunked, re-compressed and filtered
+//! with their metadata and attachments kept (an OSI trace stays one).
+//!
+//! Conversions stream: the input is memory-mapped and read one chunk at a
+//! time, the output is written one chunk at a time, so memory is bounded
+//! by an input chunk, an output chunk (`chunk_size`) and the indexes,
+//! never by the size of the file.
+//!
+//! ```
+//! use robolog::convert::{ConvertOptions, to_bag, to_mcap};
+//! use rosbag12::{Connection, RosTime, Writer, WriterOptions};
+//!
+//! // A bag with one message...
+//! let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriterOptions::default())?;
+//! let c = w.add_connection(Connection::new(0, "/n", "std_msgs/Int32",
+//!     "da5909fbe378aeaf85e547e830cc1bb7", "int32 data"))?;
+//! w.write(c, RosTime { sec: 7, nsec: 0 }, &5i32.to_le_bytes())?;
+//! w.finish()?;
+//! let bag = w.into_inner().into_inner();
+//!
+//! // ...to MCAP, and back.
+//! let log = robolog::open_bytes(&bag)?;
+//! let (mcap, stats) = to_mcap(&log, Vec::new(), &ConvertOptions::default(), &mut |_| {})?;
+//! assert_eq!(stats.messages, 1);
+//! let log = robolog::open_bytes(&mcap)?;
+//! let (again, _) = to_bag(&log, std::io::Cursor::new(Vec::new()), &ConvertOptions::for_bag(), &mut |_| {})?;
+//! let again = rosbag12::Bag::new(again.get_ref())?;
+//! assert_eq!(again.connections()[0].md5sum, "da5909fbe378aeaf85e547e830cc1bb7");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-// Removed once every format converter uses the shared helpers.
-#![allow(dead_code)]
-
-use std::io::Write;
+use std::io::{Seek, Write};
 
 use logcore::{Error, Format, Timestamp};
 use mcapfile::{Compression, WriteOptions};
@@ -25,10 +57,11 @@ mod ulog;
 #[cfg(feature = "vellog")]
 mod vellog;
 
-/// What [`to_mcap`] writes.
+/// What [`to_mcap`] and [`to_bag`] write.
 #[derive(Debug, Clone)]
 pub struct ConvertOptions {
-    /// Chunk compression of the output.
+    /// Chunk compression of the output (a bag has none or lz4: see
+    /// [`ConvertOptions::for_bag`]).
     pub compression: Compression,
     /// Close a chunk once its uncompressed records reach this many bytes.
     pub chunk_size: u64,
@@ -48,6 +81,17 @@ impl Default for ConvertOptions {
             topics: Vec::new(),
             start: None,
             end: None,
+        }
+    }
+}
+
+impl ConvertOptions {
+    /// The defaults for a bag output: uncompressed chunks (as `rosbag
+    /// record` writes them; bags know no zstd).
+    pub fn for_bag() -> Self {
+        ConvertOptions {
+            compression: Compression::None,
+            ..ConvertOptions::default()
         }
     }
 }
@@ -72,6 +116,9 @@ pub struct ConvertStats {
     pub channels: u64,
     /// Damaged records skipped by a lenient read, with their descriptions.
     pub skipped: Vec<String>,
+    /// What the reader had to repair without losing data (a bag's index
+    /// rebuilt by scanning), with their descriptions.
+    pub warnings: Vec<String>,
 }
 
 /// The state shared by every format's converter.
@@ -80,14 +127,23 @@ pub(crate) struct Context<'p> {
     pub(crate) stats: ConvertStats,
     pub(crate) total_bytes: u64,
     progress: &'p mut dyn FnMut(Progress),
+    /// Input position and message count at the last report.
+    reported: (u64, u64),
 }
 
 impl Context<'_> {
     /// Whether a message on `topic` at `time` passes the filter.
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
     pub(crate) fn keep(&self, topic: &str, time: Timestamp) -> bool {
-        self.keep_topic(topic)
-            && self.opts.start.is_none_or(|s| time >= s)
-            && self.opts.end.is_none_or(|e| time < e)
+        self.keep_topic(topic) && self.keep_time(time)
+    }
+
+    /// Whether `time` passes the time filter.
+    pub(crate) fn keep_time(&self, time: Timestamp) -> bool {
+        self.opts.start.is_none_or(|s| time >= s) && self.opts.end.is_none_or(|e| time < e)
     }
 
     /// Whether `topic` passes the topic filter.
@@ -95,8 +151,19 @@ impl Context<'_> {
         self.opts.topics.is_empty() || self.opts.topics.iter().any(|t| t == topic)
     }
 
+    /// Reports progress when enough has happened since the last report
+    /// (256 KiB of input or 1024 messages): converters call it after every
+    /// message, the callback runs a few thousand times per gigabyte.
+    pub(crate) fn tick(&mut self, bytes: u64) {
+        let (b, m) = self.reported;
+        if bytes.abs_diff(b) >= 1 << 18 || self.stats.messages.saturating_sub(m) >= 1024 {
+            self.report(bytes);
+        }
+    }
+
     /// Reports progress: `bytes` of the input consumed.
     pub(crate) fn report(&mut self, bytes: u64) {
+        self.reported = (bytes, self.stats.messages);
         let p = Progress {
             bytes,
             total_bytes: self.total_bytes,
@@ -130,6 +197,7 @@ pub fn to_mcap<W: Write>(
         stats: ConvertStats::default(),
         total_bytes: log.bytes().len() as u64,
         progress,
+        reported: (0, 0),
     };
     let sink = match log.format() {
         #[cfg(feature = "rosbag")]
@@ -145,6 +213,46 @@ pub fn to_mcap<W: Write>(
         other => return Err(not_yet(other)),
     };
     Ok((sink, cx.stats))
+}
+
+/// Converts `log` into a ROS 1 bag (2.0) written to `out`, calling
+/// `progress` as it goes, and returns the sink with what was written.
+///
+/// The log is an MCAP file whose (kept) channels are ROS 1 ones (message
+/// encoding `ros1`, schema encoding `ros1msg`), as [`to_mcap`] writes
+/// them from a bag, or a bag. The conversion is lossless: a bag converted
+/// to MCAP and back has the same messages (times and bytes), definitions,
+/// md5sums and connection header fields (written in name order, as `rosbag
+/// record` does). Any other channel is refused ([`Error::Unsupported`]
+/// naming it); filter it out with [`ConvertOptions::topics`]. Compression
+/// is none or lz4 ([`Compression::Zstd`] is [`Error::InvalidArgument`]).
+pub fn to_bag<W: Write + Seek>(
+    log: &Log<'_>,
+    out: W,
+    opts: &ConvertOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(W, ConvertStats), Error> {
+    let mut cx = Context {
+        opts: opts.clone(),
+        stats: ConvertStats::default(),
+        total_bytes: log.bytes().len() as u64,
+        progress,
+        reported: (0, 0),
+    };
+    #[cfg(feature = "rosbag")]
+    {
+        let sink = bag::to_bag(log, out, &mut cx)?;
+        Ok((sink, cx.stats))
+    }
+    #[cfg(not(feature = "rosbag"))]
+    {
+        let _ = (out, &mut cx);
+        Err(Error::unsupported(
+            0,
+            "a bag output",
+            "this build leaves out the `rosbag` feature of the robolog library",
+        ))
+    }
 }
 
 /// The error of a conversion this build cannot do yet.

@@ -1,0 +1,157 @@
+//! `robolog convert IN OUT [--compression zstd|lz4|none] [--chunk-size N]
+//! [--topic T]... [--start S] [--end S] [--force]`: any log to MCAP, or a
+//! ROS 1 MCAP file (or a bag) to a bag; OUT's extension (`.mcap`, `.bag`)
+//! chooses.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use logcore::{Error, LogReader};
+use mcapfile::Compression;
+use robolog::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
+use robolog::write::{OutputPolicy, WriteError, write_atomically};
+
+use crate::progress::Progress;
+use crate::timearg::{TimeArg, parse_time_arg};
+use crate::{Failure, Outcome, open, write};
+
+/// Arguments of `robolog convert`.
+#[derive(Debug, Args)]
+pub(crate) struct ConvertArgs {
+    /// The log to convert (format detected from its first bytes).
+    input: PathBuf,
+    /// The file to write: `.mcap` for MCAP, `.bag` for a ROS 1 bag (from an
+    /// MCAP file whose channels are ROS 1, or a bag).
+    output: PathBuf,
+    /// Chunk compression of the output (default: zstd for MCAP, none for
+    /// a bag; bags have no zstd).
+    #[arg(long, value_enum)]
+    compression: Option<Codec>,
+    /// Uncompressed chunk size of the output, in bytes.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    chunk_size: u64,
+    /// Only messages on this topic (repeat for several).
+    #[arg(long = "topic", value_name = "T")]
+    topics: Vec<String>,
+    /// Only messages at or after this time: seconds after the first message
+    /// (`12.5`), or `@SECONDS` on the log's own clock.
+    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
+    start: Option<TimeArg>,
+    /// Only messages before this time (same forms as --start).
+    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
+    end: Option<TimeArg>,
+    /// Replace OUT when it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Codec {
+    Zstd,
+    Lz4,
+    None,
+}
+
+/// What OUT's extension asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Mcap,
+    Bag,
+}
+
+fn target(output: &Path) -> Result<Target, Failure> {
+    let ext = output
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("mcap") => Ok(Target::Mcap),
+        Some("bag") => Ok(Target::Bag),
+        _ => Err(Failure::usage(
+            output,
+            Error::InvalidArgument(
+                "the output's extension chooses its format: end it in .mcap or .bag".into(),
+            ),
+        )),
+    }
+}
+
+pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
+    let (input, output) = (&args.input, &args.output);
+    let target = target(output)?;
+    let compression = match (args.compression, target) {
+        (Some(Codec::Zstd), Target::Bag) => {
+            return Err(Failure::usage(
+                output,
+                Error::InvalidArgument(
+                    "ROS bags have no zstd compression: use --compression lz4 or none".into(),
+                ),
+            ));
+        }
+        (Some(Codec::Zstd) | None, Target::Mcap) => Compression::Zstd,
+        (Some(Codec::Lz4), _) => Compression::Lz4,
+        (Some(Codec::None), _) | (None, Target::Bag) => Compression::None,
+    };
+    let policy = OutputPolicy::new(args.force).reading(input);
+    write::check(output, &policy)?;
+    let log = open::open(input)?;
+    let fail = |e: Error| Failure::new(input, e);
+
+    let mut opts = ConvertOptions {
+        compression,
+        chunk_size: args.chunk_size.max(1),
+        topics: args.topics.clone(),
+        ..ConvertOptions::default()
+    };
+    if args.start.is_some() || args.end.is_some() {
+        // Relative times count from the first message, which needs the summary.
+        let relative = matches!(args.start, Some(TimeArg::Relative(_)))
+            || matches!(args.end, Some(TimeArg::Relative(_)));
+        let first = if relative {
+            log.summary().map_err(fail)?.start
+        } else {
+            None
+        };
+        opts.start = args.start.map(|t| t.resolve(first));
+        opts.end = args.end.map(|t| t.resolve(first));
+    }
+
+    let mut bar = Progress::bytes(log.bytes().len() as u64);
+    let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
+    let written = write_atomically(output, &policy, |f| match target {
+        Target::Mcap => to_mcap(&log, f, &opts, &mut progress).map(|(_, s)| s),
+        Target::Bag => to_bag(&log, f, &opts, &mut progress).map(|(_, s)| s),
+    });
+    let stats: ConvertStats = match written {
+        Ok(s) => s,
+        // What the conversion found names the input, whose bytes it
+        // describes; I/O errors and refusals name the output.
+        Err(WriteError::Write(e)) if !matches!(e, Error::Io(_)) => {
+            return Err(Failure::new(input, e));
+        }
+        Err(e) => return Err(write::failed(output, e)),
+    };
+    bar.finish();
+
+    for w in &stats.warnings {
+        eprintln!("robolog: {}: {w}", input.display());
+    }
+    for s in &stats.skipped {
+        eprintln!("robolog: {}: {s}", input.display());
+    }
+    eprintln!(
+        "robolog: {}: {} messages on {} channel(s) to {}{}",
+        input.display(),
+        stats.messages,
+        stats.channels,
+        output.display(),
+        match stats.skipped.len() {
+            0 => String::new(),
+            n => format!(" ({n} damaged stretches skipped)"),
+        }
+    );
+    Ok(if stats.skipped.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Damaged
+    })
+}

@@ -1,0 +1,281 @@
+//! `robolog convert`: bags to MCAP and back, MCAP re-chunked and filtered,
+//! damaged input reported, the safe-write rules, no progress output when
+//! stderr is not a terminal.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn robolog() -> Command {
+    Command::cargo_bin("robolog").unwrap()
+}
+
+fn testdata(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+}
+
+/// A new, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "convert-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `robolog cat --json FILE [extra]` as text.
+fn cat_json(file: &Path, extra: &[&str]) -> String {
+    let out = robolog()
+        .arg("cat")
+        .arg("--json")
+        .arg(file)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn info_json(file: &Path) -> serde_json::Value {
+    let out = robolog()
+        .arg("info")
+        .arg("--json")
+        .arg(file)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn bags_round_trip_through_mcap() {
+    let dir = scratch("round-trip");
+    for name in [
+        "sample.bag",
+        "sample-bz2.bag",
+        "sample-lz4.bag",
+        "sample-1.2.bag",
+    ] {
+        let bag = testdata(&format!("rosbag/{name}"));
+        let mcap = dir.join(format!("{name}.mcap"));
+        let back = dir.join(format!("{name}.bag"));
+        robolog()
+            .arg("convert")
+            .arg(&bag)
+            .arg(&mcap)
+            .assert()
+            .success()
+            .stdout("")
+            .stderr(predicate::str::contains(" messages on "));
+        robolog()
+            .args(["mcap", "doctor"])
+            .arg(&mcap)
+            .assert()
+            .success();
+        let (a, b) = (info_json(&bag), info_json(&mcap));
+        assert_eq!(a["message_count"], b["message_count"], "{name}");
+        assert_eq!(a["start_ns"], b["start_ns"], "{name}");
+        assert_eq!(a["end_ns"], b["end_ns"], "{name}");
+        robolog()
+            .arg("convert")
+            .arg(&mcap)
+            .arg(&back)
+            .args(["--compression", "lz4"])
+            .assert()
+            .success();
+        let original = cat_json(&bag, &[]);
+        assert!(!original.is_empty());
+        assert_eq!(cat_json(&mcap, &[]), original, "{name} as MCAP");
+        assert_eq!(cat_json(&back, &[]), original, "{name} back as a bag");
+    }
+}
+
+#[test]
+fn filters_by_topic_and_time_like_cat() {
+    let dir = scratch("filter");
+    let bag = testdata("rosbag/sample.bag");
+    let topic = info_json(&bag)["channels"][0]["topic"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let filter = ["--topic", topic.as_str(), "--start", "0.5", "--end", "2"];
+    let out = dir.join("part.mcap");
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&out)
+        .args(filter)
+        .args(["--compression", "none", "--chunk-size", "100"])
+        .assert()
+        .success();
+    // Relative times count from the input's first message, as in cat.
+    let want = cat_json(&bag, &filter);
+    assert!(!want.is_empty());
+    assert_eq!(cat_json(&out, &[]), want);
+    // A bag filtered into a bag.
+    let part = dir.join("part.bag");
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&part)
+        .args(filter)
+        .assert()
+        .success();
+    assert_eq!(cat_json(&part, &[]), want);
+}
+
+#[test]
+fn mcap_files_are_rechunked_with_their_metadata() {
+    let dir = scratch("mcap");
+    let trace = testdata("osi/20240101T000000Z_multi_380_3200_10_fixture-zstd.mcap");
+    let out = dir.join("20240101T000000Z_multi_380_3200_10_fixture-lz4.mcap");
+    robolog()
+        .arg("convert")
+        .arg(&trace)
+        .arg(&out)
+        .args(["--compression", "lz4"])
+        .assert()
+        .success();
+    robolog().arg("check").arg(&out).assert().success();
+    assert_eq!(cat_json(&out, &[]), cat_json(&trace, &[]));
+    // The metadata records and the profile are carried over; chunks and
+    // library are the new file's.
+    let kept = |file: &Path| -> Vec<(String, serde_json::Value)> {
+        let info = info_json(file);
+        info["metadata"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| k.starts_with("metadata.") || *k == "profile")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let carried = kept(&out);
+    assert!(
+        carried
+            .iter()
+            .any(|(k, _)| k == "metadata.net.asam.osi.trace.version")
+    );
+    assert_eq!(carried, kept(&trace));
+}
+
+#[test]
+fn damaged_bags_are_converted_and_reported() {
+    let dir = scratch("damaged");
+    for name in ["truncated.bag", "unindexed.bag"] {
+        let out = dir.join(format!("{name}.mcap"));
+        let run = robolog()
+            .arg("convert")
+            .arg(testdata(&format!("rosbag/{name}")))
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(name), "{stderr}");
+        robolog()
+            .args(["mcap", "doctor"])
+            .arg(&out)
+            .assert()
+            .success();
+        if name == "truncated.bag" {
+            assert_eq!(run.status.code(), Some(1), "{stderr}");
+            assert!(stderr.contains("at byte"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn refuses_what_it_cannot_write() {
+    let dir = scratch("refuse");
+    let bag = testdata("rosbag/sample.bag");
+    // Unknown extension, zstd in a bag: usage errors, nothing written.
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(dir.join("out.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(".mcap or .bag"));
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(dir.join("out.bag"))
+        .args(["--compression", "zstd"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("zstd"));
+    // An MCAP file whose channels are not ROS 1 does not become a bag.
+    robolog()
+        .arg("convert")
+        .arg(testdata("mcap/chunked-zstd.mcap"))
+        .arg(dir.join("out.bag"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("only ROS 1 channels"));
+    // An existing output needs --force; the input is never the output.
+    let out = dir.join("out.mcap");
+    std::fs::write(&out, b"keep").unwrap();
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&out)
+        .arg("--force")
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&out).unwrap(), b"keep");
+    let copy = dir.join("copy.bag");
+    std::fs::copy(&bag, &copy).unwrap();
+    robolog()
+        .arg("convert")
+        .arg(&copy)
+        .arg(&copy)
+        .arg("--force")
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&bag).unwrap());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp") || n == "out.bag" || n == "out.txt")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn no_progress_output_when_stderr_is_not_a_terminal() {
+    let dir = scratch("quiet");
+    let run = robolog()
+        .arg("convert")
+        .arg(testdata("rosbag/sample-bz2.bag"))
+        .arg(dir.join("out.mcap"))
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    assert!(run.stdout.is_empty());
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    // Only the summary line: no bar, no control sequences.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\r'),
+        "{stderr}"
+    );
+}
