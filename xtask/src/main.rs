@@ -7,6 +7,8 @@
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `osi interop`: OSI traces against the reference Python tools;
+//! - `hostile`: `robolog info`/`cat` on generated hostile files, within
+//!   512 MB + the file's size of peak memory and 60 s, without a crash;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
@@ -14,6 +16,7 @@
 mod carla;
 mod corpus;
 mod fixtures;
+mod hostile;
 mod mcap;
 mod osi;
 mod osi_fixtures;
@@ -38,6 +41,8 @@ commands:
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
+  hostile                          robolog info/cat on generated hostile files (bombs, 65,535
+                                   channels, deep nesting): peak memory, time, no crash
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -56,6 +61,8 @@ fn main() -> ExitCode {
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package_each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
+        Some("hostile") => hostile::cmd(&args[1..]),
+        Some("hostile-generate") => hostile::generate(&args[1..]),
         Some("mcap") => mcap::cmd(&args[1..]),
         Some("osi") => osi::cmd(&args[1..]),
         Some("rosbag") => rosbag::cmd(&args[1..]),
@@ -492,6 +499,8 @@ fn ci_cmd(args: &[String]) -> Result {
     ]))?;
     step("fixtures are current");
     fixtures_cmd(&["--check".to_string()])?;
+    step("hostile files: peak memory, time, no crash");
+    hostile::cmd(&[])?;
     step("corpus");
     corpus_cmd(args)?;
     step("ulog interop with pyulog 1.3.0");
