@@ -112,3 +112,45 @@ fn the_limit_applies_to_every_read_and_can_be_raised() {
     }
     assert_eq!(Limits::UNLIMITED.max_chunk_size, u64::MAX);
 }
+
+#[test]
+fn info_groups_many_connections_by_topic() {
+    // 2,000 connections, two per topic, one message each.
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions::default(),
+    )
+    .unwrap();
+    let mut ids = Vec::new();
+    for i in 0..2000u32 {
+        let c = rosbag12::Connection::new(
+            0,
+            format!("/t{:04}", i / 2),
+            "std_msgs/UInt8",
+            "7c8164229e7d2c17eb95e9231617fdee",
+            "uint8 data\n",
+        );
+        ids.push(w.add_connection(c).unwrap());
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let t = rosbag12::RosTime {
+            sec: 1 + i as u32,
+            nsec: 0,
+        };
+        w.write(*id, t, &[i as u8]).unwrap();
+    }
+    w.finish().unwrap();
+    let bytes = w.into_inner().into_inner();
+    let bag = Bag::new(&bytes).unwrap();
+    assert_eq!(bag.connections().len(), 2000);
+    let info = rosbag12::info::BagInfo::new(&bag);
+    assert_eq!(info.topics.len(), 1000);
+    assert!(
+        info.topics
+            .iter()
+            .all(|t| t.connections == 2 && t.messages == 2)
+    );
+    // Two messages 1 s apart on every topic.
+    assert!(info.topics.iter().all(|t| t.frequency == Some(1.0)));
+    assert_eq!(info.topics[999].topic, "/t0999");
+}
