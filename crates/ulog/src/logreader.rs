@@ -296,9 +296,11 @@ impl LogReader for ULog<'_> {
             .collect())
     }
 
-    /// The samples that pass `filter` in timestamp order (see the
-    /// [module docs](self)); [`ULog::messages_in_file_order`] keeps the
-    /// stored order.
+    /// The samples that pass `filter` in timestamp order: a k-way merge
+    /// over the subscriptions holding one pending sample per subscription
+    /// (equal timestamps keep file order; a subscription whose own
+    /// timestamps go backwards is merged as stored, not sorted).
+    /// [`ULog::messages_in_file_order`] keeps the stored order.
     fn messages<'b>(&'b self, filter: &MessageFilter) -> logcore::Result<MessageIter<'b>> {
         Ok(Box::new(Stream::new(self, filter, true)))
     }
