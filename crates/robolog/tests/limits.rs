@@ -1,5 +1,6 @@
 //! Resource limits through the facade: the chunk limit is passed to the
 //! format readers, and channels sharing a schema share one decoder.
+#![cfg(all(feature = "mcap", feature = "rosbag"))]
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
