@@ -14,6 +14,8 @@
 //!   validated against its JSON Schema and Foxglove's published one;
 //! - `convert corpus|interop|bench`: `robolog convert` on every file, round
 //!   trips, python `mcap` reading converted bags, speed against peers;
+//! - `hostile`: `robolog info`/`cat` on generated hostile files, within
+//!   512 MB + the file's size of peak memory and 60 s, without a crash;
 //! - `package`: package each library crate alone and check its files;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
@@ -24,6 +26,7 @@ mod corpus;
 mod export;
 mod fixtures;
 mod foxglove;
+mod hostile;
 mod mcap;
 mod osi;
 mod osi_fixtures;
@@ -59,6 +62,8 @@ commands:
   convert corpus|interop|bench [--corpus DIR]
                                    robolog convert on every file, round trips, python mcap
                                    reading converted bags, speed against rosbags-convert
+  hostile                          robolog info/cat on generated hostile files (bombs, 65,535
+                                   channels, deep nesting): peak memory, time, no crash
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -79,6 +84,8 @@ fn main() -> ExitCode {
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package_each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
+        Some("hostile") => hostile::cmd(&args[1..]),
+        Some("hostile-generate") => hostile::generate(&args[1..]),
         Some("mcap") => mcap::cmd(&args[1..]),
         Some("osi") => osi::cmd(&args[1..]),
         Some("ros2") => ros2::cmd(&args[1..]),
@@ -524,6 +531,8 @@ fn ci_cmd(args: &[String]) -> Result {
     ]))?;
     step("fixtures are current");
     fixtures_cmd(&["--check".to_string()])?;
+    step("hostile files: peak memory, time, no crash");
+    hostile::cmd(&[])?;
     step("corpus");
     corpus_cmd(args)?;
     step("foxglove: ULog, CARLA and VEL converted, validated against their schemas");

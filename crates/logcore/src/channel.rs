@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// Identifies a channel within one log reader or writer.
 ///
@@ -49,8 +50,9 @@ pub struct ChannelInfo {
     /// Encoding of the payload bytes in MCAP's vocabulary where one fits
     /// (`ros1`, `protobuf`, `cdr`), else a format-specific name (`vel`, `ulog`, `carla`).
     pub message_encoding: String,
-    /// The schema, when the file stores one.
-    pub schema: Option<Schema>,
+    /// The schema, when the file stores one. Shared: the channels of one
+    /// schema (and every clone of a `ChannelInfo`) point at one copy.
+    pub schema: Option<Arc<Schema>>,
     /// Format-specific facts about the channel (md5sum, callerid, multi_id, sensor name, ...).
     pub metadata: BTreeMap<String, String>,
 }

@@ -9,9 +9,7 @@ use logcore::Payload;
 use crate::error::{Error, Result};
 use crate::records::{Chunk, Record};
 
-/// Chunks declaring more than this many uncompressed bytes are refused by
-/// default (a decompression bomb guard; see [`ReadOptions`](crate::ReadOptions)).
-pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 4 << 30;
+pub use crate::limits::DEFAULT_MAX_CHUNK_SIZE;
 
 /// A chunk's records after decompression: borrowed from the file when the
 /// chunk is stored uncompressed, else an owned shared buffer.
@@ -47,11 +45,7 @@ pub fn decompress<'a>(
 ) -> Result<ChunkRecords<'a>> {
     let declared = chunk.uncompressed_size;
     if declared > max_size {
-        return Err(Error::malformed(
-            offset,
-            format!("a chunk of at most {max_size} uncompressed bytes (the reader's limit)"),
-            format!("uncompressed_size {declared}"),
-        ));
+        return Err(crate::limits::chunk_too_large(offset, declared, max_size));
     }
     let out = match (&chunk.records, chunk.compression.as_str()) {
         (Payload::Borrowed(b), "") => ChunkRecords::Borrowed(b),

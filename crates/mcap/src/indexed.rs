@@ -524,7 +524,7 @@ impl<'a> IndexedMessages<'a> {
             &chunk,
             at,
             self.opts.validate_crcs,
-            self.opts.max_chunk_size,
+            self.opts.limits.max_chunk_size,
         )?;
         let borrowed = matches!(records, ChunkRecords::Borrowed(_));
         let records_offset = at + 9 + 40 + chunk.compression.len() as u64;

@@ -103,8 +103,9 @@ pub struct ChannelStats {
     pub topic: String,
     /// Messages on it.
     pub message_count: u64,
-    /// Schema name and encoding, when the channel has a schema.
-    pub schema: Option<(String, String)>,
+    /// The channel's schema (shared with the reader's channel table and the
+    /// other channels of that schema), when it has one.
+    pub schema: Option<std::sync::Arc<logcore::Schema>>,
     /// The schema id of a channel whose schema is not in the file (printed
     /// `<missing schema N>`, as the Go CLI does); `None` otherwise.
     pub missing_schema: Option<u16>,
@@ -135,11 +136,7 @@ impl Info {
                     id: c.info.id.0,
                     topic: c.info.topic.clone(),
                     message_count: c.message_count,
-                    schema: c
-                        .info
-                        .schema
-                        .as_ref()
-                        .map(|s| (s.name.clone(), s.encoding.clone())),
+                    schema: c.info.schema.clone(),
                     missing_schema: None,
                 })
                 .collect(),
@@ -358,7 +355,7 @@ impl Info {
                     ));
                 }
                 row.push(match (&c.schema, c.missing_schema) {
-                    (Some((name, enc)), _) => format!(" : {name} [{enc}]"),
+                    (Some(s), _) => format!(" : {} [{}]", s.name, s.encoding),
                     (None, Some(id)) => format!(" : <missing schema {id}>"),
                     (None, None) => " : <no schema>".to_string(),
                 });

@@ -2,7 +2,8 @@
 //! top of the streamed and indexed readers.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, MessageFilter, MessageIter,
@@ -11,6 +12,7 @@ use logcore::{
 
 use crate::error::{Error, Result};
 use crate::indexed::{IndexFilter, IndexedMessages};
+use crate::limits::Limits;
 use crate::parse::{frame_at, parse_record};
 use crate::records::*;
 use crate::stream::{LinearReader, ReadOptions};
@@ -37,7 +39,11 @@ pub struct Mcap<'a> {
     header: Header,
     summary: Option<Summary>,
     summary_error: Option<Error>,
+    limits: Limits,
     scan: OnceLock<Scan>,
+    /// One shared `logcore::Schema` per schema id, made on first use: the
+    /// channels of a schema share it.
+    core_schemas: Mutex<HashMap<u16, Arc<logcore::Schema>>>,
 }
 
 impl std::fmt::Debug for Mcap<'_> {
@@ -72,6 +78,12 @@ impl<'a> Mcap<'a> {
     /// A damaged or missing summary is not an error here; the readers then
     /// fall back to a linear scan.
     pub fn new(data: &'a [u8]) -> Result<Self> {
+        Self::with_limits(data, Limits::default())
+    }
+
+    /// [`Mcap::new`] with resource `limits` instead of the defaults; every
+    /// pass this reader makes (summary scan, messages) applies them.
+    pub fn with_limits(data: &'a [u8], limits: Limits) -> Result<Self> {
         let mut lin = LinearReader::new(data);
         let header = match lin.next() {
             Some(Ok(Record::Header(h))) => h,
@@ -94,13 +106,20 @@ impl<'a> Mcap<'a> {
             header,
             summary,
             summary_error,
+            limits,
             scan: OnceLock::new(),
+            core_schemas: Mutex::new(HashMap::new()),
         })
     }
 
     /// The file's bytes.
     pub fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    /// The resource limits this reader applies.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The Header record.
@@ -197,12 +216,20 @@ impl<'a> Mcap<'a> {
         }
     }
 
+    /// Default read options with this reader's limits.
+    fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            limits: self.limits,
+            ..ReadOptions::default()
+        }
+    }
+
     pub(crate) fn scan(&self) -> &Scan {
         self.scan.get_or_init(|| {
             let mut s = Scan::default();
             let opts = ReadOptions {
                 mode: ReadMode::Lenient,
-                ..ReadOptions::default()
+                ..self.read_options()
             };
             let mut lin = LinearReader::with_options(self.data, opts);
             let mut raw_chunks = LinearReader::with_options(
@@ -288,10 +315,21 @@ impl<'a> Mcap<'a> {
             schema.map(|s| s.name.clone()).unwrap_or_default(),
             c.message_encoding.clone(),
         );
-        info.schema = schema.map(|s| logcore::Schema {
-            name: s.name.clone(),
-            encoding: s.encoding.clone(),
-            data: s.data.to_vec(),
+        info.schema = schema.map(|s| {
+            let mut cache = self
+                .core_schemas
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            cache
+                .entry(s.id)
+                .or_insert_with(|| {
+                    Arc::new(logcore::Schema {
+                        name: s.name.clone(),
+                        encoding: s.encoding.clone(),
+                        data: s.data.to_vec(),
+                    })
+                })
+                .clone()
         });
         info.metadata = c.metadata.clone();
         info
@@ -517,7 +555,7 @@ impl LogReader for Mcap<'_> {
     fn messages<'b>(&'b self, filter: &MessageFilter) -> logcore::Result<MessageIter<'b>> {
         let opts = ReadOptions {
             mode: filter.mode,
-            ..ReadOptions::default()
+            ..self.read_options()
         };
         let channels = filter
             .channels

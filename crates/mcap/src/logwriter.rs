@@ -79,11 +79,11 @@ mod tests {
     fn writes_through_the_trait_and_reads_back() {
         let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
         let mut info = ChannelInfo::new(ChannelId(7), "/imu", "Imu", "json");
-        info.schema = Some(Schema {
+        info.schema = Some(std::sync::Arc::new(Schema {
             name: "Imu".into(),
             encoding: "jsonschema".into(),
             data: b"{}".to_vec(),
-        });
+        }));
         let a = LogWriter::add_channel(&mut w, &info).unwrap();
         info.topic = "/imu2".into();
         let b = LogWriter::add_channel(&mut w, &info).unwrap();

@@ -5,8 +5,9 @@
 use logcore::ReadMode;
 use logcore::error::hex_preview;
 
-use crate::chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress, share};
+use crate::chunk::{ChunkRecords, decompress, share};
 use crate::error::{Error, Result};
+use crate::limits::Limits;
 use crate::parse::{attachment_crc_scope, frame_at, parse_record};
 use crate::records::{MAGIC, Record, op, unsupported_version};
 
@@ -26,8 +27,9 @@ pub struct ReadOptions {
     /// Yield the records inside each chunk in its place (true) or the Chunk
     /// record itself (false).
     pub flatten_chunks: bool,
-    /// Refuse chunks declaring more uncompressed bytes than this.
-    pub max_chunk_size: u64,
+    /// Resource limits (chunks declaring more uncompressed bytes than
+    /// `limits.max_chunk_size` are refused).
+    pub limits: Limits,
 }
 
 impl Default for ReadOptions {
@@ -36,7 +38,7 @@ impl Default for ReadOptions {
             mode: ReadMode::Strict,
             validate_crcs: true,
             flatten_chunks: true,
-            max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
+            limits: Limits::default(),
         }
     }
 }
@@ -365,7 +367,7 @@ impl<'a> Iterator for LinearReader<'a> {
                         &chunk,
                         at as u64,
                         self.opts.validate_crcs,
-                        self.opts.max_chunk_size,
+                        self.opts.limits.max_chunk_size,
                     ) {
                         Ok(records) => {
                             let records_offset = matches!(records, ChunkRecords::Borrowed(_))

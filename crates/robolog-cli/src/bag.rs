@@ -157,7 +157,8 @@ fn info(args: &InfoArgs) -> Result<Outcome, Failure> {
 
 fn info_one(path: &Path, yaml: bool) -> Result<Outcome, Failure> {
     let bytes = open(path)?;
-    let bag = Bag::new(&bytes).map_err(|e| Failure::new(path, e))?;
+    let bag =
+        Bag::with_limits(&bytes, crate::open::bag_limits()).map_err(|e| Failure::new(path, e))?;
     let info = BagInfo::new(&bag);
     let shown = path.display().to_string();
     let mut out = output::stdout();

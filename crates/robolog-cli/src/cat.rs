@@ -36,6 +36,51 @@ pub(crate) struct CatArgs {
     strict: bool,
 }
 
+/// The channels on `topics`; a topic the log does not have is a usage
+/// error naming the topics it has.
+pub(crate) fn channels_on_topics(
+    path: &std::path::Path,
+    channels: &[logcore::ChannelInfo],
+    topics: &[String],
+) -> Result<BTreeSet<ChannelId>, Failure> {
+    let known: BTreeSet<&str> = channels.iter().map(|c| c.topic.as_str()).collect();
+    let unknown: Vec<&str> = topics
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !known.contains(t))
+        .collect();
+    if let Some(first) = unknown.first() {
+        /// Topics named in the message at most (a log may have thousands).
+        const SHOWN: usize = 20;
+        let mut list = known
+            .iter()
+            .take(SHOWN)
+            .map(|t| format!("{t:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if known.len() > SHOWN {
+            list.push_str(&format!(" and {} more", known.len() - SHOWN));
+        }
+        let what = if known.is_empty() {
+            "the log has no topics".to_string()
+        } else {
+            format!("its topics are {list}")
+        };
+        return Err(Failure::usage(
+            path,
+            logcore::Error::invalid_argument(format!(
+                "--topic {first:?}: no such topic in this log; {what}"
+            )),
+        ));
+    }
+    let wanted: BTreeSet<&str> = topics.iter().map(String::as_str).collect();
+    Ok(channels
+        .iter()
+        .filter(|c| wanted.contains(c.topic.as_str()))
+        .map(|c| c.id)
+        .collect())
+}
+
 /// One line of `cat --json`. Field names are a contract: extend, never rename.
 #[derive(Serialize)]
 struct CatLine<'a> {
@@ -58,12 +103,7 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
         ReadMode::Lenient
     });
     if !args.topics.is_empty() {
-        let wanted: BTreeSet<ChannelId> = channels
-            .iter()
-            .filter(|c| args.topics.contains(&c.topic))
-            .map(|c| c.id)
-            .collect();
-        filter.channels = Some(wanted);
+        filter.channels = Some(channels_on_topics(path, &channels, &args.topics)?);
     }
     if args.start.is_some() || args.end.is_some() {
         // Relative times count from the first message, which needs the summary.

@@ -13,7 +13,7 @@ use logcore::Format;
 use osi_mcap::validate::{self, Profile, ValidateOptions};
 
 use crate::output;
-use crate::{Failure, Outcome, open};
+use crate::{Failure, Outcome, open, report};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum ProfileArg {
@@ -84,10 +84,21 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
             report.write_text(&mut out, &file)
         }
         .map_err(io(path))?;
+        // The report stays on stdout; each error is also one line on
+        // stderr, as every command reports problems.
+        out.flush().map_err(io(path))?;
+        for f in report
+            .findings
+            .iter()
+            .filter(|f| f.level == validate::Level::Error)
+        {
+            eprintln!("robolog: {}: {f}", path.display());
+        }
         report.passed()
     } else {
         // Formats without a rule set of their own: a strict full read.
-        let log = robolog::open_bytes(&opened.bytes).map_err(|e| Failure::new(path, e))?;
+        let log = robolog::open_bytes_with(&opened.bytes, &open::limits())
+            .map_err(|e| Failure::new(path, e))?;
         let check = robolog::check_strict(&log);
         if a.json {
             output::line(&mut out, &check.to_json(&file).to_string())
@@ -95,6 +106,13 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
             check.write_text(&mut out, &file)
         }
         .map_err(io(path))?;
+        out.flush().map_err(io(path))?;
+        // One line per problem: a problem the read met twice (the summary
+        // and the messages pass) is reported once.
+        let mut seen = std::collections::HashSet::new();
+        for problem in check.problems.iter().filter(|p| seen.insert(p.to_string())) {
+            report(path, problem);
+        }
         check.passed()
     };
     out.flush().map_err(io(path))?;

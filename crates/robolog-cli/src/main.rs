@@ -10,9 +10,9 @@ mod bag;
 mod carla;
 mod cat;
 mod check;
+mod convert;
 mod export;
 mod fault;
-mod convert;
 mod info;
 mod mcap;
 mod open;
@@ -34,6 +34,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Refuse compressed chunks (MCAP zstd/lz4, bag bz2/lz4) that declare
+    /// more than BYTES decompressed bytes [default: 536870912 (512 MiB)].
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_chunk_size: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -128,6 +132,9 @@ pub(crate) fn report_all<E: Into<logcore::Error>>(
 fn main() -> ExitCode {
     fault::install();
     let cli = Cli::parse();
+    if let Some(n) = cli.max_chunk_size {
+        open::set_limits(robolog::Limits::default().with_max_chunk_size(n));
+    }
     let result = match &cli.command {
         Command::Info(args) => info::run(args),
         Command::Cat(args) => cat::run(args),

@@ -101,7 +101,8 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Failure + '_ {
 
 fn info(path: &Path) -> Result<Outcome, Failure> {
     let opened = open_mcap(path)?;
-    let mcap = Mcap::new(&opened.bytes).map_err(|e| Failure::new(path, e))?;
+    let mcap = Mcap::with_limits(&opened.bytes, crate::open::mcap_limits())
+        .map_err(|e| Failure::new(path, e))?;
     let info = mcapfile::info::Info::new(&mcap).map_err(|e| Failure::new(path, e))?;
     let mut out = output::stdout();
     info.write(&mut out).map_err(io(path))?;

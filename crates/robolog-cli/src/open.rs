@@ -1,11 +1,39 @@
 //! Opening a file through the `robolog` library.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use logcore::{Error, FileBytes, Format};
 use robolog::Log;
 
 use crate::Failure;
+
+/// The resource limits of this run (`--max-chunk-size`), set once by `main`.
+static LIMITS: OnceLock<robolog::Limits> = OnceLock::new();
+
+/// Sets the limits every reader of this run applies.
+pub(crate) fn set_limits(limits: robolog::Limits) {
+    let _ = LIMITS.set(limits);
+}
+
+/// The limits of this run (the library's defaults unless set).
+pub(crate) fn limits() -> robolog::Limits {
+    LIMITS.get().copied().unwrap_or_default()
+}
+
+/// [`limits`] as a bag reader's.
+pub(crate) fn bag_limits() -> rosbag12::Limits {
+    rosbag12::Limits {
+        max_chunk_size: limits().max_chunk_size,
+    }
+}
+
+/// [`limits`] as an MCAP reader's.
+pub(crate) fn mcap_limits() -> mcapfile::Limits {
+    mcapfile::Limits {
+        max_chunk_size: limits().max_chunk_size,
+    }
+}
 
 /// A file's bytes and its detected format.
 pub(crate) struct Opened {
@@ -30,10 +58,10 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, Failure> {
 
 /// Opens `path` as a [`Log`].
 pub(crate) fn open(path: &Path) -> Result<Log<'static>, Failure> {
-    robolog::open(path).map_err(|e| Failure::new(path, e))
+    robolog::open_with(path, &limits()).map_err(|e| Failure::new(path, e))
 }
 
 /// Opens `path` as a [`Log`] that must be of `format`.
 pub(crate) fn open_as(path: &Path, format: Format) -> Result<Log<'static>, Failure> {
-    robolog::open_as(path, format).map_err(|e| Failure::new(path, e))
+    robolog::open_as_with(path, format, &limits()).map_err(|e| Failure::new(path, e))
 }

@@ -35,9 +35,21 @@ pub use text::render_text;
 /// recognised format in a version this build cannot read, and the
 /// format's parse errors (with byte offsets) when its header is damaged.
 pub fn open(path: impl AsRef<Path>) -> Result<Log<'static>, Error> {
+    open_with(path, &Limits::default())
+}
+
+/// [`open`] with resource [`Limits`] other than the defaults (for example
+/// a larger decompressed chunk for a trusted file).
+///
+/// ```no_run
+/// let limits = robolog::Limits::default().with_max_chunk_size(2 << 30);
+/// let log = robolog::open_with("big.mcap", &limits)?;
+/// # Ok::<(), robolog::Error>(())
+/// ```
+pub fn open_with(path: impl AsRef<Path>, limits: &Limits) -> Result<Log<'static>, Error> {
     let bytes = FileBytes::open(path)?;
     let format = detect(&bytes)?;
-    Log::owned(format, bytes)
+    Log::owned(format, bytes, limits)
 }
 
 /// Like [`open`], for a tool that reads one format only: a file of another
@@ -51,10 +63,19 @@ pub fn open(path: impl AsRef<Path>) -> Result<Log<'static>, Error> {
 /// # Ok::<(), robolog::Error>(())
 /// ```
 pub fn open_as(path: impl AsRef<Path>, format: Format) -> Result<Log<'static>, Error> {
+    open_as_with(path, format, &Limits::default())
+}
+
+/// [`open_as`] with resource [`Limits`] other than the defaults.
+pub fn open_as_with(
+    path: impl AsRef<Path>,
+    format: Format,
+    limits: &Limits,
+) -> Result<Log<'static>, Error> {
     let bytes = FileBytes::open(path)?;
     let found = detect(&bytes)?;
     log::expect_format(found, format)?;
-    Log::owned(format, bytes)
+    Log::owned(format, bytes, limits)
 }
 
 /// Like [`open`], over bytes already in memory (borrowed, not copied).
@@ -65,8 +86,52 @@ pub fn open_as(path: impl AsRef<Path>, format: Format) -> Result<Log<'static>, E
 /// assert_eq!(err.offset(), Some(0));
 /// ```
 pub fn open_bytes(bytes: &[u8]) -> Result<Log<'_>, Error> {
+    open_bytes_with(bytes, &Limits::default())
+}
+
+/// [`open_bytes`] with resource [`Limits`] other than the defaults.
+pub fn open_bytes_with<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Log<'a>, Error> {
     let format = detect(bytes)?;
-    Log::borrowed(format, bytes)
+    Log::borrowed(format, bytes, limits)
+}
+
+/// Default for [`Limits::max_chunk_size`]: 512 MiB.
+pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 512 << 20;
+
+/// Resource limits applied by the format readers [`open_with`] builds,
+/// against hostile or oversized files; each format crate has its own
+/// `Limits` with the same defaults (`mcapfile::Limits`,
+/// `rosbag12::Limits`), and these are passed on to it.
+///
+/// ```
+/// let limits = robolog::Limits::default();
+/// assert_eq!(limits.max_chunk_size, 512 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest declared uncompressed size of a chunk (MCAP zstd/lz4, bag
+    /// bz2/lz4) that is decompressed, in bytes; a chunk declaring more is
+    /// an error naming its offset, its size and this limit. Default
+    /// [`DEFAULT_MAX_CHUNK_SIZE`] (512 MiB); the `robolog` command's
+    /// `--max-chunk-size` sets it.
+    pub max_chunk_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
+        }
+    }
+}
+
+impl Limits {
+    /// These limits with [`max_chunk_size`](Self::max_chunk_size) set to `bytes`.
+    pub fn with_max_chunk_size(mut self, bytes: u64) -> Self {
+        self.max_chunk_size = bytes;
+        self
+    }
 }
 
 /// The format of `bytes`, or the error naming what was found instead.

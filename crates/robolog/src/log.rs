@@ -8,6 +8,7 @@ use logcore::{
     MessageIter, Summary, Value,
 };
 
+use crate::Limits;
 use crate::registry::{Decoder, Registry};
 
 /// The format's own typed reader, for everything the common
@@ -41,18 +42,33 @@ pub enum Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// Builds `format`'s reader over `bytes`.
+    /// Builds `format`'s reader over `bytes` with the default [`Limits`].
     pub fn new(format: Format, bytes: &'a [u8]) -> Result<Self, Error> {
-        let _ = bytes;
+        Self::with_limits(format, bytes, &Limits::default())
+    }
+
+    /// Builds `format`'s reader over `bytes`, applying `limits`.
+    pub fn with_limits(format: Format, bytes: &'a [u8], limits: &Limits) -> Result<Self, Error> {
+        let _ = (bytes, limits);
         match format {
             #[cfg(feature = "rosbag")]
-            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::new(bytes)?)),
+            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(
+                bytes,
+                rosbag12::Limits {
+                    max_chunk_size: limits.max_chunk_size,
+                },
+            )?)),
             #[cfg(feature = "vellog")]
             Format::VelLog => Ok(Reader::VelLog(vellog::VelLog::new(bytes)?)),
             #[cfg(feature = "ulog")]
             Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse(bytes)?)),
             #[cfg(feature = "mcap")]
-            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::new(bytes)?)),
+            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(
+                bytes,
+                mcapfile::Limits {
+                    max_chunk_size: limits.max_chunk_size,
+                },
+            )?)),
             #[cfg(feature = "carla")]
             Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
             #[allow(unreachable_patterns)]
@@ -110,8 +126,22 @@ pub struct Log<'a> {
     inner: Inner<'a>,
     registry: Arc<Registry>,
     channels: OnceLock<HashMap<ChannelId, ChannelInfo>>,
-    decoders: Mutex<HashMap<ChannelId, Built>>,
+    decoders: Mutex<Decoders>,
 }
+
+/// The decoders built so far: per channel, and per shared schema (a
+/// schema's channels of one encoding and type use one decoder, so a schema
+/// is parsed once however many channels share it).
+#[derive(Default)]
+struct Decoders {
+    by_channel: HashMap<ChannelId, Built>,
+    by_schema: HashMap<SchemaKey, Built>,
+}
+
+/// A channel's message encoding, the address of its shared schema (the
+/// channel table keeps every schema alive as long as the log) and its
+/// type name: what a decoder is built from.
+type SchemaKey = (String, usize, String);
 
 /// A channel's decoder from the registry: `None` when no factory serves
 /// the channel (the format's own decoding is used), the error when its
@@ -128,8 +158,12 @@ impl std::fmt::Debug for Log<'_> {
 }
 
 impl<'a> Log<'a> {
-    pub(crate) fn borrowed(format: Format, bytes: &'a [u8]) -> Result<Self, Error> {
-        let reader = Reader::new(format, bytes)?;
+    pub(crate) fn borrowed(
+        format: Format,
+        bytes: &'a [u8],
+        limits: &Limits,
+    ) -> Result<Self, Error> {
+        let reader = Reader::with_limits(format, bytes, limits)?;
         Ok(Log::with_inner(
             format,
             Inner::Borrowed(bytes, Box::new(reader)),
@@ -142,7 +176,7 @@ impl<'a> Log<'a> {
             inner,
             registry: Arc::new(Registry::default()),
             channels: OnceLock::new(),
-            decoders: Mutex::new(HashMap::new()),
+            decoders: Mutex::new(Decoders::default()),
         }
     }
 
@@ -150,7 +184,7 @@ impl<'a> Log<'a> {
     /// default registry with a decoder of your own added).
     pub fn with_registry(mut self, registry: impl Into<Arc<Registry>>) -> Self {
         self.registry = registry.into();
-        self.decoders = Mutex::new(HashMap::new());
+        self.decoders = Mutex::new(Decoders::default());
         self
     }
 
@@ -247,7 +281,7 @@ impl<'a> Log<'a> {
             .decoders
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(b) = built.get(&channel) {
+        if let Some(b) = built.by_channel.get(&channel) {
             return Ok(b.clone());
         }
         let channels = match self.channels.get() {
@@ -258,12 +292,33 @@ impl<'a> Log<'a> {
                     .get_or_init(|| list.into_iter().map(|c| (c.id, c)).collect())
             }
         };
-        let b = channels.get(&channel).and_then(|info| {
+        let build = |info: &ChannelInfo| {
             self.registry
                 .decoder_for(info)
                 .map(|r| r.map(Arc::from).map_err(|e| Arc::from(e.to_string())))
-        });
-        built.insert(channel, b.clone());
+        };
+        let b = match channels.get(&channel) {
+            None => None,
+            Some(info) => match &info.schema {
+                Some(schema) => {
+                    let key = (
+                        info.message_encoding.clone(),
+                        Arc::as_ptr(schema) as usize,
+                        info.type_name.clone(),
+                    );
+                    match built.by_schema.get(&key) {
+                        Some(b) => b.clone(),
+                        None => {
+                            let b = build(info);
+                            built.by_schema.insert(key, b.clone());
+                            b
+                        }
+                    }
+                }
+                None => build(info),
+            },
+        };
+        built.by_channel.insert(channel, b.clone());
         Ok(b)
     }
 
@@ -289,8 +344,8 @@ pub(crate) fn expect_format(found: Format, wanted: Format) -> Result<(), Error> 
 }
 
 impl Log<'static> {
-    pub(crate) fn owned(format: Format, bytes: FileBytes) -> Result<Self, Error> {
-        let owned = OwnedReader::try_new(bytes, |b| Reader::new(format, b))?;
+    pub(crate) fn owned(format: Format, bytes: FileBytes, limits: &Limits) -> Result<Self, Error> {
+        let owned = OwnedReader::try_new(bytes, |b| Reader::with_limits(format, b, limits))?;
         Ok(Log::with_inner(format, Inner::Owned(owned)))
     }
 }

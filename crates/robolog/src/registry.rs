@@ -298,10 +298,12 @@ mod tests {
 
     fn channel(encoding: &str, schema: Option<(&str, &str, &[u8])>) -> ChannelInfo {
         let mut c = ChannelInfo::new(ChannelId(3), "/t", "T", encoding);
-        c.schema = schema.map(|(name, encoding, data)| Schema {
-            name: name.into(),
-            encoding: encoding.into(),
-            data: data.to_vec(),
+        c.schema = schema.map(|(name, encoding, data)| {
+            Arc::new(Schema {
+                name: name.into(),
+                encoding: encoding.into(),
+                data: data.to_vec(),
+            })
         });
         c
     }

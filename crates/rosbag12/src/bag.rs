@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::chunk::{ChunkPayload, walk_chunk};
 use crate::error::{Error, Result};
+use crate::limits::Limits;
 use crate::msg::MessageType;
 use crate::record::{Origin, Record, resync};
 use crate::records::{
@@ -70,6 +71,10 @@ pub struct Bag<'a> {
     /// the buffer range of the complete records it still holds.
     partial: Option<(u64, usize, usize)>,
     types: Vec<OnceLock<Result<Arc<MessageType>>>>,
+    limits: Limits,
+    /// The ids in `connections`, for adding each connection once in
+    /// constant time while opening.
+    conn_ids: std::collections::HashSet<u32>,
 }
 
 impl std::fmt::Debug for Bag<'_> {
@@ -97,7 +102,13 @@ impl<'a> Bag<'a> {
     /// scanned instead, with a warning that names the chunk info and the
     /// offset it gives.
     pub fn new(data: &'a [u8]) -> Result<Self> {
-        Self::open(data, false)
+        Self::open(data, false, Limits::default())
+    }
+
+    /// [`Bag::new`] with resource `limits` instead of the defaults (they
+    /// apply to every chunk this bag reads, when opening and later).
+    pub fn with_limits(data: &'a [u8], limits: Limits) -> Result<Self> {
+        Self::open(data, false, limits)
     }
 
     /// Opens a bag from its bytes, ignoring any stored index: connections
@@ -119,10 +130,10 @@ impl<'a> Bag<'a> {
     /// # Ok::<(), rosbag12::Error>(())
     /// ```
     pub fn scan(data: &'a [u8]) -> Result<Self> {
-        Self::open(data, true)
+        Self::open(data, true, Limits::default())
     }
 
-    fn open(data: &'a [u8], scan: bool) -> Result<Self> {
+    fn open(data: &'a [u8], scan: bool, limits: Limits) -> Result<Self> {
         let (version, line_len) = Version::parse(data)?;
         let mut bag = Bag {
             data,
@@ -136,6 +147,8 @@ impl<'a> Bag<'a> {
             end_error: None,
             partial: None,
             types: Vec::new(),
+            limits,
+            conn_ids: std::collections::HashSet::new(),
         };
         if version.major == 2 {
             bag.open_v2(line_len, scan)?;
@@ -147,6 +160,13 @@ impl<'a> Bag<'a> {
             .map(|_| OnceLock::new())
             .collect();
         Ok(bag)
+    }
+
+    /// Adds `c` unless a connection of its id is known (the first wins).
+    fn add_connection(&mut self, c: Connection) {
+        if self.conn_ids.insert(c.id) {
+            self.connections.push(c);
+        }
     }
 
     pub(crate) fn file() -> Origin {
@@ -195,6 +215,7 @@ impl<'a> Bag<'a> {
                     e.to_string(),
                 ));
                 self.connections.clear();
+                self.conn_ids.clear();
                 self.chunks.clear();
                 self.scan_v2(first)
             }
@@ -220,9 +241,7 @@ impl<'a> Bag<'a> {
             match rec.op {
                 op::CONNECTION => {
                     let c = Connection::from_record(&rec)?;
-                    if !self.connections.iter().any(|k| k.id == c.id) {
-                        self.connections.push(c);
-                    }
+                    self.add_connection(c);
                     conns += 1;
                 }
                 op::CHUNK_INFO => {
@@ -322,9 +341,7 @@ impl<'a> Bag<'a> {
                 op::CONNECTION => {
                     // Old `rosbag record --split` wrote them after the chunks.
                     if let Ok(c) = Connection::from_record(&rec) {
-                        if !self.connections.iter().any(|k| k.id == c.id) {
-                            self.connections.push(c);
-                        }
+                        self.add_connection(c);
                     }
                 }
                 op::INDEX_DATA | op::CHUNK_INFO => {}
@@ -386,7 +403,7 @@ impl<'a> Bag<'a> {
     }
 
     fn scan_chunk(&mut self, rec: &Record<'a>) -> Result<Option<ChunkInfo>> {
-        let payload = ChunkPayload::load(rec)?;
+        let payload = ChunkPayload::load(rec, &self.limits)?;
         self.scan_payload(&payload, rec.offset())
     }
 
@@ -422,9 +439,7 @@ impl<'a> Bag<'a> {
             Ok(())
         })?;
         for c in new_conns {
-            if !self.connections.iter().any(|k| k.id == c.id) {
-                self.connections.push(c);
-            }
+            self.add_connection(c);
         }
         counts.sort_unstable();
         Ok(range.map(|(start, end)| ChunkInfo {
@@ -438,6 +453,11 @@ impl<'a> Bag<'a> {
     /// The file's bytes.
     pub fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    /// The resource limits this bag applies.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The format version.
@@ -605,6 +625,6 @@ impl<'a> Bag<'a> {
         let pos = usize::try_from(chunk_pos).unwrap_or(usize::MAX);
         let rec = Record::parse(self.data, pos, Self::file())?;
         let header = ChunkHeader::from_record(&rec)?;
-        Ok((header, ChunkPayload::load_into(&rec, spare)?))
+        Ok((header, ChunkPayload::load_into(&rec, spare, &self.limits)?))
     }
 }

@@ -8,6 +8,7 @@ use logcore::Payload;
 use crate::bag::Bag;
 use crate::compression::decompress_into;
 use crate::error::Result;
+use crate::limits::Limits;
 use crate::record::{Origin, Record};
 use crate::records::{ChunkHeader, Compression, op};
 
@@ -32,13 +33,17 @@ pub enum ChunkPayload<'a> {
 
 impl<'a> ChunkPayload<'a> {
     /// Loads the payload of a chunk record.
-    pub(crate) fn load(rec: &Record<'a>) -> Result<Self> {
-        Self::load_into(rec, Vec::new())
+    pub(crate) fn load(rec: &Record<'a>, limits: &Limits) -> Result<Self> {
+        Self::load_into(rec, Vec::new(), limits)
     }
 
     /// [`load`](Self::load), decompressing into `spare`'s allocation.
-    pub(crate) fn load_into(rec: &Record<'a>, spare: Vec<u8>) -> Result<Self> {
+    /// A chunk declaring more than `limits` allow is refused first.
+    pub(crate) fn load_into(rec: &Record<'a>, spare: Vec<u8>, limits: &Limits) -> Result<Self> {
         let header = ChunkHeader::from_record(rec)?;
+        if header.compression != Compression::None {
+            limits.check_chunk(rec.offset(), header.size)?;
+        }
         Ok(match header.compression {
             Compression::None => ChunkPayload::Borrowed {
                 data: rec.data,

@@ -45,10 +45,15 @@ impl Bag<'_> {
         chunk.expect_op(op::CHUNK, "a chunk record")?;
         let mut at = chunk.end;
         let mut out = BTreeMap::new();
+        // A connection listed twice: its first count, as before.
+        let mut wanted = std::collections::HashMap::with_capacity(info.counts.len());
+        for &(c, n) in &info.counts {
+            wanted.entry(c).or_insert(n);
+        }
         for &(conn, count) in &info.counts {
             let rec = Record::parse(self.data, at, file)?;
             let (c, entries) = index_data_v1(&rec)?;
-            let want = info.counts.iter().find(|(k, _)| *k == c).map(|(_, n)| *n);
+            let want = wanted.get(&c).copied();
             if want != Some(entries.len() as u32) {
                 return Err(rec.malformed(
                     format!("{count} index entries of connection {conn}"),

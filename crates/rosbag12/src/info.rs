@@ -131,6 +131,11 @@ impl BagInfo {
         let count = |id: u32| counts.get(&id).copied().unwrap_or(0);
         let mut types: BTreeMap<&str, &str> = BTreeMap::new();
         let mut topics: BTreeMap<&str, TopicInfo> = BTreeMap::new();
+        // The connections of each topic, so that each is visited once.
+        let mut of_topic: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        for c in bag.connections() {
+            of_topic.entry(&c.topic).or_default().push(c.id);
+        }
         for c in bag.connections().iter().filter(|c| count(c.id) > 0) {
             types.entry(&c.type_name).or_insert(&c.md5sum);
             let row = topics.entry(&c.topic).or_insert_with(|| TopicInfo {
@@ -144,11 +149,11 @@ impl BagInfo {
             row.connections += 1;
         }
         for row in topics.values_mut() {
-            let mut all: Vec<RosTime> = bag
-                .connections()
-                .iter()
-                .filter(|c| c.topic == row.topic)
-                .filter_map(|c| times.get(&c.id))
+            let mut all: Vec<RosTime> = of_topic
+                .get(row.topic.as_str())
+                .into_iter()
+                .flatten()
+                .filter_map(|id| times.get(id))
                 .flatten()
                 .copied()
                 .collect();

@@ -12,11 +12,11 @@ use crate::records::Connection;
 /// The logcore view of a connection.
 pub fn channel_info(c: &Connection) -> ChannelInfo {
     let mut info = ChannelInfo::new(ChannelId(c.id), &c.topic, &c.type_name, "ros1");
-    info.schema = Some(Schema {
+    info.schema = Some(std::sync::Arc::new(Schema {
         name: c.type_name.clone(),
         encoding: "ros1msg".into(),
         data: c.message_definition.clone().into_bytes(),
-    });
+    }));
     info.metadata.insert("md5sum".into(), c.md5sum.clone());
     if let Some(cid) = &c.callerid {
         info.metadata.insert("callerid".into(), cid.clone());

@@ -478,7 +478,10 @@ fn job(bag: &Bag<'_>, pos: u64, done: mpsc::Sender<Result<Vec<u8>>>) -> Option<J
     )
     .ok()?;
     let header = ChunkHeader::from_record(&rec).ok()?;
-    if header.compression != Compression::Bz2 {
+    // Over the limit: read in place, which reports it.
+    if header.compression != Compression::Bz2
+        || bag.limits().check_chunk(rec.offset(), header.size).is_err()
+    {
         return None;
     }
     Some(Job {

@@ -223,11 +223,11 @@ fn fix_migrates_1_2_to_2_0() {
 fn log_writer_and_log_reader_agree() {
     let mut w = rosbag12::Writer::new(Cursor::new(Vec::new()), WriterOptions::default()).unwrap();
     let mut info = logcore::ChannelInfo::new(ChannelId(9), "/n", "std_msgs/Int32", "ros1");
-    info.schema = Some(logcore::Schema {
+    info.schema = Some(std::sync::Arc::new(logcore::Schema {
         name: "std_msgs/Int32".into(),
         encoding: "ros1msg".into(),
         data: b"int32 data".to_vec(),
-    });
+    }));
     let id = w.add_channel(&info).unwrap();
     for k in 0..3i32 {
         let data = k.to_le_bytes();

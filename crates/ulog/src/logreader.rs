@@ -3,6 +3,15 @@
 //! GPS time in the log where there is one. The summary's start is the file
 //! header's timestamp and its end the latest timestamp seen, as pyulog
 //! defines a log's start and last timestamps.
+//!
+//! [`LogReader::messages`] yields samples in timestamp order, as the other
+//! formats do: a k-way merge over the subscriptions (each one's samples
+//! are in file order, which PX4 writes in time order), holding one pending
+//! sample per subscription, so memory stays O(subscriptions) and time
+//! O(samples × log subscriptions). Equal timestamps keep file order. A
+//! subscription whose own timestamps go backwards is merged as it is
+//! stored, not sorted. [`ULog::messages_in_file_order`] yields the same
+//! samples in the order they are stored.
 
 use logcore::FormatError;
 use std::cmp::Reverse;
@@ -17,7 +26,17 @@ use crate::error::Error;
 use crate::read::ULog;
 use crate::sample::decode_struct;
 
-impl ULog<'_> {
+impl<'a> ULog<'a> {
+    /// Like [`LogReader::messages`], in the order the samples are stored
+    /// in the file instead of by timestamp (the same messages and
+    /// problems).
+    pub fn messages_in_file_order<'b>(&'b self, filter: &MessageFilter) -> MessageIter<'b>
+    where
+        'a: 'b,
+    {
+        Box::new(Stream::new(self, filter, false))
+    }
+
     fn channel_info(&self, id: u32, name: &str, multi_id: u8, first: usize) -> ChannelInfo {
         let sub = &self.subscriptions[first];
         let topic = if multi_id == 0 {
@@ -47,11 +66,11 @@ impl ULog<'_> {
             .with_metadata("multi_id", multi_id.to_string())
             .with_metadata("msg_id", sub.msg_id.to_string())
             .with_metadata("message_size", sub.layout.min_size.to_string());
-        info.schema = Some(Schema {
+        info.schema = Some(std::sync::Arc::new(Schema {
             name: name.to_string(),
             encoding: "ulog-format".into(),
             data: schema.into_bytes(),
-        });
+        }));
         info
     }
 }
@@ -69,14 +88,61 @@ struct Stream<'a, 'l> {
     log: &'l ULog<'a>,
     of_sub: &'l [u32],
     cursors: Vec<usize>,
-    /// The next sample of each subscription that has one, by file offset
-    /// (samples are kept in file order, so merging the subscriptions by
-    /// offset gives the file order back).
-    next: BinaryHeap<Reverse<(u64, usize)>>,
+    /// The next sample of each subscription that has one, by merge key
+    /// (timestamp, then file offset; or file offset alone for file order),
+    /// file offset, subscription. Samples of a subscription are kept in
+    /// file order.
+    next: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    /// Merge by timestamp (else by file offset).
+    by_time: bool,
+    /// Samples at or after this offset are not merged: the first problem
+    /// that ends the iteration in this mode lies there, and the samples
+    /// before it in the file are yielded first.
+    cut: u64,
     problems: Vec<Error>,
     problem_pos: usize,
     filter: MessageFilter,
     done: bool,
+}
+
+impl<'a, 'l> Stream<'a, 'l> {
+    fn new(log: &'l ULog<'a>, filter: &MessageFilter, by_time: bool) -> Self {
+        let of_sub = &log.topics().of_subscription;
+        let mut problems: Vec<Error> = log.warnings.clone();
+        problems.extend(log.truncation.clone());
+        problems.sort_by_key(|p| p.offset().unwrap_or(0));
+        let fatal = |e: &Error| filter.mode == ReadMode::Strict || e.is_truncated();
+        let cut = problems
+            .iter()
+            .find(|e| fatal(e))
+            .map_or(u64::MAX, |e| e.offset().unwrap_or(0));
+        let mut stream = Stream {
+            log,
+            of_sub,
+            cursors: vec![0; log.subscriptions.len()],
+            next: BinaryHeap::with_capacity(log.subscriptions.len()),
+            by_time,
+            cut,
+            problems,
+            problem_pos: 0,
+            filter: filter.clone(),
+            done: false,
+        };
+        for (si, sub) in log.subscriptions.iter().enumerate() {
+            if let Some(f) = sub.samples.first() {
+                if f.offset < cut {
+                    let key = stream.key(f.timestamp, f.offset);
+                    stream.next.push(Reverse((key, f.offset, si)));
+                }
+            }
+        }
+        stream
+    }
+
+    /// The merge key of a sample.
+    fn key(&self, timestamp: u64, offset: u64) -> u64 {
+        if self.by_time { timestamp } else { offset }
+    }
 }
 
 impl<'a, 'l> Iterator for Stream<'a, 'l> {
@@ -90,7 +156,7 @@ impl<'a, 'l> Iterator for Stream<'a, 'l> {
             let next_sample = self
                 .next
                 .peek()
-                .map(|&Reverse((o, si))| (si, self.cursors[si], o));
+                .map(|&Reverse((_, o, si))| (si, self.cursors[si], o));
             let next_problem = self.problems.get(self.problem_pos);
             let problem_first = match (next_sample, next_problem) {
                 (_, None) => false,
@@ -116,7 +182,13 @@ impl<'a, 'l> Iterator for Stream<'a, 'l> {
             self.cursors[si] += 1;
             let samples = &self.log.subscriptions[si].samples;
             if let Some(after) = samples.get(k + 1) {
-                self.next.push(Reverse((after.offset, si)));
+                if after.offset < self.cut {
+                    self.next.push(Reverse((
+                        self.key(after.timestamp, after.offset),
+                        after.offset,
+                        si,
+                    )));
+                }
             }
             let channel = ChannelId(self.of_sub[si]);
             let Some(s) = samples.get(k) else {
@@ -224,25 +296,13 @@ impl LogReader for ULog<'_> {
             .collect())
     }
 
+    /// The samples that pass `filter` in timestamp order: a k-way merge
+    /// over the subscriptions holding one pending sample per subscription
+    /// (equal timestamps keep file order; a subscription whose own
+    /// timestamps go backwards is merged as stored, not sorted).
+    /// [`ULog::messages_in_file_order`] keeps the stored order.
     fn messages<'b>(&'b self, filter: &MessageFilter) -> logcore::Result<MessageIter<'b>> {
-        let of_sub = &self.topics().of_subscription;
-        let mut problems: Vec<Error> = self.warnings.clone();
-        problems.extend(self.truncation.clone());
-        Ok(Box::new(Stream {
-            log: self,
-            of_sub,
-            cursors: vec![0; self.subscriptions.len()],
-            next: self
-                .subscriptions
-                .iter()
-                .enumerate()
-                .filter_map(|(si, s)| s.samples.first().map(|f| Reverse((f.offset, si))))
-                .collect(),
-            problems,
-            problem_pos: 0,
-            filter: filter.clone(),
-            done: false,
-        }))
+        Ok(Box::new(Stream::new(self, filter, true)))
     }
 
     fn decode(&self, message: &Message<'_>) -> logcore::Result<Value> {

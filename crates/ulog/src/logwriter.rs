@@ -41,11 +41,11 @@ struct Channel {
 ///     Schema, Timestamp};
 /// let mut w = ulogfile::ULogWriter::new(Vec::new());
 /// let mut info = ChannelInfo::new(ChannelId(0), "imu", "imu", "ulog");
-/// info.schema = Some(Schema {
+/// info.schema = Some(std::sync::Arc::new(Schema {
 ///     name: "imu".into(),
 ///     encoding: "ulog-format".into(),
 ///     data: b"imu:uint64_t timestamp;float x;".to_vec(),
-/// });
+/// }));
 /// let ch = w.add_channel(&info)?;
 /// let mut sample = 5u64.to_le_bytes().to_vec();
 /// sample.extend_from_slice(&1.5f32.to_le_bytes());

@@ -8,9 +8,18 @@ use logcore::{
 use ulogfile::write::{example_log, feature_log};
 use ulogfile::{ULog, ULogWriter};
 
+/// A channel's topic, type, schema, multi_id and message size.
+type ChannelFacts = (
+    String,
+    String,
+    Option<std::sync::Arc<Schema>>,
+    String,
+    String,
+);
+
 /// Channel topic, type, schema and the metadata that survives a rewrite
 /// (msg_id is the writer's to choose).
-fn channels(log: &ULog<'_>) -> Vec<(String, String, Option<Schema>, String, String)> {
+fn channels(log: &ULog<'_>) -> Vec<ChannelFacts> {
     log.channels()
         .unwrap()
         .into_iter()
@@ -105,11 +114,11 @@ fn the_features_log_has_nested_formats_and_instances() {
 
 fn imu() -> ChannelInfo {
     let mut info = ChannelInfo::new(ChannelId(0), "imu[2]", "imu", "ulog");
-    info.schema = Some(Schema {
+    info.schema = Some(std::sync::Arc::new(Schema {
         name: "imu".into(),
         encoding: "ulog-format".into(),
         data: b"imu:uint64_t timestamp;float x;\n".to_vec(),
-    });
+    }));
     info
 }
 
@@ -146,7 +155,8 @@ fn instance_from_the_topic_and_time_from_the_payload() {
 fn bad_channels_are_refused() {
     let mut w = ULogWriter::new(Vec::new());
     let mut other = imu();
-    other.schema.as_mut().unwrap().data = b"imu:uint64_t timestamp;double x;".to_vec();
+    std::sync::Arc::make_mut(other.schema.as_mut().unwrap()).data =
+        b"imu:uint64_t timestamp;double x;".to_vec();
     w.add_channel(&imu()).unwrap();
     let err = w.add_channel(&other).unwrap_err();
     assert!(
@@ -156,7 +166,7 @@ fn bad_channels_are_refused() {
     let unknown = ChannelInfo::new(ChannelId(1), "gps", "gps", "ulog");
     assert!(w.add_channel(&unknown).is_err());
     let mut ros = imu();
-    ros.schema.as_mut().unwrap().encoding = "ros1msg".into();
+    std::sync::Arc::make_mut(ros.schema.as_mut().unwrap()).encoding = "ros1msg".into();
     assert!(w.add_channel(&ros).is_err());
     let s = sample(1, 0.0);
     let none = Message::new(ChannelId(9), Timestamp(1000), Payload::Borrowed(&s));

@@ -42,10 +42,12 @@ fn channel_info(registry: &Registry, entry: &ChannelEntry) -> ChannelInfo {
         }
     }
     info.topic = topic;
-    info.schema = registry.schema(type_id, version).map(|text| Schema {
-        name: type_name,
-        encoding: "vel-builtin".into(),
-        data: text.as_bytes().to_vec(),
+    info.schema = registry.schema(type_id, version).map(|text| {
+        std::sync::Arc::new(Schema {
+            name: type_name,
+            encoding: "vel-builtin".into(),
+            data: text.as_bytes().to_vec(),
+        })
     });
     info
 }

@@ -560,11 +560,11 @@ mod tests {
     #[test]
     fn md5sum_is_computed_when_metadata_lacks_it() {
         let mut info = ChannelInfo::new(ChannelId(3), "/n", "std_msgs/Int32", "ros1");
-        info.schema = Some(logcore::Schema {
+        info.schema = Some(std::sync::Arc::new(logcore::Schema {
             name: "std_msgs/Int32".into(),
             encoding: "ros1msg".into(),
             data: b"int32 data".to_vec(),
-        });
+        }));
         let c = connection_of(&info).unwrap();
         assert_eq!(c.md5sum, INT32);
         assert_eq!(c.topic, "/n");

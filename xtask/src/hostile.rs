@@ -1,0 +1,627 @@
+//! `cargo xtask hostile`: hostile files against the built `robolog`.
+//!
+//! Generates files made to exhaust memory, stack or time (decompression
+//! bombs with honest declared sizes of 1-4 GiB, 65,535 channels sharing a
+//! 1 MB schema, message definitions and protobuf descriptors nested 20,000
+//! deep, 20,000 ULog subscriptions, 20,000 bag connections) into
+//! `target/hostile/`, runs `robolog info` and `robolog cat --json` on each
+//! as a child process (stdout to /dev/null) and measures its peak resident
+//! memory (`wait4`) and wall time. Fails when a run is killed by a signal,
+//! takes longer than [`MAX_SECONDS`], or peaks above [`MEMORY_BUDGET`]
+//! plus the file's size. Exit codes 0-2 are all fine: refusing a hostile
+//! file with a clear error is the expected outcome for most of them.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{Result, cargo, root, run, step};
+
+/// Peak RSS allowed beyond the input file's size.
+pub(crate) const MEMORY_BUDGET: u64 = 512 << 20;
+/// Wall time allowed per run.
+pub(crate) const MAX_SECONDS: u64 = 60;
+
+/// `cargo xtask hostile`.
+pub(crate) fn cmd(_args: &[String]) -> Result {
+    step("build robolog (release)");
+    run(cargo().args(["build", "--release", "--locked", "-p", "robolog-cli"]))?;
+    let exe = root().join("target/release/robolog");
+    let dir = root().join("target/hostile");
+    step("generate hostile files");
+    // In a process of its own: the memory the generators leave to the
+    // allocator must not count in the peak of the children started here.
+    let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+    run(Command::new(me).arg("hostile-generate").arg(&dir))?;
+    let files: Vec<PathBuf> = generators()
+        .iter()
+        .map(|(name, _)| dir.join(name))
+        .collect();
+    step("robolog info / cat --json on each");
+    println!(
+        "{:<28} {:<10} {:>6} {:>10} {:>10} {:>8}  verdict",
+        "file", "command", "exit", "peak MiB", "budget", "seconds"
+    );
+    let mut failures = Vec::new();
+    for path in &files {
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        let budget = MEMORY_BUDGET + size;
+        for args in [&["info"][..], &["cat", "--json"][..]] {
+            let r = measure(&exe, args, path)?;
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let mut problems = Vec::new();
+            if let Some(sig) = r.signal {
+                problems.push(format!("killed by signal {sig}"));
+            }
+            if r.timed_out {
+                problems.push(format!("ran over {MAX_SECONDS} s"));
+            }
+            if r.peak_rss > budget {
+                problems.push(format!("peak RSS {} > {budget}", r.peak_rss));
+            }
+            println!(
+                "{:<28} {:<10} {:>6} {:>10.1} {:>10.1} {:>8.2}  {}",
+                name,
+                args.join(" "),
+                r.exit.map_or("-".into(), |c| c.to_string()),
+                r.peak_rss as f64 / (1 << 20) as f64,
+                budget as f64 / (1 << 20) as f64,
+                r.elapsed.as_secs_f64(),
+                if problems.is_empty() {
+                    "ok".to_string()
+                } else {
+                    problems.join(", ")
+                }
+            );
+            if !problems.is_empty() {
+                failures.push(format!(
+                    "{name}: robolog {}: {}",
+                    args.join(" "),
+                    problems.join(", ")
+                ));
+            }
+        }
+    }
+    crate::verdict("hostile files that broke robolog", &failures)
+}
+
+/// `xtask hostile-generate DIR`: writes every hostile file into `DIR`.
+pub(crate) fn generate(args: &[String]) -> Result {
+    let dir = PathBuf::from(args.first().ok_or("hostile-generate: no folder given")?);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (name, make) in generators() {
+        let path = dir.join(name);
+        let started = Instant::now();
+        let bytes = make()?;
+        std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!(
+            "xtask: {name}: {} bytes in {:.1} s",
+            bytes.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+type Generator = fn() -> Result<Vec<u8>>;
+
+/// The hostile files, by name.
+fn generators() -> Vec<(&'static str, Generator)> {
+    vec![
+        ("bomb-zstd-4g.mcap", mcap_zstd_bomb),
+        ("bomb-lz4-1g.mcap", mcap_lz4_bomb),
+        ("bomb-bz2-1g.bag", bag_bz2_bomb),
+        ("bomb-lz4-1g.bag", bag_lz4_bomb),
+        ("shared-schema-65535.mcap", shared_schema),
+        ("nested-msg-20000.bag", nested_msg),
+        ("nested-descriptor.mcap", nested_descriptor),
+        ("deep-proto-chain.mcap", deep_proto_chain),
+        ("subscriptions-20000.ulg", many_subscriptions),
+        ("connections-20000.bag", many_connections),
+    ]
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// An unindexed MCAP file holding one chunk of `data` compressed with
+/// `compression`, declaring `declared` uncompressed bytes.
+fn mcap_with_chunk(compression: &str, data: &[u8], declared: u64) -> Vec<u8> {
+    use mcapfile::{Chunk, DataEnd, Footer, Header, MAGIC, Record, encode_record};
+    let mut f = MAGIC.to_vec();
+    f.extend(encode_record(&Record::Header(Header {
+        profile: String::new(),
+        library: "xtask hostile".into(),
+    })));
+    f.extend(encode_record(&Record::Chunk(Chunk {
+        message_start_time: 0,
+        message_end_time: 0,
+        uncompressed_size: declared,
+        uncompressed_crc: 0,
+        compression: compression.into(),
+        records: logcore::Payload::Borrowed(data),
+    })));
+    f.extend(encode_record(&Record::DataEnd(DataEnd {
+        data_section_crc: 0,
+    })));
+    f.extend(encode_record(&Record::Footer(Footer::default())));
+    f.extend_from_slice(MAGIC);
+    f
+}
+
+/// 4 GiB of zeros as 4096 concatenated zstd frames of 1 MiB (an honest
+/// declared size; about 160 KB).
+fn mcap_zstd_bomb() -> Result<Vec<u8>> {
+    let frame = zstd_frame_of_zeros()?;
+    Ok(mcap_with_chunk("zstd", &frame.repeat(4096), 4 << 30))
+}
+
+fn zstd_frame_of_zeros() -> Result<Vec<u8>> {
+    // The file is made by the format crate's own dependency tree: go
+    // through the MCAP writer for one zstd chunk of zeros and take its
+    // compressed records back out.
+    let mut w = mcapfile::Writer::new(
+        Vec::new(),
+        mcapfile::WriteOptions {
+            compression: mcapfile::Compression::Zstd,
+            chunk_size: 8 << 20,
+            ..mcapfile::WriteOptions::default()
+        },
+    )
+    .map_err(err)?;
+    let ch = w
+        .add_channel(0, "/zeros", "raw", &BTreeMap::new())
+        .map_err(err)?;
+    w.write_message(ch, 0, 0, 0, &vec![0u8; 1 << 20])
+        .map_err(err)?;
+    let file = w.finish().map_err(err)?;
+    let chunk = mcapfile::LinearReader::with_options(
+        &file,
+        mcapfile::ReadOptions {
+            flatten_chunks: false,
+            ..mcapfile::ReadOptions::default()
+        },
+    )
+    .find_map(|r| match r {
+        Ok(mcapfile::Record::Chunk(c)) => Some(c.records.to_vec()),
+        _ => None,
+    })
+    .ok_or("no chunk written")?;
+    Ok(chunk)
+}
+
+/// One lz4 frame of `n` zeros, written 1 MiB at a time.
+fn lz4_zeros(n: usize) -> Result<Vec<u8>> {
+    let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    let block = vec![0u8; 1 << 20];
+    for _ in 0..n >> 20 {
+        enc.write_all(&block).map_err(err)?;
+    }
+    enc.finish().map_err(err)
+}
+
+fn mcap_lz4_bomb() -> Result<Vec<u8>> {
+    Ok(mcap_with_chunk("lz4", &lz4_zeros(1 << 30)?, 1 << 30))
+}
+
+/// A bag with one chunk record and no index (the reader scans it).
+fn bag_with_chunk(compression: &str, size: u32, data: &[u8]) -> Vec<u8> {
+    use rosbag12::record::{encode_header, encode_record};
+    let mut out = b"#ROSBAG V2.0\n".to_vec();
+    let zero = 0u64.to_le_bytes();
+    let z32 = 0u32.to_le_bytes();
+    let fields: [(&str, &[u8]); 4] = [
+        ("chunk_count", &z32),
+        ("conn_count", &z32),
+        ("index_pos", &zero),
+        ("op", &[3]),
+    ];
+    let header = encode_header(&fields);
+    out.extend(encode_record(&fields, &vec![b' '; 4096 - header.len()]));
+    out.extend(encode_record(
+        &[
+            ("compression", compression.as_bytes()),
+            ("op", &[5]),
+            ("size", &size.to_le_bytes()),
+        ],
+        data,
+    ));
+    out
+}
+
+/// 1 GiB of zeros, bz2 (an honest size: the stream really decompresses
+/// to it).
+fn bag_bz2_bomb() -> Result<Vec<u8>> {
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    let block = vec![0u8; 1 << 20];
+    for _ in 0..1024 {
+        enc.write_all(&block).map_err(err)?;
+    }
+    let data = enc.finish().map_err(err)?;
+    Ok(bag_with_chunk("bz2", 1 << 30, &data))
+}
+
+fn bag_lz4_bomb() -> Result<Vec<u8>> {
+    Ok(bag_with_chunk("lz4", 1 << 30, &lz4_zeros(1 << 30)?))
+}
+
+/// 65,535 channels on one 1 MB `ros1msg` schema, one message each.
+fn shared_schema() -> Result<Vec<u8>> {
+    let mut w =
+        mcapfile::Writer::new(Vec::new(), mcapfile::WriteOptions::default()).map_err(err)?;
+    let mut schema = String::with_capacity(1 << 20);
+    while schema.len() < (1 << 20) - 64 {
+        schema.push_str("# a comment line that makes the definition one megabyte long\n");
+    }
+    schema.push_str("float64 x\n");
+    let id = w
+        .add_schema("hostile/Big", "ros1msg", schema.as_bytes())
+        .map_err(err)?;
+    for i in 0..65_535u32 {
+        let ch = w
+            .add_channel(id, &format!("/c{i}"), "ros1", &BTreeMap::new())
+            .map_err(err)?;
+        w.write_message(ch, 0, u64::from(i), u64::from(i), &1.5f64.to_le_bytes())
+            .map_err(err)?;
+    }
+    w.finish().map_err(err)
+}
+
+/// A bag whose one connection's type nests 20,000 levels deep
+/// (`hostile/T0` holds a `hostile/T1`, ...), with one message.
+fn nested_msg() -> Result<Vec<u8>> {
+    const DEPTH: usize = 20_000;
+    let mut def = String::from("hostile/T1 next\n");
+    for i in 1..DEPTH {
+        def.push_str(&"=".repeat(80));
+        def.push_str(&format!("\nMSG: hostile/T{i}\nhostile/T{} next\n", i + 1));
+    }
+    def.push_str(&"=".repeat(80));
+    def.push_str(&format!("\nMSG: hostile/T{DEPTH}\nuint8 x\n"));
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions::default(),
+    )
+    .map_err(err)?;
+    let conn = rosbag12::Connection::new(
+        0,
+        "/deep",
+        "hostile/T0",
+        "0123456789abcdef0123456789abcdef",
+        def,
+    );
+    let id = w.add_connection(conn).map_err(err)?;
+    w.write(id, rosbag12::RosTime { sec: 1, nsec: 0 }, &[7])
+        .map_err(err)?;
+    w.finish().map_err(err)?;
+    Ok(w.into_inner().into_inner())
+}
+
+/// Protobuf wire helpers.
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn varint_len(v: u64) -> u64 {
+    let mut n = 1;
+    let mut v = v >> 7;
+    while v > 0 {
+        n += 1;
+        v >>= 7;
+    }
+    n
+}
+
+/// A length-delimited field `tag` (wire type 2) holding `data`.
+fn field(tag: u64, data: &[u8], out: &mut Vec<u8>) {
+    varint(tag << 3 | 2, out);
+    varint(data.len() as u64, out);
+    out.extend_from_slice(data);
+}
+
+/// An MCAP file with one protobuf channel on `schema_name` with the
+/// FileDescriptorSet `fds`, and one message `payload`.
+fn proto_mcap(schema_name: &str, fds: &[u8], payload: &[u8]) -> Result<Vec<u8>> {
+    let mut w =
+        mcapfile::Writer::new(Vec::new(), mcapfile::WriteOptions::default()).map_err(err)?;
+    let id = w.add_schema(schema_name, "protobuf", fds).map_err(err)?;
+    let ch = w
+        .add_channel(id, "/deep", "protobuf", &BTreeMap::new())
+        .map_err(err)?;
+    w.write_message(ch, 0, 1, 1, payload).map_err(err)?;
+    w.finish().map_err(err)
+}
+
+/// A FileDescriptorSet whose message `M` has nested types 20,000 deep
+/// (`M.M.M...`), written front to back with the lengths computed first.
+fn nested_descriptor() -> Result<Vec<u8>> {
+    const DEPTH: usize = 20_000;
+    // DescriptorProto { name = 1: "M", nested_type = 3: DescriptorProto }.
+    let name = {
+        let mut n = Vec::new();
+        field(1, b"M", &mut n);
+        n
+    };
+    // lens[k]: the length of the DescriptorProto at depth k.
+    let mut lens = vec![0u64; DEPTH + 1];
+    lens[DEPTH] = name.len() as u64;
+    for k in (0..DEPTH).rev() {
+        let inner = lens[k + 1];
+        lens[k] = name.len() as u64 + 1 + varint_len(inner) + inner;
+    }
+    let mut msg = Vec::with_capacity(lens[0] as usize);
+    for (k, _) in lens.iter().enumerate().take(DEPTH) {
+        msg.extend_from_slice(&name);
+        varint(3 << 3 | 2, &mut msg);
+        varint(lens[k + 1], &mut msg);
+    }
+    msg.extend_from_slice(&name);
+    // FileDescriptorProto { name = 1, package = 2, message_type = 4 }.
+    let mut file = Vec::new();
+    field(1, b"deep.proto", &mut file);
+    field(2, b"hostile", &mut file);
+    field(4, &msg, &mut file);
+    let mut fds = Vec::new();
+    field(1, &file, &mut fds);
+    proto_mcap("hostile.M", &fds, &[])
+}
+
+/// 20,000 message types each holding the next (`M0.next` is an `M1`, ...)
+/// and a payload nested through all of them.
+fn deep_proto_chain() -> Result<Vec<u8>> {
+    const DEPTH: usize = 20_000;
+    let mut file = Vec::new();
+    field(1, b"chain.proto", &mut file);
+    field(2, b"hostile", &mut file);
+    for i in 0..DEPTH {
+        // FieldDescriptorProto { name 1, number 3, label 4, type 5, type_name 6 }.
+        let mut f = Vec::new();
+        field(1, b"next", &mut f);
+        f.extend_from_slice(&[3 << 3, 1, 4 << 3, 1]);
+        if i + 1 < DEPTH {
+            f.extend_from_slice(&[5 << 3, 11]);
+            field(6, format!(".hostile.M{}", i + 1).as_bytes(), &mut f);
+        } else {
+            f.extend_from_slice(&[5 << 3, 13]);
+        }
+        let mut m = Vec::new();
+        field(1, format!("M{i}").as_bytes(), &mut m);
+        field(2, &f, &mut m);
+        field(4, &m, &mut file);
+    }
+    let mut fds = Vec::new();
+    field(1, &file, &mut fds);
+    // The payload: field 1 nested DEPTH - 1 times, then a uint32.
+    let mut lens = vec![0u64; DEPTH];
+    lens[DEPTH - 1] = 2;
+    for k in (0..DEPTH - 1).rev() {
+        lens[k] = 1 + varint_len(lens[k + 1]) + lens[k + 1];
+    }
+    let mut payload = Vec::with_capacity(lens[0] as usize);
+    for len in lens.iter().skip(1) {
+        payload.push(1 << 3 | 2);
+        varint(*len, &mut payload);
+    }
+    payload.extend_from_slice(&[1 << 3, 5]);
+    proto_mcap("hostile.M0", &fds, &payload)
+}
+
+/// 20,000 subscriptions (80 formats, 250 multi_ids each), two samples
+/// each, their timestamps running backwards in file order.
+fn many_subscriptions() -> Result<Vec<u8>> {
+    let mut w = ulogfile::write::Writer::new(Vec::new(), 0).map_err(err)?;
+    for f in 0..80 {
+        w.add_format(&format!("t{f}:uint64_t timestamp;uint8_t x;"))
+            .map_err(err)?;
+    }
+    let mut ids = Vec::new();
+    for f in 0..80 {
+        for m in 0..250u8 {
+            ids.push(w.add_subscription(&format!("t{f}"), m).map_err(err)?);
+        }
+    }
+    let n = ids.len() as u64;
+    for round in 0..2u64 {
+        for (i, id) in ids.iter().enumerate() {
+            let t = 1_000_000 + (round * n + n - i as u64) * 10;
+            let mut s = t.to_le_bytes().to_vec();
+            s.push(i as u8);
+            w.write_data(*id, &s).map_err(err)?;
+        }
+    }
+    w.finish().map_err(err)
+}
+
+/// 20,000 connections (distinct topics), one message each.
+fn many_connections() -> Result<Vec<u8>> {
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions::default(),
+    )
+    .map_err(err)?;
+    let mut ids = Vec::new();
+    for i in 0..20_000 {
+        let conn = rosbag12::Connection::new(
+            0,
+            format!("/t{i}"),
+            "std_msgs/UInt8",
+            "7c8164229e7d2c17eb95e9231617fdee",
+            "uint8 data\n",
+        );
+        ids.push(w.add_connection(conn).map_err(err)?);
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let t = rosbag12::RosTime {
+            sec: 1 + (i as u32) / 1000,
+            nsec: (i as u32 % 1000) * 1_000_000,
+        };
+        w.write(*id, t, &[i as u8]).map_err(err)?;
+    }
+    w.finish().map_err(err)?;
+    Ok(w.into_inner().into_inner())
+}
+
+/// What one run of the binary did.
+struct Measured {
+    exit: Option<i32>,
+    signal: Option<i32>,
+    peak_rss: u64,
+    elapsed: Duration,
+    timed_out: bool,
+}
+
+/// Runs `exe args path` (stdout to /dev/null, stderr kept short) and
+/// measures its peak RSS with `wait4`; kills it after [`MAX_SECONDS`].
+fn measure(exe: &Path, args: &[&str], path: &PathBuf) -> Result<Measured> {
+    let started = Instant::now();
+    let child = Command::new(exe)
+        .args(args)
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
+    let pid = child.id() as i32;
+    // Keep stderr drained (a full pipe would block the child); show its
+    // first line.
+    let mut stderr = child.stderr;
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = std::io::Read::read_to_string(e, &mut s);
+        }
+        s
+    });
+    let (status, rusage, timed_out) = wait_with_timeout(pid, Duration::from_secs(MAX_SECONDS))?;
+    let elapsed = started.elapsed();
+    let text = reader.join().unwrap_or_default();
+    if let Some(first) = text.lines().next() {
+        let short: String = first.chars().take(160).collect();
+        eprintln!("  {} {}: {short}", args.join(" "), path.display());
+    }
+    let (exit, signal) = if libc::WIFEXITED(status) {
+        (Some(libc::WEXITSTATUS(status)), None)
+    } else if libc::WIFSIGNALED(status) {
+        (None, Some(libc::WTERMSIG(status)))
+    } else {
+        (None, None)
+    };
+    Ok(Measured {
+        exit,
+        // Our own kill at the time limit is reported as the time-out.
+        signal: signal.filter(|_| !timed_out),
+        // ru_maxrss is in KiB on Linux.
+        peak_rss: rusage.ru_maxrss.max(0) as u64 * 1024,
+        elapsed,
+        timed_out,
+    })
+}
+
+/// Waits for `pid` (polling `wait4` with WNOHANG), killing it with SIGKILL
+/// once `limit` has passed; returns its status, resource usage and
+/// whether it was killed.
+#[allow(unsafe_code)]
+fn wait_with_timeout(pid: i32, limit: Duration) -> Result<(i32, libc::rusage, bool)> {
+    let started = Instant::now();
+    let mut killed = false;
+    loop {
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value of the plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is our own child, not yet waited for; both
+        // pointers are to live locals of the right types.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            return Ok((status, usage, killed));
+        }
+        if r < 0 {
+            return Err(format!("wait4({pid}): {}", std::io::Error::last_os_error()));
+        }
+        if !killed && started.elapsed() > limit {
+            // SAFETY: signalling our own child process by its id.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use logcore::{LogReader, MessageFilter, ReadMode};
+
+    /// Opens `bytes` through the facade and reads and decodes every
+    /// message leniently; returns (messages, problems).
+    fn read_all(bytes: &[u8]) -> (usize, usize) {
+        let log = robolog::open_bytes(bytes).expect("opens");
+        let _ = log.summary().expect("summary");
+        let mut decoder = robolog::LenientDecoder::new(&log);
+        let (mut messages, mut problems) = (0, 0);
+        for m in log
+            .messages(&MessageFilter::all().mode(ReadMode::Lenient))
+            .expect("messages")
+        {
+            match m {
+                Ok(m) => {
+                    let _ = decoder.decode(&m);
+                    messages += 1;
+                }
+                Err(_) => problems += 1,
+            }
+        }
+        (messages, problems + decoder.failures().len())
+    }
+
+    #[test]
+    fn deep_definitions_are_errors_not_stack_overflows() {
+        for make in [nested_msg, nested_descriptor, deep_proto_chain] {
+            let (messages, problems) = read_all(&make().unwrap());
+            assert_eq!((messages, problems), (1, 1));
+        }
+    }
+
+    #[test]
+    fn many_subscriptions_and_connections_read_in_time_order() {
+        let ulog = many_subscriptions().unwrap();
+        assert_eq!(read_all(&ulog), (40_000, 0));
+        let log = robolog::open_bytes(&ulog).unwrap();
+        let times: Vec<i64> = log
+            .messages(&MessageFilter::all())
+            .unwrap()
+            .map(|m| m.unwrap().log_time.as_nanos())
+            .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(read_all(&many_connections().unwrap()), (20_000, 0));
+    }
+
+    #[test]
+    fn bombs_are_refused_at_the_chunk() {
+        // The small one of each kind: the same code paths as the others.
+        let zstd = mcap_with_chunk(
+            "zstd",
+            &zstd_frame_of_zeros().unwrap().repeat(2048),
+            2 << 30,
+        );
+        let log = robolog::open_bytes(&zstd).unwrap();
+        let e = log
+            .messages(&MessageFilter::all())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.offset(), Some(38));
+        assert!(
+            e.to_string()
+                .contains("declaring 2147483648 uncompressed bytes"),
+            "{e}"
+        );
+    }
+}
