@@ -123,6 +123,14 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
     let mut out = output::stdout();
     let mut damaged = false;
     let mut decoder = LenientDecoder::new(&reader);
+    // Channels of an encoding no decoder serves (MCAP only: the other
+    // formats decode every channel themselves), with how many of their
+    // messages were printed raw.
+    let mut undecodable: std::collections::BTreeMap<ChannelId, u64> = channels
+        .iter()
+        .filter(|c| reader.format() == robolog::Format::Mcap && !decodable(&reader, c))
+        .map(|c| (c.id, 0))
+        .collect();
     let io = |e: std::io::Error| Failure::new(path, e);
     for item in reader.messages(&filter).map_err(fail)? {
         let msg = match item {
@@ -141,6 +149,9 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
         // A payload that does not decode is printed raw; the failures are
         // reported once per channel at the end.
         let data = decoder.decode(&msg);
+        if let Some(n) = undecodable.get_mut(&msg.channel) {
+            *n += 1;
+        }
         let line = if args.json {
             // Serialized directly (not through `serde_json::Value`) so that
             // `f32` fields print as their shortest form: 9.81, not 9.8100004196167.
@@ -158,6 +169,21 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
         output::line(&mut out, &line).map_err(io)?;
     }
     std::io::Write::flush(&mut out).map_err(io)?;
+    for (id, count) in undecodable.iter().filter(|(_, n)| **n > 0) {
+        let Some(c) = by_id.get(id) else { continue };
+        eprintln!(
+            "robolog: {}: channel {:?}: no decoder for message encoding {:?}{}; its {count} message{} {} printed as raw bytes",
+            path.display(),
+            c.topic,
+            c.message_encoding,
+            c.schema
+                .as_ref()
+                .map(|s| format!(" with schema encoding {:?}", s.encoding))
+                .unwrap_or_default(),
+            if *count == 1 { "" } else { "s" },
+            if *count == 1 { "is" } else { "are" },
+        );
+    }
     for failure in decoder.failures() {
         let topic = by_id
             .get(&failure.channel)
@@ -177,4 +203,12 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
     } else {
         Outcome::Clean
     })
+}
+
+/// Whether the log's registry serves the encodings of channel `c`.
+fn decodable(log: &robolog::Log<'_>, c: &logcore::ChannelInfo) -> bool {
+    let schema = c.schema.as_ref().map_or("", |s| s.encoding.as_str());
+    log.registry()
+        .factory(&c.message_encoding, schema)
+        .is_some()
 }

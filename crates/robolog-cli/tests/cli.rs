@@ -370,3 +370,36 @@ fn cat_prints_undecodable_payloads_raw_with_one_warning_per_channel() {
         }
     }
 }
+
+#[test]
+fn cat_names_channels_of_encodings_without_a_decoder_once() {
+    use mcapfile::{WriteOptions, Writer};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    let schema = w.add_schema("T", "ros2msg", b"int32 a").unwrap();
+    let odd = w
+        .add_channel(schema, "/odd", "wrong_format", &Default::default())
+        .unwrap();
+    let good = w
+        .add_channel(0, "/good", "json", &Default::default())
+        .unwrap();
+    for i in 0..2u64 {
+        w.write_message(odd, 0, i, i, &[1, 2, i as u8]).unwrap();
+        w.write_message(good, 0, i, i, b"{}").unwrap();
+    }
+    let p = temp_file("unknown-encoding.mcap", &w.finish().unwrap().into_inner());
+    let out = robolog().arg("cat").arg("--json").arg(&p).output().unwrap();
+    // Not damage: the file is sound, only no decoder serves that encoding.
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["topic"], "/odd");
+    assert_eq!(lines[0]["data"], serde_json::json!([1, 2, 0]));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "robolog: {}: channel \"/odd\": no decoder for message encoding \"wrong_format\" with schema encoding \"ros2msg\"; its 2 messages are printed as raw bytes",
+            p.display()
+        )]
+    );
+}
