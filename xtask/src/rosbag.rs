@@ -625,20 +625,11 @@ else:
     timeit(sys.argv[2])
 "#;
 
-/// Mean time in seconds of one criterion benchmark.
-fn criterion_mean(group: &str, function: &str) -> Option<f64> {
-    let path = crate::root()
-        .join("target/criterion")
-        .join(group)
-        .join(function)
-        .join("new/estimates.json");
-    let j: Json = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    Some(j["mean"]["point_estimate"].as_f64()? / 1e9)
-}
-
 /// `cargo xtask bench rosbag`: large bags made by rosbags (none, lz4,
-/// bz2), iterated by us, by the `rosbag` crate (framing) and by rosbags
-/// (deserialization), same run; prints MB/s and the ratios.
+/// bz2; cached under `target/rosbag-bench`), iterated by us and by the
+/// `rosbag` crate (framing; alternating runs in the bench, which prints
+/// MB/s and the ratios), then deserialized by rosbags for the decoding
+/// comparison.
 pub(crate) fn bench() -> Result {
     let venv = crate::python::Venv::with(&["rosbags==0.11.9"])?;
     let dir = crate::root().join("target/rosbag-bench");
@@ -654,11 +645,17 @@ pub(crate) fn bench() -> Result {
             crate::run(&mut c)?;
         }
     }
+    let medians = dir.join("medians.json");
     crate::run(
         crate::cargo()
             .env("ROSBAG12_BENCH_DIR", &dir)
+            .env("ROSBAG12_BENCH_OUT", &medians)
             .args(["bench", "--locked", "-p", "rosbag12", "--bench", "read"]),
     )?;
+    let medians: Json = std::fs::read_to_string(&medians)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or("the rosbag12 bench wrote no medians")?;
     let mut table = Vec::new();
     for comp in comps {
         let bag = dir.join(format!("bench-{comp}.bag"));
@@ -677,11 +674,11 @@ pub(crate) fn bench() -> Result {
         })?;
         let raw = j["bytes"].as_f64().unwrap_or(0.0) / 1e6;
         let py = j["seconds"].as_f64().unwrap_or(f64::NAN);
-        let group = format!("rosbag_{comp}");
-        let ours_f = criterion_mean(&group, "ours_framing").unwrap_or(f64::NAN);
-        let peer_f = criterion_mean(&group, "rosbag_crate_framing").unwrap_or(f64::NAN);
-        let ours_d = criterion_mean(&group, "ours_decode").unwrap_or(f64::NAN);
-        let ours_r = criterion_mean(&group, "ours_decode_reuse").unwrap_or(f64::NAN);
+        let median = |name: &str| medians[comp][name].as_f64().unwrap_or(f64::NAN);
+        let ours_f = median("ours_framing");
+        let peer_f = median("rosbag_crate_framing");
+        let ours_d = median("ours_decode");
+        let ours_r = median("ours_decode_reuse");
         table.push(format!(
             "{comp:>4}: {raw:.0} MB, {} msgs | framing: rosbag12 {:.0} MB/s, rosbag crate {:.0} MB/s ({:.2}x) | decode: rosbag12 {:.0} MB/s new values ({:.1}x), {:.0} MB/s reused values ({:.1}x), rosbags {:.1} MB/s",
             j["messages"],
