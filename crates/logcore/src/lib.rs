@@ -25,6 +25,7 @@
 //!
 //! The only `unsafe` in the toolkit is the memory map in [`FileBytes::open`].
 
+pub mod ahead;
 pub mod channel;
 pub mod cursor;
 pub mod error;
