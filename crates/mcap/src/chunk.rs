@@ -56,27 +56,40 @@ pub fn decompress<'a>(
     let out = match (&chunk.records, chunk.compression.as_str()) {
         (Payload::Borrowed(b), "") => ChunkRecords::Borrowed(b),
         (Payload::Shared(b), "") => ChunkRecords::Shared(b.clone()),
-        (src, "zstd") => match zstd_bulk(src, declared) {
-            Some(out) => ChunkRecords::Shared(out),
+        (src, codec) => ChunkRecords::Shared(decode(codec, src, declared, offset)?),
+    };
+    verify(out.as_slice(), chunk, offset, check_crc)?;
+    Ok(out)
+}
+
+/// The compressed records of `src` (codec `codec`, declaring `declared`
+/// bytes), decoded; the codec's part of [`decompress`].
+fn decode(codec: &str, src: &[u8], declared: u64, offset: u64) -> Result<Bytes> {
+    match codec {
+        "zstd" => match zstd_bulk(src, declared) {
+            Some(out) => Ok(out),
             None => {
-                let dec = zstd::stream::read::Decoder::with_buffer(&src[..])
+                let dec = zstd::stream::read::Decoder::with_buffer(src)
                     .map_err(|e| codec_error(offset, "zstd", &e))?;
-                ChunkRecords::Shared(read_bounded(dec, declared, src.len(), offset, "zstd")?)
+                read_bounded(dec, declared, src.len(), offset, "zstd")
             }
         },
-        (src, "lz4") => {
-            let dec = lz4_flex::frame::FrameDecoder::new(&src[..]);
-            ChunkRecords::Shared(read_bounded(dec, declared, src.len(), offset, "lz4")?)
+        "lz4" => {
+            let dec = lz4_flex::frame::FrameDecoder::new(src);
+            read_bounded(dec, declared, src.len(), offset, "lz4")
         }
-        (_, other) => {
-            return Err(Error::malformed(
-                offset,
-                "chunk compression \"\", \"lz4\" or \"zstd\"",
-                format!("{other:?}"),
-            ));
-        }
-    };
-    let bytes = out.as_slice();
+        other => Err(Error::malformed(
+            offset,
+            "chunk compression \"\", \"lz4\" or \"zstd\"",
+            format!("{other:?}"),
+        )),
+    }
+}
+
+/// Checks decompressed records against the chunk's declared size and
+/// (when non-zero and `check_crc`) its CRC.
+fn verify(bytes: &[u8], chunk: &Chunk<'_>, offset: u64, check_crc: bool) -> Result<()> {
+    let declared = chunk.uncompressed_size;
     if bytes.len() as u64 != declared {
         return Err(Error::malformed(
             offset,
@@ -94,7 +107,104 @@ pub fn decompress<'a>(
             ));
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A compressed chunk taken out of the file (its bytes copied) so that
+/// another thread can decompress and check it: the readers hand the next
+/// chunks to [`logcore::ahead::Ahead`] threads while the caller reads the
+/// current one. The result is what [`decompress`] gives in place.
+pub(crate) struct Detached {
+    chunk: Chunk<'static>,
+    offset: u64,
+    check_crc: bool,
+    max_size: u64,
+}
+
+impl Detached {
+    /// `None` for an uncompressed chunk (nothing to do ahead).
+    pub(crate) fn new(
+        chunk: &Chunk<'_>,
+        offset: u64,
+        check_crc: bool,
+        max_size: u64,
+    ) -> Option<Detached> {
+        if chunk.compression.is_empty() {
+            return None;
+        }
+        Some(Detached {
+            chunk: Chunk {
+                message_start_time: chunk.message_start_time,
+                message_end_time: chunk.message_end_time,
+                uncompressed_size: chunk.uncompressed_size,
+                uncompressed_crc: chunk.uncompressed_crc,
+                compression: chunk.compression.clone(),
+                records: chunk.records.clone().into_owned(),
+            },
+            offset,
+            check_crc,
+            max_size,
+        })
+    }
+
+    /// Decompresses and checks the chunk (on whatever thread calls it).
+    pub(crate) fn run(self) -> Result<Bytes> {
+        match decompress(&self.chunk, self.offset, self.check_crc, self.max_size)? {
+            ChunkRecords::Shared(b) => Ok(b),
+            ChunkRecords::Borrowed(b) => Ok(Bytes::copy_from_slice(b)),
+        }
+    }
+}
+
+/// Compressed chunks decompressed ahead of the reader, in file order: the
+/// chunk offsets submitted (oldest first) and the threads' results.
+pub(crate) struct ReadAhead {
+    threads: logcore::ahead::Ahead<Result<Bytes>>,
+    offsets: std::collections::VecDeque<u64>,
+}
+
+impl ReadAhead {
+    /// Threads for a reader of more than one compressed chunk; `None` on a
+    /// single core.
+    pub(crate) fn start() -> Option<ReadAhead> {
+        Some(ReadAhead {
+            threads: logcore::ahead::Ahead::per_core("mcapfile-decompress")?,
+            offsets: Default::default(),
+        })
+    }
+
+    /// Whether another chunk may be submitted.
+    pub(crate) fn has_room(&self) -> bool {
+        self.threads.has_room()
+    }
+
+    /// Hands the chunk at `offset` to the threads.
+    pub(crate) fn submit(&mut self, job: Detached) {
+        let offset = job.offset;
+        if self.threads.submit(move || job.run()) {
+            self.offsets.push_back(offset);
+        }
+    }
+
+    /// The result for the chunk at `offset` when it is the oldest one
+    /// submitted; `None` when it is not, or its thread died: the caller
+    /// then decompresses in place.
+    pub(crate) fn take(&mut self, offset: u64) -> Option<Result<Bytes>> {
+        if self.offsets.front() != Some(&offset) {
+            return None;
+        }
+        self.offsets.pop_front();
+        self.threads.take()
+    }
+
+    /// Drops the results of chunks before `offset` (a reader going through
+    /// the file in order stepped over them, e.g. after damage).
+    pub(crate) fn drop_before(&mut self, offset: u64) {
+        while self.offsets.front().is_some_and(|&o| o < offset) {
+            self.offsets.pop_front();
+            drop(self.threads.take());
+        }
+    }
 }
 
 /// Chunks up to this declared size are decompressed in one call into a
@@ -113,12 +223,23 @@ fn zstd_bulk(src: &[u8], declared: u64) -> Option<Bytes> {
     if declared > BULK_LIMIT || declared > (src.len() as u64).saturating_mul(BULK_MAX_RATIO) {
         return None;
     }
-    let mut out = Vec::with_capacity(declared as usize);
-    let mut dec = zstd::bulk::Decompressor::new().ok()?;
-    match dec.decompress_to_buffer(src, &mut out) {
-        Ok(n) if n as u64 == declared => Some(Bytes::from(out)),
-        _ => None,
+    thread_local! {
+        /// One decompression context per thread, reused chunk after chunk.
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
     }
+    let mut out = Vec::with_capacity(declared as usize);
+    CONTEXT.with(|c| {
+        let mut c = c.try_borrow_mut().ok()?;
+        if c.is_none() {
+            *c = zstd::bulk::Decompressor::new().ok();
+        }
+        match c.as_mut()?.decompress_to_buffer(src, &mut out) {
+            Ok(n) if n as u64 == declared => Some(()),
+            _ => None,
+        }
+    })?;
+    Some(Bytes::from(out))
 }
 
 fn codec_error(offset: u64, codec: &str, e: &std::io::Error) -> Error {
