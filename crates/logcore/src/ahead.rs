@@ -7,6 +7,11 @@
 //! [`Ahead::has_room`]. Results come back in the order the jobs were
 //! submitted, whatever order the threads finish them in.
 //!
+//! A job no thread has started yet when its result is wanted is run by
+//! the caller itself, at once: on a machine whose cores are busy with
+//! other work the caller never waits for a thread to be scheduled, and
+//! the reading degrades to doing the work in place.
+//!
 //! ```
 //! let mut ahead = logcore::ahead::Ahead::with_threads(2, 4, "example").unwrap();
 //! for i in 0..4u64 {
@@ -29,13 +34,24 @@ pub const MAX_THREADS: usize = 8;
 /// finds the next job waiting.
 pub const EXTRA_JOBS: usize = 2;
 
-type Job<T> = (Box<dyn FnOnce() -> T + Send>, mpsc::SyncSender<T>);
+/// A submitted job's work, taken by whichever side gets to it first.
+type Work<T> = Arc<Mutex<Option<Box<dyn FnOnce() -> T + Send>>>>;
+
+type Job<T> = (Work<T>, mpsc::SyncSender<T>);
+
+/// Takes the work out of its slot (`None` when the other side has it).
+fn claim<T>(work: &Work<T>) -> Option<Box<dyn FnOnce() -> T + Send>> {
+    match work.lock() {
+        Ok(mut w) => w.take(),
+        Err(p) => p.into_inner().take(),
+    }
+}
 
 /// Threads running submitted jobs; results taken back in order. Dropping
 /// it lets the threads finish their current job and end.
 pub struct Ahead<T: Send + 'static> {
     jobs: mpsc::Sender<Job<T>>,
-    pending: VecDeque<mpsc::Receiver<T>>,
+    pending: VecDeque<(Work<T>, mpsc::Receiver<T>)>,
     window: usize,
     threads: usize,
 }
@@ -82,8 +98,10 @@ impl<T: Send + 'static> Ahead<T> {
                             Err(p) => p.into_inner().recv(),
                         };
                         let Ok((work, done)) = job else { break };
-                        // The taker may be gone (the reader was dropped).
-                        let _ = done.send(work());
+                        if let Some(work) = claim(&work) {
+                            // The taker may be gone (the reader was dropped).
+                            let _ = done.send(work());
+                        }
                     }
                 });
             if spawned.is_ok() {
@@ -123,18 +141,25 @@ impl<T: Send + 'static> Ahead<T> {
     /// gone, in which case the caller does the work itself.
     pub fn submit(&mut self, work: impl FnOnce() -> T + Send + 'static) -> bool {
         let (done, result) = mpsc::sync_channel(1);
-        if self.jobs.send((Box::new(work), done)).is_err() {
+        let work: Work<T> = Arc::new(Mutex::new(Some(Box::new(work))));
+        if self.jobs.send((work.clone(), done)).is_err() {
             return false;
         }
-        self.pending.push_back(result);
+        self.pending.push_back((work, result));
         true
     }
 
-    /// The result of the oldest job not taken yet, waiting for it; `None`
-    /// when none is pending, or when the thread running it died (the
-    /// caller then does that job itself).
+    /// The result of the oldest job not taken yet: run here when no
+    /// thread started it (a panic in it is then the caller's), else waited
+    /// for. `None` when none is pending, or
+    /// when the thread running it died (the caller then does that job
+    /// itself).
     pub fn take(&mut self) -> Option<T> {
-        self.pending.pop_front()?.recv().ok()
+        let (work, result) = self.pending.pop_front()?;
+        match claim(&work) {
+            Some(work) => Some(work()),
+            None => result.recv().ok(),
+        }
     }
 }
 
@@ -165,9 +190,36 @@ mod tests {
     }
 
     #[test]
-    fn a_job_that_panics_is_reported_as_gone() {
+    fn jobs_no_thread_started_run_in_the_caller() {
+        // No thread at all: every job waits in the queue until taken.
+        let (jobs, queue) = mpsc::channel();
+        let mut ahead = Ahead {
+            jobs,
+            pending: VecDeque::new(),
+            window: 3,
+            threads: 0,
+        };
+        for i in 0..3u32 {
+            assert!(ahead.submit(move || (i, std::thread::current().id())));
+        }
+        let here = std::thread::current().id();
+        let got: Vec<_> = std::iter::from_fn(|| ahead.take()).collect();
+        assert_eq!(got, [(0, here), (1, here), (2, here)]);
+        // What a thread would find later is already claimed.
+        let (work, _) = queue.recv().unwrap();
+        assert!(claim(&work).is_none());
+    }
+
+    #[test]
+    fn a_job_that_panics_on_a_thread_is_reported_as_gone() {
         let mut ahead = Ahead::with_threads(2, 4, "test").unwrap();
-        assert!(ahead.submit(|| -> u8 { panic!("job fails") }));
+        let (started, running) = mpsc::channel();
+        assert!(ahead.submit(move || -> u8 {
+            let _ = started.send(());
+            panic!("job fails")
+        }));
+        // Taken by a thread (not by the caller, who would panic itself).
+        running.recv().unwrap();
         assert!(ahead.submit(|| 7u8));
         assert_eq!(ahead.take(), None);
         assert_eq!(ahead.take(), Some(7));
