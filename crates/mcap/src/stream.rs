@@ -152,7 +152,9 @@ impl<'a> LinearReader<'a> {
         let at = c.pos;
         let len = c.records.as_slice().len();
         if at >= len {
-            self.chunk = None;
+            if let (Some(c), Some(a)) = (self.chunk.take(), self.ahead.as_mut()) {
+                a.recycle(c.records);
+            }
             return None;
         }
         let chunk_offset = c.chunk_offset;
