@@ -378,6 +378,8 @@ pub struct IndexedMessages<'a> {
     /// the merge loads them; `ahead_next` is the next source to submit.
     ahead: Option<ReadAhead>,
     ahead_next: usize,
+    /// The records of the last chunk read to its end, for reuse.
+    spent: Option<ChunkRecords<'a>>,
 }
 
 impl<'a> IndexedMessages<'a> {
@@ -421,6 +423,7 @@ impl<'a> IndexedMessages<'a> {
                 None
             },
             ahead_next: 0,
+            spent: None,
         }
     }
 
@@ -803,6 +806,11 @@ impl<'a> Iterator for IndexedMessages<'a> {
         if self.done {
             return None;
         }
+        if let Some(records) = self.spent.take() {
+            if let Some(ahead) = self.ahead.as_mut() {
+                ahead.recycle(records);
+            }
+        }
         // The hot path (everything loaded that is due) stays small enough
         // to inline into callers; loading and damage live in `refill`.
         let first = if self.damage.is_empty() && self.next_source >= self.sources.len() {
@@ -816,7 +824,14 @@ impl<'a> Iterator for IndexedMessages<'a> {
         let (_, i) = first?;
         let p = self.active[i].pop(&self.filter)?;
         if self.active[i].front_key().is_none() {
-            self.active.swap_remove(i);
+            if let Queue::Streamed(stream) = self.active.swap_remove(i) {
+                if self.ahead.is_some() {
+                    // Its buffer takes a later chunk once no message holds
+                    // it: looked at on the next call, after the caller had
+                    // the message this one returns.
+                    self.spent = Some(stream.records);
+                }
+            }
         }
         Some(Ok((p.offset, p.message)))
     }
