@@ -709,3 +709,53 @@ pub(crate) fn interop() -> Result {
         Err(failures.join("\n  "))
     }
 }
+
+/// Python side of the benchmark: the peer's writer makes the inputs.
+/// 1M messages on 10 channels, payloads of 16-1024 bytes (log-uniform,
+/// sensor-like bytes: compressible, not trivially), 1 MiB chunks.
+const PY_BENCH: &str = r#"import random, sys
+from mcap.writer import Writer, CompressionType
+
+path, comp = sys.argv[1], sys.argv[2]
+kind = {"none": CompressionType.NONE, "zstd": CompressionType.ZSTD, "lz4": CompressionType.LZ4}[comp]
+rng = random.Random(17)
+base = bytes(rng.getrandbits(4) * 17 ^ (i & 0xF) for i in range(1 << 16))
+with open(path, "wb") as f:
+    w = Writer(f, chunk_size=1 << 20, compression=kind)
+    w.start(profile="", library="python mcap 1.6.0")
+    schema = w.register_schema(name="Sample", encoding="jsonschema", data=b"{}")
+    channels = [w.register_channel(topic=f"/ch{i}", message_encoding="json", schema_id=schema) for i in range(10)]
+    for i in range(1_000_000):
+        n = int(16 * 64 ** rng.random())
+        at = rng.randrange(0, len(base) - n)
+        t = 1_700_000_000_000_000_000 + i * 100_000
+        w.add_message(channel_id=channels[i % 10], log_time=t, publish_time=t, sequence=i, data=base[at:at + n])
+    w.finish()
+"#;
+
+/// `cargo xtask bench mcap`: inputs written by the Python `mcap` 1.6 writer
+/// (cached under `target/mcap-bench`), then the bench in `crates/mcap`,
+/// which iterates every message with our readers and the `mcap` crate's
+/// `MessageStream` in alternating runs and prints MB/s and the ratios.
+pub(crate) fn bench() -> Result {
+    let venv = crate::python::Venv::with(&["mcap==1.6.0", "zstandard==0.23.0", "lz4==4.3.3"])?;
+    let dir = crate::root().join("target/mcap-bench");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let script = dir.join("bench.py");
+    std::fs::write(&script, PY_BENCH).map_err(|e| format!("{}: {e}", script.display()))?;
+    for comp in ["none", "zstd", "lz4"] {
+        let file = dir.join(format!("bench-{comp}.mcap"));
+        if !file.exists() {
+            // Written aside and renamed: an interrupted run leaves no
+            // half file to be taken for an input next time.
+            let part = dir.join(format!("bench-{comp}.mcap.part"));
+            crate::run(venv.command().arg(&script).arg(&part).arg(comp))?;
+            std::fs::rename(&part, &file).map_err(|e| format!("{}: {e}", file.display()))?;
+        }
+    }
+    crate::run(
+        crate::cargo()
+            .env("MCAPFILE_BENCH_DIR", &dir)
+            .args(["bench", "--locked", "-p", "mcapfile", "--bench", "read"]),
+    )
+}

@@ -580,29 +580,24 @@ def make(path, comp):
         c_imu = w.add_connection('/imu', 'sensor_msgs/msg/Imu', typestore=ts)
         c_scan = w.add_connection('/scan', 'sensor_msgs/msg/LaserScan', typestore=ts)
         rng = np.random.default_rng(1)
-        raw = 0
-        i = 0
-        # bz2 decompresses at tens of MB/s: a smaller bag keeps the run short.
-        limit = 20_000_000 if comp == 'bz2' else 104_000_000
-        while raw < limit:
+        # 330k messages (about 120 MB); bz2 decompresses at tens of MB/s:
+        # a smaller bag keeps the run short.
+        count = 60_000 if comp == 'bz2' else 330_000
+        for i in range(count):
             t = 1_700_000_000_000_000_000 + i * 1_000_000
             hdr = Header(seq=i, stamp=Time(sec=1_700_000_000 + i // 1000, nanosec=(i % 1000) * 1_000_000), frame_id='imu_link')
+            if i % 100 == 99:
+                scan = T['sensor_msgs/msg/LaserScan'](header=hdr, angle_min=-1.5, angle_max=1.5, angle_increment=0.005,
+                    time_increment=0.0, scan_time=0.1, range_min=0.1, range_max=30.0,
+                    ranges=rng.random(600, dtype=np.float32) * 30, intensities=rng.random(600, dtype=np.float32))
+                w.write(c_scan, t, ts.serialize_ros1(scan, 'sensor_msgs/msg/LaserScan'))
+                continue
             imu = T['sensor_msgs/msg/Imu'](header=hdr,
                 orientation=T['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.001 * (i % 1000), w=1.0),
                 orientation_covariance=np.full(9, 0.5), angular_velocity=v3(x=0.1, y=-1.5, z=3.0),
                 angular_velocity_covariance=np.zeros(9), linear_acceleration=v3(x=0.0, y=0.0, z=9.81),
                 linear_acceleration_covariance=np.full(9, -1.0))
-            data = ts.serialize_ros1(imu, 'sensor_msgs/msg/Imu')
-            w.write(c_imu, t, data)
-            raw += len(data)
-            if i % 10 == 0:
-                scan = T['sensor_msgs/msg/LaserScan'](header=hdr, angle_min=-1.5, angle_max=1.5, angle_increment=0.005,
-                    time_increment=0.0, scan_time=0.1, range_min=0.1, range_max=30.0,
-                    ranges=rng.random(600, dtype=np.float32) * 30, intensities=rng.random(600, dtype=np.float32))
-                data = ts.serialize_ros1(scan, 'sensor_msgs/msg/LaserScan')
-                w.write(c_scan, t + 1, data)
-                raw += len(data)
-            i += 1
+            w.write(c_imu, t, ts.serialize_ros1(imu, 'sensor_msgs/msg/Imu'))
 
 def timeit(path):
     best = None
@@ -625,23 +620,16 @@ else:
     timeit(sys.argv[2])
 "#;
 
-/// Mean time in seconds of one criterion benchmark.
-fn criterion_mean(group: &str, function: &str) -> Option<f64> {
-    let path = crate::root()
-        .join("target/criterion")
-        .join(group)
-        .join(function)
-        .join("new/estimates.json");
-    let j: Json = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    Some(j["mean"]["point_estimate"].as_f64()? / 1e9)
-}
-
 /// `cargo xtask bench rosbag`: large bags made by rosbags (none, lz4,
-/// bz2), iterated by us, by the `rosbag` crate (framing) and by rosbags
-/// (deserialization), same run; prints MB/s and the ratios.
+/// bz2; cached under `target/rosbag-bench`), iterated by us and by the
+/// `rosbag` crate (framing; alternating runs in the bench, which prints
+/// MB/s and the ratios), then deserialized by rosbags for the decoding
+/// comparison.
 pub(crate) fn bench() -> Result {
     let venv = crate::python::Venv::with(&["rosbags==0.11.9"])?;
-    let dir = crate::root().join("target/rosbag-bench");
+    // One folder per generation of the inputs, so a changed generator
+    // never meets bags cached by an older one.
+    let dir = crate::root().join("target/rosbag-bench/330k");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let script = dir.join("bench.py");
     std::fs::write(&script, BENCH_PY).map_err(|e| e.to_string())?;
@@ -649,16 +637,27 @@ pub(crate) fn bench() -> Result {
     for comp in comps {
         let bag = dir.join(format!("bench-{comp}.bag"));
         if !bag.exists() {
+            // rosbags refuses to overwrite; an interrupted run leaves a
+            // `.part` file, never a half bag under the real name.
+            let part = dir.join(format!("bench-{comp}.bag.part"));
+            let _ = std::fs::remove_file(&part);
             let mut c = venv.command();
-            c.arg(&script).args(["make"]).arg(&bag).arg(comp);
+            c.arg(&script).args(["make"]).arg(&part).arg(comp);
             crate::run(&mut c)?;
+            std::fs::rename(&part, &bag).map_err(|e| format!("{}: {e}", bag.display()))?;
         }
     }
+    let medians = dir.join("medians.json");
     crate::run(
         crate::cargo()
             .env("ROSBAG12_BENCH_DIR", &dir)
+            .env("ROSBAG12_BENCH_OUT", &medians)
             .args(["bench", "--locked", "-p", "rosbag12", "--bench", "read"]),
     )?;
+    let medians: Json = std::fs::read_to_string(&medians)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or("the rosbag12 bench wrote no medians")?;
     let mut table = Vec::new();
     for comp in comps {
         let bag = dir.join(format!("bench-{comp}.bag"));
@@ -677,11 +676,11 @@ pub(crate) fn bench() -> Result {
         })?;
         let raw = j["bytes"].as_f64().unwrap_or(0.0) / 1e6;
         let py = j["seconds"].as_f64().unwrap_or(f64::NAN);
-        let group = format!("rosbag_{comp}");
-        let ours_f = criterion_mean(&group, "ours_framing").unwrap_or(f64::NAN);
-        let peer_f = criterion_mean(&group, "rosbag_crate_framing").unwrap_or(f64::NAN);
-        let ours_d = criterion_mean(&group, "ours_decode").unwrap_or(f64::NAN);
-        let ours_r = criterion_mean(&group, "ours_decode_reuse").unwrap_or(f64::NAN);
+        let median = |name: &str| medians[comp][name].as_f64().unwrap_or(f64::NAN);
+        let ours_f = median("ours_framing");
+        let peer_f = median("rosbag_crate_framing");
+        let ours_d = median("ours_decode");
+        let ours_r = median("ours_decode_reuse");
         table.push(format!(
             "{comp:>4}: {raw:.0} MB, {} msgs | framing: rosbag12 {:.0} MB/s, rosbag crate {:.0} MB/s ({:.2}x) | decode: rosbag12 {:.0} MB/s new values ({:.1}x), {:.0} MB/s reused values ({:.1}x), rosbags {:.1} MB/s",
             j["messages"],

@@ -27,6 +27,7 @@
 //! [`FileBytes::open`] (the `robolog` binary adds its `SIGBUS` handler for
 //! mapped inputs that shrink, see [`source`]).
 
+pub mod ahead;
 pub mod channel;
 pub mod cursor;
 pub mod error;

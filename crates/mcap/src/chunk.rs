@@ -43,6 +43,18 @@ pub fn decompress<'a>(
     check_crc: bool,
     max_size: u64,
 ) -> Result<ChunkRecords<'a>> {
+    decompress_into(chunk, offset, check_crc, max_size, Vec::new())
+}
+
+/// [`decompress`] into `spare`'s allocation (a buffer whose pages are in
+/// memory already; what it holds is overwritten).
+pub(crate) fn decompress_into<'a>(
+    chunk: &Chunk<'a>,
+    offset: u64,
+    check_crc: bool,
+    max_size: u64,
+    spare: Vec<u8>,
+) -> Result<ChunkRecords<'a>> {
     let declared = chunk.uncompressed_size;
     if declared > max_size {
         return Err(crate::limits::chunk_too_large(offset, declared, max_size));
@@ -50,27 +62,43 @@ pub fn decompress<'a>(
     let out = match (&chunk.records, chunk.compression.as_str()) {
         (Payload::Borrowed(b), "") => ChunkRecords::Borrowed(b),
         (Payload::Shared(b), "") => ChunkRecords::Shared(b.clone()),
-        (src, "zstd") => match zstd_bulk(src, declared) {
-            Some(out) => ChunkRecords::Shared(out),
+        (src, codec) => ChunkRecords::Shared(decode(codec, src, declared, offset, spare)?),
+    };
+    verify(out.as_slice(), chunk, offset, check_crc)?;
+    Ok(out)
+}
+
+/// The compressed records of `src` (codec `codec`, declaring `declared`
+/// bytes), decoded; the codec's part of [`decompress`].
+fn decode(codec: &str, src: &[u8], declared: u64, offset: u64, spare: Vec<u8>) -> Result<Bytes> {
+    match codec {
+        "zstd" => match zstd_bulk(src, declared, spare) {
+            Some(out) => Ok(out),
             None => {
-                let dec = zstd::stream::read::Decoder::with_buffer(&src[..])
+                let dec = zstd::stream::read::Decoder::with_buffer(src)
                     .map_err(|e| codec_error(offset, "zstd", &e))?;
-                ChunkRecords::Shared(read_bounded(dec, declared, src.len(), offset, "zstd")?)
+                read_bounded(dec, declared, src.len(), offset, "zstd")
             }
         },
-        (src, "lz4") => {
-            let dec = lz4_flex::frame::FrameDecoder::new(&src[..]);
-            ChunkRecords::Shared(read_bounded(dec, declared, src.len(), offset, "lz4")?)
-        }
-        (_, other) => {
-            return Err(Error::malformed(
-                offset,
-                "chunk compression \"\", \"lz4\" or \"zstd\"",
-                format!("{other:?}"),
-            ));
-        }
-    };
-    let bytes = out.as_slice();
+        "lz4" => match lz4_bulk(src, declared, spare) {
+            Some(out) => Ok(out),
+            None => {
+                let dec = lz4_flex::frame::FrameDecoder::new(src);
+                read_bounded(dec, declared, src.len(), offset, "lz4")
+            }
+        },
+        other => Err(Error::malformed(
+            offset,
+            "chunk compression \"\", \"lz4\" or \"zstd\"",
+            format!("{other:?}"),
+        )),
+    }
+}
+
+/// Checks decompressed records against the chunk's declared size and
+/// (when non-zero and `check_crc`) its CRC.
+fn verify(bytes: &[u8], chunk: &Chunk<'_>, offset: u64, check_crc: bool) -> Result<()> {
+    let declared = chunk.uncompressed_size;
     if bytes.len() as u64 != declared {
         return Err(Error::malformed(
             offset,
@@ -88,7 +116,126 @@ pub fn decompress<'a>(
             ));
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A compressed chunk taken out of the file (its bytes copied) so that
+/// another thread can decompress and check it: the readers hand the next
+/// chunks to [`logcore::ahead::Ahead`] threads while the caller reads the
+/// current one. The result is what [`decompress`] gives in place.
+pub(crate) struct Detached {
+    chunk: Chunk<'static>,
+    spare: Vec<u8>,
+    offset: u64,
+    check_crc: bool,
+    max_size: u64,
+}
+
+impl Detached {
+    /// `None` for an uncompressed chunk (nothing to do ahead).
+    pub(crate) fn new(
+        chunk: &Chunk<'_>,
+        offset: u64,
+        check_crc: bool,
+        max_size: u64,
+    ) -> Option<Detached> {
+        if chunk.compression.is_empty() {
+            return None;
+        }
+        Some(Detached {
+            chunk: Chunk {
+                message_start_time: chunk.message_start_time,
+                message_end_time: chunk.message_end_time,
+                uncompressed_size: chunk.uncompressed_size,
+                uncompressed_crc: chunk.uncompressed_crc,
+                compression: chunk.compression.clone(),
+                records: chunk.records.clone().into_owned(),
+            },
+            offset,
+            check_crc,
+            max_size,
+            spare: Vec::new(),
+        })
+    }
+
+    /// Decompresses and checks the chunk (on whatever thread calls it).
+    pub(crate) fn run(self) -> Result<Bytes> {
+        match decompress_into(
+            &self.chunk,
+            self.offset,
+            self.check_crc,
+            self.max_size,
+            self.spare,
+        )? {
+            ChunkRecords::Shared(b) => Ok(b),
+            ChunkRecords::Borrowed(b) => Ok(Bytes::copy_from_slice(b)),
+        }
+    }
+}
+
+/// Compressed chunks decompressed ahead of the reader, in file order: the
+/// chunk offsets submitted (oldest first) and the threads' results.
+pub(crate) struct ReadAhead {
+    threads: logcore::ahead::Ahead<Result<Bytes>>,
+    offsets: std::collections::VecDeque<u64>,
+    /// Buffers of chunks the reader is done with, for the next jobs.
+    spares: Vec<Vec<u8>>,
+}
+
+impl ReadAhead {
+    /// Threads for a reader of more than one compressed chunk; `None` on a
+    /// single core.
+    pub(crate) fn start() -> Option<ReadAhead> {
+        Some(ReadAhead {
+            threads: logcore::ahead::Ahead::per_core("mcapfile-decompress")?,
+            offsets: Default::default(),
+            spares: Vec::new(),
+        })
+    }
+
+    /// Whether another chunk may be submitted.
+    pub(crate) fn has_room(&self) -> bool {
+        self.threads.has_room()
+    }
+
+    /// Hands the chunk at `offset` to the threads.
+    pub(crate) fn submit(&mut self, mut job: Detached) {
+        job.spare = self.spares.pop().unwrap_or_default();
+        let offset = job.offset;
+        if self.threads.submit(move || job.run()) {
+            self.offsets.push_back(offset);
+        }
+    }
+
+    /// The result for the chunk at `offset` when it is the oldest one
+    /// submitted; `None` when it is not, or its thread died: the caller
+    /// then decompresses in place.
+    pub(crate) fn take(&mut self, offset: u64) -> Option<Result<Bytes>> {
+        if self.offsets.front() != Some(&offset) {
+            return None;
+        }
+        self.offsets.pop_front();
+        self.threads.take()
+    }
+
+    /// Keeps the buffer of a chunk the reader is done with for a next job
+    /// (when no message of it is held any more).
+    pub(crate) fn recycle(&mut self, records: ChunkRecords<'_>) {
+        if let (ChunkRecords::Shared(b), true) = (records, self.spares.len() < 4) {
+            if let Ok(buf) = b.try_into_mut() {
+                self.spares.push(Vec::from(buf));
+            }
+        }
+    }
+
+    /// Drops the results of chunks before `offset` (a reader going through
+    /// the file in order stepped over them, e.g. after damage).
+    pub(crate) fn drop_before(&mut self, offset: u64) {
+        while self.offsets.front().is_some_and(|&o| o < offset) {
+            self.offsets.pop_front();
+            drop(self.threads.take());
+        }
+    }
 }
 
 /// Chunks up to this declared size are decompressed in one call into a
@@ -100,19 +247,82 @@ const BULK_MAX_RATIO: u64 = 256;
 /// One-call zstd decompression into a buffer of the declared size; `None`
 /// when it does not apply or fails (the streaming path then decides, and
 /// names the error).
-fn zstd_bulk(src: &[u8], declared: u64) -> Option<Bytes> {
+fn zstd_bulk(src: &[u8], declared: u64, mut out: Vec<u8>) -> Option<Bytes> {
     // The up-front buffer is bounded by what the input plausibly expands
     // to; a higher claimed ratio (a bomb, or a chunk of zeros) streams and
     // grows only with the real output.
     if declared > BULK_LIMIT || declared > (src.len() as u64).saturating_mul(BULK_MAX_RATIO) {
         return None;
     }
-    let mut out = Vec::with_capacity(declared as usize);
-    let mut dec = zstd::bulk::Decompressor::new().ok()?;
-    match dec.decompress_to_buffer(src, &mut out) {
-        Ok(n) if n as u64 == declared => Some(Bytes::from(out)),
-        _ => None,
+    thread_local! {
+        /// One decompression context per thread, reused chunk after chunk.
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
     }
+    out.clear();
+    out.reserve(declared as usize);
+    CONTEXT.with(|c| {
+        let mut c = c.try_borrow_mut().ok()?;
+        if c.is_none() {
+            *c = zstd::bulk::Decompressor::new().ok();
+        }
+        match c.as_mut()?.decompress_to_buffer(src, &mut out) {
+            Ok(n) if n as u64 == declared => Some(()),
+            _ => None,
+        }
+    })?;
+    Some(Bytes::from(out))
+}
+
+/// One lz4 frame decoded block by block straight into a buffer of the
+/// declared size (no copy through the frame decoder's own buffer), for the
+/// frames writers make: no block or content checksums, no dictionary id.
+/// `None` when it does not apply or does not give exactly the declared
+/// size (the frame decoder then decides, and names any error). The
+/// up-front buffer is bounded as for [`zstd_bulk`].
+fn lz4_bulk(src: &[u8], declared: u64, mut out: Vec<u8>) -> Option<Bytes> {
+    if declared > BULK_LIMIT || declared > (src.len() as u64).saturating_mul(BULK_MAX_RATIO) {
+        return None;
+    }
+    let word =
+        |at: usize| -> Option<u32> { Some(u32::from_le_bytes(*src.get(at..)?.first_chunk()?)) };
+    if word(0)? != 0x184D_2204 {
+        return None;
+    }
+    let flg = *src.get(4)?;
+    // Version 01; block checksum (0x10), content checksum (0x04),
+    // reserved (0x02) and dictionary id (0x01) flags clear.
+    if flg >> 6 != 1 || flg & 0x17 != 0 {
+        return None;
+    }
+    let independent = flg & 0x20 != 0;
+    let content_size = if flg & 0x08 != 0 { 8 } else { 0 };
+    // Magic, FLG, BD, content size, header checksum.
+    let mut pos = 4 + 2 + content_size + 1;
+    // Overwritten block by block; only the size matters.
+    out.resize(declared as usize, 0);
+    let mut produced = 0;
+    loop {
+        let w = word(pos)?;
+        pos += 4;
+        if w == 0 {
+            break;
+        }
+        let len = (w & 0x7FFF_FFFF) as usize;
+        let block = src.get(pos..pos.checked_add(len)?)?;
+        pos += len;
+        let (prev, rest) = out.split_at_mut(produced);
+        produced += if w & 0x8000_0000 != 0 {
+            rest.get_mut(..block.len())?.copy_from_slice(block);
+            block.len()
+        } else if independent {
+            lz4_flex::block::decompress_into(block, rest).ok()?
+        } else {
+            let dict = &prev[prev.len().saturating_sub(64 << 10)..];
+            lz4_flex::block::decompress_into_with_dict(block, rest, dict).ok()?
+        };
+    }
+    (produced == out.len()).then(|| Bytes::from(out))
 }
 
 fn codec_error(offset: u64, codec: &str, e: &std::io::Error) -> Error {
@@ -196,6 +406,49 @@ mod tests {
         let e = decompress(&chunk(&l, "lz4", 5000, crc ^ 1), 10, true, u64::MAX).unwrap_err();
         assert_eq!(e.offset(), Some(10));
         assert!(e.to_string().contains("uncompressed_crc"), "{e}");
+    }
+
+    #[test]
+    fn lz4_frames_of_every_kind_decode_alike() {
+        use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
+        let raw: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let crc = crc32fast::hash(&raw);
+        for (mode, checksum, size) in [
+            (BlockMode::Linked, false, true),
+            (BlockMode::Independent, false, false),
+            (BlockMode::Linked, true, false),
+        ] {
+            let info = FrameInfo::new()
+                .block_size(BlockSize::Max64KB)
+                .block_mode(mode)
+                .content_checksum(checksum)
+                .content_size(size.then_some(raw.len() as u64));
+            let mut enc = FrameEncoder::with_frame_info(info, Vec::new());
+            std::io::Write::write_all(&mut enc, &raw).unwrap();
+            let packed = enc.finish().unwrap();
+            // The block path takes the frames without checksums.
+            let bulk = lz4_bulk(&packed, raw.len() as u64, vec![7; 50]);
+            assert_eq!(bulk.is_some(), !checksum);
+            let out =
+                decompress(&chunk(&packed, "lz4", 1_200_000, crc), 0, true, u64::MAX).unwrap();
+            assert_eq!(out.as_slice(), &raw[..]);
+            // A smaller declared size yields that many bytes, no more; a
+            // larger one and cut frames are errors.
+            let out = decompress(&chunk(&packed, "lz4", 1000, 0), 0, true, u64::MAX).unwrap();
+            assert_eq!(out.as_slice(), &raw[..1000]);
+            assert!(decompress(&chunk(&packed, "lz4", 1_200_001, 0), 0, true, u64::MAX).is_err());
+            for cut in [5, 20, packed.len() / 2, packed.len() - 100] {
+                let e = decompress(
+                    &chunk(&packed[..cut], "lz4", 1_200_000, 0),
+                    0,
+                    true,
+                    u64::MAX,
+                );
+                assert!(e.is_err(), "cut at {cut}");
+            }
+        }
     }
 
     #[test]

@@ -36,13 +36,13 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use logcore::{Payload, ReadMode};
+use logcore::ReadMode;
 
-use crate::chunk::{ChunkRecords, decompress};
+use crate::chunk::{ChunkRecords, Detached, ReadAhead, decompress};
 use crate::error::{Error, Result};
 use crate::parse::{frame_at, parse_message, parse_record};
 use crate::records::{ChunkIndex, MAGIC, Message, Record, op};
-use crate::stream::{ReadOptions, read_inner};
+use crate::stream::{ReadOptions, message_head, message_in, read_inner};
 use crate::summary::Summary;
 
 /// Messages outside chunks are merged in runs of at most this many, so the
@@ -157,41 +157,13 @@ struct Pending<'a> {
 /// straight from its framing (the hot path: no general record enum);
 /// `None` for any other record or any error, which the caller then reads
 /// through the general path.
+#[inline]
 fn fast_message<'a>(
     records: &ChunkRecords<'a>,
     p: usize,
-    base: u64,
+    _base: u64,
 ) -> Option<(Message<'a>, usize)> {
-    match records {
-        ChunkRecords::Borrowed(b) => {
-            let b: &'a [u8] = b;
-            let f = frame_at(b, p, base, "chunk records").ok()?;
-            if f.opcode != op::MESSAGE {
-                return None;
-            }
-            let m = parse_message(f.content, base + p as u64 + 9).ok()?;
-            Some((m, f.len))
-        }
-        ChunkRecords::Shared(buf) => {
-            let f = frame_at(buf, p, base, "chunk records").ok()?;
-            if f.opcode != op::MESSAGE {
-                return None;
-            }
-            let m = parse_message(f.content, base + p as u64 + 9).ok()?;
-            let data = match m.data {
-                Payload::Borrowed(d) => Payload::Shared(buf.slice_ref(d)),
-                Payload::Shared(d) => Payload::Shared(d),
-            };
-            let m = Message {
-                channel_id: m.channel_id,
-                sequence: m.sequence,
-                log_time: m.log_time,
-                publish_time: m.publish_time,
-                data,
-            };
-            Some((m, f.len))
-        }
-    }
+    message_in(records, p)
 }
 
 /// A loaded source's wanted messages, in key order.
@@ -402,6 +374,12 @@ pub struct IndexedMessages<'a> {
     filter: IndexFilter,
     opts: ReadOptions,
     done: bool,
+    /// Compressed chunks decompressed ahead on other threads, in the order
+    /// the merge loads them; `ahead_next` is the next source to submit.
+    ahead: Option<ReadAhead>,
+    ahead_next: usize,
+    /// The records of the last chunk read to its end, for reuse.
+    spent: Option<ChunkRecords<'a>>,
 }
 
 impl<'a> IndexedMessages<'a> {
@@ -424,6 +402,12 @@ impl<'a> IndexedMessages<'a> {
             .chain(loose)
             .collect();
         sources.sort_by_key(|s| (s.start_time(), s.offset()));
+        // Threads only pay for more than one compressed chunk.
+        let compressed = sources
+            .iter()
+            .filter(|s| matches!(s, Source::Chunk(c) if !c.compression.is_empty()))
+            .take(2)
+            .count();
         IndexedMessages {
             data,
             sources,
@@ -433,6 +417,13 @@ impl<'a> IndexedMessages<'a> {
             filter,
             opts,
             done: false,
+            ahead: if compressed == 2 {
+                ReadAhead::start()
+            } else {
+                None
+            },
+            ahead_next: 0,
+            spent: None,
         }
     }
 
@@ -500,7 +491,7 @@ impl<'a> IndexedMessages<'a> {
 
     /// A chunk's wanted messages: as a [`Stream`] when they are in order
     /// already, else collected (`Err`, to be sorted).
-    fn load_chunk(&self, ci: &ChunkIndex) -> Result<Loaded<'a>> {
+    fn load_chunk(&mut self, ci: &ChunkIndex) -> Result<Loaded<'a>> {
         let at = ci.chunk_start_offset;
         let pos = usize::try_from(at).unwrap_or(usize::MAX);
         let frame = frame_at(self.data, pos, 0, "file")?;
@@ -520,12 +511,19 @@ impl<'a> IndexedMessages<'a> {
         // Read the Message Index records before decompressing: a broken
         // index then costs no decompression twice.
         let positions = self.indexed_positions(ci);
-        let records = decompress(
-            &chunk,
-            at,
-            self.opts.validate_crcs,
-            self.opts.limits.max_chunk_size,
-        )?;
+        let done_ahead = match self.ahead.as_mut() {
+            Some(a) if !chunk.compression.is_empty() => a.take(at),
+            _ => None,
+        };
+        let records = match done_ahead {
+            Some(r) => ChunkRecords::Shared(r?),
+            None => decompress(
+                &chunk,
+                at,
+                self.opts.validate_crcs,
+                self.opts.limits.max_chunk_size,
+            )?,
+        };
         let borrowed = matches!(records, ChunkRecords::Borrowed(_));
         let records_offset = at + 9 + 40 + chunk.compression.len() as u64;
         let base = if borrowed { records_offset } else { 0 };
@@ -557,6 +555,16 @@ impl<'a> IndexedMessages<'a> {
         let mut last = 0;
         let mut p = 0;
         while p < bytes.len() {
+            if let Some((channel, _, time, _, _, end)) = message_head(bytes, p) {
+                if self.filter.wants_time(time) && self.filter.wants_channel(channel) {
+                    if time < last {
+                        return false;
+                    }
+                    last = time;
+                }
+                p = end;
+                continue;
+            }
             let Ok(f) = frame_at(bytes, p, base, "chunk records") else {
                 return false;
             };
@@ -722,12 +730,56 @@ impl<'a> IndexedMessages<'a> {
             }
             let source = source.clone();
             self.next_source += 1;
+            self.read_ahead();
             if let Err(e) = self.load(&source) {
                 return Err(self.damaged(e, source.offset(), source.len()));
             }
             first = self.first();
         }
         Ok(first)
+    }
+
+    /// Hands the compressed chunks of the sources after the one being
+    /// loaded to the decompression threads, in load order, as far as the
+    /// window allows. A chunk that does not frame or parse here is left
+    /// to be read (and reported) in place.
+    fn read_ahead(&mut self) {
+        let Some(ahead) = self.ahead.as_mut() else {
+            return;
+        };
+        self.ahead_next = self.ahead_next.max(self.next_source);
+        while ahead.has_room() {
+            let Some(source) = self.sources.get(self.ahead_next) else {
+                return;
+            };
+            self.ahead_next += 1;
+            let Source::Chunk(ci) = source else { continue };
+            if ci.compression.is_empty() {
+                continue;
+            }
+            let at = ci.chunk_start_offset;
+            let Ok(frame) = frame_at(
+                self.data,
+                usize::try_from(at).unwrap_or(usize::MAX),
+                0,
+                "file",
+            ) else {
+                continue;
+            };
+            if frame.opcode != op::CHUNK || frame.len as u64 != ci.chunk_length {
+                continue;
+            }
+            if let Ok(Record::Chunk(c)) = parse_record(frame.opcode, frame.content, at + 9) {
+                if let Some(job) = Detached::new(
+                    &c,
+                    at,
+                    self.opts.validate_crcs,
+                    self.opts.limits.max_chunk_size,
+                ) {
+                    ahead.submit(job);
+                }
+            }
+        }
     }
 
     /// Strict: end with `e`. Lenient: report the bytes as skipped.
@@ -757,6 +809,11 @@ impl<'a> Iterator for IndexedMessages<'a> {
         if self.done {
             return None;
         }
+        if let Some(records) = self.spent.take() {
+            if let Some(ahead) = self.ahead.as_mut() {
+                ahead.recycle(records);
+            }
+        }
         // The hot path (everything loaded that is due) stays small enough
         // to inline into callers; loading and damage live in `refill`.
         let first = if self.damage.is_empty() && self.next_source >= self.sources.len() {
@@ -770,7 +827,14 @@ impl<'a> Iterator for IndexedMessages<'a> {
         let (_, i) = first?;
         let p = self.active[i].pop(&self.filter)?;
         if self.active[i].front_key().is_none() {
-            self.active.swap_remove(i);
+            if let Queue::Streamed(stream) = self.active.swap_remove(i) {
+                if self.ahead.is_some() {
+                    // Its buffer takes a later chunk once no message holds
+                    // it: looked at on the next call, after the caller had
+                    // the message this one returns.
+                    self.spent = Some(stream.records);
+                }
+            }
         }
         Some(Ok((p.offset, p.message)))
     }

@@ -5,7 +5,7 @@
 use logcore::ReadMode;
 use logcore::error::hex_preview;
 
-use crate::chunk::{ChunkRecords, decompress, share};
+use crate::chunk::{ChunkRecords, Detached, ReadAhead, decompress, share};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::parse::{attachment_crc_scope, frame_at, parse_record};
@@ -86,6 +86,13 @@ pub struct LinearReader<'a> {
     last_offset: u64,
     data_end_end: Option<usize>,
     footer_seen: bool,
+    /// Compressed chunks decompressed ahead on other threads (see
+    /// [`Self::read_ahead`]).
+    ahead: Option<ReadAhead>,
+    /// Whether the first compressed chunk was met (and `ahead` decided).
+    ahead_decided: bool,
+    /// Where the look-ahead for chunks to submit goes on.
+    ahead_pos: usize,
 }
 
 impl<'a> LinearReader<'a> {
@@ -105,6 +112,9 @@ impl<'a> LinearReader<'a> {
             last_offset: 0,
             data_end_end: None,
             footer_seen: false,
+            ahead: None,
+            ahead_decided: false,
+            ahead_pos: 0,
         }
     }
 
@@ -144,11 +154,20 @@ impl<'a> LinearReader<'a> {
         let at = c.pos;
         let len = c.records.as_slice().len();
         if at >= len {
-            self.chunk = None;
+            if let (Some(c), Some(a)) = (self.chunk.take(), self.ahead.as_mut()) {
+                a.recycle(c.records);
+            }
             return None;
         }
         let chunk_offset = c.chunk_offset;
         let records_offset = c.records_offset;
+        if let Some((m, advance)) = message_in(&c.records, at) {
+            if let Some(c) = self.chunk.as_mut() {
+                c.pos = at + advance;
+            }
+            self.last_offset = records_offset.map_or(chunk_offset, |o| o + at as u64);
+            return Some(Ok(Record::Message(m)));
+        }
         let base = records_offset.unwrap_or(0);
         let (parsed, advance) = read_inner(&c.records, at, base);
         let framing_broken = advance == 0;
@@ -224,6 +243,51 @@ impl<'a> LinearReader<'a> {
         None
     }
 
+    /// Hands the compressed chunks after `from` to the decompression
+    /// threads, as far as the window allows. The threads start at the
+    /// first compressed chunk when another one follows (on more than one
+    /// core); until then, and without them, chunks are decompressed in
+    /// place. Errors are not looked for here: a chunk that cannot be read
+    /// ahead is read in place, and reported there.
+    fn read_ahead(&mut self, from: usize) {
+        let data = self.data;
+        if !self.ahead_decided {
+            self.ahead_decided = true;
+            if compressed_chunk_follows(data, from) {
+                self.ahead = ReadAhead::start();
+            }
+        }
+        let Some(ahead) = self.ahead.as_mut() else {
+            return;
+        };
+        let mut pos = self.ahead_pos.max(from);
+        while ahead.has_room() && pos < data.len() {
+            let Ok(f) = frame_at(data, pos, 0, "file") else {
+                pos = data.len();
+                break;
+            };
+            let at = pos;
+            pos += f.len;
+            match f.opcode {
+                op::CHUNK => {
+                    if let Ok(Record::Chunk(c)) = parse_record(f.opcode, f.content, at as u64 + 9) {
+                        if let Some(job) = Detached::new(
+                            &c,
+                            at as u64,
+                            self.opts.validate_crcs,
+                            self.opts.limits.max_chunk_size,
+                        ) {
+                            ahead.submit(job);
+                        }
+                    }
+                }
+                op::DATA_END | op::FOOTER => pos = data.len(),
+                _ => {}
+            }
+        }
+        self.ahead_pos = pos;
+    }
+
     fn check_crc(&mut self, want: u32, scope: &[u8], what: &str, at: u64) -> Option<Error> {
         if !self.opts.validate_crcs || want == 0 {
             return None;
@@ -237,6 +301,80 @@ impl<'a> LinearReader<'a> {
             )
         })
     }
+}
+
+/// The fixed fields of the Message record at `at` of `buf` (channel id,
+/// sequence, log time, publish time) and where its data starts and the
+/// record ends, read in place with one bounds check: the hot path of both
+/// readers. `None` for any other record and for anything that does not
+/// hold up (the general parser then reads it and names the error).
+#[inline]
+pub(crate) fn message_head(buf: &[u8], at: usize) -> Option<(u16, u32, u64, u64, usize, usize)> {
+    /// Framing (9 bytes) and the Message fields before the data (22).
+    const HEAD: usize = 31;
+    let head: &[u8; HEAD] = buf.get(at..)?.first_chunk()?;
+    if head[0] != op::MESSAGE {
+        return None;
+    }
+    let content = u64::from_le_bytes(head[1..9].try_into().ok()?);
+    let end = usize::try_from(content)
+        .ok()
+        .filter(|&n| n >= HEAD - 9)?
+        .checked_add(at + 9)
+        .filter(|&end| end <= buf.len())?;
+    Some((
+        u16::from_le_bytes(head[9..11].try_into().ok()?),
+        u32::from_le_bytes(head[11..15].try_into().ok()?),
+        u64::from_le_bytes(head[15..23].try_into().ok()?),
+        u64::from_le_bytes(head[23..31].try_into().ok()?),
+        at + HEAD,
+        end,
+    ))
+}
+
+/// The Message record at `at` of a chunk's records and its size (see
+/// [`message_head`]); its data borrows the file or shares the chunk.
+#[inline]
+pub(crate) fn message_in<'a>(
+    records: &ChunkRecords<'a>,
+    at: usize,
+) -> Option<(crate::records::Message<'a>, usize)> {
+    let (channel_id, sequence, log_time, publish_time, start, end) =
+        message_head(records.as_slice(), at)?;
+    let data = match records {
+        ChunkRecords::Borrowed(b) => logcore::Payload::Borrowed(b.get(start..end)?),
+        ChunkRecords::Shared(b) => logcore::Payload::Shared(b.slice(start..end)),
+    };
+    let m = crate::records::Message {
+        channel_id,
+        sequence,
+        log_time,
+        publish_time,
+        data,
+    };
+    Some((m, end - at))
+}
+
+/// Whether a compressed Chunk follows `from` (looking at a bounded number
+/// of top-level records).
+fn compressed_chunk_follows(data: &[u8], from: usize) -> bool {
+    let mut pos = from;
+    for _ in 0..1024 {
+        let Ok(f) = frame_at(data, pos, 0, "file") else {
+            return false;
+        };
+        match f.opcode {
+            op::CHUNK => {
+                return matches!(
+                    parse_record(f.opcode, f.content, pos as u64 + 9),
+                    Ok(Record::Chunk(c)) if !c.compression.is_empty()
+                );
+            }
+            op::DATA_END | op::FOOTER => return false,
+            _ => pos += f.len,
+        }
+    }
+    false
 }
 
 /// The first position from `from` on where a defined record (opcode 0x02
@@ -363,12 +501,27 @@ impl<'a> Iterator for LinearReader<'a> {
             };
             match record {
                 Record::Chunk(chunk) if self.opts.flatten_chunks => {
-                    match decompress(
-                        &chunk,
-                        at as u64,
-                        self.opts.validate_crcs,
-                        self.opts.limits.max_chunk_size,
-                    ) {
+                    let compressed = !chunk.compression.is_empty();
+                    if compressed {
+                        self.read_ahead(self.pos);
+                    }
+                    let done_ahead = match self.ahead.as_mut() {
+                        Some(a) if compressed => {
+                            a.drop_before(at as u64);
+                            a.take(at as u64)
+                        }
+                        _ => None,
+                    };
+                    let records = match done_ahead {
+                        Some(r) => r.map(ChunkRecords::Shared),
+                        None => decompress(
+                            &chunk,
+                            at as u64,
+                            self.opts.validate_crcs,
+                            self.opts.limits.max_chunk_size,
+                        ),
+                    };
+                    match records {
                         Ok(records) => {
                             let records_offset = matches!(records, ChunkRecords::Borrowed(_))
                                 .then(|| content_at + 40 + chunk.compression.len() as u64);

@@ -110,6 +110,11 @@ impl Default for WriteOptions {
 /// assert!(LinearReader::new(&file).all(|r| r.is_ok()));
 /// # Ok::<(), mcapfile::Error>(())
 /// ```
+///
+/// Chunks are compressed on other threads (see [`Writer::flush_chunk`]):
+/// dropping a writer without [`finish`](Writer::finish) or
+/// [`into_inner`](Writer::into_inner) loses the chunks still being
+/// compressed, not only the open one.
 pub struct Writer<W: Write> {
     sink: W,
     opts: WriteOptions,
@@ -127,6 +132,52 @@ pub struct Writer<W: Write> {
     /// Entries given through `LogWriter::set_metadata`, written at finish.
     pub(crate) pending_metadata: BTreeMap<String, String>,
     finished: bool,
+    /// Closed chunks being compressed on other threads (see
+    /// [`Writer::flush_chunk`]), and what is written with each, oldest
+    /// first.
+    sealing: Option<logcore::ahead::Ahead<Sealed>>,
+    queued: std::collections::VecDeque<Closed>,
+    /// Chunks closed so far (the threads start at the second).
+    closed: u64,
+    /// A buffer for the next chunk's records.
+    spare_chunk: Vec<u8>,
+    /// Whether chunks may be compressed on other threads.
+    threads: bool,
+}
+
+/// What a chunk's record and indexes need besides its compressed bytes.
+struct Closed {
+    times: Option<(u64, u64)>,
+    index: BTreeMap<u16, Vec<(u64, u64)>>,
+}
+
+/// A chunk's records compressed, with their size and CRC, and the buffer
+/// that held them.
+struct Sealed {
+    compressed: std::io::Result<Vec<u8>>,
+    raw_len: u64,
+    crc: u32,
+    raw: Vec<u8>,
+}
+
+/// Compresses a chunk's records (on whatever thread calls it; the same
+/// bytes whichever).
+fn seal(raw: Vec<u8>, compression: Compression, crcs: bool) -> Sealed {
+    let compressed = match compression {
+        Compression::None => Ok(raw.clone()),
+        Compression::Zstd => zstd::bulk::compress(&raw, 3),
+        Compression::Lz4 => {
+            let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
+            enc.write_all(&raw)
+                .and_then(|_| enc.finish().map_err(std::io::Error::other))
+        }
+    };
+    Sealed {
+        compressed,
+        raw_len: raw.len() as u64,
+        crc: if crcs { crc32fast::hash(&raw) } else { 0 },
+        raw,
+    }
 }
 
 impl<W: Write> std::fmt::Debug for Writer<W> {
@@ -156,6 +207,11 @@ impl<W: Write> Writer<W> {
             metadata_indexes: Vec::new(),
             pending_metadata: BTreeMap::new(),
             finished: false,
+            sealing: None,
+            queued: Default::default(),
+            closed: 0,
+            spare_chunk: Vec::new(),
+            threads: true,
             opts,
         };
         w.emit(MAGIC)?;
@@ -168,6 +224,14 @@ impl<W: Write> Writer<W> {
     }
 
     fn emit(&mut self, b: &[u8]) -> Result<()> {
+        // Chunks still being compressed come first.
+        if !self.queued.is_empty() {
+            self.write_sealed()?;
+        }
+        self.emit_raw(b)
+    }
+
+    fn emit_raw(&mut self, b: &[u8]) -> Result<()> {
         self.sink.write_all(b)?;
         self.data_crc.update(b);
         self.pos += b.len() as u64;
@@ -310,7 +374,7 @@ impl<W: Write> Writer<W> {
                 Some((a, b)) => (a.min(log_time), b.max(log_time)),
             });
             if self.chunk.len() as u64 >= self.opts.chunk_size {
-                self.flush_chunk()?;
+                self.close_chunk()?;
             }
             Ok(())
         } else {
@@ -319,51 +383,109 @@ impl<W: Write> Writer<W> {
         }
     }
 
-    /// Closes the open chunk (if any) and writes it with its message indexes.
+    /// Closes the open chunk (if any) and writes it with its message
+    /// indexes, after any chunk still being compressed.
     pub fn flush_chunk(&mut self) -> Result<()> {
+        self.close_chunk()?;
+        self.write_sealed()
+    }
+
+    /// Closes the open chunk (if any). From the second compressed chunk on
+    /// (on more than one core), chunks are compressed on other threads
+    /// while messages go on filling the next one, and written in order as
+    /// they come back (at most one per thread plus a few waiting, so
+    /// memory stays bounded); the file is byte for byte the one written
+    /// without threads.
+    fn close_chunk(&mut self) -> Result<()> {
         if self.chunk.is_empty() {
             return Ok(());
         }
-        let raw = std::mem::take(&mut self.chunk);
-        let compressed = match self.opts.compression {
-            Compression::None => raw.clone(),
-            Compression::Zstd => zstd::bulk::compress(&raw, 3)?,
-            Compression::Lz4 => {
-                let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
-                enc.write_all(&raw)?;
-                enc.finish()
-                    .map_err(|e| Error::from(std::io::Error::other(e)))?
-            }
+        let next = std::mem::take(&mut self.spare_chunk);
+        let raw = std::mem::replace(&mut self.chunk, next);
+        let closed = Closed {
+            times: self.chunk_times.take(),
+            index: std::mem::take(&mut self.chunk_index),
         };
-        let (start, end) = self.chunk_times.take().unwrap_or((0, 0));
+        self.closed += 1;
+        let (compression, crcs) = (self.opts.compression, self.opts.crcs);
+        if self.closed == 2 && compression != Compression::None && self.threads {
+            self.sealing = logcore::ahead::Ahead::per_core("mcapfile-compress");
+        }
+        let Some(threads) = self.sealing.as_mut() else {
+            return self.write_chunk(closed, seal(raw, compression, crcs));
+        };
+        if !threads.has_room() {
+            self.write_oldest()?;
+        }
+        let Some(threads) = self.sealing.as_mut() else {
+            return self.write_chunk(closed, seal(raw, compression, crcs));
+        };
+        // Refused only when every thread died (a panic), which loses
+        // the chunk: an error then.
+        if threads.submit(move || seal(raw, compression, crcs)) {
+            self.queued.push_back(closed);
+            Ok(())
+        } else {
+            self.sealing = None;
+            Err(Error::from(std::io::Error::other(
+                "the chunk compression threads stopped",
+            )))
+        }
+    }
+
+    /// Writes the oldest chunk given to the threads.
+    fn write_oldest(&mut self) -> Result<()> {
+        let Some(closed) = self.queued.pop_front() else {
+            return Ok(());
+        };
+        let sealed = self
+            .sealing
+            .as_mut()
+            .and_then(|t| t.take())
+            .ok_or_else(|| {
+                Error::from(std::io::Error::other("a chunk compression thread stopped"))
+            })?;
+        self.write_chunk(closed, sealed)
+    }
+
+    /// Writes every chunk given to the threads, in order.
+    fn write_sealed(&mut self) -> Result<()> {
+        while !self.queued.is_empty() {
+            self.write_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// Writes a chunk and its message indexes.
+    fn write_chunk(&mut self, closed: Closed, sealed: Sealed) -> Result<()> {
+        let compressed = sealed.compressed?;
+        let mut raw = sealed.raw;
+        raw.clear();
+        self.spare_chunk = raw;
+        let (start, end) = closed.times.unwrap_or((0, 0));
         let chunk = Chunk {
             message_start_time: start,
             message_end_time: end,
-            uncompressed_size: raw.len() as u64,
-            uncompressed_crc: if self.opts.crcs {
-                crc32fast::hash(&raw)
-            } else {
-                0
-            },
+            uncompressed_size: sealed.raw_len,
+            uncompressed_crc: sealed.crc,
             compression: self.opts.compression.name().into(),
             records: logcore::Payload::Borrowed(&compressed),
         };
         let bytes = encode_record(&Record::Chunk(chunk));
         let chunk_start = self.pos;
-        self.emit(&bytes)?;
+        self.emit_raw(&bytes)?;
         let mut offsets = BTreeMap::new();
         let index_start = self.pos;
         if self.opts.message_indexes {
-            for (channel, records) in std::mem::take(&mut self.chunk_index) {
+            for (channel, records) in closed.index {
                 offsets.insert(channel, self.pos);
                 let rec = Record::MessageIndex(MessageIndex {
                     channel_id: channel,
                     records,
                 });
-                self.emit(&encode_record(&rec))?;
+                self.emit_raw(&encode_record(&rec))?;
             }
         }
-        self.chunk_index.clear();
         self.stats.chunk_count += 1;
         self.chunk_indexes.push(ChunkIndex {
             message_start_time: start,
@@ -374,7 +496,7 @@ impl<W: Write> Writer<W> {
             message_index_length: self.pos - index_start,
             compression: self.opts.compression.name().into(),
             compressed_size: compressed.len() as u64,
-            uncompressed_size: raw.len() as u64,
+            uncompressed_size: sealed.raw_len,
         });
         self.sink.flush()?;
         Ok(())
@@ -467,8 +589,11 @@ impl<W: Write> Writer<W> {
         self.channels.contains_key(&id)
     }
 
-    /// The sink, as it is (an unfinished file if [`Writer::finish`] was not called).
-    pub fn into_inner(self) -> W {
+    /// The sink, as it is (an unfinished file if [`Writer::finish`] was
+    /// not called), with every closed chunk written (as far as the sink
+    /// takes it).
+    pub fn into_inner(mut self) -> W {
+        let _ = self.write_sealed();
         self.sink
     }
 
@@ -595,5 +720,55 @@ impl<W: Write> Writer<W> {
         self.emit(MAGIC)?;
         self.sink.flush()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_compressed_on_threads_give_the_same_file() {
+        let write = |compression, threads| {
+            let opts = WriteOptions {
+                compression,
+                chunk_size: 4096,
+                ..WriteOptions::default()
+            };
+            let mut w = Writer::new(Vec::new(), opts).unwrap();
+            w.threads = threads;
+            let ch = w.add_channel(0, "/t", "json", &BTreeMap::new()).unwrap();
+            for i in 0..5000u32 {
+                let pad = "x".repeat((i % 97) as usize);
+                let data = format!("{{\"i\":{i},\"pad\":\"{pad}\"}}");
+                w.write_message(ch, i, u64::from(i), u64::from(i), data.as_bytes())
+                    .unwrap();
+                if i == 2500 {
+                    w.write_metadata("mid", &BTreeMap::new()).unwrap();
+                }
+            }
+            let threaded = w.sealing.is_some();
+            (w.finish().unwrap(), threaded)
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for compression in [Compression::Zstd, Compression::Lz4] {
+            let (alone, _) = write(compression, false);
+            let (threaded, used) = write(compression, true);
+            assert_eq!(used, cores > 1);
+            assert_eq!(alone, threaded, "{compression:?}");
+            let n = crate::LinearReader::new(&threaded)
+                .filter(|r| matches!(r, Ok(Record::Message(_))))
+                .count();
+            assert_eq!(n, 5000);
+            // Every chunk is in the index, in file order.
+            let summary = crate::Summary::read(&threaded, true).unwrap().unwrap();
+            assert!(summary.chunk_indexes.len() > 20);
+            assert!(
+                summary
+                    .chunk_indexes
+                    .windows(2)
+                    .all(|w| w[0].chunk_start_offset < w[1].chunk_start_offset)
+            );
+        }
     }
 }

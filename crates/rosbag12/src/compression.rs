@@ -15,6 +15,7 @@ const MAX_PREALLOC: usize = 1 << 20;
 
 /// Decompresses a chunk's `data` (at file offset `offset`) that declares
 /// `size` uncompressed bytes.
+#[cfg(test)]
 pub(crate) fn decompress(
     compression: Compression,
     data: &[u8],

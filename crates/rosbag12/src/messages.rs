@@ -12,23 +12,35 @@
 //! entries are sorted by (time, offset) and read in place.
 //!
 //! bz2 chunks are decompressed ahead on other threads when the machine has
-//! more than one core (one thread per core, at most [`PREFETCH_THREADS`]):
-//! while the messages of one chunk are handed out, the next ones are being
-//! decompressed in parallel. (lz4 decompresses at memory speed: handing
-//! its chunks to another core costs more than it saves.) The threads get a
-//! copy of the compressed bytes (cheap next to decompressing them), so the
+//! more than one core (one thread per core, through [`logcore::ahead`]):
+//! while the messages of one chunk are handed out, the
+//! next ones are being decompressed in parallel, at most one per thread
+//! plus [`logcore::ahead::EXTRA_JOBS`] at a time. The threads get a copy
+//! of the compressed bytes (cheap next to decompressing them), so the
 //! bag's borrowed data never crosses threads; results come back in order
 //! and errors are reported exactly where the chunk would have been read.
+//! Buffers of chunks whose messages were dropped are decompressed into
+//! again. lz4 chunks are decompressed in place: their block decoder runs
+//! at several GB/s, and copying the compressed bytes out for a thread plus
+//! the hand-over measured slower than decoding them here.
+//!
+//! Uncompressed chunks are read in place. Walking a chunk record by record
+//! is a chain of dependent loads (each record's length gives the next
+//! one's position), so a chunk that is not in the cache costs a memory
+//! round trip per message; the chunk is first read through at stride (a
+//! sequential pass the hardware prefetches), after which the walk runs
+//! from the cache.
 
 use logcore::FormatError;
 use std::collections::VecDeque;
-use std::sync::mpsc;
+
+use logcore::ahead::Ahead;
 
 use logcore::{ChannelId, MessageFilter, Payload, ReadMode};
 
 use crate::bag::Bag;
 use crate::chunk::{ChunkPayload, is_message};
-use crate::compression::decompress;
+use crate::compression::decompress_into;
 use crate::error::{Error, Result};
 use crate::record::{Origin, Record};
 use crate::records::{ChunkHeader, Compression, MessageDataHeader, op, unexpected};
@@ -73,71 +85,32 @@ pub struct Messages<'a> {
     prefetch: Option<Prefetch>,
     /// Whether the first chunk was looked at to decide on [`Prefetch`].
     prefetch_checked: bool,
-    /// The last decompressed chunk's buffer, once no message of it is held
-    /// any more: the next chunk decompresses into it.
-    spare: Option<Vec<u8>>,
-}
-
-/// Chunks decompressed ahead of the one being read, beyond one per thread.
-pub const PREFETCH_CHUNKS: usize = 2;
-
-/// At most this many decompression threads per iterator.
-pub const PREFETCH_THREADS: usize = 4;
-
-/// A chunk handed to a decompression thread, with where its result goes.
-struct Job {
-    compression: Compression,
-    data: Vec<u8>,
-    size: u32,
-    offset: u64,
-    done: mpsc::Sender<Result<Vec<u8>>>,
+    /// Buffers of decompressed chunks whose messages are no longer held:
+    /// the next chunks decompress into them.
+    spares: Vec<Vec<u8>>,
 }
 
 /// The decompression threads and the chunks given to them, in file order.
 struct Prefetch {
-    jobs: mpsc::Sender<Job>,
-    /// Chunks submitted and not yet taken: file offset, result.
-    pending: VecDeque<(u64, mpsc::Receiver<Result<Vec<u8>>>)>,
+    /// Results: the decompressed chunk, and the buffer that held the
+    /// compressed bytes (for the next job).
+    threads: Ahead<(Result<Vec<u8>>, Vec<u8>)>,
+    /// Buffers for the compressed bytes of the next jobs.
+    inputs: Vec<Vec<u8>>,
+    /// File offsets of the chunks submitted and not yet taken.
+    pending: VecDeque<u64>,
     /// Groups (counted from the front of `Messages::groups`) submitted.
     submitted: usize,
-    /// Chunks kept in flight.
-    depth: usize,
 }
 
 impl Prefetch {
-    /// One thread per core (the reader itself mostly waits for them), or
-    /// `None` on a single core.
+    /// One thread per core, or `None` on a single core.
     fn start() -> Option<Prefetch> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if cores < 2 {
-            return None;
-        }
-        let workers = cores.min(PREFETCH_THREADS);
-        let (jobs, rx) = mpsc::channel::<Job>();
-        let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
-        for _ in 0..workers.max(1) {
-            let rx = rx.clone();
-            std::thread::Builder::new()
-                .name("rosbag12-decompress".into())
-                .spawn(move || {
-                    loop {
-                        // A poisoned lock only means another worker died.
-                        let job = match rx.lock() {
-                            Ok(r) => r.recv(),
-                            Err(p) => p.into_inner().recv(),
-                        };
-                        let Ok(j) = job else { break };
-                        let out = decompress(j.compression, &j.data, j.size, j.offset);
-                        let _ = j.done.send(out);
-                    }
-                })
-                .ok()?;
-        }
         Some(Prefetch {
-            jobs,
+            threads: Ahead::per_core("rosbag12-decompress")?,
             pending: VecDeque::new(),
             submitted: 0,
-            depth: workers.max(1) + PREFETCH_CHUNKS,
+            inputs: Vec::new(),
         })
     }
 }
@@ -186,7 +159,7 @@ impl<'a> Bag<'a> {
             filter: filter.clone(),
             prefetch: None,
             prefetch_checked: false,
-            spare: None,
+            spares: Vec::new(),
             groups,
             payloads: Vec::new(),
             entries: Vec::new(),
@@ -203,13 +176,17 @@ impl<'a> Messages<'a> {
         self.filter.matches(ChannelId(conn), time.to_timestamp())
     }
 
-    /// Reads a group of chunks and orders its messages.
+    /// Reads a group of chunks and orders its messages. Kept out of line:
+    /// `next` then stays small on the path that hands out messages.
+    #[inline(never)]
     fn load_group(&mut self, group: &[usize]) -> Result<()> {
         for p in self.payloads.drain(..) {
-            if let (ChunkPayload::Shared { data, .. }, None) = (p, &self.spare) {
+            if let ChunkPayload::Shared { data, .. } = p {
                 // Unique when the caller dropped the chunk's messages.
                 if let Ok(buf) = data.try_into_mut() {
-                    self.spare = Some(Vec::from(buf));
+                    if self.spares.len() < SPARE_BUFFERS {
+                        self.spares.push(Vec::from(buf));
+                    }
                 }
             }
         }
@@ -217,29 +194,34 @@ impl<'a> Messages<'a> {
         self.next_entry = 0;
         let bag = self.bag;
         let filter = &self.filter;
+        // Most readers want everything: no per-message test then.
+        let everything =
+            filter.channels.is_none() && filter.start.is_none() && filter.end.is_none();
         for (order, &i) in group.iter().enumerate() {
             let info = &bag.chunks[i];
             let payload = match self.prefetch.as_mut() {
-                Some(p)
-                    if p.pending
-                        .front()
-                        .is_some_and(|(at, _)| *at == info.chunk_pos) =>
-                {
-                    let result = p.pending.pop_front().map(|(_, r)| r.recv());
-                    match result.unwrap_or(Err(mpsc::RecvError)) {
-                        Ok(out) => ChunkPayload::Shared {
-                            data: bytes::Bytes::from(out?),
-                            chunk: info.chunk_pos,
-                        },
-                        // The worker is gone: read it here.
-                        Err(_) => bag.read_chunk(info.chunk_pos)?.1,
+                Some(p) if p.pending.front() == Some(&info.chunk_pos) => {
+                    p.pending.pop_front();
+                    match p.threads.take() {
+                        Some((out, input)) => {
+                            p.inputs.push(input);
+                            ChunkPayload::Shared {
+                                data: bytes::Bytes::from(out?),
+                                chunk: info.chunk_pos,
+                            }
+                        }
+                        // The thread is gone: read it here.
+                        None => bag.read_chunk(info.chunk_pos)?.1,
                     }
                 }
                 _ => {
-                    let spare = self.spare.take().unwrap_or_default();
+                    let spare = self.spares.pop().unwrap_or_default();
                     bag.read_chunk_into(info.chunk_pos, spare)?.1
                 }
             };
+            if let ChunkPayload::Borrowed { data, .. } = &payload {
+                warm(data);
+            }
             let chunk_offset = info.chunk_pos;
             let entries = &mut self.entries;
             let buf = payload.bytes();
@@ -257,7 +239,7 @@ impl<'a> Messages<'a> {
                             format!("connection {conn}"),
                         ));
                     }
-                    if filter.matches(ChannelId(conn), time.to_timestamp()) {
+                    if everything || filter.matches(ChannelId(conn), time.to_timestamp()) {
                         entries.push(Entry {
                             time,
                             chunk: order,
@@ -317,12 +299,12 @@ impl<'a> Messages<'a> {
     }
 
     /// Hands the compressed chunks of the next groups to the prefetch
-    /// threads, keeping one per thread plus [`PREFETCH_CHUNKS`] in flight.
+    /// threads, as far as their window allows.
     fn submit_ahead(&mut self) {
         if !self.prefetch_checked {
-            // Worth threads only for slow chunks and more than one of them.
+            // Worth threads only for slow chunks, more than one.
             self.prefetch_checked = true;
-            let slow = |i: &usize| {
+            let compressed = |i: &usize| {
                 self.bag
                     .chunk_header_and_len(self.bag.chunks[*i].chunk_pos)
                     .is_ok_and(|(h, _)| h.compression == Compression::Bz2)
@@ -332,7 +314,7 @@ impl<'a> Messages<'a> {
                 .iter()
                 .flatten()
                 .take(2)
-                .filter(|i| slow(i))
+                .filter(|i| compressed(i))
                 .count()
                 == 2
             {
@@ -344,22 +326,22 @@ impl<'a> Messages<'a> {
         };
         // `submitted` counts groups from the front of `groups`, which the
         // caller is about to pop.
-        while p.pending.len() < p.depth {
+        while p.threads.has_room() {
             let Some(group) = self.groups.get(p.submitted) else {
                 break;
             };
             p.submitted += 1;
             for &i in group {
                 let pos = self.bag.chunks[i].chunk_pos;
-                let (done, result) = mpsc::channel();
-                let Some(job) = job(self.bag, pos, done) else {
+                let spare = self.spares.pop();
+                let Some(job) = job(self.bag, pos, spare, p.inputs.pop()) else {
                     continue;
                 };
-                if p.jobs.send(job).is_err() {
+                if !p.threads.submit(move || job.run()) {
                     self.prefetch = None;
                     return;
                 }
-                p.pending.push_back((pos, result));
+                p.pending.push_back(pos);
             }
         }
         p.submitted = p.submitted.saturating_sub(1);
@@ -465,9 +447,37 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
     (end <= buf.len()).then_some((conn, time, start, end))
 }
 
+/// Decompressed chunk buffers kept for reuse.
+const SPARE_BUFFERS: usize = 2 + logcore::ahead::MAX_THREADS + logcore::ahead::EXTRA_JOBS;
+
+/// A compressed chunk handed to a decompression thread.
+struct Job {
+    compression: Compression,
+    data: Vec<u8>,
+    size: u32,
+    offset: u64,
+    spare: Vec<u8>,
+}
+
+impl Job {
+    /// The decompressed chunk, and the buffer of the compressed bytes.
+    fn run(self) -> (Result<Vec<u8>>, Vec<u8>) {
+        let out = decompress_into(
+            self.compression,
+            &self.data,
+            self.size,
+            self.offset,
+            self.spare,
+        );
+        (out, self.data)
+    }
+}
+
 /// The decompression job of the bz2 chunk at `pos`; `None` for any other
 /// or an unreadable one (read in place, errors reported there).
-fn job(bag: &Bag<'_>, pos: u64, done: mpsc::Sender<Result<Vec<u8>>>) -> Option<Job> {
+/// `spare` and `input` are buffers to reuse for the output and the copy of
+/// the compressed bytes.
+fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) -> Option<Job> {
     if bag.is_cut_chunk(pos) {
         return None;
     }
@@ -484,13 +494,27 @@ fn job(bag: &Bag<'_>, pos: u64, done: mpsc::Sender<Result<Vec<u8>>>) -> Option<J
     {
         return None;
     }
+    let mut data = input.unwrap_or_default();
+    data.clear();
+    data.extend_from_slice(rec.data);
     Some(Job {
         compression: header.compression,
-        data: rec.data.to_vec(),
+        data,
         size: header.size,
         offset: rec.offset(),
-        done,
+        spare: spare.unwrap_or_default(),
     })
+}
+
+/// Reads `data` through at cache-line stride, so that the record walk that
+/// follows finds it in the cache (see the module docs).
+#[inline(never)]
+fn warm(data: &[u8]) {
+    let mut x = 0u8;
+    for b in data.iter().step_by(64) {
+        x ^= *b;
+    }
+    std::hint::black_box(x);
 }
 
 impl<'a> Iterator for Messages<'a> {
