@@ -1,14 +1,17 @@
 //! `robolog cat FILE [--topic T]... [--start S] [--end S] [--json]`.
 
 use std::collections::BTreeSet;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
 use logcore::{ChannelId, LogReader, MessageFilter, ReadMode};
+
 use robolog::LenientDecoder;
 use serde::Serialize;
 
 use crate::output;
+use crate::progress::Progress;
 use crate::timearg::{TimeArg, parse_time_arg};
 use crate::{Failure, Outcome, open, report};
 
@@ -132,6 +135,13 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
         .map(|c| (c.id, 0))
         .collect();
     let io = |e: std::io::Error| Failure::new(path, e);
+    // A bar only when the messages go to a file or a pipe and stderr is a
+    // terminal: on a terminal the lines themselves show the progress.
+    let mut bar = Progress::with_target(
+        reader.bytes().len() as u64,
+        !std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+    );
+    let mut printed = 0u64;
     for item in reader.messages(&filter).map_err(fail)? {
         let msg = match item {
             Ok(m) => m,
@@ -167,7 +177,12 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
             format!("{} {} {}", msg.log_time, topic, robolog::render_text(&data))
         };
         output::line(&mut out, &line).map_err(io)?;
+        printed += 1;
+        if let Some(at) = msg.offset {
+            bar.update(at, printed);
+        }
     }
+    bar.finish();
     std::io::Write::flush(&mut out).map_err(io)?;
     for (id, count) in undecodable.iter().filter(|(_, n)| **n > 0) {
         let Some(c) = by_id.get(id) else { continue };

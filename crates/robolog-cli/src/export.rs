@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use robolog::export::{ExportError, ExportOptions, export_csv};
 
+use crate::progress::Progress;
 use crate::{Failure, Outcome, open, report_all, write};
 
 /// Arguments of `robolog export`.
@@ -36,7 +37,13 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
         force: args.force,
         ..ExportOptions::default()
     };
-    let stats = export_csv(&log, path, &args.output, &opts, &mut |_| {}).map_err(|e| match e {
+    let mut bar = Progress::bytes(log.bytes().len() as u64);
+    let result = export_csv(&log, path, &args.output, &opts, &mut |p| {
+        bar.set_total(p.total_bytes);
+        bar.update(p.bytes, p.rows);
+    });
+    bar.finish();
+    let stats = result.map_err(|e| match e {
         ExportError::UnknownTopic { .. } => {
             Failure::usage(path, std::io::Error::other(e.to_string()))
         }
