@@ -92,15 +92,27 @@ impl LogReader for Bag<'_> {
         Ok(self.connections().iter().map(channel_info).collect())
     }
 
+    /// The bag's messages, and the damage its scan skipped when opening
+    /// (records whose data is lost, e.g. a chunk over the size limit): as
+    /// `Err` items after the messages in lenient mode, and as the first
+    /// and only item in strict mode, which stops at damage.
     fn messages<'a>(&'a self, filter: &MessageFilter) -> logcore::Result<MessageIter<'a>> {
-        Ok(Box::new(Bag::messages(self, filter).map(|r| {
-            r.map(|m| {
-                let mut msg = Message::new(ChannelId(m.conn), m.time.to_timestamp(), m.data);
-                msg.offset = Some(m.offset);
-                msg
-            })
-            .map_err(logcore::Error::from)
-        })))
+        let lost: Vec<logcore::Error> = self
+            .warnings()
+            .iter()
+            .cloned()
+            .map(logcore::Error::from)
+            .filter(|e| matches!(e, logcore::Error::Skipped { .. }))
+            .collect();
+        if filter.mode == logcore::ReadMode::Strict {
+            if let Some(first) = lost.into_iter().next() {
+                return Ok(Box::new(std::iter::once(Err(first))));
+            }
+            return Ok(Box::new(self.converted(filter)));
+        }
+        Ok(Box::new(
+            self.converted(filter).chain(lost.into_iter().map(Err)),
+        ))
     }
 
     fn decode(&self, message: &Message<'_>) -> logcore::Result<Value> {
@@ -111,5 +123,22 @@ impl LogReader for Bag<'_> {
     fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> logcore::Result<()> {
         let t = self.message_type(message.channel.0)?;
         Ok(t.decode_into(&message.payload, message.offset.unwrap_or(0), out)?)
+    }
+}
+
+impl Bag<'_> {
+    /// [`Bag::messages`] as `logcore` messages.
+    fn converted<'a>(
+        &'a self,
+        filter: &MessageFilter,
+    ) -> impl Iterator<Item = logcore::Result<Message<'a>>> + 'a {
+        Bag::messages(self, filter).map(|r| {
+            r.map(|m| {
+                let mut msg = Message::new(ChannelId(m.conn), m.time.to_timestamp(), m.data);
+                msg.offset = Some(m.offset);
+                msg
+            })
+            .map_err(logcore::Error::from)
+        })
     }
 }

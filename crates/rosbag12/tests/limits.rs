@@ -60,6 +60,24 @@ fn gigabyte_chunks_are_refused_by_the_default_limit() {
              found a chunk declaring {size} uncompressed bytes"
         );
         assert!(w.contains(&want), "{name}: {w}");
+        // Through the `LogReader`, the lost chunk is damage: an error item
+        // after the messages when lenient, the only item when strict.
+        let items: Vec<String> =
+            logcore::LogReader::messages(&bag, &MessageFilter::all().mode(ReadMode::Lenient))
+                .unwrap()
+                .map(|r| {
+                    r.map(|_| "message".to_string())
+                        .unwrap_or_else(|e| e.to_string())
+                })
+                .collect();
+        assert_eq!(items.len(), 1, "{name}: {items:?}");
+        assert!(items[0].starts_with("skipped "), "{name}: {items:?}");
+        assert!(items[0].contains(&want), "{name}: {items:?}");
+        let strict: Vec<bool> = logcore::LogReader::messages(&bag, &MessageFilter::all())
+            .unwrap()
+            .map(|r| r.is_err())
+            .collect();
+        assert_eq!(strict, [true], "{name}");
     }
 }
 
