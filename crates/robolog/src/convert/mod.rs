@@ -49,7 +49,9 @@ use crate::Log;
 mod bag;
 #[cfg(feature = "carla")]
 mod carla;
+#[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
 mod foxglove;
+#[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
 mod jsonschema;
 mod mcap;
 #[cfg(feature = "ulog")]
