@@ -102,6 +102,19 @@ struct Prefetch {
     submitted: usize,
     /// Chunks kept in flight.
     depth: usize,
+    /// The threads, joined when the iterator is dropped so that none
+    /// outlives it (still decompressing, or holding its buffers).
+    workers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        // Closing the job channel ends each thread after its current job.
+        drop(std::mem::replace(&mut self.jobs, mpsc::channel().0));
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
 }
 
 impl Prefetch {
@@ -115,9 +128,10 @@ impl Prefetch {
         let workers = cores.min(PREFETCH_THREADS);
         let (jobs, rx) = mpsc::channel::<Job>();
         let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+        let mut handles = Vec::new();
         for _ in 0..workers.max(1) {
             let rx = rx.clone();
-            std::thread::Builder::new()
+            let handle = std::thread::Builder::new()
                 .name("rosbag12-decompress".into())
                 .spawn(move || {
                     loop {
@@ -132,12 +146,14 @@ impl Prefetch {
                     }
                 })
                 .ok()?;
+            handles.push(handle);
         }
         Some(Prefetch {
             jobs,
             pending: VecDeque::new(),
             submitted: 0,
             depth: workers.max(1) + PREFETCH_CHUNKS,
+            workers: handles,
         })
     }
 }
