@@ -49,8 +49,9 @@ const DEFINITIONS: [(&str, &str); 4] = [
     ),
 ];
 
-/// A written message: connection, time, data.
-type Written = (u32, RosTime, Vec<u8>);
+/// A written message: topic, time, data (1.2 bags number connections by
+/// first appearance of the topic, not in declaration order).
+type Written = (String, RosTime, Vec<u8>);
 
 fn write(input: &Input) -> Option<(Vec<u8>, Vec<Written>)> {
     let options = WriterOptions {
@@ -69,6 +70,7 @@ fn write(input: &Input) -> Option<(Vec<u8>, Vec<Written>)> {
     };
     let mut w = Writer::new(Cursor::new(Vec::new()), options).ok()?;
     let mut ids = Vec::new();
+    let mut topics = Vec::new();
     for c in &input.connections {
         let (type_name, definition) = match &c.definition {
             Ok(i) => {
@@ -80,7 +82,11 @@ fn write(input: &Input) -> Option<(Vec<u8>, Vec<Written>)> {
         let mut conn = Connection::new(0, c.topic.clone(), type_name, "*", definition);
         conn.callerid = c.callerid.clone();
         conn.latching = c.latching;
-        ids.push(w.add_connection(conn).ok()?);
+        let id = w.add_connection(conn).ok()?;
+        if id as usize == topics.len() {
+            topics.push(c.topic.clone());
+        }
+        ids.push(id);
     }
     let mut written = Vec::new();
     for (conn, sec, nsec, data) in &input.messages {
@@ -93,17 +99,21 @@ fn write(input: &Input) -> Option<(Vec<u8>, Vec<Written>)> {
             nsec: nsec % 1_000_000_000,
         };
         w.write(conn, time, data).ok()?;
-        written.push((conn, time, data.clone()));
+        written.push((topics[conn as usize].clone(), time, data.clone()));
     }
     w.finish().ok()?;
     Some((w.into_inner().into_inner(), written))
 }
 
 fn messages(bag: &Bag<'_>) -> Vec<Written> {
+    let topic = |conn: u32| {
+        let c = bag.connections().iter().find(|c| c.id == conn);
+        c.expect("a message's connection exists").topic.clone()
+    };
     bag.messages(&MessageFilter::all())
         .map(|m| {
             let m = m.expect("an unmutated bag reads cleanly");
-            (m.conn, m.time, m.data.to_vec())
+            (topic(m.conn), m.time, m.data.to_vec())
         })
         .collect()
 }
@@ -117,8 +127,8 @@ fuzz_target!(|input: Input| {
         assert_eq!(bag.message_count(), written.len() as u64);
         let mut read = messages(&bag);
         assert!(read.windows(2).all(|w| w[0].1 <= w[1].1), "time order");
-        read.sort_by(|a, b| (a.1, a.0, &a.2).cmp(&(b.1, b.0, &b.2)));
-        written.sort_by(|a, b| (a.1, a.0, &a.2).cmp(&(b.1, b.0, &b.2)));
+        read.sort_by(|a, b| (a.1, &a.0, &a.2).cmp(&(b.1, &b.0, &b.2)));
+        written.sort_by(|a, b| (a.1, &a.0, &a.2).cmp(&(b.1, &b.0, &b.2)));
         assert_eq!(read, written);
         let (out, _) =
             rosbag12::reindex(&file, Cursor::new(Vec::new())).expect("an unmutated bag reindexes");
