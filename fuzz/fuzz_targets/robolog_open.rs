@@ -8,19 +8,5 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use logcore::{LogReader, MessageFilter, ReadMode};
-use robolog::LenientDecoder;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(log) = robolog::open_bytes(data) else {
-        return;
-    };
-    let _ = log.summary();
-    let Ok(messages) = log.messages(&MessageFilter::all().mode(ReadMode::Lenient)) else {
-        return;
-    };
-    let mut decoder = LenientDecoder::new(&log);
-    for msg in messages.take(10_000).flatten() {
-        let _ = decoder.decode(&msg);
-    }
-});
+fuzz_target!(|data: &[u8]| robolog_fuzz::read::robolog(data));

@@ -2,7 +2,8 @@
 //!
 //! - `fixtures [--check]`: regenerate `testdata/` with our writers
 //!   (deterministic), or check the committed files equal a regeneration;
-//! - `fuzz [TARGET] [--seconds N]`: run the cargo-fuzz targets under `fuzz/`;
+//! - `fuzz [TARGET] [--seconds N]`: replay the committed corpora of the
+//!   cargo-fuzz targets under `fuzz/`, then fuzz each;
 //! - `bench [FORMAT]`: benchmarks in MB/s, against peer implementations
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
@@ -46,7 +47,8 @@ usage: cargo xtask <command>
 
 commands:
   fixtures [--check]               regenerate testdata/ (or check it is current)
-  fuzz [TARGET] [--seconds N]      run fuzz targets (default: all, 60 s each)
+  fuzz [TARGET] [--seconds N]      replay each target's committed corpus, then fuzz it
+                                   (default: all targets, 60 s each)
   bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
                                    carla, rosbag, ulog, convert; default: all)
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
@@ -226,12 +228,32 @@ fn ensure_cargo_fuzz() -> Result {
     Ok(())
 }
 
-/// Seeds `fuzz/corpus/TARGET` with the committed fixtures of the target's
-/// format (the part of the name before `_`; every format's for a target
-/// named after none), so the fuzzer starts from valid files.
+/// Whether a target takes a file's bytes (seeded from `testdata/`) rather
+/// than a structure the fuzzer builds (`*_struct`: record sequences written
+/// by our writers, then damaged; `*_def`, `*_desc`: definitions).
+fn takes_file_bytes(target: &str) -> bool {
+    !["_struct", "_def", "_desc"]
+        .iter()
+        .any(|suffix| target.ends_with(suffix))
+}
+
+/// The committed, minimised corpus of a target (`fuzz/corpus/TARGET`):
+/// replayed by every run, regressions kept in it as `regression-*`.
+fn committed_corpus(target: &str) -> PathBuf {
+    root().join("fuzz/corpus").join(target)
+}
+
+/// The working corpus of a target (`fuzz/target/corpus/TARGET`, not
+/// committed), where a run puts what it finds; seeded with the committed
+/// fixtures of the target's format (the part of the name before `_`; every
+/// format's for a target named after none) when the target reads files.
+/// `cargo fuzz cmin` over both folders gives the next committed corpus.
 fn seed_corpus(target: &str) -> Result<PathBuf> {
-    let corpus = root().join("fuzz/corpus").join(target);
+    let corpus = root().join("fuzz/target/corpus").join(target);
     std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    if !takes_file_bytes(target) {
+        return Ok(corpus);
+    }
     let format = target.split('_').next().unwrap_or(target);
     let testdata = root().join("testdata");
     // A target named after no format folder (the facade's) gets them all.
@@ -260,6 +282,17 @@ fn seed_corpus(target: &str) -> Result<PathBuf> {
     Ok(corpus)
 }
 
+/// A `cargo fuzz run` of `target` on the stable toolchain.
+fn cargo_fuzz_run(target: &str) -> Command {
+    let mut c = cargo();
+    c.current_dir(root().join("fuzz"))
+        // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
+        // stable toolchain accept it.
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["fuzz", "run", target]);
+    c
+}
+
 fn fuzz_cmd(args: &[String]) -> Result {
     let seconds: u64 = match opt(args, "--seconds") {
         Some(s) => s
@@ -275,21 +308,30 @@ fn fuzz_cmd(args: &[String]) -> Result {
     };
     ensure_cargo_fuzz()?;
     for t in &targets {
+        let committed = committed_corpus(t);
+        std::fs::create_dir_all(&committed).map_err(|e| format!("{}: {e}", committed.display()))?;
+        step(&format!("fuzz {t}: replay the committed corpus"));
+        // -runs=0: run every input of the corpus once, then stop.
+        run(cargo_fuzz_run(t).arg(&committed).args([
+            "--",
+            "-runs=0",
+            "-rss_limit_mb=512",
+            "-timeout=5",
+        ]))?;
         step(&format!("fuzz {t} for {seconds} s"));
         let corpus = seed_corpus(t)?;
-        let result = run(cargo()
-            .current_dir(root().join("fuzz"))
-            // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
-            // stable toolchain accept it.
-            .env("RUSTC_BOOTSTRAP", "1")
-            .args(["fuzz", "run", t])
+        // New inputs go to the first folder (the working corpus); the
+        // committed one is read only.
+        let result = run(cargo_fuzz_run(t)
             .arg(&corpus)
+            .arg(&committed)
             .arg("--")
             .arg(format!("-max_total_time={seconds}"))
-            .arg("-rss_limit_mb=2048")
+            .arg("-rss_limit_mb=512")
+            .arg("-timeout=5")
             .arg("-max_len=65536"));
         if let Err(e) = result {
-            keep_findings(t, &corpus)?;
+            keep_findings(t, &committed)?;
             return Err(e);
         }
     }

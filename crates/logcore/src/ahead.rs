@@ -48,12 +48,29 @@ fn claim<T>(work: &Work<T>) -> Option<Box<dyn FnOnce() -> T + Send>> {
 }
 
 /// Threads running submitted jobs; results taken back in order. Dropping
-/// it lets the threads finish their current job and end.
+/// it lets the threads finish their current job and joins them, so none
+/// outlives it.
 pub struct Ahead<T: Send + 'static> {
     jobs: mpsc::Sender<Job<T>>,
     pending: VecDeque<(Work<T>, mpsc::Receiver<T>)>,
     window: usize,
     threads: usize,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl<T: Send + 'static> Drop for Ahead<T> {
+    fn drop(&mut self) {
+        // Jobs not started are nobody's now: claim them so no thread runs
+        // them, then close the queue, which ends each thread after its
+        // current job.
+        for (work, _) in self.pending.drain(..) {
+            drop(claim(&work));
+        }
+        drop(std::mem::replace(&mut self.jobs, mpsc::channel().0));
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
 }
 
 impl<T: Send + 'static> std::fmt::Debug for Ahead<T> {
@@ -85,7 +102,7 @@ impl<T: Send + 'static> Ahead<T> {
     pub fn with_threads(threads: usize, window: usize, name: &str) -> Option<Self> {
         let (jobs, rx) = mpsc::channel::<Job<T>>();
         let rx = Arc::new(Mutex::new(rx));
-        let mut started = 0;
+        let mut handles = Vec::new();
         for _ in 0..threads.max(1) {
             let rx = rx.clone();
             let spawned = std::thread::Builder::new()
@@ -104,15 +121,16 @@ impl<T: Send + 'static> Ahead<T> {
                         }
                     }
                 });
-            if spawned.is_ok() {
-                started += 1;
+            if let Ok(h) = spawned {
+                handles.push(h);
             }
         }
-        (started > 0).then(|| Ahead {
+        (!handles.is_empty()).then(|| Ahead {
             jobs,
             pending: VecDeque::new(),
             window: window.max(1),
-            threads: started,
+            threads: handles.len(),
+            handles,
         })
     }
 
@@ -198,6 +216,7 @@ mod tests {
             pending: VecDeque::new(),
             window: 3,
             threads: 0,
+            handles: Vec::new(),
         };
         for i in 0..3u32 {
             assert!(ahead.submit(move || (i, std::thread::current().id())));
@@ -208,6 +227,35 @@ mod tests {
         // What a thread would find later is already claimed.
         let (work, _) = queue.recv().unwrap();
         assert!(claim(&work).is_none());
+    }
+
+    #[test]
+    fn dropping_it_joins_its_threads() {
+        let mut ahead = Ahead::with_threads(2, 4, "ahead-drop-test").unwrap();
+        let (started, running) = mpsc::channel();
+        let (finish, wait) = mpsc::channel::<()>();
+        assert!(ahead.submit(move || {
+            let _ = started.send(());
+            let _ = wait.recv();
+            7u8
+        }));
+        running.recv().unwrap();
+        let alive = std::sync::Arc::new(());
+        let seen = alive.clone();
+        // The job is running: dropping waits for it to end.
+        let t = std::thread::spawn(move || {
+            drop(ahead);
+            drop(seen);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(
+            std::sync::Arc::strong_count(&alive),
+            2,
+            "drop returned early"
+        );
+        finish.send(()).unwrap();
+        t.join().unwrap();
+        assert_eq!(std::sync::Arc::strong_count(&alive), 1);
     }
 
     #[test]

@@ -1,0 +1,61 @@
+//! The decompression threads of a message iterator end with it: dropped
+//! part way through a bz2 bag, no thread of it is left running (found by
+//! fuzzing as memory of the threads still alive after the iterator).
+//! Alone in its test binary, so no other test starts such threads.
+
+use std::io::Cursor;
+
+use logcore::MessageFilter;
+use rosbag12::{Bag, Compression, Connection, RosTime, Writer, WriterOptions};
+
+/// Threads of this process named as the decompression threads (Linux
+/// keeps the first 15 bytes of a thread's name).
+#[cfg(target_os = "linux")]
+fn decompression_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|name| name.trim_end() == "rosbag12-decomp")
+        })
+        .count()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn dropping_the_iterator_ends_its_threads() {
+    let options = WriterOptions {
+        chunk_threshold: 64,
+        ..WriterOptions::compressed(Compression::Bz2)
+    };
+    let mut w = Writer::new(Cursor::new(Vec::new()), options).unwrap();
+    let c = w
+        .add_connection(Connection::new(
+            0,
+            "/t",
+            "std_msgs/String",
+            "*",
+            "string data",
+        ))
+        .unwrap();
+    for i in 0..40u32 {
+        let mut data = 96u32.to_le_bytes().to_vec();
+        data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, 96));
+        w.write(c, RosTime { sec: i, nsec: 0 }, &data).unwrap();
+    }
+    w.finish().unwrap();
+    let file = w.into_inner().into_inner();
+    let bag = Bag::new(&file).unwrap();
+    assert!(bag.chunk_infos().len() > 10);
+    for _ in 0..3 {
+        let mut it = bag.messages(&MessageFilter::all());
+        let first = it.next().unwrap().unwrap();
+        assert_eq!(first.time, RosTime { sec: 0, nsec: 0 });
+        drop(it);
+        assert_eq!(decompression_threads(), 0);
+    }
+    // Read to the end: every message, then no thread either.
+    assert_eq!(bag.messages(&MessageFilter::all()).count(), 40);
+    assert_eq!(decompression_threads(), 0);
+}
