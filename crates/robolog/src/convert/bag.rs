@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Seek, Write};
 
-use logcore::{ChannelId, ChannelInfo, Error, FormatError, LogReader, MessageFilter, ReadMode};
+use logcore::{ChannelId, ChannelInfo, Error, LogReader, MessageFilter, ReadMode};
 use mcapfile::{Compression, Writer};
 use rosbag12::{Connection, RosTime, Writer as BagWriter, WriterOptions};
 
@@ -87,10 +87,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                let end = !e.is_skipped();
-                cx.stats.skipped.push(e.to_string());
-                if end {
-                    // A truncation: nothing readable follows.
+                if cx.skip(&e) {
                     break;
                 }
                 continue;
@@ -191,9 +188,7 @@ pub(crate) fn to_bag<W: Write + Seek>(
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                let end = !e.is_skipped();
-                cx.stats.skipped.push(e.to_string());
-                if end {
+                if cx.skip(&e) {
                     break;
                 }
                 continue;
@@ -289,11 +284,12 @@ mod tests {
     use std::io::Cursor;
 
     use logcore::Timestamp;
-    use mcapfile::{LinearReader, Record};
+    use mcapfile::Record;
     use rosbag12::{Bag, Version};
 
     use super::*;
-    use crate::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
+    use crate::convert::testing::{convert, records};
+    use crate::convert::{ConvertOptions, to_bag, to_mcap};
 
     const INT32: &str = "da5909fbe378aeaf85e547e830cc1bb7";
     const STRING: &str = "992ce8a1687cec8c8bd883ec73ca41d1";
@@ -335,17 +331,6 @@ mod tests {
         }
         w.finish().unwrap();
         w.into_inner().into_inner()
-    }
-
-    fn convert(bytes: &[u8], opts: &ConvertOptions) -> (Vec<u8>, ConvertStats) {
-        let log = crate::open_bytes(bytes).unwrap();
-        to_mcap(&log, Vec::new(), opts, &mut |_| {}).unwrap()
-    }
-
-    fn records(mcap: &[u8]) -> Vec<Record<'static>> {
-        LinearReader::new(mcap)
-            .map(|r| r.unwrap().into_owned())
-            .collect()
     }
 
     #[test]

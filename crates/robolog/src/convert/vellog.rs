@@ -35,7 +35,9 @@ use logcore::{ChannelInfo, Error, LogReader, MessageFilter, ReadMode, Timestamp,
 
 use super::Context;
 use super::foxglove::{self, FLOAT32};
-use super::jsonschema::{ChannelSpec, Field, JsonOut, JsonValue, Type, metadata, schema_text};
+use super::jsonschema::{
+    ChannelSpec, Field, JsonOut, JsonValue, Type, insert_anchor, metadata, schema_text,
+};
 use crate::Log;
 
 /// The JSON type of a registered layout text ("type name" per line;
@@ -340,15 +342,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         ),
     ]);
     if let Some(a) = summary.time_model.anchor {
-        time.insert(
-            "anchor_log_time_ns".into(),
-            a.log_time.as_nanos().to_string(),
-        );
-        time.insert(
-            "anchor_unix_time_ns".into(),
-            a.unix_time.as_nanos().to_string(),
-        );
-        time.insert("anchor_source".into(), a.source.into());
+        insert_anchor(&mut time, &a);
     }
     out.metadata("vel.time", &time)?;
     out.metadata("vel.header", &summary.metadata)?;
@@ -400,7 +394,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
 #[cfg(test)]
 mod tests {
     use super::super::ConvertOptions;
-    use super::super::jsonschema::testing::{at, convert};
+    use super::super::jsonschema::testing::{at, convert, counts_match_info};
     use super::*;
 
     #[test]
@@ -430,19 +424,7 @@ mod tests {
     #[test]
     fn sensors_become_foxglove_messages() {
         let c = convert("vellog/sensors.vel", &ConvertOptions::default());
-        let file = format!(
-            "{}/../../testdata/vellog/sensors.vel",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let summary = crate::open(&file).unwrap().summary().unwrap();
-        for ch in &summary.channels {
-            assert_eq!(
-                c.on(&ch.info.topic).len() as u64,
-                ch.message_count,
-                "{}",
-                ch.info.topic
-            );
-        }
+        counts_match_info(&c, "vellog/sensors.vel");
         let schema_of = |topic: &str| {
             c.messages
                 .iter()
