@@ -640,21 +640,11 @@ pub(crate) fn interop() -> Result {
         .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
         .collect();
     files.sort();
-    let out = venv
-        .command()
-        .arg(&script)
-        .arg("read")
-        .args(&files)
-        .output()
-        .map_err(|e| format!("python: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python mcap failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let mut cmd = venv.command();
+    cmd.arg(&script).arg("read").args(&files);
+    let out = crate::python::stdout_of(cmd, "python mcap")?;
     let mut theirs: BTreeMap<String, Vec<Json>> = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in out.lines() {
         let v: Json = serde_json::from_str(line).map_err(|e| format!("python output: {e}"))?;
         let path = v[0].as_str().unwrap_or("").to_string();
         theirs.entry(path).or_default().push(v);
