@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use logcore::{LogReader, MessageFilter, ReadMode};
 use rosbag12::FormatError;
-use rosbag12::record::encode_record;
 use rosbag12::{Bag, Compression, Error, WriterOptions};
 
 /// Reads everything a bag offers, in both modes; returns the strict-mode
@@ -157,30 +156,6 @@ fn hostile_lengths_are_reported_with_offsets() {
         bag.messages(&MessageFilter::all()).count(),
         read_all(&bytes).len()
     );
-}
-
-/// A bag with one chunk whose record we build by hand.
-fn bag_with_chunk(compression: &str, size: u32, data: &[u8]) -> Vec<u8> {
-    let mut out = b"#ROSBAG V2.0\n".to_vec();
-    let zero = 0u64.to_le_bytes();
-    let z32 = 0u32.to_le_bytes();
-    let fields: [(&str, &[u8]); 4] = [
-        ("chunk_count", &z32),
-        ("conn_count", &z32),
-        ("index_pos", &zero),
-        ("op", &[3]),
-    ];
-    let header = rosbag12::record::encode_header(&fields);
-    out.extend(encode_record(&fields, &vec![b' '; 4096 - header.len()]));
-    out.extend(encode_record(
-        &[
-            ("compression", compression.as_bytes()),
-            ("op", &[5]),
-            ("size", &size.to_le_bytes()),
-        ],
-        data,
-    ));
-    out
 }
 
 #[test]
