@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Seek, Write};
 
-use logcore::{ChannelId, ChannelInfo, Error, LogReader, MessageFilter, ReadMode};
+use logcore::{ChannelId, ChannelInfo, Error, LogReader};
 use mcapfile::{Compression, Writer};
 use rosbag12::{Connection, RosTime, Writer as BagWriter, WriterOptions};
 
@@ -77,11 +77,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         w.add_channel_with_id(id, schema, &c.topic, "ros1", &channel_metadata(c))?;
         cx.stats.channels += 1;
     }
-    let mut filter = MessageFilter::all()
-        .channels(kept.iter().map(|c| ChannelId(c.id)))
-        .mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx
+        .lenient_filter()
+        .channels(kept.iter().map(|c| ChannelId(c.id)));
     let mut sequence = 0u32;
     for item in bag.messages(&filter) {
         let m = match item {
@@ -179,11 +177,7 @@ pub(crate) fn to_bag<W: Write + Seek>(
             cx.stats.channels += 1;
         }
     }
-    let mut filter = MessageFilter::all()
-        .channels(ids.keys().copied())
-        .mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx.lenient_filter().channels(ids.keys().copied());
     for item in log.messages(&filter)? {
         let m = match item {
             Ok(m) => m,
@@ -283,7 +277,7 @@ pub(crate) fn connection_of(c: &ChannelInfo) -> Result<Connection, Error> {
 mod tests {
     use std::io::Cursor;
 
-    use logcore::Timestamp;
+    use logcore::{MessageFilter, Timestamp};
     use mcapfile::Record;
     use rosbag12::{Bag, Version};
 

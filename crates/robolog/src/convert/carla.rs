@@ -470,12 +470,8 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     let mut lanes = HashMap::new();
     let mut n = 0u64;
     for item in log.messages(&filter)? {
-        let msg = match item {
-            Ok(m) => m,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(msg) = cx.passed(item) else {
+            continue;
         };
         let id = u8::try_from(msg.channel.0).unwrap_or(u8::MAX);
         let offset = msg.offset.unwrap_or(0);
@@ -486,12 +482,8 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 ..FrameScene::default()
             });
         }
-        let packet = match Packet::decode(id, &msg.payload, offset, &layout) {
-            Ok(p) => p,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(packet) = cx.passed(Packet::decode(id, &msg.payload, offset, &layout)) else {
+            continue;
         };
         scene.take(&packet);
         let name = packet_name(id);

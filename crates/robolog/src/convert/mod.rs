@@ -40,7 +40,7 @@
 
 use std::io::{Seek, Write};
 
-use logcore::{Error, Format, FormatError, Timestamp};
+use logcore::{Error, Format, FormatError, MessageFilter, ReadMode, Timestamp};
 use mcapfile::{Compression, WriteOptions};
 
 use crate::Log;
@@ -143,6 +143,33 @@ impl<'p> Context<'p> {
             progress,
             reported: (0, 0),
         }
+    }
+
+    /// The value of `r`, or `None` with its error recorded as skipped.
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn passed<T, E: std::fmt::Display>(&mut self, r: Result<T, E>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.stats.skipped.push(e.to_string());
+                None
+            }
+        }
+    }
+
+    /// A lenient filter of the messages between the options' start and end.
+    #[cfg_attr(
+        not(any(feature = "rosbag", feature = "ulog", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn lenient_filter(&self) -> MessageFilter {
+        let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
+        filter.start = self.opts.start;
+        filter.end = self.opts.end;
+        filter
     }
 
     /// Records the read error `e` as skipped and says whether reading ends

@@ -41,7 +41,7 @@ use serde_json::json;
 use ulogfile::format::{BasicType, FieldType, Layout};
 use ulogfile::{InfoValue, LoggedString, ULog};
 
-use logcore::{Error, LogReader, MessageFilter, ReadMode, Timestamp, Value};
+use logcore::{Error, LogReader, Timestamp, Value};
 
 use super::Context;
 use super::foxglove::{self, log_level};
@@ -302,18 +302,12 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     let mut side = side.into_iter().peekable();
     let param_schema = schema_text("parameter_change", &param_type());
 
-    let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx.lenient_filter();
     let mut pose = Pose::default();
     let mut written = 0u64;
     for item in log.messages(&filter)? {
-        let msg = match item {
-            Ok(m) => m,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(msg) = cx.passed(item) else {
+            continue;
         };
         let at = msg.offset.unwrap_or(0);
         while let Some(s) = side.next_if(|s| s.offset() < at) {

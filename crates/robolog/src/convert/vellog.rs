@@ -31,7 +31,7 @@ use std::io::Write;
 use vellog::geometry::{Frame, ScanOptions, VelodyneOptions, VelodynePacket, scan_points};
 use vellog::{Image, MessageData};
 
-use logcore::{ChannelInfo, Error, LogReader, MessageFilter, ReadMode, Timestamp, Value};
+use logcore::{ChannelInfo, Error, LogReader, Timestamp, Value};
 
 use super::Context;
 use super::foxglove::{self, FLOAT32};
@@ -352,17 +352,11 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         .iter()
         .map(|ch| (ch.id.0, (source(ch), type_and_version(ch))))
         .collect();
-    let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx.lenient_filter();
     let mut n = 0u64;
     for item in log.messages(&filter)? {
-        let msg = match item {
-            Ok(m) => m,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(msg) = cx.passed(item) else {
+            continue;
         };
         let Some((src, (type_id, version))) = sources.get(&msg.channel.0) else {
             continue;
@@ -374,12 +368,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
             continue;
         }
         let offset = msg.offset.map_or(0, |o| o + 21);
-        let data = match MessageData::parse(*type_id, *version, &msg.payload, offset) {
-            Ok(d) => d,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(data) = cx.passed(MessageData::parse(*type_id, *version, &msg.payload, offset))
+        else {
+            continue;
         };
         write_one(&mut out, cx, src, msg.log_time, &data, &msg.payload, offset)?;
         n += 1;
