@@ -30,7 +30,7 @@
 //! the summary.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use logcore::{LogReader, MessageFilter, Value};
@@ -156,13 +156,7 @@ fn ours(path: &Path, key_file: &str, out: &mut BTreeMap<Key, Ours>) -> Result {
 
 /// Runs the comparison on every `.mcap` file in `dir`.
 pub(crate) fn interop(dir: &Path) -> Result {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .collect();
-    files.sort();
+    let files = crate::mcap::mcap_files(dir)?;
     if files.is_empty() {
         return Err(format!("no .mcap files in {}", dir.display()));
     }
