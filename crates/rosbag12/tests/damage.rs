@@ -173,12 +173,7 @@ fn decompression_is_bounded_by_the_declared_size() {
         let b = bag_with_chunk(name, 1000, data);
         let bag = Bag::new(&b).unwrap();
         assert!(bag.chunk_infos().is_empty());
-        let w = bag
-            .warnings()
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
+        let w = warnings_text(&bag);
         assert!(w.contains("more bytes than declared"), "{name}: {w}");
         assert!(w.contains("at byte 4117"), "{w}");
         // A size claiming 4 GiB for a tiny stream: an error, not an allocation.

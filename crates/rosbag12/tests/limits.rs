@@ -23,12 +23,7 @@ fn gigabyte_chunks_are_refused_by_the_default_limit() {
         let b = bag_with_chunk(name, size, data);
         let bag = Bag::new(&b).unwrap();
         assert!(bag.chunk_infos().is_empty());
-        let w = bag
-            .warnings()
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
+        let w = warnings_text(&bag);
         let want = format!(
             "at byte 4117: expected a chunk of at most 536870912 uncompressed bytes \
              (the reader's limit; raise it with `--max-chunk-size` or `Limits::max_chunk_size`), \

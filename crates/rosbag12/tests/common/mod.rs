@@ -237,3 +237,12 @@ pub fn bag_with_chunk(compression: &str, size: u32, data: &[u8]) -> Vec<u8> {
     ));
     out
 }
+
+/// The warnings of `bag`, joined with "; ".
+pub fn warnings_text(bag: &rosbag12::Bag<'_>) -> String {
+    bag.warnings()
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
