@@ -53,18 +53,24 @@ fn expected_format(path: &Path) -> Option<Format> {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The files under `dir` (recursively) that `keep` accepts, added to `out`
+/// (a folder that cannot be read is passed over).
+pub(crate) fn walk_files(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
-            walk(&p, out);
-        } else if expected_format(&p).is_some() {
+            walk_files(&p, keep, out);
+        } else if keep(&p) {
             out.push(p);
         }
     }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    walk_files(dir, &|p| expected_format(p).is_some(), out);
 }
 
 /// Every log of the corpus (when there is one) and of `testdata/`.

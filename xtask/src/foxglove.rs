@@ -172,20 +172,13 @@ fn inputs(corpus: Option<&Path>) -> Vec<PathBuf> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if matches!(
+    let keep = |p: &Path| {
+        matches!(
             p.extension().and_then(|x| x.to_str()),
             Some("ulg" | "log" | "rec" | "vel")
-        ) {
-            out.push(p);
-        }
-    }
+        )
+    };
+    crate::convert::walk_files(dir, &keep, out);
 }
 
 /// What `robolog info` says of one input channel: output topic, count, start, end (ns).

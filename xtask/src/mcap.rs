@@ -14,6 +14,18 @@ use serde_json::{Value as Json, json};
 
 use crate::Result;
 
+/// The `.mcap` files in `dir` (not its subfolders), sorted.
+pub(crate) fn mcap_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// `cargo xtask mcap conformance [--corpus DIR]`.
 pub(crate) fn cmd(args: &[String]) -> Result {
     match args.first().map(String::as_str) {
@@ -633,28 +645,12 @@ pub(crate) fn interop() -> Result {
         let p = dir.join(format!("ours-{name}"));
         std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .collect();
-    files.sort();
-    let out = venv
-        .command()
-        .arg(&script)
-        .arg("read")
-        .args(&files)
-        .output()
-        .map_err(|e| format!("python: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python mcap failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let files = mcap_files(&dir)?;
+    let mut cmd = venv.command();
+    cmd.arg(&script).arg("read").args(&files);
+    let out = crate::python::stdout_of(cmd, "python mcap")?;
     let mut theirs: BTreeMap<String, Vec<Json>> = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in out.lines() {
         let v: Json = serde_json::from_str(line).map_err(|e| format!("python output: {e}"))?;
         let path = v[0].as_str().unwrap_or("").to_string();
         theirs.entry(path).or_default().push(v);

@@ -8,6 +8,19 @@ use std::process::Command;
 
 use crate::{Result, root, run};
 
+/// What `cmd` (a Python script, `what` in the error) printed, or the error
+/// naming it and its stderr when it could not run or failed.
+pub(crate) fn stdout_of(mut cmd: Command, what: &str) -> Result<String> {
+    let out = cmd.output().map_err(|e| format!("python: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// A Python environment with some packages installed.
 pub(crate) struct Venv {
     dir: PathBuf,

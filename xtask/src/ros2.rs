@@ -30,7 +30,7 @@
 //! the summary.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use logcore::{LogReader, MessageFilter, Value};
@@ -156,13 +156,7 @@ fn ours(path: &Path, key_file: &str, out: &mut BTreeMap<Key, Ours>) -> Result {
 
 /// Runs the comparison on every `.mcap` file in `dir`.
 pub(crate) fn interop(dir: &Path) -> Result {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .collect();
-    files.sort();
+    let files = crate::mcap::mcap_files(dir)?;
     if files.is_empty() {
         return Err(format!("no .mcap files in {}", dir.display()));
     }
@@ -171,21 +165,12 @@ pub(crate) fn interop(dir: &Path) -> Result {
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let script = work.join("decode.py");
     std::fs::write(&script, PY_DECODE).map_err(|e| format!("{}: {e}", script.display()))?;
-    let out = venv
-        .command()
-        .arg(&script)
-        .args(&files)
-        .output()
-        .map_err(|e| format!("python: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python mcap-ros2-support failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let mut cmd = venv.command();
+    cmd.arg(&script).args(&files);
+    let out = crate::python::stdout_of(cmd, "python mcap-ros2-support")?;
     let mut theirs: BTreeMap<Key, (String, Json)> = BTreeMap::new();
     let mut seen: BTreeMap<(String, String, u64), usize> = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in out.lines() {
         let v: Json = serde_json::from_str(line).map_err(|e| format!("python output: {e}"))?;
         let file = v[0].as_str().unwrap_or("").to_string();
         let topic = v[1].as_str().unwrap_or("").to_string();

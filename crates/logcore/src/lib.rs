@@ -15,7 +15,9 @@
 //!   its own bytes; the `robolog` facade asks each one);
 //! - [`Error`], the cases every format shares (always naming a byte offset
 //!   for parse errors), and [`FormatError`], which gives a format crate's
-//!   own error type the shared constructors.
+//!   own error type the shared constructors;
+//! - [`Limits`], the bounds the readers put on what a file can make them
+//!   allocate.
 //!
 //! ```
 //! use logcore::{Format, Timestamp};
@@ -32,6 +34,7 @@ pub mod channel;
 pub mod cursor;
 pub mod error;
 pub mod format;
+pub mod limits;
 pub mod message;
 pub mod name;
 pub mod reader;
@@ -43,6 +46,7 @@ pub mod value;
 pub use channel::{ChannelId, ChannelInfo, Schema};
 pub use error::{Error, FormatError, ParseError, Result};
 pub use format::Format;
+pub use limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};
 pub use message::{Message, Payload};
 pub use name::FieldName;
 pub use reader::{LogReader, LogWriter, MessageFilter, MessageIter, ReadMode};

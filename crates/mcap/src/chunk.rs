@@ -9,7 +9,7 @@ use logcore::Payload;
 use crate::error::{Error, Result};
 use crate::records::{Chunk, Record};
 
-pub use crate::limits::DEFAULT_MAX_CHUNK_SIZE;
+pub use logcore::DEFAULT_MAX_CHUNK_SIZE;
 
 /// A chunk's records after decompression: borrowed from the file when the
 /// chunk is stored uncompressed, else an owned shared buffer.
@@ -57,7 +57,7 @@ pub(crate) fn decompress_into<'a>(
 ) -> Result<ChunkRecords<'a>> {
     let declared = chunk.uncompressed_size;
     if declared > max_size {
-        return Err(crate::limits::chunk_too_large(offset, declared, max_size));
+        return Err(logcore::limits::chunk_too_large(offset, declared, max_size));
     }
     let out = match (&chunk.records, chunk.compression.as_str()) {
         (Payload::Borrowed(b), "") => ChunkRecords::Borrowed(b),

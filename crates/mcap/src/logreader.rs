@@ -10,9 +10,9 @@ use logcore::{
     Payload, ReadMode, TimeModel, Timestamp, Value,
 };
 
+use crate::Limits;
 use crate::error::{Error, Result};
 use crate::indexed::{IndexFilter, IndexedMessages};
-use crate::limits::Limits;
 use crate::parse::{frame_at, parse_record};
 use crate::records::*;
 use crate::stream::{LinearReader, ReadOptions};

@@ -5,9 +5,9 @@
 use logcore::ReadMode;
 use logcore::error::hex_preview;
 
+use crate::Limits;
 use crate::chunk::{ChunkRecords, Detached, ReadAhead, decompress, share};
 use crate::error::{Error, Result};
-use crate::limits::Limits;
 use crate::parse::{attachment_crc_scope, frame_at, parse_record};
 use crate::records::{MAGIC, Record, op, unsupported_version};
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::output;
 use crate::progress::Progress;
-use crate::timearg::{TimeArg, parse_time_arg};
+use crate::timearg::FilterArgs;
 use crate::{Failure, Outcome, open, report};
 
 /// Arguments of `robolog cat`.
@@ -20,16 +20,8 @@ use crate::{Failure, Outcome, open, report};
 pub(crate) struct CatArgs {
     /// The log file (format detected from its first bytes).
     file: PathBuf,
-    /// Only messages on this topic (repeat for several).
-    #[arg(long = "topic", value_name = "T")]
-    topics: Vec<String>,
-    /// Only messages at or after this time: seconds after the first message
-    /// (`12.5`), or `@SECONDS` on the log's own clock.
-    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
-    start: Option<TimeArg>,
-    /// Only messages before this time (same forms as --start).
-    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
-    end: Option<TimeArg>,
+    #[command(flatten)]
+    filter: FilterArgs,
     /// One JSON object per line: {"topic", "type", "log_time_ns", "data"}.
     #[arg(long)]
     json: bool,
@@ -105,21 +97,14 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
     } else {
         ReadMode::Lenient
     });
-    if !args.topics.is_empty() {
-        filter.channels = Some(channels_on_topics(path, &channels, &args.topics)?);
+    if !args.filter.topics.is_empty() {
+        filter.channels = Some(channels_on_topics(path, &channels, &args.filter.topics)?);
     }
-    if args.start.is_some() || args.end.is_some() {
-        // Relative times count from the first message, which needs the summary.
-        let first = if matches!(args.start, Some(TimeArg::Relative(_)))
-            || matches!(args.end, Some(TimeArg::Relative(_)))
-        {
-            reader.summary().map_err(fail)?.start
-        } else {
-            None
-        };
-        filter.start = args.start.map(|t| t.resolve(first));
-        filter.end = args.end.map(|t| t.resolve(first));
-    }
+    args.filter.resolve_times(
+        || reader.summary().map(|s| s.start).map_err(fail),
+        &mut filter.start,
+        &mut filter.end,
+    )?;
 
     let by_id: std::collections::HashMap<ChannelId, &logcore::ChannelInfo> =
         channels.iter().map(|c| (c.id, c)).collect();

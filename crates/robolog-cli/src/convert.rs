@@ -12,7 +12,7 @@ use robolog::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
 use robolog::write::{OutputPolicy, WriteError, write_atomically};
 
 use crate::progress::Progress;
-use crate::timearg::{TimeArg, parse_time_arg};
+use crate::timearg::FilterArgs;
 use crate::{Failure, Outcome, open, write};
 
 /// Arguments of `robolog convert`.
@@ -30,16 +30,8 @@ pub(crate) struct ConvertArgs {
     /// Uncompressed chunk size of the output, in bytes.
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     chunk_size: u64,
-    /// Only messages on this topic (repeat for several).
-    #[arg(long = "topic", value_name = "T")]
-    topics: Vec<String>,
-    /// Only messages at or after this time: seconds after the first message
-    /// (`12.5`), or `@SECONDS` on the log's own clock.
-    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
-    start: Option<TimeArg>,
-    /// Only messages before this time (same forms as --start).
-    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
-    end: Option<TimeArg>,
+    #[command(flatten)]
+    filter: FilterArgs,
     /// Replace OUT when it exists.
     #[arg(long)]
     force: bool,
@@ -99,21 +91,14 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
     let mut opts = ConvertOptions {
         compression,
         chunk_size: args.chunk_size.max(1),
-        topics: args.topics.clone(),
+        topics: args.filter.topics.clone(),
         ..ConvertOptions::default()
     };
-    if args.start.is_some() || args.end.is_some() {
-        // Relative times count from the first message, which needs the summary.
-        let relative = matches!(args.start, Some(TimeArg::Relative(_)))
-            || matches!(args.end, Some(TimeArg::Relative(_)));
-        let first = if relative {
-            log.summary().map_err(fail)?.start
-        } else {
-            None
-        };
-        opts.start = args.start.map(|t| t.resolve(first));
-        opts.end = args.end.map(|t| t.resolve(first));
-    }
+    args.filter.resolve_times(
+        || log.summary().map(|s| s.start).map_err(fail),
+        &mut opts.start,
+        &mut opts.end,
+    )?;
 
     let mut bar = Progress::bytes(log.bytes().len() as u64);
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);

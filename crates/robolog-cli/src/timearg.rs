@@ -1,6 +1,44 @@
 //! Parsing `--start` / `--end` arguments.
 
+use clap::Args;
 use logcore::Timestamp;
+
+/// The message filter `cat` and `convert` take: topics and a time range.
+#[derive(Debug, Args)]
+pub(crate) struct FilterArgs {
+    /// Only messages on this topic (repeat for several).
+    #[arg(long = "topic", value_name = "T")]
+    pub(crate) topics: Vec<String>,
+    /// Only messages at or after this time: seconds after the first message
+    /// (`12.5`), or `@SECONDS` on the log's own clock.
+    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
+    pub(crate) start: Option<TimeArg>,
+    /// Only messages before this time (same forms as --start).
+    #[arg(long, value_name = "S", value_parser = parse_time_arg, allow_hyphen_values = true)]
+    pub(crate) end: Option<TimeArg>,
+}
+
+impl FilterArgs {
+    /// Sets `start` and `end` from `--start` and `--end` when either is
+    /// given (else leaves both); relative times count from the first
+    /// message, which `first` is asked for only then.
+    pub(crate) fn resolve_times<E>(
+        &self,
+        first: impl FnOnce() -> Result<Option<Timestamp>, E>,
+        start: &mut Option<Timestamp>,
+        end: &mut Option<Timestamp>,
+    ) -> Result<(), E> {
+        if self.start.is_none() && self.end.is_none() {
+            return Ok(());
+        }
+        let relative = matches!(self.start, Some(TimeArg::Relative(_)))
+            || matches!(self.end, Some(TimeArg::Relative(_)));
+        let first = if relative { first()? } else { None };
+        *start = self.start.map(|t| t.resolve(first));
+        *end = self.end.map(|t| t.resolve(first));
+        Ok(())
+    }
+}
 
 /// A time given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,33 +2,16 @@
 //! damaged input reported, the safe-write rules, no progress output when
 //! stderr is not a terminal.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use assert_cmd::Command;
+use common::{robolog, testdata};
 use predicates::prelude::*;
-
-fn robolog() -> Command {
-    Command::cargo_bin("robolog").unwrap()
-}
-
-fn testdata(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(path)
-}
 
 /// A new, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "convert-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch_dir("convert", name)
 }
 
 /// `robolog cat --json FILE [extra]` as text.

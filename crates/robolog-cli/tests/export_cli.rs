@@ -4,33 +4,17 @@
 //! `ulog2csv`) byte for byte; unknown topics, existing files and the input
 //! are refused with exit code 2 before anything is written.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use assert_cmd::Command;
+use common::{robolog, testdata};
 use serde_json::Value as Json;
-
-fn robolog() -> Command {
-    Command::cargo_bin("robolog").unwrap()
-}
-
-fn testdata(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(path)
-}
 
 /// A path for a new folder (not created).
 fn scratch(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "export-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::scratch_path("export", name)
 }
 
 fn files(dir: &Path) -> Vec<String> {

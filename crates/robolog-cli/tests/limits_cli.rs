@@ -1,22 +1,10 @@
 //! `--max-chunk-size`, unknown topics and `check`'s stderr summary.
 
+mod common;
+
 use std::path::PathBuf;
 
-use assert_cmd::Command;
-
-fn robolog() -> Command {
-    Command::cargo_bin("robolog").unwrap()
-}
-
-fn testdata(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(path)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).unwrap()
-}
+use common::{robolog, testdata, text};
 
 #[test]
 fn an_unknown_topic_is_a_usage_error_naming_the_topics() {

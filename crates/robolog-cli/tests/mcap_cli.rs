@@ -1,23 +1,15 @@
 //! `robolog mcap ...` and `robolog info/cat` on the committed MCAP
 //! fixtures (`testdata/mcap/`, written by `cargo xtask fixtures`).
 
+mod common;
+
 use std::path::PathBuf;
 
-use assert_cmd::Command;
+use common::{robolog, testdata, text};
 use serde_json::Value as Json;
 
-fn robolog() -> Command {
-    Command::cargo_bin("robolog").unwrap()
-}
-
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/mcap")
-        .join(name)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).unwrap()
+    testdata(&format!("mcap/{name}"))
 }
 
 #[test]

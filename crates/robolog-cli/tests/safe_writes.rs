@@ -5,33 +5,16 @@
 //! `NAME.orig.bag` and never replaces that backup; no temporary file is
 //! left behind, whether the command succeeded or failed.
 
+mod common;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use assert_cmd::Command;
-
-fn robolog() -> Command {
-    Command::cargo_bin("robolog").unwrap()
-}
-
-fn testdata(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(path)
-}
+use common::{robolog, testdata};
 
 /// A new, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "safe-writes-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch_dir("safe-writes", name)
 }
 
 /// The names in `dir` (recursively), sorted.

@@ -95,44 +95,10 @@ pub fn open_bytes_with<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Log<'a>, 
     Log::borrowed(format, bytes, limits)
 }
 
-/// Default for [`Limits::max_chunk_size`]: 512 MiB.
-pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 512 << 20;
-
-/// Resource limits applied by the format readers [`open_with`] builds,
-/// against hostile or oversized files; each format crate has its own
-/// `Limits` with the same defaults (`mcapfile::Limits`,
-/// `rosbag12::Limits`), and these are passed on to it.
-///
-/// ```
-/// let limits = robolog::Limits::default();
-/// assert_eq!(limits.max_chunk_size, 512 << 20);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Limits {
-    /// Largest declared uncompressed size of a chunk (MCAP zstd/lz4, bag
-    /// bz2/lz4) that is decompressed, in bytes; a chunk declaring more is
-    /// an error naming its offset, its size and this limit. Default
-    /// [`DEFAULT_MAX_CHUNK_SIZE`] (512 MiB); the `robolog` command's
-    /// `--max-chunk-size` sets it.
-    pub max_chunk_size: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
-        }
-    }
-}
-
-impl Limits {
-    /// These limits with [`max_chunk_size`](Self::max_chunk_size) set to `bytes`.
-    pub fn with_max_chunk_size(mut self, bytes: u64) -> Self {
-        self.max_chunk_size = bytes;
-        self
-    }
-}
+// Resource limits applied by the format readers `open_with` builds,
+// against hostile or oversized files (the same type as
+// `mcapfile::Limits` and `rosbag12::Limits`).
+pub use logcore::limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};
 
 /// The format of `bytes`, or the error naming what was found instead.
 fn detect(bytes: &[u8]) -> Result<Format, Error> {

@@ -173,6 +173,29 @@ mod json {
     }
 }
 
+/// The type name of `channel` (its schema's name, else the channel's type)
+/// and its schema text, or the error naming the channel when the text (its
+/// `what`) is not UTF-8.
+#[cfg(any(feature = "rosbag", feature = "ros2"))]
+fn schema_type_and_text<'c>(
+    channel: &'c ChannelInfo,
+    what: &str,
+) -> Result<(&'c str, &'c str), Error> {
+    let schema = channel.schema.as_ref();
+    let type_name = schema
+        .map(|s| s.name.as_str())
+        .filter(|n| !n.is_empty())
+        .unwrap_or(&channel.type_name);
+    let text = schema.map(|s| s.data.as_slice()).unwrap_or_default();
+    let text = std::str::from_utf8(text).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "the {what} of channel {:?} is not UTF-8 text: {e}",
+            channel.topic
+        ))
+    })?;
+    Ok((type_name, text))
+}
+
 /// ROS 1 messages with their `.msg` definition as schema.
 #[cfg(feature = "rosbag")]
 mod ros1 {
@@ -180,18 +203,7 @@ mod ros1 {
     use rosbag12::MessageType;
 
     pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
-        let schema = channel.schema.as_ref();
-        let type_name = schema
-            .map(|s| s.name.as_str())
-            .filter(|n| !n.is_empty())
-            .unwrap_or(&channel.type_name);
-        let text = schema.map(|s| s.data.as_slice()).unwrap_or_default();
-        let text = std::str::from_utf8(text).map_err(|e| {
-            Error::InvalidArgument(format!(
-                "the ros1msg schema of channel {:?} is not UTF-8 text: {e}",
-                channel.topic
-            ))
-        })?;
+        let (type_name, text) = super::schema_type_and_text(channel, "ros1msg schema")?;
         let ty = MessageType::parse(type_name, text).map_err(|e| {
             Error::InvalidArgument(format!(
                 "the ros1msg schema {type_name:?} of channel {:?}: {e}",
@@ -219,17 +231,7 @@ mod ros2 {
 
     pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
         let schema = channel.schema.as_ref();
-        let type_name = schema
-            .map(|s| s.name.as_str())
-            .filter(|n| !n.is_empty())
-            .unwrap_or(&channel.type_name);
-        let text = schema.map(|s| s.data.as_slice()).unwrap_or_default();
-        let text = std::str::from_utf8(text).map_err(|e| {
-            Error::InvalidArgument(format!(
-                "the schema of channel {:?} is not UTF-8 text: {e}",
-                channel.topic
-            ))
-        })?;
+        let (type_name, text) = super::schema_type_and_text(channel, "schema")?;
         let language = schema.map_or("ros2msg", |s| s.encoding.as_str());
         let ty = if language == "ros2idl" {
             MessageType::parse_idl(type_name, text)

@@ -6,9 +6,9 @@
 use logcore::FormatError;
 use std::sync::{Arc, OnceLock};
 
+use crate::Limits;
 use crate::chunk::{ChunkPayload, walk_chunk};
 use crate::error::{Error, Result};
-use crate::limits::Limits;
 use crate::msg::MessageType;
 use crate::record::{Origin, Record, resync};
 use crate::records::{

@@ -5,10 +5,10 @@
 use bytes::Bytes;
 use logcore::Payload;
 
+use crate::Limits;
 use crate::bag::Bag;
 use crate::compression::decompress_into;
 use crate::error::Result;
-use crate::limits::Limits;
 use crate::record::{Origin, Record};
 use crate::records::{ChunkHeader, Compression, op};
 

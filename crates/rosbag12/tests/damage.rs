@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use logcore::{LogReader, MessageFilter, ReadMode};
 use rosbag12::FormatError;
-use rosbag12::record::encode_record;
 use rosbag12::{Bag, Compression, Error, WriterOptions};
 
 /// Reads everything a bag offers, in both modes; returns the strict-mode
@@ -159,30 +158,6 @@ fn hostile_lengths_are_reported_with_offsets() {
     );
 }
 
-/// A bag with one chunk whose record we build by hand.
-fn bag_with_chunk(compression: &str, size: u32, data: &[u8]) -> Vec<u8> {
-    let mut out = b"#ROSBAG V2.0\n".to_vec();
-    let zero = 0u64.to_le_bytes();
-    let z32 = 0u32.to_le_bytes();
-    let fields: [(&str, &[u8]); 4] = [
-        ("chunk_count", &z32),
-        ("conn_count", &z32),
-        ("index_pos", &zero),
-        ("op", &[3]),
-    ];
-    let header = rosbag12::record::encode_header(&fields);
-    out.extend(encode_record(&fields, &vec![b' '; 4096 - header.len()]));
-    out.extend(encode_record(
-        &[
-            ("compression", compression.as_bytes()),
-            ("op", &[5]),
-            ("size", &size.to_le_bytes()),
-        ],
-        data,
-    ));
-    out
-}
-
 #[test]
 fn decompression_is_bounded_by_the_declared_size() {
     use std::io::Write;
@@ -198,12 +173,7 @@ fn decompression_is_bounded_by_the_declared_size() {
         let b = bag_with_chunk(name, 1000, data);
         let bag = Bag::new(&b).unwrap();
         assert!(bag.chunk_infos().is_empty());
-        let w = bag
-            .warnings()
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
+        let w = warnings_text(&bag);
         assert!(w.contains("more bytes than declared"), "{name}: {w}");
         assert!(w.contains("at byte 4117"), "{w}");
         // A size claiming 4 GiB for a tiny stream: an error, not an allocation.

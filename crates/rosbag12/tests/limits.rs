@@ -7,32 +7,7 @@ use std::io::Write;
 
 use common::*;
 use logcore::{MessageFilter, ReadMode};
-use rosbag12::record::encode_record;
 use rosbag12::{Bag, Compression, Limits};
-
-/// A bag with one chunk record built by hand, at byte 4117, and no index.
-fn bag_with_chunk(compression: &str, size: u32, data: &[u8]) -> Vec<u8> {
-    let mut out = b"#ROSBAG V2.0\n".to_vec();
-    let zero = 0u64.to_le_bytes();
-    let z32 = 0u32.to_le_bytes();
-    let fields: [(&str, &[u8]); 4] = [
-        ("chunk_count", &z32),
-        ("conn_count", &z32),
-        ("index_pos", &zero),
-        ("op", &[3]),
-    ];
-    let header = rosbag12::record::encode_header(&fields);
-    out.extend(encode_record(&fields, &vec![b' '; 4096 - header.len()]));
-    out.extend(encode_record(
-        &[
-            ("compression", compression.as_bytes()),
-            ("op", &[5]),
-            ("size", &size.to_le_bytes()),
-        ],
-        data,
-    ));
-    out
-}
 
 #[test]
 fn gigabyte_chunks_are_refused_by_the_default_limit() {
@@ -48,12 +23,7 @@ fn gigabyte_chunks_are_refused_by_the_default_limit() {
         let b = bag_with_chunk(name, size, data);
         let bag = Bag::new(&b).unwrap();
         assert!(bag.chunk_infos().is_empty());
-        let w = bag
-            .warnings()
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
+        let w = warnings_text(&bag);
         let want = format!(
             "at byte 4117: expected a chunk of at most 536870912 uncompressed bytes \
              (the reader's limit; raise it with `--max-chunk-size` or `Limits::max_chunk_size`), \

@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Seek, Write};
 
-use logcore::{ChannelId, ChannelInfo, Error, FormatError, LogReader, MessageFilter, ReadMode};
+use logcore::{ChannelId, ChannelInfo, Error, LogReader};
 use mcapfile::{Compression, Writer};
 use rosbag12::{Connection, RosTime, Writer as BagWriter, WriterOptions};
 
@@ -77,20 +77,15 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         w.add_channel_with_id(id, schema, &c.topic, "ros1", &channel_metadata(c))?;
         cx.stats.channels += 1;
     }
-    let mut filter = MessageFilter::all()
-        .channels(kept.iter().map(|c| ChannelId(c.id)))
-        .mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx
+        .lenient_filter()
+        .channels(kept.iter().map(|c| ChannelId(c.id)));
     let mut sequence = 0u32;
     for item in bag.messages(&filter) {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                let end = !e.is_skipped();
-                cx.stats.skipped.push(e.to_string());
-                if end {
-                    // A truncation: nothing readable follows.
+                if cx.skip(&e) {
                     break;
                 }
                 continue;
@@ -182,18 +177,12 @@ pub(crate) fn to_bag<W: Write + Seek>(
             cx.stats.channels += 1;
         }
     }
-    let mut filter = MessageFilter::all()
-        .channels(ids.keys().copied())
-        .mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx.lenient_filter().channels(ids.keys().copied());
     for item in log.messages(&filter)? {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                let end = !e.is_skipped();
-                cx.stats.skipped.push(e.to_string());
-                if end {
+                if cx.skip(&e) {
                     break;
                 }
                 continue;
@@ -288,12 +277,13 @@ pub(crate) fn connection_of(c: &ChannelInfo) -> Result<Connection, Error> {
 mod tests {
     use std::io::Cursor;
 
-    use logcore::Timestamp;
-    use mcapfile::{LinearReader, Record};
+    use logcore::{MessageFilter, Timestamp};
+    use mcapfile::Record;
     use rosbag12::{Bag, Version};
 
     use super::*;
-    use crate::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
+    use crate::convert::testing::{convert, records};
+    use crate::convert::{ConvertOptions, to_bag, to_mcap};
 
     const INT32: &str = "da5909fbe378aeaf85e547e830cc1bb7";
     const STRING: &str = "992ce8a1687cec8c8bd883ec73ca41d1";
@@ -335,17 +325,6 @@ mod tests {
         }
         w.finish().unwrap();
         w.into_inner().into_inner()
-    }
-
-    fn convert(bytes: &[u8], opts: &ConvertOptions) -> (Vec<u8>, ConvertStats) {
-        let log = crate::open_bytes(bytes).unwrap();
-        to_mcap(&log, Vec::new(), opts, &mut |_| {}).unwrap()
-    }
-
-    fn records(mcap: &[u8]) -> Vec<Record<'static>> {
-        LinearReader::new(mcap)
-            .map(|r| r.unwrap().into_owned())
-            .collect()
     }
 
     #[test]

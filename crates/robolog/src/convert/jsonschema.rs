@@ -23,7 +23,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value as Json, json};
 
-use logcore::{Error, Timestamp, Value};
+use logcore::{Error, Timestamp, Value, WallClockAnchor};
 use mcapfile::Writer;
 
 use super::Context;
@@ -323,6 +323,21 @@ pub(crate) fn metadata<K: Into<String>, V: Into<String>>(
         .collect()
 }
 
+/// Adds the wall-clock anchor `a` to the time metadata `m`
+/// (`anchor_log_time_ns`, `anchor_unix_time_ns`, `anchor_source`).
+#[cfg_attr(not(any(feature = "ulog", feature = "vellog")), allow(dead_code))]
+pub(crate) fn insert_anchor(m: &mut BTreeMap<String, String>, a: &WallClockAnchor) {
+    m.insert(
+        "anchor_log_time_ns".into(),
+        a.log_time.as_nanos().to_string(),
+    );
+    m.insert(
+        "anchor_unix_time_ns".into(),
+        a.unix_time.as_nanos().to_string(),
+    );
+    m.insert("anchor_source".into(), a.source.into());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,6 +435,28 @@ pub(crate) mod testing {
             messages.push((ch.topic.clone(), schema, m.log_time.as_nanos(), v));
         }
         Converted { stats, messages }
+    }
+
+    /// Asserts that `c`, converted from `testdata/<path>`, has as many
+    /// messages on each topic as `robolog info` counts in the input.
+    #[cfg_attr(not(any(feature = "carla", feature = "vellog")), allow(dead_code))]
+    pub(crate) fn counts_match_info(c: &Converted, path: &str) {
+        let file = format!("{}/../../testdata/{path}", env!("CARGO_MANIFEST_DIR"));
+        let summary = crate::open(&file).unwrap().summary().unwrap();
+        for ch in &summary.channels {
+            assert_eq!(
+                c.on(&ch.info.topic).len() as u64,
+                ch.message_count,
+                "{}",
+                ch.info.topic
+            );
+        }
+    }
+
+    /// Whether `a` and `b` agree to 1e-9 element by element.
+    #[cfg_attr(not(any(feature = "carla", feature = "ulog")), allow(dead_code))]
+    pub(crate) fn close(a: &[f64], b: &[f64]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
     }
 
     /// A number at `path` (`a.b.0.c`) of `v`.

@@ -61,9 +61,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         let record = match item {
             Ok(r) => r,
             Err(e) => {
-                let end = !e.is_skipped();
-                cx.stats.skipped.push(e.to_string());
-                if end {
+                if cx.skip(&e) {
                     break;
                 }
                 continue;
@@ -204,7 +202,8 @@ mod tests {
     use mcapfile::{Compression, LinearReader, WriteOptions};
 
     use super::*;
-    use crate::convert::{ConvertOptions, ConvertStats, to_mcap};
+    use crate::convert::testing::{convert, records};
+    use crate::convert::{ConvertOptions, to_mcap};
 
     /// Metadata first, two channels (ids 4 and 9), an attachment between
     /// messages, lz4 chunks of a few messages.
@@ -236,17 +235,6 @@ mod tests {
             }
         }
         w.finish().unwrap()
-    }
-
-    fn convert(bytes: &[u8], opts: &ConvertOptions) -> (Vec<u8>, ConvertStats) {
-        let log = crate::open_bytes(bytes).unwrap();
-        to_mcap(&log, Vec::new(), opts, &mut |_| {}).unwrap()
-    }
-
-    fn records(mcap: &[u8]) -> Vec<Record<'static>> {
-        LinearReader::new(mcap)
-            .map(|r| r.unwrap().into_owned())
-            .collect()
     }
 
     #[test]

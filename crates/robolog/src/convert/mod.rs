@@ -40,7 +40,7 @@
 
 use std::io::{Seek, Write};
 
-use logcore::{Error, Format, Timestamp};
+use logcore::{Error, Format, FormatError, MessageFilter, ReadMode, Timestamp};
 use mcapfile::{Compression, WriteOptions};
 
 use crate::Log;
@@ -133,7 +133,53 @@ pub(crate) struct Context<'p> {
     reported: (u64, u64),
 }
 
-impl Context<'_> {
+impl<'p> Context<'p> {
+    /// A conversion of `log` with `opts`, reporting to `progress`.
+    fn new(log: &Log<'_>, opts: &ConvertOptions, progress: &'p mut dyn FnMut(Progress)) -> Self {
+        Context {
+            opts: opts.clone(),
+            stats: ConvertStats::default(),
+            total_bytes: log.bytes().len() as u64,
+            progress,
+            reported: (0, 0),
+        }
+    }
+
+    /// The value of `r`, or `None` with its error recorded as skipped.
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn passed<T, E: std::fmt::Display>(&mut self, r: Result<T, E>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.stats.skipped.push(e.to_string());
+                None
+            }
+        }
+    }
+
+    /// A lenient filter of the messages between the options' start and end.
+    #[cfg_attr(
+        not(any(feature = "rosbag", feature = "ulog", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn lenient_filter(&self) -> MessageFilter {
+        let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
+        filter.start = self.opts.start;
+        filter.end = self.opts.end;
+        filter
+    }
+
+    /// Records the read error `e` as skipped and says whether reading ends
+    /// there (a truncation: nothing readable follows) rather than going on
+    /// past damage.
+    pub(crate) fn skip<E: FormatError + std::fmt::Display>(&mut self, e: &E) -> bool {
+        self.stats.skipped.push(e.to_string());
+        !e.is_skipped()
+    }
+
     /// Whether a message on `topic` at `time` passes the filter.
     #[cfg_attr(
         not(any(feature = "ulog", feature = "carla", feature = "vellog")),
@@ -194,13 +240,7 @@ pub fn to_mcap<W: Write>(
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(W, ConvertStats), Error> {
-    let mut cx = Context {
-        opts: opts.clone(),
-        stats: ConvertStats::default(),
-        total_bytes: log.bytes().len() as u64,
-        progress,
-        reported: (0, 0),
-    };
+    let mut cx = Context::new(log, opts, progress);
     let sink = match log.format() {
         #[cfg(feature = "rosbag")]
         Format::RosBag => bag::convert(log, out, &mut cx)?,
@@ -234,13 +274,7 @@ pub fn to_bag<W: Write + Seek>(
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(W, ConvertStats), Error> {
-    let mut cx = Context {
-        opts: opts.clone(),
-        stats: ConvertStats::default(),
-        total_bytes: log.bytes().len() as u64,
-        progress,
-        reported: (0, 0),
-    };
+    let mut cx = Context::new(log, opts, progress);
     #[cfg(feature = "rosbag")]
     {
         let sink = bag::to_bag(log, out, &mut cx)?;
@@ -264,4 +298,25 @@ pub(crate) fn not_yet(format: Format) -> Error {
         format!("{format:?}"),
         "conversion of this format to MCAP is not available yet",
     )
+}
+
+/// Helpers of the converters' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use mcapfile::{LinearReader, Record};
+
+    use super::{ConvertOptions, ConvertStats, to_mcap};
+
+    /// The log `bytes` converted to MCAP with `opts`, and what was written.
+    pub(crate) fn convert(bytes: &[u8], opts: &ConvertOptions) -> (Vec<u8>, ConvertStats) {
+        let log = crate::open_bytes(bytes).unwrap();
+        to_mcap(&log, Vec::new(), opts, &mut |_| {}).unwrap()
+    }
+
+    /// The records of the MCAP file `mcap`.
+    pub(crate) fn records(mcap: &[u8]) -> Vec<Record<'static>> {
+        LinearReader::new(mcap)
+            .map(|r| r.unwrap().into_owned())
+            .collect()
+    }
 }

@@ -41,11 +41,13 @@ use serde_json::json;
 use ulogfile::format::{BasicType, FieldType, Layout};
 use ulogfile::{InfoValue, LoggedString, ULog};
 
-use logcore::{Error, LogReader, MessageFilter, ReadMode, Timestamp, Value};
+use logcore::{Error, LogReader, Timestamp, Value};
 
 use super::Context;
 use super::foxglove::{self, log_level};
-use super::jsonschema::{ChannelSpec, Field, JsonOut, JsonValue, Type, metadata, schema_text};
+use super::jsonschema::{
+    ChannelSpec, Field, JsonOut, JsonValue, Type, insert_anchor, metadata, schema_text,
+};
 use crate::Log;
 
 /// Topic of the logged strings.
@@ -164,15 +166,7 @@ fn time_metadata(log: &Log<'_>, ulog: &ULog<'_>) -> BTreeMap<String, String> {
     m.insert("start_time_us".into(), ulog.header.timestamp.to_string());
     if let Ok(summary) = log.summary() {
         if let Some(a) = summary.time_model.anchor {
-            m.insert(
-                "anchor_log_time_ns".into(),
-                a.log_time.as_nanos().to_string(),
-            );
-            m.insert(
-                "anchor_unix_time_ns".into(),
-                a.unix_time.as_nanos().to_string(),
-            );
-            m.insert("anchor_source".into(), a.source.to_string());
+            insert_anchor(&mut m, &a);
             if let Some(d) = summary.time_model.format_date(a.log_time) {
                 m.insert("anchor_utc".into(), d);
             }
@@ -308,18 +302,12 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     let mut side = side.into_iter().peekable();
     let param_schema = schema_text("parameter_change", &param_type());
 
-    let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx.lenient_filter();
     let mut pose = Pose::default();
     let mut written = 0u64;
     for item in log.messages(&filter)? {
-        let msg = match item {
-            Ok(m) => m,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(msg) = cx.passed(item) else {
+            continue;
         };
         let at = msg.offset.unwrap_or(0);
         while let Some(s) = side.next_if(|s| s.offset() < at) {
@@ -476,11 +464,8 @@ fn derive<W: Write>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::jsonschema::testing::close;
     use super::*;
-
-    fn close(a: &[f64], b: &[f64]) -> bool {
-        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
-    }
 
     #[test]
     fn level_attitude_facing_north_is_yaw_90_in_enu() {

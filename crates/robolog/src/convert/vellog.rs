@@ -31,11 +31,13 @@ use std::io::Write;
 use vellog::geometry::{Frame, ScanOptions, VelodyneOptions, VelodynePacket, scan_points};
 use vellog::{Image, MessageData};
 
-use logcore::{ChannelInfo, Error, LogReader, MessageFilter, ReadMode, Timestamp, Value};
+use logcore::{ChannelInfo, Error, LogReader, Timestamp, Value};
 
 use super::Context;
 use super::foxglove::{self, FLOAT32};
-use super::jsonschema::{ChannelSpec, Field, JsonOut, JsonValue, Type, metadata, schema_text};
+use super::jsonschema::{
+    ChannelSpec, Field, JsonOut, JsonValue, Type, insert_anchor, metadata, schema_text,
+};
 use crate::Log;
 
 /// The JSON type of a registered layout text ("type name" per line;
@@ -340,15 +342,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         ),
     ]);
     if let Some(a) = summary.time_model.anchor {
-        time.insert(
-            "anchor_log_time_ns".into(),
-            a.log_time.as_nanos().to_string(),
-        );
-        time.insert(
-            "anchor_unix_time_ns".into(),
-            a.unix_time.as_nanos().to_string(),
-        );
-        time.insert("anchor_source".into(), a.source.into());
+        insert_anchor(&mut time, &a);
     }
     out.metadata("vel.time", &time)?;
     out.metadata("vel.header", &summary.metadata)?;
@@ -358,17 +352,11 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         .iter()
         .map(|ch| (ch.id.0, (source(ch), type_and_version(ch))))
         .collect();
-    let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
-    filter.start = cx.opts.start;
-    filter.end = cx.opts.end;
+    let filter = cx.lenient_filter();
     let mut n = 0u64;
     for item in log.messages(&filter)? {
-        let msg = match item {
-            Ok(m) => m,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(msg) = cx.passed(item) else {
+            continue;
         };
         let Some((src, (type_id, version))) = sources.get(&msg.channel.0) else {
             continue;
@@ -380,12 +368,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
             continue;
         }
         let offset = msg.offset.map_or(0, |o| o + 21);
-        let data = match MessageData::parse(*type_id, *version, &msg.payload, offset) {
-            Ok(d) => d,
-            Err(e) => {
-                cx.stats.skipped.push(e.to_string());
-                continue;
-            }
+        let Some(data) = cx.passed(MessageData::parse(*type_id, *version, &msg.payload, offset))
+        else {
+            continue;
         };
         write_one(&mut out, cx, src, msg.log_time, &data, &msg.payload, offset)?;
         n += 1;
@@ -400,7 +385,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
 #[cfg(test)]
 mod tests {
     use super::super::ConvertOptions;
-    use super::super::jsonschema::testing::{at, convert};
+    use super::super::jsonschema::testing::{at, convert, counts_match_info};
     use super::*;
 
     #[test]
@@ -430,19 +415,7 @@ mod tests {
     #[test]
     fn sensors_become_foxglove_messages() {
         let c = convert("vellog/sensors.vel", &ConvertOptions::default());
-        let file = format!(
-            "{}/../../testdata/vellog/sensors.vel",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let summary = crate::open(&file).unwrap().summary().unwrap();
-        for ch in &summary.channels {
-            assert_eq!(
-                c.on(&ch.info.topic).len() as u64,
-                ch.message_count,
-                "{}",
-                ch.info.topic
-            );
-        }
+        counts_match_info(&c, "vellog/sensors.vel");
         let schema_of = |topic: &str| {
             c.messages
                 .iter()

@@ -209,3 +209,40 @@ pub fn read_all(bytes: &[u8]) -> Vec<Written> {
         })
         .collect()
 }
+
+/// A bag with one chunk record (`compression`, declared `size`, `data`)
+/// built by hand, at byte 4117, and no index.
+pub fn bag_with_chunk(compression: &str, size: u32, data: &[u8]) -> Vec<u8> {
+    let mut out = b"#ROSBAG V2.0\n".to_vec();
+    let zero = 0u64.to_le_bytes();
+    let z32 = 0u32.to_le_bytes();
+    let fields: [(&str, &[u8]); 4] = [
+        ("chunk_count", &z32),
+        ("conn_count", &z32),
+        ("index_pos", &zero),
+        ("op", &[3]),
+    ];
+    let header = rosbag12::record::encode_header(&fields);
+    out.extend(rosbag12::record::encode_record(
+        &fields,
+        &vec![b' '; 4096 - header.len()],
+    ));
+    out.extend(rosbag12::record::encode_record(
+        &[
+            ("compression", compression.as_bytes()),
+            ("op", &[5]),
+            ("size", &size.to_le_bytes()),
+        ],
+        data,
+    ));
+    out
+}
+
+/// The warnings of `bag`, joined with "; ".
+pub fn warnings_text(bag: &rosbag12::Bag<'_>) -> String {
+    bag.warnings()
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
