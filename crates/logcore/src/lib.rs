@@ -8,7 +8,8 @@
 //! - [`Timestamp`] (integer nanoseconds), [`Clock`] and [`TimeModel`] (what
 //!   timestamps count from, and an optional anchor to wall-clock time);
 //! - [`ChannelInfo`], [`Message`] (with a zero-copy [`Payload`]) and
-//!   [`Value`] (a dynamic tree that serializes to JSON);
+//!   [`Value`] (a dynamic tree that serializes to JSON), and [`ValueType`]
+//!   (what a format's definitions declare a channel's values to be);
 //! - [`Summary`] (format, channels with counts, time range, metadata);
 //! - the object-safe [`LogReader`] and [`LogWriter`] traits;
 //! - [`Format`], the five formats by name (each format crate recognises
@@ -41,6 +42,7 @@ pub mod reader;
 pub mod source;
 pub mod summary;
 pub mod time;
+pub mod types;
 pub mod value;
 
 pub use channel::{ChannelId, ChannelInfo, Schema};
@@ -53,6 +55,7 @@ pub use reader::{LogReader, LogWriter, MessageFilter, MessageIter, ReadMode};
 pub use source::FileBytes;
 pub use summary::{ChannelSummary, Summary};
 pub use time::{Clock, TimeModel, Timestamp, WallClockAnchor};
+pub use types::{Field, Mismatch, ValueType};
 pub use value::Value;
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::{ChannelId, ChannelInfo, Format, Message, Result, Summary, Timestamp, Value};
+use crate::{
+    ChannelId, ChannelInfo, Format, Message, Result, Summary, Timestamp, Value, ValueType,
+};
 
 /// How a reader treats damaged records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -122,6 +124,17 @@ pub trait LogReader {
     fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> Result<()> {
         *out = self.decode(message)?;
         Ok(())
+    }
+
+    /// The type every decoded value of `channel` has, as the format's own
+    /// definitions declare it (a ROS `.msg`, a ULog format, a protobuf
+    /// descriptor, a packet layout), without reading any message; `None`
+    /// when the format declares none (a JSON channel without a schema, a
+    /// channel nobody decodes). Every value [`decode`](Self::decode)
+    /// returns for the channel is [admitted](ValueType::admits) by it.
+    fn value_type(&self, channel: ChannelId) -> Result<Option<ValueType>> {
+        let _ = channel;
+        Ok(None)
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use logcore::{
     ChannelId, ChannelInfo, Error, FileBytes, Format, LogReader, Message, MessageFilter,
-    MessageIter, Summary, Value,
+    MessageIter, Summary, Value, ValueType,
 };
 
 use crate::Limits;
@@ -387,6 +387,17 @@ impl LogReader for Log<'_> {
             }
         }
         self.log_reader().decode(message)
+    }
+
+    /// For MCAP channels the registry decoder's type (from the channel's
+    /// schema), else the format's own.
+    fn value_type(&self, channel: ChannelId) -> logcore::Result<Option<ValueType>> {
+        if self.uses_registry() {
+            if let Some(built) = self.decoder(channel)? {
+                return Ok(built.ok().and_then(|d| d.value_type()));
+            }
+        }
+        self.log_reader().value_type(channel)
     }
 
     fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> logcore::Result<()> {

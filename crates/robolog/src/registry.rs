@@ -35,13 +35,20 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use logcore::{ChannelInfo, Error, Value};
+use logcore::{ChannelInfo, Error, Value, ValueType};
 
 /// Decodes the payloads of one channel.
 pub trait Decoder: Send + Sync {
     /// Decodes `payload`; `offset` is the payload's byte offset in the file,
     /// for error messages.
     fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error>;
+
+    /// The type every value [`decode`](Self::decode) returns has, from the
+    /// schema the decoder was built with; `None` when the schema declares
+    /// none (JSON without a schema). See [`logcore::ValueType`].
+    fn value_type(&self) -> Option<ValueType> {
+        None
+    }
 }
 
 /// Builds the [`Decoder`] of a channel from its [`ChannelInfo`] (schema,
