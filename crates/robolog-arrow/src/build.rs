@@ -1,0 +1,468 @@
+//! [`ValueType`] to Arrow [`DataType`], and columns of [`Value`]s to Arrow
+//! arrays of that type.
+//!
+//! Arrays are built column by column: a struct column gathers its fields'
+//! values from every row and builds one child array per field; a list
+//! column gathers the elements of every row into one child column (typed
+//! arrays such as [`Value::F32Array`] straight into a primitive buffer,
+//! without a `Value` per element).
+
+use std::sync::Arc;
+
+use arrow_array::builder::{BinaryBuilder, BooleanBuilder, StringBuilder};
+use arrow_array::types::{
+    DurationNanosecondType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{
+    ArrayRef, ArrowPrimitiveType, FixedSizeListArray, ListArray, NullArray, PrimitiveArray,
+    StructArray,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::{DataType, Field as ArrowField, FieldRef, Fields, TimeUnit};
+use logcore::{Field, Value, ValueType};
+
+/// The Arrow type of values of type `t`: integers keep their width, fixed
+/// arrays become `FixedSizeList`, lists `List`, structs `Struct`, strings
+/// `Utf8`, bytes `Binary`, times `Timestamp(ns)`, durations
+/// `Duration(ns)`, and [`ValueType::Any`] `Utf8` holding the value's JSON.
+/// A struct without fields (ROS `std_msgs/Empty`) is `Null`: Parquet has
+/// no empty groups.
+///
+/// ```
+/// use arrow_schema::DataType;
+/// use logcore::ValueType;
+/// let t = ValueType::fixed(ValueType::F64, 9);
+/// let DataType::FixedSizeList(item, 9) = robolog_arrow::data_type(&t) else { panic!() };
+/// assert_eq!(item.data_type(), &DataType::Float64);
+/// ```
+pub fn data_type(t: &ValueType) -> DataType {
+    match t {
+        ValueType::Bool => DataType::Boolean,
+        ValueType::I8 => DataType::Int8,
+        ValueType::I16 => DataType::Int16,
+        ValueType::I32 => DataType::Int32,
+        ValueType::I64 => DataType::Int64,
+        ValueType::U8 => DataType::UInt8,
+        ValueType::U16 => DataType::UInt16,
+        ValueType::U32 => DataType::UInt32,
+        ValueType::U64 => DataType::UInt64,
+        ValueType::F32 => DataType::Float32,
+        ValueType::F64 => DataType::Float64,
+        ValueType::String | ValueType::Any => DataType::Utf8,
+        ValueType::Bytes => DataType::Binary,
+        ValueType::Time => DataType::Timestamp(TimeUnit::Nanosecond, None),
+        ValueType::Duration => DataType::Duration(TimeUnit::Nanosecond),
+        ValueType::FixedArray(e, n) => {
+            DataType::FixedSizeList(item_field(e), i32::try_from(*n).unwrap_or(i32::MAX))
+        }
+        ValueType::List(e) => DataType::List(item_field(e)),
+        ValueType::Struct(fields) if fields.is_empty() => DataType::Null,
+        ValueType::Struct(fields) => DataType::Struct(struct_fields(fields)),
+    }
+}
+
+/// The Arrow field of a struct field.
+pub(crate) fn arrow_field(f: &Field) -> ArrowField {
+    let dt = data_type(&f.ty);
+    let nullable = f.nullable || maybe_null(&f.ty);
+    ArrowField::new(f.name.as_str(), dt, nullable)
+}
+
+/// Whether values of `t` may be null even where the field is required:
+/// `Any` (JSON `null`) and the empty struct (the `Null` type).
+fn maybe_null(t: &ValueType) -> bool {
+    matches!(t, ValueType::Any) || matches!(t, ValueType::Struct(f) if f.is_empty())
+}
+
+fn item_field(e: &ValueType) -> FieldRef {
+    Arc::new(ArrowField::new("item", data_type(e), maybe_null(e)))
+}
+
+fn struct_fields(fields: &[Field]) -> Fields {
+    fields.iter().map(arrow_field).collect()
+}
+
+/// A value that does not fit the column's type, at row `row` of the
+/// column being built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Misfit {
+    pub(crate) row: usize,
+    pub(crate) reason: String,
+}
+
+type Built = Result<ArrayRef, Misfit>;
+
+/// Builds the array of `rows` (one value per row; `None` for a null row)
+/// of type `t`. A row whose value does not fit `t` is a [`Misfit`] naming
+/// the row.
+pub(crate) fn build(t: &ValueType, rows: &[Option<&Value>]) -> Built {
+    match t {
+        ValueType::Bool => {
+            let mut b = BooleanBuilder::with_capacity(rows.len());
+            for (i, r) in rows.iter().enumerate() {
+                match r {
+                    None | Some(Value::Null) => b.append_null(),
+                    Some(Value::Bool(v)) => b.append_value(*v),
+                    Some(v) => return Err(misfit(i, v, t)),
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        ValueType::I8 => prim::<Int8Type>(t, rows, |v| int(v).map(|x| x as i8)),
+        ValueType::I16 => prim::<Int16Type>(t, rows, |v| int(v).map(|x| x as i16)),
+        ValueType::I32 => prim::<Int32Type>(t, rows, |v| int(v).map(|x| x as i32)),
+        ValueType::I64 => prim::<Int64Type>(t, rows, int),
+        ValueType::U8 => prim::<UInt8Type>(t, rows, |v| uint(v).map(|x| x as u8)),
+        ValueType::U16 => prim::<UInt16Type>(t, rows, |v| uint(v).map(|x| x as u16)),
+        ValueType::U32 => prim::<UInt32Type>(t, rows, |v| uint(v).map(|x| x as u32)),
+        ValueType::U64 => prim::<UInt64Type>(t, rows, uint),
+        ValueType::F32 => prim::<Float32Type>(t, rows, |v| match *v {
+            Value::F32(x) => Some(x),
+            _ => None,
+        }),
+        ValueType::F64 => prim::<Float64Type>(t, rows, |v| match *v {
+            Value::F64(x) => Some(x),
+            Value::F32(x) => Some(f64::from(x)),
+            Value::I64(x) => Some(x as f64),
+            Value::U64(x) => Some(x as f64),
+            _ => None,
+        }),
+        ValueType::Time => prim::<TimestampNanosecondType>(t, rows, |v| match *v {
+            Value::Time(x) => Some(x.as_nanos()),
+            _ => None,
+        }),
+        ValueType::Duration => prim::<DurationNanosecondType>(t, rows, |v| match *v {
+            Value::Duration(x) => Some(x),
+            _ => None,
+        }),
+        ValueType::String => {
+            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
+            for (i, r) in rows.iter().enumerate() {
+                match r {
+                    None | Some(Value::Null) => b.append_null(),
+                    Some(Value::String(s)) => b.append_value(s),
+                    Some(v) => return Err(misfit(i, v, t)),
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        ValueType::Any => {
+            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
+            for r in rows {
+                match r {
+                    None | Some(Value::Null) => b.append_null(),
+                    Some(v) => b.append_value(json(v)),
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        ValueType::Bytes => {
+            let mut b = BinaryBuilder::with_capacity(rows.len(), 0);
+            for (i, r) in rows.iter().enumerate() {
+                match r {
+                    None | Some(Value::Null) => b.append_null(),
+                    Some(Value::Bytes(x)) => b.append_value(x),
+                    Some(v) => return Err(misfit(i, v, t)),
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        ValueType::Struct(fields) if fields.is_empty() => Ok(Arc::new(NullArray::new(rows.len()))),
+        ValueType::Struct(fields) => build_struct(fields, rows),
+        ValueType::FixedArray(elem, n) => {
+            let (child, nulls) = elements(elem, rows, Some(*n))?;
+            let size = i32::try_from(*n).map_err(|_| Misfit {
+                row: 0,
+                reason: format!("an array of {n} elements is too long for Arrow"),
+            })?;
+            FixedSizeListArray::try_new(item_field(elem), size, child, nulls)
+                .map(|a| Arc::new(a) as ArrayRef)
+                .map_err(|e| Misfit {
+                    row: 0,
+                    reason: e.to_string(),
+                })
+        }
+        ValueType::List(elem) => {
+            let mut lengths = Vec::with_capacity(rows.len());
+            for (i, r) in rows.iter().enumerate() {
+                lengths.push(match r {
+                    None | Some(Value::Null) => 0,
+                    Some(v) => array_len(elem, v).ok_or_else(|| misfit(i, v, t))?,
+                });
+            }
+            let (child, nulls) = elements(elem, rows, None)?;
+            let offsets = OffsetBuffer::<i32>::from_lengths(lengths);
+            ListArray::try_new(item_field(elem), offsets, child, nulls)
+                .map(|a| Arc::new(a) as ArrayRef)
+                .map_err(|e| Misfit {
+                    row: 0,
+                    reason: e.to_string(),
+                })
+        }
+    }
+}
+
+fn build_struct(fields: &[Field], rows: &[Option<&Value>]) -> Built {
+    let mut present = Vec::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        match r {
+            None | Some(Value::Null) => present.push(false),
+            Some(Value::Struct(_)) => present.push(true),
+            Some(v) => {
+                return Err(Misfit {
+                    row: i,
+                    reason: format!("{} where a struct is declared", kind(v)),
+                });
+            }
+        }
+    }
+    let mut children = Vec::with_capacity(fields.len());
+    let mut column: Vec<Option<&Value>> = Vec::with_capacity(rows.len());
+    for (k, f) in fields.iter().enumerate() {
+        column.clear();
+        column.extend(rows.iter().map(|r| match r {
+            Some(Value::Struct(vf)) => field_at(vf, k, &f.name),
+            _ => None,
+        }));
+        let child = build(&f.ty, &column).map_err(|m| Misfit {
+            row: m.row,
+            reason: format!("{}: {}", f.name, m.reason),
+        })?;
+        children.push(child);
+    }
+    let nulls = present
+        .iter()
+        .any(|p| !p)
+        .then(|| NullBuffer::from(present.clone()));
+    StructArray::try_new(struct_fields(fields), children, nulls)
+        .map(|a| Arc::new(a) as ArrayRef)
+        .map_err(|e| Misfit {
+            row: 0,
+            reason: e.to_string(),
+        })
+}
+
+/// Field `k` of a struct value, found by position when the names agree
+/// (every declared type), else by name (inferred types, where a message
+/// may lack a field).
+pub(crate) fn field_at<'v>(
+    vf: &'v [(logcore::FieldName, Value)],
+    k: usize,
+    name: &str,
+) -> Option<&'v Value> {
+    match vf.get(k) {
+        Some((n, v)) if n == name => Some(v),
+        _ => vf.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+    }
+}
+
+/// The number of elements of `v` as an array of `elem`, in any of its
+/// forms, or `None` when it is no such array.
+fn array_len(elem: &ValueType, v: &Value) -> Option<usize> {
+    match (elem, v) {
+        (ValueType::U8 | ValueType::I8, Value::Bytes(b)) => Some(b.len()),
+        (ValueType::F32 | ValueType::F64, Value::F32Array(a)) => Some(a.len()),
+        (ValueType::F64, Value::F64Array(a)) => Some(a.len()),
+        (_, Value::Array(a)) => Some(a.len()),
+        _ => None,
+    }
+}
+
+/// The child array of a list or fixed-size-list column: every row's
+/// elements in order (a null row of a fixed-size list contributes `len`
+/// null elements, as Arrow requires), and the rows' null buffer.
+fn elements(
+    elem: &ValueType,
+    rows: &[Option<&Value>],
+    fixed: Option<usize>,
+) -> Result<(ArrayRef, Option<NullBuffer>), Misfit> {
+    let present: Vec<bool> = rows
+        .iter()
+        .map(|r| !matches!(r, None | Some(Value::Null)))
+        .collect();
+    let nulls = present
+        .iter()
+        .any(|p| !p)
+        .then(|| NullBuffer::from(present.clone()));
+    for (i, r) in rows.iter().enumerate() {
+        if let (Some(v), Some(n)) = (r, fixed) {
+            if *v != &Value::Null && array_len(elem, v) != Some(n) {
+                return Err(Misfit {
+                    row: i,
+                    reason: format!(
+                        "{} where an array of {n} {} is declared",
+                        kind(v),
+                        elem.name()
+                    ),
+                });
+            }
+        }
+    }
+    let pad = fixed.unwrap_or(0);
+    let child = match elem {
+        ValueType::U8 => prim_elems::<UInt8Type>(rows, pad, |v| match v {
+            Value::Bytes(b) => Some(b.clone()),
+            _ => None,
+        })?,
+        ValueType::I8 => prim_elems::<Int8Type>(rows, pad, |v| match v {
+            Value::Bytes(b) => Some(b.iter().map(|&x| x as i8).collect()),
+            _ => None,
+        })?,
+        ValueType::F32 => prim_elems::<Float32Type>(rows, pad, |v| match v {
+            Value::F32Array(a) => Some(a.clone()),
+            _ => None,
+        })?,
+        ValueType::F64 => prim_elems::<Float64Type>(rows, pad, |v| match v {
+            Value::F64Array(a) => Some(a.clone()),
+            Value::F32Array(a) => Some(a.iter().map(|&x| f64::from(x)).collect()),
+            _ => None,
+        })?,
+        _ => {
+            let mut items: Vec<Option<&Value>> = Vec::new();
+            for r in rows {
+                match r {
+                    Some(Value::Array(a)) => items.extend(a.iter().map(Some)),
+                    _ => items.extend(std::iter::repeat_n(None, pad)),
+                }
+            }
+            build(elem, &items).map_err(|m| Misfit {
+                row: 0,
+                reason: format!("element {}: {}", m.row, m.reason),
+            })?
+        }
+    };
+    Ok((child, nulls))
+}
+
+/// A primitive child array from rows holding typed arrays (taken whole by
+/// `typed`) or arrays of scalar values.
+fn prim_elems<T: ArrowPrimitiveType>(
+    rows: &[Option<&Value>],
+    pad: usize,
+    typed: impl Fn(&Value) -> Option<Vec<T::Native>>,
+) -> Result<ArrayRef, Misfit>
+where
+    T::Native: Scalar,
+{
+    let mut out: Vec<T::Native> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        match r {
+            Some(Value::Array(a)) => {
+                for x in a {
+                    out.push(T::Native::from_value(x).ok_or_else(|| Misfit {
+                        row: i,
+                        reason: format!("an element that is {}", kind(x)),
+                    })?);
+                }
+            }
+            Some(v) if **v != Value::Null => match typed(v) {
+                Some(xs) => out.extend(xs),
+                None => {
+                    return Err(Misfit {
+                        row: i,
+                        reason: format!("{} where an array is declared", kind(v)),
+                    });
+                }
+            },
+            _ => out.extend(std::iter::repeat_n(T::Native::default(), pad)),
+        }
+    }
+    Ok(Arc::new(PrimitiveArray::<T>::from_iter_values(out)))
+}
+
+/// A primitive element taken from a scalar [`Value`].
+pub(crate) trait Scalar: Sized + Default {
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+impl Scalar for u8 {
+    fn from_value(v: &Value) -> Option<Self> {
+        uint(v).map(|x| x as u8)
+    }
+}
+
+impl Scalar for i8 {
+    fn from_value(v: &Value) -> Option<Self> {
+        int(v).map(|x| x as i8)
+    }
+}
+
+impl Scalar for f32 {
+    fn from_value(v: &Value) -> Option<Self> {
+        match *v {
+            Value::F32(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
+impl Scalar for f64 {
+    fn from_value(v: &Value) -> Option<Self> {
+        match *v {
+            Value::F64(x) => Some(x),
+            Value::F32(x) => Some(f64::from(x)),
+            _ => None,
+        }
+    }
+}
+
+fn prim<T: ArrowPrimitiveType>(
+    t: &ValueType,
+    rows: &[Option<&Value>],
+    get: impl Fn(&Value) -> Option<T::Native>,
+) -> Built {
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        out.push(match r {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(get(v).ok_or_else(|| misfit(i, v, t))?),
+        });
+    }
+    Ok(Arc::new(out.into_iter().collect::<PrimitiveArray<T>>()))
+}
+
+fn int(v: &Value) -> Option<i64> {
+    match *v {
+        Value::I64(x) => Some(x),
+        Value::U64(x) => i64::try_from(x).ok(),
+        _ => None,
+    }
+}
+
+fn uint(v: &Value) -> Option<u64> {
+    match *v {
+        Value::U64(x) => Some(x),
+        Value::I64(x) => u64::try_from(x).ok(),
+        _ => None,
+    }
+}
+
+fn misfit(row: usize, v: &Value, t: &ValueType) -> Misfit {
+    Misfit {
+        row,
+        reason: format!("{} where {} is declared", kind(v), t.name()),
+    }
+}
+
+/// The JSON text of a value, as `robolog cat --json` prints it.
+pub(crate) fn json(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::I64(_) => "a signed integer",
+        Value::U64(_) => "an unsigned integer",
+        Value::F32(_) => "a float32",
+        Value::F64(_) => "a float64",
+        Value::String(_) => "a string",
+        Value::Bytes(_) => "bytes",
+        Value::Array(_) | Value::F32Array(_) | Value::F64Array(_) => "an array",
+        Value::Struct(_) => "a struct",
+        Value::Time(_) => "a time",
+        Value::Duration(_) => "a duration",
+    }
+}

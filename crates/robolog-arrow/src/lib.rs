@@ -1,0 +1,80 @@
+//! `robolog-arrow`: typed Apache Arrow tables from robotics logs of any
+//! format the [`robolog`] facade opens (ROS bags, MCAP, PX4 ULog, CARLA
+//! recordings, VEL logs).
+//!
+//! A log's channels become **tables** ([`tables`]): one per topic (per
+//! message name for ULog), with typed columns taken from the format's own
+//! definitions ([`logcore::ValueType`]: ROS `.msg` files, ULog formats,
+//! protobuf descriptors, the CARLA and VEL record layouts). Integers keep
+//! their width, fixed arrays are `FixedSizeList`, nested messages
+//! `Struct`, variable arrays `List`, strings `Utf8`, byte blobs `Binary`
+//! ([`data_type`]). Every table starts with `log_time` (timestamp, ns, the
+//! log's clock and UTC offset in its field metadata), then `publish_time`
+//! and `sequence` for MCAP and `multi_id` for ULog, then one column per
+//! top-level field of the message.
+//!
+//! [`scan`] streams a table as [`RecordBatch`](arrow_array::RecordBatch)es
+//! of bounded size, decoding only the projected columns and pushing time
+//! ranges and the table's channels into the format's index.
+//!
+//! ```
+//! use arrow_array::cast::AsArray;
+//! use arrow_array::types::Int32Type;
+//! use robolog_arrow::{ScanOptions, scan, tables};
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+//! let log = robolog::open(path)?;
+//! let count = tables(&log)?.into_iter().find(|t| t.name == "count").expect("/count");
+//! let opts = ScanOptions { projection: Some(vec!["data".into()]), ..ScanOptions::default() };
+//! let batch = scan(&log, &count, &opts)?.next().expect("one batch")?;
+//! assert_eq!(batch.column(0).as_primitive::<Int32Type>().value(0), -5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod build;
+mod infer;
+mod table;
+
+pub use build::data_type;
+pub use table::{
+    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE,
+    ScanOptions, Table, metadata_json, scan, table_name, tables, tables_with_summary,
+};
+
+/// What can go wrong building tables.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or decoding the log failed.
+    #[error(transparent)]
+    Log(#[from] logcore::Error),
+    /// Arrow refused the arrays (a bug if it happens: the arrays follow
+    /// the schema by construction).
+    #[error("arrow: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// A column asked for that the table lacks.
+    #[error("table {table} has no column {column}")]
+    NoColumn {
+        /// The table.
+        table: String,
+        /// The column asked for.
+        column: String,
+    },
+    /// A decoded value that does not fit its table's type.
+    #[error(
+        "table {table}: the message at byte offset {offset} does not fit the table's type: {reason}"
+    )]
+    Misfit {
+        /// The table.
+        table: String,
+        /// The byte offset of the message (of its chunk, when compressed).
+        offset: u64,
+        /// Where and what.
+        reason: String,
+    },
+}
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,581 @@
+//! The tables of one log and the streaming scan that turns their messages
+//! into record batches.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow_array::types::{TimestampNanosecondType, UInt8Type, UInt32Type};
+use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, Field as ArrowField, Schema, SchemaRef, TimeUnit};
+use logcore::{
+    ChannelId, ChannelInfo, Error as LogError, Format, LogReader, Message, MessageFilter,
+    MessageIter, ReadMode, Summary, Timestamp, Value, ValueType,
+};
+use robolog::Log;
+
+use crate::build::{self, field_at};
+use crate::{Error, infer};
+
+/// The column of log times.
+pub const LOG_TIME: &str = "log_time";
+/// The column of MCAP publish times.
+pub const PUBLISH_TIME: &str = "publish_time";
+/// The column of MCAP sequence numbers.
+pub const SEQUENCE: &str = "sequence";
+/// The column of ULog multi-instance ids.
+pub const MULTI_ID: &str = "multi_id";
+/// The column of a message whose type is not a struct.
+pub const DATA: &str = "data";
+/// Column names the tables of [`robolog-sql`](https://crates.io/crates/robolog-sql)
+/// and the Parquet layout add (`log`), reserved like the time columns: a
+/// message field of one of these names gets a trailing `_`.
+pub const RESERVED: [&str; 5] = [LOG_TIME, PUBLISH_TIME, SEQUENCE, MULTI_ID, "log"];
+
+/// The batch size [`ScanOptions::default`] uses.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// One table of a log: the channels that share a [table name](table_name),
+/// their merged value type and the Arrow schema of their rows.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The table's name (see [`table_name`]).
+    pub name: String,
+    /// The log's channels whose messages are the table's rows.
+    pub channels: Vec<ChannelInfo>,
+    /// The type of the channels' values: declared by the format, or
+    /// inferred from every value when the format declares none.
+    pub value_type: ValueType,
+    /// Whether [`value_type`](Self::value_type) was inferred from values.
+    pub inferred: bool,
+    /// How many messages the table has (from the log's summary).
+    pub message_count: u64,
+    schema: SchemaRef,
+    /// The message fields that are columns, or `None` for the single
+    /// `data` column.
+    fields: Option<Vec<logcore::Field>>,
+    format: Format,
+}
+
+/// The table name of a channel: for ULog the message name (every multi
+/// instance in one table), for every other format the topic without its
+/// leading `/`, every character other than ASCII letters, digits and `_`
+/// replaced by `_` (`/camera/image_raw` is `camera_image_raw`); an empty
+/// name is `_`.
+///
+/// ```
+/// use logcore::{ChannelId, ChannelInfo, Format};
+/// let ch = ChannelInfo::new(ChannelId(1), "/camera/image_raw", "sensor_msgs/Image", "ros1");
+/// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "camera_image_raw");
+/// ```
+pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
+    let raw = if format == Format::ULog {
+        channel.type_name.as_str()
+    } else {
+        channel.topic.strip_prefix('/').unwrap_or(&channel.topic)
+    };
+    let name: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() { "_".into() } else { name }
+}
+
+impl Table {
+    /// The Arrow schema of the table's rows: `log_time`, then
+    /// `publish_time` and `sequence` for MCAP, `multi_id` for ULog, then a
+    /// column per top-level field of the value type (or one `data`
+    /// column). `log_time` carries the log's clock (`robolog.clock`) and,
+    /// where the log is anchored to UTC, `robolog.utc_offset_ns` in its
+    /// field metadata.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The log's format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
+/// Every table of `log`, in order of their first channel. Types come from
+/// [`LogReader::value_type`]; channels whose format declares none are read
+/// once to infer one.
+pub fn tables(log: &Log<'_>) -> Result<Vec<Table>, Error> {
+    let summary = log.summary()?;
+    tables_with_summary(log, &summary)
+}
+
+/// [`tables`] for a log whose summary is already at hand.
+pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table>, Error> {
+    let format = log.format();
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: HashMap<String, Vec<ChannelInfo>> = HashMap::new();
+    let mut counts: HashMap<ChannelId, u64> = HashMap::new();
+    for c in &summary.channels {
+        counts.insert(c.info.id, c.message_count);
+        let name = table_name(format, &c.info);
+        if !groups.contains_key(&name) {
+            order.push(name.clone());
+        }
+        groups.entry(name).or_default().push(c.info.clone());
+    }
+    let mut out = Vec::with_capacity(order.len());
+    for name in order {
+        let channels = groups.remove(&name).unwrap_or_default();
+        let mut declared: Option<ValueType> = None;
+        let mut untyped = Vec::new();
+        for c in &channels {
+            match log.value_type(c.id)? {
+                Some(t) => {
+                    declared = Some(match declared {
+                        None => t,
+                        Some(d) if d == t => d,
+                        Some(d) => infer::unify(&d, &t),
+                    });
+                }
+                None => untyped.push(c.id),
+            }
+        }
+        let mut inferred = false;
+        if !untyped.is_empty() {
+            inferred = true;
+            let seen = infer_from_messages(log, &untyped)?;
+            declared = match (declared, seen) {
+                (Some(d), Some(s)) => Some(infer::unify(&d, &s)),
+                (d, s) => d.or(s),
+            };
+        }
+        let value_type = declared.unwrap_or(ValueType::Struct(Vec::new()));
+        let message_count = channels.iter().filter_map(|c| counts.get(&c.id)).sum();
+        let fields = match &value_type {
+            ValueType::Struct(f) => Some(
+                f.iter()
+                    .map(|f| {
+                        let mut f = f.clone();
+                        if RESERVED.contains(&f.name.as_str()) {
+                            f.name = format!("{}_", f.name).into();
+                        }
+                        f
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        };
+        let schema = make_schema(format, summary, &name, &channels, &value_type, &fields);
+        out.push(Table {
+            name,
+            channels,
+            value_type,
+            inferred,
+            message_count,
+            schema,
+            fields,
+            format,
+        });
+    }
+    Ok(out)
+}
+
+fn infer_from_messages(log: &Log<'_>, channels: &[ChannelId]) -> Result<Option<ValueType>, Error> {
+    let filter = MessageFilter::all()
+        .channels(channels.iter().copied())
+        .mode(ReadMode::Lenient);
+    let mut values = Vec::new();
+    let mut seen: Option<ValueType> = None;
+    for m in log.messages(&filter)? {
+        let Ok(m) = m else { continue };
+        if let Ok(v) = log.decode(&m) {
+            values.push(v);
+        }
+        if values.len() == 1024 {
+            seen = merge_opt(seen, infer::infer(values.iter()));
+            values.clear();
+        }
+    }
+    Ok(merge_opt(seen, infer::infer(values.iter())))
+}
+
+fn merge_opt(a: Option<ValueType>, b: Option<ValueType>) -> Option<ValueType> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(infer::unify(&a, &b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn make_schema(
+    format: Format,
+    summary: &Summary,
+    name: &str,
+    channels: &[ChannelInfo],
+    value_type: &ValueType,
+    fields: &Option<Vec<logcore::Field>>,
+) -> SchemaRef {
+    let mut time_meta = HashMap::new();
+    time_meta.insert(
+        "robolog.clock".to_string(),
+        summary.time_model.clock.name().to_string(),
+    );
+    if let Some(a) = summary.time_model.anchor {
+        time_meta.insert(
+            "robolog.utc_offset_ns".to_string(),
+            (i128::from(a.unix_time.as_nanos()) - i128::from(a.log_time.as_nanos())).to_string(),
+        );
+    }
+    let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    let mut cols = vec![ArrowField::new(LOG_TIME, ts.clone(), false).with_metadata(time_meta)];
+    if format == Format::Mcap {
+        cols.push(ArrowField::new(PUBLISH_TIME, ts, true));
+        cols.push(ArrowField::new(SEQUENCE, DataType::UInt32, true));
+    }
+    if format == Format::ULog {
+        cols.push(ArrowField::new(MULTI_ID, DataType::UInt8, false));
+    }
+    match fields {
+        // Top-level columns are nullable: tables of several logs merge
+        // columns that some logs lack.
+        Some(fs) => cols.extend(fs.iter().map(|f| build::arrow_field(f).with_nullable(true))),
+        None => cols.push(ArrowField::new(DATA, build::data_type(value_type), true)),
+    }
+    let mut meta = HashMap::new();
+    meta.insert("robolog.table".to_string(), name.to_string());
+    meta.insert("robolog.format".to_string(), format.name().to_string());
+    let types: Vec<&str> = {
+        let mut t: Vec<&str> = channels.iter().map(|c| c.type_name.as_str()).collect();
+        t.dedup();
+        t
+    };
+    meta.insert("robolog.type".to_string(), types.join(","));
+    Arc::new(Schema::new_with_metadata(cols, meta))
+}
+
+/// What a [`scan`] reads and how it batches.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// The columns to produce, by name, in this order (`None`: every
+    /// column of the table's schema). Message fields that are not asked
+    /// for are not built; when no message field is asked for, payloads are
+    /// not decoded at all.
+    pub projection: Option<Vec<String>>,
+    /// Only messages logged at or after this time.
+    pub start: Option<Timestamp>,
+    /// Only messages logged at or before this time.
+    pub end: Option<Timestamp>,
+    /// Rows per batch (at least 1).
+    pub batch_size: usize,
+    /// Skip damaged records and messages that do not decode (counted in
+    /// [`BatchReader::skipped`]) instead of failing.
+    pub lenient: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            projection: None,
+            start: None,
+            end: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            lenient: true,
+        }
+    }
+}
+
+/// What one output column is made from.
+#[derive(Debug, Clone)]
+enum Source {
+    LogTime,
+    PublishTime,
+    Sequence,
+    MultiId,
+    /// Message field `k` (declared at position `k`) of this type.
+    Field(usize, logcore::Field),
+    /// The whole value.
+    Data(ValueType),
+}
+
+/// Streams a table's rows as [`RecordBatch`]es of at most
+/// [`ScanOptions::batch_size`] rows: memory is bounded by one batch of
+/// decoded values. Time filters and the table's channels go to the
+/// format's index ([`MessageFilter`]).
+pub struct BatchReader<'a> {
+    log: &'a Log<'a>,
+    messages: MessageIter<'a>,
+    schema: SchemaRef,
+    sources: Vec<Source>,
+    decode: bool,
+    batch_size: usize,
+    lenient: bool,
+    multi_ids: HashMap<ChannelId, u8>,
+    table: String,
+    skipped: u64,
+    done: bool,
+}
+
+impl std::fmt::Debug for BatchReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchReader")
+            .field("table", &self.table)
+            .field("schema", &self.schema)
+            .field("skipped", &self.skipped)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads `table` of `log` (a table [`tables`] returned for this log).
+///
+/// ```
+/// use robolog_arrow::{ScanOptions, scan, tables};
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let tables = tables(&log)?;
+/// let count = tables.iter().find(|t| t.name == "count").expect("a /count topic");
+/// let rows: usize = scan(&log, count, &ScanOptions::default())?
+///     .map(|b| b.map(|b| b.num_rows()))
+///     .sum::<Result<_, _>>()?;
+/// assert_eq!(rows, 30);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn scan<'a>(
+    log: &'a Log<'a>,
+    table: &Table,
+    opts: &ScanOptions,
+) -> Result<BatchReader<'a>, Error> {
+    let full = table.schema();
+    let names: Vec<String> = match &opts.projection {
+        Some(p) => p.clone(),
+        None => full.fields().iter().map(|f| f.name().clone()).collect(),
+    };
+    let mut sources = Vec::with_capacity(names.len());
+    let mut out_fields = Vec::with_capacity(names.len());
+    for n in &names {
+        let Ok(idx) = full.index_of(n) else {
+            return Err(Error::NoColumn {
+                table: table.name.clone(),
+                column: n.clone(),
+            });
+        };
+        out_fields.push(full.field(idx).clone());
+        let src = match n.as_str() {
+            LOG_TIME => Source::LogTime,
+            PUBLISH_TIME if table.format == Format::Mcap => Source::PublishTime,
+            SEQUENCE if table.format == Format::Mcap => Source::Sequence,
+            MULTI_ID if table.format == Format::ULog => Source::MultiId,
+            _ => match &table.fields {
+                Some(fs) => {
+                    let k = fs
+                        .iter()
+                        .position(|f| f.name == n.as_str())
+                        .ok_or_else(|| Error::NoColumn {
+                            table: table.name.clone(),
+                            column: n.clone(),
+                        })?;
+                    Source::Field(k, fs[k].clone())
+                }
+                None => Source::Data(table.value_type.clone()),
+            },
+        };
+        sources.push(src);
+    }
+    let schema = Arc::new(Schema::new_with_metadata(
+        out_fields,
+        full.metadata().clone(),
+    ));
+    let decode = sources
+        .iter()
+        .any(|s| matches!(s, Source::Field(..) | Source::Data(_)));
+    let mut filter = MessageFilter::all()
+        .channels(table.channels.iter().map(|c| c.id))
+        .mode(if opts.lenient {
+            ReadMode::Lenient
+        } else {
+            ReadMode::Strict
+        });
+    if let Some(s) = opts.start {
+        filter = filter.start(s);
+    }
+    if let Some(e) = opts.end {
+        filter = filter.end(e);
+    }
+    let multi_ids = table
+        .channels
+        .iter()
+        .map(|c| {
+            let id = c
+                .metadata
+                .get("multi_id")
+                .and_then(|m| m.parse().ok())
+                .unwrap_or(0);
+            (c.id, id)
+        })
+        .collect();
+    Ok(BatchReader {
+        log,
+        messages: log.messages(&filter)?,
+        schema,
+        sources,
+        decode,
+        batch_size: opts.batch_size.max(1),
+        lenient: opts.lenient,
+        multi_ids,
+        table: table.name.clone(),
+        skipped: 0,
+        done: false,
+    })
+}
+
+impl BatchReader<'_> {
+    /// The schema of the batches (the projected columns).
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Damaged records and undecodable messages skipped so far (lenient
+    /// scans only).
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
+        let mut metas: Vec<(Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64)> =
+            Vec::with_capacity(self.batch_size.min(65_536));
+        let mut values: Vec<Value> = Vec::new();
+        while metas.len() < self.batch_size {
+            let Some(m) = self.messages.next() else {
+                self.done = true;
+                break;
+            };
+            let m: Message<'_> = match m {
+                Ok(m) => m,
+                Err(e) if self.lenient && skippable(&e) => {
+                    self.skipped += 1;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if self.decode {
+                match self.log.decode(&m) {
+                    Ok(v) => values.push(v),
+                    Err(_) if self.lenient => {
+                        self.skipped += 1;
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            metas.push((
+                m.log_time,
+                m.publish_time,
+                m.sequence,
+                m.channel,
+                m.offset.unwrap_or(0),
+            ));
+        }
+        if metas.is_empty() {
+            return Ok(None);
+        }
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.sources.len());
+        let mut rows: Vec<Option<&Value>> = Vec::with_capacity(metas.len());
+        for src in &self.sources {
+            let col: ArrayRef = match src {
+                Source::LogTime => {
+                    Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter_values(
+                        metas.iter().map(|m| m.0.as_nanos()),
+                    ))
+                }
+                Source::PublishTime => Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(
+                    metas
+                        .iter()
+                        .map(|m| m.1.map(Timestamp::as_nanos))
+                        .collect::<Vec<_>>(),
+                )),
+                Source::Sequence => Arc::new(PrimitiveArray::<UInt32Type>::from(
+                    metas
+                        .iter()
+                        .map(|m| m.2.and_then(|s| u32::try_from(s).ok()))
+                        .collect::<Vec<_>>(),
+                )),
+                Source::MultiId => Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
+                    metas
+                        .iter()
+                        .map(|m| self.multi_ids.get(&m.3).copied().unwrap_or(0)),
+                )),
+                Source::Field(k, f) => {
+                    rows.clear();
+                    rows.extend(values.iter().map(|v| match v {
+                        Value::Struct(vf) => field_at(vf, *k, original_name(&f.name)),
+                        _ => None,
+                    }));
+                    build::build(&f.ty, &rows).map_err(|m| self.misfit(&metas, m, &f.name))?
+                }
+                Source::Data(t) => {
+                    rows.clear();
+                    rows.extend(values.iter().map(Some));
+                    build::build(t, &rows).map_err(|m| self.misfit(&metas, m, DATA))?
+                }
+            };
+            columns.push(col);
+        }
+        let opts = RecordBatchOptions::new().with_row_count(Some(metas.len()));
+        Ok(Some(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &opts,
+        )?))
+    }
+
+    fn misfit(
+        &self,
+        metas: &[(Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64)],
+        m: build::Misfit,
+        column: &str,
+    ) -> Error {
+        Error::Misfit {
+            table: self.table.clone(),
+            offset: metas.get(m.row).map_or(0, |x| x.4),
+            reason: format!("{column}: {}", m.reason),
+        }
+    }
+}
+
+/// The message field's name before a reserved name got its trailing `_`.
+fn original_name(column: &str) -> &str {
+    match column.strip_suffix('_') {
+        Some(base) if RESERVED.contains(&base) => base,
+        _ => column,
+    }
+}
+
+/// Errors a lenient scan skips: damaged or skipped records, not I/O.
+fn skippable(e: &LogError) -> bool {
+    !matches!(e, LogError::Io(_))
+}
+
+impl Iterator for BatchReader<'_> {
+    type Item = Result<RecordBatch, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// The metadata of a log as one JSON object of strings (its summary's
+/// metadata: ULog info and parameters, MCAP metadata records, ...).
+pub fn metadata_json(summary: &Summary) -> String {
+    let m: BTreeMap<&String, &String> = summary.metadata.iter().collect();
+    serde_json::to_string(&m).unwrap_or_else(|_| "{}".into())
+}
