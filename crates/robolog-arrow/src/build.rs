@@ -466,3 +466,122 @@ fn kind(v: &Value) -> &'static str {
         Value::Duration(_) => "a duration",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int16Type, TimestampNanosecondType, UInt8Type};
+    use arrow_array::{Array, StructArray};
+    use logcore::Timestamp;
+
+    use super::*;
+
+    fn imu_like() -> ValueType {
+        ValueType::Struct(vec![
+            Field::new(
+                "header",
+                ValueType::record([("stamp", ValueType::Time), ("frame_id", ValueType::String)]),
+            ),
+            Field::new("covariance", ValueType::fixed(ValueType::F64, 3)),
+            Field::new(
+                "points",
+                ValueType::list(ValueType::record([("x", ValueType::I16)])),
+            ),
+            Field::new("blob", ValueType::Bytes),
+            Field::nullable("opt", ValueType::list(ValueType::U8)),
+        ])
+    }
+
+    fn row(t: i64, frame: &str, cov: [f64; 3], xs: &[i64], opt: Option<Vec<u8>>) -> Value {
+        Value::record([
+            (
+                "header",
+                Value::record([
+                    ("stamp", Value::Time(Timestamp::from_nanos(t))),
+                    ("frame_id", Value::String(frame.into())),
+                ]),
+            ),
+            ("covariance", Value::F64Array(cov.to_vec())),
+            (
+                "points",
+                Value::Array(
+                    xs.iter()
+                        .map(|&x| Value::record([("x", Value::I64(x))]))
+                        .collect(),
+                ),
+            ),
+            ("blob", Value::Bytes(vec![t as u8; 2])),
+            ("opt", opt.map_or(Value::Null, Value::Bytes)),
+        ])
+    }
+
+    #[test]
+    fn nested_values_land_in_typed_arrays() {
+        let t = imu_like();
+        let rows = [
+            row(5, "base", [1.0, 2.0, 3.0], &[-1, 2], Some(vec![7, 8])),
+            row(6, "odom", [4.0, 5.0, 6.0], &[], None),
+            row(7, "map", [7.0, 8.0, 9.0], &[300], Some(vec![])),
+        ];
+        let refs: Vec<Option<&Value>> = rows.iter().map(Some).collect();
+        let a = build(&t, &refs).expect("fits");
+        assert_eq!(a.data_type(), &data_type(&t));
+        let s: &StructArray = a.as_struct();
+        let header = s.column(0).as_struct();
+        let stamps = header.column(0).as_primitive::<TimestampNanosecondType>();
+        assert_eq!(stamps.values().to_vec(), vec![5, 6, 7]);
+        assert_eq!(header.column(1).as_string::<i32>().value(1), "odom");
+        let cov = s.column(1).as_fixed_size_list();
+        let cov2 = cov.value(2);
+        assert_eq!(
+            cov2.as_primitive::<Float64Type>().values().to_vec(),
+            vec![7.0, 8.0, 9.0]
+        );
+        let points = s.column(2).as_list::<i32>();
+        assert_eq!(points.value_offsets(), &[0, 2, 2, 3]);
+        let xs = points
+            .values()
+            .as_struct()
+            .column(0)
+            .as_primitive::<Int16Type>();
+        assert_eq!(xs.values().to_vec(), vec![-1, 2, 300]);
+        assert_eq!(s.column(3).as_binary::<i32>().value(2), &[7, 7]);
+        let opt = s.column(4).as_list::<i32>();
+        assert!(opt.is_valid(0) && opt.is_null(1) && opt.is_valid(2));
+        let bytes = opt.value(0);
+        assert_eq!(
+            bytes.as_primitive::<UInt8Type>().values().to_vec(),
+            vec![7, 8]
+        );
+        assert_eq!(opt.value(2).len(), 0);
+    }
+
+    #[test]
+    fn values_that_do_not_fit_name_the_row_and_field() {
+        let t = imu_like();
+        let good = row(5, "base", [1.0, 2.0, 3.0], &[], None);
+        let mut bad = row(6, "odom", [1.0, 2.0, 3.0], &[], None);
+        if let Value::Struct(f) = &mut bad {
+            f[1].1 = Value::F64Array(vec![1.0]);
+        }
+        let err = build(&t, &[Some(&good), Some(&bad)]).unwrap_err();
+        assert_eq!(err.row, 1);
+        assert_eq!(
+            err.reason,
+            "covariance: an array where an array of 3 float64 is declared"
+        );
+        let err = build(&ValueType::U16, &[Some(&Value::String("x".into()))]).unwrap_err();
+        assert_eq!(err.reason, "a string where uint16 is declared");
+    }
+
+    #[test]
+    fn any_holds_the_json_and_empty_structs_are_null() {
+        let v = Value::record([("a", Value::F64(f64::NAN))]);
+        let a = build(&ValueType::Any, &[Some(&v), None]).expect("any fits");
+        let s = a.as_string::<i32>();
+        assert_eq!(s.value(0), r#"{"a":"NaN"}"#);
+        assert!(s.is_null(1));
+        let e = build(&ValueType::Struct(vec![]), &[Some(&Value::Struct(vec![]))]).expect("empty");
+        assert_eq!(e.data_type(), &DataType::Null);
+    }
+}

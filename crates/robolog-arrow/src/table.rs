@@ -285,6 +285,10 @@ impl Default for ScanOptions {
     }
 }
 
+/// A row's message facts: log time, publish time, sequence, channel and
+/// byte offset.
+type RowMeta = (Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64);
+
 /// What one output column is made from.
 #[derive(Debug, Clone)]
 enum Source {
@@ -441,8 +445,7 @@ impl BatchReader<'_> {
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
-        let mut metas: Vec<(Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64)> =
-            Vec::with_capacity(self.batch_size.min(65_536));
+        let mut metas: Vec<RowMeta> = Vec::with_capacity(self.batch_size.min(65_536));
         let mut values: Vec<Value> = Vec::new();
         while metas.len() < self.batch_size {
             let Some(m) = self.messages.next() else {
@@ -528,12 +531,7 @@ impl BatchReader<'_> {
         )?))
     }
 
-    fn misfit(
-        &self,
-        metas: &[(Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64)],
-        m: build::Misfit,
-        column: &str,
-    ) -> Error {
+    fn misfit(&self, metas: &[RowMeta], m: build::Misfit, column: &str) -> Error {
         Error::Misfit {
             table: self.table.clone(),
             offset: metas.get(m.row).map_or(0, |x| x.4),
