@@ -9,7 +9,7 @@ use std::process::Command;
 
 use logcore::Format;
 
-use crate::{Result, cargo, root, run};
+use crate::{Result, root};
 
 /// Finds the corpus: `--corpus DIR`, else `$ROBOLOG_CORPUS`, else
 /// `../shared/corpus` beside the checkout. `Ok(None)` means "skip".
@@ -81,8 +81,7 @@ pub(crate) fn check_all(dir: &Path) -> Result {
         return Err(format!("no log files found under {}", dir.display()));
     }
 
-    run(cargo().args(["build", "--locked", "-p", "robolog-cli"]))?;
-    let exe = root().join("target/debug/robolog");
+    let exe = crate::robolog_exe()?;
     let mut failures = Vec::new();
     let mut described = 0usize;
     for (path, want) in &logs {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::python::Venv;
-use crate::{Result, cargo, root, run, verdict};
+use crate::{Result, root, verdict};
 
 /// `cargo xtask export ulog2csv [--corpus DIR]`.
 pub(crate) fn cmd(args: &[String]) -> Result {
@@ -190,8 +190,7 @@ pub(crate) fn ulog2csv(corpus: Option<&Path>) -> Result {
         .parent()
         .map(|b| b.join("ulog2csv"))
         .unwrap_or_default();
-    run(cargo().args(["build", "--quiet", "-p", "robolog-cli"]))?;
-    let exe = root().join("target/debug/robolog");
+    let exe = crate::robolog_exe()?;
     let scratch = root().join("target/export-ulog2csv");
     let _ = std::fs::remove_dir_all(&scratch);
     let generated = scratch.join("generated");

@@ -429,6 +429,16 @@ fn corpus_cmd(args: &[String]) -> Result {
     }
 }
 
+/// The debug `robolog` binary, built exactly as `cargo test --workspace`
+/// builds it (`--no-run`: nothing runs). Building it with `cargo build -p
+/// robolog-cli` instead would resolve the dependencies' features without
+/// the workspace's dev-dependencies, and so compile the heavy ones
+/// (DataFusion) a second time.
+pub(crate) fn robolog_exe() -> Result<PathBuf> {
+    run(cargo().args(["test", "--workspace", "--locked", "--no-run", "--quiet"]))?;
+    Ok(root().join("target/debug/robolog"))
+}
+
 /// `cargo package --workspace` verifies each crate against the crates it
 /// packaged before, through a temporary local registry. Cargo treats a
 /// registry crate of a given version as immutable: it keeps the unpacked

@@ -163,8 +163,7 @@ fn parity(ulog: &Path) -> Result {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    let exe = root().join("target/debug/robolog");
-    run(cargo().args(["build", "--quiet", "-p", "robolog-cli"]))?;
+    let exe = crate::robolog_exe()?;
     for d in &dirs {
         let dname = d
             .file_name()
