@@ -613,6 +613,17 @@ pub(crate) fn bench_inner(args: &[String]) -> Result {
                 .arg("--force"),
         )
     })?;
+    // rosbags-convert writes uncompressed chunks: the like-for-like run.
+    let plain_out = dir.join("ours-none.mcap");
+    let (plain, plain_cpu) = timed_3(|| {
+        run_quiet(
+            Command::new(&exe)
+                .arg("convert")
+                .arg(&big)
+                .arg(&plain_out)
+                .args(["--compression", "none", "--force"]),
+        )
+    })?;
     let compressed = dir.join("compressed.mcap");
     let (compress, compress_cpu) = timed_3(|| {
         run_quiet(
@@ -638,11 +649,15 @@ pub(crate) fn bench_inner(args: &[String]) -> Result {
     })?;
     eprintln!(
         "\nxtask: bag -> MCAP, {size:.0} MB bag (best of 3, whole commands; wall clock, then CPU time):\n  \
-         robolog convert       {:.0} MB/s ({ours:.2} s), CPU {ours_cpu:.2} s\n  \
-         rosbags-convert       {:.0} MB/s ({peer:.2} s), CPU {peer_cpu:.2} s: robolog is {:.1}x faster, {:.1}x in CPU time (target >= 10x)\n  \
+         robolog convert       {:.0} MB/s ({ours:.2} s), CPU {ours_cpu:.2} s (zstd chunks, the default)\n  \
+         robolog convert       {:.0} MB/s ({plain:.2} s), CPU {plain_cpu:.2} s (--compression none)\n  \
+         rosbags-convert       {:.0} MB/s ({peer:.2} s), CPU {peer_cpu:.2} s (uncompressed chunks): robolog with uncompressed chunks is {:.1}x faster, {:.1}x in CPU time (target >= 10x); with zstd chunks {:.1}x, {:.1}x in CPU time\n  \
          robolog mcap compress {:.0} MB/s ({compress:.2} s), CPU {compress_cpu:.2} s, on the converted file: convert runs at {:.2}x its speed, {:.2}x in CPU time (target >= 0.5x)",
         size / ours,
+        size / plain,
         size / peer,
+        peer / plain,
+        peer_cpu / plain_cpu,
         peer / ours,
         peer_cpu / ours_cpu,
         size / compress,
