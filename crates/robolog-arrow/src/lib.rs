@@ -34,6 +34,7 @@
 mod build;
 mod infer;
 mod table;
+mod ulog;
 
 pub use build::data_type;
 pub use table::{

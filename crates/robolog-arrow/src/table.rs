@@ -271,6 +271,11 @@ pub struct ScanOptions {
     /// Skip damaged records and messages that do not decode (counted in
     /// [`BatchReader::skipped`]) instead of failing.
     pub lenient: bool,
+    /// Read numeric columns straight from a format's typed column readers
+    /// where those give exactly the rows of the general path (a ULog table
+    /// of one subscription in time order), instead of decoding every
+    /// message.
+    pub typed_columns: bool,
 }
 
 impl Default for ScanOptions {
@@ -281,6 +286,7 @@ impl Default for ScanOptions {
             end: None,
             batch_size: DEFAULT_BATCH_SIZE,
             lenient: true,
+            typed_columns: true,
         }
     }
 }
@@ -291,7 +297,7 @@ type RowMeta = (Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64);
 
 /// What one output column is made from.
 #[derive(Debug, Clone)]
-enum Source {
+pub(crate) enum Source {
     LogTime,
     PublishTime,
     Sequence,
@@ -308,7 +314,8 @@ enum Source {
 /// format's index ([`MessageFilter`]).
 pub struct BatchReader<'a> {
     log: &'a Log<'a>,
-    messages: MessageIter<'a>,
+    messages: Option<MessageIter<'a>>,
+    prebuilt: Option<std::vec::IntoIter<RecordBatch>>,
     schema: SchemaRef,
     sources: Vec<Source>,
     decode: bool,
@@ -417,9 +424,19 @@ pub fn scan<'a>(
             (c.id, id)
         })
         .collect();
+    let prebuilt = if opts.typed_columns && table.format == Format::ULog {
+        crate::ulog::batches(log, table, &sources, &schema, opts).transpose()?
+    } else {
+        None
+    };
+    let messages = match prebuilt {
+        Some(_) => None,
+        None => Some(log.messages(&filter)?),
+    };
     Ok(BatchReader {
         log,
-        messages: log.messages(&filter)?,
+        messages,
+        prebuilt: prebuilt.map(Vec::into_iter),
         schema,
         sources,
         decode,
@@ -438,6 +455,12 @@ impl BatchReader<'_> {
         self.schema.clone()
     }
 
+    /// Whether the rows come from the format's typed column readers
+    /// ([`ScanOptions::typed_columns`]) rather than decoded messages.
+    pub fn typed_columns(&self) -> bool {
+        self.prebuilt.is_some()
+    }
+
     /// Damaged records and undecodable messages skipped so far (lenient
     /// scans only).
     pub fn skipped(&self) -> u64 {
@@ -447,8 +470,12 @@ impl BatchReader<'_> {
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
         let mut metas: Vec<RowMeta> = Vec::with_capacity(self.batch_size.min(65_536));
         let mut values: Vec<Value> = Vec::new();
+        let Some(messages) = self.messages.as_mut() else {
+            self.done = true;
+            return Ok(None);
+        };
         while metas.len() < self.batch_size {
-            let Some(m) = self.messages.next() else {
+            let Some(m) = messages.next() else {
                 self.done = true;
                 break;
             };
@@ -541,7 +568,7 @@ impl BatchReader<'_> {
 }
 
 /// The message field's name before a reserved name got its trailing `_`.
-fn original_name(column: &str) -> &str {
+pub(crate) fn original_name(column: &str) -> &str {
     match column.strip_suffix('_') {
         Some(base) if RESERVED.contains(&base) => base,
         _ => column,
@@ -557,6 +584,9 @@ impl Iterator for BatchReader<'_> {
     type Item = Result<RecordBatch, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(pre) = self.prebuilt.as_mut() {
+            return pre.next().map(Ok);
+        }
         if self.done {
             return None;
         }

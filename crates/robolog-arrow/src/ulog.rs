@@ -1,0 +1,120 @@
+//! The ULog fast path: scalar columns read straight from the typed column
+//! readers of `ulogfile` (one pass over the samples per column, no
+//! [`Value`](logcore::Value) per message), for tables of one subscription
+//! whose samples are in time order, where the rows are exactly those of the
+//! general path.
+
+use std::sync::Arc;
+
+use arrow_array::types::{TimestampNanosecondType, UInt8Type};
+use arrow_array::{ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchOptions};
+use arrow_schema::SchemaRef;
+use logcore::{Timestamp, ValueType};
+use robolog::Log;
+use ulogfile::Column;
+
+use crate::Error;
+use crate::table::{ScanOptions, Source, Table};
+
+/// The table's batches through the typed columns, or `None` when the fast
+/// path does not apply (several subscriptions, samples out of time order,
+/// a column that is not a number or a bool).
+pub(crate) fn batches(
+    log: &Log<'_>,
+    table: &Table,
+    sources: &[Source],
+    schema: &SchemaRef,
+    opts: &ScanOptions,
+) -> Option<Result<Vec<RecordBatch>, Error>> {
+    let ulog = log.as_ulog()?;
+    let [channel] = table.channels.as_slice() else {
+        return None;
+    };
+    let multi_id: u8 = channel.metadata.get("multi_id")?.parse().ok()?;
+    let name = channel.type_name.as_str();
+    let mut subs = ulog
+        .subscriptions
+        .iter()
+        .filter(|s| s.name == name && s.multi_id == multi_id);
+    let sub = subs.next()?;
+    if subs.next().is_some() || sub.layout.min_size == 0 {
+        return None;
+    }
+    let stamps = sub.timestamps();
+    if stamps.windows(2).any(|w| w[0] > w[1]) {
+        return None;
+    }
+    let times: Vec<i64> = stamps
+        .iter()
+        .map(|&us| {
+            Timestamp::from_micros(us)
+                .unwrap_or(Timestamp::MAX)
+                .as_nanos()
+        })
+        .collect();
+    let lo = opts.start.map_or(i64::MIN, Timestamp::as_nanos);
+    let hi = opts.end.map_or(i64::MAX, Timestamp::as_nanos);
+    let first = times.partition_point(|&t| t < lo);
+    let last = times.partition_point(|&t| t <= hi).max(first);
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(sources.len());
+    for src in sources {
+        let col: ArrayRef = match src {
+            Source::LogTime => {
+                Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter_values(
+                    times[first..last].iter().copied(),
+                ))
+            }
+            Source::MultiId => Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
+                std::iter::repeat_n(multi_id, last - first),
+            )),
+            Source::Field(_, f) => {
+                let column = sub.column(crate::table::original_name(&f.name))?;
+                array(&f.ty, column, first, last)?
+            }
+            _ => return None,
+        };
+        columns.push(col);
+    }
+    let total = last - first;
+    let size = opts.batch_size.max(1);
+    let mut out = Vec::with_capacity(total.div_ceil(size));
+    let mut at = 0;
+    while at < total {
+        let n = size.min(total - at);
+        let cols = columns.iter().map(|c| c.slice(at, n)).collect();
+        let o = RecordBatchOptions::new().with_row_count(Some(n));
+        match RecordBatch::try_new_with_options(schema.clone(), cols, &o) {
+            Ok(b) => out.push(b),
+            Err(e) => return Some(Err(e.into())),
+        }
+        at += n;
+    }
+    Some(Ok(out))
+}
+
+/// Rows `first..last` of a typed column as the Arrow array of `ty`, when
+/// the column's type is the declared one.
+fn array(ty: &ValueType, column: Column, first: usize, last: usize) -> Option<ArrayRef> {
+    use arrow_array::types as t;
+    fn prim<T: arrow_array::ArrowPrimitiveType>(v: Vec<T::Native>, a: usize, b: usize) -> ArrayRef {
+        Arc::new(PrimitiveArray::<T>::from_iter_values(
+            v.get(a..b).unwrap_or_default().iter().copied(),
+        ))
+    }
+    Some(match (ty, column) {
+        (ValueType::I8, Column::I8(v)) => prim::<t::Int8Type>(v, first, last),
+        (ValueType::U8, Column::U8(v)) => prim::<t::UInt8Type>(v, first, last),
+        (ValueType::I16, Column::I16(v)) => prim::<t::Int16Type>(v, first, last),
+        (ValueType::U16, Column::U16(v)) => prim::<t::UInt16Type>(v, first, last),
+        (ValueType::I32, Column::I32(v)) => prim::<t::Int32Type>(v, first, last),
+        (ValueType::U32, Column::U32(v)) => prim::<t::UInt32Type>(v, first, last),
+        (ValueType::I64, Column::I64(v)) => prim::<t::Int64Type>(v, first, last),
+        (ValueType::U64, Column::U64(v)) => prim::<t::UInt64Type>(v, first, last),
+        (ValueType::F32, Column::F32(v)) => prim::<t::Float32Type>(v, first, last),
+        (ValueType::F64, Column::F64(v)) => prim::<t::Float64Type>(v, first, last),
+        (ValueType::Bool, Column::Bool(v)) => Arc::new(BooleanArray::from(
+            v.get(first..last).unwrap_or_default().to_vec(),
+        )),
+        _ => return None,
+    })
+}

@@ -1,0 +1,103 @@
+//! The ULog fast path (typed column readers) gives exactly the batches of
+//! the general path (a decoded value per message) over every ULog file of
+//! the repository's testdata and of the corpus beside the checkout.
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use logcore::{Timestamp, ValueType};
+use robolog_arrow::{ScanOptions, scan, tables};
+
+fn ulog_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut out = Vec::new();
+    let mut dirs = vec![
+        root.join("testdata/ulog"),
+        root.join("../shared/corpus/ulog"),
+    ];
+    while let Some(d) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "ulg") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn concat(batches: Vec<RecordBatch>) -> Option<RecordBatch> {
+    let schema = batches.first()?.schema();
+    Some(arrow_select::concat::concat_batches(&schema, &batches).expect("same schema"))
+}
+
+#[test]
+fn typed_columns_equal_decoded_values() {
+    let files = ulog_files();
+    assert!(files.len() >= 3, "the testdata ULog files are missing");
+    let (mut fast_tables, mut rows) = (0usize, 0usize);
+    for path in &files {
+        let log = robolog::open(path).expect("opens");
+        for t in tables(&log).expect("tables") {
+            let scalar: Vec<String> = match &t.value_type {
+                ValueType::Struct(fields) => fields
+                    .iter()
+                    .filter(|f| {
+                        !matches!(
+                            f.ty,
+                            ValueType::Struct(_)
+                                | ValueType::List(_)
+                                | ValueType::FixedArray(..)
+                                | ValueType::String
+                                | ValueType::Bytes
+                                | ValueType::Any
+                        )
+                    })
+                    .map(|f| f.name.to_string())
+                    .collect(),
+                _ => continue,
+            };
+            let mut projection = vec!["log_time".to_string(), "multi_id".to_string()];
+            projection.extend(scalar);
+            // A window inside the log, to check the time filter too.
+            let start = Some(Timestamp::from_nanos(1));
+            for (start, batch_size) in [(None, 8192), (start, 7)] {
+                let opts = |typed| ScanOptions {
+                    projection: Some(projection.clone()),
+                    start,
+                    batch_size,
+                    typed_columns: typed,
+                    ..ScanOptions::default()
+                };
+                let fast = scan(&log, &t, &opts(true)).expect("scan");
+                let took_fast = fast.typed_columns();
+                let fast: Vec<RecordBatch> = fast.collect::<Result<_, _>>().expect("fast rows");
+                let slow: Vec<RecordBatch> = scan(&log, &t, &opts(false))
+                    .expect("scan")
+                    .collect::<Result<_, _>>()
+                    .expect("decoded rows");
+                let n: usize = slow.iter().map(RecordBatch::num_rows).sum();
+                assert_eq!(
+                    fast.iter().map(RecordBatch::num_rows).sum::<usize>(),
+                    n,
+                    "{}: {}",
+                    path.display(),
+                    t.name
+                );
+                assert_eq!(concat(fast), concat(slow), "{}: {}", path.display(), t.name);
+                if took_fast {
+                    fast_tables += 1;
+                    rows += n;
+                }
+            }
+        }
+    }
+    assert!(fast_tables > 0, "no table took the fast path");
+    eprintln!("{fast_tables} table scans over {rows} rows equal through both paths");
+}
