@@ -12,7 +12,8 @@
 //!   metres; error codes (below the model's minimum distance) and ranges
 //!   beyond its maximum are 0.
 //! - `ImageM/<source>`: `foxglove.CompressedImage` in frame `camera_<source>`,
-//!   format `jpeg` (or `png` for PNG bytes).
+//!   format `jpeg` (or `png` for PNG bytes); a frame that is neither
+//!   (uncompressed pixels) is left out and reported, never mislabelled.
 //! - `GPSDataM`: JSON as stored, and for each message with a fix a
 //!   `foxglove.LocationFix` on `GPSDataM/fix` (degrees as the vellog crate
 //!   reads them, altitude = height; covariance from HDOP/VDOP with a 1 m
@@ -155,12 +156,16 @@ fn type_and_version(ch: &ChannelInfo) -> (i32, i32) {
     (type_id, version)
 }
 
-/// The image format Foxglove needs, from the bytes.
-fn image_format(image: &Image<'_>) -> &'static str {
+/// The image format Foxglove needs, from the bytes: `jpeg` for a JPEG
+/// stream, `png` for a PNG one, `None` for anything else (an uncompressed
+/// frame, which `foxglove.CompressedImage` cannot carry).
+fn image_format(image: &Image<'_>) -> Option<&'static str> {
     if image.data.starts_with(b"\x89PNG") {
-        "png"
+        Some("png")
+    } else if image.looks_like_jpeg() {
+        Some("jpeg")
     } else {
-        "jpeg"
+        None
     }
 }
 
@@ -253,8 +258,15 @@ fn write_one<W: Write>(
             out.write(cx, topic, t, &m)
         }
         (Kind::Image, MessageData::Image(img)) => {
+            let Some(format) = image_format(img) else {
+                cx.stats.skipped.push(format!(
+                    "at byte {offset}: the {}x{} camera frame of {topic} is neither a JPEG nor a PNG stream (compressed flag {}): not written as a foxglove.CompressedImage",
+                    img.width, img.height, img.is_compressed_raw
+                ));
+                return Ok(());
+            };
             out.ensure(cx, topic, spec(foxglove::COMPRESSED_IMAGE))?;
-            let m = foxglove::compressed_image(t, &src.frame, img.data, image_format(img));
+            let m = foxglove::compressed_image(t, &src.frame, img.data, format);
             out.write(cx, topic, t, &m)
         }
         (Kind::Gps { text }, MessageData::GpsData(g)) => {
@@ -410,6 +422,21 @@ mod tests {
             ["source_id", "is_compressed", "width", "height", "data"]
         );
         assert_eq!(fields[4].ty, Type::Bytes);
+    }
+
+    #[test]
+    fn only_jpeg_and_png_streams_are_compressed_images() {
+        let img = |data: &'static [u8]| Image {
+            source_id: 0,
+            is_compressed_raw: 0,
+            width: 2,
+            height: 1,
+            data,
+        };
+        assert_eq!(image_format(&img(&[0xFF, 0xD8, 0xFF, 0xE0])), Some("jpeg"));
+        assert_eq!(image_format(&img(b"\x89PNG\r\n\x1a\n")), Some("png"));
+        // Two grey pixels: uncompressed, so no CompressedImage at all.
+        assert_eq!(image_format(&img(&[10, 20])), None);
     }
 
     #[test]
