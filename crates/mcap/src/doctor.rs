@@ -355,21 +355,29 @@ pub fn doctor(data: &[u8], opts: DoctorOptions) -> Vec<Finding> {
             format!("{data_ends} Data End records (expected exactly one)"),
         );
     }
+    // A channel (or schema) only the summary holds has no message in the
+    // data section: a message on it is an error of its own ("before that
+    // channel is defined"). rosbag2 writes the channels of topics that got
+    // no messages this way, so it is worth a warning, not an error.
     for (at, id, _) in &summary_schemas {
         if !st.schemas.contains_key(id) {
             st.find(
-                Severity::Error,
+                Severity::Warning,
                 *at,
-                format!("summary schema {id} is not in the data section"),
+                format!(
+                    "summary schema {id} is not in the data section (a reader of the data section alone never sees it)"
+                ),
             );
         }
     }
     for (at, id) in &summary_channels {
         if !st.channels.contains_key(id) {
             st.find(
-                Severity::Error,
+                Severity::Warning,
                 *at,
-                format!("summary channel {id} is not in the data section"),
+                format!(
+                    "summary channel {id} is not in the data section, so it has no messages (a reader of the data section alone never sees it)"
+                ),
             );
         }
     }

@@ -86,3 +86,36 @@ fn a_chunk_index_pointing_elsewhere_is_an_error() {
         "{findings:?}"
     );
 }
+
+/// rosbag2 writes the channels of topics without messages (and their
+/// schemas) only into the summary: legal, and a warning, not an error.
+#[test]
+fn channels_only_in_the_summary_of_a_rosbag2_file_are_warnings() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/ros2-mcap/only_topics.mcap"
+    );
+    let Ok(data) = std::fs::read(path) else {
+        eprintln!("corpus file {path} absent: skipped");
+        return;
+    };
+    let findings = doctor(&data, DoctorOptions::default());
+    assert!(
+        findings.iter().all(|f| f.severity == Severity::Warning),
+        "{findings:?}"
+    );
+    let summary_only: Vec<(u64, &str)> = findings
+        .iter()
+        .filter(|f| f.message.contains("is not in the data section"))
+        .map(|f| (f.offset, f.message.split(" is").next().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        summary_only,
+        [
+            (7854, "summary schema 1"),
+            (12411, "summary schema 3"),
+            (12645, "summary channel 1"),
+            (13812, "summary channel 3"),
+        ]
+    );
+}
