@@ -79,7 +79,7 @@ pub use state::{
     VehicleDoor, VehicleLight, WheelAnim,
 };
 pub use timeline::{Actor, FrameIndex, Timeline};
-pub use value::packet_value;
+pub use value::{packet_type, packet_value, raw_packet_type};
 pub use write::{Writer, rewrite};
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.

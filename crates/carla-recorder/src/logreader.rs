@@ -4,13 +4,13 @@
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Format, LogReader, Message, MessageFilter, MessageIter,
-    Payload, Summary, Timestamp, Value,
+    Payload, ReadMode, Summary, Timestamp, Value, ValueType,
 };
 
 use crate::packet::{PacketId, packet_name};
 use crate::read::{FramePackets, Frames, Recording};
 use crate::scan::frame_time;
-use crate::value::packet_value;
+use crate::value::{packet_type, packet_value, raw_packet_type};
 
 fn channel_info(id: u8) -> ChannelInfo {
     let name = packet_name(id);
@@ -172,5 +172,33 @@ impl LogReader for Recording<'_> {
         let layout = self.layout();
         let p = crate::Packet::decode(id, &message.payload, offset, &layout)?;
         Ok(packet_value(&p, &layout))
+    }
+
+    /// [`packet_type`] of the channel's packet id in the detected layout.
+    /// Id 18 is CARLA's FrameCounter when every id-18 packet holds its 8
+    /// bytes, a raw packet when none does (a fork's use of the id), and
+    /// [`ValueType::Any`] when the file mixes both.
+    fn value_type(&self, channel: ChannelId) -> logcore::Result<Option<ValueType>> {
+        let id = u8::try_from(channel.0).map_err(|_| {
+            logcore::Error::InvalidArgument(format!("channel {channel} is not a CARLA packet id"))
+        })?;
+        if id == PacketId::FrameCounter as u8 {
+            let (mut counters, mut others) = (false, false);
+            let packets = self.packets_from(self.first_packet_offset(), ReadMode::Lenient);
+            for p in packets.flatten().filter(|p| p.id == id) {
+                if p.payload.len() == 8 {
+                    counters = true;
+                } else {
+                    others = true;
+                }
+            }
+            if counters && others {
+                return Ok(Some(ValueType::Any));
+            }
+            if others {
+                return Ok(Some(raw_packet_type()));
+            }
+        }
+        Ok(Some(packet_type(id, &self.layout())))
     }
 }

@@ -1,11 +1,12 @@
 //! Decoding packets into [`logcore::Value`] trees (what `robolog cat
-//! --json` prints). Field names follow the spec's tables.
+//! --json` prints), and the [`ValueType`] of each packet kind. Field names
+//! follow the spec's tables.
 
-use logcore::Value;
+use logcore::{Field, Value, ValueType};
 
 use crate::additional::{BoundingBox, PhysicsControl};
-use crate::layout::{Layout, Vec3, VectorWidth};
-use crate::packet::Packet;
+use crate::layout::{Layout, Vec3, VectorWidth, WheelRecord};
+use crate::packet::{Packet, PacketId};
 use crate::state::VehicleLight;
 
 fn text(b: &[u8]) -> Value {
@@ -284,4 +285,188 @@ pub fn packet_value(p: &Packet<'_>, l: &Layout) -> Value {
             ("payload", Value::Bytes(payload.to_vec())),
         ]),
     }
+}
+
+/// The type of the value [`packet_value`] gives a packet with id `id` in
+/// `layout`: the same fields in the same order, integers of the width the
+/// packet layout stores them in, vectors as `{x, y, z}` structs of the
+/// layout's [`VectorWidth`], list packets as `{"records": [...]}`, and
+/// `{"id": uint8, "payload": bytes}` for the packets kept raw (ids CARLA
+/// does not define, PhysicsControl in the UE5 layout).
+///
+/// Id 18 is typed as CARLA's 8-byte FrameCounter; a fork's id-18 packet
+/// of another size decodes raw (see [`Packet::Raw`]), which
+/// [`raw_packet_type`] types.
+///
+/// ```
+/// use carla_recorder::{Layout, PacketId, packet_type};
+/// use logcore::ValueType;
+/// let v = ValueType::record([("x", ValueType::F32), ("y", ValueType::F32), ("z", ValueType::F32)]);
+/// let record = ValueType::record([("id", ValueType::U32), ("location", v.clone()), ("rotation", v)]);
+/// assert_eq!(
+///     packet_type(PacketId::Position as u8, &Layout::CARLA_0_9_13),
+///     ValueType::record([("records", ValueType::list(record))])
+/// );
+/// ```
+pub fn packet_type(id: u8, l: &Layout) -> ValueType {
+    use ValueType::{Bool, F32, F64, I32, String, U8, U32, U64};
+    let Some(kind) = PacketId::from_u8(id) else {
+        return raw_packet_type();
+    };
+    let v = || {
+        let f = match l.vectors {
+            VectorWidth::F32 => F32,
+            VectorWidth::F64 => F64,
+        };
+        ValueType::record([("x", f.clone()), ("y", f.clone()), ("z", f)])
+    };
+    let id_u32 = || ("id", U32);
+    let records = |fields: Vec<(&'static str, ValueType)>| {
+        ValueType::record([("records", ValueType::list(ValueType::record(fields)))])
+    };
+    match kind {
+        PacketId::FrameStart => {
+            ValueType::record([("frame", U64), ("duration", F64), ("elapsed", F64)])
+        }
+        PacketId::FrameEnd => ValueType::Struct(Vec::new()),
+        PacketId::EventAdd => {
+            let attribute = ValueType::Struct(vec![
+                Field::new("type", U8),
+                Field::nullable("type_name", String),
+                Field::new("id", String),
+                Field::new("value", String),
+            ]);
+            records(vec![
+                id_u32(),
+                ("type", U8),
+                ("type_name", String),
+                ("location", v()),
+                ("rotation", v()),
+                ("uid", U32),
+                ("description", String),
+                ("attributes", ValueType::list(attribute)),
+            ])
+        }
+        PacketId::EventDel => records(vec![id_u32()]),
+        PacketId::EventParent => records(vec![id_u32(), ("parent", U32)]),
+        PacketId::Collision => records(vec![
+            id_u32(),
+            ("actor1", U32),
+            ("actor2", U32),
+            ("is_hero1", Bool),
+            ("is_hero2", Bool),
+        ]),
+        PacketId::Position => records(vec![id_u32(), ("location", v()), ("rotation", v())]),
+        PacketId::State => records(vec![
+            id_u32(),
+            ("frozen", Bool),
+            ("elapsed", F32),
+            ("state", U8),
+        ]),
+        PacketId::AnimVehicle => records(vec![
+            id_u32(),
+            ("steering", F32),
+            ("throttle", F32),
+            ("brake", F32),
+            ("handbrake", Bool),
+            ("gear", I32),
+        ]),
+        PacketId::AnimWalker => records(vec![id_u32(), ("speed", F32)]),
+        PacketId::VehicleLight => records(vec![
+            id_u32(),
+            ("state", U32),
+            ("lights", ValueType::list(String)),
+        ]),
+        PacketId::SceneLight => records(vec![
+            ("id", I32),
+            ("intensity", F32),
+            ("color", ValueType::fixed(F32, 4)),
+            ("on", Bool),
+            ("group", U8),
+        ]),
+        PacketId::Kinematics => records(vec![
+            id_u32(),
+            ("linear_velocity", v()),
+            ("angular_velocity", v()),
+        ]),
+        PacketId::BoundingBox | PacketId::TriggerVolume => {
+            records(vec![id_u32(), ("origin", v()), ("extent", v())])
+        }
+        PacketId::PlatformTime => ValueType::record([("platform_time", F64)]),
+        PacketId::PhysicsControl => match l.vectors {
+            VectorWidth::F64 => raw_packet_type(),
+            VectorWidth::F32 => records(physics_fields(l)),
+        },
+        PacketId::TrafficLightTime => records(vec![
+            id_u32(),
+            ("green", F32),
+            ("yellow", F32),
+            ("red", F32),
+        ]),
+        PacketId::FrameCounter => ValueType::record([("frame_counter", U64)]),
+        PacketId::WalkerBones => {
+            let bone = ValueType::record([("name", String), ("location", v()), ("rotation", v())]);
+            records(vec![id_u32(), ("bones", ValueType::list(bone))])
+        }
+        PacketId::VisualTime => ValueType::record([("visual_time", F64)]),
+        PacketId::VehicleDoor => records(vec![id_u32(), ("door", U8), ("open", Bool)]),
+        PacketId::AnimVehicleWheels => {
+            let wheel = ValueType::record([
+                ("location", U8),
+                ("steering_angle", F32),
+                ("rotation_angle", F32),
+            ]);
+            records(vec![id_u32(), ("wheels", ValueType::list(wheel))])
+        }
+        PacketId::AnimBiker => records(vec![
+            id_u32(),
+            ("forward_speed", F32),
+            ("engine_rotation", F32),
+        ]),
+    }
+}
+
+/// The type of a packet kept raw: `{"id": uint8, "payload": bytes}`.
+pub fn raw_packet_type() -> ValueType {
+    ValueType::record([("id", ValueType::U8), ("payload", ValueType::Bytes)])
+}
+
+/// The fields of a PhysicsControl record in the f32 layouts (the wheel
+/// stiffness only with 48-byte wheel records).
+fn physics_fields(l: &Layout) -> Vec<(&'static str, ValueType)> {
+    use ValueType::{Bool, F32, U32};
+    let point = || ValueType::list(ValueType::record([("x", F32), ("y", F32)]));
+    let gear = ValueType::record([("ratio", F32), ("down_ratio", F32), ("up_ratio", F32)]);
+    let mut wheel = vec![
+        ("tire_friction", F32),
+        ("damping_rate", F32),
+        ("max_steer_angle", F32),
+        ("radius", F32),
+        ("max_brake_torque", F32),
+        ("max_handbrake_torque", F32),
+    ];
+    if l.wheels == WheelRecord::Wheel48 {
+        wheel.push(("lat_stiff_max_load", F32));
+        wheel.push(("lat_stiff_value", F32));
+        wheel.push(("long_stiff_value", F32));
+    }
+    wheel.push(("position", ValueType::fixed(F32, 3)));
+    vec![
+        ("id", U32),
+        ("max_rpm", F32),
+        ("moi", F32),
+        ("damping_rate_full_throttle", F32),
+        ("damping_rate_zero_throttle_clutch_engaged", F32),
+        ("damping_rate_zero_throttle_clutch_disengaged", F32),
+        ("use_gear_autobox", Bool),
+        ("clutch_strength", F32),
+        ("final_ratio", F32),
+        ("mass", F32),
+        ("drag_coefficient", F32),
+        ("center_of_mass", ValueType::fixed(F32, 3)),
+        ("torque_curve", point()),
+        ("forward_gears", ValueType::list(gear)),
+        ("steering_curve", point()),
+        ("wheels", ValueType::list(ValueType::record(wheel))),
+    ]
 }

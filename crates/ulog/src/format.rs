@@ -8,6 +8,7 @@
 
 use logcore::FieldName;
 use logcore::FormatError;
+use logcore::ValueType;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
@@ -105,6 +106,32 @@ impl BasicType {
             BasicType::Int16 | BasicType::UInt16 => 2,
             BasicType::Int32 | BasicType::UInt32 | BasicType::Float => 4,
             BasicType::Int64 | BasicType::UInt64 | BasicType::Double => 8,
+        }
+    }
+
+    /// The type of the [`logcore::Value`] one element decodes to
+    /// ([`crate::Scalar::to_value`]): integers of their width, `char` as
+    /// `uint8`.
+    ///
+    /// ```
+    /// use logcore::ValueType;
+    /// use ulogfile::BasicType;
+    /// assert_eq!(BasicType::Int16.value_type(), ValueType::I16);
+    /// assert_eq!(BasicType::Char.value_type(), ValueType::U8);
+    /// ```
+    pub const fn value_type(self) -> ValueType {
+        match self {
+            BasicType::Int8 => ValueType::I8,
+            BasicType::UInt8 | BasicType::Char => ValueType::U8,
+            BasicType::Int16 => ValueType::I16,
+            BasicType::UInt16 => ValueType::U16,
+            BasicType::Int32 => ValueType::I32,
+            BasicType::UInt32 => ValueType::U32,
+            BasicType::Int64 => ValueType::I64,
+            BasicType::UInt64 => ValueType::U64,
+            BasicType::Float => ValueType::F32,
+            BasicType::Double => ValueType::F64,
+            BasicType::Bool => ValueType::Bool,
         }
     }
 }
@@ -361,6 +388,49 @@ impl Layout {
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
     }
+
+    /// The type of the [`logcore::Value`] a sample of this layout decodes
+    /// to ([`crate::sample::decode_struct`]): a struct of the fields
+    /// without `_padding*` fields, integers of their declared width, `char`
+    /// as `uint8` and `char[N]` as a string, arrays of `N` elements as
+    /// [`ValueType::FixedArray`], nested formats as structs.
+    ///
+    /// ```
+    /// use logcore::ValueType;
+    /// let mut f = ulogfile::Formats::default();
+    /// f.insert(ulogfile::FormatDef::parse("esc:int32_t rpm;uint8_t[3] _padding0;", 0)?);
+    /// f.insert(ulogfile::FormatDef::parse("s:uint64_t timestamp;esc[2] esc;char[8] name;", 0)?);
+    /// let esc = ValueType::record([("rpm", ValueType::I32)]);
+    /// assert_eq!(
+    ///     f.layout("s", 0)?.value_type(),
+    ///     ValueType::record([
+    ///         ("timestamp", ValueType::U64),
+    ///         ("esc", ValueType::fixed(esc, 2)),
+    ///         ("name", ValueType::String),
+    ///     ])
+    /// );
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    pub fn value_type(&self) -> ValueType {
+        ValueType::Struct(
+            self.fields
+                .iter()
+                .filter(|f| !f.is_padding())
+                .map(|f| {
+                    let elem = match &f.ty {
+                        FieldType::Basic(b) => b.value_type(),
+                        FieldType::Nested(l) => l.value_type(),
+                    };
+                    let ty = match (&f.ty, f.array_len) {
+                        (FieldType::Basic(BasicType::Char), Some(_)) => ValueType::String,
+                        (_, Some(n)) => ValueType::fixed(elem, n),
+                        (_, None) => elem,
+                    };
+                    logcore::Field::new(f.name.clone(), ty)
+                })
+                .collect(),
+        )
+    }
 }
 
 /// Appends the leaves of `layout` at `base`, named `prefix` + field path;
@@ -575,6 +645,18 @@ impl Formats {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.defs.is_empty()
+    }
+
+    /// The type of the [`logcore::Value`] a sample of format `name`
+    /// decodes to ([`Layout::value_type`]), resolved without touching the
+    /// cache; fails as [`Formats::layout`] does (errors at offset 0).
+    pub fn value_type(&self, name: &str) -> Result<ValueType> {
+        if let Some(l) = self.layouts.get(name) {
+            return Ok(l.value_type());
+        }
+        let mut scratch = NameMap::default();
+        let mut stack = Vec::new();
+        resolve(&self.defs, &self.index, &mut scratch, name, 0, &mut stack).map(|l| l.value_type())
     }
 
     /// Resolves `name` into a layout (cached). Fails for unknown types,

@@ -19,7 +19,7 @@ use std::collections::BinaryHeap;
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Format, LogReader, Message, MessageFilter, MessageIter,
-    Payload, ReadMode, Schema, Summary, Timestamp, Value,
+    Payload, ReadMode, Schema, Summary, Timestamp, Value, ValueType,
 };
 
 use crate::error::Error;
@@ -318,5 +318,13 @@ impl LogReader for ULog<'_> {
             })?;
         let layout = &self.subscriptions[*first].layout;
         Ok(decode_struct(layout, &message.payload, 0))
+    }
+
+    /// The channel's format as [`crate::Layout::value_type`] types it.
+    fn value_type(&self, channel: ChannelId) -> logcore::Result<Option<ValueType>> {
+        let (_, _, first) = self.topics().list.get(channel.0 as usize).ok_or_else(|| {
+            logcore::Error::InvalidArgument(format!("no channel {channel} in this log"))
+        })?;
+        Ok(Some(self.subscriptions[*first].layout.value_type()))
     }
 }

@@ -3,7 +3,7 @@
 //! (spec 3.2 and 5.7).
 
 use logcore::cursor::{Cursor, expect_len};
-use logcore::{Timestamp, Value};
+use logcore::{Timestamp, Value, ValueType};
 
 use crate::error::Result;
 use crate::hash;
@@ -229,6 +229,30 @@ impl TypedMessage<'_> for GpsData {
             ("geoid_height", Value::F32(self.geoid_height)),
             ("vdop", Value::F32(self.vdop)),
             ("pdop", Value::F32(self.pdop)),
+        ])
+    }
+
+    fn value_type() -> ValueType {
+        use ValueType::{F32, F64, I32};
+        ValueType::record([
+            ("hour", I32),
+            ("minute", I32),
+            ("second", I32),
+            ("warning", I32),
+            ("latitude", F64),
+            ("longitude", F64),
+            ("speed_kmh", F32),
+            ("course", F32),
+            ("day", I32),
+            ("month", I32),
+            ("year", I32),
+            ("quality", I32),
+            ("satellites", I32),
+            ("hdop", F32),
+            ("height", F32),
+            ("geoid_height", F32),
+            ("vdop", F32),
+            ("pdop", F32),
         ])
     }
 }

@@ -4,7 +4,7 @@
 use logcore::FormatError;
 use logcore::{
     ChannelInfo, ChannelSummary, Format, LogReader, Message, MessageFilter, MessageIter, Payload,
-    ReadMode, Schema, Summary, Value,
+    ReadMode, Schema, Summary, Value, ValueType,
 };
 
 use crate::error::Error;
@@ -251,5 +251,15 @@ impl LogReader for VelLog<'_> {
         Ok(self
             .registry()
             .decode(channel.type_id, channel.version, &message.payload, offset)?)
+    }
+
+    /// [`Registry::value_type`] of the channel's (type, version).
+    fn value_type(&self, channel: logcore::ChannelId) -> logcore::Result<Option<ValueType>> {
+        let entry = self.scan().channel(channel).ok_or_else(|| {
+            logcore::Error::InvalidArgument(format!(
+                "channel {channel} does not exist in this VEL log"
+            ))
+        })?;
+        Ok(self.registry().value_type(entry.type_id, entry.version))
     }
 }

@@ -6,8 +6,8 @@
 //! kept. Image data and Velodyne packets borrow from the input.
 
 use logcore::FormatError;
-use logcore::Value;
 use logcore::cursor::{Cursor, expect_len};
+use logcore::{Value, ValueType};
 
 use crate::error::{Error, Result};
 use crate::hash;
@@ -42,6 +42,24 @@ pub trait TypedMessage<'a>: Sized {
 
     /// The payload as a dynamic value (what `robolog cat --json` prints).
     fn to_value(&self) -> Value;
+
+    /// The type of every value [`TypedMessage::to_value`] gives: the
+    /// payload's fields in order, integers of their stored width, image
+    /// and packet bytes as [`ValueType::Bytes`] (a Velodyne packet as 1206
+    /// `uint8`s).
+    ///
+    /// ```
+    /// use logcore::ValueType;
+    /// use vellog::{RobotPose, TypedMessage};
+    /// assert_eq!(
+    ///     RobotPose::value_type(),
+    ///     ValueType::record([
+    ///         ("orientation", ValueType::fixed(ValueType::F32, 4)),
+    ///         ("acceleration", ValueType::fixed(ValueType::F32, 3)),
+    ///     ])
+    /// );
+    /// ```
+    fn value_type() -> ValueType;
 
     /// The payload bytes.
     fn to_bytes(&self) -> Result<Vec<u8>> {
@@ -151,6 +169,19 @@ impl TypedMessage<'_> for ObdData {
             ("unused_24", Value::I64(self.unused_24.into())),
         ])
     }
+
+    fn value_type() -> ValueType {
+        use ValueType::{F32, I32};
+        ValueType::record([
+            ("speed_kmh", I32),
+            ("engine_rpm", I32),
+            ("unused_8", F32),
+            ("unused_12", I32),
+            ("unused_16", I32),
+            ("throttle_position", F32),
+            ("unused_24", I32),
+        ])
+    }
 }
 
 /// `ImageM` v100: one camera frame, normally a complete JPEG stream.
@@ -236,6 +267,17 @@ impl<'a> TypedMessage<'a> for Image<'a> {
             ("data", Value::Bytes(self.data.to_vec())),
         ])
     }
+
+    fn value_type() -> ValueType {
+        use ValueType::{Bool, Bytes, I32};
+        ValueType::record([
+            ("source_id", I32),
+            ("is_compressed", Bool),
+            ("width", I32),
+            ("height", I32),
+            ("data", Bytes),
+        ])
+    }
 }
 
 /// `RobotPoseM` v100: orientation quaternion and acceleration (28 bytes).
@@ -295,6 +337,13 @@ impl TypedMessage<'_> for RobotPose {
         Value::record([
             ("orientation", arr(&self.orientation)),
             ("acceleration", arr(&self.acceleration)),
+        ])
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::record([
+            ("orientation", ValueType::fixed(ValueType::F32, 4)),
+            ("acceleration", ValueType::fixed(ValueType::F32, 3)),
         ])
     }
 }
@@ -402,6 +451,16 @@ impl<'a> TypedMessage<'a> for VelodyneRawData<'a> {
             ),
         ])
     }
+
+    fn value_type() -> ValueType {
+        ValueType::record([
+            ("packet_count", ValueType::U32),
+            (
+                "packets",
+                ValueType::list(ValueType::fixed(ValueType::U8, VELODYNE_PACKET_LEN)),
+            ),
+        ])
+    }
 }
 
 /// `LaserRange2DDataM` v101: one 2D laser scan (Hokuyo), ranges only.
@@ -476,6 +535,14 @@ impl<'a> TypedMessage<'a> for LaserRange2DData<'a> {
                 "ranges_mm",
                 Value::Array(self.ranges.iter().map(|&r| Value::U64(r.into())).collect()),
             ),
+        ])
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::record([
+            ("sensor_type", ValueType::String),
+            ("sensor_name", ValueType::String),
+            ("ranges_mm", ValueType::list(ValueType::U32)),
         ])
     }
 }

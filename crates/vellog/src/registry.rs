@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use logcore::Value;
+use logcore::{Value, ValueType};
 
 use crate::error::{Error, Result};
 use crate::gps::GpsData;
@@ -22,6 +22,8 @@ pub type Decoder = Arc<dyn Fn(&[u8], u64) -> Result<Value> + Send + Sync>;
 struct VersionEntry {
     decoder: Option<Decoder>,
     schema: Option<String>,
+    /// The type of the decoder's values, when declared.
+    ty: Option<ValueType>,
 }
 
 #[derive(Clone)]
@@ -71,10 +73,11 @@ impl Default for Registry {
     }
 }
 
-fn typed(decode: fn(&[u8], u64) -> Result<Value>, schema: &str) -> VersionEntry {
+fn typed(decode: fn(&[u8], u64) -> Result<Value>, schema: &str, ty: ValueType) -> VersionEntry {
     VersionEntry {
         decoder: Some(Arc::new(decode)),
         schema: Some(schema.to_owned()),
+        ty: Some(ty),
     }
 }
 
@@ -105,22 +108,38 @@ impl Registry {
         r.insert(
             ObdData::NAME,
             ObdData::VERSION,
-            typed(|p, o| Ok(ObdData::parse(p, o)?.to_value()), OBD_SCHEMA),
+            typed(
+                |p, o| Ok(ObdData::parse(p, o)?.to_value()),
+                OBD_SCHEMA,
+                ObdData::value_type(),
+            ),
         );
         r.insert(
             GpsData::NAME,
             GpsData::VERSION,
-            typed(|p, o| Ok(GpsData::parse(p, o)?.to_value()), GPS_SCHEMA),
+            typed(
+                |p, o| Ok(GpsData::parse(p, o)?.to_value()),
+                GPS_SCHEMA,
+                GpsData::value_type(),
+            ),
         );
         r.insert(
             Image::NAME,
             Image::VERSION,
-            typed(|p, o| Ok(Image::parse(p, o)?.to_value()), IMAGE_SCHEMA),
+            typed(
+                |p, o| Ok(Image::parse(p, o)?.to_value()),
+                IMAGE_SCHEMA,
+                Image::value_type(),
+            ),
         );
         r.insert(
             RobotPose::NAME,
             RobotPose::VERSION,
-            typed(|p, o| Ok(RobotPose::parse(p, o)?.to_value()), POSE_SCHEMA),
+            typed(
+                |p, o| Ok(RobotPose::parse(p, o)?.to_value()),
+                POSE_SCHEMA,
+                RobotPose::value_type(),
+            ),
         );
         r.insert(
             VelodyneRawData::NAME,
@@ -128,6 +147,7 @@ impl Registry {
             typed(
                 |p, o| Ok(VelodyneRawData::parse(p, o)?.to_value()),
                 VELODYNE_SCHEMA,
+                VelodyneRawData::value_type(),
             ),
         );
         r.insert(
@@ -136,6 +156,7 @@ impl Registry {
             typed(
                 |p, o| Ok(LaserRange2DData::parse(p, o)?.to_value()),
                 LASER_SCHEMA,
+                LaserRange2DData::value_type(),
             ),
         );
         r
@@ -196,6 +217,42 @@ impl Registry {
             VersionEntry {
                 decoder: Some(Arc::new(decoder)),
                 schema: None,
+                ty: None,
+            },
+        );
+        Ok(id)
+    }
+
+    /// Like [`Registry::register`], declaring the type of every value the
+    /// decoder returns (what [`Registry::value_type`] and
+    /// `LogReader::value_type` give for its channels).
+    ///
+    /// ```
+    /// use logcore::{Value, ValueType};
+    /// let mut reg = vellog::Registry::default();
+    /// let id = reg
+    ///     .register_typed("MyDataM", 1, ValueType::U32, |p, _| Ok(Value::U64(p.len() as u64)))
+    ///     .unwrap();
+    /// assert_eq!(reg.value_type(id, 1), Some(ValueType::U32));
+    /// ```
+    pub fn register_typed<F>(
+        &mut self,
+        name: &str,
+        version: i32,
+        ty: ValueType,
+        decoder: F,
+    ) -> Result<i32>
+    where
+        F: Fn(&[u8], u64) -> Result<Value> + Send + Sync + 'static,
+    {
+        let id = self.check_name(name)?;
+        self.insert(
+            name,
+            version,
+            VersionEntry {
+                decoder: Some(Arc::new(decoder)),
+                schema: None,
+                ty: Some(ty),
             },
         );
         Ok(id)
@@ -211,6 +268,7 @@ impl Registry {
             VersionEntry {
                 decoder: None,
                 schema: Some(schema.to_owned()),
+                ty: None,
             },
         );
         Ok(id)
@@ -257,6 +315,32 @@ impl Registry {
             .get(&version)?
             .schema
             .as_deref()
+    }
+
+    /// The type of the values [`Registry::decode`] gives for (type,
+    /// version): the declared type of a built-in or
+    /// [`Registry::register_typed`] decoder, [`ValueType::Bytes`] for pairs
+    /// without a decoder (kept raw), `None` for a decoder registered
+    /// without a type ([`Registry::register`]).
+    ///
+    /// ```
+    /// use logcore::ValueType;
+    /// let reg = vellog::Registry::default();
+    /// assert_eq!(reg.value_type(0x1234, 1), Some(ValueType::Bytes));
+    /// ```
+    pub fn value_type(&self, type_id: i32, version: i32) -> Option<ValueType> {
+        let entry = self
+            .types
+            .get(&type_id)
+            .and_then(|t| t.versions.get(&version));
+        match entry {
+            Some(VersionEntry {
+                decoder: Some(_),
+                ty,
+                ..
+            }) => ty.clone(),
+            _ => Some(ValueType::Bytes),
+        }
     }
 
     /// Decodes a payload; pairs without a decoder give [`Value::Bytes`].
