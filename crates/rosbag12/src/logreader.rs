@@ -126,10 +126,15 @@ impl LogReader for Bag<'_> {
     }
 
     /// The type the connection's message definition declares (see
-    /// [`MessageType::value_type`](crate::MessageType::value_type)); an
-    /// error when the definition does not parse, as decoding would be.
+    /// [`MessageType::value_type`](crate::MessageType::value_type)):
+    /// `None` when the definition does not parse (its messages do not
+    /// decode either), an error when the bag has no such connection.
     fn value_type(&self, channel: ChannelId) -> logcore::Result<Option<ValueType>> {
-        Ok(self.message_type(channel.0)?.value_type())
+        match self.message_type(channel.0) {
+            Ok(t) => Ok(t.value_type()),
+            Err(_) if self.connection(channel.0).is_some() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
