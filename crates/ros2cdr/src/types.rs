@@ -238,6 +238,25 @@ mod tests {
     }
 
     #[test]
+    fn a_hostile_expansion_has_no_type() {
+        // Each level has two fields of the next: 2^(levels) fields spelled out.
+        let chain = |levels: usize| {
+            let mut text = String::from("a/T1 x\na/T1 y");
+            for i in 1..levels {
+                text.push_str(&format!(
+                    "\n===\nMSG: a/T{i}\na/T{} x\na/T{} y",
+                    i + 1,
+                    i + 1
+                ));
+            }
+            text.push_str(&format!("\n===\nMSG: a/T{levels}\nuint8 v"));
+            MessageType::parse("a/T0", &text).unwrap()
+        };
+        assert_eq!(chain(30).value_type(), None);
+        assert!(chain(10).value_type().is_some());
+    }
+
+    #[test]
     fn service_events_and_idl() {
         let t = MessageType::parse(
             "example_interfaces/srv/AddTwoInts_Event",
