@@ -19,6 +19,18 @@
 //! | `cdr` | `ros2idl` | the same decoder, from the IDL subset `rosidl` generates (feature `ros2`) |
 //! | `json` | any | JSON documents, object keys in order |
 //!
+//! The `ros1` and `cdr` decoders declare the [`ValueType`] of their values
+//! ([`Decoder::value_type`]), from the message definition. The `protobuf`
+//! and `json` decoders declare none, as no type would admit every value
+//! they return: a decoded protobuf message holds only the fields the
+//! message sets (a proto3 field at its default value is not set), an enum
+//! is its value's name or, for a number the enum does not define, an
+//! integer, and a map a struct keyed by the map's keys; a JSON document
+//! has the members it has, in its own order, a non-negative integer is
+//! [`Value::U64`] and a negative one [`Value::I64`], and robolog's own
+//! JSON writes a non-finite float as a string. Their values are typed
+//! from the data instead.
+//!
 //! ```
 //! use logcore::{ChannelId, ChannelInfo, Value};
 //! use robolog::Registry;
@@ -162,7 +174,8 @@ impl Registry {
     }
 }
 
-/// JSON payloads.
+/// JSON payloads. No declared type, even with a `jsonschema` schema
+/// (see the [module docs](self)).
 mod json {
     use super::*;
 
@@ -226,6 +239,11 @@ mod ros1 {
         fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
             self.0.decode(payload, offset).map_err(Error::from)
         }
+
+        /// The definition's type ([`MessageType::value_type`]).
+        fn value_type(&self) -> Option<ValueType> {
+            self.0.value_type()
+        }
     }
 }
 
@@ -260,10 +278,16 @@ mod ros2 {
         fn decode(&self, payload: &[u8], offset: u64) -> Result<Value, Error> {
             self.0.decode(payload, offset).map_err(Error::from)
         }
+
+        /// The definition's type ([`MessageType::value_type`]).
+        fn value_type(&self) -> Option<ValueType> {
+            self.0.value_type()
+        }
     }
 }
 
-/// Protobuf messages with a `FileDescriptorSet` schema.
+/// Protobuf messages with a `FileDescriptorSet` schema. No declared type
+/// (see the [module docs](self)).
 #[cfg(feature = "protobuf")]
 mod protobuf {
     use super::*;
@@ -343,6 +367,22 @@ mod tests {
     }
 
     #[test]
+    fn json_declares_no_type_even_with_a_schema() {
+        // An integer property decodes to U64 or I64 by sign, and members
+        // come in the document's order: no declared type would fit.
+        let schema = br#"{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}"#;
+        let d = Registry::default()
+            .decoder_for(&channel("json", Some(("T", "jsonschema", schema))))
+            .unwrap()
+            .unwrap();
+        assert_eq!(d.value_type(), None);
+        assert_eq!(
+            d.decode(br#"{"b": 1, "a": -1}"#, 0).unwrap(),
+            Value::record([("b", Value::U64(1)), ("a", Value::I64(-1))])
+        );
+    }
+
+    #[test]
     fn unknown_encodings_have_no_decoder_and_custom_ones_can_be_added() {
         let mut r = Registry::default();
         let c = channel("flatbuffer", Some(("T", "flatbuffer", b"")));
@@ -385,6 +425,12 @@ mod tests {
                 ("z", Value::F64(0.25)),
             ])
         );
+        let point = ValueType::record([
+            ("x", ValueType::F64),
+            ("y", ValueType::F64),
+            ("z", ValueType::F64),
+        ]);
+        assert_eq!(d.value_type(), Some(point.clone()));
         // One byte short: an error at the file offset of the missing byte.
         let e = d.decode(&payload[..27], 100).unwrap_err();
         assert_eq!(e.offset(), Some(120), "{e}");
@@ -406,6 +452,7 @@ mod tests {
             )),
         );
         let d = Registry::default().decoder_for(&idl).unwrap().unwrap();
+        assert_eq!(d.value_type(), Some(point));
         assert_eq!(
             d.decode(&payload, 0).unwrap().get("z"),
             Some(&Value::F64(0.25))
@@ -432,6 +479,13 @@ mod tests {
             payload.extend_from_slice(&x.to_le_bytes());
         }
         let v = d.decode(&payload, 0).unwrap();
+        let point = ValueType::record([
+            ("x", ValueType::F64),
+            ("y", ValueType::F64),
+            ("z", ValueType::F64),
+        ]);
+        assert_eq!(d.value_type(), Some(point.clone()));
+        assert_eq!(point.admits(&v), Ok(()));
         assert_eq!(
             v,
             Value::record([

@@ -35,7 +35,7 @@ use crate::msg::{ArrayKind, FieldType, MAX_NESTING, MsgDef, Primitive, parse_def
 
 /// An element type with message types as indexes into the compiled list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Prim(Primitive),
     Str,
     WStr,
@@ -43,8 +43,8 @@ enum Kind {
 }
 
 #[derive(Debug, Clone)]
-struct Compiled {
-    fields: Vec<(FieldName, Kind, ArrayKind)>,
+pub(crate) struct Compiled {
+    pub(crate) fields: Vec<(FieldName, Kind, ArrayKind)>,
     /// The fewest bytes a value of the type takes on the wire (ignoring
     /// alignment): what bounds element counts before anything is
     /// allocated. At least 1 for every type.
@@ -71,7 +71,7 @@ struct Compiled {
 #[derive(Debug, Clone)]
 pub struct MessageType {
     defs: Vec<MsgDef>,
-    compiled: Vec<Compiled>,
+    pub(crate) compiled: Vec<Compiled>,
 }
 
 impl MessageType {

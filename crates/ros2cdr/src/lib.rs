@@ -13,7 +13,9 @@
 //! - [`MessageType::decode`] decodes plain CDR (both byte orders) into
 //!   values of the same shapes rosbag12 gives ROS 1 messages, checking
 //!   every length against the bytes left before allocating, with errors
-//!   that name the byte offset and what was expected.
+//!   that name the byte offset and what was expected;
+//!   [`MessageType::value_type`] is the [`logcore::ValueType`] of the
+//!   values it decodes to.
 //!
 //! ```
 //! use logcore::Value;
@@ -29,9 +31,11 @@ mod decode;
 pub mod error;
 pub mod idl;
 pub mod msg;
+mod types;
 
 pub use decode::MessageType;
 pub use error::{Error, FormatError, Result};
+pub use types::MAX_TYPE_FIELDS;
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.
 #[cfg(doctest)]

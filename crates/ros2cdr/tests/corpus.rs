@@ -2,7 +2,7 @@
 //! ROS 2's own test bags, Apache-2.0), with their stored schemas, decoded
 //! to the values python `mcap-ros2-support` 0.6.0 gives them (service
 //! events, which it cannot read, checked field by field against the
-//! bytes).
+//! bytes), every value admitted by the type its definition declares.
 
 use logcore::Value;
 use ros2cdr::MessageType;
@@ -14,11 +14,15 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The decoded value, checked against the type the definition declares.
 fn decode(name: &str, schema: &str, payload: &str) -> Value {
-    MessageType::parse(name, schema)
-        .unwrap()
-        .decode(&hex(payload), 0)
-        .unwrap()
+    let t = MessageType::parse(name, schema).unwrap();
+    let v = t.decode(&hex(payload), 0).unwrap();
+    let ty = t.value_type().unwrap();
+    if let Err(m) = ty.admits(&v) {
+        panic!("{name}: the declared type does not admit the value: {m}");
+    }
+    v
 }
 
 fn ints(v: &[i64]) -> Value {

@@ -13,7 +13,8 @@
 //!   [`MessageType::decode`] turns ROS 1 wire bytes into values and checks
 //!   that no byte is left over; [`MessageType::encode`] turns values
 //!   back into wire bytes (see [`encode`] for what it accepts), so bags
-//!   can be written from values.
+//!   can be written from values; [`MessageType::value_type`] is the
+//!   [`logcore::ValueType`] of the values it decodes to.
 //! - [`info::BagInfo`] is the report of `rosbag info`, with its text and
 //!   YAML (`rosbag info -y`) printers.
 //! - [`Writer`] writes 2.0 bags (uncompressed, bz2, lz4, with the frame
@@ -60,6 +61,7 @@ pub mod record;
 pub mod records;
 pub mod reindex;
 mod time;
+mod types;
 mod v12;
 mod version;
 pub mod write;
@@ -78,6 +80,7 @@ pub use records::{
 };
 pub use reindex::{ReindexReport, reindex};
 pub use time::RosTime;
+pub use types::MAX_TYPE_FIELDS;
 pub use version::{MAGIC_PREFIXES, Version, probe};
 pub use write::{DEFAULT_CHUNK_THRESHOLD, Writer, WriterOptions};
 

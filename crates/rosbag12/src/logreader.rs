@@ -3,7 +3,7 @@
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Clock, Format, LogReader, Message, MessageFilter,
-    MessageIter, Schema, Summary, TimeModel, Value,
+    MessageIter, Schema, Summary, TimeModel, Value, ValueType,
 };
 
 use crate::bag::{Bag, IndexSource};
@@ -123,6 +123,18 @@ impl LogReader for Bag<'_> {
     fn decode_into(&self, message: &Message<'_>, out: &mut Value) -> logcore::Result<()> {
         let t = self.message_type(message.channel.0)?;
         Ok(t.decode_into(&message.payload, message.offset.unwrap_or(0), out)?)
+    }
+
+    /// The type the connection's message definition declares (see
+    /// [`MessageType::value_type`](crate::MessageType::value_type)):
+    /// `None` when the definition does not parse (its messages do not
+    /// decode either), an error when the bag has no such connection.
+    fn value_type(&self, channel: ChannelId) -> logcore::Result<Option<ValueType>> {
+        match self.message_type(channel.0) {
+            Ok(t) => Ok(t.value_type()),
+            Err(_) if self.connection(channel.0).is_some() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
