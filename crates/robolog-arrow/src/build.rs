@@ -142,6 +142,10 @@ pub(crate) fn build(t: &ValueType, rows: &[Option<&Value>]) -> Built {
                 match r {
                     None | Some(Value::Null) => b.append_null(),
                     Some(Value::String(s)) => b.append_value(s),
+                    // A ROS string whose bytes are not UTF-8 decodes to
+                    // bytes; Arrow text must be UTF-8, so it is kept with
+                    // U+FFFD for each invalid sequence, as most tools show it.
+                    Some(Value::Bytes(x)) => b.append_value(String::from_utf8_lossy(x)),
                     Some(v) => return Err(misfit(i, v, t)),
                 }
             }
