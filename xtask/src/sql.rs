@@ -41,8 +41,9 @@ const TOPIC: &str = "vehicle_global_position";
 /// stamp names another version is regenerated.
 const GENERATOR_VERSION: u32 = 1;
 
-/// Name of the stamp file written last into a fleet directory.
-const STAMP: &str = "fleet.stamp";
+/// Name of the stamp file written last into a fleet directory (hidden,
+/// so that tools listing the directory see only the logs).
+const STAMP: &str = ".fleet-stamp";
 
 /// Files in a fleet unless `--count` says otherwise.
 const DEFAULT_COUNT: usize = 1000;
@@ -485,8 +486,15 @@ fn output_of(cmd: &mut Command, what: &str) -> Result<String> {
 }
 
 /// `robolog export FLEET -o OUT --parquet --force`: the fleet directory
-/// first, then, if the CLI does not take directories, the file list.
+/// first, then, if the CLI does not take directories, the file list. `OUT`
+/// is emptied first: the tables of an earlier, larger fleet must not stay.
 fn export_parquet(exe: &Path, fleet: &Path, files: &[PathBuf], out: &Path) -> Result {
+    match std::fs::remove_dir_all(out) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("{}: {e}", out.display()));
+        }
+        _ => {}
+    }
     let base = || {
         let mut c = Command::new(exe);
         c.arg("export");
@@ -1327,6 +1335,13 @@ mod tests {
         assert!(log.formats.get("vehicle_status").is_none());
         assert!(log.subscription("vehicle_status", 0).is_none());
         assert_eq!(log.subscriptions.len(), 2);
+        {
+            use logcore::LogReader;
+            let summary = log.summary().unwrap();
+            assert_eq!(summary.message_count, 14);
+            assert_eq!(summary.channels.len(), 2);
+            assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
+        }
         for (multi_id, base) in [(0u8, 100.0f32), (1, 200.0)] {
             let sub = log.subscription(TOPIC, multi_id).unwrap();
             let ts = sub.timestamps();
