@@ -1062,6 +1062,34 @@ def rosbags_check(entry, tables):
     return seen
 
 
+def schema_check(entry, name, schema, info, fmt):
+    """The columns the contract puts first, the clock of log_time, the
+    file's key-value metadata."""
+    want = [('log_time', pa.timestamp('ns'))]
+    if fmt == 'mcap':
+        want += [('publish_time', pa.timestamp('ns')), ('sequence', pa.uint32())]
+    if fmt == 'ulog':
+        want.append(('multi_id', pa.uint8()))
+    got = [(f.name, f.type) for f in schema][:len(want)]
+    if got != want:
+        fail(entry, f'table {name}: first columns {got}, the contract says {want}')
+        return
+    clock = (schema.field('log_time').metadata or {}).get(b'robolog.clock', b'').decode()
+    if clock != info['clock']:
+        fail(entry, f'table {name}: log_time robolog.clock {clock!r}, robolog info {info["clock"]!r}')
+    kv = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+    expect = {'robolog.log': Path(entry['path']).name, 'robolog.path': entry['path'],
+              'robolog.clock': info['clock']}
+    for key, value in expect.items():
+        if kv.get(key) != value:
+            fail(entry, f'table {name}: key-value {key} = {kv.get(key)!r}, expected {value!r}')
+    if kv.get('robolog.format') not in (fmt, SHORT_NAMES.get(fmt)):
+        fail(entry, f"table {name}: robolog.format {kv.get('robolog.format')!r}, robolog info {fmt!r}")
+    for key in ('robolog.start_ns', 'robolog.end_ns', 'robolog.metadata'):
+        if key not in kv:
+            fail(entry, f'table {name}: no key-value {key}')
+
+
 def check(entry):
     kind = entry['kind']
     st = STATS[kind]
@@ -1118,6 +1146,7 @@ def check(entry):
         if name not in want:
             continue
         table = pq.read_table(f)
+        schema_check(entry, name, table.schema, info, fmt)
         try:
             rows, types = rows_of(table, fmt)
         except ValueError as e:
