@@ -33,6 +33,7 @@ mod osi;
 mod osi_fixtures;
 mod ros2;
 mod rosbag;
+mod sql;
 mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
 mod python;
@@ -94,6 +95,7 @@ fn main() -> ExitCode {
         Some("convert") => convert::cmd(&args[1..]),
         Some("bench-convert-inner") => convert::bench_inner(&args[1..]),
         Some("rosbag") => rosbag::cmd(&args[1..]),
+        Some("sql") => sql::cmd(&args[1..]),
         Some("ulog") => ulog::cmd(&args[1..]),
         Some("bench-ulog-inner") => {
             ulog::bench_inner(Path::new(args.get(1).map_or("", String::as_str)))
@@ -361,13 +363,14 @@ fn keep_findings(target: &str, corpus: &Path) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 6] = [
+const BENCHES: [(&str, &str); 7] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
     ("rosbag", "rosbag12"),
     ("ulog", "ulogfile"),
     ("convert", "robolog"),
+    ("sql", "robolog-sql"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -401,6 +404,7 @@ fn bench_cmd(args: &[String]) -> Result {
             }
             "carla" => carla::bench(args)?,
             "convert" => convert::bench(args)?,
+            "sql" => sql::bench(args)?,
             "rosbag" => {
                 step("bench rosbag12 (against the rosbag crate and rosbags 0.11.9)");
                 rosbag::bench()?;
