@@ -567,8 +567,7 @@ fn robolog_sql(exe: &Path, fleet: &Path) -> Command {
 /// `cargo xtask sql check`.
 fn check(args: &[String]) -> Result {
     step("sql check: the fleet question by pyulog, DuckDB on our Parquet, robolog sql");
-    run(cargo().args(["build", "-p", "robolog-cli"]))?;
-    let exe = root().join("target/debug/robolog");
+    let exe = crate::robolog_exe()?;
     let fleet_dir = opt(args, "--fleet").map_or_else(default_fleet_dir, PathBuf::from);
     let count = count_arg(args)?;
     let files = fleet(&fleet_dir, count, opt(args, "--corpus"))?;
@@ -1193,8 +1192,7 @@ sys.exit(1 if FAILURES else 0)
 /// `cargo xtask sql values [--corpus DIR]`.
 fn values(args: &[String]) -> Result {
     step("sql values: every table of robolog export --parquet against info, cat, pyulog, rosbags");
-    run(cargo().args(["build", "-p", "robolog-cli"]))?;
-    let exe = root().join("target/debug/robolog");
+    let exe = crate::robolog_exe()?;
     let mut inputs: Vec<(String, PathBuf)> = Vec::new();
     if let Some(corpus) = crate::corpus::locate(opt(args, "--corpus"))? {
         for folder in VALUE_FOLDERS {
