@@ -79,8 +79,9 @@ pub struct Field {
     pub name: FieldName,
     /// Its type.
     pub ty: ValueType,
-    /// Whether the value may be [`Value::Null`] (a protobuf field that is
-    /// not set, a JSON property that is not required).
+    /// Whether the value may be [`Value::Null`] or left out of the struct
+    /// (a protobuf field that is not set, a JSON property that is not
+    /// required).
     pub nullable: bool,
 }
 
@@ -249,17 +250,20 @@ impl ValueType {
                 let Value::Struct(vf) = v else {
                     return Err(format!("{} is not a struct", kind(v)));
                 };
-                if vf.len() != fields.len() {
-                    return Err(format!(
-                        "{} fields where the type has {}",
-                        vf.len(),
-                        fields.len()
-                    ));
-                }
-                for (f, (name, fv)) in fields.iter().zip(vf) {
-                    if *name != f.name {
-                        return Err(format!("field `{name}` where `{}` is declared", f.name));
-                    }
+                let mut values = vf.iter().peekable();
+                for f in fields {
+                    let fv = match values.peek() {
+                        Some((name, fv)) if *name == f.name => {
+                            values.next();
+                            fv
+                        }
+                        // A nullable field may also be left out.
+                        _ if f.nullable => continue,
+                        Some((name, _)) => {
+                            return Err(format!("field `{name}` where `{}` is declared", f.name));
+                        }
+                        None => return Err(format!("no field `{}`", f.name)),
+                    };
                     if f.nullable && *fv == Value::Null {
                         continue;
                     }
@@ -271,7 +275,10 @@ impl ValueType {
                     f.ty.check(fv, path)?;
                     path.truncate(len);
                 }
-                Ok(())
+                match values.next() {
+                    Some((name, _)) => Err(format!("field `{name}` is not declared")),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -378,9 +385,13 @@ mod tests {
             "opt: 1099511627776 is not an int32"
         );
         let short = Value::record([("opt", Value::Null)]);
+        assert_eq!(t.admits(&short).unwrap_err().reason, "no field `free`");
+        let left_out = Value::record([("free", Value::Bool(true))]);
+        assert_eq!(t.admits(&left_out), Ok(()));
+        let extra = Value::record([("free", Value::Null), ("more", Value::Null)]);
         assert_eq!(
-            t.admits(&short).unwrap_err().reason,
-            "1 fields where the type has 2"
+            t.admits(&extra).unwrap_err().reason,
+            "field `more` is not declared"
         );
     }
 }

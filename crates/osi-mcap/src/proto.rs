@@ -29,7 +29,7 @@ use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 mod value;
 mod wire;
 
-pub use value::{MAX_NESTING, decode_to_value};
+pub use value::{MAX_NESTING, decode_to_value, value_type};
 use wire::{Fields, Probe, WireValue};
 
 /// Error of this module: what was wrong, with the byte offset into the
@@ -98,6 +98,12 @@ impl ProtobufDecoder {
             .message(schema_name)
             .ok_or_else(|| ProtoError::MissingMessage(schema_name.to_owned()))?;
         Ok(ProtobufDecoder { desc })
+    }
+
+    /// The type of every value [`decode`](Self::decode) returns (see
+    /// [`value_type`]).
+    pub fn value_type(&self) -> logcore::ValueType {
+        value_type(&self.desc)
     }
 
     /// Full name of the message type this decoder reads.

@@ -146,6 +146,9 @@ pub(crate) fn build(t: &ValueType, rows: &[Option<&Value>]) -> Built {
                     // bytes; Arrow text must be UTF-8, so it is kept with
                     // U+FFFD for each invalid sequence, as most tools show it.
                     Some(Value::Bytes(x)) => b.append_value(String::from_utf8_lossy(x)),
+                    // A protobuf enum number its enum does not name (the
+                    // names are the column's values).
+                    Some(Value::I64(n)) => b.append_value(n.to_string()),
                     Some(v) => return Err(misfit(i, v, t)),
                 }
             }

@@ -321,6 +321,10 @@ mod protobuf {
                 )
             })
         }
+
+        fn value_type(&self) -> Option<ValueType> {
+            Some(self.0.value_type())
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use logcore::Value;
+use logcore::{Field, Value, ValueType};
 use prost_reflect::{
     DynamicMessage, Kind, MapKey, MessageDescriptor, ReflectMessage, Value as PValue,
 };
@@ -17,6 +17,71 @@ use super::{ProtoError, wire};
 /// self-recursive message type with a hostile payload nested thousands of
 /// levels deep gets an error instead of exhausting the stack.
 pub const MAX_NESTING: usize = 100;
+
+/// The type of every value [`decode_to_value`] gives for messages of type
+/// `desc` ([`ValueType::admits`] them all): a struct of every field in
+/// declaration order, each nullable (a field the message does not set is
+/// left out of the value, so a table gets a null there); `int32`,
+/// `sint32`, `sfixed32` [`ValueType::I32`], `int64`, `sint64`,
+/// `sfixed64` [`ValueType::I64`], `uint32`, `fixed32`
+/// [`ValueType::U32`], `uint64`, `fixed64` [`ValueType::U64`], `float`
+/// [`ValueType::F32`], `double` [`ValueType::F64`], `bytes`
+/// [`ValueType::Bytes`], enums [`ValueType::String`] (the value's name;
+/// a number the enum does not define decodes to an integer, which a
+/// table holds as its decimal text), repeated fields [`ValueType::List`].
+/// Maps, whose keys are data, and a message type inside itself (a
+/// recursive type has no finite table type) are [`ValueType::Any`].
+pub fn value_type(desc: &MessageDescriptor) -> ValueType {
+    let mut stack = Vec::new();
+    message_type(desc, &mut stack)
+}
+
+fn message_type(desc: &MessageDescriptor, stack: &mut Vec<String>) -> ValueType {
+    let name = desc.full_name().to_owned();
+    if stack.contains(&name) || stack.len() >= MAX_NESTING {
+        return ValueType::Any;
+    }
+    stack.push(name);
+    let mut fields = Vec::new();
+    for fp in &desc.descriptor_proto().field {
+        let Some(fd) = fp
+            .number
+            .and_then(|n| u32::try_from(n).ok())
+            .and_then(|n| desc.get_field(n))
+        else {
+            continue;
+        };
+        let ty = if fd.is_map() {
+            ValueType::Any
+        } else {
+            let elem = kind_type(&fd.kind(), stack);
+            if fd.is_list() {
+                ValueType::list(elem)
+            } else {
+                elem
+            }
+        };
+        fields.push(Field::nullable(fd.name(), ty));
+    }
+    stack.pop();
+    ValueType::Struct(fields)
+}
+
+fn kind_type(kind: &Kind, stack: &mut Vec<String>) -> ValueType {
+    match kind {
+        Kind::Double => ValueType::F64,
+        Kind::Float => ValueType::F32,
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => ValueType::I32,
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => ValueType::I64,
+        Kind::Uint32 | Kind::Fixed32 => ValueType::U32,
+        Kind::Uint64 | Kind::Fixed64 => ValueType::U64,
+        Kind::Bool => ValueType::Bool,
+        Kind::String => ValueType::String,
+        Kind::Bytes => ValueType::Bytes,
+        Kind::Enum(_) => ValueType::String,
+        Kind::Message(m) => message_type(m, stack),
+    }
+}
 
 /// Decodes `msg`, a serialized message of type `desc`, into a [`Value`].
 ///
