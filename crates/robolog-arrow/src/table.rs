@@ -31,6 +31,10 @@ pub const DATA: &str = "data";
 /// message field of one of these names gets a trailing `_`.
 pub const RESERVED: [&str; 5] = [LOG_TIME, PUBLISH_TIME, SEQUENCE, MULTI_ID, "log"];
 
+/// The name of the table of the logs themselves (one row per log) in the
+/// Parquet layout and in SQL; a channel of this name is the table `logs_`.
+pub const LOGS: &str = "logs";
+
 /// The batch size [`ScanOptions::default`] uses.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
@@ -60,7 +64,8 @@ pub struct Table {
 /// instance in one table), for every other format the topic without its
 /// leading `/`, every character other than ASCII letters, digits and `_`
 /// replaced by `_` (`/camera/image_raw` is `camera_image_raw`); an empty
-/// name is `_`.
+/// name is `_`. A channel whose name would be [`LOGS`] (the table of the
+/// logs themselves) gets a trailing `_`: `logs_`.
 ///
 /// ```
 /// use logcore::{ChannelId, ChannelInfo, Format};
@@ -83,7 +88,13 @@ pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
             }
         })
         .collect();
-    if name.is_empty() { "_".into() } else { name }
+    if name.is_empty() {
+        "_".into()
+    } else if name == LOGS {
+        format!("{LOGS}_")
+    } else {
+        name
+    }
 }
 
 impl Table {
@@ -113,11 +124,20 @@ pub fn tables(log: &Log<'_>) -> Result<Vec<Table>, Error> {
 
 /// [`tables`] for a log whose summary is already at hand.
 pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table>, Error> {
+    tables_where(log, summary, &|_| true)
+}
+
+/// [`tables_with_summary`] of the channels `keep` accepts only.
+pub(crate) fn tables_where(
+    log: &Log<'_>,
+    summary: &Summary,
+    keep: &dyn Fn(&ChannelInfo) -> bool,
+) -> Result<Vec<Table>, Error> {
     let format = log.format();
     let mut order: Vec<String> = Vec::new();
     let mut groups: HashMap<String, Vec<ChannelInfo>> = HashMap::new();
     let mut counts: HashMap<ChannelId, u64> = HashMap::new();
-    for c in &summary.channels {
+    for c in summary.channels.iter().filter(|c| keep(&c.info)) {
         counts.insert(c.info.id, c.message_count);
         let name = table_name(format, &c.info);
         if !groups.contains_key(&name) {
@@ -298,6 +318,10 @@ enum Source {
     Data(ValueType),
 }
 
+/// What a row keeps of its message besides the value: log time, publish
+/// time, sequence, channel and byte offset.
+type RowMeta = (Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64);
+
 /// Streams a table's rows as [`RecordBatch`]es of at most
 /// [`ScanOptions::batch_size`] rows: memory is bounded by one batch of
 /// decoded values. Time filters and the table's channels go to the
@@ -440,9 +464,15 @@ impl BatchReader<'_> {
         self.skipped
     }
 
+    /// Changes the rows of the batches still to come (at least 1): a
+    /// reader of large messages (images, point clouds) shrinks its batches
+    /// to bound the memory one batch takes.
+    pub fn set_batch_size(&mut self, rows: usize) {
+        self.batch_size = rows.max(1);
+    }
+
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
-        let mut metas: Vec<(Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64)> =
-            Vec::with_capacity(self.batch_size.min(65_536));
+        let mut metas: Vec<RowMeta> = Vec::with_capacity(self.batch_size.min(65_536));
         let mut values: Vec<Value> = Vec::new();
         while metas.len() < self.batch_size {
             let Some(m) = self.messages.next() else {
@@ -528,12 +558,7 @@ impl BatchReader<'_> {
         )?))
     }
 
-    fn misfit(
-        &self,
-        metas: &[(Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64)],
-        m: build::Misfit,
-        column: &str,
-    ) -> Error {
+    fn misfit(&self, metas: &[RowMeta], m: build::Misfit, column: &str) -> Error {
         Error::Misfit {
             table: self.table.clone(),
             offset: metas.get(m.row).map_or(0, |x| x.4),
