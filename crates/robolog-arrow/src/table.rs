@@ -71,6 +71,8 @@ pub struct Table {
 /// use logcore::{ChannelId, ChannelInfo, Format};
 /// let ch = ChannelInfo::new(ChannelId(1), "/camera/image_raw", "sensor_msgs/Image", "ros1");
 /// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "camera_image_raw");
+/// let ch = ChannelInfo::new(ChannelId(2), "/logs", "std_msgs/String", "ros1");
+/// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "logs_");
 /// ```
 pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
     let raw = if format == Format::ULog {
