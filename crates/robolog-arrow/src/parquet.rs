@@ -48,7 +48,8 @@
 //! every log is checked before the first is written: an output that
 //! exists is refused unless [`ParquetOptions::force`] is set, one that is
 //! an input always ([`ExportError::Refused`]), so a refusal writes
-//! nothing.
+//! nothing. Forced, an export replaces the files it writes; the tables of
+//! an earlier export that this one does not write stay.
 //!
 //! # Memory
 //!
@@ -154,9 +155,9 @@ pub struct Progress {
     pub total_bytes: u64,
     /// Rows written so far.
     pub rows: u64,
-    /// The log being written (0-based index into the inputs).
+    /// The log being written (0-based, among the inputs that were read).
     pub log: usize,
-    /// The number of logs.
+    /// The number of inputs that were read.
     pub logs: usize,
 }
 
@@ -223,17 +224,31 @@ impl ExportedLog {
     }
 }
 
+/// An input that could not be opened or summarised: nothing of it was
+/// written (its log_id stays taken, so the ids of the others do not
+/// depend on it).
+#[derive(Debug)]
+pub struct Unread {
+    /// The input as given.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub error: logcore::Error,
+}
+
 /// What an export did.
 #[derive(Debug, Default)]
 pub struct ParquetExport {
-    /// Per input, in order.
+    /// Per input that was read, in order.
     pub logs: Vec<ExportedLog>,
+    /// The inputs that could not be opened or summarised, in order.
+    pub unread: Vec<Unread>,
 }
 
 impl ParquetExport {
-    /// Whether every log is [clean](ExportedLog::is_clean).
+    /// Whether every input was read and every log is
+    /// [clean](ExportedLog::is_clean).
     pub fn is_clean(&self) -> bool {
-        self.logs.iter().all(ExportedLog::is_clean)
+        self.unread.is_empty() && self.logs.iter().all(ExportedLog::is_clean)
     }
 
     /// Rows written to table files (the `logs` rows not counted).
@@ -266,7 +281,7 @@ pub enum ExportError {
         /// What went wrong.
         error: io::Error,
     },
-    /// An input could not be opened or summarised.
+    /// An input could not be read while it was written (an I/O error).
     Read {
         /// The input.
         path: PathBuf,
@@ -317,7 +332,9 @@ struct Planned {
 /// when missing), calling `progress` as the work goes on.
 ///
 /// Every input is opened and summarised first, and every output checked,
-/// before anything is written. Damaged records and messages that do not
+/// before anything is written. An input that cannot be opened or
+/// summarised (not a log, a damaged header) is left out and named in
+/// [`ParquetExport::unread`]; the others are exported. Damaged records and messages that do not
 /// decode are skipped and counted ([`ExportedTable::skipped`]); a table
 /// whose values do not fit its type is left out ([`ExportedLog::failed`]).
 pub fn export_parquet<P: AsRef<Path>>(
@@ -338,10 +355,23 @@ pub fn export_parquet<P: AsRef<Path>>(
 
     // Plan: every output of every log, checked before the first is written.
     let mut planned = Vec::with_capacity(paths.len());
+    let mut done = ParquetExport::default();
     let mut matched: HashSet<usize> = HashSet::new();
     for (path, log_id) in paths.iter().zip(ids) {
-        let log = open(path, opts)?;
-        let summary = log.summary().map_err(read(path))?;
+        let opened = robolog::open_with(path, &opts.limits).and_then(|log| {
+            let summary = log.summary()?;
+            Ok((log, summary))
+        });
+        let (log, summary) = match opened {
+            Ok(x) => x,
+            Err(error) => {
+                done.unread.push(Unread {
+                    path: path.clone(),
+                    error,
+                });
+                continue;
+            }
+        };
         let mut names: Vec<String> = Vec::new();
         for c in &summary.channels {
             let name = crate::table_name(log.format(), &c.info);
@@ -371,6 +401,9 @@ pub fn export_parquet<P: AsRef<Path>>(
             topic: opts.topics[k].clone(),
         });
     }
+    if planned.is_empty() {
+        return Ok(done);
+    }
     std::fs::create_dir_all(dir).map_err(io_at(dir))?;
 
     let mut meter = Meter {
@@ -382,10 +415,9 @@ pub fn export_parquet<P: AsRef<Path>>(
         },
         base: 0,
     };
-    let mut done = ParquetExport::default();
     for (i, p) in planned.iter().enumerate() {
         meter.at.log = i;
-        let log = open(&p.path, opts)?;
+        let log = robolog::open_with(&p.path, &opts.limits).map_err(read(&p.path))?;
         let summary = log.summary().map_err(read(&p.path))?;
         let exported = export_log(&log, &summary, p, dir, opts, &policy, &mut meter)?;
         meter.base += p.size;
@@ -407,10 +439,6 @@ fn selects(wanted: &[String], c: &ChannelInfo, table: &str) -> Option<Option<usi
         .iter()
         .position(|t| *t == c.topic || t == table)
         .map(Some)
-}
-
-fn open(path: &Path, opts: &ParquetOptions) -> Result<Log<'static>, ExportError> {
-    robolog::open_with(path, &opts.limits).map_err(read(path))
 }
 
 fn read(path: &Path) -> impl FnOnce(logcore::Error) -> ExportError + '_ {

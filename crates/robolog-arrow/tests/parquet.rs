@@ -594,6 +594,23 @@ fn small_row_groups_and_progress() {
 }
 
 #[test]
+fn an_input_that_is_no_log_is_left_out() {
+    let dir = scratch("unread");
+    let inputs = [
+        testdata("osi/osi3-minimal.desc"),
+        testdata("rosbag/sample.bag"),
+    ];
+    let done = export(&inputs, &dir);
+    assert!(!done.is_clean());
+    assert_eq!(done.unread.len(), 1);
+    assert_eq!(done.unread[0].path, inputs[0]);
+    assert_eq!(done.logs.len(), 1);
+    assert_eq!(done.logs[0].log_id, "sample.bag");
+    assert_eq!(done.rows(), 75);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn damaged_logs_export_what_is_readable() {
     let dir = scratch("damaged");
     let inputs = [

@@ -94,9 +94,9 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
     Ok(outcome)
 }
 
-/// `export --parquet`: exit code 0, 1 when a log is damaged (what reads
-/// is written) or a table could not be written, 2 for usage errors and
-/// refused outputs.
+/// `export --parquet`: exit code 0, 1 when an input is no readable log
+/// (the others are written), a log is damaged (what reads is written) or
+/// a table could not be written, 2 for usage errors and refused outputs.
 fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
     let first = &args.inputs[0];
     let inputs = robolog_arrow::find_logs(&args.inputs).map_err(|e| Failure::new(first, e))?;
@@ -135,6 +135,10 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
         e => Failure::new(&args.output, std::io::Error::other(e.to_string())),
     })?;
     let mut outcome = Outcome::Clean;
+    for u in &done.unread {
+        crate::report(&u.path, &u.error);
+        outcome = Outcome::Damaged;
+    }
     for log in &done.logs {
         let files = log
             .tables

@@ -398,6 +398,52 @@ fn a_damaged_log_is_exported_as_far_as_it_reads_and_exits_1() {
 }
 
 #[test]
+fn an_input_that_is_no_log_is_reported_and_the_others_exported() {
+    let dir = scratch("nolog");
+    let out = robolog()
+        .arg("export")
+        .arg(testdata("osi/osi3-minimal.desc"))
+        .arg(testdata("rosbag/sample.bag"))
+        .args(["--parquet", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "robolog: {}: ",
+            testdata("osi/osi3-minimal.desc").display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(
+        files(&dir),
+        [
+            "chatter/log=sample.bag/data.parquet",
+            "count/log=sample.bag/data.parquet",
+            "logs/log=sample.bag/data.parquet",
+            "point/log=sample.bag/data.parquet",
+        ]
+        .map(String::from)
+        .into()
+    );
+    // Alone, it writes nothing, not even the folder.
+    let none = scratch("nolog-alone");
+    let out = robolog()
+        .arg("export")
+        .arg(testdata("osi/osi3-minimal.desc"))
+        .args(["--parquet", "-o"])
+        .arg(&none)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!none.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn csv_export_still_takes_one_log() {
     let dir = scratch("csv");
     let out = robolog()
