@@ -183,8 +183,9 @@ fn table_of(line: &Json, ulog: bool) -> String {
 }
 
 /// Checks every table file of `input` (log id `id`) in `dir` against the
-/// messages `robolog cat --json` prints for it; returns the files.
-fn cross_check(dir: &Path, input: &Path, id: &str) -> BTreeSet<String> {
+/// messages `robolog cat --json` prints for it; returns the files and the
+/// number of values compared.
+fn cross_check(dir: &Path, input: &Path, id: &str) -> (BTreeSet<String>, usize) {
     let cat = robolog()
         .args(["cat", "--json"])
         .arg(input)
@@ -233,8 +234,7 @@ fn cross_check(dir: &Path, input: &Path, id: &str) -> BTreeSet<String> {
             }
         }
     }
-    assert!(compared > 0, "{id}: no value compared");
-    out
+    (out, compared)
 }
 
 #[test]
@@ -272,7 +272,9 @@ fn logs_of_every_format_hold_what_cat_prints() {
         .collect();
     for input in &inputs {
         let id = input.file_name().unwrap().to_str().unwrap();
-        want.extend(cross_check(&dir, input, id));
+        let (files, compared) = cross_check(&dir, input, id);
+        assert!(compared > 0, "{id}: no value compared");
+        want.extend(files);
         let logs_file = format!("logs/log={id}/data.parquet");
         let (batches, _) = read(&dir.join(&logs_file));
         assert_eq!(batches[0].num_rows(), 1);
@@ -294,6 +296,78 @@ fn logs_of_every_format_hold_what_cat_prints() {
         "wrote {} (1 row, 7 columns)\n",
         dir.join("logs/log=sample.bag/data.parquet").display()
     )));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The corpus of real files (`../shared/corpus`, skipped when absent):
+/// rosbag2 MCAP files (CDR), bags, a CARLA recording and OSI traces, each
+/// against `cat --json`.
+#[test]
+fn corpus_logs_hold_what_cat_prints() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if !root.is_dir() {
+        eprintln!("no corpus at {}: skipped", root.display());
+        return;
+    }
+    let inputs: Vec<PathBuf> = [
+        "ros2-mcap",
+        "rosbag/matlab-constants.bag",
+        "rosbag/hrl-head_down.bag",
+        "rosbag/embag-array_test.bag",
+        "carla/scenario_runner-0.9.10-DistanceToLaneCenter.log",
+        "osi-mcap/lichtblick-asam-osi-converter/MovingHostWithStopLine.mcap",
+        "osi-mcap/lichtblick-asam-osi-converter/MovingHostWith3DModel.mcap",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
+    let dir = scratch("corpus");
+    let out = robolog()
+        .arg("export")
+        .args(&inputs)
+        .args(["--parquet", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut want = BTreeSet::new();
+    let logs: Vec<PathBuf> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let p = l.strip_prefix("wrote ")?.split(" (").next()?;
+            p.contains("/logs/log=").then(|| PathBuf::from(p))
+        })
+        .collect();
+    assert!(logs.len() >= 10, "{logs:?}");
+    let mut compared = 0;
+    for logs_file in logs {
+        let (batches, kv) = read(&logs_file);
+        let input = PathBuf::from(batches[0].column(0).as_string::<i32>().value(0));
+        let id = kv["robolog.log"].clone().unwrap();
+        let (files, n) = cross_check(&dir, &input, &id);
+        compared += n;
+        want.extend(files);
+        want.insert(
+            logs_file
+                .strip_prefix(&dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    // The other files are the tables of channels without messages.
+    let written = files(&dir);
+    assert!(want.is_subset(&written));
+    for empty in written.difference(&want) {
+        let (batches, _) = read(&dir.join(empty));
+        assert_eq!(
+            batches.iter().map(RecordBatch::num_rows).sum::<usize>(),
+            0,
+            "{empty}"
+        );
+    }
+    assert!(written.len() > want.len());
+    assert!(compared > 10_000, "{compared} values compared");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
