@@ -107,8 +107,9 @@ pub const DEFAULT_ROW_GROUP_BYTES: usize = 64 << 20;
 pub const DEFAULT_BATCH_BYTES: usize = 16 << 20;
 
 /// The rows of a table's first batch, before the size of its rows is
-/// known.
-const FIRST_BATCH: usize = 256;
+/// known: small enough for camera images (a few MiB each); later batches
+/// grow to [`ParquetOptions::batch_bytes`].
+const FIRST_BATCH: usize = 16;
 
 /// What to export and how.
 #[derive(Debug, Clone)]

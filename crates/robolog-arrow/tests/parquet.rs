@@ -611,6 +611,31 @@ fn an_input_that_is_no_log_is_left_out() {
 }
 
 #[test]
+fn batches_shrink_to_the_batch_bytes() {
+    // Progress is reported once per batch written and once per log: the
+    // first batch of a table has 16 rows, the next ones as many as fit
+    // `batch_bytes` (here: one row each).
+    let input = [testdata("rosbag/sample.bag")];
+    let calls = |batch_bytes: usize| {
+        let dir = scratch("batches");
+        let opts = ParquetOptions {
+            batch_bytes,
+            ..ParquetOptions::default()
+        };
+        let mut rows = Vec::new();
+        export_parquet(&input, &dir, &opts, &mut |p| rows.push(p.rows)).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        rows
+    };
+    // chatter (15 rows), count (30), point (30).
+    assert_eq!(calls(1 << 20), [15, 31, 45, 61, 75, 75]);
+    let small = calls(1);
+    assert_eq!(small.len(), 1 + (1 + 14) + (1 + 14) + 1);
+    assert_eq!(&small[..3], [15, 31, 32]);
+    assert_eq!(*small.last().unwrap(), 75);
+}
+
+#[test]
 fn damaged_logs_export_what_is_readable() {
     let dir = scratch("damaged");
     let inputs = [
