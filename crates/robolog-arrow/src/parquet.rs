@@ -335,9 +335,10 @@ struct Planned {
 /// Every input is opened and summarised first, and every output checked,
 /// before anything is written. An input that cannot be opened or
 /// summarised (not a log, a damaged header) is left out and named in
-/// [`ParquetExport::unread`]; the others are exported. Damaged records and messages that do not
-/// decode are skipped and counted ([`ExportedTable::skipped`]); a table
-/// whose values do not fit its type is left out ([`ExportedLog::failed`]).
+/// [`ParquetExport::unread`]; the others are exported. Damaged records
+/// and messages that do not decode are skipped and counted
+/// ([`ExportedTable::skipped`]); a table whose values do not fit its type
+/// is left out ([`ExportedLog::failed`]).
 pub fn export_parquet<P: AsRef<Path>>(
     inputs: &[P],
     dir: &Path,
