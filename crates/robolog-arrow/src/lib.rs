@@ -33,13 +33,17 @@
 
 mod build;
 mod infer;
+mod inputs;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 mod table;
 mod ulog;
 
 pub use build::data_type;
+pub use inputs::{find_logs, hive_escape, log_ids};
 pub use table::{
-    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE,
-    ScanOptions, Table, metadata_json, scan, table_name, tables, tables_with_summary,
+    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,
+    SEQUENCE, ScanOptions, Table, metadata_json, scan, table_name, tables, tables_with_summary,
 };
 
 /// What can go wrong building tables.
@@ -61,6 +65,10 @@ pub enum Error {
         /// The column asked for.
         column: String,
     },
+    /// Writing Parquet failed.
+    #[cfg(feature = "parquet")]
+    #[error("parquet: {0}")]
+    Parquet(#[from] ::parquet::errors::ParquetError),
     /// A decoded value that does not fit its table's type.
     #[error(
         "table {table}: the message at byte offset {offset} does not fit the table's type: {reason}"

@@ -31,6 +31,10 @@ pub const DATA: &str = "data";
 /// message field of one of these names gets a trailing `_`.
 pub const RESERVED: [&str; 5] = [LOG_TIME, PUBLISH_TIME, SEQUENCE, MULTI_ID, "log"];
 
+/// The name of the table of the logs themselves (one row per log) in the
+/// Parquet layout and in SQL; a channel of this name is the table `logs_`.
+pub const LOGS: &str = "logs";
+
 /// The batch size [`ScanOptions::default`] uses.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
 
@@ -60,12 +64,15 @@ pub struct Table {
 /// instance in one table), for every other format the topic without its
 /// leading `/`, every character other than ASCII letters, digits and `_`
 /// replaced by `_` (`/camera/image_raw` is `camera_image_raw`); an empty
-/// name is `_`.
+/// name is `_`. A channel whose name would be [`LOGS`] (the table of the
+/// logs themselves) gets a trailing `_`: `logs_`.
 ///
 /// ```
 /// use logcore::{ChannelId, ChannelInfo, Format};
 /// let ch = ChannelInfo::new(ChannelId(1), "/camera/image_raw", "sensor_msgs/Image", "ros1");
 /// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "camera_image_raw");
+/// let ch = ChannelInfo::new(ChannelId(2), "/logs", "std_msgs/String", "ros1");
+/// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "logs_");
 /// ```
 pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
     let raw = if format == Format::ULog {
@@ -83,7 +90,13 @@ pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
             }
         })
         .collect();
-    if name.is_empty() { "_".into() } else { name }
+    if name.is_empty() {
+        "_".into()
+    } else if name == LOGS {
+        format!("{LOGS}_")
+    } else {
+        name
+    }
 }
 
 impl Table {
@@ -113,11 +126,20 @@ pub fn tables(log: &Log<'_>) -> Result<Vec<Table>, Error> {
 
 /// [`tables`] for a log whose summary is already at hand.
 pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table>, Error> {
+    tables_where(log, summary, &|_| true)
+}
+
+/// [`tables_with_summary`] of the channels `keep` accepts only.
+pub(crate) fn tables_where(
+    log: &Log<'_>,
+    summary: &Summary,
+    keep: &dyn Fn(&ChannelInfo) -> bool,
+) -> Result<Vec<Table>, Error> {
     let format = log.format();
     let mut order: Vec<String> = Vec::new();
     let mut groups: HashMap<String, Vec<ChannelInfo>> = HashMap::new();
     let mut counts: HashMap<ChannelId, u64> = HashMap::new();
-    for c in &summary.channels {
+    for c in summary.channels.iter().filter(|c| keep(&c.info)) {
         counts.insert(c.info.id, c.message_count);
         let name = table_name(format, &c.info);
         if !groups.contains_key(&name) {
@@ -308,6 +330,10 @@ pub(crate) enum Source {
     Data(ValueType),
 }
 
+/// What a row keeps of its message besides the value: log time, publish
+/// time, sequence, channel and byte offset.
+type RowMeta = (Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64);
+
 /// Streams a table's rows as [`RecordBatch`]es of at most
 /// [`ScanOptions::batch_size`] rows: memory is bounded by one batch of
 /// decoded values. Time filters and the table's channels go to the
@@ -465,6 +491,13 @@ impl BatchReader<'_> {
     /// scans only).
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// Changes the rows of the batches still to come (at least 1): a
+    /// reader of large messages (images, point clouds) shrinks its batches
+    /// to bound the memory one batch takes.
+    pub fn set_batch_size(&mut self, rows: usize) {
+        self.batch_size = rows.max(1);
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {

@@ -1,11 +1,17 @@
 //! `robolog export IN -o DIR [--csv] [--topic T]... [--force]`: one table
 //! file per topic (see `robolog::export` for the columns, file names and
 //! rules), one line per file written on standard output.
+//!
+//! `robolog export IN... -o DIR --parquet [--topic T]... [--force]`: the
+//! logs (files, and folders searched recursively for logs) as one
+//! Hive-partitioned Parquet dataset (see `robolog_arrow::parquet`), one
+//! line per file written.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use robolog::export::{ExportError, ExportOptions, export_csv};
+use robolog_arrow::parquet::{self as pq, ParquetOptions, export_parquet};
 
 use crate::progress::Progress;
 use crate::{Failure, Outcome, open, report_all, write};
@@ -13,15 +19,23 @@ use crate::{Failure, Outcome, open, report_all, write};
 /// Arguments of `robolog export`.
 #[derive(Debug, Args)]
 pub(crate) struct ExportArgs {
-    /// The log file (format detected from its first bytes).
-    file: PathBuf,
+    /// The log file (format detected from its first bytes); with
+    /// --parquet, one or more log files and folders (searched recursively
+    /// for logs).
+    #[arg(required = true, value_name = "IN")]
+    inputs: Vec<PathBuf>,
     /// The folder to write the files into (created when missing).
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
-    /// CSV files (the default, and for now the only format).
+    /// CSV files (the default).
     #[arg(long)]
     csv: bool,
-    /// Only this topic (repeat for several).
+    /// A Parquet dataset: DIR/<table>/log=<file name>/data.parquet per
+    /// table of each log, and DIR/logs/log=<file name>/data.parquet.
+    #[arg(long, conflicts_with = "csv")]
+    parquet: bool,
+    /// Only this topic (repeat for several; with --parquet also a table
+    /// name).
     #[arg(long = "topic", value_name = "T")]
     topics: Vec<String>,
     /// Replace files that exist.
@@ -30,7 +44,14 @@ pub(crate) struct ExportArgs {
 }
 
 pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
-    let path = &args.file;
+    if args.parquet {
+        return run_parquet(args);
+    }
+    let path = &args.inputs[0];
+    if args.inputs.len() > 1 {
+        let msg = "CSV export takes one log; give --parquet to export several";
+        return Err(Failure::usage(&args.inputs[1], std::io::Error::other(msg)));
+    }
     let log = open::open(path)?;
     let opts = ExportOptions {
         topics: args.topics.clone(),
@@ -69,6 +90,91 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
     for u in &stats.undecoded {
         eprintln!("robolog: {}: {u}", path.display());
         outcome = Outcome::Damaged;
+    }
+    Ok(outcome)
+}
+
+/// `export --parquet`: exit code 0, 1 when an input is no readable log
+/// (the others are written), a log is damaged (what reads is written) or
+/// a table could not be written, 2 for usage errors and refused outputs.
+fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
+    let first = &args.inputs[0];
+    let inputs = robolog_arrow::find_logs(&args.inputs).map_err(|e| Failure::new(first, e))?;
+    if inputs.is_empty() {
+        let msg = "no log files found";
+        return Err(Failure::new(first, std::io::Error::other(msg)));
+    }
+    let opts = ParquetOptions {
+        topics: args.topics.clone(),
+        force: args.force,
+        limits: open::limits(),
+        ..ParquetOptions::default()
+    };
+    let total = inputs
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let mut bar = Progress::bytes(total);
+    let result = export_parquet(&inputs, &args.output, &opts, &mut |p| {
+        bar.set_total(p.total_bytes);
+        bar.update(p.bytes, p.rows);
+    });
+    bar.finish();
+    let done = result.map_err(|e| match e {
+        pq::ExportError::UnknownTopic { .. } => {
+            Failure::usage(first, std::io::Error::other(e.to_string()))
+        }
+        pq::ExportError::NotAFolder(dir) => {
+            let msg = "exists and is not a folder";
+            Failure::usage(&dir, std::io::Error::other(msg))
+        }
+        pq::ExportError::Refused(r) => write::refused(r),
+        pq::ExportError::Io { path, error } => Failure::new(&path, error),
+        pq::ExportError::Read { path, error } => Failure::new(&path, error),
+        e => Failure::new(&args.output, std::io::Error::other(e.to_string())),
+    })?;
+    let mut outcome = Outcome::Clean;
+    for u in &done.unread {
+        crate::report(&u.path, &u.error);
+        outcome = Outcome::Damaged;
+    }
+    for log in &done.logs {
+        let files = log
+            .tables
+            .iter()
+            .map(|t| (&t.path, t.rows, t.columns))
+            .chain([(&log.logs_file, 1, pq::logs_schema().fields().len())]);
+        for (path, rows, columns) in files {
+            write::report_leftovers(path);
+            println!(
+                "wrote {} ({rows} row{}, {columns} columns)",
+                path.display(),
+                if rows == 1 { "" } else { "s" },
+            );
+        }
+        if let Outcome::Damaged = report_all(&log.path, log.problems.iter().cloned()) {
+            outcome = Outcome::Damaged;
+        }
+        for t in log.tables.iter().filter(|t| t.skipped > 0) {
+            eprintln!(
+                "robolog: {}: table {}: {} damaged or undecodable message{} left out",
+                log.path.display(),
+                t.name,
+                t.skipped,
+                if t.skipped == 1 { "" } else { "s" }
+            );
+            outcome = Outcome::Damaged;
+        }
+        for f in &log.failed {
+            eprintln!(
+                "robolog: {}: table {} not written: {}",
+                log.path.display(),
+                f.name,
+                f.error
+            );
+            outcome = Outcome::Damaged;
+        }
     }
     Ok(outcome)
 }

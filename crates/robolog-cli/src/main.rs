@@ -50,7 +50,8 @@ enum Command {
     /// MCAP files (profiles osi-3.8 and draft), a full strict read for the
     /// others. Exit 0 when there are no errors, 1 otherwise.
     Check(check::CheckArgs),
-    /// Write one CSV file per topic (flattened columns, time first) into a folder.
+    /// Write one CSV file per topic (flattened columns, time first) into a
+    /// folder, or with --parquet logs as a Parquet dataset.
     Export(export::ExportArgs),
     /// Convert a log to MCAP (ROS bags losslessly, MCAP files re-chunked and
     /// filtered), or a ROS 1 MCAP file to a bag; OUT's extension (.mcap,

@@ -1,0 +1,683 @@
+//! The Parquet export read back with the `parquet` crate's Arrow reader:
+//! the layout, row counts against the logs' summaries, `log_time` against
+//! the messages, known values of every format, the key-value metadata,
+//! and the output rules (no overwrite without force, never an input,
+//! unique log ids).
+
+#![cfg(feature = "parquet")]
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, TimestampNanosecondType,
+    UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, SchemaRef};
+use logcore::{LogReader, MessageFilter, ReadMode};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use robolog_arrow::parquet::{ExportError, ParquetExport, ParquetOptions, export_parquet};
+use robolog_arrow::table_name;
+
+fn testdata(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(p)
+}
+
+/// A new path (not created) unique to this test run.
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "parquet-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A Parquet file read back: schema, rows, key-value metadata.
+struct Read {
+    schema: SchemaRef,
+    batch: RecordBatch,
+    kv: BTreeMap<String, Option<String>>,
+    row_groups: usize,
+    compression: Vec<Compression>,
+}
+
+fn read(path: &Path) -> Read {
+    let f = File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let builder = ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+    let meta = builder.metadata().clone();
+    let kv = meta
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .map(|k| (k.key.clone(), k.value.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let compression = meta
+        .row_groups()
+        .iter()
+        .flat_map(|rg| rg.columns().iter().map(|c| c.compression()))
+        .collect();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.build().unwrap().collect::<Result<_, _>>().unwrap();
+    let batch = arrow_select::concat::concat_batches(&schema, &batches).unwrap();
+    Read {
+        schema,
+        batch,
+        kv,
+        row_groups: meta.num_row_groups(),
+        compression,
+    }
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files(dir: &Path) -> BTreeSet<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap();
+                out.insert(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Per table name of a log: its message count in the summary and the log
+/// times of its messages in order.
+fn expected(path: &Path) -> BTreeMap<String, (u64, Vec<i64>)> {
+    let log = robolog::open(path).unwrap();
+    let summary = log.summary().unwrap();
+    let mut out: BTreeMap<String, (u64, Vec<i64>)> = BTreeMap::new();
+    let mut of_channel = HashMap::new();
+    for c in &summary.channels {
+        let name = table_name(log.format(), &c.info);
+        out.entry(name.clone()).or_default().0 += c.message_count;
+        of_channel.insert(c.info.id, name);
+    }
+    let filter = MessageFilter::all().mode(ReadMode::Lenient);
+    for m in log.messages(&filter).unwrap() {
+        let Ok(m) = m else { continue };
+        let name = &of_channel[&m.channel];
+        out.get_mut(name).unwrap().1.push(m.log_time.as_nanos());
+    }
+    out
+}
+
+fn export(inputs: &[PathBuf], dir: &Path) -> ParquetExport {
+    export_parquet(inputs, dir, &ParquetOptions::default(), &mut |_| {}).unwrap()
+}
+
+/// The healthy files of every format in testdata.
+fn every_format() -> Vec<PathBuf> {
+    [
+        "ulog/example.ulg",
+        "ulog/features.ulg",
+        "rosbag/sample.bag",
+        "rosbag/sample-1.2.bag",
+        "rosbag/sample-bz2.bag",
+        "mcap/chunked-zstd.mcap",
+        "mcap/unchunked.mcap",
+        "osi/20240101T000000Z_multi_380_3200_10_fixture-zstd.mcap",
+        "osi/highway_20240101T000000.0_gt_draft.mcap",
+        "carla/scene-0.9.13.rec",
+        "carla/scene-0.10-ue5.rec",
+        "vellog/sensors.vel",
+        "vellog/spec-example.vel",
+    ]
+    .iter()
+    .map(|p| testdata(p))
+    .collect()
+}
+
+/// Exports `inputs` and checks the layout, row counts, log times,
+/// compression and key-value metadata of every file against the logs.
+fn check_export(inputs: &[PathBuf]) -> (PathBuf, ParquetExport) {
+    let dir = scratch("formats");
+    let done = export(inputs, &dir);
+    assert_eq!(done.logs.len(), inputs.len());
+    let mut want_files = BTreeSet::new();
+    for (input, log) in inputs.iter().zip(&done.logs) {
+        let id = robolog_arrow::hive_escape(&log.log_id);
+        assert!(
+            log.failed.is_empty(),
+            "{}: {:?}",
+            input.display(),
+            log.failed
+        );
+        let exp = expected(input);
+        let got: BTreeSet<&str> = log.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            got,
+            exp.keys().map(String::as_str).collect(),
+            "{}",
+            input.display()
+        );
+        let opened = robolog::open(input).unwrap();
+        let summary = opened.summary().unwrap();
+        for t in &log.tables {
+            let rel = format!("{}/log={id}/data.parquet", t.name);
+            assert_eq!(t.path, dir.join(&rel));
+            want_files.insert(rel);
+            let (count, times) = &exp[&t.name];
+            let what = format!("{} table {}", input.display(), t.name);
+            assert_eq!(t.rows, *count, "{what}: rows against the summary");
+            assert_eq!(t.skipped, 0, "{what}");
+            let r = read(&t.path);
+            assert_eq!(r.batch.num_rows() as u64, *count, "{what}");
+            assert_eq!(t.bytes, std::fs::metadata(&t.path).unwrap().len());
+            let lt = r.batch.column(0).as_primitive::<TimestampNanosecondType>();
+            assert_eq!(r.schema.field(0).name(), "log_time");
+            assert_eq!(lt.values().to_vec(), *times, "{what}: log_time");
+            assert_eq!(
+                r.schema
+                    .field(0)
+                    .metadata()
+                    .get("robolog.clock")
+                    .map(String::as_str),
+                Some(summary.time_model.clock.name()),
+                "{what}"
+            );
+            assert!(
+                r.compression
+                    .iter()
+                    .all(|c| matches!(c, Compression::ZSTD(_)))
+            );
+            let kv = |k: &str| {
+                r.kv.get(k)
+                    .cloned()
+                    .unwrap_or_else(|| panic!("{what}: no {k}"))
+            };
+            assert_eq!(kv("robolog.log"), Some(log.log_id.clone()));
+            assert_eq!(
+                kv("robolog.path"),
+                Some(input.to_string_lossy().into_owned())
+            );
+            assert_eq!(
+                kv("robolog.format"),
+                Some(summary.format.name().to_string())
+            );
+            assert_eq!(kv("robolog.table"), Some(t.name.clone()));
+            assert_eq!(
+                kv("robolog.start_ns"),
+                summary.start.map(|s| s.as_nanos().to_string())
+            );
+            assert_eq!(
+                kv("robolog.end_ns"),
+                summary.end.map(|s| s.as_nanos().to_string())
+            );
+            assert_eq!(
+                kv("robolog.clock"),
+                Some(summary.time_model.clock.name().to_string())
+            );
+            let offset = kv("robolog.utc_offset_ns");
+            assert_eq!(
+                offset.is_some(),
+                summary.time_model.anchor.is_some(),
+                "{what}"
+            );
+            let meta: serde_json::Value =
+                serde_json::from_str(&kv("robolog.metadata").unwrap()).unwrap();
+            for (k, v) in &summary.metadata {
+                assert_eq!(meta[k], serde_json::Value::String(v.clone()), "{what}: {k}");
+            }
+            let channels = meta["channels"].as_array().unwrap();
+            assert!(!channels.is_empty());
+            assert!(r.kv.contains_key("robolog.type"));
+        }
+        let rel = format!("logs/log={id}/data.parquet");
+        assert_eq!(log.logs_file, dir.join(&rel));
+        want_files.insert(rel);
+        let r = read(&log.logs_file);
+        assert_eq!(r.batch.num_rows(), 1);
+        let names: Vec<&str> = r
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "path",
+                "format",
+                "start",
+                "end",
+                "duration_s",
+                "message_count",
+                "metadata"
+            ]
+        );
+        let b = &r.batch;
+        assert_eq!(
+            b.column(0).as_string::<i32>().value(0),
+            input.to_string_lossy()
+        );
+        assert_eq!(
+            b.column(1).as_string::<i32>().value(0),
+            summary.format.name()
+        );
+        let start = b.column(2).as_primitive::<TimestampNanosecondType>();
+        assert_eq!(
+            start.is_valid(0).then(|| start.value(0)),
+            summary.start.map(|s| s.as_nanos())
+        );
+        let end = b.column(3).as_primitive::<TimestampNanosecondType>();
+        assert_eq!(
+            end.is_valid(0).then(|| end.value(0)),
+            summary.end.map(|s| s.as_nanos())
+        );
+        assert_eq!(
+            b.column(5).as_primitive::<UInt64Type>().value(0),
+            summary.message_count
+        );
+        let meta: serde_json::Value =
+            serde_json::from_str(b.column(6).as_string::<i32>().value(0)).unwrap();
+        assert_eq!(meta.as_object().unwrap().len(), summary.metadata.len());
+        assert_eq!(r.kv.get("robolog.table"), Some(&Some("logs".to_string())));
+        assert!(
+            r.compression
+                .iter()
+                .all(|c| matches!(c, Compression::ZSTD(_)))
+        );
+    }
+    // Nothing else: no temporary files, no stray folders.
+    assert_eq!(files(&dir), want_files);
+    (dir, done)
+}
+
+#[test]
+fn every_format_reads_back_with_the_summary_counts_and_log_times() {
+    let (dir, done) = check_export(&every_format());
+    assert!(done.is_clean());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The column `name` of the first file of table `table` of log `log_id`.
+fn column(dir: &Path, table: &str, log_id: &str, name: &str) -> (DataType, RecordBatch) {
+    let r = read(&robolog_arrow::parquet::table_path(dir, table, log_id));
+    let idx = r
+        .schema
+        .index_of(name)
+        .unwrap_or_else(|_| panic!("{table} has no column {name}: {:?}", r.schema.fields()));
+    (
+        r.schema.field(idx).data_type().clone(),
+        r.batch.project(&[idx]).unwrap(),
+    )
+}
+
+/// Row `i` of an integer column of any width and sign (the types of
+/// channels the format does not declare yet are inferred: `Int64` for a
+/// declared `Int32`).
+fn int(a: &dyn Array, i: usize) -> i128 {
+    match a.data_type() {
+        DataType::Int8 => a.as_primitive::<Int8Type>().value(i).into(),
+        DataType::Int16 => a.as_primitive::<Int16Type>().value(i).into(),
+        DataType::Int32 => a.as_primitive::<Int32Type>().value(i).into(),
+        DataType::Int64 => a.as_primitive::<Int64Type>().value(i).into(),
+        DataType::UInt8 => a.as_primitive::<UInt8Type>().value(i).into(),
+        DataType::UInt16 => a.as_primitive::<UInt16Type>().value(i).into(),
+        DataType::UInt32 => a.as_primitive::<UInt32Type>().value(i).into(),
+        DataType::UInt64 => a.as_primitive::<UInt64Type>().value(i).into(),
+        other => panic!("{other} is no integer type"),
+    }
+}
+
+/// The elements of row `i` of a list column (a fixed-size list where the
+/// format declares the length, a list where the type is inferred).
+fn item(a: &dyn Array, i: usize) -> arrow_array::ArrayRef {
+    match a.data_type() {
+        DataType::FixedSizeList(..) => a.as_fixed_size_list().value(i),
+        DataType::List(_) => a.as_list::<i32>().value(i),
+        other => panic!("{other} is no list type"),
+    }
+}
+
+/// Row `i` of a float column of either width.
+fn float(a: &dyn Array, i: usize) -> f64 {
+    match a.data_type() {
+        DataType::Float32 => a.as_primitive::<Float32Type>().value(i).into(),
+        DataType::Float64 => a.as_primitive::<Float64Type>().value(i),
+        other => panic!("{other} is no float type"),
+    }
+}
+
+#[test]
+fn known_values_of_every_format() {
+    // The values `robolog cat --json` prints for the same files.
+    let dir = scratch("values");
+    export(&every_format(), &dir);
+
+    // rosbag: /count is std_msgs/Int32 counting up from -5.
+    let (_, b) = column(&dir, "count", "sample.bag", "data");
+    let data = b.column(0);
+    assert_eq!(data.len(), 30);
+    assert_eq!((int(data, 0), int(data, 1), int(data, 29)), (-5, -4, 24));
+    // /point: geometry_msgs/PointStamped, nested structs.
+    let (_, b) = column(&dir, "point", "sample.bag", "point");
+    let point = b.column(0).as_struct();
+    let xyz = ["x", "y", "z"].map(|f| float(point.column_by_name(f).unwrap(), 0));
+    assert_eq!(xyz, [0.0, -1.0, 2.25]);
+    let (_, b) = column(&dir, "point", "sample.bag", "header");
+    let frame = b
+        .column(0)
+        .as_struct()
+        .column_by_name("frame_id")
+        .unwrap()
+        .clone();
+    assert_eq!(frame.as_string::<i32>().value(0), "map");
+    let (_, b) = column(&dir, "chatter", "sample.bag", "data");
+    assert_eq!(b.column(0).as_string::<i32>().value(0), "hello world 0");
+    // The bag's 1.2 version has the same rows.
+    let (_, b) = column(&dir, "count", "sample-1.2.bag", "data");
+    assert_eq!(int(b.column(0), 0), -5);
+
+    // ULog: vehicle_attitude timestamp (µs) and the quaternion.
+    let (t, b) = column(&dir, "vehicle_attitude", "example.ulg", "timestamp");
+    assert_eq!(t, DataType::UInt64);
+    let ts = b.column(0).as_primitive::<UInt64Type>();
+    assert_eq!(ts.values().to_vec(), [1_000_000, 2_000_000, 3_000_000]);
+    let (_, b) = column(&dir, "vehicle_attitude", "example.ulg", "q");
+    let q0 = item(b.column(0), 0);
+    assert_eq!(q0.len(), 4);
+    assert_eq!(
+        (0..4).map(|i| float(&q0, i)).collect::<Vec<_>>(),
+        [1.0, 0.0, 0.0, 0.125]
+    );
+    assert_eq!(float(&item(b.column(0), 2), 0), 0.25);
+    let (t, b) = column(&dir, "vehicle_attitude", "example.ulg", "multi_id");
+    assert_eq!(t, DataType::UInt8);
+    assert!(
+        b.column(0)
+            .as_primitive::<UInt8Type>()
+            .values()
+            .iter()
+            .all(|&m| m == 0)
+    );
+
+    // MCAP with JSON channels: publish_time and sequence columns.
+    let (_, b) = column(&dir, "point", "chunked-zstd.mcap", "y");
+    assert_eq!(float(b.column(0), 0), 0.5);
+    let (t, _) = column(&dir, "point", "chunked-zstd.mcap", "sequence");
+    assert_eq!(t, DataType::UInt32);
+    let (t, _) = column(&dir, "point", "chunked-zstd.mcap", "publish_time");
+    assert!(matches!(t, DataType::Timestamp(..)));
+
+    // OSI (protobuf): the sensor view configuration's sensor id.
+    let osi = "20240101T000000Z_multi_380_3200_10_fixture-zstd.mcap";
+    let (_, b) = column(&dir, "svc", osi, "sensor_id");
+    let id = b
+        .column(0)
+        .as_struct()
+        .column_by_name("value")
+        .unwrap()
+        .clone();
+    assert_eq!(int(&id, 0), 100);
+
+    // CARLA: the first frame and its duration.
+    let (_, b) = column(&dir, "FrameStart", "scene-0.9.13.rec", "frame");
+    assert_eq!(int(b.column(0), 0), 1);
+    let (_, b) = column(&dir, "FrameStart", "scene-0.9.13.rec", "duration");
+    // 0.05 as `cat --json` prints it: a float32 or float64 cell.
+    assert!((float(b.column(0), 0) - 0.05).abs() < 1e-7);
+
+    // VEL: OBD speed and engine speed.
+    let (_, b) = column(&dir, "OBDDataM", "sensors.vel", "speed_kmh");
+    assert_eq!(int(b.column(0), 0), 42);
+    let (_, b) = column(&dir, "OBDDataM", "sensors.vel", "engine_rpm");
+    assert_eq!(int(b.column(0), 0), 1850);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn existing_outputs_are_refused_without_force_and_replaced_with_it() {
+    let dir = scratch("force");
+    let input = [testdata("rosbag/sample.bag")];
+    export(&input, &dir);
+    let count = dir.join("count/log=sample.bag/data.parquet");
+    std::fs::write(&count, b"old").unwrap();
+    let before = files(&dir);
+    let err = export_parquet(&input, &dir, &ParquetOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, ExportError::Refused(_)), "{err}");
+    // Nothing was written: the planted file is still there, nothing new.
+    assert_eq!(std::fs::read(&count).unwrap(), b"old");
+    assert_eq!(files(&dir), before);
+    // A second input whose outputs are all new does not get written
+    // either when one output of the first is refused.
+    let two = [testdata("rosbag/sample.bag"), testdata("ulog/example.ulg")];
+    assert!(export_parquet(&two, &dir, &ParquetOptions::default(), &mut |_| {}).is_err());
+    assert_eq!(files(&dir), before);
+
+    let opts = ParquetOptions {
+        force: true,
+        ..ParquetOptions::default()
+    };
+    export_parquet(&input, &dir, &opts, &mut |_| {}).unwrap();
+    assert_eq!(read(&count).batch.num_rows(), 30);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_input_is_never_written_over() {
+    // A log stored where one of its own outputs would go.
+    let dir = scratch("input");
+    let inside = dir.join("count/log=data.parquet");
+    std::fs::create_dir_all(&inside).unwrap();
+    let input = inside.join("data.parquet");
+    std::fs::copy(testdata("rosbag/sample.bag"), &input).unwrap();
+    let opts = ParquetOptions {
+        force: true,
+        ..ParquetOptions::default()
+    };
+    let err = export_parquet(&[&input], &dir, &opts, &mut |_| {}).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ExportError::Refused(robolog::write::Refusal::SameFile { .. })
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(testdata("rosbag/sample.bag")).unwrap()
+    );
+    assert_eq!(files(&dir).len(), 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn duplicate_file_names_get_numbered_ids_and_names_are_escaped() {
+    let dir = scratch("dup");
+    let other = scratch("dup-in");
+    std::fs::create_dir_all(other.join("b")).unwrap();
+    let second = other.join("b/sample.bag");
+    std::fs::copy(testdata("rosbag/sample.bag"), &second).unwrap();
+    let odd = other.join("run=1:a.bag");
+    std::fs::copy(testdata("rosbag/sample.bag"), &odd).unwrap();
+    let inputs = [testdata("rosbag/sample.bag"), second.clone(), odd.clone()];
+    let done = export(&inputs, &dir);
+    let ids: Vec<&str> = done.logs.iter().map(|l| l.log_id.as_str()).collect();
+    assert_eq!(ids, ["sample.bag", "sample~2.bag", "run=1:a.bag"]);
+    for dirname in ["log=sample.bag", "log=sample~2.bag", "log=run%3D1%3Aa.bag"] {
+        let p = dir.join("count").join(dirname).join("data.parquet");
+        let r = read(&p);
+        assert_eq!(r.batch.num_rows(), 30, "{}", p.display());
+    }
+    let r = read(&dir.join("logs/log=sample~2.bag/data.parquet"));
+    assert_eq!(r.kv["robolog.log"].as_deref(), Some("sample~2.bag"));
+    assert_eq!(
+        r.batch.column(0).as_string::<i32>().value(0),
+        second.to_string_lossy()
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+    std::fs::remove_dir_all(other).unwrap();
+}
+
+#[test]
+fn topics_select_tables_and_an_unknown_one_writes_nothing() {
+    let dir = scratch("topics");
+    let inputs = [testdata("rosbag/sample.bag"), testdata("ulog/example.ulg")];
+    let opts = ParquetOptions {
+        topics: vec!["/count".into(), "vehicle_attitude".into()],
+        ..ParquetOptions::default()
+    };
+    let done = export_parquet(&inputs, &dir, &opts, &mut |_| {}).unwrap();
+    assert_eq!(
+        files(&dir),
+        [
+            "count/log=sample.bag/data.parquet",
+            "logs/log=example.ulg/data.parquet",
+            "logs/log=sample.bag/data.parquet",
+            "vehicle_attitude/log=example.ulg/data.parquet",
+        ]
+        .map(String::from)
+        .into()
+    );
+    assert_eq!(done.rows(), 33);
+
+    let empty = scratch("topics-none");
+    let opts = ParquetOptions {
+        topics: vec!["/count".into(), "/nope".into()],
+        ..ParquetOptions::default()
+    };
+    let err = export_parquet(&inputs, &empty, &opts, &mut |_| {}).unwrap_err();
+    assert!(matches!(&err, ExportError::UnknownTopic { topic } if topic == "/nope"));
+    assert!(!empty.exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn small_row_groups_and_progress() {
+    let dir = scratch("groups");
+    let opts = ParquetOptions {
+        row_group_rows: 7,
+        ..ParquetOptions::default()
+    };
+    let inputs = [
+        testdata("rosbag/sample.bag"),
+        testdata("vellog/sensors.vel"),
+    ];
+    let mut seen = Vec::new();
+    let done = export_parquet(&inputs, &dir, &opts, &mut |p| seen.push(p)).unwrap();
+    let r = read(&dir.join("count/log=sample.bag/data.parquet"));
+    assert_eq!(r.row_groups, 5); // 30 rows, 7 per group
+    assert_eq!(r.batch.num_rows(), 30);
+    let last = *seen.last().unwrap();
+    let total: u64 = inputs
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    assert_eq!((last.bytes, last.total_bytes), (total, total));
+    assert_eq!(last.rows, done.rows());
+    assert_eq!(done.rows(), 75 + 216);
+    assert!(
+        seen.windows(2)
+            .all(|w| w[0].bytes <= w[1].bytes && w[0].rows <= w[1].rows)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_input_that_is_no_log_is_left_out() {
+    let dir = scratch("unread");
+    let inputs = [
+        testdata("osi/osi3-minimal.desc"),
+        testdata("rosbag/sample.bag"),
+    ];
+    let done = export(&inputs, &dir);
+    assert!(!done.is_clean());
+    assert_eq!(done.unread.len(), 1);
+    assert_eq!(done.unread[0].path, inputs[0]);
+    assert_eq!(done.logs.len(), 1);
+    assert_eq!(done.logs[0].log_id, "sample.bag");
+    assert_eq!(done.rows(), 75);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn batches_shrink_to_the_batch_bytes() {
+    // Progress is reported once per batch written and once per log: the
+    // first batch of a table has 16 rows, the next ones as many as fit
+    // `batch_bytes` (here: one row each).
+    let input = [testdata("rosbag/sample.bag")];
+    let calls = |batch_bytes: usize| {
+        let dir = scratch("batches");
+        let opts = ParquetOptions {
+            batch_bytes,
+            ..ParquetOptions::default()
+        };
+        let mut rows = Vec::new();
+        export_parquet(&input, &dir, &opts, &mut |p| rows.push(p.rows)).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        rows
+    };
+    // chatter (15 rows), count (30), point (30).
+    assert_eq!(calls(1 << 20), [15, 31, 45, 61, 75, 75]);
+    let small = calls(1);
+    assert_eq!(small.len(), 1 + (1 + 14) + (1 + 14) + 1);
+    assert_eq!(&small[..3], [15, 31, 32]);
+    assert_eq!(*small.last().unwrap(), 75);
+}
+
+#[test]
+fn damaged_logs_export_what_is_readable() {
+    let dir = scratch("damaged");
+    let inputs = [
+        testdata("rosbag/truncated.bag"),
+        testdata("ulog/truncated.ulg"),
+    ];
+    let done = export(&inputs, &dir);
+    assert!(!done.is_clean());
+    for (input, log) in inputs.iter().zip(&done.logs) {
+        assert!(!log.problems.is_empty(), "{}", input.display());
+        let exp = expected(input);
+        for t in &log.tables {
+            let r = read(&t.path);
+            let lt = r.batch.column(0).as_primitive::<TimestampNanosecondType>();
+            assert_eq!(lt.values().to_vec(), exp[&t.name].1, "{}", t.name);
+        }
+        assert!(log.logs_file.is_file());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The corpus of real files (`../shared/corpus`), when present: a few
+/// files of each format.
+#[test]
+fn corpus_files_read_back_with_the_summary_counts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if !root.is_dir() {
+        eprintln!("no corpus at {}: skipped", root.display());
+        return;
+    }
+    let mut inputs = Vec::new();
+    for sub in ["ros2-mcap", "osi-mcap", "carla", "rosbag", "ulog"] {
+        let found = robolog_arrow::find_logs(&[root.join(sub)]).unwrap();
+        assert!(!found.is_empty(), "{sub}");
+        // The smallest few of each: the test runs unoptimised.
+        let mut sized: Vec<(u64, PathBuf)> = found
+            .into_iter()
+            .map(|p| (std::fs::metadata(&p).unwrap().len(), p))
+            .collect();
+        sized.sort();
+        inputs.extend(sized.into_iter().take(3).map(|(_, p)| p));
+    }
+    let (dir, _) = check_export(&inputs);
+    std::fs::remove_dir_all(dir).unwrap();
+}
