@@ -330,10 +330,6 @@ pub(crate) enum Source {
     Data(ValueType),
 }
 
-/// What a row keeps of its message besides the value: log time, publish
-/// time, sequence, channel and byte offset.
-type RowMeta = (Timestamp, Option<Timestamp>, Option<u64>, ChannelId, u64);
-
 /// Streams a table's rows as [`RecordBatch`]es of at most
 /// [`ScanOptions::batch_size`] rows: memory is bounded by one batch of
 /// decoded values. Time filters and the table's channels go to the
