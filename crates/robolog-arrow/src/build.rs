@@ -15,8 +15,7 @@ use arrow_array::types::{
     TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
-    ArrayRef, ArrowPrimitiveType, FixedSizeListArray, ListArray, NullArray, PrimitiveArray,
-    StructArray,
+    ArrayRef, ArrowPrimitiveType, FixedSizeListArray, ListArray, PrimitiveArray, StructArray,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field as ArrowField, FieldRef, Fields, TimeUnit};
@@ -26,8 +25,9 @@ use logcore::{Field, Value, ValueType};
 /// arrays become `FixedSizeList`, lists `List`, structs `Struct`, strings
 /// `Utf8`, bytes `Binary`, times `Timestamp(ns)`, durations
 /// `Duration(ns)`, and [`ValueType::Any`] `Utf8` holding the value's JSON.
-/// A struct without fields (ROS `std_msgs/Empty`) is `Null`: Parquet has
-/// no empty groups.
+/// A struct without fields (ROS `std_msgs/Empty`) is a `Boolean`, true
+/// where the value is there: Parquet has no empty groups, and a `Null`
+/// column inside a list does not survive it.
 ///
 /// ```
 /// use arrow_schema::DataType;
@@ -57,7 +57,7 @@ pub fn data_type(t: &ValueType) -> DataType {
             DataType::FixedSizeList(item_field(e), i32::try_from(*n).unwrap_or(i32::MAX))
         }
         ValueType::List(e) => DataType::List(item_field(e)),
-        ValueType::Struct(fields) if fields.is_empty() => DataType::Null,
+        ValueType::Struct(fields) if fields.is_empty() => DataType::Boolean,
         ValueType::Struct(fields) => DataType::Struct(struct_fields(fields)),
     }
 }
@@ -70,9 +70,9 @@ pub(crate) fn arrow_field(f: &Field) -> ArrowField {
 }
 
 /// Whether values of `t` may be null even where the field is required:
-/// `Any` (JSON `null`) and the empty struct (the `Null` type).
+/// `Any` (JSON `null`).
 fn maybe_null(t: &ValueType) -> bool {
-    matches!(t, ValueType::Any) || matches!(t, ValueType::Struct(f) if f.is_empty())
+    matches!(t, ValueType::Any)
 }
 
 fn item_field(e: &ValueType) -> FieldRef {
@@ -175,7 +175,17 @@ pub(crate) fn build(t: &ValueType, rows: &[Option<&Value>]) -> Built {
             }
             Ok(Arc::new(b.finish()))
         }
-        ValueType::Struct(fields) if fields.is_empty() => Ok(Arc::new(NullArray::new(rows.len()))),
+        ValueType::Struct(fields) if fields.is_empty() => {
+            let mut b = BooleanBuilder::with_capacity(rows.len());
+            for (i, r) in rows.iter().enumerate() {
+                match r {
+                    None | Some(Value::Null) => b.append_null(),
+                    Some(Value::Struct(_)) => b.append_value(true),
+                    Some(v) => return Err(misfit(i, v, t)),
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
         ValueType::Struct(fields) => build_struct(fields, rows),
         ValueType::FixedArray(elem, n) => {
             let (child, nulls) = elements(elem, rows, Some(*n))?;
@@ -582,13 +592,18 @@ mod tests {
     }
 
     #[test]
-    fn any_holds_the_json_and_empty_structs_are_null() {
+    fn any_holds_the_json_and_empty_structs_are_true() {
         let v = Value::record([("a", Value::F64(f64::NAN))]);
         let a = build(&ValueType::Any, &[Some(&v), None]).expect("any fits");
         let s = a.as_string::<i32>();
         assert_eq!(s.value(0), r#"{"a":"NaN"}"#);
         assert!(s.is_null(1));
-        let e = build(&ValueType::Struct(vec![]), &[Some(&Value::Struct(vec![]))]).expect("empty");
-        assert_eq!(e.data_type(), &DataType::Null);
+        let empty = ValueType::fixed(ValueType::Struct(vec![]), 2);
+        let two = Value::Array(vec![Value::Struct(vec![]), Value::Struct(vec![])]);
+        let e = build(&empty, &[Some(&two), None]).expect("empty structs");
+        let e = e.as_fixed_size_list();
+        assert_eq!(e.values().len(), 4);
+        assert_eq!(e.value(0).as_boolean().true_count(), 2);
+        assert!(e.is_null(1));
     }
 }
