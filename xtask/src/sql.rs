@@ -802,8 +802,6 @@ fn check(args: &[String]) -> Result {
     let fleet_dir = opt(args, "--fleet").map_or_else(default_fleet_dir, PathBuf::from);
     let count = count_arg(args)?;
     let files = fleet(&fleet_dir, count, opt(args, "--corpus"))?;
-    let parquet = root().join("target/sql-fleet-parquet");
-    export_parquet(&exe, &fleet_dir, &files, &parquet)?;
     let tools = Tools::new()?;
     let reference = parse_answer(
         &stdout_of(tools.pyulog(&fleet_dir), "the pyulog loop")?,
@@ -815,6 +813,9 @@ fn check(args: &[String]) -> Result {
             reference.len()
         ));
     }
+    eprintln!("xtask: sql check: the pyulog loop answered for the {count} logs");
+    let parquet = root().join("target/sql-fleet-parquet");
+    export_parquet(&exe, &fleet_dir, &files, &parquet)?;
     let duck = parse_answer(&stdout_of(tools.duckdb(&parquet), "DuckDB")?, "DuckDB")?;
     let ours = parse_answer(
         &output_of(
