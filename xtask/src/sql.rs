@@ -716,40 +716,25 @@ fn output_of(cmd: &mut Command, what: &str) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// `robolog export FLEET -o OUT --parquet --force`: the fleet directory
-/// first, then, if the CLI does not take directories, the file list. `OUT`
-/// is emptied first: the tables of an earlier, larger fleet must not stay.
-fn export_parquet(exe: &Path, fleet: &Path, files: &[PathBuf], out: &Path) -> Result {
+/// `robolog export FLEET -o OUT --parquet --force --topic
+/// vehicle_global_position`. `OUT` is emptied first: the tables of an
+/// earlier, larger fleet must not stay.
+fn export_parquet(exe: &Path, fleet: &Path, out: &Path) -> Result {
     match std::fs::remove_dir_all(out) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(format!("{}: {e}", out.display()));
         }
         _ => {}
     }
-    let base = || {
-        let mut c = Command::new(exe);
-        c.arg("export");
-        c
-    };
-    let tail = |c: &mut Command| {
-        c.arg("-o").arg(out).args(["--parquet", "--force"]);
-    };
-    let mut by_dir = base();
-    by_dir.arg(fleet);
-    tail(&mut by_dir);
-    let first = match output_of(&mut by_dir, "robolog export --parquet DIR") {
-        Ok(_) => return Ok(()),
-        Err(e) => e,
-    };
-    let mut by_files = base();
-    by_files.args(files);
-    tail(&mut by_files);
-    match output_of(&mut by_files, "robolog export --parquet FILES") {
-        Ok(_) => Ok(()),
-        Err(second) => Err(format!(
-            "this robolog cannot export Parquet (does it have `export --parquet`?):\n  {first}\n  {second}"
-        )),
-    }
+    // The question reads one table: only that one is exported.
+    let mut c = Command::new(exe);
+    c.arg("export").arg(fleet).arg("-o").arg(out).args([
+        "--parquet",
+        "--force",
+        "--topic",
+        "vehicle_global_position",
+    ]);
+    output_of(&mut c, "robolog export --parquet").map(|_| ())
 }
 
 /// The three answers' commands, ready to run.
@@ -801,7 +786,7 @@ fn check(args: &[String]) -> Result {
     let exe = crate::robolog_exe()?;
     let fleet_dir = opt(args, "--fleet").map_or_else(default_fleet_dir, PathBuf::from);
     let count = count_arg(args)?;
-    let files = fleet(&fleet_dir, count, opt(args, "--corpus"))?;
+    fleet(&fleet_dir, count, opt(args, "--corpus"))?;
     let tools = Tools::new()?;
     let reference = parse_answer(
         &stdout_of(tools.pyulog(&fleet_dir), "the pyulog loop")?,
@@ -815,7 +800,7 @@ fn check(args: &[String]) -> Result {
     }
     eprintln!("xtask: sql check: the pyulog loop answered for the {count} logs");
     let parquet = root().join("target/sql-fleet-parquet");
-    export_parquet(&exe, &fleet_dir, &files, &parquet)?;
+    export_parquet(&exe, &fleet_dir, &parquet)?;
     let duck = parse_answer(&stdout_of(tools.duckdb(&parquet), "DuckDB")?, "DuckDB")?;
     let ours = parse_answer(
         &output_of(
@@ -876,7 +861,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
     }
     let parquet = root().join("target/sql-fleet-parquet");
     let t = Instant::now();
-    export_parquet(&exe, &fleet_dir, &files, &parquet)?;
+    export_parquet(&exe, &fleet_dir, &parquet)?;
     let export_s = t.elapsed().as_secs_f64();
     let tools = Tools::new()?;
     let (ours, ours_out) = median3("robolog sql", &|| robolog_sql(&exe, &fleet_dir))?;
