@@ -607,6 +607,8 @@ fn ci_cmd(args: &[String]) -> Result {
     if let Some(dir) = corpus::locate(opt(args, "--corpus"))? {
         export::corpus(&dir)?;
     }
+    step("tables: Parquet of every corpus file equals robolog cat, pyulog and rosbags");
+    sql::values(args)?;
     step("rosbag interop with rosbags 0.11.9");
     rosbag::interop()?;
     step("mcap conformance suite");

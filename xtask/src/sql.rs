@@ -781,7 +781,7 @@ fn robolog_sql(exe: &Path, fleet: &Path) -> Command {
 }
 
 /// `cargo xtask sql check`.
-fn check(args: &[String]) -> Result {
+pub(crate) fn check(args: &[String]) -> Result {
     step("sql check: the fleet question by pyulog, DuckDB on our Parquet, robolog sql");
     let exe = crate::robolog_exe()?;
     let fleet_dir = opt(args, "--fleet").map_or_else(default_fleet_dir, PathBuf::from);
@@ -1411,7 +1411,7 @@ sys.exit(1 if FAILURES else 0)
 "#;
 
 /// `cargo xtask sql values [--corpus DIR]`.
-fn values(args: &[String]) -> Result {
+pub(crate) fn values(args: &[String]) -> Result {
     step("sql values: every table of robolog export --parquet against info, cat, pyulog, rosbags");
     let exe = crate::robolog_exe()?;
     let mut inputs: Vec<(String, PathBuf)> = Vec::new();
