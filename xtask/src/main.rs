@@ -468,7 +468,7 @@ const FACADE_FEATURES: [&str; 7] = [
 ];
 
 /// The publishable crates (every workspace member but xtask).
-const LIBRARY_CRATES: [&str; 10] = [
+const LIBRARY_CRATES: [&str; 11] = [
     "logcore",
     "rosbag12",
     "ros2cdr",
@@ -478,6 +478,7 @@ const LIBRARY_CRATES: [&str; 10] = [
     "mcapfile",
     "osi-mcap",
     "robolog",
+    "robolog-sql",
     "robolog-cli",
 ];
 
