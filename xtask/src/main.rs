@@ -482,7 +482,7 @@ const FACADE_FEATURES: [&str; 7] = [
 ];
 
 /// The publishable crates (every workspace member but xtask).
-const LIBRARY_CRATES: [&str; 10] = [
+const LIBRARY_CRATES: [&str; 11] = [
     "logcore",
     "rosbag12",
     "ros2cdr",
@@ -492,6 +492,7 @@ const LIBRARY_CRATES: [&str; 10] = [
     "mcapfile",
     "osi-mcap",
     "robolog",
+    "robolog-sql",
     "robolog-cli",
 ];
 

@@ -18,6 +18,7 @@ mod mcap;
 mod open;
 mod output;
 mod progress;
+mod sql;
 mod timearg;
 mod ulog;
 mod write;
@@ -70,6 +71,10 @@ enum Command {
     /// MCAP tools: info like `mcap info`, doctor, recover, compress.
     #[command(subcommand)]
     Mcap(mcap::McapCommand),
+    /// SQL over the tables of a set of logs (files and directories, any
+    /// formats): one table per topic or ULog message with a `log` column
+    /// first, plus `logs`; `--schema` lists them.
+    Sql(sql::SqlArgs),
 }
 
 /// How a command ended.
@@ -146,6 +151,7 @@ fn main() -> ExitCode {
         Command::Ulog(cmd) => ulog::run(cmd),
         Command::Carla(cmd) => carla::run(cmd),
         Command::Mcap(cmd) => mcap::run(cmd),
+        Command::Sql(args) => sql::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -1,0 +1,251 @@
+//! The filters a table takes from a query: `log_time` ranges, pushed into
+//! the format's index, and `log = ...` / `log IN (...)`, which prune whole
+//! logs. Both are reported `Inexact`: DataFusion filters the rows again.
+
+use std::collections::BTreeSet;
+
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
+use robolog_arrow::LOG_TIME;
+
+use crate::schema::LOG;
+
+/// What the filters of a scan allow: a `log_time` range (inclusive, ns)
+/// and a set of log ids (`None`: every log).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Pushed {
+    pub(crate) start: Option<i64>,
+    pub(crate) end: Option<i64>,
+    pub(crate) logs: Option<BTreeSet<String>>,
+}
+
+impl Pushed {
+    fn at_least(&mut self, t: i64) {
+        self.start = Some(self.start.map_or(t, |s| s.max(t)));
+    }
+
+    fn at_most(&mut self, t: i64) {
+        self.end = Some(self.end.map_or(t, |e| e.min(t)));
+    }
+
+    fn only(&mut self, ids: BTreeSet<String>) {
+        self.logs = Some(match self.logs.take() {
+            Some(l) => l.intersection(&ids).cloned().collect(),
+            None => ids,
+        });
+    }
+
+    /// Whether no row can pass (an empty time range).
+    pub(crate) fn empty_range(&self) -> bool {
+        matches!((self.start, self.end), (Some(s), Some(e)) if s > e)
+    }
+}
+
+/// Whether the table can use `e` (to prune logs or narrow the time range).
+pub(crate) fn supported(e: &Expr) -> bool {
+    let mut p = Pushed::default();
+    apply(e, &mut p)
+}
+
+/// Narrows `p` by every filter it can use.
+pub(crate) fn pushed(filters: &[Expr]) -> Pushed {
+    let mut p = Pushed::default();
+    for f in filters {
+        apply(f, &mut p);
+    }
+    p
+}
+
+/// Narrows `p` by `e`; false when `e` is of no use to the table.
+fn apply(e: &Expr, p: &mut Pushed) -> bool {
+    match e {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::And,
+            right,
+        }) => {
+            // Both sides run on the same `p`: each narrows it.
+            let l = apply(left, p);
+            let r = apply(right, p);
+            l || r
+        }
+        Expr::BinaryExpr(BinaryExpr {
+            op: Operator::Or, ..
+        }) => match log_ids(e) {
+            Some(ids) => {
+                p.only(ids);
+                true
+            }
+            None => false,
+        },
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let (col, op, lit) = match (column(left), column(right)) {
+                (Some(c), None) => (c, *op, right.as_ref()),
+                (None, Some(c)) => match op.swap() {
+                    Some(o) => (c, o, left.as_ref()),
+                    None => return false,
+                },
+                _ => return false,
+            };
+            match col {
+                LOG_TIME => {
+                    let Some(t) = nanos(lit) else {
+                        return false;
+                    };
+                    match op {
+                        Operator::Gt => p.at_least(t.saturating_add(1)),
+                        Operator::GtEq => p.at_least(t),
+                        Operator::Lt => p.at_most(t.saturating_sub(1)),
+                        Operator::LtEq => p.at_most(t),
+                        Operator::Eq => {
+                            p.at_least(t);
+                            p.at_most(t);
+                        }
+                        _ => return false,
+                    }
+                    true
+                }
+                LOG if op == Operator::Eq => match text(lit) {
+                    Some(s) => {
+                        p.only(BTreeSet::from([s]));
+                        true
+                    }
+                    None => false,
+                },
+                _ => false,
+            }
+        }
+        Expr::Between(Between {
+            expr,
+            negated: false,
+            low,
+            high,
+        }) if column(expr) == Some(LOG_TIME) => match (nanos(low), nanos(high)) {
+            (Some(l), Some(h)) => {
+                p.at_least(l);
+                p.at_most(h);
+                true
+            }
+            _ => false,
+        },
+        Expr::InList(list) if !list.negated && column(&list.expr) == Some(LOG) => {
+            let ids: Option<BTreeSet<String>> = list.list.iter().map(text).collect();
+            match ids {
+                Some(ids) => {
+                    p.only(ids);
+                    true
+                }
+                None => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The log ids `e` allows when it is a test of `log` alone (`=`, `IN`,
+/// `OR` of those).
+fn log_ids(e: &Expr) -> Option<BTreeSet<String>> {
+    match e {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Or,
+            right,
+        }) => {
+            let mut l = log_ids(left)?;
+            l.extend(log_ids(right)?);
+            Some(l)
+        }
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Eq,
+            right,
+        }) => match (column(left), column(right)) {
+            (Some(LOG), None) => text(right).map(|s| BTreeSet::from([s])),
+            (None, Some(LOG)) => text(left).map(|s| BTreeSet::from([s])),
+            _ => None,
+        },
+        Expr::InList(list) if !list.negated && column(&list.expr) == Some(LOG) => {
+            list.list.iter().map(text).collect()
+        }
+        _ => None,
+    }
+}
+
+/// The name of a bare column (`log_time`, `log`).
+fn column(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Column(c) => Some(c.name.as_str()),
+        _ => None,
+    }
+}
+
+/// A timestamp literal in nanoseconds.
+fn nanos(e: &Expr) -> Option<i64> {
+    let Expr::Literal(v, _) = e else {
+        return None;
+    };
+    match v {
+        ScalarValue::TimestampNanosecond(Some(t), _) => Some(*t),
+        ScalarValue::TimestampMicrosecond(Some(t), _) => t.checked_mul(1_000),
+        ScalarValue::TimestampMillisecond(Some(t), _) => t.checked_mul(1_000_000),
+        ScalarValue::TimestampSecond(Some(t), _) => t.checked_mul(1_000_000_000),
+        _ => None,
+    }
+}
+
+/// A string literal.
+fn text(e: &Expr) -> Option<String> {
+    let Expr::Literal(v, _) = e else {
+        return None;
+    };
+    match v {
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::logical_expr::{col, lit};
+
+    fn ts(ns: i64) -> Expr {
+        lit(ScalarValue::TimestampNanosecond(Some(ns), None))
+    }
+
+    #[test]
+    fn time_ranges_narrow() {
+        let p = pushed(&[
+            col(LOG_TIME).gt(ts(10)),
+            ts(100).gt_eq(col(LOG_TIME)),
+            col(LOG_TIME).lt(ts(50)),
+        ]);
+        assert_eq!((p.start, p.end), (Some(11), Some(49)));
+        let p = pushed(&[col(LOG_TIME).between(
+            lit(ScalarValue::TimestampMillisecond(Some(2), None)),
+            ts(3_000_000),
+        )]);
+        assert_eq!((p.start, p.end), (Some(2_000_000), Some(3_000_000)));
+        assert!(pushed(&[col(LOG_TIME).gt(ts(5)), col(LOG_TIME).lt(ts(5))]).empty_range());
+    }
+
+    #[test]
+    fn log_filters_prune() {
+        let p = pushed(&[
+            col(LOG).in_list(vec![lit("a.bag"), lit("b.bag")], false),
+            col(LOG).eq(lit("b.bag")),
+        ]);
+        assert_eq!(p.logs, Some(BTreeSet::from(["b.bag".to_string()])));
+        assert!(!supported(&col(LOG).in_list(vec![lit("a")], true)));
+        assert!(!supported(&col("x").gt(lit(1))));
+        assert!(!supported(&col(LOG_TIME).gt(lit(1))));
+        assert!(supported(&col(LOG).eq(lit("a")).and(col("x").gt(lit(1)))));
+        let p = pushed(&[col(LOG)
+            .eq(lit("a"))
+            .or(col(LOG).in_list(vec![lit("b")], false))]);
+        assert_eq!(p.logs, Some(BTreeSet::from(["a".into(), "b".into()])));
+        assert!(!supported(&col(LOG).eq(lit("a")).or(col("x").gt(lit(1)))));
+    }
+}

@@ -1,0 +1,115 @@
+//! `robolog-sql`: SQL over robotics logs of any format the [`robolog`]
+//! facade opens (ROS bags, MCAP, PX4 ULog, CARLA recordings, VEL logs),
+//! with [Apache DataFusion](https://datafusion.apache.org).
+//!
+//! [`register_logs`] opens a set of logs (files, and directories searched
+//! recursively) and registers one table per table name across all of them
+//! (see [`robolog_arrow::table_name`]: the topic, or the ULog message
+//! name), each starting with a `log` column (the log id: the file name,
+//! numbered when repeated), then the columns of [`robolog_arrow`]'s tables
+//! (`log_time`, ..., the message fields). Schemas of one table in several
+//! logs are merged (the union of the columns; a column must have the same
+//! type everywhere, structs merge field by field); rows of a log that lacks
+//! a column hold nulls there. The table `logs` has a row per log.
+//!
+//! Scans are lazy and streaming: logs are spread over DataFusion's target
+//! partitions, opened when their partition reaches them, and read a batch
+//! at a time, decoding only the columns a query uses. `log_time` ranges go
+//! into each format's index; `log = '...'` and `log IN (...)` skip whole
+//! logs.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use datafusion::prelude::SessionContext;
+//! let ctx = SessionContext::new();
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/ulog");
+//! robolog_sql::register_logs(&ctx, &[dir])?;
+//! let df = ctx
+//!     .sql("SELECT log, count(*) AS n FROM vehicle_attitude GROUP BY log ORDER BY log")
+//!     .await?;
+//! let batches = df.collect().await?;
+//! assert!(batches.iter().map(|b| b.num_rows()).sum::<usize>() >= 1);
+//! # Ok(())
+//! # }
+//! ```
+
+mod discover;
+mod filter;
+mod schema;
+mod table;
+
+use std::path::PathBuf;
+
+pub use discover::{find_logs, log_ids};
+pub use schema::LOG;
+pub use table::{
+    LOGS, LogRef, LogScanExec, LogSet, LogTable, ScanProgress, ScanSpec, logs_schema, register_logs,
+};
+
+/// What can go wrong opening, merging or scanning logs.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A path given could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// No log under the paths given.
+    #[error("no log files found")]
+    NoLogs,
+    /// A log did not open, or its summary could not be read.
+    #[error("{}: {source}", path.display())]
+    Open {
+        /// The log.
+        path: PathBuf,
+        /// What went wrong.
+        source: logcore::Error,
+    },
+    /// A log's tables could not be built or read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The log.
+        path: PathBuf,
+        /// What went wrong.
+        source: robolog_arrow::Error,
+    },
+    /// A column of a table has another type in this log than in the logs
+    /// before it.
+    #[error(
+        "{}: table {table}: column {column} does not merge with the other logs: {reason}",
+        path.display()
+    )]
+    Merge {
+        /// The log whose table does not merge.
+        path: PathBuf,
+        /// The table.
+        table: String,
+        /// The column (`a.b` for a field of a struct column).
+        column: String,
+        /// The two types.
+        reason: String,
+    },
+    /// A log's batch did not fit the merged schema (a bug if it happens).
+    #[error("{}: table {table}: {source}", path.display())]
+    Align {
+        /// The log.
+        path: PathBuf,
+        /// The table.
+        table: String,
+        /// What Arrow said.
+        source: arrow_schema::ArrowError,
+    },
+    /// DataFusion refused a table.
+    #[error(transparent)]
+    DataFusion(#[from] datafusion::error::DataFusionError),
+}
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,222 @@
+//! One schema for a table across logs, and the alignment of each log's
+//! batches to it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray, StructArray};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, Schema, SchemaRef};
+
+/// The column of log ids every table starts with.
+pub const LOG: &str = "log";
+
+/// Why two fields of one table do not merge: `path` names the column
+/// (`pose.position.x` for a nested field), `reason` the two types.
+#[derive(Debug)]
+pub(crate) struct Conflict {
+    pub(crate) path: String,
+    pub(crate) reason: String,
+}
+
+/// Merges the schema of one more log's table into `merged`: columns are
+/// the union by name (in order of first appearance), the same name must
+/// have the same type, except structs, whose fields merge the same way.
+/// A column or field that some logs lack is nullable.
+pub(crate) fn merge(merged: &Schema, next: &Schema) -> Result<Schema, Conflict> {
+    let fields = merge_fields(merged.fields(), next.fields(), "")?;
+    let mut meta = merged.metadata().clone();
+    meta.retain(|k, v| next.metadata().get(k) == Some(v));
+    Ok(Schema::new_with_metadata(fields, meta))
+}
+
+fn merge_fields(a: &Fields, b: &Fields, prefix: &str) -> Result<Fields, Conflict> {
+    let by_name: HashMap<&str, &FieldRef> = b.iter().map(|f| (f.name().as_str(), f)).collect();
+    let mut out: Vec<FieldRef> = Vec::with_capacity(a.len().max(b.len()));
+    for fa in a {
+        match by_name.get(fa.name().as_str()) {
+            Some(fb) => out.push(Arc::new(merge_field(fa, fb, prefix)?)),
+            None => out.push(Arc::new(fa.as_ref().clone().with_nullable(true))),
+        }
+    }
+    for fb in b {
+        if a.find(fb.name()).is_none() {
+            out.push(Arc::new(fb.as_ref().clone().with_nullable(true)));
+        }
+    }
+    Ok(out.into())
+}
+
+fn merge_field(a: &Field, b: &Field, prefix: &str) -> Result<Field, Conflict> {
+    let path = if prefix.is_empty() {
+        a.name().clone()
+    } else {
+        format!("{prefix}.{}", a.name())
+    };
+    let ty = match (a.data_type(), b.data_type()) {
+        (x, y) if x == y => x.clone(),
+        (DataType::Struct(fa), DataType::Struct(fb)) => {
+            DataType::Struct(merge_fields(fa, fb, &path)?)
+        }
+        (x, y) if x.equals_datatype(y) => x.clone(),
+        (x, y) => {
+            return Err(Conflict {
+                path,
+                reason: format!("{y} here, {x} in the logs before"),
+            });
+        }
+    };
+    let mut meta = a.metadata().clone();
+    meta.retain(|k, v| b.metadata().get(k) == Some(v));
+    Ok(Field::new(a.name(), ty, a.is_nullable() || b.is_nullable()).with_metadata(meta))
+}
+
+/// The schema of a table with the `log` column first.
+pub(crate) fn with_log_column(schema: &Schema) -> Schema {
+    let mut fields: Vec<FieldRef> = vec![Arc::new(Field::new(LOG, DataType::Utf8, false))];
+    fields.extend(schema.fields().iter().cloned());
+    Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+/// `batch` (some of a log's columns) as a batch of `target`: the `log`
+/// column filled with `log_id`, columns the log lacks as nulls, structs
+/// rebuilt with the merged fields.
+pub(crate) fn align(
+    batch: &RecordBatch,
+    target: &SchemaRef,
+    log_id: &str,
+) -> Result<RecordBatch, ArrowError> {
+    let rows = batch.num_rows();
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(target.fields().len());
+    for f in target.fields() {
+        if f.name() == LOG {
+            columns.push(Arc::new(StringArray::from_iter_values(
+                std::iter::repeat_n(log_id, rows),
+            )));
+            continue;
+        }
+        match batch.column_by_name(f.name()) {
+            Some(a) => columns.push(align_array(a, f.data_type())?),
+            None => columns.push(arrow_array::new_null_array(f.data_type(), rows)),
+        }
+    }
+    let opts = RecordBatchOptions::new().with_row_count(Some(rows));
+    RecordBatch::try_new_with_options(target.clone(), columns, &opts)
+}
+
+fn align_array(a: &ArrayRef, target: &DataType) -> Result<ArrayRef, ArrowError> {
+    if a.data_type() == target {
+        return Ok(a.clone());
+    }
+    match (a.data_type(), target) {
+        (DataType::Struct(_), DataType::Struct(tf)) => {
+            let s = a
+                .as_any()
+                .downcast_ref::<StructArray>()
+                .ok_or_else(|| ArrowError::SchemaError("a struct column is not a struct".into()))?;
+            let mut children = Vec::with_capacity(tf.len());
+            for f in tf {
+                match s.column_by_name(f.name()) {
+                    Some(c) => children.push(align_array(c, f.data_type())?),
+                    None => children.push(arrow_array::new_null_array(f.data_type(), s.len())),
+                }
+            }
+            Ok(Arc::new(StructArray::try_new(
+                tf.clone(),
+                children,
+                s.nulls().cloned(),
+            )?))
+        }
+        // Equal but for field names, nullability or metadata inside lists.
+        (x, y) if x.equals_datatype(y) => Ok(arrow_array::make_array(
+            a.to_data().into_builder().data_type(y.clone()).build()?,
+        )),
+        (x, y) => Err(ArrowError::SchemaError(format!(
+            "a column of type {x} does not fit the merged type {y}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float32Type, Int32Type};
+    use arrow_array::{Float32Array, Int32Array};
+
+    fn st(fields: Vec<Field>) -> DataType {
+        DataType::Struct(fields.into())
+    }
+
+    #[test]
+    fn merges_columns_and_struct_fields() {
+        let a = Schema::new(vec![
+            Field::new("x", DataType::Int32, false),
+            Field::new(
+                "p",
+                st(vec![Field::new("a", DataType::Float32, false)]),
+                true,
+            ),
+        ]);
+        let b = Schema::new(vec![
+            Field::new("p", st(vec![Field::new("b", DataType::Int32, false)]), true),
+            Field::new("y", DataType::Utf8, false),
+        ]);
+        let m = merge(&a, &b).unwrap();
+        let names: Vec<_> = m.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["x", "p", "y"]);
+        assert!(m.field(0).is_nullable() && m.field(2).is_nullable());
+        assert_eq!(
+            m.field(1).data_type(),
+            &st(vec![
+                Field::new("a", DataType::Float32, true),
+                Field::new("b", DataType::Int32, true)
+            ])
+        );
+        let c = Schema::new(vec![Field::new(
+            "p",
+            st(vec![Field::new("a", DataType::Float64, false)]),
+            true,
+        )]);
+        let e = merge(&m, &c).unwrap_err();
+        assert_eq!(e.path, "p.a");
+        assert_eq!(e.reason, "Float64 here, Float32 in the logs before");
+    }
+
+    #[test]
+    fn aligns_batches_to_the_merged_schema() {
+        let inner = Fields::from(vec![Field::new("a", DataType::Float32, false)]);
+        let s = StructArray::new(
+            inner.clone(),
+            vec![Arc::new(Float32Array::from(vec![1.5, 2.5]))],
+            None,
+        );
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![
+                Field::new("x", DataType::Int32, false),
+                Field::new("p", DataType::Struct(inner), true),
+            ])),
+            vec![Arc::new(Int32Array::from(vec![7, 8])), Arc::new(s)],
+        )
+        .unwrap();
+        let target = Arc::new(Schema::new(vec![
+            Field::new(LOG, DataType::Utf8, false),
+            Field::new("x", DataType::Int32, true),
+            Field::new("y", DataType::Utf8, true),
+            Field::new(
+                "p",
+                st(vec![
+                    Field::new("a", DataType::Float32, true),
+                    Field::new("b", DataType::Int32, true),
+                ]),
+                true,
+            ),
+        ]));
+        let out = align(&batch, &target, "f.ulg").unwrap();
+        assert_eq!(out.column(0).as_string::<i32>().value(1), "f.ulg");
+        assert_eq!(out.column(1).as_primitive::<Int32Type>().value(1), 8);
+        assert_eq!(out.column(2).null_count(), 2);
+        let p = out.column(3).as_struct();
+        assert_eq!(p.column(0).as_primitive::<Float32Type>().value(0), 1.5);
+        assert_eq!(p.column(1).null_count(), 2);
+    }
+}

@@ -1,0 +1,852 @@
+//! The set of logs a query reads, its tables as DataFusion
+//! [`TableProvider`]s, and the scans that stream their rows.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::{
+    ArrayRef, Float64Array, RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use async_trait::async_trait;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::TableReference;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::error::{DataFusionError, Result as DfResult};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchReceiverStreamBuilder;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+    SendableRecordBatchStream,
+};
+use datafusion::prelude::SessionContext;
+use logcore::{LogReader, Timestamp};
+use robolog_arrow::{ScanOptions, metadata_json, table_name, tables_with_summary};
+
+use crate::schema::{LOG, align, merge, with_log_column};
+use crate::{Error, discover, filter};
+
+/// The name of the table of logs (one row per log).
+pub const LOGS: &str = "logs";
+
+/// One log of a [`LogSet`]: its id, path and size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRef {
+    /// The log id (the file name, numbered when repeated; see
+    /// [`log_ids`](crate::log_ids)), the value of the `log` column.
+    pub id: String,
+    /// The path as given (or as found under a directory given).
+    pub path: PathBuf,
+    /// The file's size in bytes (to balance logs over partitions).
+    pub size: u64,
+}
+
+/// A log's row of the `logs` table.
+#[derive(Debug, Clone)]
+struct LogInfo {
+    format: &'static str,
+    start: Option<i64>,
+    end: Option<i64>,
+    duration_s: f64,
+    message_count: u64,
+    metadata: String,
+}
+
+/// Counters a query's scans update as they read, for a progress display.
+#[derive(Debug, Default)]
+pub struct ScanProgress {
+    bytes_total: AtomicU64,
+    bytes_done: AtomicU64,
+    rows: AtomicU64,
+}
+
+impl ScanProgress {
+    /// Bytes of the logs the scans started so far will read (each log
+    /// counts once per table scanned).
+    pub fn bytes_total(&self) -> u64 {
+        self.bytes_total.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of the logs whose scan is complete.
+    pub fn bytes_done(&self) -> u64 {
+        self.bytes_done.load(Ordering::Relaxed)
+    }
+
+    /// Rows produced so far.
+    pub fn rows(&self) -> u64 {
+        self.rows.load(Ordering::Relaxed)
+    }
+}
+
+/// A set of logs and their tables: every table name of any log, with a
+/// schema merged across the logs that have it, plus the table [`LOGS`].
+#[derive(Debug, Clone)]
+pub struct LogSet {
+    logs: Vec<LogRef>,
+    infos: Vec<LogInfo>,
+    /// Table name -> (merged schema with `log` first, indices into `logs`).
+    tables: BTreeMap<String, Entry>,
+    progress: Arc<ScanProgress>,
+    limits: robolog::Limits,
+}
+
+/// A table of a [`LogSet`].
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The merged schema, `log` first.
+    schema: SchemaRef,
+    /// Indices into the set's logs.
+    users: Vec<usize>,
+    /// The first log whose table did not merge (path, column, reason).
+    conflict: Option<(PathBuf, String, String)>,
+}
+
+/// What opening one log found.
+struct Opened {
+    info: LogInfo,
+    tables: Vec<(String, SchemaRef)>,
+}
+
+fn open_one(path: &Path, limits: &robolog::Limits) -> Result<Opened, Error> {
+    let log = robolog::open_with(path, limits).map_err(|e| Error::Open {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let summary = log.summary().map_err(|e| Error::Open {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let tables = tables_with_summary(&log, &summary).map_err(|e| Error::Read {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    Ok(Opened {
+        info: log_info(&summary),
+        tables: tables
+            .into_iter()
+            .map(|t| (t.name.clone(), t.schema()))
+            .collect(),
+    })
+}
+
+/// The format's name in the `logs` table.
+fn format_name(format: logcore::Format) -> &'static str {
+    match format {
+        logcore::Format::RosBag => "bag",
+        logcore::Format::VelLog => "vel",
+        logcore::Format::ULog => "ulog",
+        logcore::Format::Mcap => "mcap",
+        logcore::Format::CarlaRecorder => "carla",
+        other => other.name(),
+    }
+}
+
+fn log_info(summary: &logcore::Summary) -> LogInfo {
+    LogInfo {
+        format: format_name(summary.format),
+        start: summary.start.map(Timestamp::as_nanos),
+        end: summary.end.map(Timestamp::as_nanos),
+        duration_s: summary.duration_ns() as f64 / 1e9,
+        message_count: summary.message_count,
+        metadata: metadata_json(summary),
+    }
+}
+
+impl LogSet {
+    /// Opens every log under `paths` (files, and directories searched
+    /// recursively: see [`find_logs`](crate::find_logs)) and merges the
+    /// schemas of their tables. Only summaries and channel definitions are
+    /// read, except for channels whose format declares no type (read once
+    /// to infer one). Logs are opened on all cores.
+    ///
+    /// Fails on the first log that does not open. A table whose columns
+    /// have different types in two logs is still listed, but querying it
+    /// fails ([`Error::Merge`] names the log, the table and the column; see
+    /// [`LogSet::check`]).
+    pub fn open<P: AsRef<Path>>(paths: &[P]) -> Result<LogSet, Error> {
+        LogSet::open_with(paths, robolog::Limits::default())
+    }
+
+    /// [`LogSet::open`] with resource limits for reading the logs (used by
+    /// every scan of the set's tables too).
+    pub fn open_with<P: AsRef<Path>>(
+        paths: &[P],
+        limits: robolog::Limits,
+    ) -> Result<LogSet, Error> {
+        let files = discover::find_logs(paths)?;
+        if files.is_empty() {
+            return Err(Error::NoLogs);
+        }
+        let ids = discover::log_ids(&files);
+        let opened = open_all(&files, &limits)?;
+        let mut logs = Vec::with_capacity(files.len());
+        let mut infos = Vec::with_capacity(files.len());
+        let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
+        for (i, ((path, id), o)) in files.into_iter().zip(ids).zip(opened).enumerate() {
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            for (name, schema) in o.tables {
+                let name = if name == LOGS {
+                    format!("{LOGS}_")
+                } else {
+                    name
+                };
+                match tables.get_mut(&name) {
+                    Some(e) if e.conflict.is_some() => {}
+                    Some(e) => match merge(&e.schema, &with_log_column(&schema)) {
+                        Ok(m) => {
+                            e.schema = Arc::new(m);
+                            e.users.push(i);
+                        }
+                        Err(c) => e.conflict = Some((path.clone(), c.path, c.reason)),
+                    },
+                    None => {
+                        let e = Entry {
+                            schema: Arc::new(with_log_column(&schema)),
+                            users: vec![i],
+                            conflict: None,
+                        };
+                        tables.insert(name, e);
+                    }
+                }
+            }
+            logs.push(LogRef { id, path, size });
+            infos.push(o.info);
+        }
+        Ok(LogSet {
+            logs,
+            infos,
+            tables,
+            progress: Arc::default(),
+            limits,
+        })
+    }
+
+    /// The logs, in order.
+    pub fn logs(&self) -> &[LogRef] {
+        &self.logs
+    }
+
+    /// The names of the tables of the logs, sorted (without [`LOGS`]).
+    /// A topic whose table name is `logs` is the table `logs_`.
+    pub fn table_names(&self) -> Vec<&str> {
+        self.tables.keys().map(String::as_str).collect()
+    }
+
+    /// The merged schema of a table (`log` first), or of [`LOGS`].
+    pub fn schema(&self, table: &str) -> Option<SchemaRef> {
+        if table == LOGS {
+            return Some(logs_schema());
+        }
+        self.tables.get(table).map(|e| e.schema.clone())
+    }
+
+    /// Whether `table`'s schemas merged across the logs: the
+    /// [`Error::Merge`] naming the first log whose table did not.
+    pub fn check(&self, table: &str) -> Result<(), Error> {
+        match self.tables.get(table).and_then(|e| e.conflict.as_ref()) {
+            Some((path, column, reason)) => Err(Error::Merge {
+                path: path.clone(),
+                table: table.to_string(),
+                column: column.clone(),
+                reason: reason.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The counters every scan of this set's tables updates.
+    pub fn progress(&self) -> Arc<ScanProgress> {
+        self.progress.clone()
+    }
+
+    /// The table provider of a table (or of [`LOGS`]).
+    pub fn provider(&self, table: &str) -> Option<Arc<LogTable>> {
+        if table == LOGS {
+            let rows = logs_batch(&self.logs, &self.infos).ok();
+            return Some(Arc::new(LogTable {
+                name: LOGS.into(),
+                source: LOGS.into(),
+                kind: Kind::Logs(rows),
+                conflict: None,
+                logs: self.logs.clone(),
+                schema: logs_schema(),
+                progress: Some(self.progress.clone()),
+                limits: self.limits,
+            }));
+        }
+        let entry = self.tables.get(table)?;
+        let source = match table.strip_suffix('_') {
+            Some(LOGS) => LOGS,
+            _ => table,
+        };
+        Some(Arc::new(LogTable {
+            name: table.into(),
+            source: source.into(),
+            kind: Kind::Messages,
+            conflict: entry.conflict.clone(),
+            logs: entry.users.iter().map(|&i| self.logs[i].clone()).collect(),
+            schema: entry.schema.clone(),
+            progress: Some(self.progress.clone()),
+            limits: self.limits,
+        }))
+    }
+
+    /// Registers every table and [`LOGS`] with `ctx`.
+    pub fn register(&self, ctx: &SessionContext) -> Result<(), Error> {
+        for name in self.table_names().into_iter().chain([LOGS]) {
+            if let Some(p) = self.provider(name) {
+                ctx.register_table(TableReference::bare(name), p)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Opens the logs on all cores, keeping their order; the first error (in
+/// path order) wins.
+fn open_all(files: &[PathBuf], limits: &robolog::Limits) -> Result<Vec<Opened>, Error> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(files.len())
+        .max(1);
+    let chunk = files.len().div_ceil(threads);
+    let results: Vec<Result<Vec<Opened>, Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().map(|p| open_one(p, limits)).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(Error::NoLogs)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(files.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// Opens every log under `paths` (see [`LogSet::open`]) and registers its
+/// tables and [`LOGS`] with `ctx`.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use datafusion::prelude::SessionContext;
+/// let ctx = SessionContext::new();
+/// let bag = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// robolog_sql::register_logs(&ctx, &[bag])?;
+/// let batches = ctx.sql("SELECT count(*) AS n FROM count").await?.collect().await?;
+/// let n = batches[0].column(0).as_any().downcast_ref::<arrow_array::Int64Array>().unwrap();
+/// assert_eq!(n.value(0), 30);
+/// # Ok(())
+/// # }
+/// ```
+pub fn register_logs<P: AsRef<Path>>(ctx: &SessionContext, paths: &[P]) -> Result<LogSet, Error> {
+    let set = LogSet::open(paths)?;
+    set.register(ctx)?;
+    Ok(set)
+}
+
+/// The schema of the [`LOGS`] table.
+pub fn logs_schema() -> SchemaRef {
+    let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    Arc::new(Schema::new(vec![
+        Field::new(LOG, DataType::Utf8, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("format", DataType::Utf8, false),
+        Field::new("start", ts.clone(), true),
+        Field::new("end", ts, true),
+        Field::new("duration_s", DataType::Float64, false),
+        Field::new("message_count", DataType::UInt64, false),
+        Field::new("metadata", DataType::Utf8, false),
+    ]))
+}
+
+fn logs_batch(logs: &[LogRef], infos: &[LogInfo]) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(logs.iter().map(|l| &l.id))),
+        Arc::new(StringArray::from_iter_values(
+            logs.iter().map(|l| l.path.to_string_lossy()),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            infos.iter().map(|i| i.format),
+        )),
+        Arc::new(TimestampNanosecondArray::from(
+            infos.iter().map(|i| i.start).collect::<Vec<_>>(),
+        )),
+        Arc::new(TimestampNanosecondArray::from(
+            infos.iter().map(|i| i.end).collect::<Vec<_>>(),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            infos.iter().map(|i| i.duration_s),
+        )),
+        Arc::new(UInt64Array::from_iter_values(
+            infos.iter().map(|i| i.message_count),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            infos.iter().map(|i| i.metadata.as_str()),
+        )),
+    ];
+    RecordBatch::try_new(logs_schema(), cols)
+}
+
+/// What a [`LogTable`] holds.
+#[derive(Debug, Clone)]
+pub(crate) enum Kind {
+    /// The messages of a table of the logs.
+    Messages,
+    /// The table of logs, with its rows when they are known already.
+    Logs(Option<RecordBatch>),
+}
+
+/// A table over a set of logs: the rows of one table name in every log
+/// that has it (or the rows of [`LOGS`]). Projections and `log_time`
+/// ranges go to [`robolog_arrow::scan`], `log = ...` and `log IN (...)`
+/// skip whole logs; logs are opened when a partition reaches them.
+#[derive(Debug, Clone)]
+pub struct LogTable {
+    pub(crate) name: String,
+    /// The table name in the logs (`logs` for the table `logs_`).
+    pub(crate) source: String,
+    pub(crate) kind: Kind,
+    /// Why the table's schemas did not merge (log, column, reason).
+    pub(crate) conflict: Option<(PathBuf, String, String)>,
+    pub(crate) logs: Vec<LogRef>,
+    pub(crate) schema: SchemaRef,
+    pub(crate) progress: Option<Arc<ScanProgress>>,
+    pub(crate) limits: robolog::Limits,
+}
+
+impl LogTable {
+    /// A table of `logs` (all assumed to have it) with a merged `schema`
+    /// (`log` first), as a [`LogSet`] made it: what a remote executor
+    /// rebuilds from a serialized plan.
+    pub fn new(name: &str, logs: Vec<LogRef>, schema: SchemaRef) -> LogTable {
+        let source = match name.strip_suffix('_') {
+            Some(LOGS) => LOGS,
+            _ => name,
+        };
+        LogTable {
+            name: name.into(),
+            source: source.into(),
+            kind: if name == LOGS {
+                Kind::Logs(None)
+            } else {
+                Kind::Messages
+            },
+            conflict: None,
+            logs,
+            schema,
+            progress: None,
+            limits: robolog::Limits::default(),
+        }
+    }
+
+    /// The table with resource limits for reading its logs.
+    pub fn with_limits(self, limits: robolog::Limits) -> LogTable {
+        LogTable { limits, ..self }
+    }
+
+    /// The limits the table reads its logs with.
+    pub fn limits(&self) -> robolog::Limits {
+        self.limits
+    }
+
+    /// The merged schema (`log` first).
+    pub fn table_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The logs the table reads.
+    pub fn logs(&self) -> &[LogRef] {
+        &self.logs
+    }
+}
+
+#[async_trait]
+impl TableProvider for LogTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> DfResult<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| {
+                if filter::supported(f) {
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        if let Some((path, column, reason)) = &self.conflict {
+            return Err(external(Error::Merge {
+                path: path.clone(),
+                table: self.name.clone(),
+                column: column.clone(),
+                reason: reason.clone(),
+            }));
+        }
+        let pushed = filter::pushed(filters);
+        let logs: Vec<LogRef> = if pushed.empty_range() {
+            Vec::new()
+        } else {
+            self.logs
+                .iter()
+                .filter(|l| pushed.logs.as_ref().is_none_or(|ids| ids.contains(&l.id)))
+                .cloned()
+                .collect()
+        };
+        let schema = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => self.schema.clone(),
+        };
+        let config = state.config();
+        let exec = LogScanExec::new(ScanSpec {
+            table: self.source.clone(),
+            logs_table: matches!(self.kind, Kind::Logs(_)),
+            logs,
+            schema,
+            start: pushed.start,
+            end: pushed.end,
+            batch_size: config.batch_size(),
+            target_partitions: config.target_partitions(),
+            limits: self.limits,
+        });
+        let exec = LogScanExec {
+            rows: match &self.kind {
+                Kind::Logs(rows) => rows.clone(),
+                Kind::Messages => None,
+            },
+            progress: self.progress.clone(),
+            ..exec
+        };
+        Ok(Arc::new(exec))
+    }
+}
+
+/// What a [`LogScanExec`] reads: everything a remote executor needs to
+/// redo the scan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanSpec {
+    /// The table name in the logs.
+    pub table: String,
+    /// Whether this is the table of logs ([`LOGS`]).
+    pub logs_table: bool,
+    /// The logs to read (after pruning by `log`).
+    pub logs: Vec<LogRef>,
+    /// The output schema (the projected merged schema).
+    pub schema: SchemaRef,
+    /// Only rows with `log_time` at or after this (ns).
+    pub start: Option<i64>,
+    /// Only rows with `log_time` at or before this (ns).
+    pub end: Option<i64>,
+    /// Rows per batch.
+    pub batch_size: usize,
+    /// How many partitions to spread the logs over (at most one per log).
+    pub target_partitions: usize,
+    /// The limits to read the logs with.
+    pub limits: robolog::Limits,
+}
+
+/// The scan of a [`LogTable`]: logs spread over partitions by size, each
+/// partition reading its logs one after the other on a blocking thread and
+/// streaming their batches (at most two in flight per partition).
+#[derive(Debug, Clone)]
+pub struct LogScanExec {
+    spec: ScanSpec,
+    /// Indices into `spec.logs` of each partition.
+    partitions: Vec<Vec<usize>>,
+    properties: Arc<PlanProperties>,
+    rows: Option<RecordBatch>,
+    progress: Option<Arc<ScanProgress>>,
+}
+
+impl LogScanExec {
+    /// The scan `spec` describes.
+    pub fn new(spec: ScanSpec) -> LogScanExec {
+        let n = spec.target_partitions.max(1).min(spec.logs.len()).max(1);
+        // Largest logs first, each to the partition with the fewest bytes.
+        let mut order: Vec<usize> = (0..spec.logs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(spec.logs[i].size));
+        let mut partitions: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut load = vec![0u64; n];
+        for i in order {
+            let k = (0..n).min_by_key(|&k| (load[k], k)).unwrap_or(0);
+            load[k] += spec.logs[i].size.max(1);
+            partitions[k].push(i);
+        }
+        for p in &mut partitions {
+            p.sort_unstable();
+        }
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(spec.schema.clone()),
+            Partitioning::UnknownPartitioning(n),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        LogScanExec {
+            spec,
+            partitions,
+            properties,
+            rows: None,
+            progress: None,
+        }
+    }
+
+    /// What the scan reads.
+    pub fn spec(&self) -> &ScanSpec {
+        &self.spec
+    }
+}
+
+impl DisplayAs for LogScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LogScanExec: table={}, logs={}, partitions={}",
+            self.spec.table,
+            self.spec.logs.len(),
+            self.partitions.len()
+        )?;
+        if self.spec.start.is_some() || self.spec.end.is_some() {
+            write!(f, ", log_time={:?}..={:?}", self.spec.start, self.spec.end)?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for LogScanExec {
+    fn name(&self) -> &str {
+        "LogScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        Vec::new()
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
+    ) -> DfResult<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> DfResult<SendableRecordBatchStream> {
+        let Some(indices) = self.partitions.get(partition) else {
+            return Err(DataFusionError::Internal(format!(
+                "LogScanExec: no partition {partition} of {}",
+                self.partitions.len()
+            )));
+        };
+        let logs: Vec<LogRef> = indices.iter().map(|&i| self.spec.logs[i].clone()).collect();
+        let spec = self.spec.clone();
+        let progress = self.progress.clone();
+        if let Some(p) = &progress {
+            let bytes: u64 = logs.iter().map(|l| l.size).sum();
+            p.bytes_total.fetch_add(bytes, Ordering::Relaxed);
+        }
+        let mut builder = RecordBatchReceiverStreamBuilder::new(spec.schema.clone(), 2);
+        let tx = builder.tx();
+        if spec.logs_table {
+            let rows = self.rows.clone();
+            builder.spawn_blocking(move || {
+                let batch = logs_rows(&spec, &logs, rows)?;
+                let _ = tx.blocking_send(Ok(batch));
+                Ok(())
+            });
+        } else {
+            builder.spawn_blocking(move || {
+                for l in &logs {
+                    if !scan_log(&spec, l, &tx, progress.as_deref())? {
+                        break;
+                    }
+                    if let Some(p) = &progress {
+                        p.bytes_done.fetch_add(l.size, Ordering::Relaxed);
+                    }
+                }
+                Ok(())
+            });
+        }
+        Ok(builder.build())
+    }
+}
+
+/// The rows of the [`LOGS`] table for `logs`, projected to the spec's
+/// schema; `cached` holds every log's row when the set knew them.
+fn logs_rows(
+    spec: &ScanSpec,
+    logs: &[LogRef],
+    cached: Option<RecordBatch>,
+) -> DfResult<RecordBatch> {
+    let full = match cached {
+        Some(all) => {
+            let ids: std::collections::HashSet<&str> = logs.iter().map(|l| l.id.as_str()).collect();
+            let keep: arrow_array::BooleanArray =
+                match all.column(0).as_any().downcast_ref::<StringArray>() {
+                    Some(c) => c
+                        .iter()
+                        .map(|v| Some(v.is_some_and(|v| ids.contains(v))))
+                        .collect(),
+                    None => arrow_array::BooleanArray::from(vec![false; all.num_rows()]),
+                };
+            datafusion::arrow::compute::filter_record_batch(&all, &keep)?
+        }
+        None => {
+            let mut infos = Vec::with_capacity(logs.len());
+            for l in logs {
+                let log = robolog::open_with(&l.path, &spec.limits).map_err(|e| {
+                    external(Error::Open {
+                        path: l.path.clone(),
+                        source: e,
+                    })
+                })?;
+                let summary = log.summary().map_err(|e| {
+                    external(Error::Open {
+                        path: l.path.clone(),
+                        source: e,
+                    })
+                })?;
+                infos.push(log_info(&summary));
+            }
+            logs_batch(logs, &infos)?
+        }
+    };
+    let indices: Vec<usize> = spec
+        .schema
+        .fields()
+        .iter()
+        .map(|f| full.schema().index_of(f.name()))
+        .collect::<Result<_, _>>()?;
+    let projected = full.project(&indices)?;
+    Ok(RecordBatch::try_new_with_options(
+        spec.schema.clone(),
+        projected.columns().to_vec(),
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(projected.num_rows())),
+    )?)
+}
+
+fn external(e: Error) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+/// Streams the rows of one log into `tx`; false when the receiver went
+/// away (the query needs no more rows).
+fn scan_log(
+    spec: &ScanSpec,
+    l: &LogRef,
+    tx: &tokio::sync::mpsc::Sender<DfResult<RecordBatch>>,
+    progress: Option<&ScanProgress>,
+) -> DfResult<bool> {
+    let read = |e: robolog_arrow::Error| {
+        external(Error::Read {
+            path: l.path.clone(),
+            source: e,
+        })
+    };
+    let log = robolog::open_with(&l.path, &spec.limits).map_err(|e| {
+        external(Error::Open {
+            path: l.path.clone(),
+            source: e,
+        })
+    })?;
+    let mut summary = log.summary().map_err(|e| {
+        external(Error::Open {
+            path: l.path.clone(),
+            source: e,
+        })
+    })?;
+    let format = log.format();
+    // Only this table's channels: other tables' untyped channels need no
+    // inference pass.
+    summary
+        .channels
+        .retain(|c| table_name(format, &c.info) == spec.table);
+    let Some(table) = tables_with_summary(&log, &summary)
+        .map_err(read)?
+        .into_iter()
+        .next()
+    else {
+        return Ok(true);
+    };
+    let have = table.schema();
+    let names: Vec<String> = spec
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .filter(|n| n != LOG && have.index_of(n).is_ok())
+        .collect();
+    let opts = ScanOptions {
+        projection: Some(names),
+        start: spec.start.map(Timestamp::from_nanos),
+        // The index's end is exclusive (whatever `ScanOptions` says, one
+        // more nanosecond is safe: DataFusion filters the rows again).
+        end: spec.end.map(|e| Timestamp::from_nanos(e.saturating_add(1))),
+        batch_size: spec.batch_size.max(1),
+        lenient: true,
+    };
+    for batch in robolog_arrow::scan(&log, &table, &opts).map_err(read)? {
+        let batch = batch.map_err(read)?;
+        let rows = batch.num_rows() as u64;
+        let out = align(&batch, &spec.schema, &l.id).map_err(|e| {
+            external(Error::Align {
+                path: l.path.clone(),
+                table: spec.table.clone(),
+                source: e,
+            })
+        })?;
+        if tx.blocking_send(Ok(out)).is_err() {
+            return Ok(false);
+        }
+        if let Some(p) = progress {
+            p.rows.fetch_add(rows, Ordering::Relaxed);
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,290 @@
+//! SQL over the committed fixtures and the shared corpus: results against
+//! values known from the files and from each log's own summary.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, TimestampNanosecondType, UInt64Type};
+use arrow_array::{Array, RecordBatch};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use logcore::LogReader;
+use robolog_sql::{LogSet, register_logs};
+
+fn testdata(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+fn corpus(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus")
+        .join(rel)
+}
+
+fn ctx() -> SessionContext {
+    SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2))
+}
+
+async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    ctx.sql(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The first column of every row, as i64 (counts).
+fn ints(batches: &[RecordBatch], col: usize) -> Vec<i64> {
+    batches
+        .iter()
+        .flat_map(|b| b.column(col).as_primitive::<Int64Type>().values().to_vec())
+        .collect()
+}
+
+fn strings(batches: &[RecordBatch], col: usize) -> Vec<String> {
+    batches
+        .iter()
+        .flat_map(|b| {
+            let c = b.column(col).as_string::<i32>();
+            (0..c.len())
+                .map(|i| c.value(i).to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn sample_bag_count_table() {
+    let ctx = ctx();
+    register_logs(&ctx, &[testdata("rosbag/sample.bag")]).unwrap();
+    let b = query(&ctx, "SELECT count(*) FROM count").await;
+    assert_eq!(ints(&b, 0), [30]);
+    let b = query(
+        &ctx,
+        "SELECT log, CAST(data AS BIGINT) FROM count ORDER BY log_time LIMIT 1",
+    )
+    .await;
+    assert_eq!(strings(&b, 0), ["sample.bag"]);
+    assert_eq!(ints(&b, 1), [-5]);
+}
+
+/// Every table's row count per log equals the message count the log's
+/// summary gives its channels (what `robolog info` prints), over a set of
+/// mixed formats.
+#[tokio::test]
+async fn table_counts_equal_summary_counts() {
+    let paths = [
+        testdata("rosbag/sample.bag"),
+        testdata("mcap/chunked-zstd.mcap"),
+        testdata("ulog/example.ulg"),
+        testdata("vellog/sensors.vel"),
+        testdata("carla/scene-0.9.13.rec"),
+    ];
+    let mut want: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for p in &paths {
+        let log = robolog::open(p).unwrap();
+        let s = log.summary().unwrap();
+        let id = p.file_name().unwrap().to_str().unwrap().to_string();
+        for c in &s.channels {
+            let t = robolog_arrow::table_name(s.format, &c.info);
+            *want.entry((t, id.clone())).or_default() += c.message_count;
+        }
+    }
+    let ctx = ctx();
+    let set = register_logs(&ctx, &paths).unwrap();
+    let mut got: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for t in set.table_names() {
+        let b = query(
+            &ctx,
+            &format!("SELECT log, count(*) FROM \"{t}\" GROUP BY log"),
+        )
+        .await;
+        for (log, n) in strings(&b, 0).into_iter().zip(ints(&b, 1)) {
+            got.insert((t.to_string(), log), n as u64);
+        }
+    }
+    want.retain(|_, n| *n > 0);
+    assert!(want.len() > 10, "{want:?}");
+    assert_eq!(got, want);
+}
+
+#[tokio::test]
+async fn logs_table_has_a_row_per_log() {
+    let paths = [testdata("rosbag/sample.bag"), testdata("ulog/example.ulg")];
+    let ctx = ctx();
+    register_logs(&ctx, &paths).unwrap();
+    let b = query(
+        &ctx,
+        "SELECT log, format, message_count, path, start, \"end\", duration_s, metadata \
+         FROM logs ORDER BY log",
+    )
+    .await;
+    assert_eq!(strings(&b, 0), ["example.ulg", "sample.bag"]);
+    assert_eq!(strings(&b, 1), ["ulog", "bag"]);
+    for (i, p) in [&paths[1], &paths[0]].iter().enumerate() {
+        let s = robolog::open(p).unwrap().summary().unwrap();
+        let row = &b[0];
+        assert_eq!(
+            row.column(2).as_primitive::<UInt64Type>().value(i),
+            s.message_count
+        );
+        assert_eq!(
+            row.column(3).as_string::<i32>().value(i),
+            p.to_str().unwrap()
+        );
+        let start = row
+            .column(4)
+            .as_primitive::<TimestampNanosecondType>()
+            .value(i);
+        assert_eq!(Some(start), s.start.map(|t| t.as_nanos()));
+        let secs = row
+            .column(6)
+            .as_primitive::<arrow_array::types::Float64Type>()
+            .value(i);
+        assert!((secs - s.duration_ns() as f64 / 1e9).abs() < 1e-9);
+        let meta: serde_json::Value =
+            serde_json::from_str(row.column(7).as_string::<i32>().value(i)).unwrap();
+        assert_eq!(meta.as_object().unwrap().len(), s.metadata.len());
+    }
+}
+
+#[tokio::test]
+async fn log_time_ranges_return_exactly_the_rows_in_range() {
+    let ctx = ctx();
+    register_logs(&ctx, &[testdata("rosbag/sample.bag")]).unwrap();
+    let all = query(&ctx, "SELECT log_time FROM count ORDER BY log_time").await;
+    let times: Vec<i64> = all
+        .iter()
+        .flat_map(|b| {
+            b.column(0)
+                .as_primitive::<TimestampNanosecondType>()
+                .values()
+                .to_vec()
+        })
+        .collect();
+    assert_eq!(times.len(), 30);
+    let (lo, hi) = (times[4], times[19]);
+    let want = times.iter().filter(|&&t| t >= lo && t < hi).count() as i64;
+    let sql = format!(
+        "SELECT count(*) FROM count WHERE log_time >= to_timestamp_nanos({lo}) \
+         AND log_time < to_timestamp_nanos({hi})"
+    );
+    assert_eq!(ints(&query(&ctx, &sql).await, 0), [want]);
+    // The range reached the scan.
+    let plan = query(&ctx, &format!("EXPLAIN {sql}")).await;
+    let text = strings(&plan, 1).join("\n");
+    assert!(
+        text.contains(&format!("log_time=Some({lo})..=Some({})", hi - 1)),
+        "{text}"
+    );
+    let sql = format!(
+        "SELECT count(*) FROM count WHERE log_time BETWEEN to_timestamp_nanos({lo}) \
+         AND to_timestamp_nanos({hi})"
+    );
+    let want = times.iter().filter(|&&t| t >= lo && t <= hi).count() as i64;
+    assert_eq!(ints(&query(&ctx, &sql).await, 0), [want]);
+    let sql = "SELECT count(*) FROM count WHERE log_time > to_timestamp_nanos(0) \
+               AND log_time < to_timestamp_nanos(0)";
+    assert_eq!(ints(&query(&ctx, sql).await, 0), [0]);
+}
+
+#[tokio::test]
+async fn log_filters_prune_logs() {
+    let ctx = ctx();
+    let paths = [
+        testdata("rosbag/sample.bag"),
+        testdata("rosbag/sample-lz4.bag"),
+        testdata("rosbag/sample-bz2.bag"),
+    ];
+    register_logs(&ctx, &paths).unwrap();
+    let b = query(
+        &ctx,
+        "SELECT log, count(*) FROM count GROUP BY log ORDER BY log",
+    )
+    .await;
+    assert_eq!(
+        strings(&b, 0),
+        ["sample-bz2.bag", "sample-lz4.bag", "sample.bag"]
+    );
+    assert_eq!(ints(&b, 1), [30, 30, 30]);
+    let sql = "SELECT count(*) FROM count WHERE log IN ('sample.bag', 'sample-lz4.bag')";
+    assert_eq!(ints(&query(&ctx, sql).await, 0), [60]);
+    let plan = strings(&query(&ctx, &format!("EXPLAIN {sql}")).await, 1).join("\n");
+    assert!(plan.contains("table=count, logs=2"), "{plan}");
+    let sql = "SELECT count(*) FROM count WHERE log = 'sample-bz2.bag'";
+    assert_eq!(ints(&query(&ctx, sql).await, 0), [30]);
+    let plan = strings(&query(&ctx, &format!("EXPLAIN {sql}")).await, 1).join("\n");
+    assert!(plan.contains("table=count, logs=1, partitions=1"), "{plan}");
+}
+
+#[test]
+fn repeated_file_names_get_numbered_ids() {
+    let set = LogSet::open(&[
+        testdata("rosbag/sample.bag"),
+        testdata("rosbag/../rosbag/sample.bag"),
+    ])
+    .unwrap();
+    let ids: Vec<&str> = set.logs().iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, ["sample.bag", "sample~2.bag"]);
+}
+
+/// Two PX4 versions of `vehicle_gps_position` (`lat`/`lon` integers, then
+/// `latitude_deg`/`longitude_deg` floats) merge into one table: each log
+/// has nulls in the other's columns.
+#[tokio::test]
+async fn ulog_message_versions_merge() {
+    let a = corpus("ulog/pyulog/sample_logging_tagged_and_default_params.ulg");
+    let b = corpus("ulog/pyulog/sample_px4_events.ulg");
+    let ctx = ctx();
+    let set = register_logs(&ctx, &[&a, &b]).unwrap();
+    let schema = set.schema("vehicle_gps_position").unwrap();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(&names[..4], ["log", "log_time", "multi_id", "timestamp"]);
+    for n in ["lat", "lon", "latitude_deg", "longitude_deg"] {
+        assert!(names.contains(&n), "{names:?}");
+    }
+    assert!(set.check("vehicle_gps_position").is_ok());
+    let q = "SELECT log, count(*), count(lat), count(latitude_deg) FROM vehicle_gps_position \
+             GROUP BY log ORDER BY log";
+    let r = query(&ctx, q).await;
+    assert_eq!(
+        strings(&r, 0),
+        [
+            "sample_logging_tagged_and_default_params.ulg",
+            "sample_px4_events.ulg"
+        ]
+    );
+    assert_eq!(ints(&r, 1), [190, 583]);
+    assert_eq!(ints(&r, 2), [190, 0]);
+    assert_eq!(ints(&r, 3), [0, 583]);
+}
+
+/// A column whose type differs between two logs: the table is listed but
+/// querying it fails naming the log, the table and the column; the other
+/// tables still answer.
+#[tokio::test]
+async fn incompatible_merge_names_the_file() {
+    let a = corpus("ulog/pyulog/sample_log_small.ulg");
+    let b = corpus("ulog/pyulog/sample.ulg");
+    let ctx = ctx();
+    let set = register_logs(&ctx, &[&a, &b]).unwrap();
+    let want = format!(
+        "{}: table sensor_combined: column gyro_integral_dt does not merge with the other logs: \
+         Float32 here, UInt64 in the logs before",
+        b.display()
+    );
+    assert_eq!(set.check("sensor_combined").unwrap_err().to_string(), want);
+    let e = ctx
+        .sql("SELECT count(*) FROM sensor_combined")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains(&want), "{e}");
+    let r = query(&ctx, "SELECT count(*) FROM vehicle_attitude").await;
+    assert!(ints(&r, 0)[0] > 0);
+}
