@@ -34,6 +34,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
 mod discover;
 mod filter;
 mod schema;

@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, StringArray, StructArray};
+use arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, ListArray, RecordBatch, RecordBatchOptions, StringArray,
+    StructArray,
+};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, Schema, SchemaRef};
 
 /// The column of log ids every table starts with.
@@ -34,7 +37,14 @@ fn merge_fields(a: &Fields, b: &Fields, prefix: &str) -> Result<Fields, Conflict
     let mut out: Vec<FieldRef> = Vec::with_capacity(a.len().max(b.len()));
     for fa in a {
         match by_name.get(fa.name().as_str()) {
-            Some(fb) => out.push(Arc::new(merge_field(fa, fb, prefix)?)),
+            Some(fb) => {
+                let path = if prefix.is_empty() {
+                    fa.name().clone()
+                } else {
+                    format!("{prefix}.{}", fa.name())
+                };
+                out.push(Arc::new(merge_field(fa, fb, &path)?));
+            }
             None => out.push(Arc::new(fa.as_ref().clone().with_nullable(true))),
         }
     }
@@ -46,18 +56,23 @@ fn merge_fields(a: &Fields, b: &Fields, prefix: &str) -> Result<Fields, Conflict
     Ok(out.into())
 }
 
-fn merge_field(a: &Field, b: &Field, prefix: &str) -> Result<Field, Conflict> {
-    let path = if prefix.is_empty() {
-        a.name().clone()
-    } else {
-        format!("{prefix}.{}", a.name())
-    };
+/// Merges two fields of the same name; `path` names the field in errors.
+fn merge_field(a: &Field, b: &Field, path: &str) -> Result<Field, Conflict> {
+    let path = path.to_string();
     let ty = match (a.data_type(), b.data_type()) {
         (x, y) if x == y => x.clone(),
         (DataType::Struct(fa), DataType::Struct(fb)) => {
             DataType::Struct(merge_fields(fa, fb, &path)?)
         }
         (x, y) if x.equals_datatype(y) => x.clone(),
+        // Lists of structs (ULog arrays of nested messages) merge their
+        // items.
+        (DataType::List(ia), DataType::List(ib)) => {
+            DataType::List(Arc::new(merge_field(ia, ib, &format!("{path}[]"))?))
+        }
+        (DataType::FixedSizeList(ia, n), DataType::FixedSizeList(ib, m)) if n == m => {
+            DataType::FixedSizeList(Arc::new(merge_field(ia, ib, &format!("{path}[]"))?), *n)
+        }
         (x, y) => {
             return Err(Conflict {
                 path,
@@ -126,6 +141,32 @@ fn align_array(a: &ArrayRef, target: &DataType) -> Result<ArrayRef, ArrowError> 
                 s.nulls().cloned(),
             )?))
         }
+        (DataType::List(_), DataType::List(item)) => {
+            let l = a
+                .as_any()
+                .downcast_ref::<ListArray>()
+                .ok_or_else(|| ArrowError::SchemaError("a list column is not a list".into()))?;
+            let values = align_array(l.values(), item.data_type())?;
+            Ok(Arc::new(ListArray::try_new(
+                item.clone(),
+                l.offsets().clone(),
+                values,
+                l.nulls().cloned(),
+            )?))
+        }
+        (DataType::FixedSizeList(_, _), DataType::FixedSizeList(item, n)) => {
+            let l = a
+                .as_any()
+                .downcast_ref::<FixedSizeListArray>()
+                .ok_or_else(|| ArrowError::SchemaError("a list column is not a list".into()))?;
+            let values = align_array(l.values(), item.data_type())?;
+            Ok(Arc::new(FixedSizeListArray::try_new(
+                item.clone(),
+                *n,
+                values,
+                l.nulls().cloned(),
+            )?))
+        }
         // Equal but for field names, nullability or metadata inside lists.
         (x, y) if x.equals_datatype(y) => Ok(arrow_array::make_array(
             a.to_data().into_builder().data_type(y.clone()).build()?,
@@ -180,6 +221,56 @@ mod tests {
         let e = merge(&m, &c).unwrap_err();
         assert_eq!(e.path, "p.a");
         assert_eq!(e.reason, "Float64 here, Float32 in the logs before");
+    }
+
+    #[test]
+    fn lists_of_structs_merge_their_items() {
+        let item = |f: Vec<Field>| Arc::new(Field::new("item", st(f), false));
+        let a = Schema::new(vec![Field::new(
+            "esc",
+            DataType::List(item(vec![Field::new("rpm", DataType::Int32, false)])),
+            true,
+        )]);
+        let b = Schema::new(vec![Field::new(
+            "esc",
+            DataType::List(item(vec![Field::new("power", DataType::Int8, false)])),
+            true,
+        )]);
+        let m = merge(&a, &b).unwrap();
+        let DataType::List(i) = m.field(0).data_type() else {
+            panic!("{m:?}")
+        };
+        assert_eq!(
+            i.data_type(),
+            &st(vec![
+                Field::new("rpm", DataType::Int32, true),
+                Field::new("power", DataType::Int8, true)
+            ])
+        );
+        let c = Schema::new(vec![Field::new(
+            "esc",
+            DataType::List(item(vec![Field::new("rpm", DataType::Int64, false)])),
+            true,
+        )]);
+        let e = merge(&m, &c).unwrap_err();
+        assert_eq!(e.path, "esc[].rpm");
+        // A batch of the first log fits the merged type.
+        let values = StructArray::new(
+            vec![Field::new("rpm", DataType::Int32, false)].into(),
+            vec![Arc::new(Int32Array::from(vec![1, 2, 3]))],
+            None,
+        );
+        let list = ListArray::new(
+            item(vec![Field::new("rpm", DataType::Int32, false)]),
+            datafusion::arrow::buffer::OffsetBuffer::from_lengths([2, 1]),
+            Arc::new(values),
+            None,
+        );
+        let batch = RecordBatch::try_new(Arc::new(a), vec![Arc::new(list)]).unwrap();
+        let out = align(&batch, &Arc::new(m), "x").unwrap();
+        let l = out.column(0).as_list::<i32>();
+        assert_eq!(l.value_length(0), 2);
+        assert_eq!(l.values().as_struct().column(1).null_count(), 3);
     }
 
     #[test]
