@@ -286,7 +286,8 @@ pub struct ScanOptions {
     pub projection: Option<Vec<String>>,
     /// Only messages logged at or after this time.
     pub start: Option<Timestamp>,
-    /// Only messages logged at or before this time.
+    /// Only messages logged before this time (exclusive, as
+    /// [`MessageFilter::end`]).
     pub end: Option<Timestamp>,
     /// Rows per batch (at least 1).
     pub batch_size: usize,

@@ -55,7 +55,7 @@ pub(crate) fn batches(
     let lo = opts.start.map_or(i64::MIN, Timestamp::as_nanos);
     let hi = opts.end.map_or(i64::MAX, Timestamp::as_nanos);
     let first = times.partition_point(|&t| t < lo);
-    let last = times.partition_point(|&t| t <= hi).max(first);
+    let last = times.partition_point(|&t| t < hi).max(first);
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(sources.len());
     for src in sources {
         let col: ArrayRef = match src {

@@ -37,6 +37,17 @@ fn concat(batches: Vec<RecordBatch>) -> Option<RecordBatch> {
     Some(arrow_select::concat::concat_batches(&schema, &batches).expect("same schema"))
 }
 
+/// The log times of every message of the table, as the reader yields them.
+fn log_times(log: &robolog::Log<'_>, t: &robolog_arrow::Table) -> Vec<i64> {
+    use logcore::{LogReader, MessageFilter};
+    let filter = MessageFilter::all().channels(t.channels.iter().map(|c| c.id));
+    log.messages(&filter)
+        .expect("messages")
+        .filter_map(Result::ok)
+        .map(|m| m.log_time.as_nanos())
+        .collect()
+}
+
 #[test]
 fn typed_columns_equal_decoded_values() {
     let files = ulog_files();
@@ -65,12 +76,21 @@ fn typed_columns_equal_decoded_values() {
             };
             let mut projection = vec!["log_time".to_string(), "multi_id".to_string()];
             projection.extend(scalar);
-            // A window inside the log, to check the time filter too.
-            let start = Some(Timestamp::from_nanos(1));
-            for (start, batch_size) in [(None, 8192), (start, 7)] {
+            // A window inside the log, to check the time filter too: from
+            // the log time of the table's quarter mark to (before) that of
+            // its middle message.
+            let times = log_times(&log, &t);
+            let window = if times.is_empty() {
+                (None, None)
+            } else {
+                let at = |i: usize| Some(Timestamp::from_nanos(times[i]));
+                (at(times.len() / 4), at(times.len() / 2))
+            };
+            for ((start, end), batch_size) in [((None, None), 8192), (window, 7)] {
                 let opts = |typed| ScanOptions {
                     projection: Some(projection.clone()),
                     start,
+                    end,
                     batch_size,
                     typed_columns: typed,
                     ..ScanOptions::default()
@@ -83,6 +103,18 @@ fn typed_columns_equal_decoded_values() {
                     .collect::<Result<_, _>>()
                     .expect("decoded rows");
                 let n: usize = slow.iter().map(RecordBatch::num_rows).sum();
+                let (lo, hi) = (
+                    start.map_or(i64::MIN, |s| s.as_nanos()),
+                    end.map_or(i64::MAX, |e| e.as_nanos()),
+                );
+                let want = times.iter().filter(|&&x| x >= lo && x < hi).count();
+                assert_eq!(
+                    n,
+                    want,
+                    "{}: {}: rows in [start, end)",
+                    path.display(),
+                    t.name
+                );
                 assert_eq!(
                     fast.iter().map(RecordBatch::num_rows).sum::<usize>(),
                     n,

@@ -825,11 +825,12 @@ fn scan_log(
     let opts = ScanOptions {
         projection: Some(names),
         start: spec.start.map(Timestamp::from_nanos),
-        // The index's end is exclusive (whatever `ScanOptions` says, one
-        // more nanosecond is safe: DataFusion filters the rows again).
+        // `ScanOptions::end` is exclusive and `spec.end` inclusive (and
+        // DataFusion filters the rows again).
         end: spec.end.map(|e| Timestamp::from_nanos(e.saturating_add(1))),
         batch_size: spec.batch_size.max(1),
         lenient: true,
+        typed_columns: true,
     };
     for batch in robolog_arrow::scan(&log, &table, &opts).map_err(read)? {
         let batch = batch.map_err(read)?;
