@@ -176,7 +176,7 @@ fn exit_codes() {
         text(&out.stderr),
         format!(
             "robolog: {}: table sensor_combined: column gyro_integral_dt does not merge with \
-             the other logs: Float32 here, UInt64 in the logs before\n",
+             the other logs: Float32 here, UInt32 in the logs before\n",
             sample.display()
         )
     );

@@ -289,7 +289,7 @@ async fn incompatible_merge_names_the_file() {
     let set = register_logs(&ctx, &[&a, &b]).unwrap();
     let want = format!(
         "{}: table sensor_combined: column gyro_integral_dt does not merge with the other logs: \
-         Float32 here, UInt64 in the logs before",
+         Float32 here, UInt32 in the logs before",
         b.display()
     );
     assert_eq!(set.check("sensor_combined").unwrap_err().to_string(), want);
