@@ -515,6 +515,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
         "xtask",
         "-p",
         "robolog-cli",
+        "--no-default-features",
     ]))?;
     let mut c = Command::new(root().join("target/release/xtask"));
     c.arg("bench-convert-inner");

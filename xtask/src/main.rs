@@ -482,7 +482,7 @@ const FACADE_FEATURES: [&str; 7] = [
 ];
 
 /// The publishable crates (every workspace member but xtask).
-const LIBRARY_CRATES: [&str; 11] = [
+const LIBRARY_CRATES: [&str; 12] = [
     "logcore",
     "rosbag12",
     "ros2cdr",
@@ -492,6 +492,7 @@ const LIBRARY_CRATES: [&str; 11] = [
     "mcapfile",
     "osi-mcap",
     "robolog",
+    "robolog-arrow",
     "robolog-sql",
     "robolog-cli",
 ];
@@ -569,6 +570,18 @@ fn ci_cmd(args: &[String]) -> Result {
     }
     step("tests");
     run(cargo().args(["test", "--workspace", "--locked"]))?;
+    step("robolog-sql on a Ballista cluster: a scheduler and two executors in process");
+    // The only build with Ballista (and DataFusion's default features).
+    run(cargo().args([
+        "test",
+        "--locked",
+        "-p",
+        "robolog-sql",
+        "--features",
+        "ballista",
+        "--test",
+        "ballista",
+    ]))?;
     step("docs");
     run(cargo().env("RUSTDOCFLAGS", "-D warnings").args([
         "doc",
@@ -610,6 +623,8 @@ fn ci_cmd(args: &[String]) -> Result {
     }
     step("tables: Parquet of every corpus file equals robolog cat, pyulog and rosbags");
     sql::values(args)?;
+    step("sql: the fleet question by robolog sql, a pyulog loop and DuckDB on our Parquet");
+    sql::check(args)?;
     step("rosbag interop with rosbags 0.11.9");
     rosbag::interop()?;
     step("mcap conformance suite");

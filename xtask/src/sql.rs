@@ -939,7 +939,6 @@ import pyarrow.parquet as pq
 EXE = sys.argv[1]
 MANIFEST = json.load(open(sys.argv[2]))
 FAILURES = []
-SHORT_NAMES = {'rosbag': 'bag', 'vellog': 'vel', 'carla-recorder': 'carla'}
 STATS = defaultdict(lambda: defaultdict(int))
 
 
@@ -1302,7 +1301,7 @@ def schema_check(entry, name, schema, kv_meta, info, fmt):
     for key, value in expect.items():
         if kv.get(key) != value:
             fail(entry, f'table {name}: key-value {key} = {kv.get(key)!r}, expected {value!r}')
-    if kv.get('robolog.format') not in (fmt, SHORT_NAMES.get(fmt)):
+    if kv.get('robolog.format') != fmt:
         fail(entry, f"table {name}: robolog.format {kv.get('robolog.format')!r}, robolog info {fmt!r}")
     for key in ('robolog.start_ns', 'robolog.end_ns', 'robolog.metadata'):
         if key not in kv:
@@ -1356,8 +1355,8 @@ def check(entry):
     else:
         row = pq.read_table(logs)
         row = row.cast(pa.schema([pa.field(f.name, intify(f.type), f.nullable) for f in row.schema])).to_pylist()
-        # The contract names logcore::Format::name and lists short names.
-        names = {fmt, SHORT_NAMES.get(fmt)}
+        # The format as logcore::Format::name (and robolog info) names it.
+        names = {fmt}
         if len(row) != 1 or row[0].get('format') not in names or row[0].get('message_count') != info['message_count']:
             fail(entry, f'logs table {short(row)}; robolog info: format {fmt}, {info["message_count"]} messages')
     # (b) values against robolog cat --json.

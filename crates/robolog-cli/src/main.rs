@@ -18,6 +18,7 @@ mod mcap;
 mod open;
 mod output;
 mod progress;
+#[cfg(feature = "sql")]
 mod sql;
 mod timearg;
 mod ulog;
@@ -74,6 +75,7 @@ enum Command {
     /// SQL over the tables of a set of logs (files and directories, any
     /// formats): one table per topic or ULog message with a `log` column
     /// first, plus `logs`; `--schema` lists them.
+    #[cfg(feature = "sql")]
     Sql(sql::SqlArgs),
 }
 
@@ -151,6 +153,7 @@ fn main() -> ExitCode {
         Command::Ulog(cmd) => ulog::run(cmd),
         Command::Carla(cmd) => carla::run(cmd),
         Command::Mcap(cmd) => mcap::run(cmd),
+        #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(args),
     };
     match result {
@@ -158,11 +161,11 @@ fn main() -> ExitCode {
         Ok(Outcome::Damaged) => ExitCode::from(1),
         Ok(Outcome::PartlyRecovered) => ExitCode::from(3),
         Err(f) => {
-            if let logcore::Error::Io(e) = &f.error {
-                if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    // The reader of our output went away (`| head`): not an error.
-                    return ExitCode::SUCCESS;
-                }
+            if let logcore::Error::Io(e) = &f.error
+                && e.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                // The reader of our output went away (`| head`): not an error.
+                return ExitCode::SUCCESS;
             }
             report(&f.path, &f.error);
             ExitCode::from(f.exit)

@@ -65,10 +65,10 @@ impl Progress {
     /// Changes the number of bytes the bar counts to (work that turns out to
     /// need another pass over the input).
     pub(crate) fn set_total(&mut self, total: u64) {
-        if let Some(bar) = &self.bar {
-            if bar.length() != Some(total) {
-                bar.set_length(total);
-            }
+        if let Some(bar) = &self.bar
+            && bar.length() != Some(total)
+        {
+            bar.set_length(total);
         }
     }
 

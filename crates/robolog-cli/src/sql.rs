@@ -103,10 +103,10 @@ fn log_failure(e: &robolog_sql::Error) -> Failure {
 /// The failure for an error while running a query: a log's (exit code 1)
 /// when it came from reading one, else the query's.
 fn run_failure(e: &DataFusionError, planning: bool) -> Failure {
-    if let DataFusionError::External(inner) = e.find_root() {
-        if let Some(e) = inner.downcast_ref::<robolog_sql::Error>() {
-            return log_failure(e);
-        }
+    if let DataFusionError::External(inner) = e.find_root()
+        && let Some(e) = inner.downcast_ref::<robolog_sql::Error>()
+    {
+        return log_failure(e);
     }
     if planning {
         bad_query(e)

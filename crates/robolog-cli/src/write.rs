@@ -55,10 +55,10 @@ pub(crate) fn check(dest: &Path, policy: &OutputPolicy) -> Result<(), Failure> {
 /// messages back.
 pub(crate) fn report_leftovers(dest: &Path) {
     static DONE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
-    if let Ok(mut done) = DONE.lock() {
-        if !done.insert(dest.to_path_buf()) {
-            return;
-        }
+    if let Ok(mut done) = DONE.lock()
+        && !done.insert(dest.to_path_buf())
+    {
+        return;
     }
     for left in leftovers(dest) {
         eprintln!("robolog: {}: {}", dest.display(), leftover_note(&left));

@@ -2,6 +2,8 @@
 //! output file rules and the exit codes (2 for a bad query, 1 for a log
 //! that fails).
 
+#![cfg(feature = "sql")]
+
 mod common;
 
 use common::{robolog, testdata, text};

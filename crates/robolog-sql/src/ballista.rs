@@ -151,8 +151,11 @@ impl LogicalExtensionCodec for LogicalCodec {
         };
         let name = h["name"].as_str().ok_or_else(|| bad("table name"))?;
         let logs = logs_from(&h["logs"])?;
+        // One scan partition: see `LogTable::with_max_partitions`.
         Ok(Arc::new(
-            LogTable::new(name, logs, schema).with_limits(limits(&h["max_chunk_size"])),
+            LogTable::new(name, logs, schema)
+                .with_limits(limits(&h["max_chunk_size"]))
+                .with_max_partitions(1),
         ))
     }
 

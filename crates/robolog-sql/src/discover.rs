@@ -1,15 +1,20 @@
-//! Finding the logs under the paths a query names, and their log ids.
+//! Finding the logs under the paths a query names, and their log ids: the
+//! rules of `robolog-arrow` ([`robolog_arrow::find_logs`],
+//! [`robolog_arrow::log_ids`]), so that a query's `log` values are the
+//! `log=` folders of a Parquet export of the same paths.
 
-use std::collections::HashSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::Error;
 
+pub use robolog_arrow::log_ids;
+
 /// The log files under `paths`: each file as given, and every file under
-/// each directory (searched recursively, in name order) whose first bytes
-/// are a format [`robolog::probe`] recognises. Files named directly are
-/// kept whatever they hold (opening them reports what is wrong).
+/// each directory (searched recursively, in name order; hidden files and
+/// folders left out) whose first bytes are a format [`robolog::probe`]
+/// recognises. Files named directly are kept whatever they hold (opening
+/// them reports what is wrong). A path that cannot be read is an error
+/// naming it.
 ///
 /// ```
 /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag");
@@ -21,94 +26,16 @@ pub fn find_logs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in paths {
         let p = p.as_ref();
-        let meta = std::fs::metadata(p).map_err(|e| Error::Io {
-            path: p.to_path_buf(),
-            source: e,
-        })?;
-        if meta.is_dir() {
-            walk(p, &mut out)?;
-        } else {
-            out.push(p.to_path_buf());
-        }
+        // Each path alone, so that an error names the one that failed.
+        std::fs::metadata(p)
+            .and_then(|_| robolog_arrow::find_logs(&[p]))
+            .map(|found| out.extend(found))
+            .map_err(|e| Error::Io {
+                path: p.to_path_buf(),
+                source: e,
+            })?;
     }
     Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let io = |e| Error::Io {
-        path: dir.to_path_buf(),
-        source: e,
-    };
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(io)?;
-    entries.sort();
-    for path in entries {
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            walk(&path, out)?;
-        } else if meta.is_file() && is_log(&path) {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// Whether the file starts with the bytes of a format this build opens.
-fn is_log(path: &Path) -> bool {
-    let mut head = [0u8; robolog::PROBE_LEN];
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut n = 0;
-    let mut f = f.take(head.len() as u64);
-    while n < head.len() {
-        match f.read(&mut head[n..]) {
-            Ok(0) | Err(_) => break,
-            Ok(k) => n += k,
-        }
-    }
-    robolog::probe(&head[..n]).is_some()
-}
-
-/// The log id of each path, in order: its file name; when several paths
-/// share a file name, the second gets `~2` before the extension, the third
-/// `~3`, and so on.
-///
-/// ```
-/// let ids = robolog_sql::log_ids(&["a/flight.ulg", "b/flight.ulg", "c/run"]);
-/// assert_eq!(ids, ["flight.ulg", "flight~2.ulg", "run"]);
-/// ```
-pub fn log_ids<P: AsRef<Path>>(paths: &[P]) -> Vec<String> {
-    let mut taken: HashSet<String> = HashSet::new();
-    let mut out = Vec::with_capacity(paths.len());
-    for p in paths {
-        let p = p.as_ref();
-        let name = p.file_name().map_or_else(
-            || p.to_string_lossy().into_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let mut id = name.clone();
-        let mut k = 2;
-        while !taken.insert(id.clone()) {
-            id = numbered(&name, k);
-            k += 1;
-        }
-        out.push(id);
-    }
-    out
-}
-
-/// `flight.ulg` with `k` = 2 is `flight~2.ulg`.
-fn numbered(name: &str, k: usize) -> String {
-    match name.rfind('.') {
-        Some(dot) if dot > 0 => format!("{}~{k}{}", &name[..dot], &name[dot..]),
-        _ => format!("{name}~{k}"),
-    }
 }
 
 #[cfg(test)]

@@ -135,21 +135,10 @@ fn open_one(path: &Path, limits: &robolog::Limits) -> Result<Opened, Error> {
     })
 }
 
-/// The format's name in the `logs` table.
-fn format_name(format: logcore::Format) -> &'static str {
-    match format {
-        logcore::Format::RosBag => "bag",
-        logcore::Format::VelLog => "vel",
-        logcore::Format::ULog => "ulog",
-        logcore::Format::Mcap => "mcap",
-        logcore::Format::CarlaRecorder => "carla",
-        other => other.name(),
-    }
-}
-
 fn log_info(summary: &logcore::Summary) -> LogInfo {
     LogInfo {
-        format: format_name(summary.format),
+        // As `robolog info` and the Parquet export's `logs` table name it.
+        format: summary.format.name(),
         start: summary.start.map(Timestamp::as_nanos),
         end: summary.end.map(Timestamp::as_nanos),
         duration_s: summary.duration_ns() as f64 / 1e9,
@@ -278,6 +267,7 @@ impl LogSet {
                 schema: logs_schema(),
                 progress: Some(self.progress.clone()),
                 limits: self.limits,
+                max_partitions: None,
             }));
         }
         let entry = self.tables.get(table)?;
@@ -294,6 +284,7 @@ impl LogSet {
             schema: entry.schema.clone(),
             progress: Some(self.progress.clone()),
             limits: self.limits,
+            max_partitions: None,
         }))
     }
 
@@ -423,6 +414,9 @@ pub struct LogTable {
     pub(crate) schema: SchemaRef,
     pub(crate) progress: Option<Arc<ScanProgress>>,
     pub(crate) limits: robolog::Limits,
+    /// At most this many scan partitions (`None`: DataFusion's target
+    /// partitions).
+    pub(crate) max_partitions: Option<usize>,
 }
 
 impl LogTable {
@@ -447,6 +441,21 @@ impl LogTable {
             schema,
             progress: None,
             limits: robolog::Limits::default(),
+            max_partitions: None,
+        }
+    }
+
+    /// The table scanned in at most `n` partitions (at least one).
+    ///
+    /// The Ballista codecs decode tables with one: Ballista 55 packs
+    /// several partitions of a stage into one task and restricts only the
+    /// scans it knows (files, memory) to the task's partitions, so a task
+    /// running partitions 2 and 3 of another scan would execute its
+    /// partitions 0 and 1, and rows would be read twice or not at all.
+    pub fn with_max_partitions(self, n: usize) -> LogTable {
+        LogTable {
+            max_partitions: Some(n.max(1)),
+            ..self
         }
     }
 
@@ -540,7 +549,9 @@ impl TableProvider for LogTable {
             start: pushed.start,
             end: pushed.end,
             batch_size: config.batch_size(),
-            target_partitions: config.target_partitions(),
+            target_partitions: config
+                .target_partitions()
+                .min(self.max_partitions.unwrap_or(usize::MAX)),
             limits: self.limits,
         });
         let exec = LogScanExec {

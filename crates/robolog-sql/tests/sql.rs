@@ -131,7 +131,7 @@ async fn logs_table_has_a_row_per_log() {
     )
     .await;
     assert_eq!(strings(&b, 0), ["example.ulg", "sample.bag"]);
-    assert_eq!(strings(&b, 1), ["ulog", "bag"]);
+    assert_eq!(strings(&b, 1), ["ulog", "rosbag"]);
     for (i, p) in [&paths[1], &paths[0]].iter().enumerate() {
         let s = robolog::open(p).unwrap().summary().unwrap();
         let row = &b[0];
