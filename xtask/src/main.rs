@@ -443,6 +443,45 @@ pub(crate) fn robolog_exe() -> Result<PathBuf> {
     Ok(root().join("target/debug/robolog"))
 }
 
+/// Fills the packages' fresh target folder with hard links to the test
+/// build's artifacts (`target/debug`), so that building the packages
+/// compiles only what differs: the packaged crates themselves (a registry
+/// source of their own) and dependencies whose features differ there;
+/// DataFusion, compiled once by the tests, is not compiled again. Links
+/// cost no space; cargo writes new artifacts under new names (their hash
+/// includes the source and the features), so nothing of `target/debug` is
+/// rewritten through a link. Where links cannot be made (another file
+/// system), nothing is seeded and the packages build from scratch.
+fn seed_package_target(package_target: &Path) -> Result {
+    let from = root().join("target/debug");
+    if !from.is_dir() {
+        return Ok(());
+    }
+    let to = package_target.join("debug");
+    let mut stack = vec![(from, to)];
+    while let Some((src, dst)) = stack.pop() {
+        std::fs::create_dir_all(&dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+        let entries = std::fs::read_dir(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+        for e in entries.flatten() {
+            let (s, d) = (e.path(), dst.join(e.file_name()));
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                // Incremental state is per build; the rest is shared.
+                if e.file_name() != "incremental" {
+                    stack.push((s, d));
+                }
+            } else if kind.is_file() && std::fs::hard_link(&s, &d).is_err() {
+                eprintln!(
+                    "xtask: could not link {} into the packages' target folder: building them from scratch",
+                    s.display()
+                );
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `cargo package --workspace` verifies each crate against the crates it
 /// packaged before, through a temporary local registry. Cargo treats a
 /// registry crate of a given version as immutable: it keeps the unpacked
@@ -571,7 +610,19 @@ fn ci_cmd(args: &[String]) -> Result {
     step("tests");
     run(cargo().args(["test", "--workspace", "--locked"]))?;
     step("robolog-sql on a Ballista cluster: a scheduler and two executors in process");
-    // The only build with Ballista (and DataFusion's default features).
+    // The only builds with Ballista (and DataFusion's default features).
+    run(cargo().args([
+        "clippy",
+        "--locked",
+        "-p",
+        "robolog-sql",
+        "--features",
+        "ballista",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     run(cargo().args([
         "test",
         "--locked",
@@ -593,6 +644,7 @@ fn ci_cmd(args: &[String]) -> Result {
     package_each_alone()?;
     step("every crate builds from its package, against the others' packages");
     let package_target = forget_packaged_sources()?;
+    seed_package_target(&package_target)?;
     run(cargo().env("CARGO_TARGET_DIR", &package_target).args([
         "package",
         "--workspace",
