@@ -110,6 +110,8 @@ fn same(cell: &Json, dt: &DataType, printed: &Json) -> bool {
             },
             _ => a == b || a.as_f64() == b.as_f64(),
         },
+        // A message without fields (std_msgs/Empty) is `true` where present.
+        (Json::Bool(true), Json::Object(o)) if o.is_empty() => *dt == DataType::Boolean,
         (Json::String(s), other) if !other.is_string() => {
             serde_json::from_str::<Json>(s).is_ok_and(|v| v == *other)
         }
