@@ -197,12 +197,12 @@ impl ValueType {
         let int_range = |lo: i64, hi: i64| match *v {
             Value::I64(x) if (lo..=hi).contains(&x) => Ok(()),
             Value::I64(x) => Err(format!("{x} is not {}", self.a())),
-            _ => Err(format!("{} is not {}", kind(v), self.a())),
+            _ => Err(format!("{} is not {}", v.kind(), self.a())),
         };
         let uint_max = |hi: u64| match *v {
             Value::U64(x) if x <= hi => Ok(()),
             Value::U64(x) => Err(format!("{x} is not {}", self.a())),
-            _ => Err(format!("{} is not {}", kind(v), self.a())),
+            _ => Err(format!("{} is not {}", v.kind(), self.a())),
         };
         match self {
             ValueType::Any => Ok(()),
@@ -234,7 +234,7 @@ impl ValueType {
                 if ok {
                     Ok(())
                 } else {
-                    Err(format!("{} is not {}", kind(v), self.a()))
+                    Err(format!("{} is not {}", v.kind(), self.a()))
                 }
             }
             ValueType::FixedArray(elem, len) => {
@@ -248,7 +248,7 @@ impl ValueType {
             ValueType::List(elem) => elem.check_array(v, path).map(|_| ()),
             ValueType::Struct(fields) => {
                 let Value::Struct(vf) = v else {
-                    return Err(format!("{} is not a struct", kind(v)));
+                    return Err(format!("{} is not a struct", v.kind()));
                 };
                 let mut values = vf.iter().peekable();
                 for f in fields {
@@ -298,26 +298,8 @@ impl ValueType {
                 }
                 Ok(items.len())
             }
-            _ => Err(format!("{} is not an array of {}", kind(v), self.name())),
+            _ => Err(format!("{} is not an array of {}", v.kind(), self.name())),
         }
-    }
-}
-
-/// The kind of a value, for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a bool",
-        Value::I64(_) => "a signed integer",
-        Value::U64(_) => "an unsigned integer",
-        Value::F32(_) => "a float32",
-        Value::F64(_) => "a float64",
-        Value::String(_) => "a string",
-        Value::Bytes(_) => "bytes",
-        Value::Array(_) | Value::F32Array(_) | Value::F64Array(_) => "an array",
-        Value::Struct(_) => "a struct",
-        Value::Time(_) => "a time",
-        Value::Duration(_) => "a duration",
     }
 }
 

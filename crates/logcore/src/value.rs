@@ -67,6 +67,29 @@ impl Value {
         }
     }
 
+    /// The value's kind with its article, for messages (`a float32`,
+    /// `an array`, `null`).
+    ///
+    /// ```
+    /// assert_eq!(logcore::Value::U64(3).kind(), "an unsigned integer");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a bool",
+            Value::I64(_) => "a signed integer",
+            Value::U64(_) => "an unsigned integer",
+            Value::F32(_) => "a float32",
+            Value::F64(_) => "a float64",
+            Value::String(_) => "a string",
+            Value::Bytes(_) => "bytes",
+            Value::Array(_) | Value::F32Array(_) | Value::F64Array(_) => "an array",
+            Value::Struct(_) => "a struct",
+            Value::Time(_) => "a time",
+            Value::Duration(_) => "a duration",
+        }
+    }
+
     /// Numeric value as `f64` (ints, floats, times in seconds).
     pub fn as_f64(&self) -> Option<f64> {
         match *self {

@@ -229,7 +229,7 @@ fn build_struct(fields: &[Field], rows: &[Option<&Value>]) -> Built {
             Some(v) => {
                 return Err(Misfit {
                     row: i,
-                    reason: format!("{} where a struct is declared", kind(v)),
+                    reason: format!("{} where a struct is declared", v.kind()),
                 });
             }
         }
@@ -309,7 +309,7 @@ fn elements(
                     row: i,
                     reason: format!(
                         "{} where an array of {n} {} is declared",
-                        kind(v),
+                        v.kind(),
                         elem.name()
                     ),
                 });
@@ -369,7 +369,7 @@ where
                 for x in a {
                     out.push(T::Native::from_value(x).ok_or_else(|| Misfit {
                         row: i,
-                        reason: format!("an element that is {}", kind(x)),
+                        reason: format!("an element that is {}", x.kind()),
                     })?);
                 }
             }
@@ -378,7 +378,7 @@ where
                 None => {
                     return Err(Misfit {
                         row: i,
-                        reason: format!("{} where an array is declared", kind(v)),
+                        reason: format!("{} where an array is declared", v.kind()),
                     });
                 }
             },
@@ -458,30 +458,13 @@ fn uint(v: &Value) -> Option<u64> {
 fn misfit(row: usize, v: &Value, t: &ValueType) -> Misfit {
     Misfit {
         row,
-        reason: format!("{} where {} is declared", kind(v), t.name()),
+        reason: format!("{} where {} is declared", v.kind(), t.name()),
     }
 }
 
 /// The JSON text of a value, as `robolog cat --json` prints it.
 pub(crate) fn json(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a bool",
-        Value::I64(_) => "a signed integer",
-        Value::U64(_) => "an unsigned integer",
-        Value::F32(_) => "a float32",
-        Value::F64(_) => "a float64",
-        Value::String(_) => "a string",
-        Value::Bytes(_) => "bytes",
-        Value::Array(_) | Value::F32Array(_) | Value::F64Array(_) => "an array",
-        Value::Struct(_) => "a struct",
-        Value::Time(_) => "a time",
-        Value::Duration(_) => "a duration",
-    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arrow_array::{
     ArrayRef, Float64Array, RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
 };
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::TableReference;
@@ -346,19 +346,17 @@ pub fn register_logs<P: AsRef<Path>>(ctx: &SessionContext, paths: &[P]) -> Resul
     Ok(set)
 }
 
-/// The schema of the [`LOGS`] table.
+/// The schema of the [`LOGS`] table: [`LOG`], then the columns of the
+/// `logs` table of a Parquet export ([`robolog_arrow::parquet::logs_schema`]).
 pub fn logs_schema() -> SchemaRef {
-    let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
-    Arc::new(Schema::new(vec![
-        Field::new(LOG, DataType::Utf8, false),
-        Field::new("path", DataType::Utf8, false),
-        Field::new("format", DataType::Utf8, false),
-        Field::new("start", ts.clone(), true),
-        Field::new("end", ts, true),
-        Field::new("duration_s", DataType::Float64, false),
-        Field::new("message_count", DataType::UInt64, false),
-        Field::new("metadata", DataType::Utf8, false),
-    ]))
+    let mut fields = vec![Arc::new(Field::new(LOG, DataType::Utf8, false))];
+    fields.extend(
+        robolog_arrow::parquet::logs_schema()
+            .fields()
+            .iter()
+            .cloned(),
+    );
+    Arc::new(Schema::new(fields))
 }
 
 fn logs_batch(logs: &[LogRef], infos: &[LogInfo]) -> Result<RecordBatch, arrow_schema::ArrowError> {

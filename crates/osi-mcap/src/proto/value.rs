@@ -43,14 +43,7 @@ fn message_type(desc: &MessageDescriptor, stack: &mut Vec<String>) -> ValueType 
     }
     stack.push(name);
     let mut fields = Vec::new();
-    for fp in &desc.descriptor_proto().field {
-        let Some(fd) = fp
-            .number
-            .and_then(|n| u32::try_from(n).ok())
-            .and_then(|n| desc.get_field(n))
-        else {
-            continue;
-        };
+    for fd in declared_fields(desc) {
         let ty = if fd.is_map() {
             ValueType::Any
         } else {
@@ -126,16 +119,7 @@ fn message_to_value(m: &DynamicMessage, depth: usize) -> Option<Value> {
     }
     let desc = m.descriptor();
     let mut out = Vec::new();
-    // Declaration order: the order of the fields in the DescriptorProto
-    // (`MessageDescriptor::fields` goes by number).
-    for fp in &desc.descriptor_proto().field {
-        let Some(fd) = fp
-            .number
-            .and_then(|n| u32::try_from(n).ok())
-            .and_then(|n| desc.get_field(n))
-        else {
-            continue;
-        };
+    for fd in declared_fields(&desc) {
         if !m.has_field(&fd) {
             continue;
         }
@@ -149,6 +133,18 @@ fn message_to_value(m: &DynamicMessage, depth: usize) -> Option<Value> {
         out.push((fd.name().into(), value));
     }
     Some(Value::Struct(out))
+}
+
+/// The fields of `desc` in declaration order: the order of the fields in
+/// the DescriptorProto (`MessageDescriptor::fields` goes by number).
+fn declared_fields(
+    desc: &MessageDescriptor,
+) -> impl Iterator<Item = prost_reflect::FieldDescriptor> + '_ {
+    desc.descriptor_proto().field.iter().filter_map(|fp| {
+        fp.number
+            .and_then(|n| u32::try_from(n).ok())
+            .and_then(|n| desc.get_field(n))
+    })
 }
 
 fn map_to_value(v: &PValue, fd: &prost_reflect::FieldDescriptor, depth: usize) -> Option<Value> {
