@@ -28,7 +28,7 @@ pub(crate) fn cmd(args: &[String]) -> Result {
 }
 
 /// Every file under `dir` that `keep` accepts, sorted.
-fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {

@@ -33,6 +33,7 @@ use ulogfile::{
     ULog, Writer,
 };
 
+use crate::export::files_under;
 use crate::python::{Venv, stdout_of};
 use crate::{Result, cargo, opt, root, run, step, verdict};
 
@@ -463,24 +464,6 @@ fn add_float(data: &mut [u8], (ty, at): (BasicType, usize), add: f64) -> Result 
         bytes.copy_from_slice(&v.to_le_bytes());
     }
     Ok(())
-}
-
-/// Every file under `dir` that `keep` accepts, sorted.
-fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if keep(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The corpus ULogs with at least one [`TOPIC`] message that a
