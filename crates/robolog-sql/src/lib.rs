@@ -46,7 +46,8 @@ use std::path::PathBuf;
 pub use discover::{find_logs, log_ids};
 pub use schema::LOG;
 pub use table::{
-    LOGS, LogRef, LogScanExec, LogSet, LogTable, ScanProgress, ScanSpec, logs_schema, register_logs,
+    KEEP_OPEN_LOGS, KEEP_OPEN_MESSAGES, LOGS, LogRef, LogScanExec, LogSet, LogTable, ScanProgress,
+    ScanSpec, logs_schema, register_logs,
 };
 
 /// What can go wrong opening, merging or scanning logs.

@@ -94,6 +94,7 @@ pub struct LogSet {
     tables: BTreeMap<String, Entry>,
     progress: Arc<ScanProgress>,
     limits: robolog::Limits,
+    kept: Arc<KeptLogs>,
 }
 
 /// A table of a [`LogSet`].
@@ -105,15 +106,93 @@ struct Entry {
     users: Vec<usize>,
     /// The first log whose table did not merge (path, column, reason).
     conflict: Option<(PathBuf, String, String)>,
+    /// The schema (without `log`) of the last log merged in: a log with
+    /// the same one changes nothing (merging is idempotent), which is the
+    /// common case in a fleet of one firmware or one robot.
+    last: SchemaRef,
 }
 
 /// What opening one log found.
 struct Opened {
     info: LogInfo,
     tables: Vec<(String, SchemaRef)>,
+    /// The opened log, when it is kept for the scans.
+    kept: Option<Arc<Prepared>>,
 }
 
-fn open_one(path: &Path, limits: &robolog::Limits) -> Result<Opened, Error> {
+/// A log opened while its set was planned, with its tables, kept so that
+/// the first scan reading it does not parse it again.
+pub(crate) struct Prepared {
+    log: robolog::Log<'static>,
+    tables: Vec<robolog_arrow::Table>,
+}
+
+/// Logs opened while planning, kept (within [`KEEP_OPEN_MESSAGES`]) until
+/// a scan takes them.
+#[derive(Default)]
+pub(crate) struct KeptLogs {
+    logs: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Prepared>>>,
+}
+
+impl fmt::Debug for KeptLogs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.logs.lock().map_or(0, |m| m.len());
+        f.debug_struct("KeptLogs").field("logs", &n).finish()
+    }
+}
+
+impl KeptLogs {
+    /// The log at `path` if it is still kept; it is not kept any more
+    /// (a later scan opens it again), so memory goes down as scans go on.
+    fn take(&self, path: &Path) -> Option<Arc<Prepared>> {
+        self.logs.lock().ok()?.remove(path)
+    }
+}
+
+/// How many messages the logs [`LogSet::open`] keeps open for the scans
+/// may have in all (their indexes stay in memory until a scan reads them:
+/// a few bytes a message). Logs past this, or past [`KEEP_OPEN_LOGS`], are
+/// opened again by the scan that reads them.
+pub const KEEP_OPEN_MESSAGES: u64 = 32 << 20;
+
+/// How many logs [`LogSet::open`] keeps open for the scans at most (each
+/// holds its definitions and tables, some hundreds of KiB for a PX4 log).
+pub const KEEP_OPEN_LOGS: u64 = 1024;
+
+/// What is left of the keep-open budget while a set is opened.
+struct Budget {
+    messages: AtomicU64,
+    logs: AtomicU64,
+}
+
+impl Budget {
+    fn new(messages: u64, logs: u64) -> Budget {
+        Budget {
+            messages: AtomicU64::new(messages),
+            logs: AtomicU64::new(logs),
+        }
+    }
+
+    /// Takes one log of `messages` from the budget, if both parts allow.
+    fn take(&self, messages: u64) -> bool {
+        let take = |a: &AtomicU64, n: u64| {
+            a.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            })
+            .is_ok()
+        };
+        if !take(&self.logs, 1) {
+            return false;
+        }
+        if take(&self.messages, messages) {
+            return true;
+        }
+        self.logs.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+}
+
+fn open_one(path: &Path, limits: &robolog::Limits, budget: &Budget) -> Result<Opened, Error> {
     let log = robolog::open_with(path, limits).map_err(|e| Error::Open {
         path: path.to_path_buf(),
         source: e,
@@ -126,12 +205,15 @@ fn open_one(path: &Path, limits: &robolog::Limits) -> Result<Opened, Error> {
         path: path.to_path_buf(),
         source: e,
     })?;
+    let schemas = tables
+        .iter()
+        .map(|t| (t.name.clone(), t.schema()))
+        .collect();
+    let keep = budget.take(summary.message_count);
     Ok(Opened {
         info: log_info(&summary),
-        tables: tables
-            .into_iter()
-            .map(|t| (t.name.clone(), t.schema()))
-            .collect(),
+        tables: schemas,
+        kept: keep.then(|| Arc::new(Prepared { log, tables })),
     })
 }
 
@@ -152,7 +234,9 @@ impl LogSet {
     /// recursively: see [`find_logs`](crate::find_logs)) and merges the
     /// schemas of their tables. Only summaries and channel definitions are
     /// read, except for channels whose format declares no type (read once
-    /// to infer one). Logs are opened on all cores.
+    /// to infer one). Logs are opened on all cores, and kept open for the
+    /// scans (within [`KEEP_OPEN_LOGS`] and [`KEEP_OPEN_MESSAGES`]): the
+    /// first scan reading a log takes it, later ones open it again.
     ///
     /// Fails on the first log that does not open. A table whose columns
     /// have different types in two logs is still listed, but querying it
@@ -177,20 +261,19 @@ impl LogSet {
         let mut logs = Vec::with_capacity(files.len());
         let mut infos = Vec::with_capacity(files.len());
         let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
+        let kept = KeptLogs::default();
         for (i, ((path, id), o)) in files.into_iter().zip(ids).zip(opened).enumerate() {
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            // robolog-arrow names a `logs` topic's table `logs_`.
             for (name, schema) in o.tables {
-                let name = if name == LOGS {
-                    format!("{LOGS}_")
-                } else {
-                    name
-                };
                 match tables.get_mut(&name) {
                     Some(e) if e.conflict.is_some() => {}
+                    Some(e) if Arc::ptr_eq(&e.last, &schema) || e.last == schema => e.users.push(i),
                     Some(e) => match merge(&e.schema, &with_log_column(&schema)) {
                         Ok(m) => {
                             e.schema = Arc::new(m);
                             e.users.push(i);
+                            e.last = schema;
                         }
                         Err(c) => e.conflict = Some((path.clone(), c.path, c.reason)),
                     },
@@ -199,10 +282,14 @@ impl LogSet {
                             schema: Arc::new(with_log_column(&schema)),
                             users: vec![i],
                             conflict: None,
+                            last: schema,
                         };
                         tables.insert(name, e);
                     }
                 }
+            }
+            if let (Some(k), Ok(mut map)) = (o.kept, kept.logs.lock()) {
+                map.insert(path.clone(), k);
             }
             logs.push(LogRef { id, path, size });
             infos.push(o.info);
@@ -213,6 +300,7 @@ impl LogSet {
             tables,
             progress: Arc::default(),
             limits,
+            kept: Arc::new(kept),
         })
     }
 
@@ -268,16 +356,14 @@ impl LogSet {
                 progress: Some(self.progress.clone()),
                 limits: self.limits,
                 max_partitions: None,
+                kept: None,
             }));
         }
         let entry = self.tables.get(table)?;
-        let source = match table.strip_suffix('_') {
-            Some(LOGS) => LOGS,
-            _ => table,
-        };
         Some(Arc::new(LogTable {
             name: table.into(),
-            source: source.into(),
+            // robolog-arrow names a `logs` topic's table `logs_` already.
+            source: table.into(),
             kind: Kind::Messages,
             conflict: entry.conflict.clone(),
             logs: entry.users.iter().map(|&i| self.logs[i].clone()).collect(),
@@ -285,6 +371,7 @@ impl LogSet {
             progress: Some(self.progress.clone()),
             limits: self.limits,
             max_partitions: None,
+            kept: Some(self.kept.clone()),
         }))
     }
 
@@ -300,26 +387,55 @@ impl LogSet {
 }
 
 /// Opens the logs on all cores, keeping their order; the first error (in
-/// path order) wins.
+/// path order) wins. Logs go to the threads one at a time, so that a few
+/// large logs do not leave the other cores idle.
 fn open_all(files: &[PathBuf], limits: &robolog::Limits) -> Result<Vec<Opened>, Error> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(files.len())
         .max(1);
-    let chunk = files.len().div_ceil(threads);
-    let results: Vec<Result<Vec<Opened>, Error>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|c| s.spawn(move || c.iter().map(|p| open_one(p, limits)).collect()))
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let budget = Budget::new(KEEP_OPEN_MESSAGES, KEEP_OPEN_LOGS);
+    let results: Vec<Vec<(usize, Result<Opened, Error>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(p) = files.get(i) else { break };
+                        let r = open_one(p, limits, &budget);
+                        let failed = r.is_err();
+                        out.push((i, r));
+                        if failed {
+                            break;
+                        }
+                    }
+                    out
+                })
+            })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(Error::NoLogs)))
+            .map(|h| h.join().unwrap_or_default())
             .collect()
     });
+    let mut slots: Vec<Option<Result<Opened, Error>>> = (0..files.len()).map(|_| None).collect();
+    for (i, r) in results.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
     let mut out = Vec::with_capacity(files.len());
-    for r in results {
-        out.extend(r?);
+    for (slot, path) in slots.into_iter().zip(files) {
+        match slot {
+            Some(r) => out.push(r?),
+            // A thread stopped at an error before reaching this log (the
+            // error is at a later path) or panicked.
+            None => {
+                return Err(open_one(path, limits, &Budget::new(0, 0))
+                    .err()
+                    .unwrap_or(Error::NoLogs));
+            }
+        }
     }
     Ok(out)
 }
@@ -403,7 +519,7 @@ pub(crate) enum Kind {
 #[derive(Debug, Clone)]
 pub struct LogTable {
     pub(crate) name: String,
-    /// The table name in the logs (`logs` for the table `logs_`).
+    /// The table name in the logs ([`robolog_arrow::table_name`]).
     pub(crate) source: String,
     pub(crate) kind: Kind,
     /// Why the table's schemas did not merge (log, column, reason).
@@ -415,6 +531,8 @@ pub struct LogTable {
     /// At most this many scan partitions (`None`: DataFusion's target
     /// partitions).
     pub(crate) max_partitions: Option<usize>,
+    /// The logs its set kept open for the scans.
+    pub(crate) kept: Option<Arc<KeptLogs>>,
 }
 
 impl LogTable {
@@ -422,13 +540,9 @@ impl LogTable {
     /// (`log` first), as a [`LogSet`] made it: what a remote executor
     /// rebuilds from a serialized plan.
     pub fn new(name: &str, logs: Vec<LogRef>, schema: SchemaRef) -> LogTable {
-        let source = match name.strip_suffix('_') {
-            Some(LOGS) => LOGS,
-            _ => name,
-        };
         LogTable {
             name: name.into(),
-            source: source.into(),
+            source: name.into(),
             kind: if name == LOGS {
                 Kind::Logs(None)
             } else {
@@ -440,6 +554,7 @@ impl LogTable {
             progress: None,
             limits: robolog::Limits::default(),
             max_partitions: None,
+            kept: None,
         }
     }
 
@@ -558,6 +673,7 @@ impl TableProvider for LogTable {
                 Kind::Messages => None,
             },
             progress: self.progress.clone(),
+            kept: self.kept.clone(),
             ..exec
         };
         Ok(Arc::new(exec))
@@ -599,6 +715,7 @@ pub struct LogScanExec {
     properties: Arc<PlanProperties>,
     rows: Option<RecordBatch>,
     progress: Option<Arc<ScanProgress>>,
+    kept: Option<Arc<KeptLogs>>,
 }
 
 impl LogScanExec {
@@ -630,6 +747,7 @@ impl LogScanExec {
             properties,
             rows: None,
             progress: None,
+            kept: None,
         }
     }
 
@@ -696,6 +814,7 @@ impl ExecutionPlan for LogScanExec {
         let logs: Vec<LogRef> = indices.iter().map(|&i| self.spec.logs[i].clone()).collect();
         let spec = self.spec.clone();
         let progress = self.progress.clone();
+        let kept = self.kept.clone();
         if let Some(p) = &progress {
             let bytes: u64 = logs.iter().map(|l| l.size).sum();
             p.bytes_total.fetch_add(bytes, Ordering::Relaxed);
@@ -712,7 +831,8 @@ impl ExecutionPlan for LogScanExec {
         } else {
             builder.spawn_blocking(move || {
                 for l in &logs {
-                    if !scan_log(&spec, l, &tx, progress.as_deref())? {
+                    let prepared = kept.as_ref().and_then(|k| k.take(&l.path));
+                    if !scan_log(&spec, l, prepared, &tx, progress.as_deref())? {
                         break;
                     }
                     if let Some(p) = &progress {
@@ -789,6 +909,7 @@ fn external(e: Error) -> DataFusionError {
 fn scan_log(
     spec: &ScanSpec,
     l: &LogRef,
+    prepared: Option<Arc<Prepared>>,
     tx: &tokio::sync::mpsc::Sender<DfResult<RecordBatch>>,
     progress: Option<&ScanProgress>,
 ) -> DfResult<bool> {
@@ -798,29 +919,12 @@ fn scan_log(
             source: e,
         })
     };
-    let log = robolog::open_with(&l.path, &spec.limits).map_err(|e| {
-        external(Error::Open {
-            path: l.path.clone(),
-            source: e,
-        })
-    })?;
-    let mut summary = log.summary().map_err(|e| {
-        external(Error::Open {
-            path: l.path.clone(),
-            source: e,
-        })
-    })?;
-    let format = log.format();
-    // Only this table's channels: other tables' untyped channels need no
-    // inference pass.
-    summary
-        .channels
-        .retain(|c| table_name(format, &c.info) == spec.table);
-    let Some(table) = tables_with_summary(&log, &summary)
-        .map_err(read)?
-        .into_iter()
-        .next()
-    else {
+    let prepared = match prepared {
+        Some(p) => p,
+        None => Arc::new(prepare(spec, l)?),
+    };
+    let log = &prepared.log;
+    let Some(table) = prepared.tables.iter().find(|t| t.name == spec.table) else {
         return Ok(true);
     };
     let have = table.schema();
@@ -841,7 +945,7 @@ fn scan_log(
         lenient: true,
         typed_columns: true,
     };
-    for batch in robolog_arrow::scan(&log, &table, &opts).map_err(read)? {
+    for batch in robolog_arrow::scan(log, table, &opts).map_err(read)? {
         let batch = batch.map_err(read)?;
         let rows = batch.num_rows() as u64;
         let out = align(&batch, &spec.schema, &l.id).map_err(|e| {
@@ -859,4 +963,28 @@ fn scan_log(
         }
     }
     Ok(true)
+}
+
+/// Opens `l` for a scan of the spec's table: the log and that table only
+/// (other tables' untyped channels need no inference pass).
+fn prepare(spec: &ScanSpec, l: &LogRef) -> DfResult<Prepared> {
+    let open = |e: logcore::Error| {
+        external(Error::Open {
+            path: l.path.clone(),
+            source: e,
+        })
+    };
+    let log = robolog::open_with(&l.path, &spec.limits).map_err(open)?;
+    let mut summary = log.summary().map_err(open)?;
+    let format = log.format();
+    summary
+        .channels
+        .retain(|c| table_name(format, &c.info) == spec.table);
+    let tables = tables_with_summary(&log, &summary).map_err(|e| {
+        external(Error::Read {
+            path: l.path.clone(),
+            source: e,
+        })
+    })?;
+    Ok(Prepared { log, tables })
 }

@@ -304,3 +304,53 @@ async fn incompatible_merge_names_the_file() {
     let r = query(&ctx, "SELECT count(*) FROM vehicle_attitude").await;
     assert!(ints(&r, 0)[0] > 0);
 }
+
+/// A topic named `/logs` is the table `logs_` (the table `logs` lists the
+/// logs), and its rows are the topic's messages.
+#[tokio::test]
+async fn a_logs_topic_is_the_table_logs_() {
+    use rosbag12::{Connection, RosTime, Writer, WriterOptions};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriterOptions::default()).unwrap();
+    let md5 = "da5909fbe378aeaf85e547e830cc1bb7";
+    let logs = w
+        .add_connection(Connection::new(
+            0,
+            "/logs",
+            "std_msgs/Int32",
+            md5,
+            "int32 data",
+        ))
+        .unwrap();
+    let other = w
+        .add_connection(Connection::new(
+            1,
+            "/n",
+            "std_msgs/Int32",
+            md5,
+            "int32 data",
+        ))
+        .unwrap();
+    for (i, v) in [3i32, 5, 8].into_iter().enumerate() {
+        let t = RosTime {
+            sec: 1 + i as u32,
+            nsec: 0,
+        };
+        w.write(logs, t, &v.to_le_bytes()).unwrap();
+        w.write(other, t, &(-v).to_le_bytes()).unwrap();
+    }
+    w.finish().unwrap();
+    let dir = std::env::temp_dir().join(format!("robolog-sql-logs-topic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bag = dir.join("topics.bag");
+    std::fs::write(&bag, w.into_inner().into_inner()).unwrap();
+    let ctx = ctx();
+    let set = register_logs(&ctx, &[&bag]).unwrap();
+    assert_eq!(set.table_names(), ["logs_", "n"]);
+    let b = query(&ctx, "SELECT CAST(sum(data) AS BIGINT) FROM logs_").await;
+    assert_eq!(ints(&b, 0), [16]);
+    let b = query(&ctx, "SELECT CAST(sum(data) AS BIGINT) FROM n").await;
+    assert_eq!(ints(&b, 0), [-16]);
+    let b = query(&ctx, "SELECT count(*) FROM logs").await;
+    assert_eq!(ints(&b, 0), [1]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -160,10 +160,21 @@ impl FieldDef {
 
     /// The declaration as written in an `F` message.
     pub fn to_text(&self) -> String {
-        match self.array_len {
-            Some(n) => format!("{}[{n}] {}", self.type_name, self.name),
-            None => format!("{} {}", self.type_name, self.name),
+        let mut s = String::new();
+        self.write_text(&mut s);
+        s
+    }
+
+    /// Appends [`FieldDef::to_text`] to `out`.
+    pub fn write_text(&self, out: &mut String) {
+        use std::fmt::Write;
+        out.push_str(&self.type_name);
+        if let Some(n) = self.array_len {
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "[{n}]");
         }
+        out.push(' ');
+        out.push_str(&self.name);
     }
 }
 
@@ -277,12 +288,19 @@ impl FormatDef {
 
     /// The text of an `F` payload for this definition.
     pub fn to_text(&self) -> String {
-        let mut s = format!("{}:", self.name);
-        for f in &self.fields {
-            s.push_str(&f.to_text());
-            s.push(';');
-        }
+        let mut s = String::new();
+        self.write_text(&mut s);
         s
+    }
+
+    /// Appends [`FormatDef::to_text`] to `out`.
+    pub fn write_text(&self, out: &mut String) {
+        out.push_str(&self.name);
+        out.push(':');
+        for f in &self.fields {
+            f.write_text(out);
+            out.push(';');
+        }
     }
 }
 
@@ -630,6 +648,44 @@ impl Formats {
     /// The definition called `name`.
     pub fn get(&self, name: &str) -> Option<&FormatDef> {
         self.index.get(name).map(|&i| self.defs[i].def())
+    }
+
+    /// The `F` text of format `name` ([`FormatDef::to_text`]) and of every
+    /// format it nests, one a line, each once (depth first); empty when
+    /// `name` is not defined. Written from the stored texts, without
+    /// building any [`FormatDef`].
+    pub fn definition_text(&self, name: &str) -> String {
+        let mut text = String::new();
+        let mut stack = vec![name];
+        let mut seen: Vec<&str> = Vec::new();
+        while let Some(n) = stack.pop() {
+            if seen.contains(&n) {
+                continue;
+            }
+            seen.push(n);
+            let Some(e) = self.index.get(n).map(|&i| &self.defs[i]) else {
+                continue;
+            };
+            text.push_str(e.name());
+            text.push(':');
+            // The text was checked when it was stored.
+            for (type_name, array_len, field) in fields_of(e.fields(), 0).flatten() {
+                text.push_str(type_name);
+                if let Some(k) = array_len {
+                    use std::fmt::Write;
+                    // Writing to a `String` cannot fail.
+                    let _ = write!(text, "[{k}]");
+                }
+                text.push(' ');
+                text.push_str(field);
+                text.push(';');
+                if BasicType::from_name(type_name).is_none() {
+                    stack.push(type_name);
+                }
+            }
+            text.push('\n');
+        }
+        text
     }
 
     /// Definitions in the order they first appeared.

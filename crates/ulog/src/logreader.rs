@@ -15,7 +15,8 @@
 
 use logcore::FormatError;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 
 use logcore::{
     ChannelId, ChannelInfo, ChannelSummary, Format, LogReader, Message, MessageFilter, MessageIter,
@@ -37,40 +38,37 @@ impl<'a> ULog<'a> {
         Box::new(Stream::new(self, filter, false))
     }
 
-    fn channel_info(&self, id: u32, name: &str, multi_id: u8, first: usize) -> ChannelInfo {
+    fn channel_info(
+        &self,
+        id: u32,
+        name: &str,
+        multi_id: u8,
+        first: usize,
+        schemas: &mut HashMap<String, Arc<Schema>>,
+    ) -> ChannelInfo {
         let sub = &self.subscriptions[first];
         let topic = if multi_id == 0 {
             name.to_string()
         } else {
             format!("{name}[{multi_id}]")
         };
-        let mut schema = String::new();
-        let mut stack = vec![name.to_string()];
-        let mut seen = Vec::new();
-        while let Some(n) = stack.pop() {
-            if seen.contains(&n) {
-                continue;
+        let schema = match schemas.get(name) {
+            Some(s) => s.clone(),
+            None => {
+                let s = Arc::new(Schema {
+                    name: name.to_string(),
+                    encoding: "ulog-format".into(),
+                    data: self.formats.definition_text(name).into_bytes(),
+                });
+                schemas.insert(name.to_string(), s.clone());
+                s
             }
-            if let Some(def) = self.formats.get(&n) {
-                schema.push_str(&def.to_text());
-                schema.push('\n');
-                for f in &def.fields {
-                    if crate::BasicType::from_name(&f.type_name).is_none() {
-                        stack.push(f.type_name.clone());
-                    }
-                }
-            }
-            seen.push(n);
-        }
+        };
         let mut info = ChannelInfo::new(ChannelId(id), topic, name, "ulog")
             .with_metadata("multi_id", multi_id.to_string())
             .with_metadata("msg_id", sub.msg_id.to_string())
             .with_metadata("message_size", sub.layout.min_size.to_string());
-        info.schema = Some(std::sync::Arc::new(Schema {
-            name: name.to_string(),
-            encoding: "ulog-format".into(),
-            data: schema.into_bytes(),
-        }));
+        info.schema = Some(schema);
         info
     }
 }
@@ -219,13 +217,16 @@ impl LogReader for ULog<'_> {
         let topics = self.topics();
         let (channels, of_sub) = (&topics.list, &topics.of_subscription);
         let mut counts = vec![(0u64, None::<Timestamp>, None::<Timestamp>); channels.len()];
+        let mut schemas = HashMap::new();
         for (i, sub) in self.subscriptions.iter().enumerate() {
             let c = &mut counts[of_sub[i] as usize];
-            for smp in &sub.samples {
-                let t = ts(smp.timestamp);
-                c.0 += 1;
-                c.1 = Some(c.1.map_or(t, |x: Timestamp| x.min(t)));
-                c.2 = Some(c.2.map_or(t, |x: Timestamp| x.max(t)));
+            // Counted and ranged while the file was read: no sample is
+            // touched again here.
+            if let Some((lo, hi)) = sub.samples.time_range() {
+                let (lo, hi) = (ts(lo), ts(hi));
+                c.0 += sub.samples.len() as u64;
+                c.1 = Some(c.1.map_or(lo, |x: Timestamp| x.min(lo)));
+                c.2 = Some(c.2.map_or(hi, |x: Timestamp| x.max(hi)));
             }
         }
         for (i, ((name, multi, first), (count, start, end))) in
@@ -239,7 +240,7 @@ impl LogReader for ULog<'_> {
                 s.end = Some(s.end.map_or(en, |x| x.max(en)));
             }
             s.channels.push(ChannelSummary {
-                info: self.channel_info(i as u32, name, *multi, *first),
+                info: self.channel_info(i as u32, name, *multi, *first, &mut schemas),
                 message_count: count,
                 start,
                 end,
@@ -287,12 +288,13 @@ impl LogReader for ULog<'_> {
     }
 
     fn channels(&self) -> logcore::Result<Vec<ChannelInfo>> {
+        let mut schemas = HashMap::new();
         Ok(self
             .topics()
             .list
             .iter()
             .enumerate()
-            .map(|(i, (n, m, f))| self.channel_info(i as u32, n, *m, *f))
+            .map(|(i, (n, m, f))| self.channel_info(i as u32, n, *m, *f, &mut schemas))
             .collect())
     }
 

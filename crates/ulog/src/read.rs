@@ -625,13 +625,13 @@ impl<'a> ULog<'a> {
             }
             let start = pos + DATA_PREFIX;
             let samples = &mut self.subscriptions[si].samples;
-            samples.push(start);
             // The usual `uint64_t` timestamp is read here, in place; other
             // types go through `Samples`.
             let timestamp = match lim.ts_u64 {
                 Some(o) => read_u64(data, start + o).unwrap_or(0),
                 None => samples.timestamp_at(start),
             };
+            samples.push(start, timestamp);
             last = last.max(timestamp);
             pos = end;
         }
@@ -782,8 +782,8 @@ impl<'a> ULog<'a> {
                 }
                 // The struct bytes follow the message header and msg_id.
                 let start = off as usize + DATA_PREFIX;
-                sub.samples.push(start);
                 let timestamp = sub.samples.timestamp_at(start);
+                sub.samples.push(start, timestamp);
                 self.last_timestamp = self.last_timestamp.max(timestamp);
             }
             Record::Logging(l) => {

@@ -189,6 +189,11 @@ pub struct Samples<'a> {
     size: usize,
     ts: TimestampField,
     at: Positions,
+    /// The smallest and largest timestamp pushed (`u64::MAX`, 0 when none).
+    min_ts: u64,
+    max_ts: u64,
+    /// Whether the timestamps pushed never went backwards.
+    ordered: bool,
 }
 
 impl std::fmt::Debug for Samples<'_> {
@@ -207,6 +212,9 @@ impl Default for Samples<'_> {
             size: 0,
             ts: None,
             at: Positions::Narrow(Vec::new()),
+            min_ts: u64::MAX,
+            max_ts: 0,
+            ordered: true,
         }
     }
 }
@@ -219,13 +227,22 @@ impl<'a> Samples<'a> {
         } else {
             Positions::Wide(Vec::new())
         };
-        Samples { file, size, ts, at }
+        Samples {
+            file,
+            size,
+            ts,
+            at,
+            min_ts: u64::MAX,
+            max_ts: 0,
+            ordered: true,
+        }
     }
 
     /// Adds the sample whose struct bytes start at `start` (the caller has
-    /// checked that `size` bytes are there).
+    /// checked that `size` bytes are there) and whose timestamp is
+    /// `timestamp` (the sample's timestamp field).
     #[inline]
-    pub(crate) fn push(&mut self, start: usize) {
+    pub(crate) fn push(&mut self, start: usize, timestamp: u64) {
         if self.len() == self.capacity() {
             self.grow(start);
         }
@@ -233,6 +250,20 @@ impl<'a> Samples<'a> {
             Positions::Narrow(v) => v.push(start as u32),
             Positions::Wide(v) => v.push(start as u64),
         }
+        self.ordered &= timestamp >= self.max_ts;
+        self.min_ts = self.min_ts.min(timestamp);
+        self.max_ts = self.max_ts.max(timestamp);
+    }
+
+    /// The smallest and the largest timestamp of the samples (µs), known
+    /// without reading them again; `None` when there are none.
+    pub fn time_range(&self) -> Option<(u64, u64)> {
+        (!self.is_empty()).then_some((self.min_ts, self.max_ts))
+    }
+
+    /// Whether the samples' timestamps never decrease in file order.
+    pub fn in_time_order(&self) -> bool {
+        self.ordered
     }
 
     #[inline]
@@ -744,8 +775,11 @@ mod tests {
         let ts = Some((BasicType::UInt64, 0));
         let mut narrow = Samples::new(&file, 10, ts);
         for &s in &starts {
-            narrow.push(s);
+            let t = narrow.timestamp_at(s);
+            narrow.push(s, t);
         }
+        assert_eq!(narrow.time_range(), Some((7, 0x0102)));
+        assert!(narrow.in_time_order());
         let wide = Samples {
             at: Positions::Wide(starts.iter().map(|&s| s as u64).collect()),
             ..narrow.clone()
@@ -776,6 +810,20 @@ mod tests {
         assert_eq!(format!("{narrow:?}"), "Samples { len: 3, size: 10 }");
     }
 
+    /// The time range and order are those of the timestamps pushed, kept
+    /// without reading the samples again.
+    #[test]
+    fn time_range_and_order_follow_the_pushes() {
+        let file = vec![0u8; 100];
+        let mut s = Samples::new(&file, 10, None);
+        assert_eq!(s.time_range(), None);
+        for (k, t) in [5u64, 9, 9, 4, 12].into_iter().enumerate() {
+            s.push(k * 15 + DATA_PREFIX, t);
+            assert_eq!(s.in_time_order(), k < 3, "after {t}");
+        }
+        assert_eq!(s.time_range(), Some((4, 12)));
+    }
+
     /// The list grows by the rate seen so far, never beyond what the rest
     /// of the file could hold.
     #[test]
@@ -786,7 +834,7 @@ mod tests {
         let mut grown = 0;
         let mut cap = 0;
         for k in (0..1000).step_by(4) {
-            s.push(k * 15 + DATA_PREFIX);
+            s.push(k * 15 + DATA_PREFIX, 0);
             if s.capacity() != cap {
                 grown += 1;
                 cap = s.capacity();
@@ -800,7 +848,7 @@ mod tests {
         assert!(cap < 400, "capacity {cap} far above the 250 samples");
         // A hostile position past the end of the file cannot make it reserve.
         let mut h = Samples::new(&file, 10, None);
-        h.push(usize::MAX / 2);
+        h.push(usize::MAX / 2, 0);
         assert!(h.capacity() <= 8);
     }
 }
