@@ -94,6 +94,8 @@ pub struct Messages<'a> {
     everything: bool,
     /// Every group goes through the merge (tests compare the two paths).
     merge_only: bool,
+    /// The message positions of the last stream, for the next one.
+    spare_starts: Vec<u32>,
     done: bool,
     end_reported: bool,
     prefetch: Option<Prefetch>,
@@ -111,8 +113,11 @@ pub struct Messages<'a> {
 struct Stream<'a> {
     payload: ChunkPayload<'a>,
     origin: Origin,
-    /// Position of the next record in the payload.
-    pos: usize,
+    /// Where the message records are in the payload, from the check: the
+    /// reads of one message do not wait for those of the one before.
+    starts: Vec<u32>,
+    /// Index of the next one in `starts`.
+    next: usize,
 }
 
 impl<'a> Stream<'a> {
@@ -120,14 +125,10 @@ impl<'a> Stream<'a> {
     #[inline]
     fn next(&mut self, filter: Option<&MessageFilter>) -> Option<BagMessage<'a>> {
         let buf = self.payload.bytes();
-        while self.pos < buf.len() {
-            let at = self.pos;
-            let Some((conn, time, start, end)) = fast_message(buf, at) else {
-                // A connection record: the check let nothing else through.
-                self.pos = Record::parse(buf, at, self.origin).ok()?.end;
-                continue;
-            };
-            self.pos = end;
+        while let Some(&at) = self.starts.get(self.next) {
+            self.next += 1;
+            let at = at as usize;
+            let (conn, time, start, end) = fast_message(buf, at)?;
             if filter.is_none_or(|f| f.matches(ChannelId(conn), time.to_timestamp())) {
                 return Some(BagMessage {
                     conn,
@@ -146,8 +147,10 @@ impl<'a> Stream<'a> {
 /// the layouts [`fast_message`] reads, on a connection the bag declares,
 /// or a connection record, and message times never decrease. Anything
 /// else (other layouts, damage, unsorted times) goes through the merge,
-/// which orders the messages or reports the error.
-fn in_time_order(bag: &Bag<'_>, payload: &ChunkPayload<'_>) -> bool {
+/// which orders the messages or reports the error. `starts` gets the
+/// positions of the message records.
+fn in_time_order(bag: &Bag<'_>, payload: &ChunkPayload<'_>, starts: &mut Vec<u32>) -> bool {
+    starts.clear();
     let buf = payload.bytes();
     let origin = payload.origin();
     let mut pos = 0;
@@ -164,6 +167,10 @@ fn in_time_order(bag: &Bag<'_>, payload: &ChunkPayload<'_>) -> bool {
             if time < last {
                 return false;
             }
+            let Ok(at) = u32::try_from(pos) else {
+                return false;
+            };
+            starts.push(at);
             last = time;
             pos = end;
             continue;
@@ -253,6 +260,7 @@ impl<'a> Bag<'a> {
             next_v12,
             stream: None,
             merge_only: false,
+            spare_starts: Vec::new(),
             everything: filter.channels.is_none() && filter.start.is_none() && filter.end.is_none(),
             done: false,
             end_reported: false,
@@ -320,17 +328,22 @@ impl<'a> Messages<'a> {
         }
         self.payloads = held;
         if let Some(s) = self.stream.take() {
+            self.spare_starts = s.starts;
             self.recycle(s.payload);
         }
         self.entries.clear();
         self.next_entry = 0;
         for (order, &i) in group.iter().enumerate() {
             let payload = self.take_payload(i)?;
-            if group.len() == 1 && !self.merge_only && in_time_order(self.bag, &payload) {
+            if group.len() == 1
+                && !self.merge_only
+                && in_time_order(self.bag, &payload, &mut self.spare_starts)
+            {
                 self.stream = Some(Stream {
                     origin: payload.origin(),
                     payload,
-                    pos: 0,
+                    starts: std::mem::take(&mut self.spare_starts),
+                    next: 0,
                 });
                 return Ok(());
             }
@@ -655,6 +668,7 @@ impl<'a> Iterator for Messages<'a> {
                     return Some(Ok(m));
                 }
                 if let Some(s) = self.stream.take() {
+                    self.spare_starts = s.starts;
                     self.recycle(s.payload);
                 }
             }
