@@ -12,25 +12,31 @@
 //! (what recorders write) is handed out as stored, each message read from
 //! its record as it is asked for, with nothing collected or sorted first:
 //! one pass over the chunk checks the order (and that every record is one
-//! the fast reader knows, on a declared connection), and the messages
-//! follow in a second. Any other chunk goes through the merge, so the
-//! result is the merge's in every case, errors included.
+//! the fast reader knows, on a declared connection) and notes where the
+//! message records are; the messages are then read at those positions.
+//! Any other chunk goes through the merge, so the result is the merge's in
+//! every case, errors included.
 //!
 //! 1.2: the index (or the scan) lists every message with its file offset;
 //! entries are sorted by (time, offset) and read in place.
 //!
-//! bz2 chunks are decompressed ahead on other threads when the machine has
-//! more than one core (one thread per core, through [`logcore::ahead`]):
-//! while the messages of one chunk are handed out, the
-//! next ones are being decompressed in parallel, at most one per thread
-//! plus [`logcore::ahead::EXTRA_JOBS`] at a time. The threads get a copy
-//! of the compressed bytes (cheap next to decompressing them), so the
-//! bag's borrowed data never crosses threads; results come back in order
-//! and errors are reported exactly where the chunk would have been read.
-//! Buffers of chunks whose messages were dropped are decompressed into
-//! again. lz4 chunks are decompressed in place: their block decoder runs
-//! at several GB/s, and copying the compressed bytes out for a thread plus
-//! the hand-over measured slower than decoding them here.
+//! bz2 and lz4 chunks are decompressed ahead on other threads when the
+//! machine has more than one core (through [`logcore::ahead`]; bz2: one
+//! thread per core, the reader mostly waits for them; lz4: one per other
+//! core, the reader being busy too): while the messages of one chunk are
+//! handed out, the next ones are being decompressed in parallel, at most
+//! one per thread plus [`logcore::ahead::EXTRA_JOBS`] at a time. The
+//! threads get a copy of the compressed bytes, so the bag's borrowed data
+//! never crosses threads; results come back in order and errors are
+//! reported exactly where the chunk would have been read. The thread also
+//! runs the order check of a chunk alone in its group, on the bytes it has
+//! just written: the reader then reads only the message headers at the
+//! positions found, independent loads from the other core's cache, instead
+//! of pulling the whole chunk over first (which costs about as much as
+//! decoding lz4). Buffers of chunks whose messages were dropped are
+//! decompressed into again. When the reader keeps waiting for the lz4
+//! thread (it gets no core on a busy machine), the thread is given up and
+//! the chunks are decompressed in place.
 //!
 //! Uncompressed chunks are read in place. Walking a chunk record by record
 //! is a chain of dependent loads (each record's length gives the next
@@ -41,6 +47,8 @@
 
 use logcore::FormatError;
 use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use logcore::ahead::Ahead;
 
@@ -94,8 +102,8 @@ pub struct Messages<'a> {
     everything: bool,
     /// Every group goes through the merge (tests compare the two paths).
     merge_only: bool,
-    /// The message positions of the last stream, for the next one.
-    spare_starts: Vec<u32>,
+    /// Buffers for the message positions of the next streams.
+    spare_starts: Vec<Vec<u32>>,
     done: bool,
     end_reported: bool,
     prefetch: Option<Prefetch>,
@@ -147,19 +155,23 @@ impl<'a> Stream<'a> {
 /// the layouts [`fast_message`] reads, on a connection the bag declares,
 /// or a connection record, and message times never decrease. Anything
 /// else (other layouts, damage, unsorted times) goes through the merge,
-/// which orders the messages or reports the error. `starts` gets the
-/// positions of the message records.
-fn in_time_order(bag: &Bag<'_>, payload: &ChunkPayload<'_>, starts: &mut Vec<u32>) -> bool {
+/// which orders the messages or reports the error. `declared` says
+/// whether the bag declares a connection id; `starts` gets the positions
+/// of the message records.
+fn in_time_order(
+    buf: &[u8],
+    origin: Origin,
+    declared: impl Fn(u32) -> bool,
+    starts: &mut Vec<u32>,
+) -> bool {
     starts.clear();
-    let buf = payload.bytes();
-    let origin = payload.origin();
     let mut pos = 0;
     let mut last = RosTime::default();
     let mut known = None;
     while pos < buf.len() {
         if let Some((conn, time, _, end)) = fast_message(buf, pos) {
             if known != Some(conn) {
-                if bag.position(conn).is_none() {
+                if !declared(conn) {
                     return false;
                 }
                 known = Some(conn);
@@ -185,9 +197,15 @@ fn in_time_order(bag: &Bag<'_>, payload: &ChunkPayload<'_>, starts: &mut Vec<u32
 
 /// The decompression threads and the chunks given to them, in file order.
 struct Prefetch {
-    /// Results: the decompressed chunk, and the buffer that held the
-    /// compressed bytes (for the next job).
-    threads: Ahead<(Result<Vec<u8>>, Vec<u8>)>,
+    threads: Ahead<Done>,
+    /// The connection ids the bag declares, sorted, for the jobs' checks.
+    declared: Arc<[u32]>,
+    /// Whether the threads are given up when they do not gain (lz4).
+    judged: bool,
+    /// Chunks taken since the last judgement, and how many of them the
+    /// caller waited for at least half as long as decoding it took.
+    taken: u32,
+    slow: u32,
     /// Buffers for the compressed bytes of the next jobs.
     inputs: Vec<Vec<u8>>,
     /// File offsets of the chunks submitted and not yet taken.
@@ -197,10 +215,50 @@ struct Prefetch {
 }
 
 impl Prefetch {
-    /// One thread per core, or `None` on a single core.
-    fn start() -> Option<Prefetch> {
+    /// Judges one chunk taken after waiting `waited` for a job that ran
+    /// `ran`: false when the threads should be given up. A chunk the
+    /// caller waited for at least half the decoding time was hardly
+    /// decoded ahead (the threads got no core: the machine is busy, or
+    /// the caller ran the job itself); when that is so for more than half
+    /// of the last [`JUDGED_CHUNKS`], the copies and hand-overs cost more
+    /// than they gain, and decoding in place is faster.
+    fn gains(&mut self, waited: Duration, ran: Duration) -> bool {
+        if !self.judged {
+            return true;
+        }
+        self.taken += 1;
+        if waited >= ran / 2 {
+            self.slow += 1;
+        }
+        if self.taken < JUDGED_CHUNKS {
+            return true;
+        }
+        let gains = self.slow * 2 <= JUDGED_CHUNKS;
+        self.taken = 0;
+        self.slow = 0;
+        gains
+    }
+
+    /// One thread per core (bz2: the caller mostly waits for them), or
+    /// one per other core when the caller is busy too (`lz4`: its chunks
+    /// decompress about as fast as their messages are handed out); `None`
+    /// on a single core.
+    fn start(lz4: bool, declared: Arc<[u32]>) -> Option<Prefetch> {
+        const NAME: &str = "rosbag12-decompress";
+        let threads = if lz4 {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let others = cores.checked_sub(1).filter(|&n| n > 0)?;
+            let threads = others.min(logcore::ahead::MAX_THREADS);
+            Ahead::with_threads(threads, threads + logcore::ahead::EXTRA_JOBS, NAME)?
+        } else {
+            Ahead::per_core(NAME)?
+        };
         Some(Prefetch {
-            threads: Ahead::per_core("rosbag12-decompress")?,
+            threads,
+            declared,
+            judged: lz4,
+            taken: 0,
+            slow: 0,
             pending: VecDeque::new(),
             submitted: 0,
             inputs: Vec::new(),
@@ -286,33 +344,41 @@ impl<'a> Messages<'a> {
     }
 
     /// The payload of chunk `i`: from the prefetch threads when it was
-    /// given to them, else read (and decompressed) here.
-    fn take_payload(&mut self, i: usize) -> Result<ChunkPayload<'a>> {
+    /// given to them, else read (and decompressed) here; what the thread
+    /// found of its order; and whether it is not in this core's cache yet
+    /// (borrowed from the file, or written by another core).
+    fn take_payload(&mut self, i: usize) -> Result<(ChunkPayload<'a>, Order, bool)> {
         let bag = self.bag;
         let info = &bag.chunks[i];
         let payload = match self.prefetch.as_mut() {
             Some(p) if p.pending.front() == Some(&info.chunk_pos) => {
                 p.pending.pop_front();
+                let asked = Instant::now();
                 match p.threads.take() {
-                    Some((out, input)) => {
-                        p.inputs.push(input);
-                        ChunkPayload::Shared {
-                            data: bytes::Bytes::from(out?),
-                            chunk: info.chunk_pos,
+                    Some(done) => {
+                        p.inputs.push(done.input);
+                        if !p.gains(asked.elapsed(), done.ran) {
+                            // Jobs not started are dropped; their chunks
+                            // are read here, as the first ones were not.
+                            self.prefetch = None;
                         }
+                        let payload = ChunkPayload::Shared {
+                            data: bytes::Bytes::from(done.out?),
+                            chunk: info.chunk_pos,
+                        };
+                        (payload, done.order, true)
                     }
                     // The thread is gone: read it here.
-                    None => bag.read_chunk(info.chunk_pos)?.1,
+                    None => (bag.read_chunk(info.chunk_pos)?.1, Order::Unchecked, false),
                 }
             }
             _ => {
                 let spare = self.spares.pop().unwrap_or_default();
-                bag.read_chunk_into(info.chunk_pos, spare)?.1
+                let payload = bag.read_chunk_into(info.chunk_pos, spare)?.1;
+                let cold = matches!(payload, ChunkPayload::Borrowed { .. });
+                (payload, Order::Unchecked, cold)
             }
         };
-        if let ChunkPayload::Borrowed { data, .. } = &payload {
-            warm(data);
-        }
         Ok(payload)
     }
 
@@ -328,24 +394,48 @@ impl<'a> Messages<'a> {
         }
         self.payloads = held;
         if let Some(s) = self.stream.take() {
-            self.spare_starts = s.starts;
+            self.spare_starts.push(s.starts);
             self.recycle(s.payload);
         }
         self.entries.clear();
         self.next_entry = 0;
         for (order, &i) in group.iter().enumerate() {
-            let payload = self.take_payload(i)?;
-            if group.len() == 1
-                && !self.merge_only
-                && in_time_order(self.bag, &payload, &mut self.spare_starts)
-            {
-                self.stream = Some(Stream {
-                    origin: payload.origin(),
-                    payload,
-                    starts: std::mem::take(&mut self.spare_starts),
-                    next: 0,
-                });
-                return Ok(());
+            let (payload, found, mut cold) = self.take_payload(i)?;
+            if group.len() == 1 && !self.merge_only {
+                let starts = match found {
+                    Order::Sorted(starts) => Some(starts),
+                    Order::Merge => None,
+                    Order::Unchecked => {
+                        if cold {
+                            warm(payload.bytes());
+                            cold = false;
+                        }
+                        let bag = self.bag;
+                        let mut starts = self.spare_starts.pop().unwrap_or_default();
+                        let known = |c| bag.position(c).is_some();
+                        if in_time_order(payload.bytes(), payload.origin(), known, &mut starts) {
+                            Some(starts)
+                        } else {
+                            self.spare_starts.push(starts);
+                            None
+                        }
+                    }
+                };
+                if let Some(starts) = starts {
+                    // Read at the positions the check found: independent
+                    // loads, so a chunk another core wrote needs no
+                    // read-through first.
+                    self.stream = Some(Stream {
+                        origin: payload.origin(),
+                        payload,
+                        starts,
+                        next: 0,
+                    });
+                    return Ok(());
+                }
+            }
+            if cold {
+                warm(payload.bytes());
             }
             self.index_payload(order, &payload, self.bag.chunks[i].chunk_pos)?;
             self.payloads.push(payload);
@@ -441,23 +531,24 @@ impl<'a> Messages<'a> {
     /// threads, as far as their window allows.
     fn submit_ahead(&mut self) {
         if !self.prefetch_checked {
-            // Worth threads only for slow chunks, more than one.
+            // Worth threads only for compressed chunks, more than one.
             self.prefetch_checked = true;
-            let compressed = |i: &usize| {
+            let compression = |i: &usize| {
                 self.bag
                     .chunk_header_and_len(self.bag.chunks[*i].chunk_pos)
-                    .is_ok_and(|(h, _)| h.compression == Compression::Bz2)
+                    .map_or(Compression::None, |(h, _)| h.compression)
             };
-            if self
+            let first: Vec<Compression> = self
                 .groups
                 .iter()
                 .flatten()
                 .take(2)
-                .filter(|i| compressed(i))
-                .count()
-                == 2
-            {
-                self.prefetch = Prefetch::start();
+                .map(compression)
+                .collect();
+            if first.len() == 2 && !first.contains(&Compression::None) {
+                let lz4 = first.contains(&Compression::Lz4);
+                let declared = self.bag.connections.iter().map(|c| c.id).collect();
+                self.prefetch = Prefetch::start(lz4, declared);
             }
         }
         let Some(p) = self.prefetch.as_mut() else {
@@ -473,9 +564,17 @@ impl<'a> Messages<'a> {
             for &i in group {
                 let pos = self.bag.chunks[i].chunk_pos;
                 let spare = self.spares.pop();
-                let Some(job) = job(self.bag, pos, spare, p.inputs.pop()) else {
+                let Some(mut job) = job(self.bag, pos, spare, p.inputs.pop()) else {
                     continue;
                 };
+                // The thread also checks the order of a chunk alone in its
+                // group, on the bytes it has just written.
+                if group.len() == 1 && !self.merge_only {
+                    job.check = Some((
+                        p.declared.clone(),
+                        self.spare_starts.pop().unwrap_or_default(),
+                    ));
+                }
                 if !p.threads.submit(move || job.run()) {
                     self.prefetch = None;
                     return;
@@ -587,11 +686,17 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
     (end <= buf.len()).then_some((conn, time, start, end))
 }
 
+/// How many chunks decompressed ahead [`Prefetch::gains`] judges at a time.
+const JUDGED_CHUNKS: u32 = 8;
+
 /// Decompressed chunk buffers kept for reuse.
 const SPARE_BUFFERS: usize = 2 + logcore::ahead::MAX_THREADS + logcore::ahead::EXTRA_JOBS;
 
 /// A compressed chunk handed to a decompression thread.
 struct Job {
+    /// Whether to run [`in_time_order`] on the result: the declared
+    /// connection ids, and a buffer for the message positions.
+    check: Option<(Arc<[u32]>, Vec<u32>)>,
     compression: Compression,
     data: Vec<u8>,
     size: u32,
@@ -599,9 +704,31 @@ struct Job {
     spare: Vec<u8>,
 }
 
+/// A job's results.
+struct Done {
+    /// The decompressed chunk.
+    out: Result<Vec<u8>>,
+    /// The buffer of the compressed bytes (for the next job).
+    input: Vec<u8>,
+    /// How long decompressing took.
+    ran: Duration,
+    /// What the check found, when the job was asked for one.
+    order: Order,
+}
+
+/// What is known of the order of a chunk's messages.
+enum Order {
+    /// Nothing yet.
+    Unchecked,
+    /// [`in_time_order`]: in order, with the message positions.
+    Sorted(Vec<u32>),
+    /// Not in order, or not readable by the fast path: merged.
+    Merge,
+}
+
 impl Job {
-    /// The decompressed chunk, and the buffer of the compressed bytes.
-    fn run(self) -> (Result<Vec<u8>>, Vec<u8>) {
+    fn run(self) -> Done {
+        let start = Instant::now();
         let out = decompress_into(
             self.compression,
             &self.data,
@@ -609,12 +736,32 @@ impl Job {
             self.offset,
             self.spare,
         );
-        (out, self.data)
+        let ran = start.elapsed();
+        let order = match (&out, self.check) {
+            (Ok(buf), Some((declared, mut starts))) => {
+                let origin = Origin::Chunk {
+                    offset: self.offset,
+                };
+                let known = |c: u32| declared.binary_search(&c).is_ok();
+                if in_time_order(buf, origin, known, &mut starts) {
+                    Order::Sorted(starts)
+                } else {
+                    Order::Merge
+                }
+            }
+            _ => Order::Unchecked,
+        };
+        Done {
+            out,
+            input: self.data,
+            ran,
+            order,
+        }
     }
 }
 
-/// The decompression job of the bz2 chunk at `pos`; `None` for any other
-/// or an unreadable one (read in place, errors reported there).
+/// The decompression job of the bz2 or lz4 chunk at `pos`; `None` for an
+/// uncompressed or unreadable one (read in place, errors reported there).
 /// `spare` and `input` are buffers to reuse for the output and the copy of
 /// the compressed bytes.
 fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) -> Option<Job> {
@@ -629,7 +776,7 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     .ok()?;
     let header = ChunkHeader::from_record(&rec).ok()?;
     // Over the limit: read in place, which reports it.
-    if header.compression != Compression::Bz2
+    if header.compression == Compression::None
         || bag.limits().check_chunk(rec.offset(), header.size).is_err()
     {
         return None;
@@ -638,6 +785,7 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     data.clear();
     data.extend_from_slice(rec.data);
     Some(Job {
+        check: None,
         compression: header.compression,
         data,
         size: header.size,
@@ -668,7 +816,7 @@ impl<'a> Iterator for Messages<'a> {
                     return Some(Ok(m));
                 }
                 if let Some(s) = self.stream.take() {
-                    self.spare_starts = s.starts;
+                    self.spare_starts.push(s.starts);
                     self.recycle(s.payload);
                 }
             }
