@@ -203,7 +203,7 @@ struct Prefetch {
     /// Whether the threads are given up when they do not gain (lz4).
     judged: bool,
     /// Chunks taken since the last judgement, and how many of them the
-    /// caller waited for at least half as long as decoding it took.
+    /// caller waited for as long as decoding it took.
     taken: u32,
     slow: u32,
     /// Buffers for the compressed bytes of the next jobs.
@@ -217,17 +217,17 @@ struct Prefetch {
 impl Prefetch {
     /// Judges one chunk taken after waiting `waited` for a job that ran
     /// `ran`: false when the threads should be given up. A chunk the
-    /// caller waited for at least half the decoding time was hardly
-    /// decoded ahead (the threads got no core: the machine is busy, or
-    /// the caller ran the job itself); when that is so for more than half
-    /// of the last [`JUDGED_CHUNKS`], the copies and hand-overs cost more
+    /// caller waited for as long as decoding it took was not decoded
+    /// ahead at all (the threads got no core: the machine is busy, or the
+    /// caller ran the job itself); when that is so for more than half of
+    /// the last [`JUDGED_CHUNKS`], the copies and hand-overs cost more
     /// than they gain, and decoding in place is faster.
     fn gains(&mut self, waited: Duration, ran: Duration) -> bool {
         if !self.judged {
             return true;
         }
         self.taken += 1;
-        if waited >= ran / 2 {
+        if waited >= ran {
             self.slow += 1;
         }
         if self.taken < JUDGED_CHUNKS {
@@ -687,7 +687,7 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
 }
 
 /// How many chunks decompressed ahead [`Prefetch::gains`] judges at a time.
-const JUDGED_CHUNKS: u32 = 8;
+const JUDGED_CHUNKS: u32 = 16;
 
 /// Decompressed chunk buffers kept for reuse.
 const SPARE_BUFFERS: usize = 2 + logcore::ahead::MAX_THREADS + logcore::ahead::EXTRA_JOBS;
