@@ -136,7 +136,7 @@ impl<'a> Stream<'a> {
         while let Some(&at) = self.starts.get(self.next) {
             self.next += 1;
             let at = at as usize;
-            let (conn, time, start, end) = fast_message(buf, at)?;
+            let (conn, time, start, end) = checked_message(buf, at)?;
             if filter.is_none_or(|f| f.matches(ChannelId(conn), time.to_timestamp())) {
                 return Some(BagMessage {
                     conn,
@@ -689,6 +689,24 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
 /// How many chunks decompressed ahead [`Prefetch::gains`] judges at a time.
 const JUDGED_CHUNKS: u32 = 16;
 
+/// [`fast_message`] for a record [`in_time_order`] has read already: the
+/// layout is known to be one of the two, so only the first field's name
+/// is looked at to tell which.
+#[inline]
+fn checked_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> {
+    let rec: &[u8; 46] = buf.get(pos..pos.checked_add(46)?)?.try_into().ok()?;
+    let word = |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
+    // ROS: `conn=` first (at 4 + 4), rosbags: `op=` first.
+    let conn = if rec[8] == b'c' { word(13) } else { word(21) };
+    let time = RosTime {
+        sec: word(34),
+        nsec: word(38),
+    };
+    let start = pos + 46;
+    let end = start.checked_add(word(42) as usize)?;
+    (end <= buf.len()).then_some((conn, time, start, end))
+}
+
 /// Decompressed chunk buffers kept for reuse.
 const SPARE_BUFFERS: usize = 2 + logcore::ahead::MAX_THREADS + logcore::ahead::EXTRA_JOBS;
 
@@ -899,6 +917,7 @@ mod tests {
             let mut buf = vec![0xAA; 3];
             buf.extend(record(fields, b"payload"));
             let (c, t, start, end) = fast_message(&buf, 3).unwrap();
+            assert_eq!(checked_message(&buf, 3), Some((c, t, start, end)));
             let r = Record::parse(&buf, 3, Origin::File { base: 0 }).unwrap();
             let h = MessageDataHeader::from_record(&r).unwrap();
             assert_eq!((c, t), (h.conn, h.time));
