@@ -20,23 +20,25 @@
 //! 1.2: the index (or the scan) lists every message with its file offset;
 //! entries are sorted by (time, offset) and read in place.
 //!
-//! bz2 and lz4 chunks are decompressed ahead on other threads when the
-//! machine has more than one core (through [`logcore::ahead`]; bz2: one
-//! thread per core, the reader mostly waits for them; lz4: one per other
-//! core, the reader being busy too): while the messages of one chunk are
-//! handed out, the next ones are being decompressed in parallel, at most
-//! one per thread plus [`logcore::ahead::EXTRA_JOBS`] at a time. The
-//! threads get a copy of the compressed bytes, so the bag's borrowed data
-//! never crosses threads; results come back in order and errors are
-//! reported exactly where the chunk would have been read. The thread also
-//! runs the order check of a chunk alone in its group, on the bytes it has
-//! just written: the reader then reads only the message headers at the
-//! positions found, independent loads from the other core's cache, instead
-//! of pulling the whole chunk over first (which costs about as much as
-//! decoding lz4). Buffers of chunks whose messages were dropped are
-//! decompressed into again. When the reader keeps waiting for the lz4
-//! thread (it gets no core on a busy machine), the thread is given up and
-//! the chunks are decompressed in place.
+//! bz2 chunks are decompressed ahead on other threads when the machine has
+//! more than one core (one thread per core, through [`logcore::ahead`]):
+//! while the messages of one chunk are handed out, the next ones are being
+//! decompressed in parallel, at most one per thread plus
+//! [`logcore::ahead::EXTRA_JOBS`] at a time. The threads get a copy of the
+//! compressed bytes (cheap next to decompressing them), so the bag's
+//! borrowed data never crosses threads; results come back in order and
+//! errors are reported exactly where the chunk would have been read. The
+//! thread also runs the order check of a chunk alone in its group, on the
+//! bytes it has just written: the reader then reads only the message
+//! headers, at the positions found, instead of the whole chunk. Buffers of
+//! chunks whose messages were dropped are decompressed into again.
+//!
+//! lz4 chunks are decompressed in place. Handed to a thread on the other
+//! core (with the check done there too), they measured no faster on a
+//! lightly loaded 2-core machine and 15-25% slower on a busy one: the
+//! block decoder runs at several GB/s, about the speed at which a decoded
+//! chunk crosses from one core's cache to the other's, and the copy of the
+//! compressed bytes and the hand-over come on top.
 //!
 //! Uncompressed chunks are read in place. Walking a chunk record by record
 //! is a chain of dependent loads (each record's length gives the next
@@ -48,7 +50,6 @@
 use logcore::FormatError;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use logcore::ahead::Ahead;
 
@@ -200,12 +201,6 @@ struct Prefetch {
     threads: Ahead<Done>,
     /// The connection ids the bag declares, sorted, for the jobs' checks.
     declared: Arc<[u32]>,
-    /// Whether the threads are given up when they do not gain (lz4).
-    judged: bool,
-    /// Chunks taken since the last judgement, and how many of them the
-    /// caller waited for as long as decoding it took.
-    taken: u32,
-    slow: u32,
     /// Buffers for the compressed bytes of the next jobs.
     inputs: Vec<Vec<u8>>,
     /// File offsets of the chunks submitted and not yet taken.
@@ -215,50 +210,11 @@ struct Prefetch {
 }
 
 impl Prefetch {
-    /// Judges one chunk taken after waiting `waited` for a job that ran
-    /// `ran`: false when the threads should be given up. A chunk the
-    /// caller waited for as long as decoding it took was not decoded
-    /// ahead at all (the threads got no core: the machine is busy, or the
-    /// caller ran the job itself); when that is so for more than half of
-    /// the last [`JUDGED_CHUNKS`], the copies and hand-overs cost more
-    /// than they gain, and decoding in place is faster.
-    fn gains(&mut self, waited: Duration, ran: Duration) -> bool {
-        if !self.judged {
-            return true;
-        }
-        self.taken += 1;
-        if waited >= ran {
-            self.slow += 1;
-        }
-        if self.taken < JUDGED_CHUNKS {
-            return true;
-        }
-        let gains = self.slow * 2 <= JUDGED_CHUNKS;
-        self.taken = 0;
-        self.slow = 0;
-        gains
-    }
-
-    /// One thread per core (bz2: the caller mostly waits for them), or
-    /// one per other core when the caller is busy too (`lz4`: its chunks
-    /// decompress about as fast as their messages are handed out); `None`
-    /// on a single core.
-    fn start(lz4: bool, declared: Arc<[u32]>) -> Option<Prefetch> {
-        const NAME: &str = "rosbag12-decompress";
-        let threads = if lz4 {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let others = cores.checked_sub(1).filter(|&n| n > 0)?;
-            let threads = others.min(logcore::ahead::MAX_THREADS);
-            Ahead::with_threads(threads, threads + logcore::ahead::EXTRA_JOBS, NAME)?
-        } else {
-            Ahead::per_core(NAME)?
-        };
+    /// One thread per core, or `None` on a single core.
+    fn start(declared: Arc<[u32]>) -> Option<Prefetch> {
         Some(Prefetch {
-            threads,
+            threads: Ahead::per_core("rosbag12-decompress")?,
             declared,
-            judged: lz4,
-            taken: 0,
-            slow: 0,
             pending: VecDeque::new(),
             submitted: 0,
             inputs: Vec::new(),
@@ -353,15 +309,9 @@ impl<'a> Messages<'a> {
         let payload = match self.prefetch.as_mut() {
             Some(p) if p.pending.front() == Some(&info.chunk_pos) => {
                 p.pending.pop_front();
-                let asked = Instant::now();
                 match p.threads.take() {
                     Some(done) => {
                         p.inputs.push(done.input);
-                        if !p.gains(asked.elapsed(), done.ran) {
-                            // Jobs not started are dropped; their chunks
-                            // are read here, as the first ones were not.
-                            self.prefetch = None;
-                        }
                         let payload = ChunkPayload::Shared {
                             data: bytes::Bytes::from(done.out?),
                             chunk: info.chunk_pos,
@@ -531,24 +481,24 @@ impl<'a> Messages<'a> {
     /// threads, as far as their window allows.
     fn submit_ahead(&mut self) {
         if !self.prefetch_checked {
-            // Worth threads only for compressed chunks, more than one.
+            // Worth threads only for slow chunks, more than one.
             self.prefetch_checked = true;
-            let compression = |i: &usize| {
+            let compressed = |i: &usize| {
                 self.bag
                     .chunk_header_and_len(self.bag.chunks[*i].chunk_pos)
-                    .map_or(Compression::None, |(h, _)| h.compression)
+                    .is_ok_and(|(h, _)| h.compression == Compression::Bz2)
             };
-            let first: Vec<Compression> = self
+            if self
                 .groups
                 .iter()
                 .flatten()
                 .take(2)
-                .map(compression)
-                .collect();
-            if first.len() == 2 && !first.contains(&Compression::None) {
-                let lz4 = first.contains(&Compression::Lz4);
+                .filter(|i| compressed(i))
+                .count()
+                == 2
+            {
                 let declared = self.bag.connections.iter().map(|c| c.id).collect();
-                self.prefetch = Prefetch::start(lz4, declared);
+                self.prefetch = Prefetch::start(declared);
             }
         }
         let Some(p) = self.prefetch.as_mut() else {
@@ -686,9 +636,6 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
     (end <= buf.len()).then_some((conn, time, start, end))
 }
 
-/// How many chunks decompressed ahead [`Prefetch::gains`] judges at a time.
-const JUDGED_CHUNKS: u32 = 16;
-
 /// [`fast_message`] for a record [`in_time_order`] has read already: the
 /// layout is known to be one of the two, so only the first field's name
 /// is looked at to tell which.
@@ -728,8 +675,6 @@ struct Done {
     out: Result<Vec<u8>>,
     /// The buffer of the compressed bytes (for the next job).
     input: Vec<u8>,
-    /// How long decompressing took.
-    ran: Duration,
     /// What the check found, when the job was asked for one.
     order: Order,
 }
@@ -746,7 +691,6 @@ enum Order {
 
 impl Job {
     fn run(self) -> Done {
-        let start = Instant::now();
         let out = decompress_into(
             self.compression,
             &self.data,
@@ -754,7 +698,6 @@ impl Job {
             self.offset,
             self.spare,
         );
-        let ran = start.elapsed();
         let order = match (&out, self.check) {
             (Ok(buf), Some((declared, mut starts))) => {
                 let origin = Origin::Chunk {
@@ -772,14 +715,13 @@ impl Job {
         Done {
             out,
             input: self.data,
-            ran,
             order,
         }
     }
 }
 
-/// The decompression job of the bz2 or lz4 chunk at `pos`; `None` for an
-/// uncompressed or unreadable one (read in place, errors reported there).
+/// The decompression job of the bz2 chunk at `pos`; `None` for any other
+/// or an unreadable one (read in place, errors reported there).
 /// `spare` and `input` are buffers to reuse for the output and the copy of
 /// the compressed bytes.
 fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) -> Option<Job> {
@@ -794,7 +736,7 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     .ok()?;
     let header = ChunkHeader::from_record(&rec).ok()?;
     // Over the limit: read in place, which reports it.
-    if header.compression == Compression::None
+    if header.compression != Compression::Bz2
         || bag.limits().check_chunk(rec.offset(), header.size).is_err()
     {
         return None;
