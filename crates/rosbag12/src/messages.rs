@@ -8,21 +8,37 @@
 //! merged, since no other order-preserving choice exists. Within a group,
 //! messages are ordered by (time, chunk file order, position).
 //!
+//! A chunk alone in its group whose messages are stored in time order
+//! (what recorders write) is handed out as stored, each message read from
+//! its record as it is asked for, with nothing collected or sorted first:
+//! one pass over the chunk checks the order (and that every record is one
+//! the fast reader knows, on a declared connection) and notes where the
+//! message records are; the messages are then read at those positions.
+//! Any other chunk goes through the merge, so the result is the merge's in
+//! every case, errors included.
+//!
 //! 1.2: the index (or the scan) lists every message with its file offset;
 //! entries are sorted by (time, offset) and read in place.
 //!
 //! bz2 chunks are decompressed ahead on other threads when the machine has
 //! more than one core (one thread per core, through [`logcore::ahead`]):
-//! while the messages of one chunk are handed out, the
-//! next ones are being decompressed in parallel, at most one per thread
-//! plus [`logcore::ahead::EXTRA_JOBS`] at a time. The threads get a copy
-//! of the compressed bytes (cheap next to decompressing them), so the
-//! bag's borrowed data never crosses threads; results come back in order
-//! and errors are reported exactly where the chunk would have been read.
-//! Buffers of chunks whose messages were dropped are decompressed into
-//! again. lz4 chunks are decompressed in place: their block decoder runs
-//! at several GB/s, and copying the compressed bytes out for a thread plus
-//! the hand-over measured slower than decoding them here.
+//! while the messages of one chunk are handed out, the next ones are being
+//! decompressed in parallel, at most one per thread plus
+//! [`logcore::ahead::EXTRA_JOBS`] at a time. The threads get a copy of the
+//! compressed bytes (cheap next to decompressing them), so the bag's
+//! borrowed data never crosses threads; results come back in order and
+//! errors are reported exactly where the chunk would have been read. The
+//! thread also runs the order check of a chunk alone in its group, on the
+//! bytes it has just written: the reader then reads only the message
+//! headers, at the positions found, instead of the whole chunk. Buffers of
+//! chunks whose messages were dropped are decompressed into again.
+//!
+//! lz4 chunks are decompressed in place. Handed to a thread on the other
+//! core (with the check done there too), they measured no faster on a
+//! lightly loaded 2-core machine and 15-25% slower on a busy one: the
+//! block decoder runs at several GB/s, about the speed at which a decoded
+//! chunk crosses from one core's cache to the other's, and the copy of the
+//! compressed bytes and the hand-over come on top.
 //!
 //! Uncompressed chunks are read in place. Walking a chunk record by record
 //! is a chain of dependent loads (each record's length gives the next
@@ -33,6 +49,7 @@
 
 use logcore::FormatError;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use logcore::ahead::Ahead;
 
@@ -80,6 +97,14 @@ pub struct Messages<'a> {
     entries: Vec<Entry>,
     next_entry: usize,
     next_v12: usize,
+    /// The chunk handed out as stored (see [`Stream`]).
+    stream: Option<Stream<'a>>,
+    /// Whether the filter lets every message through (no test per message).
+    everything: bool,
+    /// Every group goes through the merge (tests compare the two paths).
+    merge_only: bool,
+    /// Buffers for the message positions of the next streams.
+    spare_starts: Vec<Vec<u32>>,
     done: bool,
     end_reported: bool,
     prefetch: Option<Prefetch>,
@@ -90,11 +115,92 @@ pub struct Messages<'a> {
     spares: Vec<Vec<u8>>,
 }
 
+/// A chunk whose messages are handed out as they are stored: it is alone
+/// in its group (no other chunk overlaps it in time) and
+/// [`in_time_order`] found its messages in time order, so the merge of
+/// the group would keep them as they are.
+struct Stream<'a> {
+    payload: ChunkPayload<'a>,
+    origin: Origin,
+    /// Where the message records are in the payload, from the check: the
+    /// reads of one message do not wait for those of the one before.
+    starts: Vec<u32>,
+    /// Index of the next one in `starts`.
+    next: usize,
+}
+
+impl<'a> Stream<'a> {
+    /// The next message passing `filter` (`None`: every message passes).
+    #[inline]
+    fn next(&mut self, filter: Option<&MessageFilter>) -> Option<BagMessage<'a>> {
+        let buf = self.payload.bytes();
+        while let Some(&at) = self.starts.get(self.next) {
+            self.next += 1;
+            let at = at as usize;
+            let (conn, time, start, end) = checked_message(buf, at)?;
+            if filter.is_none_or(|f| f.matches(ChannelId(conn), time.to_timestamp())) {
+                return Some(BagMessage {
+                    conn,
+                    time,
+                    data: self.payload.slice(start, end),
+                    offset: self.origin.at(at),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// Whether the messages of a chunk can be handed out as stored, in the
+/// order the merge would give them: every record is a message in one of
+/// the layouts [`fast_message`] reads, on a connection the bag declares,
+/// or a connection record, and message times never decrease. Anything
+/// else (other layouts, damage, unsorted times) goes through the merge,
+/// which orders the messages or reports the error. `declared` says
+/// whether the bag declares a connection id; `starts` gets the positions
+/// of the message records.
+fn in_time_order(
+    buf: &[u8],
+    origin: Origin,
+    declared: impl Fn(u32) -> bool,
+    starts: &mut Vec<u32>,
+) -> bool {
+    starts.clear();
+    let mut pos = 0;
+    let mut last = RosTime::default();
+    let mut known = None;
+    while pos < buf.len() {
+        if let Some((conn, time, _, end)) = fast_message(buf, pos) {
+            if known != Some(conn) {
+                if !declared(conn) {
+                    return false;
+                }
+                known = Some(conn);
+            }
+            if time < last {
+                return false;
+            }
+            let Ok(at) = u32::try_from(pos) else {
+                return false;
+            };
+            starts.push(at);
+            last = time;
+            pos = end;
+            continue;
+        }
+        match Record::parse(buf, pos, origin) {
+            Ok(r) if r.op == op::CONNECTION => pos = r.end,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The decompression threads and the chunks given to them, in file order.
 struct Prefetch {
-    /// Results: the decompressed chunk, and the buffer that held the
-    /// compressed bytes (for the next job).
-    threads: Ahead<(Result<Vec<u8>>, Vec<u8>)>,
+    threads: Ahead<Done>,
+    /// The connection ids the bag declares, sorted, for the jobs' checks.
+    declared: Arc<[u32]>,
     /// Buffers for the compressed bytes of the next jobs.
     inputs: Vec<Vec<u8>>,
     /// File offsets of the chunks submitted and not yet taken.
@@ -105,9 +211,10 @@ struct Prefetch {
 
 impl Prefetch {
     /// One thread per core, or `None` on a single core.
-    fn start() -> Option<Prefetch> {
+    fn start(declared: Arc<[u32]>) -> Option<Prefetch> {
         Some(Prefetch {
             threads: Ahead::per_core("rosbag12-decompress")?,
+            declared,
             pending: VecDeque::new(),
             submitted: 0,
             inputs: Vec::new(),
@@ -165,6 +272,10 @@ impl<'a> Bag<'a> {
             entries: Vec::new(),
             next_entry: 0,
             next_v12,
+            stream: None,
+            merge_only: false,
+            spare_starts: Vec::new(),
+            everything: filter.channels.is_none() && filter.start.is_none() && filter.end.is_none(),
             done: false,
             end_reported: false,
         }
@@ -176,124 +287,192 @@ impl<'a> Messages<'a> {
         self.filter.matches(ChannelId(conn), time.to_timestamp())
     }
 
-    /// Reads a group of chunks and orders its messages. Kept out of line:
-    /// `next` then stays small on the path that hands out messages.
-    #[inline(never)]
-    fn load_group(&mut self, group: &[usize]) -> Result<()> {
-        for p in self.payloads.drain(..) {
-            if let ChunkPayload::Shared { data, .. } = p {
-                // Unique when the caller dropped the chunk's messages.
-                if let Ok(buf) = data.try_into_mut() {
-                    if self.spares.len() < SPARE_BUFFERS {
-                        self.spares.push(Vec::from(buf));
-                    }
+    /// Keeps the buffer of a decompressed chunk for the next ones when the
+    /// caller dropped its messages (the buffer is unique then).
+    fn recycle(&mut self, payload: ChunkPayload<'a>) {
+        if let ChunkPayload::Shared { data, .. } = payload {
+            if let Ok(buf) = data.try_into_mut() {
+                if self.spares.len() < SPARE_BUFFERS {
+                    self.spares.push(Vec::from(buf));
                 }
             }
         }
+    }
+
+    /// The payload of chunk `i`: from the prefetch threads when it was
+    /// given to them, else read (and decompressed) here; what the thread
+    /// found of its order; and whether it is not in this core's cache yet
+    /// (borrowed from the file, or written by another core).
+    fn take_payload(&mut self, i: usize) -> Result<(ChunkPayload<'a>, Order, bool)> {
+        let bag = self.bag;
+        let info = &bag.chunks[i];
+        let payload = match self.prefetch.as_mut() {
+            Some(p) if p.pending.front() == Some(&info.chunk_pos) => {
+                p.pending.pop_front();
+                match p.threads.take() {
+                    Some(done) => {
+                        p.inputs.push(done.input);
+                        let payload = ChunkPayload::Shared {
+                            data: bytes::Bytes::from(done.out?),
+                            chunk: info.chunk_pos,
+                        };
+                        (payload, done.order, true)
+                    }
+                    // The thread is gone: read it here.
+                    None => (bag.read_chunk(info.chunk_pos)?.1, Order::Unchecked, false),
+                }
+            }
+            _ => {
+                let spare = self.spares.pop().unwrap_or_default();
+                let payload = bag.read_chunk_into(info.chunk_pos, spare)?.1;
+                let cold = matches!(payload, ChunkPayload::Borrowed { .. });
+                (payload, Order::Unchecked, cold)
+            }
+        };
+        Ok(payload)
+    }
+
+    /// Reads a group of chunks and orders its messages: a chunk alone in
+    /// its group whose messages are in time order is handed out as stored
+    /// ([`Stream`]); the others are indexed and merged. Kept out of line:
+    /// `next` then stays small on the path that hands out messages.
+    #[inline(never)]
+    fn load_group(&mut self, group: &[usize]) -> Result<()> {
+        let mut held = std::mem::take(&mut self.payloads);
+        for p in held.drain(..) {
+            self.recycle(p);
+        }
+        self.payloads = held;
+        if let Some(s) = self.stream.take() {
+            self.spare_starts.push(s.starts);
+            self.recycle(s.payload);
+        }
         self.entries.clear();
         self.next_entry = 0;
-        let bag = self.bag;
-        let filter = &self.filter;
-        // Most readers want everything: no per-message test then.
-        let everything =
-            filter.channels.is_none() && filter.start.is_none() && filter.end.is_none();
         for (order, &i) in group.iter().enumerate() {
-            let info = &bag.chunks[i];
-            let payload = match self.prefetch.as_mut() {
-                Some(p) if p.pending.front() == Some(&info.chunk_pos) => {
-                    p.pending.pop_front();
-                    match p.threads.take() {
-                        Some((out, input)) => {
-                            p.inputs.push(input);
-                            ChunkPayload::Shared {
-                                data: bytes::Bytes::from(out?),
-                                chunk: info.chunk_pos,
-                            }
+            let (payload, found, mut cold) = self.take_payload(i)?;
+            if group.len() == 1 && !self.merge_only {
+                let starts = match found {
+                    Order::Sorted(starts) => Some(starts),
+                    Order::Merge => None,
+                    Order::Unchecked => {
+                        if cold {
+                            warm(payload.bytes());
+                            cold = false;
                         }
-                        // The thread is gone: read it here.
-                        None => bag.read_chunk(info.chunk_pos)?.1,
+                        let bag = self.bag;
+                        let mut starts = self.spare_starts.pop().unwrap_or_default();
+                        let known = |c| bag.position(c).is_some();
+                        if in_time_order(payload.bytes(), payload.origin(), known, &mut starts) {
+                            Some(starts)
+                        } else {
+                            self.spare_starts.push(starts);
+                            None
+                        }
                     }
-                }
-                _ => {
-                    let spare = self.spares.pop().unwrap_or_default();
-                    bag.read_chunk_into(info.chunk_pos, spare)?.1
-                }
-            };
-            if let ChunkPayload::Borrowed { data, .. } = &payload {
-                warm(data);
-            }
-            let chunk_offset = info.chunk_pos;
-            let entries = &mut self.entries;
-            let buf = payload.bytes();
-            let origin = payload.origin();
-            let mut pos = 0;
-            while pos < buf.len() {
-                // The two header layouts writers use for message data (ROS:
-                // conn, op, time; rosbags: op, conn, time) are read in place;
-                // anything else goes through the full record parser.
-                if let Some((conn, time, start, end)) = fast_message(buf, pos) {
-                    if bag.position(conn).is_none() {
-                        return Err(origin.malformed(
-                            pos,
-                            "a message on a connection the bag declares",
-                            format!("connection {conn}"),
-                        ));
-                    }
-                    if everything || filter.matches(ChannelId(conn), time.to_timestamp()) {
-                        entries.push(Entry {
-                            time,
-                            chunk: order,
-                            start,
-                            end,
-                            conn,
-                            offset: match origin {
-                                Origin::File { .. } => origin.at(pos),
-                                Origin::Chunk { .. } => chunk_offset,
-                            },
-                        });
-                    }
-                    pos = end;
-                    continue;
-                }
-                let r = Record::parse(buf, pos, origin)?;
-                pos = r.end;
-                if !is_message(&r) {
-                    if r.op == op::CONNECTION {
-                        continue;
-                    }
-                    return Err(unexpected(
-                        &r,
-                        "a connection or message data record in a chunk",
-                    ));
-                }
-                let h = MessageDataHeader::from_record(&r)?;
-                if bag.position(h.conn).is_none() {
-                    return Err(r.malformed(
-                        "a message on a connection the bag declares",
-                        format!("connection {}", h.conn),
-                    ));
-                }
-                if filter.matches(ChannelId(h.conn), h.time.to_timestamp()) {
-                    let offset = match r.origin {
-                        Origin::File { .. } => r.offset(),
-                        Origin::Chunk { .. } => chunk_offset,
-                    };
-                    entries.push(Entry {
-                        time: h.time,
-                        chunk: order,
-                        start: r.data_pos,
-                        end: r.end,
-                        conn: h.conn,
-                        offset,
+                };
+                if let Some(starts) = starts {
+                    // Read at the positions the check found: independent
+                    // loads, so a chunk another core wrote needs no
+                    // read-through first.
+                    self.stream = Some(Stream {
+                        origin: payload.origin(),
+                        payload,
+                        starts,
+                        next: 0,
                     });
+                    return Ok(());
                 }
             }
+            if cold {
+                warm(payload.bytes());
+            }
+            self.index_payload(order, &payload, self.bag.chunks[i].chunk_pos)?;
             self.payloads.push(payload);
         }
         // Recorders write in receive order: sorting is usually not needed.
         let key = |e: &Entry| (e.time, e.chunk, e.start);
         if !self.entries.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
             self.entries.sort_unstable_by_key(key);
+        }
+        Ok(())
+    }
+
+    /// Adds the messages of `payload` (the chunk at `chunk_offset`, number
+    /// `order` of its group) that pass the filter to the entries.
+    fn index_payload(
+        &mut self,
+        order: usize,
+        payload: &ChunkPayload<'a>,
+        chunk_offset: u64,
+    ) -> Result<()> {
+        let bag = self.bag;
+        let filter = &self.filter;
+        let everything = self.everything;
+        let entries = &mut self.entries;
+        let buf = payload.bytes();
+        let origin = payload.origin();
+        let mut pos = 0;
+        while pos < buf.len() {
+            // The two header layouts writers use for message data (ROS:
+            // conn, op, time; rosbags: op, conn, time) are read in place;
+            // anything else goes through the full record parser.
+            if let Some((conn, time, start, end)) = fast_message(buf, pos) {
+                if bag.position(conn).is_none() {
+                    return Err(origin.malformed(
+                        pos,
+                        "a message on a connection the bag declares",
+                        format!("connection {conn}"),
+                    ));
+                }
+                if everything || filter.matches(ChannelId(conn), time.to_timestamp()) {
+                    entries.push(Entry {
+                        time,
+                        chunk: order,
+                        start,
+                        end,
+                        conn,
+                        offset: match origin {
+                            Origin::File { .. } => origin.at(pos),
+                            Origin::Chunk { .. } => chunk_offset,
+                        },
+                    });
+                }
+                pos = end;
+                continue;
+            }
+            let r = Record::parse(buf, pos, origin)?;
+            pos = r.end;
+            if !is_message(&r) {
+                if r.op == op::CONNECTION {
+                    continue;
+                }
+                return Err(unexpected(
+                    &r,
+                    "a connection or message data record in a chunk",
+                ));
+            }
+            let h = MessageDataHeader::from_record(&r)?;
+            if bag.position(h.conn).is_none() {
+                return Err(r.malformed(
+                    "a message on a connection the bag declares",
+                    format!("connection {}", h.conn),
+                ));
+            }
+            if filter.matches(ChannelId(h.conn), h.time.to_timestamp()) {
+                let offset = match r.origin {
+                    Origin::File { .. } => r.offset(),
+                    Origin::Chunk { .. } => chunk_offset,
+                };
+                entries.push(Entry {
+                    time: h.time,
+                    chunk: order,
+                    start: r.data_pos,
+                    end: r.end,
+                    conn: h.conn,
+                    offset,
+                });
+            }
         }
         Ok(())
     }
@@ -318,7 +497,8 @@ impl<'a> Messages<'a> {
                 .count()
                 == 2
             {
-                self.prefetch = Prefetch::start();
+                let declared = self.bag.connections.iter().map(|c| c.id).collect();
+                self.prefetch = Prefetch::start(declared);
             }
         }
         let Some(p) = self.prefetch.as_mut() else {
@@ -334,9 +514,17 @@ impl<'a> Messages<'a> {
             for &i in group {
                 let pos = self.bag.chunks[i].chunk_pos;
                 let spare = self.spares.pop();
-                let Some(job) = job(self.bag, pos, spare, p.inputs.pop()) else {
+                let Some(mut job) = job(self.bag, pos, spare, p.inputs.pop()) else {
                     continue;
                 };
+                // The thread also checks the order of a chunk alone in its
+                // group, on the bytes it has just written.
+                if group.len() == 1 && !self.merge_only {
+                    job.check = Some((
+                        p.declared.clone(),
+                        self.spare_starts.pop().unwrap_or_default(),
+                    ));
+                }
                 if !p.threads.submit(move || job.run()) {
                     self.prefetch = None;
                     return;
@@ -421,7 +609,8 @@ impl<'a> Messages<'a> {
 /// record end) when it is, and the data fits in `buf`.
 #[inline]
 fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> {
-    let rec = buf.get(pos..pos.checked_add(46)?)?;
+    // A fixed-size array: the reads below need no bounds checks.
+    let rec: &[u8; 46] = buf.get(pos..pos.checked_add(46)?)?.try_into().ok()?;
     if rec[..4] != [38, 0, 0, 0] {
         return None;
     }
@@ -447,11 +636,32 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
     (end <= buf.len()).then_some((conn, time, start, end))
 }
 
+/// [`fast_message`] for a record [`in_time_order`] has read already: the
+/// layout is known to be one of the two, so only the first field's name
+/// is looked at to tell which.
+#[inline]
+fn checked_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> {
+    let rec: &[u8; 46] = buf.get(pos..pos.checked_add(46)?)?.try_into().ok()?;
+    let word = |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
+    // ROS: `conn=` first (at 4 + 4), rosbags: `op=` first.
+    let conn = if rec[8] == b'c' { word(13) } else { word(21) };
+    let time = RosTime {
+        sec: word(34),
+        nsec: word(38),
+    };
+    let start = pos + 46;
+    let end = start.checked_add(word(42) as usize)?;
+    (end <= buf.len()).then_some((conn, time, start, end))
+}
+
 /// Decompressed chunk buffers kept for reuse.
 const SPARE_BUFFERS: usize = 2 + logcore::ahead::MAX_THREADS + logcore::ahead::EXTRA_JOBS;
 
 /// A compressed chunk handed to a decompression thread.
 struct Job {
+    /// Whether to run [`in_time_order`] on the result: the declared
+    /// connection ids, and a buffer for the message positions.
+    check: Option<(Arc<[u32]>, Vec<u32>)>,
     compression: Compression,
     data: Vec<u8>,
     size: u32,
@@ -459,9 +669,28 @@ struct Job {
     spare: Vec<u8>,
 }
 
+/// A job's results.
+struct Done {
+    /// The decompressed chunk.
+    out: Result<Vec<u8>>,
+    /// The buffer of the compressed bytes (for the next job).
+    input: Vec<u8>,
+    /// What the check found, when the job was asked for one.
+    order: Order,
+}
+
+/// What is known of the order of a chunk's messages.
+enum Order {
+    /// Nothing yet.
+    Unchecked,
+    /// [`in_time_order`]: in order, with the message positions.
+    Sorted(Vec<u32>),
+    /// Not in order, or not readable by the fast path: merged.
+    Merge,
+}
+
 impl Job {
-    /// The decompressed chunk, and the buffer of the compressed bytes.
-    fn run(self) -> (Result<Vec<u8>>, Vec<u8>) {
+    fn run(self) -> Done {
         let out = decompress_into(
             self.compression,
             &self.data,
@@ -469,7 +698,25 @@ impl Job {
             self.offset,
             self.spare,
         );
-        (out, self.data)
+        let order = match (&out, self.check) {
+            (Ok(buf), Some((declared, mut starts))) => {
+                let origin = Origin::Chunk {
+                    offset: self.offset,
+                };
+                let known = |c: u32| declared.binary_search(&c).is_ok();
+                if in_time_order(buf, origin, known, &mut starts) {
+                    Order::Sorted(starts)
+                } else {
+                    Order::Merge
+                }
+            }
+            _ => Order::Unchecked,
+        };
+        Done {
+            out,
+            input: self.data,
+            order,
+        }
     }
 }
 
@@ -498,6 +745,7 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     data.clear();
     data.extend_from_slice(rec.data);
     Some(Job {
+        check: None,
         compression: header.compression,
         data,
         size: header.size,
@@ -522,6 +770,16 @@ impl<'a> Iterator for Messages<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
+            if let Some(s) = self.stream.as_mut() {
+                let filter = (!self.everything).then_some(&self.filter);
+                if let Some(m) = s.next(filter) {
+                    return Some(Ok(m));
+                }
+                if let Some(s) = self.stream.take() {
+                    self.spare_starts.push(s.starts);
+                    self.recycle(s.payload);
+                }
+            }
             if let Some(e) = self.entries.get(self.next_entry) {
                 self.next_entry += 1;
                 let data = match self.payloads.get(e.chunk) {
@@ -601,6 +859,7 @@ mod tests {
             let mut buf = vec![0xAA; 3];
             buf.extend(record(fields, b"payload"));
             let (c, t, start, end) = fast_message(&buf, 3).unwrap();
+            assert_eq!(checked_message(&buf, 3), Some((c, t, start, end)));
             let r = Record::parse(&buf, 3, Origin::File { base: 0 }).unwrap();
             let h = MessageDataHeader::from_record(&r).unwrap();
             assert_eq!((c, t), (h.conn, h.time));
@@ -617,6 +876,180 @@ mod tests {
             &[("conn", &conn), ("op", &[7]), ("time", &time)],
         ] {
             assert!(fast_message(&record(fields, b""), 0).is_none());
+        }
+    }
+}
+
+#[cfg(test)]
+mod file_order_tests {
+    use super::*;
+    use crate::{Connection, Writer, WriterOptions};
+    use logcore::Timestamp;
+    use std::path::{Path, PathBuf};
+
+    /// Bags of `dir` (empty when it is absent).
+    fn bags_in(dir: &Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "bag"))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// An item of an iterator, comparable: a message in full, an error as
+    /// its text.
+    type Item = std::result::Result<(u32, RosTime, Vec<u8>, u64), String>;
+
+    fn item(r: Result<BagMessage<'_>>) -> Item {
+        r.map(|m| (m.conn, m.time, m.data.to_vec(), m.offset))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Reads `file` with and without the file-order path under several
+    /// filters and both modes; returns how many messages were handed out
+    /// as stored and how many items were compared.
+    fn compare(file: &[u8], what: &str) -> (usize, usize) {
+        let Ok(bag) = Bag::new(file) else {
+            return (0, 0);
+        };
+        let mut filters = vec![MessageFilter::all()];
+        if let Some((a, b)) = bag.time_range() {
+            let (a, b) = (a.to_timestamp().0, b.to_timestamp().0);
+            let mid = a + (b - a) / 2;
+            filters.push(MessageFilter {
+                start: Some(Timestamp(a + (b - a) / 4)),
+                end: Some(Timestamp(mid)),
+                ..MessageFilter::all()
+            });
+        }
+        if let Some(c) = bag.connections().first() {
+            filters.push(MessageFilter {
+                channels: Some([ChannelId(c.id)].into_iter().collect()),
+                ..MessageFilter::all()
+            });
+        }
+        let mut streamed = 0;
+        let mut compared = 0;
+        for filter in filters {
+            for mode in [ReadMode::Strict, ReadMode::Lenient] {
+                let filter = MessageFilter {
+                    mode,
+                    ..filter.clone()
+                };
+                let mut merged = bag.messages(&filter);
+                merged.merge_only = true;
+                let want: Vec<Item> = merged.map(item).collect();
+                let mut fast = bag.messages(&filter);
+                let mut got = Vec::new();
+                while let Some(r) = fast.next() {
+                    if fast.stream.is_some() && fast.entries.len() == fast.next_entry {
+                        streamed += 1;
+                    }
+                    got.push(item(r));
+                }
+                assert_eq!(got, want, "{what}, {filter:?}");
+                compared += want.len();
+            }
+        }
+        (streamed, compared)
+    }
+
+    #[test]
+    fn file_order_path_gives_the_merge_result_on_test_and_corpus_bags() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut paths = bags_in(&root.join("../../testdata/rosbag"));
+        assert!(paths.len() >= 5, "testdata bags missing");
+        let corpus = match std::env::var_os("ROBOLOG_CORPUS") {
+            Some(d) => PathBuf::from(d).join("rosbag"),
+            None => root.join("../../../shared/corpus/rosbag"),
+        };
+        let corpus_bags = bags_in(&corpus);
+        if corpus_bags.is_empty() {
+            eprintln!("no rosbag corpus at {}: testdata only", corpus.display());
+        }
+        paths.extend(corpus_bags);
+        let (mut streamed, mut compared) = (0, 0);
+        for p in &paths {
+            let bytes = std::fs::read(p).unwrap();
+            let (s, c) = compare(&bytes, &p.display().to_string());
+            streamed += s;
+            compared += c;
+            // Chunks cut short or damaged: both paths report the same.
+            for cut in [bytes.len() * 3 / 4, bytes.len() / 2] {
+                compare(&bytes[..cut], &format!("{} cut at {cut}", p.display()));
+            }
+        }
+        assert!(streamed > 0 && compared > 1000, "{streamed} {compared}");
+    }
+
+    #[test]
+    fn overlapping_chunks_and_unsorted_messages_are_merged() {
+        // The corpus bag whose chunks overlap in time (spec 2.7).
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/rosbag/rosbagjs-example-unsorted-chunks.bag");
+        if let Ok(bytes) = std::fs::read(&path) {
+            let bag = Bag::new(&bytes).unwrap();
+            let c = bag.chunk_infos();
+            assert!(
+                c.iter().any(|a| c
+                    .iter()
+                    .any(|b| a.chunk_pos < b.chunk_pos && b.start_time <= a.end_time)),
+                "no overlap in {}",
+                path.display()
+            );
+            compare(&bytes, "unsorted chunks");
+            let times: Vec<RosTime> = bag
+                .messages(&MessageFilter::all())
+                .map(|m| m.unwrap().time)
+                .collect();
+            assert!(times.windows(2).all(|w| w[0] <= w[1]));
+            assert!(!times.is_empty());
+        }
+        // Written here: chunks of 3 messages, times going back inside some
+        // chunks, and chunks overlapping others.
+        for compression in [Compression::None, Compression::Lz4, Compression::Bz2] {
+            let options = WriterOptions {
+                chunk_threshold: 200,
+                ..WriterOptions::compressed(compression)
+            };
+            let mut w = Writer::new(std::io::Cursor::new(Vec::new()), options).unwrap();
+            let c = w
+                .add_connection(Connection::new(
+                    0,
+                    "/t",
+                    "std_msgs/String",
+                    "*",
+                    "string data",
+                ))
+                .unwrap();
+            // Chunks (the first holds the connection): [1], [3, 2, 4] alone in
+            // its time range but unsorted, [5, 6, 7], [8, 9, 30] overlapping
+            // the ones after it, ...
+            let secs = [
+                1, 3, 2, 4, 5, 6, 7, 8, 9, 30, 10, 11, 12, 13, 14, 15, 16, 17,
+            ];
+            for (i, sec) in secs.into_iter().enumerate() {
+                let mut data = 48u32.to_le_bytes().to_vec();
+                data.extend([b'a' + i as u8; 48]);
+                w.write(c, RosTime { sec, nsec: 0 }, &data).unwrap();
+            }
+            w.finish().unwrap();
+            let file = w.into_inner().into_inner();
+            let (streamed, compared) = compare(&file, &format!("{compression:?}"));
+            assert!(streamed > 0, "{compression:?}");
+            assert!(compared >= secs.len(), "{compression:?}");
+            let bag = Bag::new(&file).unwrap();
+            let got: Vec<u32> = bag
+                .messages(&MessageFilter::all())
+                .map(|m| m.unwrap().time.sec)
+                .collect();
+            let mut want = secs.to_vec();
+            want.sort_unstable();
+            assert_eq!(got, want, "{compression:?}");
         }
     }
 }
