@@ -13,7 +13,8 @@
 //! a column hold nulls there. The table `logs` has a row per log.
 //!
 //! Scans are lazy and streaming: logs are spread over DataFusion's target
-//! partitions, opened when their partition reaches them, and read a batch
+//! partitions, taken from the logs the set kept open (or opened again)
+//! when their partition reaches them, and read a batch
 //! at a time, decoding only the columns a query uses. `log_time` ranges go
 //! into each format's index; `log = '...'` and `log IN (...)` skip whole
 //! logs.
