@@ -34,8 +34,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use carla_recorder::{
-    ActorType, BoundingBox, Layout, Packet, PacketId, Recording, Vec3, VectorWidth, packet_name,
-    packet_value,
+    ActorType, BoundingBox, Layout, Packet, PacketId, Position, Recording, Vec3, VectorWidth,
+    packet_name, packet_value,
 };
 
 use logcore::{Error, LogReader, MessageFilter, ReadMode, Timestamp};
@@ -521,6 +521,51 @@ fn header_metadata(rec: &Recording<'_>) -> BTreeMap<String, String> {
 struct SceneText {
     scene: Vec<u8>,
     tf: Vec<u8>,
+    /// A `Position` packet's message.
+    positions: Vec<u8>,
+}
+
+/// The JSON text of each actor's last Position record, reused while the
+/// record stays bit for bit the same: a `Position` packet's message is
+/// the text of [`packet_value`] (through [`JsonValue`]) without formatting
+/// the floats of every resting actor again in every frame.
+#[derive(Default)]
+struct PositionTexts {
+    last: HashMap<u32, (Position, Vec<u8>)>,
+}
+
+impl PositionTexts {
+    /// The message of the Position packet of `records`, into `out`.
+    fn text(&mut self, records: &[Position], layout: &Layout, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(b"{\"records\":[");
+        for (i, p) in records.iter().enumerate() {
+            let fits = |(q, _): &&(Position, Vec<u8>)| {
+                same_vec(q.location, p.location) && same_vec(q.rotation, p.rotation)
+            };
+            let piece = match self.last.get(&p.id).filter(fits) {
+                Some((_, piece)) => piece,
+                None => {
+                    // The packet of this record alone, `{"records":[RECORD]}`.
+                    let one = packet_value(&Packet::Position(vec![*p]), layout);
+                    let mut whole = Vec::with_capacity(128);
+                    to_json(&mut whole, &JsonValue(&one));
+                    let record = whole[b"{\"records\":[".len()..whole.len() - 2].to_vec();
+                    &self
+                        .last
+                        .entry(p.id)
+                        .insert_entry((*p, record))
+                        .into_mut()
+                        .1
+                }
+            };
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(piece);
+        }
+        out.extend_from_slice(b"]}");
+    }
 }
 
 fn write_scene<W: Write>(
@@ -578,7 +623,8 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         frame: None,
         transforms: HashMap::new(),
     };
-    let mut text = SceneText::default();
+    let mut buffers = SceneText::default();
+    let mut positions = PositionTexts::default();
     let mut first_kind = HashMap::new();
     let mut lanes = HashMap::new();
     let mut n = 0u64;
@@ -589,7 +635,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         let id = u8::try_from(msg.channel.0).unwrap_or(u8::MAX);
         let offset = msg.offset.unwrap_or(0);
         if id == PacketId::FrameStart as u8 {
-            write_scene(&mut out, cx, &mut scene, &mut text)?;
+            write_scene(&mut out, cx, &mut scene, &mut buffers)?;
             scene.frame = Some(FrameScene {
                 time: msg.log_time,
                 ..FrameScene::default()
@@ -622,15 +668,20 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 schema_text: text,
                 metadata: metadata([("packet_id", id.to_string())]),
             })?;
-            let value = packet_value(&packet, &layout);
-            out.write(cx, topic, msg.log_time, &JsonValue(&value))?;
+            if let Packet::Position(records) = &packet {
+                positions.text(records, &layout, &mut buffers.positions);
+                out.write_text(cx, topic, msg.log_time, &buffers.positions)?;
+            } else {
+                let value = packet_value(&packet, &layout);
+                out.write(cx, topic, msg.log_time, &JsonValue(&value))?;
+            }
         }
         n += 1;
         if n % 4096 == 0 {
             cx.report(offset);
         }
     }
-    write_scene(&mut out, cx, &mut scene, &mut text)?;
+    write_scene(&mut out, cx, &mut scene, &mut buffers)?;
     cx.report(cx.total_bytes);
     out.finish()
 }
@@ -823,6 +874,55 @@ mod tests {
             );
         }
         assert!(rests > 50, "{rests}");
+    }
+
+    /// Every Position packet of the fixtures (and of resting, moving and
+    /// -0.0 records, in both vector widths) has the text of its value.
+    #[test]
+    fn reused_position_texts_give_the_text_of_the_value() {
+        let mut packets: Vec<(Layout, Vec<Position>)> = Vec::new();
+        for name in ["scene-0.9.10.rec", "scene-0.9.13.rec", "scene-0.10-ue5.rec"] {
+            let file = format!("{}/../../testdata/carla/{name}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(file).unwrap();
+            let log = crate::open_bytes(&bytes).unwrap();
+            let rec = log.as_carla().unwrap();
+            let layout = rec.layout();
+            for m in log.messages(&MessageFilter::all()).unwrap() {
+                let m = m.unwrap();
+                let id = m.channel.0 as u8;
+                if let Ok(Packet::Position(v)) = Packet::decode(id, &m.payload, 0, &layout) {
+                    packets.push((layout, v));
+                }
+            }
+        }
+        assert!(packets.len() > 10);
+        for width in [VectorWidth::F32, VectorWidth::F64] {
+            let layout = Layout {
+                vectors: width,
+                ..packets[0].0
+            };
+            let at = |id, x: f64, z: f64| Position {
+                id,
+                location: Vec3::new(x, 1.5, z),
+                rotation: Vec3::new(0.0, 0.1, 90.0),
+            };
+            for frame in 0..6 {
+                let x = f64::from(frame);
+                let z = if frame % 2 == 0 { -0.0 } else { 0.0 };
+                packets.push((layout, vec![at(1, x, 0.0), at(2, 5.0, z), at(3, 5.0, 0.0)]));
+            }
+            packets.push((layout, Vec::new()));
+        }
+        let mut texts = PositionTexts::default();
+        let mut out = Vec::new();
+        for (layout, records) in &packets {
+            texts.text(records, layout, &mut out);
+            let value = packet_value(&Packet::Position(records.clone()), layout);
+            assert_eq!(
+                String::from_utf8(out.clone()).unwrap(),
+                serde_json::to_string(&JsonValue(&value)).unwrap()
+            );
+        }
     }
 
     #[test]
