@@ -359,12 +359,18 @@ impl Scene {
     /// [`foxglove::cube_entity`], [`foxglove::frame_transform`] and the
     /// other builders give, made from the pieces each actor keeps while it
     /// does not move (see [`Piece`]).
-    fn finish(&mut self, scene: &mut Vec<u8>, tf: &mut Vec<u8>) -> Option<Timestamp> {
-        let f = self.frame.take()?;
+    fn finish(
+        &mut self,
+        scene: &mut Vec<u8>,
+        tf: &mut Vec<u8>,
+    ) -> Result<Option<Timestamp>, Error> {
+        let Some(f) = self.frame.take() else {
+            return Ok(None);
+        };
         let t = f.time;
         let mut stamp = Vec::with_capacity(48);
         stamp.extend_from_slice(b"{\"timestamp\":");
-        to_json(&mut stamp, &foxglove::Time::of(t));
+        to_json(&mut stamp, &foxglove::Time::of(t))?;
         stamp.push(b',');
         scene.clear();
         tf.clear();
@@ -373,7 +379,7 @@ impl Scene {
             if i > 0 {
                 scene.push(b',');
             }
-            to_json(scene, &foxglove::Deletion::of(t, &id.to_string()));
+            to_json(scene, &foxglove::Deletion::of(t, &id.to_string()))?;
         }
         scene.extend_from_slice(b"],\"entities\":[");
         tf.extend_from_slice(b"{\"transforms\":[");
@@ -388,7 +394,7 @@ impl Scene {
                     let (pos, q) = pose_of();
                     let child = format!("actor_{id}");
                     let tail = foxglove::TransformTail::new(WORLD, &child, pos, q);
-                    let p = Piece::new(location, rotation, &tail);
+                    let p = Piece::new(location, rotation, &tail)?;
                     self.transforms.entry(id).insert_entry(p).into_mut()
                 }
             };
@@ -426,7 +432,7 @@ impl Scene {
                     ],
                 };
                 let tail = foxglove::EntityTail::of(&cube);
-                actor.entity = Some(Piece::new(location, rotation, &tail));
+                actor.entity = Some(Piece::new(location, rotation, &tail)?);
             }
             if let Some(piece) = &actor.entity {
                 if entities > 0 {
@@ -444,7 +450,7 @@ impl Scene {
             self.actors.remove(id);
             self.transforms.remove(id);
         }
-        Some(t)
+        Ok(Some(t))
     }
 }
 
@@ -457,11 +463,10 @@ fn same_vec(a: Vec3, b: Vec3) -> bool {
         .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
-/// Appends the JSON text of `v` (the types here always serialize).
-fn to_json(out: &mut Vec<u8>, v: &impl serde::Serialize) {
-    if let Err(e) = serde_json::to_writer(&mut *out, v) {
-        unreachable!("writing JSON into memory: {e}");
-    }
+/// Appends the JSON text of `v`.
+fn to_json(out: &mut Vec<u8>, v: &impl serde::Serialize) -> Result<(), Error> {
+    serde_json::to_writer(&mut *out, v)
+        .map_err(|e| Error::InvalidArgument(format!("cannot write a JSON message: {e}")))
 }
 
 /// What follows the timestamp in an actor's scene entity or transform,
@@ -481,16 +486,16 @@ struct Piece {
 
 impl Piece {
     /// The piece of an object whose fields after the timestamp are `tail`'s.
-    fn new(location: Vec3, rotation: Vec3, tail: &impl serde::Serialize) -> Piece {
+    fn new(location: Vec3, rotation: Vec3, tail: &impl serde::Serialize) -> Result<Piece, Error> {
         let mut text = Vec::with_capacity(512);
-        to_json(&mut text, tail);
+        to_json(&mut text, tail)?;
         // `{"frame_id":..}` without its opening brace follows the stamp.
         text.remove(0);
-        Piece {
+        Ok(Piece {
             location,
             rotation,
             tail: text,
-        }
+        })
     }
 
     fn fits(&self, location: Vec3, rotation: Vec3) -> bool {
@@ -544,7 +549,12 @@ struct PositionTexts {
 
 impl PositionTexts {
     /// The message of the Position packet of `records`, into `out`.
-    fn text(&mut self, records: &[Position], layout: &Layout, out: &mut Vec<u8>) {
+    fn text(
+        &mut self,
+        records: &[Position],
+        layout: &Layout,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
         out.clear();
         out.extend_from_slice(b"{\"records\":[");
         for (i, p) in records.iter().enumerate() {
@@ -557,8 +567,16 @@ impl PositionTexts {
                     // The packet of this record alone, `{"records":[RECORD]}`.
                     let one = packet_value(&Packet::Position(vec![*p]), layout);
                     let mut whole = Vec::with_capacity(128);
-                    to_json(&mut whole, &JsonValue(&one));
-                    let record = whole[b"{\"records\":[".len()..whole.len() - 2].to_vec();
+                    to_json(&mut whole, &JsonValue(&one))?;
+                    let record = whole
+                        .strip_prefix(b"{\"records\":[")
+                        .and_then(|r| r.strip_suffix(b"]}"))
+                        .ok_or_else(|| {
+                            Error::InvalidArgument(
+                                "a Position packet's value is not {\"records\": [..]}".into(),
+                            )
+                        })?
+                        .to_vec();
                     &self
                         .last
                         .entry(p.id)
@@ -573,6 +591,7 @@ impl PositionTexts {
             out.extend_from_slice(piece);
         }
         out.extend_from_slice(b"]}");
+        Ok(())
     }
 }
 
@@ -582,7 +601,7 @@ fn write_scene<W: Write>(
     scene: &mut Scene,
     text: &mut SceneText,
 ) -> Result<(), Error> {
-    let Some(t) = scene.finish(&mut text.scene, &mut text.tf) else {
+    let Some(t) = scene.finish(&mut text.scene, &mut text.tf)? else {
         return Ok(());
     };
     if cx.keep(SCENE_TOPIC, t) {
@@ -677,7 +696,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 metadata: metadata([("packet_id", id.to_string())]),
             })?;
             if let Packet::Position(records) = &packet {
-                positions.text(records, &layout, &mut buffers.positions);
+                positions.text(records, &layout, &mut buffers.positions)?;
                 out.write_text(cx, topic, msg.log_time, &buffers.positions)?;
             } else {
                 let value = packet_value(&packet, &layout);
@@ -868,7 +887,7 @@ mod tests {
                     scene.take(p);
                 }
             }
-            fast.finish(&mut text, &mut tf).unwrap();
+            fast.finish(&mut text, &mut tf).unwrap().unwrap();
             let (scene, transforms) = slow.finish_values().unwrap();
             assert_eq!(
                 String::from_utf8_lossy(&text),
@@ -924,7 +943,7 @@ mod tests {
         let mut texts = PositionTexts::default();
         let mut out = Vec::new();
         for (layout, records) in &packets {
-            texts.text(records, layout, &mut out);
+            texts.text(records, layout, &mut out).unwrap();
             let value = packet_value(&Packet::Position(records.clone()), layout);
             assert_eq!(
                 String::from_utf8(out.clone()).unwrap(),
