@@ -154,9 +154,14 @@ struct Closed {
 /// A chunk's records compressed, with their size and CRC, and the buffer
 /// that held them.
 struct Sealed {
-    compressed: std::io::Result<Vec<u8>>,
+    /// The compressed records; `None` for an uncompressed chunk, whose
+    /// records are `raw` itself.
+    compressed: std::io::Result<Option<Vec<u8>>>,
     raw_len: u64,
-    crc: u32,
+    /// The CRC state over `raw` (the chunk's uncompressed CRC, and for an
+    /// uncompressed chunk the part of the data section's CRC its records
+    /// make); `None` without CRCs.
+    crc: Option<crc32fast::Hasher>,
     raw: Vec<u8>,
 }
 
@@ -164,18 +169,24 @@ struct Sealed {
 /// bytes whichever).
 fn seal(raw: Vec<u8>, compression: Compression, crcs: bool) -> Sealed {
     let compressed = match compression {
-        Compression::None => Ok(raw.clone()),
-        Compression::Zstd => zstd::bulk::compress(&raw, 3),
+        Compression::None => Ok(None),
+        Compression::Zstd => zstd::bulk::compress(&raw, 3).map(Some),
         Compression::Lz4 => {
             let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::new());
             enc.write_all(&raw)
                 .and_then(|_| enc.finish().map_err(std::io::Error::other))
+                .map(Some)
         }
     };
+    let crc = crcs.then(|| {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&raw);
+        h
+    });
     Sealed {
         compressed,
         raw_len: raw.len() as u64,
-        crc: if crcs { crc32fast::hash(&raw) } else { 0 },
+        crc,
         raw,
     }
 }
@@ -456,24 +467,44 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Writes a chunk and its message indexes.
+    /// Writes a chunk and its message indexes. The chunk's records go to
+    /// the sink straight from their buffer (never copied into a framed
+    /// record), and an uncompressed chunk's CRC state, computed once over
+    /// its records, also extends the data section's CRC.
     fn write_chunk(&mut self, closed: Closed, sealed: Sealed) -> Result<()> {
         let compressed = sealed.compressed?;
         let mut raw = sealed.raw;
+        let (start, end) = closed.times.unwrap_or((0, 0));
+        let compression = self.opts.compression.name();
+        let records: &[u8] = compressed.as_deref().unwrap_or(&raw);
+        let records_len = records.len() as u64;
+        // The Chunk record's fields before its records, framed: the same
+        // bytes `encode_record` gives up to the records.
+        let fields_len = 8 + 8 + 8 + 4 + 4 + compression.len() as u64 + 8;
+        let mut head = Vec::with_capacity(RECORD_HEADER_LEN + fields_len as usize);
+        head.push(op::CHUNK);
+        head.extend_from_slice(&(fields_len + records_len).to_le_bytes());
+        head.extend_from_slice(&start.to_le_bytes());
+        head.extend_from_slice(&end.to_le_bytes());
+        head.extend_from_slice(&sealed.raw_len.to_le_bytes());
+        let crc = sealed.crc.as_ref().map_or(0, |h| h.clone().finalize());
+        head.extend_from_slice(&crc.to_le_bytes());
+        head.extend_from_slice(&(compression.len() as u32).to_le_bytes());
+        head.extend_from_slice(compression.as_bytes());
+        head.extend_from_slice(&records_len.to_le_bytes());
+        let chunk_start = self.pos;
+        let chunk_length = head.len() as u64 + records_len;
+        self.emit_raw(&head)?;
+        match (&compressed, &sealed.crc) {
+            (None, Some(h)) => {
+                self.sink.write_all(records)?;
+                self.data_crc.combine(h);
+                self.pos += records_len;
+            }
+            _ => self.emit_raw(records)?,
+        }
         raw.clear();
         self.spare_chunk = raw;
-        let (start, end) = closed.times.unwrap_or((0, 0));
-        let chunk = Chunk {
-            message_start_time: start,
-            message_end_time: end,
-            uncompressed_size: sealed.raw_len,
-            uncompressed_crc: sealed.crc,
-            compression: self.opts.compression.name().into(),
-            records: logcore::Payload::Borrowed(&compressed),
-        };
-        let bytes = encode_record(&Record::Chunk(chunk));
-        let chunk_start = self.pos;
-        self.emit_raw(&bytes)?;
         let mut offsets = BTreeMap::new();
         let index_start = self.pos;
         if self.opts.message_indexes {
@@ -491,11 +522,11 @@ impl<W: Write> Writer<W> {
             message_start_time: start,
             message_end_time: end,
             chunk_start_offset: chunk_start,
-            chunk_length: bytes.len() as u64,
+            chunk_length,
             message_index_offsets: offsets,
             message_index_length: self.pos - index_start,
-            compression: self.opts.compression.name().into(),
-            compressed_size: compressed.len() as u64,
+            compression: compression.into(),
+            compressed_size: records_len,
             uncompressed_size: sealed.raw_len,
         });
         self.sink.flush()?;
@@ -726,6 +757,59 @@ impl<W: Write> Writer<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every chunk's record is what `encode_record` frames from its fields
+    /// (records written from their buffer, not through a framed copy), its
+    /// CRC is that of its decompressed records, and the data section's CRC
+    /// is that of every byte before Data End, for each compression.
+    #[test]
+    fn chunks_written_from_their_buffers_are_framed_records_with_crcs() {
+        for compression in [Compression::None, Compression::Zstd, Compression::Lz4] {
+            let opts = WriteOptions {
+                compression,
+                chunk_size: 3000,
+                ..WriteOptions::default()
+            };
+            let mut w = Writer::new(Vec::new(), opts).unwrap();
+            let ch = w.add_channel(0, "/t", "json", &BTreeMap::new()).unwrap();
+            for i in 0..2000u32 {
+                let data = format!(
+                    "{{\"i\":{i},\"pad\":\"{}\"}}",
+                    "y".repeat((i % 41) as usize)
+                );
+                w.write_message(ch, i, u64::from(i), u64::from(i), data.as_bytes())
+                    .unwrap();
+            }
+            let file = w.finish().unwrap();
+            let (mut pos, mut chunks, mut data_end) = (MAGIC.len(), 0, false);
+            while pos + RECORD_HEADER_LEN <= file.len() - MAGIC.len() {
+                let opcode = file[pos];
+                let len = u64::from_le_bytes(file[pos + 1..pos + 9].try_into().unwrap()) as usize;
+                let end = pos + RECORD_HEADER_LEN + len;
+                let rec =
+                    crate::parse_record(opcode, &file[pos + RECORD_HEADER_LEN..end], pos as u64)
+                        .unwrap();
+                match &rec {
+                    Record::Chunk(c) => {
+                        assert_eq!(encode_record(&rec), &file[pos..end], "{compression:?}");
+                        assert_eq!(c.compression, compression.name());
+                        assert_ne!(c.uncompressed_crc, 0);
+                        let raw = crate::decompress(c, pos as u64, true, u64::MAX).unwrap();
+                        assert_eq!(crc32fast::hash(raw.as_slice()), c.uncompressed_crc);
+                        chunks += 1;
+                    }
+                    Record::DataEnd(d) => {
+                        assert_eq!(d.data_section_crc, crc32fast::hash(&file[..pos]));
+                        data_end = true;
+                        break;
+                    }
+                    _ => {}
+                }
+                pos = end;
+            }
+            assert!(data_end && chunks > 10, "{compression:?}: {chunks} chunks");
+        }
+    }
 
     #[test]
     fn chunks_compressed_on_threads_give_the_same_file() {

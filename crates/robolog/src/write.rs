@@ -4,7 +4,9 @@
 //! one-call form [`write_atomically`]): the bytes go to a temporary file in
 //! the destination folder, which is flushed, synced and renamed to the final
 //! name only when complete. A process killed at any moment therefore leaves
-//! either no output or the previous file under the final name. Before
+//! either no output or the previous file under the final name. A large
+//! file is synced while it is written (write-behind, see [`AtomicFile`]),
+//! so the final sync waits for little more than its last megabytes. Before
 //! anything is written, an [`OutputPolicy`] refuses an output that resolves
 //! to one of the inputs (the same path, another spelling of it, or a symlink
 //! to it) and, unless forced, an output that already exists.
@@ -42,6 +44,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 
 /// Why an output file is not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -304,16 +307,73 @@ fn process_running(pid: u32) -> Option<bool> {
     Some(proc.join(pid.to_string()).exists())
 }
 
+/// Bytes written between two requests to the write-behind thread to sync
+/// what the file holds so far (see [`AtomicFile`]).
+pub const WRITE_BEHIND_STEP: u64 = 8 << 20;
+
+/// A thread syncing the temporary file's data while more is written, so
+/// the disk writes overlap the work that produces the bytes and the final
+/// sync has only the last few megabytes left to wait for.
+#[derive(Debug)]
+struct WriteBehind {
+    /// One message per [`WRITE_BEHIND_STEP`] written; closed at the end.
+    wake: mpsc::Sender<()>,
+    /// The first failed sync ends the thread with its error.
+    thread: std::thread::JoinHandle<io::Result<()>>,
+}
+
+impl WriteBehind {
+    /// Starts the thread on a second handle of `file` (the same open file,
+    /// so a failed sync of its data is reported by the thread: the kernel
+    /// reports a write-back error once per open file, and it is not lost
+    /// since [`WriteBehind::finish`] returns it).
+    fn start(file: &File) -> io::Result<WriteBehind> {
+        let file = file.try_clone()?;
+        let (wake, woken) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("robolog-write-behind".into())
+            .spawn(move || {
+                while woken.recv().is_ok() {
+                    // Requests that came while the last sync ran are one.
+                    while woken.try_recv().is_ok() {}
+                    file.sync_data()?;
+                }
+                Ok(())
+            })?;
+        Ok(WriteBehind { wake, thread })
+    }
+
+    /// Closes the thread's queue and waits for its last sync: its error,
+    /// if any sync failed.
+    fn finish(self) -> io::Result<()> {
+        drop(self.wake);
+        match self.thread.join() {
+            Ok(r) => r,
+            Err(_) => Err(io::Error::other("the write-behind thread panicked")),
+        }
+    }
+}
+
 /// An output file being written: the bytes go to a hidden temporary file
 /// in the destination folder (`.NAME.robolog-tmp-PID-N`), which
 /// [`commit`](AtomicFile::commit) flushes, syncs and renames to the final
 /// name. Dropped without a commit, the temporary file is removed and the
 /// destination is untouched.
+///
+/// Write-behind: once a file reaches [`WRITE_BEHIND_STEP`] bytes, a thread
+/// syncs its data every time that many more were written, while the
+/// writing goes on. The disk then writes the file as it grows, not all of
+/// it in the final sync, which has only what came since the last step
+/// left to wait for (a large output is on disk about as soon as its last
+/// byte is written). A failed sync of that thread fails the commit.
 #[derive(Debug)]
 pub struct AtomicFile {
     file: Option<BufWriter<File>>,
     temp: PathBuf,
     dest: PathBuf,
+    /// Bytes given to the file so far, and at the last write-behind request.
+    written: (u64, u64),
+    behind: Option<WriteBehind>,
 }
 
 impl AtomicFile {
@@ -341,6 +401,8 @@ impl AtomicFile {
                         file: Some(BufWriter::with_capacity(1 << 16, f)),
                         temp,
                         dest: dest.to_path_buf(),
+                        written: (0, 0),
+                        behind: None,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -366,9 +428,9 @@ impl AtomicFile {
         let Some(w) = self.file.take() else {
             return Ok(());
         };
-        let result = w
-            .into_inner()
-            .map_err(|e| e.into_error())
+        let behind = self.behind.take().map_or(Ok(()), WriteBehind::finish);
+        let result = behind
+            .and_then(|()| w.into_inner().map_err(|e| e.into_error()))
             .and_then(|f| f.sync_all())
             .and_then(|()| std::fs::rename(&self.temp, &self.dest));
         if let Err(e) = result {
@@ -383,19 +445,47 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// Counts `n` bytes written and, every [`WRITE_BEHIND_STEP`], asks the
+    /// write-behind thread (started at the first step) to sync them.
+    fn wrote(&mut self, n: usize) {
+        self.written.0 += n as u64;
+        if self.written.0 - self.written.1 < WRITE_BEHIND_STEP {
+            return;
+        }
+        self.written.1 = self.written.0;
+        if self.behind.is_none() {
+            // Without a thread (none can be started) the final sync does
+            // it all, as it would anyway.
+            self.behind = self
+                .file
+                .as_ref()
+                .and_then(|f| WriteBehind::start(f.get_ref()).ok());
+        }
+        if let Some(b) = &self.behind {
+            // A thread that stopped on an error has it for the commit.
+            let _ = b.wake.send(());
+        }
+    }
+}
+
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.file {
-            Some(f) => f.write(buf),
-            None => Err(io::Error::other("the file was committed")),
-        }
+        let n = match &mut self.file {
+            Some(f) => f.write(buf)?,
+            None => return Err(io::Error::other("the file was committed")),
+        };
+        self.wrote(n);
+        Ok(n)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match &mut self.file {
-            Some(f) => f.write_all(buf),
-            None => Err(io::Error::other("the file was committed")),
+            Some(f) => f.write_all(buf)?,
+            None => return Err(io::Error::other("the file was committed")),
         }
+        self.wrote(buf.len());
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -419,6 +509,9 @@ impl Seek for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
+        if let Some(b) = self.behind.take() {
+            let _ = b.finish();
+        }
         if self.file.take().is_some() {
             let _ = std::fs::remove_file(&self.temp);
         }
@@ -539,6 +632,48 @@ mod tests {
         assert!(leftovers(&out).is_empty());
         f.commit().unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"hello");
+        assert_eq!(entries(&dir), ["out.bin"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn large_files_are_synced_behind_the_writing() {
+        let dir = scratch("behind");
+        let out = dir.join("out.bin");
+        let mut f = AtomicFile::create(&out, &OutputPolicy::new(false)).unwrap();
+        let block: Vec<u8> = (0..=255u8).cycle().take(1 << 20).collect();
+        let blocks = (WRITE_BEHIND_STEP >> 20) as usize * 2 + 3;
+        for i in 0..blocks {
+            f.write_all(&block).unwrap();
+            // The thread starts at the first step, not before.
+            assert_eq!(
+                f.behind.is_some(),
+                (i as u64 + 1) << 20 >= WRITE_BEHIND_STEP,
+                "after {} MiB",
+                i + 1
+            );
+        }
+        f.commit().unwrap();
+        let back = std::fs::read(&out).unwrap();
+        assert_eq!(back.len(), blocks << 20);
+        assert!(back.chunks(1 << 20).all(|c| c == block.as_slice()));
+        assert_eq!(entries(&dir), ["out.bin"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_sync_behind_fails_the_commit() {
+        let dir = scratch("behind-err");
+        let out = dir.join("out.bin");
+        std::fs::write(&out, b"previous").unwrap();
+        let mut f = AtomicFile::create(&out, &OutputPolicy::new(true)).unwrap();
+        f.write_all(b"new").unwrap();
+        let (wake, _) = mpsc::channel();
+        let thread = std::thread::spawn(|| Err(io::Error::other("sync failed")));
+        f.behind = Some(WriteBehind { wake, thread });
+        let e = f.commit().unwrap_err();
+        assert_eq!(e.to_string(), "sync failed");
+        assert_eq!(std::fs::read(&out).unwrap(), b"previous");
         assert_eq!(entries(&dir), ["out.bin"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -29,15 +29,22 @@
 //! and pitch and yaw change it), the convention of CARLA's ROS bridge.
 //!
 //! Memory: the actors alive at the current frame and one frame's packets.
+//!
+//! Speed: most actors of a recording rest (props, signs, lights, parked
+//! cars), and the `scene`, `tf` and `Position` messages of a frame differ
+//! from the last frame's only in their timestamps and in what moved. The
+//! JSON text of each actor's entity, transform and Position record is kept
+//! and reused while its pose stays bit for bit the same, so only moving
+//! actors' floats are formatted; the bytes are those of building the
+//! values afresh (tests compare both).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use carla_recorder::{
-    ActorType, BoundingBox, Layout, Packet, PacketId, Recording, Vec3, VectorWidth, packet_name,
-    packet_value,
+    ActorType, BoundingBox, Layout, Packet, PacketId, Position, Recording, Vec3, VectorWidth,
+    packet_name, packet_value,
 };
-use serde_json::{Value as Json, json};
 
 use logcore::{Error, LogReader, MessageFilter, ReadMode, Timestamp};
 
@@ -247,6 +254,9 @@ struct Actor {
     bbox: Option<(Vec3, Vec3)>,
     /// The traffic light's state (0 red, 1 yellow, 2 green, 3 off).
     light: Option<u8>,
+    /// Its scene entity after the timestamp, for the pose it was made at
+    /// (see [`Piece`]); cleared when the box or the light changes.
+    entity: Option<Piece>,
 }
 
 impl Actor {
@@ -288,6 +298,8 @@ struct FrameScene {
 struct Scene {
     actors: BTreeMap<u32, Actor>,
     frame: Option<FrameScene>,
+    /// The transform of every actor that had a position, for its last pose.
+    transforms: HashMap<u32, Piece>,
 }
 
 impl Scene {
@@ -305,6 +317,7 @@ impl Scene {
                             description: a.description().into_owned(),
                             bbox: None,
                             light: None,
+                            entity: None,
                         },
                     );
                 }
@@ -317,14 +330,23 @@ impl Scene {
             Packet::BoundingBox(v) => {
                 for BoundingBox { id, origin, extent } in v {
                     if let Some(a) = self.actors.get_mut(id) {
-                        a.bbox = Some((*origin, *extent));
+                        let same = a
+                            .bbox
+                            .is_some_and(|(o, e)| same_vec(o, *origin) && same_vec(e, *extent));
+                        if !same {
+                            a.bbox = Some((*origin, *extent));
+                            a.entity = None;
+                        }
                     }
                 }
             }
             Packet::State(v) => {
                 for s in v {
                     if let Some(a) = self.actors.get_mut(&s.id) {
-                        a.light = Some(s.state);
+                        if a.light != Some(s.state) {
+                            a.light = Some(s.state);
+                            a.entity = None;
+                        }
                     }
                 }
             }
@@ -332,59 +354,152 @@ impl Scene {
         }
     }
 
-    /// The frame's `SceneUpdate` and `FrameTransforms`; forgets deleted actors.
-    fn finish(&mut self) -> Option<(Timestamp, Json, Json)> {
-        let f = self.frame.take()?;
+    /// The frame's `SceneUpdate` and `FrameTransforms` as JSON text, into
+    /// `scene` and `tf`; forgets deleted actors. The same text as
+    /// [`foxglove::cube_entity`], [`foxglove::frame_transform`] and the
+    /// other builders give, made from the pieces each actor keeps while it
+    /// does not move (see [`Piece`]).
+    fn finish(
+        &mut self,
+        scene: &mut Vec<u8>,
+        tf: &mut Vec<u8>,
+    ) -> Result<Option<Timestamp>, Error> {
+        let Some(f) = self.frame.take() else {
+            return Ok(None);
+        };
         let t = f.time;
-        let mut entities = Vec::new();
-        let mut transforms = Vec::new();
-        for (id, location, rotation) in &f.positions {
-            let pos = position(*location);
-            let q = orientation(*rotation);
-            transforms.push(foxglove::frame_transform(
-                t,
-                WORLD,
-                &format!("actor_{id}"),
-                pos,
-                q,
-            ));
-            let Some(actor) = self.actors.get(id) else {
+        let mut stamp = Vec::with_capacity(48);
+        stamp.extend_from_slice(b"{\"timestamp\":");
+        to_json(&mut stamp, &foxglove::Time::of(t))?;
+        stamp.push(b',');
+        scene.clear();
+        tf.clear();
+        scene.extend_from_slice(b"{\"deletions\":[");
+        for (i, id) in f.deleted.iter().enumerate() {
+            if i > 0 {
+                scene.push(b',');
+            }
+            to_json(scene, &foxglove::Deletion::of(t, &id.to_string()))?;
+        }
+        scene.extend_from_slice(b"],\"entities\":[");
+        tf.extend_from_slice(b"{\"transforms\":[");
+        let mut entities = 0usize;
+        for (i, &(id, location, rotation)) in f.positions.iter().enumerate() {
+            let mut pose = None;
+            let mut pose_of =
+                || *pose.get_or_insert_with(|| (position(location), orientation(rotation)));
+            let piece = match self.transforms.get(&id) {
+                Some(p) if p.fits(location, rotation) => p,
+                _ => {
+                    let (pos, q) = pose_of();
+                    let child = format!("actor_{id}");
+                    let tail = foxglove::TransformTail::new(WORLD, &child, pos, q);
+                    let p = Piece::new(location, rotation, &tail)?;
+                    self.transforms.entry(id).insert_entry(p).into_mut()
+                }
+            };
+            if i > 0 {
+                tf.push(b',');
+            }
+            tf.extend_from_slice(&stamp);
+            tf.extend_from_slice(&piece.tail);
+            let Some(actor) = self.actors.get_mut(&id) else {
                 continue;
             };
             if !actor.shown() {
                 continue;
             }
-            let (origin, extent) = actor
-                .bbox
-                .unwrap_or((Vec3::default(), actor.default_extent()));
-            let offset = rotate(q, position(origin));
-            let cube = Cube {
-                id: id.to_string(),
-                frame_id: WORLD,
-                position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
-                orientation: q,
-                size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
-                color: actor.color(),
-                metadata: vec![
-                    ("kind", actor.kind.name().to_string()),
-                    ("description", actor.description.clone()),
-                ],
-            };
-            entities.push(foxglove::cube_entity(t, &cube));
+            if !actor
+                .entity
+                .as_ref()
+                .is_some_and(|p| p.fits(location, rotation))
+            {
+                let (pos, q) = pose_of();
+                let (origin, extent) = actor
+                    .bbox
+                    .unwrap_or((Vec3::default(), actor.default_extent()));
+                let offset = rotate(q, position(origin));
+                let cube = Cube {
+                    id: id.to_string(),
+                    frame_id: WORLD,
+                    position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
+                    orientation: q,
+                    size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
+                    color: actor.color(),
+                    metadata: vec![
+                        ("kind", actor.kind.name().to_string()),
+                        ("description", actor.description.clone()),
+                    ],
+                };
+                let tail = foxglove::EntityTail::of(&cube);
+                actor.entity = Some(Piece::new(location, rotation, &tail)?);
+            }
+            if let Some(piece) = &actor.entity {
+                if entities > 0 {
+                    scene.push(b',');
+                }
+                entities += 1;
+                scene.extend_from_slice(&stamp);
+                scene.extend_from_slice(&piece.tail);
+            }
         }
-        let deletions = f
-            .deleted
-            .iter()
-            .map(|id| {
-                self.actors.remove(id);
-                foxglove::deletion(t, &id.to_string())
-            })
-            .collect();
-        Some((
-            t,
-            foxglove::scene_update(deletions, entities),
-            json!({ "transforms": transforms }),
-        ))
+        scene.extend_from_slice(b"]}");
+        tf.extend_from_slice(b"]}");
+        // An actor removed in this frame is still shown in it.
+        for id in &f.deleted {
+            self.actors.remove(id);
+            self.transforms.remove(id);
+        }
+        Ok(Some(t))
+    }
+}
+
+/// Whether `a` and `b` are the same bits (so they print the same: `0.0`
+/// and `-0.0` differ).
+fn same_vec(a: Vec3, b: Vec3) -> bool {
+    [a.x, a.y, a.z]
+        .iter()
+        .zip([b.x, b.y, b.z])
+        .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Appends the JSON text of `v`.
+fn to_json(out: &mut Vec<u8>, v: &impl serde::Serialize) -> Result<(), Error> {
+    serde_json::to_writer(&mut *out, v)
+        .map_err(|e| Error::InvalidArgument(format!("cannot write a JSON message: {e}")))
+}
+
+/// What follows the timestamp in an actor's scene entity or transform,
+/// for the pose (location and rotation as recorded) it was made at.
+///
+/// Most actors of a recording (props, signs, lights, parked cars) stay
+/// where they are from frame to frame, and their messages differ only in
+/// the timestamp: the text after it is kept and reused while the pose (and
+/// for an entity, the box and the light) stays bit for bit the same, so
+/// the floats of a resting actor are formatted once, not once per frame.
+struct Piece {
+    location: Vec3,
+    rotation: Vec3,
+    /// The object's text after `{"timestamp":{..},` (to its closing `}`).
+    tail: Vec<u8>,
+}
+
+impl Piece {
+    /// The piece of an object whose fields after the timestamp are `tail`'s.
+    fn new(location: Vec3, rotation: Vec3, tail: &impl serde::Serialize) -> Result<Piece, Error> {
+        let mut text = Vec::with_capacity(512);
+        to_json(&mut text, tail)?;
+        // `{"frame_id":..}` without its opening brace follows the stamp.
+        text.remove(0);
+        Ok(Piece {
+            location,
+            rotation,
+            tail: text,
+        })
+    }
+
+    fn fits(&self, location: Vec3, rotation: Vec3) -> bool {
+        same_vec(self.location, location) && same_vec(self.rotation, rotation)
     }
 }
 
@@ -413,25 +528,93 @@ fn header_metadata(rec: &Recording<'_>) -> BTreeMap<String, String> {
     ])
 }
 
+/// The text buffers of a frame's `scene` and `tf` messages, kept from frame
+/// to frame.
+#[derive(Default)]
+struct SceneText {
+    scene: Vec<u8>,
+    tf: Vec<u8>,
+    /// A `Position` packet's message.
+    positions: Vec<u8>,
+}
+
+/// The JSON text of each actor's last Position record, reused while the
+/// record stays bit for bit the same: a `Position` packet's message is
+/// the text of [`packet_value`] (through [`JsonValue`]) without formatting
+/// the floats of every resting actor again in every frame.
+#[derive(Default)]
+struct PositionTexts {
+    last: HashMap<u32, (Position, Vec<u8>)>,
+}
+
+impl PositionTexts {
+    /// The message of the Position packet of `records`, into `out`.
+    fn text(
+        &mut self,
+        records: &[Position],
+        layout: &Layout,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        out.clear();
+        out.extend_from_slice(b"{\"records\":[");
+        for (i, p) in records.iter().enumerate() {
+            let fits = |(q, _): &&(Position, Vec<u8>)| {
+                same_vec(q.location, p.location) && same_vec(q.rotation, p.rotation)
+            };
+            let piece = match self.last.get(&p.id).filter(fits) {
+                Some((_, piece)) => piece,
+                None => {
+                    // The packet of this record alone, `{"records":[RECORD]}`.
+                    let one = packet_value(&Packet::Position(vec![*p]), layout);
+                    let mut whole = Vec::with_capacity(128);
+                    to_json(&mut whole, &JsonValue(&one))?;
+                    let record = whole
+                        .strip_prefix(b"{\"records\":[")
+                        .and_then(|r| r.strip_suffix(b"]}"))
+                        .ok_or_else(|| {
+                            Error::InvalidArgument(
+                                "a Position packet's value is not {\"records\": [..]}".into(),
+                            )
+                        })?
+                        .to_vec();
+                    &self
+                        .last
+                        .entry(p.id)
+                        .insert_entry((*p, record))
+                        .into_mut()
+                        .1
+                }
+            };
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(piece);
+        }
+        out.extend_from_slice(b"]}");
+        Ok(())
+    }
+}
+
 fn write_scene<W: Write>(
     out: &mut JsonOut<W>,
     cx: &mut Context<'_>,
     scene: &mut Scene,
+    text: &mut SceneText,
 ) -> Result<(), Error> {
-    let Some((t, update, transforms)) = scene.finish() else {
+    let Some(t) = scene.finish(&mut text.scene, &mut text.tf)? else {
         return Ok(());
     };
     if cx.keep(SCENE_TOPIC, t) {
         out.ensure(cx, SCENE_TOPIC, || {
             ChannelSpec::well_known(foxglove::SCENE_UPDATE)
         })?;
-        out.write(cx, SCENE_TOPIC, t, &update)?;
+        out.write_text(cx, SCENE_TOPIC, t, &text.scene)?;
     }
     if cx.keep(TF_TOPIC, t) {
         out.ensure(cx, TF_TOPIC, || {
             ChannelSpec::well_known(foxglove::FRAME_TRANSFORMS)
         })?;
-        out.write(cx, TF_TOPIC, t, &transforms)?;
+        out.write_text(cx, TF_TOPIC, t, &text.tf)?;
     }
     Ok(())
 }
@@ -465,7 +648,10 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     let mut scene = Scene {
         actors: BTreeMap::new(),
         frame: None,
+        transforms: HashMap::new(),
     };
+    let mut buffers = SceneText::default();
+    let mut positions = PositionTexts::default();
     let mut first_kind = HashMap::new();
     let mut lanes = HashMap::new();
     let mut n = 0u64;
@@ -476,7 +662,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         let id = u8::try_from(msg.channel.0).unwrap_or(u8::MAX);
         let offset = msg.offset.unwrap_or(0);
         if id == PacketId::FrameStart as u8 {
-            write_scene(&mut out, cx, &mut scene)?;
+            write_scene(&mut out, cx, &mut scene, &mut buffers)?;
             scene.frame = Some(FrameScene {
                 time: msg.log_time,
                 ..FrameScene::default()
@@ -509,21 +695,28 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 schema_text: text,
                 metadata: metadata([("packet_id", id.to_string())]),
             })?;
-            let value = packet_value(&packet, &layout);
-            out.write(cx, topic, msg.log_time, &JsonValue(&value))?;
+            if let Packet::Position(records) = &packet {
+                positions.text(records, &layout, &mut buffers.positions)?;
+                out.write_text(cx, topic, msg.log_time, &buffers.positions)?;
+            } else {
+                let value = packet_value(&packet, &layout);
+                out.write(cx, topic, msg.log_time, &JsonValue(&value))?;
+            }
         }
         n += 1;
         if n % 4096 == 0 {
             cx.report(offset);
         }
     }
-    write_scene(&mut out, cx, &mut scene)?;
+    write_scene(&mut out, cx, &mut scene, &mut buffers)?;
     cx.report(cx.total_bytes);
     out.finish()
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value as Json, json};
+
     use super::super::ConvertOptions;
     use super::super::jsonschema::testing::{at, close, convert, counts_match_info};
     use super::*;
@@ -539,6 +732,224 @@ mod tests {
         let q = orientation(Vec3::new(0.0, 30.0, 0.0));
         let ahead = rotate(q, [1.0, 0.0, 0.0]);
         assert!(ahead[2] > 0.49, "{ahead:?}");
+    }
+
+    impl Scene {
+        fn new() -> Scene {
+            Scene {
+                actors: BTreeMap::new(),
+                frame: None,
+                transforms: HashMap::new(),
+            }
+        }
+
+        /// The frame's messages built as values, one actor at a time, with
+        /// the builders of `foxglove`: what [`Scene::finish`]'s text must
+        /// equal.
+        fn finish_values(&mut self) -> Option<(Json, Json)> {
+            let f = self.frame.take()?;
+            let t = f.time;
+            let mut entities = Vec::new();
+            let mut transforms = Vec::new();
+            for (id, location, rotation) in &f.positions {
+                let pos = position(*location);
+                let q = orientation(*rotation);
+                let child = format!("actor_{id}");
+                transforms.push(foxglove::frame_transform(t, WORLD, &child, pos, q));
+                let Some(actor) = self.actors.get(id).filter(|a| a.shown()) else {
+                    continue;
+                };
+                let (origin, extent) = actor
+                    .bbox
+                    .unwrap_or((Vec3::default(), actor.default_extent()));
+                let offset = rotate(q, position(origin));
+                let cube = Cube {
+                    id: id.to_string(),
+                    frame_id: WORLD,
+                    position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
+                    orientation: q,
+                    size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
+                    color: actor.color(),
+                    metadata: vec![
+                        ("kind", actor.kind.name().to_string()),
+                        ("description", actor.description.clone()),
+                    ],
+                };
+                entities.push(foxglove::cube_entity(t, &cube));
+            }
+            let deletions = f
+                .deleted
+                .iter()
+                .map(|id| {
+                    self.actors.remove(id);
+                    foxglove::deletion(t, &id.to_string())
+                })
+                .collect();
+            Some((
+                foxglove::scene_update(deletions, entities),
+                json!({ "transforms": transforms }),
+            ))
+        }
+    }
+
+    /// Frame by frame, the scene and transforms text reused from resting
+    /// actors equals the values built afresh, whatever moves, rests, turns
+    /// to -0.0, changes its light or box, or is removed and added again.
+    #[test]
+    fn reused_pieces_give_the_text_of_fresh_values() {
+        use carla_recorder::{EventAdd, EventDel, Position, TrafficLightState};
+        let add = |id: u32, type_code: u8, description: &'static str| EventAdd {
+            id,
+            type_code,
+            location: Vec3::default(),
+            rotation: Vec3::default(),
+            uid: 1,
+            description_id: description.as_bytes(),
+            attributes: Vec::new(),
+        };
+        let (mut fast, mut slow) = (Scene::new(), Scene::new());
+        let (mut text, mut tf) = (Vec::new(), Vec::new());
+        let mut rests = 0;
+        let mut last: HashMap<u32, (Vec3, Vec3)> = HashMap::new();
+        for frame in 0..40u32 {
+            let mut packets = Vec::new();
+            if frame % 13 == 0 {
+                packets.push(Packet::EventAdd(vec![
+                    add(1, 1, "vehicle.car"),
+                    add(2, 4, "static.prop.sign"),
+                    add(3, 3, "traffic.traffic_light"),
+                    add(4, 5, "sensor.camera"),
+                ]));
+            }
+            let wobble = if frame % 4 == 0 { -0.0 } else { 0.0 };
+            let positions = vec![
+                Position {
+                    id: 1,
+                    location: Vec3::new(100.0 * f64::from(frame), 5.0, 0.0),
+                    rotation: Vec3::new(0.0, 0.0, f64::from(frame)),
+                },
+                Position {
+                    id: 2,
+                    location: Vec3::new(7.0, -3.0, wobble),
+                    rotation: Vec3::default(),
+                },
+                Position {
+                    id: 3,
+                    location: Vec3::new(1.0, 2.0, 3.0),
+                    rotation: Vec3::new(0.0, 0.0, 90.0),
+                },
+                Position {
+                    id: 4,
+                    location: Vec3::default(),
+                    rotation: Vec3::default(),
+                },
+                Position {
+                    id: 9,
+                    location: Vec3::new(1.0, 1.0, 1.0),
+                    rotation: Vec3::default(),
+                },
+            ];
+            for p in &positions {
+                if last
+                    .get(&p.id)
+                    .is_some_and(|&(l, r)| same_vec(l, p.location) && same_vec(r, p.rotation))
+                {
+                    rests += 1;
+                }
+                last.insert(p.id, (p.location, p.rotation));
+            }
+            packets.push(Packet::Position(positions));
+            packets.push(Packet::State(vec![TrafficLightState {
+                id: 3,
+                frozen: false,
+                elapsed: 0.0,
+                state: (frame / 5 % 3) as u8,
+            }]));
+            if frame % 7 == 3 {
+                packets.push(Packet::BoundingBox(vec![BoundingBox {
+                    id: 1,
+                    origin: Vec3::new(0.0, 0.0, f64::from(frame)),
+                    extent: Vec3::new(200.0, 90.0, 70.0),
+                }]));
+            }
+            if frame % 13 == 12 {
+                packets.push(Packet::EventDel(vec![
+                    EventDel { id: 1 },
+                    EventDel { id: 2 },
+                ]));
+            }
+            for scene in [&mut fast, &mut slow] {
+                scene.frame = Some(FrameScene {
+                    time: Timestamp::from_nanos(i64::from(frame) * 50_000_000),
+                    ..FrameScene::default()
+                });
+                for p in &packets {
+                    scene.take(p);
+                }
+            }
+            fast.finish(&mut text, &mut tf).unwrap().unwrap();
+            let (scene, transforms) = slow.finish_values().unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&text),
+                scene.to_string(),
+                "frame {frame}"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&tf),
+                transforms.to_string(),
+                "frame {frame}"
+            );
+        }
+        assert!(rests > 50, "{rests}");
+    }
+
+    /// Every Position packet of the fixtures (and of resting, moving and
+    /// -0.0 records, in both vector widths) has the text of its value.
+    #[test]
+    fn reused_position_texts_give_the_text_of_the_value() {
+        let mut packets: Vec<(Layout, Vec<Position>)> = Vec::new();
+        for name in ["scene-0.9.10.rec", "scene-0.9.13.rec", "scene-0.10-ue5.rec"] {
+            let file = format!("{}/../../testdata/carla/{name}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(file).unwrap();
+            let log = crate::open_bytes(&bytes).unwrap();
+            let rec = log.as_carla().unwrap();
+            let layout = rec.layout();
+            for m in log.messages(&MessageFilter::all()).unwrap() {
+                let m = m.unwrap();
+                let id = m.channel.0 as u8;
+                if let Ok(Packet::Position(v)) = Packet::decode(id, &m.payload, 0, &layout) {
+                    packets.push((layout, v));
+                }
+            }
+        }
+        assert!(packets.len() > 10);
+        for width in [VectorWidth::F32, VectorWidth::F64] {
+            let layout = Layout {
+                vectors: width,
+                ..packets[0].0
+            };
+            let at = |id, x: f64, z: f64| Position {
+                id,
+                location: Vec3::new(x, 1.5, z),
+                rotation: Vec3::new(0.0, 0.1, 90.0),
+            };
+            for frame in 0..6 {
+                let x = f64::from(frame);
+                let z = if frame % 2 == 0 { -0.0 } else { 0.0 };
+                packets.push((layout, vec![at(1, x, 0.0), at(2, 5.0, z), at(3, 5.0, 0.0)]));
+            }
+            packets.push((layout, Vec::new()));
+        }
+        let mut texts = PositionTexts::default();
+        let mut out = Vec::new();
+        for (layout, records) in &packets {
+            texts.text(records, layout, &mut out).unwrap();
+            let value = packet_value(&Packet::Position(records.clone()), layout);
+            assert_eq!(
+                String::from_utf8(out.clone()).unwrap(),
+                serde_json::to_string(&JsonValue(&value)).unwrap()
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //! field layout of those schemas: times are `{sec, nsec}`, binary fields
 //! (point data, image data) base64 strings, enums their numbers.
 
-use serde_json::{Map, Value as Json, json};
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+#[cfg(test)]
+use serde_json::Map;
+use serde_json::{Value as Json, json};
 
 use logcore::Timestamp;
 
@@ -92,6 +96,7 @@ pub(crate) fn identity_pose() -> Json {
 }
 
 /// `foxglove.Color`.
+#[cfg(test)]
 pub(crate) fn color([r, g, b, a]: [f64; 4]) -> Json {
     json!({"r": r, "g": g, "b": b, "a": a})
 }
@@ -222,7 +227,9 @@ pub(crate) struct Cube<'a> {
 }
 
 /// `foxglove.SceneEntity` of `cube`, replacing the entity of the same id
-/// (lifetime 0: until replaced or deleted).
+/// (lifetime 0: until replaced or deleted). [`EntityTail`] writes the same
+/// text without building the value.
+#[cfg(test)]
 pub(crate) fn cube_entity(t: Timestamp, cube: &Cube<'_>) -> Json {
     let metadata: Vec<Json> = cube
         .metadata
@@ -252,16 +259,206 @@ pub(crate) fn cube_entity(t: Timestamp, cube: &Cube<'_>) -> Json {
 }
 
 /// `foxglove.SceneEntityDeletion` of the entity `id` (type MATCHING_ID).
+#[cfg(test)]
 pub(crate) fn deletion(t: Timestamp, id: &str) -> Json {
     json!({"timestamp": time(t), "type": 0, "id": id})
 }
 
 /// `foxglove.SceneUpdate`.
+#[cfg(test)]
 pub(crate) fn scene_update(deletions: Vec<Json>, entities: Vec<Json>) -> Json {
     let mut m = Map::new();
     m.insert("deletions".into(), Json::Array(deletions));
     m.insert("entities".into(), Json::Array(entities));
     Json::Object(m)
+}
+
+// Typed forms of the builders above, for messages written many times
+// over (a recording's scene, frame after frame): they serialize to the
+// same text as the values the builders make (fields in the same order,
+// numbers printed alike, a non-finite float as `null`) without building
+// a value first.
+
+/// [`time`]'s `{sec, nsec}`, typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct Time {
+    sec: i64,
+    nsec: i64,
+}
+
+impl Time {
+    /// The time `t` (clamped to 0, as [`time`] does).
+    pub(crate) fn of(t: Timestamp) -> Time {
+        let ns = t.as_nanos().max(0);
+        Time {
+            sec: ns / 1_000_000_000,
+            nsec: ns % 1_000_000_000,
+        }
+    }
+}
+
+/// [`vector3`], typed.
+#[derive(Serialize)]
+struct Vector3 {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+impl From<[f64; 3]> for Vector3 {
+    fn from([x, y, z]: [f64; 3]) -> Self {
+        Vector3 { x, y, z }
+    }
+}
+
+/// [`quaternion`], typed.
+#[derive(Serialize)]
+struct Quaternion {
+    x: f64,
+    y: f64,
+    z: f64,
+    w: f64,
+}
+
+impl From<[f64; 4]> for Quaternion {
+    fn from([x, y, z, w]: [f64; 4]) -> Self {
+        Quaternion { x, y, z, w }
+    }
+}
+
+/// [`pose`], typed.
+#[derive(Serialize)]
+struct Pose {
+    position: Vector3,
+    orientation: Quaternion,
+}
+
+/// [`color`], typed.
+#[derive(Serialize)]
+struct Color {
+    r: f64,
+    g: f64,
+    b: f64,
+    a: f64,
+}
+
+/// An empty array.
+struct NoItems;
+
+impl Serialize for NoItems {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_seq(Some(0))?.end()
+    }
+}
+
+/// [`frame_transform`]'s fields after its timestamp, typed.
+#[derive(Serialize)]
+pub(crate) struct TransformTail<'a> {
+    parent_frame_id: &'a str,
+    child_frame_id: &'a str,
+    translation: Vector3,
+    rotation: Quaternion,
+}
+
+impl<'a> TransformTail<'a> {
+    /// The transform from `parent` to `child`.
+    pub(crate) fn new(
+        parent: &'a str,
+        child: &'a str,
+        translation: [f64; 3],
+        rotation: [f64; 4],
+    ) -> Self {
+        TransformTail {
+            parent_frame_id: parent,
+            child_frame_id: child,
+            translation: translation.into(),
+            rotation: rotation.into(),
+        }
+    }
+}
+
+/// [`deletion`], typed.
+#[derive(Serialize)]
+pub(crate) struct Deletion<'a> {
+    timestamp: Time,
+    #[serde(rename = "type")]
+    kind: u8,
+    id: &'a str,
+}
+
+impl<'a> Deletion<'a> {
+    /// The deletion of entity `id` at `t`.
+    pub(crate) fn of(t: Timestamp, id: &'a str) -> Self {
+        Deletion {
+            timestamp: Time::of(t),
+            kind: 0,
+            id,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct KeyValue<'a> {
+    key: &'a str,
+    value: &'a str,
+}
+
+#[derive(Serialize)]
+struct CubePrimitive {
+    pose: Pose,
+    size: Vector3,
+    color: Color,
+}
+
+/// [`cube_entity`]'s fields after its timestamp, typed.
+#[derive(Serialize)]
+pub(crate) struct EntityTail<'a> {
+    frame_id: &'a str,
+    id: &'a str,
+    lifetime: Time,
+    frame_locked: bool,
+    metadata: Vec<KeyValue<'a>>,
+    arrows: NoItems,
+    cubes: [CubePrimitive; 1],
+    spheres: NoItems,
+    cylinders: NoItems,
+    lines: NoItems,
+    triangles: NoItems,
+    texts: NoItems,
+    models: NoItems,
+}
+
+impl<'a> EntityTail<'a> {
+    /// The entity of `cube`.
+    pub(crate) fn of(cube: &'a Cube<'a>) -> Self {
+        let [r, g, b, a] = cube.color;
+        EntityTail {
+            frame_id: cube.frame_id,
+            id: &cube.id,
+            lifetime: Time { sec: 0, nsec: 0 },
+            frame_locked: false,
+            metadata: cube
+                .metadata
+                .iter()
+                .map(|(key, value)| KeyValue { key, value })
+                .collect(),
+            arrows: NoItems,
+            cubes: [CubePrimitive {
+                pose: Pose {
+                    position: cube.position.into(),
+                    orientation: cube.orientation.into(),
+                },
+                size: cube.size.into(),
+                color: Color { r, g, b, a },
+            }],
+            spheres: NoItems,
+            cylinders: NoItems,
+            lines: NoItems,
+            triangles: NoItems,
+            texts: NoItems,
+            models: NoItems,
+        }
+    }
 }
 
 /// Whether every number is finite (Foxglove's schemas take only numbers,
@@ -346,6 +543,60 @@ mod tests {
             let v: Json = serde_json::from_str(s.text).unwrap();
             assert_eq!(v["title"], s.name);
             assert_eq!(v["type"], "object");
+        }
+    }
+
+    /// The text of `tail` after `{"timestamp":TIME,` and the JSON of `value`.
+    fn joined(t: Timestamp, tail: &impl Serialize) -> String {
+        let tail = serde_json::to_string(tail).unwrap();
+        let stamp = serde_json::to_string(&Time::of(t)).unwrap();
+        format!("{{\"timestamp\":{stamp},{}", &tail[1..])
+    }
+
+    #[test]
+    fn typed_forms_write_the_builders_text() {
+        let odd = [
+            -0.0,
+            1e-7,
+            f64::NAN,
+            1.0 / 3.0,
+            123456789.125,
+            f64::INFINITY,
+        ];
+        for t in [0, 1_500_000_001, -5, i64::MAX] {
+            let t = Timestamp::from_nanos(t);
+            assert_eq!(
+                serde_json::to_string(&Time::of(t)).unwrap(),
+                time(t).to_string()
+            );
+            for (i, &x) in odd.iter().enumerate() {
+                let pos = [x, -x, 0.5 * i as f64];
+                let q = [0.0, x, -0.0, 1.0];
+                assert_eq!(
+                    joined(t, &TransformTail::new("map", "actor_7", pos, q)),
+                    frame_transform(t, "map", "actor_7", pos, q).to_string()
+                );
+                let cube = Cube {
+                    id: "7".into(),
+                    frame_id: "map",
+                    position: pos,
+                    orientation: q,
+                    size: [x, 2.0, 0.25],
+                    color: [0.2, 0.45, x, 0.7],
+                    metadata: vec![
+                        ("kind", "vehicle".into()),
+                        ("description", "a \"b\"".into()),
+                    ],
+                };
+                assert_eq!(
+                    joined(t, &EntityTail::of(&cube)),
+                    cube_entity(t, &cube).to_string()
+                );
+            }
+            assert_eq!(
+                serde_json::to_string(&Deletion::of(t, "12")).unwrap(),
+                deletion(t, "12").to_string()
+            );
         }
     }
 

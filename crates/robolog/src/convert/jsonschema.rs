@@ -292,16 +292,32 @@ impl<W: Write> JsonOut<W> {
         time: Timestamp,
         message: &impl Serialize,
     ) -> Result<(), Error> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        serde_json::to_writer(&mut buf, message).map_err(json_error)?;
+        let written = self.write_text(cx, topic, time, &buf);
+        self.buf = buf;
+        written
+    }
+
+    /// Writes the JSON text `message` on `topic` (added by
+    /// [`JsonOut::ensure`]) at log and publish time `time`, as
+    /// [`JsonOut::write`] does for a serializable value.
+    pub(crate) fn write_text(
+        &mut self,
+        cx: &mut Context<'_>,
+        topic: &str,
+        time: Timestamp,
+        message: &[u8],
+    ) -> Result<(), Error> {
         let Some(lane) = self.channels.get_mut(topic) else {
             return Err(Error::InvalidArgument(format!(
                 "no channel {topic} was added"
             )));
         };
-        self.buf.clear();
-        serde_json::to_writer(&mut self.buf, message).map_err(json_error)?;
         let t = u64::try_from(time.as_nanos()).unwrap_or(0);
         self.w
-            .write_message(lane.id, lane.sequence, t, t, &self.buf)?;
+            .write_message(lane.id, lane.sequence, t, t, message)?;
         lane.sequence = lane.sequence.wrapping_add(1);
         cx.stats.messages += 1;
         Ok(())
