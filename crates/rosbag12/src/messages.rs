@@ -17,6 +17,12 @@
 //! Any other chunk goes through the merge, so the result is the merge's in
 //! every case, errors included.
 //!
+//! A chunk damaged partway (a bad record, a connection the bag does not
+//! declare) keeps the messages read before the damage: they are handed
+//! out, in the group's time order, before the chunk's error. Strict mode
+//! then stops; lenient mode reports the error as a skip and goes on with
+//! the group's other chunks and the next groups.
+//!
 //! 1.2: the index (or the scan) lists every message with its file offset;
 //! entries are sorted by (time, offset) and read in place.
 //!
@@ -105,6 +111,9 @@ pub struct Messages<'a> {
     merge_only: bool,
     /// Buffers for the message positions of the next streams.
     spare_starts: Vec<Vec<u32>>,
+    /// Errors of the current group's chunks, handed out after its
+    /// messages.
+    errors: VecDeque<Error>,
     done: bool,
     end_reported: bool,
     prefetch: Option<Prefetch>,
@@ -276,6 +285,7 @@ impl<'a> Bag<'a> {
             merge_only: false,
             spare_starts: Vec::new(),
             everything: filter.channels.is_none() && filter.start.is_none() && filter.end.is_none(),
+            errors: VecDeque::new(),
             done: false,
             end_reported: false,
         }
@@ -334,10 +344,14 @@ impl<'a> Messages<'a> {
 
     /// Reads a group of chunks and orders its messages: a chunk alone in
     /// its group whose messages are in time order is handed out as stored
-    /// ([`Stream`]); the others are indexed and merged. Kept out of line:
-    /// `next` then stays small on the path that hands out messages.
+    /// ([`Stream`]); the others are indexed and merged. A chunk that fails
+    /// partway keeps the messages read before the damage (they are merged
+    /// with the others), and its error is handed out after the group's
+    /// messages; in strict mode the chunks after it are not read. Kept out
+    /// of line: `next` then stays small on the path that hands out
+    /// messages.
     #[inline(never)]
-    fn load_group(&mut self, group: &[usize]) -> Result<()> {
+    fn load_group(&mut self, group: &[usize]) {
         let mut held = std::mem::take(&mut self.payloads);
         for p in held.drain(..) {
             self.recycle(p);
@@ -349,8 +363,17 @@ impl<'a> Messages<'a> {
         }
         self.entries.clear();
         self.next_entry = 0;
-        for (order, &i) in group.iter().enumerate() {
-            let (payload, found, mut cold) = self.take_payload(i)?;
+        for &i in group {
+            let at = self.bag.chunks[i].chunk_pos;
+            let (payload, found, mut cold) = match self.take_payload(i) {
+                Ok(p) => p,
+                Err(e) => {
+                    if self.stop(e, at) {
+                        break;
+                    }
+                    continue;
+                }
+            };
             if group.len() == 1 && !self.merge_only {
                 let starts = match found {
                     Order::Sorted(starts) => Some(starts),
@@ -381,25 +404,41 @@ impl<'a> Messages<'a> {
                         starts,
                         next: 0,
                     });
-                    return Ok(());
+                    return;
                 }
             }
             if cold {
                 warm(payload.bytes());
             }
-            self.index_payload(order, &payload, self.bag.chunks[i].chunk_pos)?;
+            // The entries indexed before an error are complete messages:
+            // the payload is kept for them.
+            let indexed = self.index_payload(self.payloads.len(), &payload, at);
             self.payloads.push(payload);
+            if let Err(e) = indexed {
+                if self.stop(e, at) {
+                    break;
+                }
+            }
         }
         // Recorders write in receive order: sorting is usually not needed.
         let key = |e: &Entry| (e.time, e.chunk, e.start);
         if !self.entries.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
             self.entries.sort_unstable_by_key(key);
         }
-        Ok(())
+    }
+
+    /// Queues the error of the chunk at `chunk_pos` (see [`fail`](Self::fail));
+    /// whether the group's other chunks are to be left unread (strict mode).
+    fn stop(&mut self, e: Error, chunk_pos: u64) -> bool {
+        let e = self.fail(e, chunk_pos);
+        self.errors.push_back(e);
+        self.done
     }
 
     /// Adds the messages of `payload` (the chunk at `chunk_offset`, number
-    /// `order` of its group) that pass the filter to the entries.
+    /// `order` of the group's payloads) that pass the filter to the
+    /// entries. On an error, the entries added before it stay: each is a
+    /// complete message of the payload.
     fn index_payload(
         &mut self,
         order: usize,
@@ -782,16 +821,19 @@ impl<'a> Iterator for Messages<'a> {
             }
             if let Some(e) = self.entries.get(self.next_entry) {
                 self.next_entry += 1;
-                let data = match self.payloads.get(e.chunk) {
-                    Some(p) => p.slice(e.start, e.end),
-                    None => Payload::Borrowed(&[]),
+                // Every entry is indexed from a payload kept in `payloads`.
+                let Some(p) = self.payloads.get(e.chunk) else {
+                    continue;
                 };
                 return Some(Ok(BagMessage {
                     conn: e.conn,
                     time: e.time,
-                    data,
+                    data: p.slice(e.start, e.end),
                     offset: e.offset,
                 }));
+            }
+            if let Some(e) = self.errors.pop_front() {
+                return Some(Err(e));
             }
             if self.done {
                 return None;
@@ -799,10 +841,7 @@ impl<'a> Iterator for Messages<'a> {
             if self.bag.version().major == 2 {
                 self.submit_ahead();
                 if let Some(group) = self.groups.pop_front() {
-                    if let Err(e) = self.load_group(&group) {
-                        let at = self.bag.chunks[group[0]].chunk_pos;
-                        return Some(Err(self.fail(e, at)));
-                    }
+                    self.load_group(&group);
                     continue;
                 }
             } else if let Some(r) = self.next_v12() {
@@ -1050,6 +1089,228 @@ mod file_order_tests {
             let mut want = secs.to_vec();
             want.sort_unstable();
             assert_eq!(got, want, "{compression:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod damage_tests {
+    use super::*;
+    use crate::{Connection, Writer, WriterOptions};
+
+    /// What an iteration yields: a message as (conn, time, data), an error
+    /// as the offset it names.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    enum Item {
+        Message(u32, RosTime, Vec<u8>),
+        Error(Option<u64>),
+    }
+
+    /// A bag of the given messages (connection index, sec)
+    /// and the data written for each. Every record is 64 bytes long: a
+    /// chunk that starts with a connection's first message (which puts its
+    /// connection record in the chunk) holds 5 messages; one that does not,
+    /// up to 10.
+    fn bag_of(
+        messages: &[(usize, u32)],
+        compression: Compression,
+    ) -> (Vec<u8>, Vec<u32>, Vec<Vec<u8>>) {
+        let connection =
+            |n: u32| Connection::new(n, format!("/t{n}"), "std_msgs/String", "*", "string data");
+        let options = WriterOptions {
+            chunk_threshold: crate::write::connection_record(&connection(0)).len() + 5 * 64 - 1,
+            ..WriterOptions::compressed(compression)
+        };
+        let mut w = Writer::new(std::io::Cursor::new(Vec::new()), options).unwrap();
+        let conns: Vec<u32> = (0..2)
+            .map(|n| w.add_connection(connection(n)).unwrap())
+            .collect();
+        let mut datas = Vec::new();
+        for (i, &(c, sec)) in messages.iter().enumerate() {
+            // 18 bytes: 46 of header make a 64-byte record.
+            let mut data = 14u32.to_le_bytes().to_vec();
+            data.extend(format!("message-{i:06}").bytes());
+            w.write(conns[c], RosTime { sec, nsec: 7 }, &data).unwrap();
+            datas.push(data);
+        }
+        w.finish().unwrap();
+        (w.into_inner().into_inner(), conns, datas)
+    }
+
+    /// Damages the header length of the message record holding `data`;
+    /// returns the record's position in `buf`.
+    fn damage_record(buf: &mut [u8], data: &[u8]) -> usize {
+        let data_at = buf.windows(data.len()).position(|w| w == data).unwrap();
+        // Data length (4) after a 38-byte header and its length (4).
+        let record = data_at - 4 - 38 - 4;
+        assert_eq!(buf[record..record + 4], 38u32.to_le_bytes());
+        buf[record..record + 4].copy_from_slice(&0xFFFF_FF00u32.to_le_bytes());
+        record
+    }
+
+    /// Damages the record of message `i` (found by its data) in an
+    /// uncompressed bag; returns the position of the chunk holding it.
+    fn damage(file: &mut [u8], datas: &[Vec<u8>], i: usize) -> u64 {
+        let record = damage_record(file, &datas[i]);
+        let bag = Bag::new(file).unwrap();
+        bag.chunk_infos()
+            .iter()
+            .map(|c| c.chunk_pos)
+            .filter(|&p| p < record as u64)
+            .max()
+            .unwrap()
+    }
+
+    fn read(file: &[u8], mode: ReadMode, merge_only: bool) -> Vec<Item> {
+        let bag = Bag::new(file).unwrap();
+        let mut it = bag.messages(&MessageFilter::all().mode(mode));
+        it.merge_only = merge_only;
+        it.map(|r| match r {
+            Ok(m) => Item::Message(m.conn, m.time, m.data.to_vec()),
+            Err(e) => Item::Error(e.offset()),
+        })
+        .collect()
+    }
+
+    /// The messages `which` of those written, in time order (then as
+    /// written).
+    fn expected(
+        messages: &[(usize, u32)],
+        conns: &[u32],
+        datas: &[Vec<u8>],
+        which: impl Iterator<Item = usize>,
+    ) -> Vec<Item> {
+        let mut which: Vec<usize> = which.collect();
+        which.sort_by_key(|&i| (messages[i].1, i));
+        which
+            .into_iter()
+            .map(|i| {
+                let (c, sec) = messages[i];
+                Item::Message(conns[c], RosTime { sec, nsec: 7 }, datas[i].clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn messages_read_before_damage_in_a_chunk_come_first_with_their_data() {
+        // Chunks 0..5, 5..10 (the first message of connection 1 is the
+        // first of the chunk) and 10..15, in time order: handed out as
+        // stored when undamaged. Message 7 (the third of the second chunk)
+        // is damaged.
+        let messages: Vec<(usize, u32)> = (0..15)
+            .map(|i| (usize::from(i >= 5 && i % 2 == 1), 10 + i as u32))
+            .collect();
+        let (mut file, conns, datas) = bag_of(&messages, Compression::None);
+        let bag = Bag::new(&file).unwrap();
+        assert_eq!(bag.chunk_infos().len(), 3);
+        assert_eq!(
+            read(&file, ReadMode::Lenient, false),
+            expected(&messages, &conns, &datas, 0..15)
+        );
+        let at = damage(&mut file, &datas, 7);
+        for merge_only in [false, true] {
+            let mut want = expected(&messages, &conns, &datas, 0..7);
+            want.push(Item::Error(Some(at)));
+            want.extend(expected(&messages, &conns, &datas, 10..15));
+            assert_eq!(read(&file, ReadMode::Lenient, merge_only), want);
+            let got = read(&file, ReadMode::Strict, merge_only);
+            assert_eq!(got[..7], want[..7]);
+            assert!(matches!(got[7], Item::Error(_)), "{:?}", got[7]);
+            assert_eq!(got.len(), 8);
+        }
+    }
+
+    #[test]
+    fn messages_read_before_damage_in_a_merged_group_are_merged() {
+        // Two chunks overlapping in time (odd and even seconds, read as one
+        // group and merged), then one more chunk.
+        let mut messages: Vec<(usize, u32)> = Vec::new();
+        messages.extend((0..5).map(|i| (0, 1 + 2 * i)));
+        messages.extend((0..5).map(|i| (1, 2 + 2 * i)));
+        messages.extend((0..5).map(|i| (0, 20 + i)));
+        let (file, conns, datas) = bag_of(&messages, Compression::None);
+        assert_eq!(Bag::new(&file).unwrap().chunk_infos().len(), 3);
+        assert_eq!(
+            read(&file, ReadMode::Lenient, false),
+            expected(&messages, &conns, &datas, 0..15)
+        );
+        // Damage in the first chunk of the group (message 2) and in the
+        // second (message 8).
+        for (damaged, first, second) in [(2, 0..2, 5..10), (8, 0..5, 5..8)] {
+            let mut file = file.clone();
+            let at = damage(&mut file, &datas, damaged);
+            let mut want = expected(&messages, &conns, &datas, first.clone().chain(second));
+            want.push(Item::Error(Some(at)));
+            want.extend(expected(&messages, &conns, &datas, 10..15));
+            // Strict: the chunks of the group after the damaged one are
+            // not read.
+            let mut strict = if damaged < 5 {
+                expected(&messages, &conns, &datas, first)
+            } else {
+                want[..want.len() - 6].to_vec()
+            };
+            strict.push(Item::Error(None));
+            for merge_only in [false, true] {
+                assert_eq!(read(&file, ReadMode::Lenient, merge_only), want);
+                let mut got = read(&file, ReadMode::Strict, merge_only);
+                if let Some(Item::Error(o)) = got.last_mut() {
+                    *o = None;
+                }
+                assert_eq!(got, strict);
+            }
+        }
+    }
+
+    /// The bag with the record of message `i` (found by its data) damaged
+    /// inside the last chunk, recompressed; and the chunk's position.
+    fn damage_last_chunk(file: &[u8], datas: &[Vec<u8>], i: usize) -> (Vec<u8>, u64) {
+        let bag = Bag::new(file).unwrap();
+        let at = bag.chunk_infos().iter().map(|c| c.chunk_pos).max().unwrap();
+        let (header, payload) = bag.read_chunk(at).unwrap();
+        let mut plain = payload.bytes().to_vec();
+        damage_record(&mut plain, &datas[i]);
+        let rec = Record::parse(file, at as usize, Origin::File { base: 0 }).unwrap();
+        let compressed = crate::compression::compress(header.compression, &plain).unwrap();
+        let chunk = crate::record::encode_record(
+            &[
+                ("compression", header.compression.name().as_bytes()),
+                ("op", &[op::CHUNK]),
+                ("size", &(plain.len() as u32).to_le_bytes()),
+            ],
+            &compressed,
+        );
+        let mut out = file[..at as usize].to_vec();
+        out.extend_from_slice(&chunk);
+        out.extend_from_slice(&file[rec.end..]);
+        // The index after the last chunk moved: the bag header's
+        // `index_pos` follows.
+        let field = out.windows(10).position(|w| w == b"index_pos=").unwrap() + 10;
+        let index_pos = u64::from_le_bytes(out[field..field + 8].try_into().unwrap());
+        let moved = index_pos + chunk.len() as u64 - (rec.end as u64 - at);
+        out[field..field + 8].copy_from_slice(&moved.to_le_bytes());
+        (out, at)
+    }
+
+    #[test]
+    fn damage_inside_a_compressed_chunk_keeps_the_messages_before_it() {
+        let messages: Vec<(usize, u32)> = (0..15)
+            .map(|i| (usize::from(i >= 5 && i % 2 == 1), 10 + i as u32))
+            .collect();
+        for compression in [Compression::None, Compression::Lz4, Compression::Bz2] {
+            let (file, conns, datas) = bag_of(&messages, compression);
+            assert_eq!(Bag::new(&file).unwrap().chunk_infos().len(), 3);
+            // Message 12: the third of the last chunk (10..15).
+            let (file, at) = damage_last_chunk(&file, &datas, 12);
+            let mut want = expected(&messages, &conns, &datas, 0..12);
+            want.push(Item::Error(Some(at)));
+            for merge_only in [false, true] {
+                let what = format!("{compression:?}, merge only: {merge_only}");
+                assert_eq!(read(&file, ReadMode::Lenient, merge_only), want, "{what}");
+                let got = read(&file, ReadMode::Strict, merge_only);
+                assert_eq!(got[..12], want[..12], "{what}");
+                assert!(matches!(got[12], Item::Error(_)), "{what}: {:?}", got[12]);
+                assert_eq!(got.len(), 13, "{what}");
+            }
         }
     }
 }

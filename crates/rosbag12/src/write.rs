@@ -390,7 +390,7 @@ impl<W: Write + Seek> Writer<W> {
     }
 }
 
-fn connection_record(c: &Connection) -> Vec<u8> {
+pub(crate) fn connection_record(c: &Connection) -> Vec<u8> {
     let fields: Vec<(&str, &[u8])> = c
         .header
         .iter()
