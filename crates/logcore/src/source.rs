@@ -101,7 +101,7 @@ impl FileBytes {
     }
 
     /// Whether `addr` lies inside the memory map of a [`FileBytes`] that is
-    /// open now (at most 64 maps at a time are tracked; more are mapped
+    /// open now (at most 2,048 maps at a time are tracked; more are mapped
     /// but not tracked).
     ///
     /// Only loads atomics (no locks, no allocation), so it may be called
@@ -135,8 +135,10 @@ impl Drop for FileBytes {
     }
 }
 
-/// How many maps [`FileBytes::maps_address`] knows at a time.
-const TRACKED_MAPS: usize = 64;
+/// How many maps [`FileBytes::maps_address`] knows at a time: more than
+/// a set of logs kept open between planning and scanning a query holds
+/// (`robolog-sql` keeps at most 1,024), so that every one of them is known.
+const TRACKED_MAPS: usize = 2048;
 
 /// The first and one-past-last address of each tracked map; 0 marks a free
 /// slot. A slot's start is claimed first and its end set after, so a
@@ -148,9 +150,11 @@ static MAP_ENDS: [AtomicUsize; TRACKED_MAPS] = [const { AtomicUsize::new(0) }; T
 fn register(map: &memmap2::Mmap) {
     let start = map.as_ptr() as usize;
     for (slot, end) in MAP_STARTS.iter().zip(&MAP_ENDS) {
-        if slot
-            .compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+        // A load first: most slots are taken when many logs are open.
+        if slot.load(Ordering::Relaxed) == 0
+            && slot
+                .compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
         {
             end.store(start + map.len(), Ordering::Release);
             return;

@@ -129,6 +129,28 @@ pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table
     tables_where(log, summary, &|_| true)
 }
 
+/// The table called `name` of `log` (whose summary is at hand), built
+/// from that table's channels only (other tables' untyped channels need
+/// no inference pass); `None` when the log has no such table.
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let summary = logcore::LogReader::summary(&log)?;
+/// let t = robolog_arrow::table_of(&log, &summary, "count")?.expect("a /count topic");
+/// assert_eq!(t.message_count, 30);
+/// assert!(robolog_arrow::table_of(&log, &summary, "nope")?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn table_of(log: &Log<'_>, summary: &Summary, name: &str) -> Result<Option<Table>, Error> {
+    let format = log.format();
+    Ok(
+        tables_where(log, summary, &|c| table_name(format, c) == name)?
+            .into_iter()
+            .next(),
+    )
+}
+
 /// [`tables_with_summary`] of the channels `keep` accepts only.
 pub(crate) fn tables_where(
     log: &Log<'_>,

@@ -27,7 +27,7 @@ use datafusion::physical_plan::{
 };
 use datafusion::prelude::SessionContext;
 use logcore::{LogReader, Timestamp};
-use robolog_arrow::{ScanOptions, metadata_json, table_name, tables_with_summary};
+use robolog_arrow::{ScanOptions, metadata_json, table_of, tables_with_summary};
 
 use crate::schema::{LOG, align, merge, with_log_column};
 use crate::{Error, discover, filter};
@@ -120,11 +120,13 @@ struct Opened {
     kept: Option<Arc<Prepared>>,
 }
 
-/// A log opened while its set was planned, with its tables, kept so that
-/// the first scan reading it does not parse it again.
+/// A log opened while its set was planned, with its summary, kept so that
+/// the first scan reading it does not parse it again. Its tables are not
+/// kept (they take far more memory than the summary); a scan builds the
+/// one it reads.
 pub(crate) struct Prepared {
     log: robolog::Log<'static>,
-    tables: Vec<robolog_arrow::Table>,
+    summary: logcore::Summary,
 }
 
 /// Logs opened while planning, kept (within [`KEEP_OPEN_MESSAGES`]) until
@@ -213,7 +215,7 @@ fn open_one(path: &Path, limits: &robolog::Limits, budget: &Budget) -> Result<Op
     Ok(Opened {
         info: log_info(&summary),
         tables: schemas,
-        kept: keep.then(|| Arc::new(Prepared { log, tables })),
+        kept: keep.then(|| Arc::new(Prepared { log, summary })),
     })
 }
 
@@ -924,7 +926,7 @@ fn scan_log(
         None => Arc::new(prepare(spec, l)?),
     };
     let log = &prepared.log;
-    let Some(table) = prepared.tables.iter().find(|t| t.name == spec.table) else {
+    let Some(table) = table_of(log, &prepared.summary, &spec.table).map_err(read)? else {
         return Ok(true);
     };
     let have = table.schema();
@@ -945,7 +947,7 @@ fn scan_log(
         lenient: true,
         typed_columns: true,
     };
-    for batch in robolog_arrow::scan(log, table, &opts).map_err(read)? {
+    for batch in robolog_arrow::scan(log, &table, &opts).map_err(read)? {
         let batch = batch.map_err(read)?;
         let rows = batch.num_rows() as u64;
         let out = align(&batch, &spec.schema, &l.id).map_err(|e| {
@@ -965,8 +967,7 @@ fn scan_log(
     Ok(true)
 }
 
-/// Opens `l` for a scan of the spec's table: the log and that table only
-/// (other tables' untyped channels need no inference pass).
+/// Opens `l` for a scan.
 fn prepare(spec: &ScanSpec, l: &LogRef) -> DfResult<Prepared> {
     let open = |e: logcore::Error| {
         external(Error::Open {
@@ -975,16 +976,6 @@ fn prepare(spec: &ScanSpec, l: &LogRef) -> DfResult<Prepared> {
         })
     };
     let log = robolog::open_with(&l.path, &spec.limits).map_err(open)?;
-    let mut summary = log.summary().map_err(open)?;
-    let format = log.format();
-    summary
-        .channels
-        .retain(|c| table_name(format, &c.info) == spec.table);
-    let tables = tables_with_summary(&log, &summary).map_err(|e| {
-        external(Error::Read {
-            path: l.path.clone(),
-            source: e,
-        })
-    })?;
-    Ok(Prepared { log, tables })
+    let summary = log.summary().map_err(open)?;
+    Ok(Prepared { log, summary })
 }
