@@ -260,6 +260,28 @@ struct Actor {
 }
 
 impl Actor {
+    /// The actor's box as a Foxglove cube, for the actor `id` at `pos`
+    /// turned by `q` (right-handed metres): the box centre is offset from
+    /// the actor's origin in the actor's frame.
+    fn cube(&self, id: impl std::fmt::Display, pos: [f64; 3], q: [f64; 4]) -> Cube<'static> {
+        let (origin, extent) = self
+            .bbox
+            .unwrap_or((Vec3::default(), self.default_extent()));
+        let offset = rotate(q, position(origin));
+        Cube {
+            id: id.to_string(),
+            frame_id: WORLD,
+            position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
+            orientation: q,
+            size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
+            color: self.color(),
+            metadata: vec![
+                ("kind", self.kind.name().to_string()),
+                ("description", self.description.clone()),
+            ],
+        }
+    }
+
     fn shown(&self) -> bool {
         self.kind != ActorType::Sensor && !self.description.starts_with("spectator")
     }
@@ -415,22 +437,7 @@ impl Scene {
                 .is_some_and(|p| p.fits(location, rotation))
             {
                 let (pos, q) = pose_of();
-                let (origin, extent) = actor
-                    .bbox
-                    .unwrap_or((Vec3::default(), actor.default_extent()));
-                let offset = rotate(q, position(origin));
-                let cube = Cube {
-                    id: id.to_string(),
-                    frame_id: WORLD,
-                    position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
-                    orientation: q,
-                    size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
-                    color: actor.color(),
-                    metadata: vec![
-                        ("kind", actor.kind.name().to_string()),
-                        ("description", actor.description.clone()),
-                    ],
-                };
+                let cube = actor.cube(id, pos, q);
                 let tail = foxglove::EntityTail::of(&cube);
                 actor.entity = Some(Piece::new(location, rotation, &tail)?);
             }
@@ -759,22 +766,7 @@ mod tests {
                 let Some(actor) = self.actors.get(id).filter(|a| a.shown()) else {
                     continue;
                 };
-                let (origin, extent) = actor
-                    .bbox
-                    .unwrap_or((Vec3::default(), actor.default_extent()));
-                let offset = rotate(q, position(origin));
-                let cube = Cube {
-                    id: id.to_string(),
-                    frame_id: WORLD,
-                    position: [pos[0] + offset[0], pos[1] + offset[1], pos[2] + offset[2]],
-                    orientation: q,
-                    size: [extent.x / 50.0, extent.y / 50.0, extent.z / 50.0],
-                    color: actor.color(),
-                    metadata: vec![
-                        ("kind", actor.kind.name().to_string()),
-                        ("description", actor.description.clone()),
-                    ],
-                };
+                let cube = actor.cube(*id, pos, q);
                 entities.push(foxglove::cube_entity(t, &cube));
             }
             let deletions = f
