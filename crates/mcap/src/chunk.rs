@@ -1,5 +1,6 @@
 //! Chunk decompression (none, lz4 frame, zstd), bounded by the declared
-//! uncompressed size, and the chunk CRC check.
+//! uncompressed size, and the chunk CRC check; chunks above
+//! [`STREAM_CHUNK_ABOVE`] are read incrementally by the readers.
 
 use std::io::Read;
 

@@ -33,6 +33,19 @@
 //! (unreadable, wrong channel, an offset that is not a Message) makes the
 //! reader walk the whole chunk instead, so a bad index costs time, never
 //! messages.
+//!
+//! # Big chunks
+//!
+//! A compressed chunk declaring more than
+//! [`STREAM_CHUNK_ABOVE`](crate::chunk::STREAM_CHUNK_ABOVE) is read out of
+//! its decoder record by record, twice: a first pass keeps nothing and
+//! checks what the whole path would (decoding, declared size, CRC, every
+//! record readable, the wanted messages in log-time order); the second
+//! streams the wanted messages into the merge, each in its own buffer. So
+//! memory is about the largest record; the cost is decoding the chunk
+//! twice. A chunk the first pass does not accept is decompressed whole,
+//! giving exactly the whole path's messages and errors. Message indexes
+//! are not used for such chunks (they are walked).
 
 use std::collections::{BTreeSet, VecDeque};
 

@@ -1,6 +1,19 @@
 //! The streamed (linear) reader: one pass from the leading magic to the
 //! trailing one, chunks decompressed one at a time and flattened, CRCs
 //! checked, in strict or lenient mode.
+//!
+//! A compressed chunk declaring more than
+//! [`STREAM_CHUNK_ABOVE`](crate::chunk::STREAM_CHUNK_ABOVE) is not
+//! decompressed whole: its records are read one at a time out of the
+//! decoder, each in its own buffer (so memory is about the largest record),
+//! and the checks the whole path makes first (decoding, the declared size,
+//! the CRC) are made as the records end. The records before a failure are
+//! then handed out before its error, which is the error the whole path
+//! gives (at the chunk's offset; in lenient mode a `Skipped` of the Chunk
+//! record); records decoded from damaged bytes may be among them, since
+//! only the CRC at the end tells. A record that does not frame ends the
+//! chunk with the whole path's error, or the chunk-level error when the
+//! rest of the chunk (decoded, not kept) has one.
 
 use logcore::ReadMode;
 use logcore::error::hex_preview;
