@@ -397,3 +397,67 @@ fn a_big_chunk_streams_in_bounded_memory() {
     // buffers (the test binary itself takes a few MiB).
     assert!(v[3] < 64 << 10, "peak {} kB", v[3]);
 }
+
+/// A file of one zstd chunk holding `records` (no CRC), declaring their
+/// length.
+fn file_of_records(records: &[u8]) -> Vec<u8> {
+    use crate::{Chunk, DataEnd, Footer, Header, MAGIC, encode_record};
+
+    let mut f = MAGIC.to_vec();
+    f.extend(encode_record(&Record::Header(Header {
+        profile: String::new(),
+        library: "test".into(),
+    })));
+    let packed = zstd::bulk::compress(records, 3).unwrap();
+    f.extend(encode_record(&Record::Chunk(Chunk {
+        message_start_time: 0,
+        message_end_time: 0,
+        uncompressed_size: records.len() as u64,
+        uncompressed_crc: 0,
+        compression: "zstd".into(),
+        records: logcore::Payload::Borrowed(&packed),
+    })));
+    f.extend(encode_record(&Record::DataEnd(DataEnd {
+        data_section_crc: 0,
+    })));
+    f.extend(encode_record(&Record::Footer(Footer::default())));
+    f.extend_from_slice(MAGIC);
+    f
+}
+
+#[test]
+fn unreadable_and_unframed_records_in_a_streamed_chunk_read_as_in_a_whole_one() {
+    let message = |i: u32| {
+        crate::encode_record(&Record::Message(crate::Message {
+            channel_id: 1,
+            sequence: i,
+            log_time: u64::from(i),
+            publish_time: 0,
+            data: logcore::Payload::Borrowed(&[7u8; 100]),
+        }))
+    };
+    let mut records = Vec::new();
+    for i in 0..50 {
+        records.extend(message(i));
+    }
+    // A Channel record too short for its fields: unreadable, framed.
+    records.extend([crate::op::CHANNEL, 3, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3]);
+    for i in 50..100 {
+        records.extend(message(i));
+    }
+    // A record whose length runs past the end of the records.
+    let mut unframed = records.clone();
+    unframed.extend([crate::op::MESSAGE, 200, 0, 0, 0, 0, 0, 0, 0, 1, 2]);
+    for (what, recs) in [("unreadable", &records), ("unframed", &unframed)] {
+        let f = file_of_records(recs);
+        for mode in [ReadMode::Strict, ReadMode::Lenient] {
+            let (whole, streamed) = both(|| linear(&f, mode));
+            assert!(whole.iter().any(|s| s.starts_with("error")), "{what}");
+            let msgs = whole.iter().filter(|s| s.starts_with("msg")).count();
+            // Strict stops at the unreadable record; lenient goes on.
+            let want = if mode == ReadMode::Strict { 50 } else { 100 };
+            assert_eq!(msgs, want, "{what} {mode:?}");
+            same(&whole, &streamed, &format!("{what} {mode:?}"));
+        }
+    }
+}

@@ -398,12 +398,14 @@ pub(crate) fn set_stream_above(bytes: u64) {
     STREAM_ABOVE.with(|c| c.set(bytes));
 }
 
-/// Whether `chunk` is read incrementally: compressed with a known codec,
-/// declaring more than the threshold and no more than `max_size` (a chunk
-/// above the limit takes the whole path, which refuses it).
+/// Whether `chunk` is read incrementally: in the file (borrowed),
+/// compressed with a known codec, declaring more than the threshold and no
+/// more than `max_size` (a chunk above the limit takes the whole path,
+/// which refuses it).
 pub(crate) fn streams(chunk: &Chunk<'_>, max_size: u64) -> bool {
     let declared = chunk.uncompressed_size;
-    matches!(chunk.compression.as_str(), "zstd" | "lz4")
+    matches!(chunk.records, Payload::Borrowed(_))
+        && matches!(chunk.compression.as_str(), "zstd" | "lz4")
         && declared <= max_size
         && declared > STREAM_ABOVE.with(|c| c.get())
 }
@@ -459,7 +461,7 @@ impl<'a> StreamedChunk<'a> {
     pub(crate) fn new(chunk: &Chunk<'a>, offset: u64, check_crc: bool) -> Result<Self> {
         let src: &'a [u8] = match &chunk.records {
             Payload::Borrowed(b) => b,
-            // Only readers over a file in memory stream.
+            // `streams` lets only chunks in the file through.
             Payload::Shared(_) => {
                 return Err(Error::malformed(
                     offset,
