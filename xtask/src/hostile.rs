@@ -8,8 +8,15 @@
 //! as a child process (stdout to /dev/null) and measures its peak resident
 //! memory (`wait4`) and wall time. Fails when a run is killed by a signal,
 //! takes longer than [`MAX_SECONDS`], or peaks above [`MEMORY_BUDGET`]
-//! plus the file's size. Exit codes 0-2 are all fine: refusing a hostile
-//! file with a clear error is the expected outcome for most of them.
+//! plus the file's size ([`BIG_CHUNK_BUDGET`] for the honest big chunks).
+//! Exit codes 0-2 are all fine: refusing a hostile file with a clear error
+//! is the expected outcome for most of them.
+//!
+//! Two files are honest rather than hostile: one MCAP zstd chunk and one
+//! bag lz4 chunk, each declaring and holding 300 MiB of 1 KiB messages
+//! (well under the default chunk limit). They must be read in full, in
+//! far less memory than the chunk: the readers decompress such chunks
+//! incrementally.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -21,6 +28,8 @@ use crate::{Result, cargo, root, run, step};
 
 /// Peak RSS allowed beyond the input file's size.
 pub(crate) const MEMORY_BUDGET: u64 = 512 << 20;
+/// Peak RSS allowed for the honest big-chunk files (whatever their size).
+pub(crate) const BIG_CHUNK_BUDGET: u64 = 150 << 20;
 /// Wall time allowed per run.
 pub(crate) const MAX_SECONDS: u64 = 60;
 
@@ -54,10 +63,14 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
     let mut failures = Vec::new();
     for path in &files {
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
-        let budget = MEMORY_BUDGET + size;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let budget = if name.starts_with("big-chunk") {
+            BIG_CHUNK_BUDGET
+        } else {
+            MEMORY_BUDGET + size
+        };
         for args in [&["info"][..], &["cat", "--json"][..]] {
             let r = measure(&exe, args, path)?;
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
             let mut problems = Vec::new();
             if let Some(sig) = r.signal {
                 problems.push(format!("killed by signal {sig}"));
@@ -94,11 +107,16 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
     crate::verdict("hostile files that broke robolog", &failures)
 }
 
-/// `xtask hostile-generate DIR`: writes every hostile file into `DIR`.
+/// `xtask hostile-generate DIR [NAME...]`: writes every hostile file (or
+/// the ones named) into `DIR`.
 pub(crate) fn generate(args: &[String]) -> Result {
     let dir = PathBuf::from(args.first().ok_or("hostile-generate: no folder given")?);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let only = &args[1..];
     for (name, make) in generators() {
+        if !only.is_empty() && !only.iter().any(|n| n == name) {
+            continue;
+        }
         let path = dir.join(name);
         let started = Instant::now();
         let bytes = make()?;
@@ -127,6 +145,8 @@ fn generators() -> Vec<(&'static str, Generator)> {
         ("deep-proto-chain.mcap", deep_proto_chain),
         ("subscriptions-20000.ulg", many_subscriptions),
         ("connections-20000.bag", many_connections),
+        ("big-chunk-zstd-300m.mcap", mcap_big_chunk),
+        ("big-chunk-lz4-300m.bag", bag_big_chunk),
     ]
 }
 
@@ -470,6 +490,69 @@ fn many_connections() -> Result<Vec<u8>> {
             nsec: (i as u32 % 1000) * 1_000_000,
         };
         w.write(*id, t, &[i as u8]).map_err(err)?;
+    }
+    w.finish().map_err(err)?;
+    Ok(w.into_inner().into_inner())
+}
+
+/// Messages in the big-chunk files, and their size (a 1 KiB record each).
+const BIG_CHUNK_MESSAGES: u32 = 300 << 10;
+const BIG_CHUNK_DATA: usize = 1024 - 31;
+
+/// One zstd chunk of 300 MiB of 1 KiB messages (mostly zeros: a small
+/// file), indexed, written by the MCAP writer.
+fn mcap_big_chunk() -> Result<Vec<u8>> {
+    let mut w = mcapfile::Writer::new(
+        Vec::new(),
+        mcapfile::WriteOptions {
+            compression: mcapfile::Compression::Zstd,
+            chunk_size: u64::MAX,
+            ..mcapfile::WriteOptions::default()
+        },
+    )
+    .map_err(err)?;
+    let ch = w
+        .add_channel(0, "/big", "raw", &BTreeMap::new())
+        .map_err(err)?;
+    let mut data = vec![0u8; BIG_CHUNK_DATA];
+    for i in 0..BIG_CHUNK_MESSAGES {
+        data[..4].copy_from_slice(&i.to_le_bytes());
+        w.write_message(ch, i, u64::from(i), u64::from(i), &data)
+            .map_err(err)?;
+    }
+    w.finish().map_err(err)
+}
+
+/// One lz4 chunk of 300 MiB of `std_msgs/String` messages of about 1 KiB,
+/// in time order, written by the bag writer.
+fn bag_big_chunk() -> Result<Vec<u8>> {
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions {
+            chunk_threshold: usize::MAX,
+            ..rosbag12::WriterOptions::compressed(rosbag12::Compression::Lz4)
+        },
+    )
+    .map_err(err)?;
+    let conn = rosbag12::Connection::new(
+        0,
+        "/big",
+        "std_msgs/String",
+        "992ce8a1687cec8c8bd883ec73ca41d1",
+        "string data\n",
+    );
+    let id = w.add_connection(conn).map_err(err)?;
+    // 46 bytes of record header and 4 of string length: 1 KiB records.
+    let text_len = 1024 - 46 - 4;
+    let mut data = (text_len as u32).to_le_bytes().to_vec();
+    data.resize(4 + text_len, b'a');
+    for i in 0..BIG_CHUNK_MESSAGES {
+        data[4..14].copy_from_slice(format!("{i:010}").as_bytes());
+        let t = rosbag12::RosTime {
+            sec: 1 + i / 1000,
+            nsec: (i % 1000) * 1_000_000,
+        };
+        w.write(id, t, &data).map_err(err)?;
     }
     w.finish().map_err(err)?;
     Ok(w.into_inner().into_inner())

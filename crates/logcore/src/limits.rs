@@ -14,8 +14,11 @@ pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 512 << 20;
 /// uncompressed size; a chunk declaring more than
 /// [`max_chunk_size`](Self::max_chunk_size) is refused before anything is
 /// allocated for it, with an error naming the chunk's offset, its declared
-/// size and the limit. Chunks are decompressed whole, so peak memory is
-/// about the file's mapping plus the largest chunk.
+/// size and the limit. Chunks up to 32 MiB are decompressed whole; larger
+/// ones are decompressed incrementally where the reader's order allows it
+/// (`mcapfile::chunk::STREAM_CHUNK_ABOVE` and
+/// `rosbag12::STREAM_CHUNK_ABOVE` say which readers), so peak memory is
+/// about the file's mapping plus the largest chunk read whole.
 ///
 /// ```
 /// let limits = logcore::Limits::default();

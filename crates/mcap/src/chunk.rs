@@ -1,5 +1,6 @@
 //! Chunk decompression (none, lz4 frame, zstd), bounded by the declared
-//! uncompressed size, and the chunk CRC check.
+//! uncompressed size, and the chunk CRC check; chunks above
+//! [`STREAM_CHUNK_ABOVE`] are read incrementally by the readers.
 
 use std::io::Read;
 
@@ -132,14 +133,15 @@ pub(crate) struct Detached {
 }
 
 impl Detached {
-    /// `None` for an uncompressed chunk (nothing to do ahead).
+    /// `None` for an uncompressed chunk (nothing to do ahead) and for one
+    /// the reader decompresses incrementally (see [`STREAM_CHUNK_ABOVE`]).
     pub(crate) fn new(
         chunk: &Chunk<'_>,
         offset: u64,
         check_crc: bool,
         max_size: u64,
     ) -> Option<Detached> {
-        if chunk.compression.is_empty() {
+        if chunk.compression.is_empty() || streams(chunk, max_size) {
             return None;
         }
         Some(Detached {
@@ -373,6 +375,250 @@ pub(crate) fn share(record: Record<'_>, buf: &Bytes) -> Record<'static> {
             data: sh(data),
         },
         other => other.into_owned(),
+    }
+}
+
+/// Compressed chunks declaring more than this many uncompressed bytes are
+/// decompressed incrementally where the reader allows it (see
+/// [`crate::stream::LinearReader`] and [`crate::IndexedMessages`]): their
+/// records are read one by one out of the decoder, each into its own
+/// buffer, so memory is about the largest record rather than the chunk.
+/// Chunks at or below it are decompressed whole (the faster path).
+pub const STREAM_CHUNK_ABOVE: u64 = 32 << 20;
+
+thread_local! {
+    /// The threshold in force on this thread ([`STREAM_CHUNK_ABOVE`];
+    /// tests lower it).
+    static STREAM_ABOVE: std::cell::Cell<u64> = const { std::cell::Cell::new(STREAM_CHUNK_ABOVE) };
+}
+
+/// Sets the streaming threshold of readers created on this thread (tests).
+#[cfg(test)]
+pub(crate) fn set_stream_above(bytes: u64) {
+    STREAM_ABOVE.with(|c| c.set(bytes));
+}
+
+/// Whether `chunk` is read incrementally: in the file (borrowed),
+/// compressed with a known codec, declaring more than the threshold and no
+/// more than `max_size` (a chunk above the limit takes the whole path,
+/// which refuses it).
+pub(crate) fn streams(chunk: &Chunk<'_>, max_size: u64) -> bool {
+    let declared = chunk.uncompressed_size;
+    matches!(chunk.records, Payload::Borrowed(_))
+        && matches!(chunk.compression.as_str(), "zstd" | "lz4")
+        && declared <= max_size
+        && declared > STREAM_ABOVE.with(|c| c.get())
+}
+
+/// The decoder of a [`StreamedChunk`] (a concrete type, so that a reader
+/// holding one borrows the file no longer than it is used).
+enum Decoder<'a> {
+    Zstd(zstd::stream::read::Decoder<'static, &'a [u8]>),
+    Lz4(lz4_flex::frame::FrameDecoder<&'a [u8]>),
+}
+
+impl Read for Decoder<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Decoder::Zstd(d) => d.read(buf),
+            Decoder::Lz4(d) => d.read(buf),
+        }
+    }
+}
+
+/// Why a [`StreamedChunk`] stopped early.
+pub(crate) enum StreamError {
+    /// What [`decompress`] would have refused the whole chunk for (a codec
+    /// error, a size other than the declared one, a CRC mismatch): the
+    /// chunk at its offset.
+    Chunk(Error),
+    /// The records do not frame at decompressed byte `at` (the chunk's data
+    /// decoded and checked otherwise); the error is the framing error.
+    Framing { at: usize, error: Error },
+}
+
+/// A compressed chunk decompressed incrementally: [`next_record`]
+/// (Self::next_record) hands out one record at a time in its own buffer.
+/// The declared size, the codec and the CRC are checked as [`decompress`]
+/// checks them, when the records end (or when the framing breaks: the
+/// rest is then decoded, without keeping it, so that a chunk-level error
+/// is reported rather than the framing error it caused, as the whole path
+/// does).
+pub(crate) struct StreamedChunk<'a> {
+    dec: std::io::BufReader<std::io::Take<Decoder<'a>>>,
+    codec: &'static str,
+    declared: u64,
+    /// Decompressed bytes read so far.
+    produced: u64,
+    crc: Option<(crc32fast::Hasher, u32)>,
+    offset: u64,
+    done: bool,
+}
+
+impl<'a> StreamedChunk<'a> {
+    /// The reader of `chunk` (at file offset `offset`); `Err` for a decoder
+    /// that cannot start (the error [`decompress`] gives).
+    pub(crate) fn new(chunk: &Chunk<'a>, offset: u64, check_crc: bool) -> Result<Self> {
+        let src: &'a [u8] = match &chunk.records {
+            Payload::Borrowed(b) => b,
+            // `streams` lets only chunks in the file through.
+            Payload::Shared(_) => {
+                return Err(Error::malformed(
+                    offset,
+                    "a chunk in the file",
+                    "a detached chunk",
+                ));
+            }
+        };
+        let (codec, dec) = match chunk.compression.as_str() {
+            "zstd" => (
+                "zstd",
+                Decoder::Zstd(
+                    zstd::stream::read::Decoder::with_buffer(src)
+                        .map_err(|e| codec_error(offset, "zstd", &e))?,
+                ),
+            ),
+            "lz4" => ("lz4", Decoder::Lz4(lz4_flex::frame::FrameDecoder::new(src))),
+            other => {
+                return Err(Error::malformed(
+                    offset,
+                    "chunk compression \"\", \"lz4\" or \"zstd\"",
+                    format!("{other:?}"),
+                ));
+            }
+        };
+        let declared = chunk.uncompressed_size;
+        Ok(StreamedChunk {
+            // Stop at the declared size even when input remains, as the
+            // whole path does.
+            dec: std::io::BufReader::with_capacity(256 << 10, dec.take(declared)),
+            codec,
+            declared,
+            produced: 0,
+            crc: (check_crc && chunk.uncompressed_crc != 0)
+                .then(|| (crc32fast::Hasher::new(), chunk.uncompressed_crc)),
+            offset,
+            done: false,
+        })
+    }
+
+    /// Reads up to `n` bytes onto `out`; fewer only at the end of the
+    /// decoder's output.
+    fn read_onto(&mut self, n: u64, out: &mut Vec<u8>) -> std::result::Result<(), Error> {
+        let start = out.len();
+        out.reserve(n.min(1 << 20) as usize);
+        let r = (&mut self.dec).take(n).read_to_end(out);
+        self.produced += (out.len() - start) as u64;
+        if let Some((h, _)) = self.crc.as_mut() {
+            h.update(&out[start..]);
+        }
+        r.map(|_| ())
+            .map_err(|e| codec_error(self.offset, self.codec, &e))
+    }
+
+    /// The chunk-level error at the end of the output: a size other than
+    /// the declared one, or a CRC mismatch.
+    fn end_error(&mut self) -> Option<Error> {
+        if self.produced != self.declared {
+            return Some(Error::malformed(
+                self.offset,
+                format!("chunk records of uncompressed_size {} bytes", self.declared),
+                format!("{} bytes", self.produced),
+            ));
+        }
+        let (h, want) = self.crc.take()?;
+        let crc = h.finalize();
+        (crc != want).then(|| {
+            Error::malformed(
+                self.offset,
+                format!("chunk uncompressed_crc 0x{want:08x}"),
+                format!("CRC 0x{crc:08x} of the decompressed records"),
+            )
+        })
+    }
+
+    /// Decodes the rest of the chunk without keeping it; the chunk-level
+    /// error, if any. The stream is done afterwards.
+    pub(crate) fn drain(&mut self) -> Option<Error> {
+        if self.done {
+            return None;
+        }
+        self.done = true;
+        let mut scratch = Vec::new();
+        while self.produced < self.declared {
+            scratch.clear();
+            let before = self.produced;
+            if let Err(e) = self.read_onto(1 << 20, &mut scratch) {
+                return Some(e);
+            }
+            if self.produced == before {
+                break;
+            }
+        }
+        self.end_error()
+    }
+
+    /// The next record (its 9-byte framing and content) and its position
+    /// in the decompressed records; `None` after the last one.
+    pub(crate) fn next_record(
+        &mut self,
+    ) -> Option<std::result::Result<(usize, Bytes), StreamError>> {
+        if self.done {
+            return None;
+        }
+        let at = self.produced;
+        let pos = at as usize;
+        let mut buf = Vec::new();
+        if let Err(e) = self.read_onto(9, &mut buf) {
+            self.done = true;
+            return Some(Err(StreamError::Chunk(e)));
+        }
+        if buf.is_empty() {
+            self.done = true;
+            return self.end_error().map(|e| Err(StreamError::Chunk(e)));
+        }
+        let framing = |error: Error| StreamError::Framing {
+            at: pos,
+            error: Error::malformed(at, "records that fill the chunk exactly", error.to_string()),
+        };
+        if buf.len() < 9 {
+            let e = Error::truncated(
+                at,
+                "a 9-byte record header in the chunk records",
+                (9 - buf.len()) as u64,
+            );
+            return Some(Err(match self.drain() {
+                Some(c) => StreamError::Chunk(c),
+                None => framing(e),
+            }));
+        }
+        let opcode = buf[0];
+        let len = u64::from_le_bytes(buf[1..9].try_into().unwrap_or_default());
+        let room = self.declared - self.produced;
+        if len > room {
+            let e = Error::truncated(
+                at,
+                format!(
+                    "{} record of {len} content bytes in the chunk records",
+                    crate::records::opcode_name(opcode)
+                ),
+                len - room,
+            );
+            return Some(Err(match self.drain() {
+                Some(c) => StreamError::Chunk(c),
+                None => framing(e),
+            }));
+        }
+        if let Err(e) = self.read_onto(len, &mut buf) {
+            self.done = true;
+            return Some(Err(StreamError::Chunk(e)));
+        }
+        if (buf.len() as u64) < 9 + len {
+            // The output ended inside the record: the declared size is wrong.
+            self.done = true;
+            return self.end_error().map(|e| Err(StreamError::Chunk(e)));
+        }
+        Some(Ok((pos, Bytes::from(buf))))
     }
 }
 

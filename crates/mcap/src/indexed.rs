@@ -33,12 +33,25 @@
 //! (unreadable, wrong channel, an offset that is not a Message) makes the
 //! reader walk the whole chunk instead, so a bad index costs time, never
 //! messages.
+//!
+//! # Big chunks
+//!
+//! A compressed chunk declaring more than
+//! [`STREAM_CHUNK_ABOVE`](crate::chunk::STREAM_CHUNK_ABOVE) is read out of
+//! its decoder record by record, twice: a first pass keeps nothing and
+//! checks what the whole path would (decoding, declared size, CRC, every
+//! record readable, the wanted messages in log-time order); the second
+//! streams the wanted messages into the merge, each in its own buffer. So
+//! memory is about the largest record; the cost is decoding the chunk
+//! twice. A chunk the first pass does not accept is decompressed whole,
+//! giving exactly the whole path's messages and errors. Message indexes
+//! are not used for such chunks (they are walked).
 
 use std::collections::{BTreeSet, VecDeque};
 
 use logcore::ReadMode;
 
-use crate::chunk::{ChunkRecords, Detached, ReadAhead, decompress};
+use crate::chunk::{ChunkRecords, Detached, ReadAhead, StreamedChunk, decompress, streams};
 use crate::error::{Error, Result};
 use crate::parse::{frame_at, parse_message, parse_record};
 use crate::records::{ChunkIndex, MAGIC, Message, Record, op};
@@ -174,6 +187,45 @@ enum Queue<'a> {
     /// merge goes, so the common case (sorted chunks) never writes the
     /// messages of a whole chunk out and reads them back.
     Streamed(Stream<'a>),
+    /// A compressed chunk above [`crate::chunk::STREAM_CHUNK_ABOVE`] whose
+    /// wanted messages are in order, decompressed incrementally while the
+    /// merge goes.
+    Big(Box<BigStream<'a>>),
+}
+
+/// The cursor of a [`Queue::Big`] chunk: its decoder, on its second pass
+/// (the first one checked the chunk, so reading it again cannot fail).
+/// Each message owns its bytes.
+struct BigStream<'a> {
+    stream: StreamedChunk<'a>,
+    at: u64,
+    head: Option<Pending<'a>>,
+}
+
+impl BigStream<'_> {
+    /// Moves `head` to the next wanted message (`None` at the end).
+    #[inline(never)]
+    fn advance(&mut self, filter: &IndexFilter) {
+        self.head = None;
+        while let Some(Ok((p, bytes))) = self.stream.next_record() {
+            let records = ChunkRecords::Shared(bytes);
+            let m = match message_in(&records, 0) {
+                Some((m, _)) => m,
+                None => match read_inner(&records, 0, p as u64).0 {
+                    Ok(Record::Message(m)) => m,
+                    _ => continue,
+                },
+            };
+            if filter.wants(&m) {
+                self.head = Some(Pending {
+                    key: (m.log_time, self.at, p as u64),
+                    offset: self.at,
+                    message: m,
+                });
+                return;
+            }
+        }
+    }
 }
 
 /// The cursor of a [`Queue::Streamed`] chunk. Its records were checked by
@@ -226,6 +278,7 @@ impl<'a> Queue<'a> {
         match self {
             Queue::Listed(q) => q.front().map(|p| p.key),
             Queue::Streamed(s) => s.head.as_ref().map(|p| p.key),
+            Queue::Big(s) => s.head.as_ref().map(|p| p.key),
         }
     }
 
@@ -238,12 +291,18 @@ impl<'a> Queue<'a> {
                 s.advance(filter);
                 p
             }
+            Queue::Big(s) => {
+                let p = s.head.take();
+                s.advance(filter);
+                p
+            }
         }
     }
 }
 
-/// A loaded chunk: streamed when in order, else its collected messages.
-type Loaded<'a> = std::result::Result<Stream<'a>, Vec<Pending<'a>>>;
+/// A loaded chunk: streamed when in order ([`Queue::Streamed`] or
+/// [`Queue::Big`]), else its collected messages.
+type Loaded<'a> = std::result::Result<Queue<'a>, Vec<Pending<'a>>>;
 
 /// Damage met by the pass over the data section: (error, offset, length
 /// skipped), reported before the first message.
@@ -443,9 +502,9 @@ impl<'a> IndexedMessages<'a> {
     fn load(&mut self, source: &Source) -> Result<()> {
         let mut msgs = match source {
             Source::Chunk(ci) => match self.load_chunk(ci)? {
-                Ok(stream) => {
-                    if stream.head.is_some() {
-                        self.active.push(Queue::Streamed(stream));
+                Ok(queue) => {
+                    if queue.front_key().is_some() {
+                        self.active.push(queue);
                     }
                     return Ok(());
                 }
@@ -508,6 +567,15 @@ impl<'a> IndexedMessages<'a> {
         let Record::Chunk(chunk) = parse_record(frame.opcode, frame.content, at + 9)? else {
             return Err(Error::malformed(at, "a Chunk record", "another record"));
         };
+        if streams(&chunk, self.opts.limits.max_chunk_size) && self.big_sound(&chunk, at) {
+            let mut big = BigStream {
+                stream: StreamedChunk::new(&chunk, at, false)?,
+                at,
+                head: None,
+            };
+            big.advance(&self.filter);
+            return Ok(Ok(Queue::Big(Box::new(big))));
+        }
         // Read the Message Index records before decompressing: a broken
         // index then costs no decompression twice.
         let positions = self.indexed_positions(ci);
@@ -542,9 +610,44 @@ impl<'a> IndexedMessages<'a> {
                 head: None,
             };
             stream.advance(&self.filter);
-            return Ok(Ok(stream));
+            return Ok(Ok(Queue::Streamed(stream)));
         }
         self.walk(&records, at, base, borrowed).map(Err)
+    }
+
+    /// The first pass over a chunk above the streaming threshold,
+    /// decompressing it incrementally and keeping nothing: whether it
+    /// decodes to its declared size with its CRC, every record reads and
+    /// the wanted messages are in log-time order. When it is not, the chunk
+    /// is decompressed whole instead (which names any damage, and sorts).
+    fn big_sound(&self, chunk: &crate::records::Chunk<'a>, at: u64) -> bool {
+        let Ok(mut stream) = StreamedChunk::new(chunk, at, self.opts.validate_crcs) else {
+            return false;
+        };
+        let mut last = 0;
+        while let Some(r) = stream.next_record() {
+            let Ok((p, bytes)) = r else {
+                return false;
+            };
+            let records = ChunkRecords::Shared(bytes);
+            let m = match message_head(records.as_slice(), 0) {
+                Some((channel, _, time, _, _, _)) => Some((channel, time)),
+                None => match read_inner(&records, 0, p as u64).0 {
+                    Ok(Record::Message(m)) => Some((m.channel_id, m.log_time)),
+                    Ok(_) => None,
+                    Err(_) => return false,
+                },
+            };
+            if let Some((channel, time)) = m {
+                if self.filter.wants_time(time) && self.filter.wants_channel(channel) {
+                    if time < last {
+                        return false;
+                    }
+                    last = time;
+                }
+            }
+        }
+        true
     }
 
     /// The pre-pass of a chunk: whether every record reads and the wanted

@@ -29,6 +29,9 @@ pub mod stream;
 pub mod summary;
 pub mod write;
 
+#[cfg(test)]
+mod big_chunk_tests;
+
 pub use chunk::{ChunkRecords, DEFAULT_MAX_CHUNK_SIZE, decompress};
 pub use doctor::{DoctorOptions, Finding, Severity, doctor};
 pub use encode::encode_record;

@@ -1,12 +1,27 @@
 //! The streamed (linear) reader: one pass from the leading magic to the
 //! trailing one, chunks decompressed one at a time and flattened, CRCs
 //! checked, in strict or lenient mode.
+//!
+//! A compressed chunk declaring more than
+//! [`STREAM_CHUNK_ABOVE`](crate::chunk::STREAM_CHUNK_ABOVE) is not
+//! decompressed whole: its records are read one at a time out of the
+//! decoder, each in its own buffer (so memory is about the largest record),
+//! and the checks the whole path makes first (decoding, the declared size,
+//! the CRC) are made as the records end. The records before a failure are
+//! then handed out before its error, which is the error the whole path
+//! gives (at the chunk's offset; in lenient mode a `Skipped` of the Chunk
+//! record); records decoded from damaged bytes may be among them, since
+//! only the CRC at the end tells. A record that does not frame ends the
+//! chunk with the whole path's error, or the chunk-level error when the
+//! rest of the chunk (decoded, not kept) has one.
 
 use logcore::ReadMode;
 use logcore::error::hex_preview;
 
 use crate::Limits;
-use crate::chunk::{ChunkRecords, Detached, ReadAhead, decompress, share};
+use crate::chunk::{
+    ChunkRecords, Detached, ReadAhead, StreamError, StreamedChunk, decompress, share, streams,
+};
 use crate::error::{Error, Result};
 use crate::parse::{attachment_crc_scope, frame_at, parse_record};
 use crate::records::{MAGIC, Record, op, unsupported_version};
@@ -59,6 +74,18 @@ struct InChunk<'a> {
     records_offset: Option<u64>,
 }
 
+/// A compressed chunk above [`crate::chunk::STREAM_CHUNK_ABOVE`], read
+/// record by record out of its decoder.
+struct BigChunk<'a> {
+    stream: StreamedChunk<'a>,
+    chunk_offset: u64,
+    /// Length of the Chunk record (what lenient mode skips for a
+    /// chunk-level error).
+    frame_len: u64,
+    /// Declared uncompressed size of the records.
+    declared: u64,
+}
+
 /// Reads every record front to back.
 ///
 /// Items are records in file order (chunks flattened by default, Message
@@ -83,6 +110,8 @@ pub struct LinearReader<'a> {
     opts: ReadOptions,
     state: State,
     chunk: Option<InChunk<'a>>,
+    /// The chunk being decompressed incrementally, if any.
+    big: Option<BigChunk<'a>>,
     last_offset: u64,
     data_end_end: Option<usize>,
     footer_seen: bool,
@@ -109,6 +138,7 @@ impl<'a> LinearReader<'a> {
             opts,
             state: State::Start,
             chunk: None,
+            big: None,
             last_offset: 0,
             data_end_end: None,
             footer_seen: false,
@@ -139,6 +169,7 @@ impl<'a> LinearReader<'a> {
         if self.opts.mode == ReadMode::Strict {
             self.state = State::Done;
             self.chunk = None;
+            self.big = None;
             e
         } else {
             Error::Skipped {
@@ -191,6 +222,64 @@ impl<'a> LinearReader<'a> {
                 let skipped = if framing_broken { len - at } else { advance } as u64;
                 let off = self.last_offset;
                 Some(Err(self.damage(e, off, skipped)))
+            }
+        }
+    }
+
+    /// The next record of the chunk being decompressed incrementally; the
+    /// same items as [`Self::next_in_chunk`] gives for a chunk decompressed
+    /// whole, except that a chunk-level error (codec, size, CRC) comes
+    /// after the records read before it rather than instead of them.
+    #[inline(never)]
+    fn next_in_big(&mut self) -> Option<Result<Record<'a>>> {
+        let b = self.big.as_mut()?;
+        let chunk_offset = b.chunk_offset;
+        let frame_len = b.frame_len;
+        let declared = b.declared;
+        self.last_offset = chunk_offset;
+        let (at, bytes) = match b.stream.next_record() {
+            None => {
+                self.big = None;
+                return None;
+            }
+            Some(Ok(r)) => r,
+            Some(Err(StreamError::Chunk(e))) => {
+                self.big = None;
+                return Some(Err(self.damage(e, chunk_offset, frame_len)));
+            }
+            Some(Err(StreamError::Framing { at, error })) => {
+                self.big = None;
+                let e = Error::malformed(
+                    chunk_offset,
+                    format!("a readable record at decompressed byte {at} of the chunk"),
+                    error.to_string(),
+                );
+                let skipped = declared.saturating_sub(at as u64);
+                return Some(Err(self.damage(e, chunk_offset, skipped)));
+            }
+        };
+        let records = ChunkRecords::Shared(bytes);
+        if let Some((m, _)) = message_in(&records, 0) {
+            return Some(Ok(Record::Message(m)));
+        }
+        let len = records.as_slice().len() as u64;
+        match read_inner(&records, 0, at as u64).0 {
+            Ok(r) => Some(Ok(r)),
+            Err(e) => {
+                let mut e = Error::malformed(
+                    chunk_offset,
+                    format!("a readable record at decompressed byte {at} of the chunk"),
+                    e.to_string(),
+                );
+                let mut skipped = len;
+                if self.opts.mode == ReadMode::Strict {
+                    // The whole path names a chunk-level error first.
+                    if let Some(c) = self.big.as_mut().and_then(|b| b.stream.drain()) {
+                        e = c;
+                        skipped = frame_len;
+                    }
+                }
+                Some(Err(self.damage(e, chunk_offset, skipped)))
             }
         }
     }
@@ -443,6 +532,12 @@ impl<'a> Iterator for LinearReader<'a> {
                     None => continue,
                 }
             }
+            if self.big.is_some() {
+                match self.next_in_big() {
+                    Some(r) => return Some(r),
+                    None => continue,
+                }
+            }
             match self.state {
                 State::Done => return None,
                 State::Start => {
@@ -500,6 +595,23 @@ impl<'a> Iterator for LinearReader<'a> {
                 Err(e) => return Some(Err(self.damage(e, at as u64, frame.len as u64))),
             };
             match record {
+                Record::Chunk(chunk)
+                    if self.opts.flatten_chunks
+                        && streams(&chunk, self.opts.limits.max_chunk_size) =>
+                {
+                    match StreamedChunk::new(&chunk, at as u64, self.opts.validate_crcs) {
+                        Ok(stream) => {
+                            self.big = Some(BigChunk {
+                                stream,
+                                chunk_offset: at as u64,
+                                frame_len: frame.len as u64,
+                                declared: chunk.uncompressed_size,
+                            });
+                            continue;
+                        }
+                        Err(e) => return Some(Err(self.damage(e, at as u64, frame.len as u64))),
+                    }
+                }
                 Record::Chunk(chunk) if self.opts.flatten_chunks => {
                     let compressed = !chunk.compression.is_empty();
                     if compressed {

@@ -171,6 +171,129 @@ fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Resu
     Some(Ok(produced))
 }
 
+/// Compressed chunks declaring more than this many uncompressed bytes are
+/// decompressed incrementally where the reader allows it: a chunk that
+/// [`Bag::messages`](crate::Bag::messages) reads alone (no other chunk
+/// overlaps it in time) is read record by record out of its decoder, each
+/// message into its own buffer, so memory is about the largest record
+/// rather than the chunk. Chunks at or below it are decompressed whole
+/// (the faster path).
+pub const STREAM_CHUNK_ABOVE: u64 = 32 << 20;
+
+thread_local! {
+    /// The threshold in force on this thread ([`STREAM_CHUNK_ABOVE`];
+    /// tests lower it).
+    static STREAM_ABOVE: std::cell::Cell<u64> = const { std::cell::Cell::new(STREAM_CHUNK_ABOVE) };
+}
+
+/// Sets the streaming threshold of readers used on this thread (tests).
+#[cfg(test)]
+pub(crate) fn set_stream_above(bytes: u64) {
+    STREAM_ABOVE.with(|c| c.set(bytes));
+}
+
+/// Whether a chunk of `compression` declaring `size` bytes is read
+/// incrementally: compressed, above the threshold and within `limits`
+/// (a chunk over the limit takes the whole path, which refuses it).
+pub(crate) fn streams(compression: Compression, size: u32, limits: &crate::Limits) -> bool {
+    let size = u64::from(size);
+    compression != Compression::None
+        && size <= limits.max_chunk_size
+        && size > STREAM_ABOVE.with(|c| c.get())
+}
+
+/// The decoder of a [`ChunkReader`].
+enum Decoder<'a> {
+    Bz2(bzip2::read::BzDecoder<&'a [u8]>),
+    Lz4(lz4_flex::frame::FrameDecoder<&'a [u8]>),
+}
+
+impl Read for Decoder<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Decoder::Bz2(d) => d.read(buf),
+            Decoder::Lz4(d) => d.read(buf),
+        }
+    }
+}
+
+/// A compressed chunk decompressed incrementally, one record at a time.
+/// It says only whether the chunk reads: on anything that does not hold
+/// up (a decoding error, a size other than the declared one, a record
+/// that does not frame) the caller reads the chunk through
+/// [`decompress_into`], which names the error.
+pub(crate) struct ChunkReader<'a> {
+    dec: std::io::BufReader<std::io::Take<Decoder<'a>>>,
+    size: u64,
+    produced: u64,
+    done: bool,
+}
+
+impl<'a> ChunkReader<'a> {
+    /// The reader of a chunk's `data`, declaring `size` bytes; `None` for
+    /// an uncompressed one.
+    pub(crate) fn new(compression: Compression, data: &'a [u8], size: u32) -> Option<Self> {
+        let dec = match compression {
+            Compression::None => return None,
+            Compression::Bz2 => Decoder::Bz2(bzip2::read::BzDecoder::new(data)),
+            Compression::Lz4 => Decoder::Lz4(lz4_flex::frame::FrameDecoder::new(data)),
+        };
+        let size = u64::from(size);
+        Some(ChunkReader {
+            // One byte past the declared size tells a chunk that holds more.
+            dec: std::io::BufReader::with_capacity(256 << 10, dec.take(size + 1)),
+            size,
+            produced: 0,
+            done: false,
+        })
+    }
+
+    /// Appends exactly `n` more bytes to `out`; `false` when the output
+    /// ends first, fails, or would pass the declared size.
+    fn read_onto(&mut self, n: u64, out: &mut Vec<u8>) -> bool {
+        if n > self.size - self.produced {
+            return false;
+        }
+        let start = out.len();
+        out.reserve(n.min(1 << 20) as usize);
+        let ok = (&mut self.dec).take(n).read_to_end(out).is_ok();
+        self.produced += (out.len() - start) as u64;
+        ok && (out.len() - start) as u64 == n
+    }
+
+    /// The next record (header length, header, data length, data) and its
+    /// position in the decompressed chunk; `None` after the last one,
+    /// `Some(Err)` when the chunk does not read.
+    pub(crate) fn next_record(&mut self) -> Option<std::result::Result<(usize, Vec<u8>), ()>> {
+        if self.done {
+            return None;
+        }
+        let at = self.produced as usize;
+        if self.produced == self.size {
+            self.done = true;
+            let mut more = [0u8; 1];
+            return match self.dec.read(&mut more) {
+                Ok(0) => None,
+                _ => Some(Err(())),
+            };
+        }
+        let mut buf = Vec::new();
+        let len = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let ok = self.read_onto(4, &mut buf) && {
+            let header = u64::from(len(&buf, 0));
+            self.read_onto(header + 4, &mut buf) && {
+                let data = u64::from(len(&buf, buf.len() - 4));
+                self.read_onto(data, &mut buf)
+            }
+        };
+        if !ok {
+            self.done = true;
+            return Some(Err(()));
+        }
+        Some(Ok((at, buf)))
+    }
+}
+
 /// Compresses a chunk payload the way ROS does (bz2 block size 9; lz4 frame
 /// with 1 MiB independent blocks and a content checksum, spec 2.9).
 pub(crate) fn compress(compression: Compression, data: &[u8]) -> std::io::Result<Vec<u8>> {

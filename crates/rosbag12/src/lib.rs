@@ -66,8 +66,12 @@ mod v12;
 mod version;
 pub mod write;
 
+#[cfg(test)]
+mod big_chunk_tests;
+
 pub use bag::{Bag, IndexSource};
 pub use chunk::{ChunkPayload, ChunkStats};
+pub use compression::STREAM_CHUNK_ABOVE;
 pub use error::{Error, FormatError, ParseError, Result};
 pub use logcore::ReadMode;
 pub use logcore::limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};

@@ -23,6 +23,18 @@
 //! then stops; lenient mode reports the error as a skip and goes on with
 //! the group's other chunks and the next groups.
 //!
+//! A compressed chunk declaring more than [`crate::STREAM_CHUNK_ABOVE`]
+//! (32 MiB) uncompressed bytes, alone in its group and within the limits,
+//! is not decompressed whole: a first pass reads it record by record out
+//! of its decoder, keeping nothing, and makes the check above; when it
+//! holds (and the chunk decodes to its declared size), a second pass hands
+//! the messages out as stored, each in its own buffer, so memory is about
+//! the largest message rather than the chunk (at the cost of decoding the
+//! chunk twice). A big chunk the first pass does not accept (unsorted,
+//! damaged, other record layouts), and a big chunk that overlaps others in
+//! time, is decompressed whole and merged as before (merging needs all of
+//! it), with the same result and errors.
+//!
 //! 1.2: the index (or the scan) lists every message with its file offset;
 //! entries are sorted by (time, offset) and read in place.
 //!
@@ -63,7 +75,7 @@ use logcore::{ChannelId, MessageFilter, Payload, ReadMode};
 
 use crate::bag::Bag;
 use crate::chunk::{ChunkPayload, is_message};
-use crate::compression::decompress_into;
+use crate::compression::{ChunkReader, decompress_into, streams};
 use crate::error::{Error, Result};
 use crate::record::{Origin, Record};
 use crate::records::{ChunkHeader, Compression, MessageDataHeader, op, unexpected};
@@ -105,6 +117,9 @@ pub struct Messages<'a> {
     next_v12: usize,
     /// The chunk handed out as stored (see [`Stream`]).
     stream: Option<Stream<'a>>,
+    /// The chunk above the streaming threshold handed out as stored,
+    /// decompressed incrementally (see [`BigStream`]).
+    big: Option<BigStream<'a>>,
     /// Whether the filter lets every message through (no test per message).
     everything: bool,
     /// Every group goes through the merge (tests compare the two paths).
@@ -153,6 +168,39 @@ impl<'a> Stream<'a> {
                     time,
                     data: self.payload.slice(start, end),
                     offset: self.origin.at(at),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// A compressed chunk above [`crate::STREAM_CHUNK_ABOVE`], alone in its
+/// group, whose messages [`Messages::big_stream`] found in time order on a
+/// first pass (the same check as [`in_time_order`], record by record out
+/// of the decoder, keeping nothing): handed out as stored on a second
+/// pass, each message in its own buffer. Chunks the first pass does not
+/// accept (unsorted, damaged, other record layouts) are decompressed whole
+/// and merged as any other, so the result is the same, errors included.
+struct BigStream<'a> {
+    reader: ChunkReader<'a>,
+    offset: u64,
+}
+
+impl<'a> BigStream<'a> {
+    /// The next message passing `filter` (`None`: every message passes).
+    fn next(&mut self, filter: Option<&MessageFilter>) -> Option<BagMessage<'a>> {
+        while let Some(Ok((_, rec))) = self.reader.next_record() {
+            // Connection records are the only others the first pass let by.
+            let Some((conn, time, start, end)) = fast_message(&rec, 0) else {
+                continue;
+            };
+            if filter.is_none_or(|f| f.matches(ChannelId(conn), time.to_timestamp())) {
+                return Some(BagMessage {
+                    conn,
+                    time,
+                    data: Payload::Shared(bytes::Bytes::from(rec).slice(start..end)),
+                    offset: self.offset,
                 });
             }
         }
@@ -282,6 +330,7 @@ impl<'a> Bag<'a> {
             next_entry: 0,
             next_v12,
             stream: None,
+            big: None,
             merge_only: false,
             spare_starts: Vec::new(),
             everything: filter.channels.is_none() && filter.start.is_none() && filter.end.is_none(),
@@ -293,6 +342,12 @@ impl<'a> Bag<'a> {
 }
 
 impl<'a> Messages<'a> {
+    /// Whether a chunk is being read incrementally (tests).
+    #[cfg(test)]
+    pub(crate) fn streaming_big_chunk(&self) -> bool {
+        self.big.is_some()
+    }
+
     fn wanted(&self, conn: u32, time: RosTime) -> bool {
         self.filter.matches(ChannelId(conn), time.to_timestamp())
     }
@@ -363,6 +418,13 @@ impl<'a> Messages<'a> {
         }
         self.entries.clear();
         self.next_entry = 0;
+        self.big = None;
+        if let ([i], false) = (group, self.merge_only) {
+            if let Some(big) = self.big_stream(*i) {
+                self.big = Some(big);
+                return;
+            }
+        }
         for &i in group {
             let at = self.bag.chunks[i].chunk_pos;
             let (payload, found, mut cold) = match self.take_payload(i) {
@@ -425,6 +487,51 @@ impl<'a> Messages<'a> {
         if !self.entries.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
             self.entries.sort_unstable_by_key(key);
         }
+    }
+
+    /// Chunk `i` as a [`BigStream`], when it is compressed, above the
+    /// streaming threshold, within the limits, and a first pass finds its
+    /// messages in time order (see [`BigStream`]); else `None`, and the
+    /// chunk is read whole.
+    fn big_stream(&self, i: usize) -> Option<BigStream<'a>> {
+        let bag = self.bag;
+        let pos = bag.chunks[i].chunk_pos;
+        if bag.is_cut_chunk(pos) {
+            return None;
+        }
+        let rec = Record::parse(
+            bag.data(),
+            usize::try_from(pos).ok()?,
+            Origin::File { base: 0 },
+        )
+        .ok()?;
+        let header = ChunkHeader::from_record(&rec).ok()?;
+        if !streams(header.compression, header.size, &bag.limits()) {
+            return None;
+        }
+        let origin = Origin::Chunk {
+            offset: rec.offset(),
+        };
+        let mut check = ChunkReader::new(header.compression, rec.data, header.size)?;
+        let mut last = RosTime::default();
+        while let Some(r) = check.next_record() {
+            let (_, buf) = r.ok()?;
+            if let Some((conn, time, _, _)) = fast_message(&buf, 0) {
+                if bag.position(conn).is_none() || time < last {
+                    return None;
+                }
+                last = time;
+                continue;
+            }
+            match Record::parse(&buf, 0, origin) {
+                Ok(r) if r.op == op::CONNECTION => {}
+                _ => return None,
+            }
+        }
+        Some(BigStream {
+            reader: ChunkReader::new(header.compression, rec.data, header.size)?,
+            offset: rec.offset(),
+        })
     }
 
     /// Queues the error of the chunk at `chunk_pos` (see [`fail`](Self::fail));
@@ -774,9 +881,11 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     )
     .ok()?;
     let header = ChunkHeader::from_record(&rec).ok()?;
-    // Over the limit: read in place, which reports it.
+    // Over the limit: read in place, which reports it; above the
+    // streaming threshold: read in place, incrementally when it can be.
     if header.compression != Compression::Bz2
         || bag.limits().check_chunk(rec.offset(), header.size).is_err()
+        || streams(header.compression, header.size, &bag.limits())
     {
         return None;
     }
@@ -831,6 +940,13 @@ impl<'a> Iterator for Messages<'a> {
                     data: p.slice(e.start, e.end),
                     offset: e.offset,
                 }));
+            }
+            if let Some(b) = self.big.as_mut() {
+                let filter = (!self.everything).then_some(&self.filter);
+                if let Some(m) = b.next(filter) {
+                    return Some(Ok(m));
+                }
+                self.big = None;
             }
             if let Some(e) = self.errors.pop_front() {
                 return Some(Err(e));
