@@ -23,16 +23,12 @@ pub(crate) fn limits() -> robolog::Limits {
 
 /// [`limits`] as a bag reader's.
 pub(crate) fn bag_limits() -> rosbag12::Limits {
-    rosbag12::Limits {
-        max_chunk_size: limits().max_chunk_size,
-    }
+    limits()
 }
 
 /// [`limits`] as an MCAP reader's.
 pub(crate) fn mcap_limits() -> mcapfile::Limits {
-    mcapfile::Limits {
-        max_chunk_size: limits().max_chunk_size,
-    }
+    limits()
 }
 
 /// A file's bytes and its detected format.

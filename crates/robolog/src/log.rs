@@ -52,23 +52,13 @@ impl<'a> Reader<'a> {
         let _ = (bytes, limits);
         match format {
             #[cfg(feature = "rosbag")]
-            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(
-                bytes,
-                rosbag12::Limits {
-                    max_chunk_size: limits.max_chunk_size,
-                },
-            )?)),
+            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(bytes, *limits)?)),
             #[cfg(feature = "vellog")]
             Format::VelLog => Ok(Reader::VelLog(vellog::VelLog::new(bytes)?)),
             #[cfg(feature = "ulog")]
             Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse(bytes)?)),
             #[cfg(feature = "mcap")]
-            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(
-                bytes,
-                mcapfile::Limits {
-                    max_chunk_size: limits.max_chunk_size,
-                },
-            )?)),
+            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(bytes, *limits)?)),
             #[cfg(feature = "carla")]
             Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
             #[allow(unreachable_patterns)]
