@@ -11,8 +11,9 @@ pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 512 << 20;
 /// The highest nesting limit a reader applies, whatever
 /// [`Limits::max_nesting`] asks for: the parsers and decoders recurse once
 /// per level, and this many levels fit the 2 MiB stack of a spawned
-/// thread. A larger setting is clamped to it (see [`Limits::nesting_or`]).
-pub const MAX_NESTING_CEILING: usize = 512;
+/// thread even in an unoptimized build (which takes several KiB per
+/// level). A larger setting is clamped to it (see [`Limits::nesting_or`]).
+pub const MAX_NESTING_CEILING: usize = 128;
 
 /// Resource limits of the readers against hostile or oversized files.
 ///
@@ -196,9 +197,10 @@ mod tests {
         assert_eq!(l.nesting_or(64), 7);
         assert_eq!(l.max_chunk_size, DEFAULT_MAX_CHUNK_SIZE);
         assert_eq!(d.with_max_nesting(0).nesting_or(64), 1);
-        assert_eq!(d.with_max_nesting(512).nesting_or(64), 512);
-        assert_eq!(d.with_max_nesting(513).nesting_or(64), 512);
-        assert_eq!(d.with_max_nesting(usize::MAX).nesting_or(64), 512);
+        assert_eq!(MAX_NESTING_CEILING, 128);
+        assert_eq!(d.with_max_nesting(128).nesting_or(64), 128);
+        assert_eq!(d.with_max_nesting(129).nesting_or(64), 128);
+        assert_eq!(d.with_max_nesting(usize::MAX).nesting_or(64), 128);
         assert_eq!(
             nesting_limit(3),
             "at most 3 levels deep (the reader's limit; raise it with `--max-nesting` or \
