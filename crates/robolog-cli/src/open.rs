@@ -8,7 +8,8 @@ use robolog::Log;
 
 use crate::Failure;
 
-/// The resource limits of this run (`--max-chunk-size`), set once by `main`.
+/// The resource limits of this run (`--max-chunk-size`, `--max-nesting`),
+/// set once by `main`.
 static LIMITS: OnceLock<robolog::Limits> = OnceLock::new();
 
 /// Sets the limits every reader of this run applies.
