@@ -57,7 +57,7 @@ pub fn mcap(data: &[u8]) {
             let opts = ReadOptions {
                 mode,
                 flatten_chunks: flatten,
-                limits: mcapfile::Limits { max_chunk_size: 1 << 24 },
+                limits: mcapfile::Limits::default().with_max_chunk_size(1 << 24),
                 ..ReadOptions::default()
             };
             for _ in LinearReader::with_options(data, opts) {}
@@ -66,7 +66,7 @@ pub fn mcap(data: &[u8]) {
     if let Ok(Some(s)) = Summary::read(data, false) {
         let opts = ReadOptions {
             mode: ReadMode::Lenient,
-            limits: mcapfile::Limits { max_chunk_size: 1 << 24 },
+            limits: mcapfile::Limits::default().with_max_chunk_size(1 << 24),
             ..ReadOptions::default()
         };
         for _ in IndexedMessages::new(data, &s, IndexFilter::default(), opts) {}

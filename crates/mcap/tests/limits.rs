@@ -100,9 +100,7 @@ fn honest_gigabyte_chunks_are_refused_by_the_default_limit() {
 fn the_limit_can_be_raised_and_lowered() {
     // 3 MiB of zeros: under the default, over a 1 MiB limit.
     let (f, at) = file_with_chunk("zstd", &zstd_zeros(3), 3 << 20);
-    let small = Limits {
-        max_chunk_size: 1 << 20,
-    };
+    let small = Limits::default().with_max_chunk_size(1 << 20);
     let opts = ReadOptions {
         limits: small,
         ..ReadOptions::default()
@@ -120,9 +118,7 @@ fn the_limit_can_be_raised_and_lowered() {
     // the error is then about the records, not the limit).
     let e = LinearReader::new(&f).nth(1).unwrap().unwrap_err();
     assert!(!e.to_string().contains("limit"), "{e}");
-    let raised = Limits {
-        max_chunk_size: 3 << 20,
-    };
+    let raised = Limits::default().with_max_chunk_size(3 << 20);
     let mcap = Mcap::with_limits(&f, raised).unwrap();
     assert_eq!(mcap.limits(), raised);
     let warnings = mcap.summary().unwrap().warnings;

@@ -171,9 +171,7 @@ fn decompression_bombs_are_bounded_by_the_declared_size() {
     assert_eq!(e.offset(), Some(25));
     // Declares more than the reader's limit: refused before decompressing.
     let opts = ReadOptions {
-        limits: mcapfile::Limits {
-            max_chunk_size: 1 << 20,
-        },
+        limits: mcapfile::Limits::default().with_max_chunk_size(1 << 20),
         ..ReadOptions::default()
     };
     let f = file_with(&[chunk(8 << 20)]);

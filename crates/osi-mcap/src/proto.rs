@@ -29,7 +29,12 @@ use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 mod value;
 mod wire;
 
-pub use value::{MAX_NESTING, decode_to_value, value_type};
+/// The resource limits of the readers ([`Limits::max_nesting`] can lower
+/// the protobuf nesting limit [`MAX_NESTING`]).
+pub use logcore::Limits;
+pub use value::{
+    MAX_NESTING, decode_to_value, decode_to_value_nested, nesting_of, value_type, value_type_nested,
+};
 use wire::{Fields, Probe, WireValue};
 
 /// Error of this module: what was wrong, with the byte offset into the
@@ -84,6 +89,7 @@ pub enum ProtoError {
 #[derive(Clone, Debug)]
 pub struct ProtobufDecoder {
     desc: MessageDescriptor,
+    max_nesting: usize,
 }
 
 impl ProtobufDecoder {
@@ -97,13 +103,42 @@ impl ProtobufDecoder {
         let desc = Descriptors::from_file_descriptor_set(file_descriptor_set)?
             .message(schema_name)
             .ok_or_else(|| ProtoError::MissingMessage(schema_name.to_owned()))?;
-        Ok(ProtobufDecoder { desc })
+        Ok(ProtobufDecoder {
+            desc,
+            max_nesting: MAX_NESTING,
+        })
+    }
+
+    /// [`new`](Self::new) with the nesting limit of `limits`
+    /// ([`nesting_of`]: [`Limits::max_nesting`] when set, at most
+    /// [`MAX_NESTING`], which the decoder underneath cannot exceed), which
+    /// [`decode`](Self::decode) and [`value_type`](Self::value_type) apply.
+    ///
+    /// ```
+    /// use osi_mcap::proto::{Limits, ProtobufDecoder};
+    ///
+    /// let e = ProtobufDecoder::with_limits("a.B", &[], &Limits::default().with_max_nesting(3));
+    /// assert!(e.is_err());
+    /// ```
+    pub fn with_limits(
+        schema_name: &str,
+        file_descriptor_set: &[u8],
+        limits: &Limits,
+    ) -> Result<Self, ProtoError> {
+        let mut d = Self::new(schema_name, file_descriptor_set)?;
+        d.max_nesting = nesting_of(limits);
+        Ok(d)
+    }
+
+    /// The deepest nesting of messages this decoder follows.
+    pub fn max_nesting(&self) -> usize {
+        self.max_nesting
     }
 
     /// The type of every value [`decode`](Self::decode) returns (see
     /// [`value_type`]).
     pub fn value_type(&self) -> logcore::ValueType {
-        value_type(&self.desc)
+        value_type_nested(&self.desc, self.max_nesting)
     }
 
     /// Full name of the message type this decoder reads.
@@ -114,7 +149,7 @@ impl ProtobufDecoder {
     /// Decodes one serialized message (see [`decode_to_value`]); bad wire
     /// data is an error naming the byte offset in `payload`.
     pub fn decode(&self, payload: &[u8]) -> Result<logcore::Value, ProtoError> {
-        decode_to_value(&self.desc, payload)
+        decode_to_value_nested(&self.desc, payload, self.max_nesting)
     }
 }
 

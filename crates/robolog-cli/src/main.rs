@@ -47,6 +47,12 @@ struct Cli {
     /// more than BYTES decompressed bytes [default: 536870912 (512 MiB)].
     #[arg(long, global = true, value_name = "BYTES")]
     max_chunk_size: Option<u64>,
+    /// Refuse message definitions and schemas whose types nest deeper than
+    /// N levels [default: each format's own: ROS 1 and ROS 2 messages 64,
+    /// protobuf 100 (which can only be lowered), ULog formats 32; at most
+    /// 128].
+    #[arg(long, global = true, value_name = "N")]
+    max_nesting: Option<usize>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -147,9 +153,14 @@ pub(crate) fn report_all<E: Into<logcore::Error>>(
 fn main() -> ExitCode {
     fault::install();
     let cli = Cli::parse();
+    let mut limits = robolog::Limits::default();
     if let Some(n) = cli.max_chunk_size {
-        open::set_limits(robolog::Limits::default().with_max_chunk_size(n));
+        limits = limits.with_max_chunk_size(n);
     }
+    if let Some(n) = cli.max_nesting {
+        limits = limits.with_max_nesting(n);
+    }
+    open::set_limits(limits);
     let result = match &cli.command {
         Command::Info(args) => info::run(args),
         Command::Cat(args) => cat::run(args),

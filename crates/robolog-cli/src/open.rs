@@ -8,7 +8,8 @@ use robolog::Log;
 
 use crate::Failure;
 
-/// The resource limits of this run (`--max-chunk-size`), set once by `main`.
+/// The resource limits of this run (`--max-chunk-size`, `--max-nesting`),
+/// set once by `main`.
 static LIMITS: OnceLock<robolog::Limits> = OnceLock::new();
 
 /// Sets the limits every reader of this run applies.
@@ -23,16 +24,12 @@ pub(crate) fn limits() -> robolog::Limits {
 
 /// [`limits`] as a bag reader's.
 pub(crate) fn bag_limits() -> rosbag12::Limits {
-    rosbag12::Limits {
-        max_chunk_size: limits().max_chunk_size,
-    }
+    limits()
 }
 
 /// [`limits`] as an MCAP reader's.
 pub(crate) fn mcap_limits() -> mcapfile::Limits {
-    mcapfile::Limits {
-        max_chunk_size: limits().max_chunk_size,
-    }
+    limits()
 }
 
 /// A file's bytes and its detected format.

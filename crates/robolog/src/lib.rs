@@ -39,10 +39,14 @@ pub fn open(path: impl AsRef<Path>) -> Result<Log<'static>, Error> {
 }
 
 /// [`open`] with resource [`Limits`] other than the defaults (for example
-/// a larger decompressed chunk for a trusted file).
+/// a larger decompressed chunk for a trusted file, or message types nested
+/// deeper than a format's default). The format's reader and the log's
+/// decoder [`Registry`] apply them.
 ///
 /// ```no_run
-/// let limits = robolog::Limits::default().with_max_chunk_size(2 << 30);
+/// let limits = robolog::Limits::default()
+///     .with_max_chunk_size(2 << 30)
+///     .with_max_nesting(100);
 /// let log = robolog::open_with("big.mcap", &limits)?;
 /// # Ok::<(), robolog::Error>(())
 /// ```
@@ -98,7 +102,7 @@ pub fn open_bytes_with<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Log<'a>, 
 // Resource limits applied by the format readers `open_with` builds,
 // against hostile or oversized files (the same type as
 // `mcapfile::Limits` and `rosbag12::Limits`).
-pub use logcore::limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};
+pub use logcore::limits::{DEFAULT_MAX_CHUNK_SIZE, Limits, MAX_NESTING_CEILING};
 
 /// The format of `bytes`, or the error naming what was found instead.
 fn detect(bytes: &[u8]) -> Result<Format, Error> {

@@ -52,23 +52,15 @@ impl<'a> Reader<'a> {
         let _ = (bytes, limits);
         match format {
             #[cfg(feature = "rosbag")]
-            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(
-                bytes,
-                rosbag12::Limits {
-                    max_chunk_size: limits.max_chunk_size,
-                },
-            )?)),
+            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(bytes, *limits)?)),
             #[cfg(feature = "vellog")]
             Format::VelLog => Ok(Reader::VelLog(vellog::VelLog::new(bytes)?)),
             #[cfg(feature = "ulog")]
-            Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse(bytes)?)),
-            #[cfg(feature = "mcap")]
-            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(
-                bytes,
-                mcapfile::Limits {
-                    max_chunk_size: limits.max_chunk_size,
-                },
+            Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse_with_limits(
+                bytes, limits,
             )?)),
+            #[cfg(feature = "mcap")]
+            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(bytes, *limits)?)),
             #[cfg(feature = "carla")]
             Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
             #[allow(unreachable_patterns)]
@@ -125,6 +117,7 @@ pub struct Log<'a> {
     format: Format,
     inner: Inner<'a>,
     registry: Arc<Registry>,
+    limits: Limits,
     channels: OnceLock<HashMap<ChannelId, ChannelInfo>>,
     decoders: Mutex<Decoders>,
 }
@@ -167,21 +160,25 @@ impl<'a> Log<'a> {
         Ok(Log::with_inner(
             format,
             Inner::Borrowed(bytes, Box::new(reader)),
+            limits,
         ))
     }
 
-    fn with_inner(format: Format, inner: Inner<'a>) -> Self {
+    fn with_inner(format: Format, inner: Inner<'a>, limits: &Limits) -> Self {
         Log {
             format,
             inner,
-            registry: Arc::new(Registry::default()),
+            registry: Arc::new(Registry::with_limits(*limits)),
+            limits: *limits,
             channels: OnceLock::new(),
             decoders: Mutex::new(Decoders::default()),
         }
     }
 
     /// Uses `registry` instead of the built-in decoders (for example the
-    /// default registry with a decoder of your own added).
+    /// default registry with a decoder of your own added). Its built-in
+    /// decoders apply the registry's own limits ([`Registry::with_limits`]),
+    /// not those the log was opened with.
     pub fn with_registry(mut self, registry: impl Into<Arc<Registry>>) -> Self {
         self.registry = registry.into();
         self.decoders = Mutex::new(Decoders::default());
@@ -212,6 +209,12 @@ impl<'a> Log<'a> {
     /// The decoder registry in use.
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The resource limits the log was opened with (the format reader and
+    /// the registry built with it apply them).
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The typed reader of a ROS 1 bag, `None` for other formats.
@@ -346,7 +349,7 @@ pub(crate) fn expect_format(found: Format, wanted: Format) -> Result<(), Error> 
 impl Log<'static> {
     pub(crate) fn owned(format: Format, bytes: FileBytes, limits: &Limits) -> Result<Self, Error> {
         let owned = OwnedReader::try_new(bytes, |b| Reader::with_limits(format, b, limits))?;
-        Ok(Log::with_inner(format, Inner::Owned(owned)))
+        Ok(Log::with_inner(format, Inner::Owned(owned), limits))
     }
 }
 

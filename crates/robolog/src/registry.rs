@@ -19,6 +19,11 @@
 //! | `cdr` | `ros2idl` | the same decoder, from the IDL subset `rosidl` generates (feature `ros2`) |
 //! | `json` | any | JSON documents, object keys in order |
 //!
+//! The built-in decoders parse a channel's schema with the nesting limit
+//! of the registry's [`Limits`] ([`Registry::with_limits`];
+//! [`open_with`](crate::open_with) builds a log's registry with the limits
+//! it is given): see [`Limits::max_nesting`] for each format's default.
+//!
 //! The `ros1` and `cdr` decoders declare the [`ValueType`] of their values
 //! ([`Decoder::value_type`]), from the message definition. The `protobuf`
 //! and `json` decoders declare none, as no type would admit every value
@@ -47,7 +52,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use logcore::{ChannelInfo, Error, Value, ValueType};
+use logcore::{ChannelInfo, Error, Limits, Value, ValueType};
 
 /// Decodes the payloads of one channel.
 pub trait Decoder: Send + Sync {
@@ -87,6 +92,7 @@ where
 pub struct Registry {
     exact: HashMap<(String, String), Arc<dyn DecoderFactory>>,
     any_schema: HashMap<String, Arc<dyn DecoderFactory>>,
+    limits: Limits,
 }
 
 impl fmt::Debug for Registry {
@@ -98,24 +104,18 @@ impl fmt::Debug for Registry {
             .chain(self.any_schema.keys().map(|m| format!("{m}/*")))
             .collect();
         keys.sort();
-        f.debug_struct("Registry").field("decoders", &keys).finish()
+        f.debug_struct("Registry")
+            .field("decoders", &keys)
+            .field("limits", &self.limits)
+            .finish()
     }
 }
 
 impl Default for Registry {
-    /// The built-in decoders of this build (see the [module docs](self)).
+    /// The built-in decoders of this build (see the [module docs](self)),
+    /// with the default [`Limits`].
     fn default() -> Self {
-        let mut r = Registry::empty();
-        #[cfg(feature = "rosbag")]
-        r.register("ros1", Some("ros1msg"), ros1::factory);
-        #[cfg(feature = "protobuf")]
-        r.register("protobuf", Some("protobuf"), protobuf::factory);
-        #[cfg(feature = "ros2")]
-        r.register("cdr", Some("ros2msg"), ros2::factory);
-        #[cfg(feature = "ros2")]
-        r.register("cdr", Some("ros2idl"), ros2::factory);
-        r.register("json", None, json::factory);
-        r
+        Registry::with_limits(Limits::default())
     }
 }
 
@@ -125,7 +125,59 @@ impl Registry {
         Registry {
             exact: HashMap::new(),
             any_schema: HashMap::new(),
+            limits: Limits::default(),
         }
+    }
+
+    /// The built-in decoders of this build (see the [module docs](self)),
+    /// parsing schemas and decoding with the nesting limit of `limits`
+    /// ([`Limits::max_nesting`]).
+    ///
+    /// ```
+    /// use logcore::{ChannelId, ChannelInfo, Schema};
+    /// use robolog::{Limits, Registry};
+    ///
+    /// let mut channel = ChannelInfo::new(ChannelId(1), "/a", "p/A", "ros1");
+    /// channel.schema = Some(std::sync::Arc::new(Schema {
+    ///     name: "p/A".into(),
+    ///     encoding: "ros1msg".into(),
+    ///     data: b"p/B b\n===\nMSG: p/B\nint8 x\n".to_vec(),
+    /// }));
+    /// let lowered = Registry::with_limits(Limits::default().with_max_nesting(1));
+    /// assert_eq!(lowered.limits().max_nesting, Some(1));
+    /// let e = lowered.decoder_for(&channel).unwrap().err().unwrap();
+    /// assert!(e.to_string().contains("at most 1 levels deep"), "{e}");
+    /// assert!(Registry::default().decoder_for(&channel).unwrap().is_ok());
+    /// ```
+    pub fn with_limits(limits: Limits) -> Self {
+        let mut r = Registry::empty();
+        r.limits = limits;
+        #[cfg(feature = "rosbag")]
+        r.register("ros1", Some("ros1msg"), move |c: &ChannelInfo| {
+            ros1::factory(c, &limits)
+        });
+        #[cfg(feature = "protobuf")]
+        r.register("protobuf", Some("protobuf"), move |c: &ChannelInfo| {
+            protobuf::factory(c, &limits)
+        });
+        #[cfg(feature = "ros2")]
+        r.register("cdr", Some("ros2msg"), move |c: &ChannelInfo| {
+            ros2::factory(c, &limits)
+        });
+        #[cfg(feature = "ros2")]
+        r.register("cdr", Some("ros2idl"), move |c: &ChannelInfo| {
+            ros2::factory(c, &limits)
+        });
+        r.register("json", None, json::factory);
+        r
+    }
+
+    /// The limits the built-in decoders were registered with
+    /// ([`with_limits`](Self::with_limits); the defaults for
+    /// [`Registry::default`] and [`Registry::empty`]). Factories registered
+    /// later apply their own.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// Registers `factory` for `message_encoding` with `schema_encoding`
@@ -222,9 +274,12 @@ mod ros1 {
     use super::*;
     use rosbag12::MessageType;
 
-    pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+    pub(super) fn factory(
+        channel: &ChannelInfo,
+        limits: &Limits,
+    ) -> Result<Box<dyn Decoder>, Error> {
         let (type_name, text) = super::schema_type_and_text(channel, "ros1msg schema")?;
-        let ty = MessageType::parse(type_name, text).map_err(|e| {
+        let ty = MessageType::parse_with_limits(type_name, text, limits).map_err(|e| {
             Error::InvalidArgument(format!(
                 "the ros1msg schema {type_name:?} of channel {:?}: {e}",
                 channel.topic
@@ -254,14 +309,17 @@ mod ros2 {
     use super::*;
     use ros2cdr::MessageType;
 
-    pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+    pub(super) fn factory(
+        channel: &ChannelInfo,
+        limits: &Limits,
+    ) -> Result<Box<dyn Decoder>, Error> {
         let schema = channel.schema.as_ref();
         let (type_name, text) = super::schema_type_and_text(channel, "schema")?;
         let language = schema.map_or("ros2msg", |s| s.encoding.as_str());
         let ty = if language == "ros2idl" {
-            MessageType::parse_idl(type_name, text)
+            MessageType::parse_idl_with_limits(type_name, text, limits)
         } else {
-            MessageType::parse(type_name, text)
+            MessageType::parse_with_limits(type_name, text, limits)
         };
         let ty = ty.map_err(|e| {
             Error::InvalidArgument(format!(
@@ -293,19 +351,23 @@ mod protobuf {
     use super::*;
     use osi_mcap::proto::ProtobufDecoder;
 
-    pub(super) fn factory(channel: &ChannelInfo) -> Result<Box<dyn Decoder>, Error> {
+    pub(super) fn factory(
+        channel: &ChannelInfo,
+        limits: &Limits,
+    ) -> Result<Box<dyn Decoder>, Error> {
         let schema = channel.schema.as_ref().ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "channel {:?} has protobuf messages but no schema",
                 channel.topic
             ))
         })?;
-        let decoder = ProtobufDecoder::new(&schema.name, &schema.data).map_err(|e| {
-            Error::InvalidArgument(format!(
-                "the protobuf schema {:?} of channel {:?}: {e}",
-                schema.name, channel.topic
-            ))
-        })?;
+        let decoder =
+            ProtobufDecoder::with_limits(&schema.name, &schema.data, limits).map_err(|e| {
+                Error::InvalidArgument(format!(
+                    "the protobuf schema {:?} of channel {:?}: {e}",
+                    schema.name, channel.topic
+                ))
+            })?;
         Ok(Box::new(Protobuf(decoder)))
     }
 

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use logcore::{FieldName, Value};
 
+use crate::Limits;
 use crate::error::{Error, Result};
 use crate::msg::{ArrayKind, FieldType, MAX_NESTING, MsgDef, Primitive, parse_definition};
 
@@ -72,6 +73,9 @@ pub(crate) struct Compiled {
 pub struct MessageType {
     defs: Vec<MsgDef>,
     pub(crate) compiled: Vec<Compiled>,
+    /// The deepest nesting compiling allowed, which decoding and
+    /// [`value_type`](Self::value_type) follow too.
+    pub(crate) max_nesting: usize,
 }
 
 impl MessageType {
@@ -80,20 +84,56 @@ impl MessageType {
     /// nesting at most [`MAX_NESTING`] deep (which refuses a type that
     /// contains itself).
     pub fn parse(type_name: &str, text: &str) -> Result<Self> {
+        Self::parse_with_limits(type_name, text, &Limits::default())
+    }
+
+    /// [`parse`](Self::parse) nesting at most
+    /// [`Limits::nesting_or`]`(`[`MAX_NESTING`]`)` deep, a limit the type
+    /// keeps for decoding.
+    ///
+    /// ```
+    /// use ros2cdr::{Limits, MessageType};
+    ///
+    /// let text = "B b\n===\nMSG: p/B\nC c\n===\nMSG: p/C\nint8 x";
+    /// let lowered = Limits::default().with_max_nesting(2);
+    /// let e = MessageType::parse_with_limits("p/A", text, &lowered).unwrap_err();
+    /// assert!(e.to_string().contains("at most 2 levels deep"), "{e}");
+    /// assert!(e.to_string().contains("`--max-nesting`"), "{e}");
+    /// let t = MessageType::parse_with_limits("p/A", text, &lowered.with_max_nesting(3))?;
+    /// assert_eq!(t.max_nesting(), 3);
+    /// assert_eq!(MessageType::parse("p/A", text)?.max_nesting(), 64);
+    /// # Ok::<(), ros2cdr::Error>(())
+    /// ```
+    pub fn parse_with_limits(type_name: &str, text: &str, limits: &Limits) -> Result<Self> {
         let defs = parse_definition(type_name, text)?;
-        Self::from_defs(defs)
+        Self::from_defs_with_limits(defs, limits)
     }
 
     /// Parses a stored `ros2idl` text of type `type_name` (see
     /// [`parse_idl`](crate::idl::parse_idl)) and compiles it like
     /// [`parse`](Self::parse).
     pub fn parse_idl(type_name: &str, text: &str) -> Result<Self> {
-        Self::from_defs(crate::idl::parse_idl(type_name, text)?)
+        Self::parse_idl_with_limits(type_name, text, &Limits::default())
+    }
+
+    /// [`parse_idl`](Self::parse_idl) with the nesting limit of `limits`
+    /// (for modules and message types; see
+    /// [`parse_with_limits`](Self::parse_with_limits)).
+    pub fn parse_idl_with_limits(type_name: &str, text: &str, limits: &Limits) -> Result<Self> {
+        let defs = crate::idl::parse_idl_with_limits(type_name, text, limits)?;
+        Self::from_defs_with_limits(defs, limits)
     }
 
     /// Compiles already parsed definitions, the top-level type first,
     /// every message type resolved to a type in the list.
     pub fn from_defs(defs: Vec<MsgDef>) -> Result<Self> {
+        Self::from_defs_with_limits(defs, &Limits::default())
+    }
+
+    /// [`from_defs`](Self::from_defs) with the nesting limit of `limits`
+    /// (see [`parse_with_limits`](Self::parse_with_limits)).
+    pub fn from_defs_with_limits(defs: Vec<MsgDef>, limits: &Limits) -> Result<Self> {
+        let max_nesting = limits.nesting_or(MAX_NESTING);
         let Some(top) = defs.first() else {
             return Err(Error::definition("", "no message type"));
         };
@@ -132,11 +172,21 @@ impl MessageType {
         }
         let mut sizes: Vec<Option<u64>> = vec![None; compiled.len()];
         for i in 0..compiled.len() {
-            let size = min_size(&compiled, i, 1, &mut sizes)
+            let size = min_size(&compiled, i, 1, max_nesting, &mut sizes)
                 .map_err(|reason| Error::definition(&top.name, reason))?;
             compiled[i].min_size = size;
         }
-        Ok(MessageType { defs, compiled })
+        Ok(MessageType {
+            defs,
+            compiled,
+            max_nesting,
+        })
+    }
+
+    /// The deepest nesting of types this type was compiled with, and that
+    /// its decoding follows.
+    pub fn max_nesting(&self) -> usize {
+        self.max_nesting
     }
 
     /// The canonical name (`pkg/Type`) of the top-level type.
@@ -206,9 +256,12 @@ impl MessageType {
         let Some(c) = self.compiled.get(ty) else {
             return Err(r.error("a known message type".into(), format!("type index {ty}")));
         };
-        if depth > MAX_NESTING {
+        if depth > self.max_nesting {
             return Err(r.error(
-                format!("message types nested at most {MAX_NESTING} deep"),
+                format!(
+                    "message types nested {}",
+                    logcore::limits::nesting_limit(self.max_nesting)
+                ),
                 format!("{} at depth {depth}", self.defs[ty].name),
             ));
         }
@@ -291,19 +344,21 @@ impl MessageType {
 }
 
 /// The minimum wire size of type `i`, failing on nesting deeper than
-/// [`MAX_NESTING`] (a type that contains itself nests without end).
+/// `max` (a type that contains itself nests without end).
 fn min_size(
     compiled: &[Compiled],
     i: usize,
     depth: usize,
+    max: usize,
     memo: &mut [Option<u64>],
 ) -> std::result::Result<u64, String> {
     if let Some(Some(s)) = memo.get(i) {
         return Ok(*s);
     }
-    if depth > MAX_NESTING {
+    if depth > max {
         return Err(format!(
-            "message types nested more than {MAX_NESTING} levels deep (or a type that contains itself)"
+            "message types nested {}, found them nested deeper (or a type that contains itself)",
+            logcore::limits::nesting_limit(max)
         ));
     }
     let Some(c) = compiled.get(i) else {
@@ -314,7 +369,7 @@ fn min_size(
         let elem = match *kind {
             Kind::Prim(p) => p.size() as u64,
             Kind::Str | Kind::WStr => 4,
-            Kind::Msg(j) => min_size(compiled, j, depth + 1, memo)?,
+            Kind::Msg(j) => min_size(compiled, j, depth + 1, max, memo)?,
         };
         total = total.saturating_add(match *array {
             ArrayKind::Scalar => elem,
@@ -692,7 +747,14 @@ mod tests {
             .unwrap_err();
         // The first section is the top type; a later `p/A` section is a
         // duplicate and skipped, so B refers back to the top: a cycle.
-        assert!(e.to_string().contains("nested more than 64"), "{e}");
+        assert!(
+            e.to_string().contains(
+                "nested at most 64 levels deep (the reader's limit; raise it with \
+                 `--max-nesting` or `Limits::max_nesting`), found them nested deeper \
+                 (or a type that contains itself)"
+            ),
+            "{e}"
+        );
         let mut text = String::from("T1 t\n");
         for i in 1..70 {
             text.push_str(&format!("===\nMSG: p/T{i}\nT{} t\n", i + 1));

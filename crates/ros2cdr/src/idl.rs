@@ -24,6 +24,7 @@ use nom::multi::many0;
 use nom::sequence::{pair, preceded};
 use nom::{IResult, Parser};
 
+use crate::Limits;
 use crate::error::{Error, Result};
 use crate::msg::{
     ArrayKind, ConstantDef, FieldDef, FieldType, MAX_NESTING, MsgDef, Primitive, builtin_def,
@@ -143,6 +144,8 @@ struct Idl<'t, 'a> {
     pos: usize,
     /// Module path of the current scope.
     scope: Vec<String>,
+    /// The deepest module nesting accepted.
+    max_nesting: usize,
     structs: Vec<(Vec<String>, MsgDef)>,
     /// Constants by (module path of the `<Type>_Constants` module).
     constants: Vec<(Vec<String>, ConstantDef)>,
@@ -390,8 +393,11 @@ impl<'t, 'a> Idl<'t, 'a> {
                     self.pos += 1;
                     let name = self.ident()?.to_string();
                     self.punct('{')?;
-                    if self.scope.len() >= MAX_NESTING {
-                        return Err(self.err(&format!("modules nested at most {MAX_NESTING} deep")));
+                    if self.scope.len() >= self.max_nesting {
+                        return Err(self.err(&format!(
+                            "modules nested {}",
+                            logcore::limits::nesting_limit(self.max_nesting)
+                        )));
                     }
                     self.scope.push(name);
                     self.definitions()?;
@@ -518,6 +524,12 @@ impl<'t, 'a> Idl<'t, 'a> {
 /// # Ok::<(), ros2cdr::Error>(())
 /// ```
 pub fn parse_idl(top: &str, text: &str) -> Result<Vec<MsgDef>> {
+    parse_idl_with_limits(top, text, &Limits::default())
+}
+
+/// [`parse_idl`] accepting modules nested at most
+/// [`Limits::nesting_or`]`(`[`MAX_NESTING`]`)` deep.
+pub fn parse_idl_with_limits(top: &str, text: &str, limits: &Limits) -> Result<Vec<MsgDef>> {
     let top_name = canonical_name(top);
     let fail = |reason: String| Error::definition(&top_name, reason);
     let toks = tokens(text).map_err(|e| fail(format!("IDL text: expected {e}")))?;
@@ -525,6 +537,7 @@ pub fn parse_idl(top: &str, text: &str) -> Result<Vec<MsgDef>> {
         toks: &toks,
         pos: 0,
         scope: Vec::new(),
+        max_nesting: limits.nesting_or(MAX_NESTING),
         structs: Vec::new(),
         constants: Vec::new(),
         typedefs: HashMap::new(),
@@ -755,7 +768,10 @@ module std_msgs {
         // Hostile nesting is refused, not a stack overflow.
         let deep = "module a { ".repeat(10_000);
         let e = parse_idl("a/msg/B", &deep).unwrap_err().to_string();
-        assert!(e.contains("modules nested at most 64 deep"), "{e}");
+        assert!(
+            e.contains("modules nested at most 64 levels deep (the reader's limit"),
+            "{e}"
+        );
         let deep = format!(
             "module a {{ struct B {{ {} x; }}; }};",
             "sequence<".repeat(10_000)

@@ -35,6 +35,9 @@ mod types;
 
 pub use decode::MessageType;
 pub use error::{Error, FormatError, Result};
+/// The resource limits of the readers ([`Limits::max_nesting`] bounds the
+/// nesting of message types, default [`msg::MAX_NESTING`]).
+pub use logcore::Limits;
 pub use types::MAX_TYPE_FIELDS;
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.

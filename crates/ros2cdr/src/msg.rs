@@ -26,7 +26,12 @@ use crate::error::{Error, Result};
 /// The deepest nesting of message types accepted, counting the top-level
 /// type as one level. Real definitions nest well under ten levels; the
 /// limit keeps hostile definitions (long chains, or a type that contains
-/// itself) from exhausting the stack in resolution and decoding.
+/// itself) from exhausting the stack in resolution and decoding. IDL
+/// modules nest at most as deep.
+///
+/// This is the default; [`Limits::max_nesting`](crate::Limits::max_nesting)
+/// overrides it ([`MessageType::parse_with_limits`](crate::MessageType::parse_with_limits)
+/// and [`MessageType::parse_idl_with_limits`](crate::MessageType::parse_idl_with_limits)).
 pub const MAX_NESTING: usize = 64;
 
 /// A fixed-size builtin type.

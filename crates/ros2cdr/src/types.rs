@@ -5,11 +5,11 @@
 use logcore::{Field, ValueType};
 
 use crate::decode::{Kind, MessageType};
-use crate::msg::{ArrayKind, MAX_NESTING, Primitive};
+use crate::msg::{ArrayKind, Primitive};
 
 /// The most fields (counting those of nested types, as often as they are
 /// nested) a declared type may have. Definitions nest at most
-/// [`MAX_NESTING`] levels, but a type used by several fields is spelled
+/// [`MessageType::max_nesting`] levels, but a type used by several fields is spelled
 /// out once per field, so a hostile definition of a few lines could
 /// otherwise expand to billions of fields; real ones stay in the
 /// thousands.
@@ -78,12 +78,12 @@ impl MessageType {
     }
 
     /// Fields of type `ty` spelled out, memoized; `from_defs` refused
-    /// types nested deeper than [`MAX_NESTING`], and so cycles.
+    /// types nested deeper than [`MessageType::max_nesting`], and so cycles.
     fn field_count(&self, ty: usize, depth: usize, memo: &mut [Option<u64>]) -> Option<u64> {
         if let Some(n) = memo.get(ty).copied().flatten() {
             return Some(n);
         }
-        if depth > MAX_NESTING {
+        if depth > self.max_nesting {
             return None;
         }
         let mut n = 0u64;
@@ -106,7 +106,7 @@ impl MessageType {
         if let Some(t) = memo.get(ty).cloned().flatten() {
             return Some(t);
         }
-        if depth > MAX_NESTING {
+        if depth > self.max_nesting {
             return None;
         }
         let mut fields = Vec::new();

@@ -552,7 +552,7 @@ impl<'a> Bag<'a> {
         })?;
         let c = &self.connections[i];
         self.types[i]
-            .get_or_init(|| MessageType::from_connection(c).map(Arc::new))
+            .get_or_init(|| MessageType::from_connection_with_limits(c, &self.limits).map(Arc::new))
             .clone()
     }
 

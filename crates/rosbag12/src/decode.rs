@@ -14,7 +14,7 @@ use nom::Parser;
 use nom::number::complete::le_u32;
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, Kind, MAX_NESTING, MessageType, Primitive};
+use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
 
 type NomError<'a> = nom::error::Error<&'a [u8]>;
 
@@ -134,8 +134,8 @@ impl MessageType {
 
     /// Decodes a value of type `ty`, `depth` levels below the top (the top
     /// is 1). [`MessageType::parse`] already refuses types nested deeper
-    /// than [`MAX_NESTING`]; the counter keeps the recursion bounded on its
-    /// own.
+    /// than [`MessageType::max_nesting`]; the counter keeps the recursion
+    /// bounded on its own.
     fn decode_struct(
         &self,
         ty: usize,
@@ -146,9 +146,10 @@ impl MessageType {
         let Some(compiled) = self.compiled.get(ty) else {
             return Err(c.error("a known message type"));
         };
-        if depth > MAX_NESTING {
+        if depth > self.max_nesting {
             return Err(c.error(format!(
-                "message types nested at most {MAX_NESTING} levels deep, not {} at {depth}",
+                "message types nested {}, not {} at {depth}",
+                logcore::limits::nesting_limit(self.max_nesting),
                 self.defs[ty].name
             )));
         }

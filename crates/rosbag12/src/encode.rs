@@ -24,7 +24,7 @@
 use logcore::{FormatError, Value};
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, Kind, MAX_NESTING, MessageType, Primitive};
+use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
 
 impl MessageType {
     /// Encodes `value` (a message of this type) into ROS 1 wire bytes;
@@ -67,9 +67,12 @@ impl MessageType {
         let (Some(compiled), Some(def)) = (self.compiled.get(ty), self.defs.get(ty)) else {
             return Err(path.error("a known message type", value));
         };
-        if depth > MAX_NESTING {
+        if depth > self.max_nesting {
             return Err(path.error(
-                format!("message types nested at most {MAX_NESTING} levels deep"),
+                format!(
+                    "message types nested {}",
+                    logcore::limits::nesting_limit(self.max_nesting)
+                ),
                 value,
             ));
         }

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use logcore::FieldName;
 use md5::{Digest, Md5};
 
+use crate::Limits;
 use crate::error::{Error, Result};
 use crate::records::Connection;
 
@@ -18,6 +19,9 @@ use crate::records::Connection;
 /// thousands of types) from exhausting the stack in type resolution
 /// ([`md5sums`], [`MessageType::parse`]) and in decoding
 /// ([`MessageType::decode`]).
+///
+/// This is the default; [`Limits::max_nesting`] overrides it
+/// ([`MessageType::parse_with_limits`], [`Bag::with_limits`](crate::Bag::with_limits)).
 pub const MAX_NESTING: usize = 64;
 
 /// A builtin type (spec 6.3).
@@ -348,9 +352,22 @@ pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
 /// Computes the md5 of every type in `defs` (spec 6.5); fails on a cycle
 /// and on types nested deeper than [`MAX_NESTING`].
 pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
+    md5sums_nested(defs, MAX_NESTING)
+}
+
+/// [`md5sums`] refusing types nested deeper than `max_nesting` levels
+/// (clamped as [`Limits::nesting_or`] does) instead of [`MAX_NESTING`].
+pub fn md5sums_nested(
+    defs: &[MsgDef],
+    max_nesting: usize,
+) -> Result<HashMap<String, String>, String> {
+    let max = Limits::default()
+        .with_max_nesting(max_nesting)
+        .nesting_or(MAX_NESTING);
     /// The md5 and the nesting depth of `name`. The recursion goes at
-    /// most [`MAX_NESTING`] deep (`stack` holds the types being visited).
+    /// most `max` deep (`stack` holds the types being visited).
     fn visit(
+        max: usize,
         name: &str,
         by_name: &HashMap<&str, &MsgDef>,
         done: &mut HashMap<String, (String, usize)>,
@@ -364,11 +381,12 @@ pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
         }
         let too_deep = || {
             format!(
-                "message types nested at most {MAX_NESTING} levels deep: {} nests {name} deeper",
+                "message types nested {}: {} nests {name} deeper",
+                logcore::limits::nesting_limit(max),
                 stack.first().map_or(name, |s| s.as_str())
             )
         };
-        if stack.len() >= MAX_NESTING {
+        if stack.len() >= max {
             return Err(too_deep());
         }
         let def = by_name
@@ -384,7 +402,7 @@ pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
             match &f.base {
                 BaseType::Primitive(_) => lines.push(format!("{} {}", f.type_text, f.name)),
                 BaseType::Message(m) => {
-                    let (sub, sub_depth) = visit(m, by_name, done, stack)?;
+                    let (sub, sub_depth) = visit(max, m, by_name, done, stack)?;
                     depth = depth.max(sub_depth.saturating_add(1));
                     lines.push(format!("{sub} {}", f.name));
                 }
@@ -393,9 +411,10 @@ pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
         stack.pop();
         // A type met first through a shallow path (or at the top) can
         // still sit on a deep chain of types visited before it.
-        if depth > MAX_NESTING {
+        if depth > max {
             return Err(format!(
-                "message types nested at most {MAX_NESTING} levels deep: {name} nests {depth} deep"
+                "message types nested {}: {name} nests {depth} deep",
+                logcore::limits::nesting_limit(max)
             ));
         }
         let digest = Md5::digest(lines.join("\n").as_bytes());
@@ -409,7 +428,7 @@ pub fn md5sums(defs: &[MsgDef]) -> Result<HashMap<String, String>, String> {
     }
     let mut done = HashMap::new();
     for d in defs {
-        visit(&d.name, &by_name, &mut done, &mut Vec::new())?;
+        visit(max, &d.name, &by_name, &mut done, &mut Vec::new())?;
     }
     Ok(done.into_iter().map(|(k, (md5, _))| (k, md5)).collect())
 }
@@ -426,6 +445,9 @@ pub struct MessageType {
     /// (stale sums exist; decoding uses the definition anyway).
     pub stored_md5_mismatch: Option<String>,
     pub(crate) compiled: Vec<Compiled>,
+    /// The deepest nesting parsing allowed, which decoding, encoding and
+    /// [`value_type`](Self::value_type) follow too.
+    pub(crate) max_nesting: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -442,10 +464,32 @@ pub(crate) enum Kind {
 }
 
 impl MessageType {
-    /// Parses and compiles the definition `text` of type `type_name`.
+    /// Parses and compiles the definition `text` of type `type_name`,
+    /// refusing types nested deeper than [`MAX_NESTING`].
     pub fn parse(type_name: &str, text: &str) -> Result<Self, String> {
+        Self::parse_with_limits(type_name, text, &Limits::default())
+    }
+
+    /// [`parse`](Self::parse) with the nesting limit of `limits`
+    /// ([`Limits::nesting_or`]`(`[`MAX_NESTING`]`)`), which the type keeps
+    /// for decoding and encoding.
+    ///
+    /// ```
+    /// use rosbag12::{Limits, MessageType};
+    ///
+    /// let text = "B b\n===\nMSG: p/B\nC c\n===\nMSG: p/C\nint8 x";
+    /// let lowered = Limits::default().with_max_nesting(2);
+    /// let e = MessageType::parse_with_limits("p/A", text, &lowered).unwrap_err();
+    /// assert!(e.contains("at most 2 levels deep"), "{e}");
+    /// assert!(e.contains("`--max-nesting`"), "{e}");
+    /// let t = MessageType::parse_with_limits("p/A", text, &lowered.with_max_nesting(3)).unwrap();
+    /// assert_eq!(t.max_nesting(), 3);
+    /// assert_eq!(MessageType::parse("p/A", text).unwrap().max_nesting(), 64);
+    /// ```
+    pub fn parse_with_limits(type_name: &str, text: &str, limits: &Limits) -> Result<Self, String> {
+        let max_nesting = limits.nesting_or(MAX_NESTING);
         let defs = parse_definition(type_name, text)?;
-        let sums = md5sums(&defs)?;
+        let sums = md5sums_nested(&defs, max_nesting)?;
         let index: HashMap<&str, usize> = defs
             .iter()
             .enumerate()
@@ -502,11 +546,24 @@ impl MessageType {
             md5sum,
             stored_md5_mismatch: None,
             compiled,
+            max_nesting,
         })
+    }
+
+    /// The deepest nesting of types this type was parsed with, and that
+    /// its decoding and encoding follow.
+    pub fn max_nesting(&self) -> usize {
+        self.max_nesting
     }
 
     /// Compiles the definition a connection carries, and compares the md5.
     pub fn from_connection(c: &Connection) -> Result<Self> {
+        Self::from_connection_with_limits(c, &Limits::default())
+    }
+
+    /// [`from_connection`](Self::from_connection) with the nesting limit
+    /// of `limits` (see [`parse_with_limits`](Self::parse_with_limits)).
+    pub fn from_connection_with_limits(c: &Connection, limits: &Limits) -> Result<Self> {
         let err = |reason: String| Error::Definition {
             offset: c.offset,
             type_name: c.type_name.clone(),
@@ -518,7 +575,8 @@ impl MessageType {
                 c.id, c.topic
             )));
         }
-        let mut t = MessageType::parse(&c.type_name, &c.message_definition).map_err(err)?;
+        let mut t = MessageType::parse_with_limits(&c.type_name, &c.message_definition, limits)
+            .map_err(err)?;
         if c.md5sum != "*" && c.md5sum != t.md5sum {
             t.stored_md5_mismatch = Some(c.md5sum.clone());
         }

@@ -8,7 +8,7 @@ use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
 
 /// The most fields (counting those of nested types, as often as they are
 /// nested) a declared type may have. Definitions nest at most
-/// [`MAX_NESTING`](crate::msg::MAX_NESTING) levels, but a type used by
+/// [`MessageType::max_nesting`] levels, but a type used by
 /// several fields is spelled out once per field, so a hostile definition
 /// of a few lines could otherwise expand to billions of fields; real ones
 /// stay in the thousands.
@@ -74,7 +74,7 @@ impl MessageType {
         if let Some(n) = memo.get(ty).copied().flatten() {
             return Some(n);
         }
-        if depth > crate::msg::MAX_NESTING {
+        if depth > self.max_nesting {
             return None;
         }
         let mut n = 0u64;
@@ -97,7 +97,7 @@ impl MessageType {
         if let Some(t) = memo.get(ty).cloned().flatten() {
             return Some(t);
         }
-        if depth > crate::msg::MAX_NESTING {
+        if depth > self.max_nesting {
             return None;
         }
         let mut fields = Vec::new();

@@ -67,9 +67,7 @@ fn the_limit_applies_to_every_read_and_can_be_raised() {
         assert!(bag.chunk_infos().len() > 2);
         // A limit below the largest chunk: that chunk is an error when
         // read (the index is still read, nothing is decompressed at open).
-        let small = Limits {
-            max_chunk_size: u64::from(largest) - 1,
-        };
+        let small = Limits::default().with_max_chunk_size(u64::from(largest) - 1);
         let bag = Bag::with_limits(&bytes, small).unwrap();
         let items: Vec<_> = bag
             .messages(&MessageFilter::all().mode(ReadMode::Lenient))
@@ -87,9 +85,7 @@ fn the_limit_applies_to_every_read_and_can_be_raised() {
         );
         assert!(items.iter().filter(|r| r.is_ok()).count() < all.len());
         // Exactly the largest chunk: everything reads.
-        let exact = Limits {
-            max_chunk_size: u64::from(largest),
-        };
+        let exact = Limits::default().with_max_chunk_size(u64::from(largest));
         let bag = Bag::with_limits(&bytes, exact).unwrap();
         let got: Vec<_> = bag
             .messages(&MessageFilter::all())

@@ -14,6 +14,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
+/// The resource limits of the readers ([`Limits::max_nesting`] bounds the
+/// nesting of formats, default [`MAX_NESTING`]).
+pub use logcore::Limits;
 
 /// The largest array size accepted in a field declaration (pyulog 1.3.0
 /// rejects larger ones as corruption too).
@@ -21,6 +24,9 @@ pub const MAX_ARRAY_SIZE: usize = 0xFFFF;
 
 /// The deepest nesting of formats accepted; real PX4 formats nest two or
 /// three levels. The limit keeps hostile definitions from exhausting the stack.
+///
+/// This is the default; [`Limits::max_nesting`] overrides it
+/// ([`Formats::with_limits`], [`ULog::parse_with_limits`](crate::ULog::parse_with_limits)).
 pub const MAX_NESTING: usize = 32;
 
 /// The largest struct a `D` message can carry (payload minus the msg_id).
@@ -376,6 +382,20 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// How many levels of formats this layout spans: 1 without nested
+    /// formats, else one more than its deepest nested format.
+    pub fn depth(&self) -> usize {
+        1 + self
+            .fields
+            .iter()
+            .map(|f| match &f.ty {
+                FieldType::Nested(l) => l.depth(),
+                FieldType::Basic(_) => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The flattened leaves in declaration order, depth first, without the
     /// top-level trailing padding fields (pyulog's field list).
     pub fn flatten(&self) -> Vec<FlatField> {
@@ -597,9 +617,42 @@ pub struct Formats {
     /// Index into `defs` by name.
     index: NameMap<usize>,
     layouts: NameMap<Arc<Layout>>,
+    /// The nesting limit when not [`MAX_NESTING`].
+    max_nesting: Option<usize>,
 }
 
 impl Formats {
+    /// No definitions yet, resolving formats nested at most
+    /// [`Limits::nesting_or`]`(`[`MAX_NESTING`]`)` deep.
+    ///
+    /// ```
+    /// use ulogfile::{FormatDef, Formats};
+    /// use ulogfile::format::Limits;
+    ///
+    /// let mut f = Formats::with_limits(&Limits::default().with_max_nesting(2));
+    /// assert_eq!(f.max_nesting(), 2);
+    /// for text in ["a:b x;", "b:c x;", "c:uint8_t x;"] {
+    ///     f.insert(FormatDef::parse(text, 0)?);
+    /// }
+    /// assert_eq!(f.layout("b", 0)?.depth(), 2);
+    /// // `a` nests `b`, resolved before: 3 levels.
+    /// let e = f.layout("a", 0).unwrap_err().to_string();
+    /// assert!(e.contains("formats nested at most 2 levels deep"), "{e}");
+    /// assert_eq!(Formats::default().max_nesting(), 32);
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    pub fn with_limits(limits: &Limits) -> Self {
+        Formats {
+            max_nesting: Some(limits.nesting_or(MAX_NESTING)),
+            ..Formats::default()
+        }
+    }
+
+    /// The deepest nesting of formats resolved (see [`with_limits`](Self::with_limits)).
+    pub fn max_nesting(&self) -> usize {
+        self.max_nesting.unwrap_or(MAX_NESTING)
+    }
+
     /// Adds (or replaces) a definition.
     pub fn insert(&mut self, def: FormatDef) {
         let text = def.to_text();
@@ -712,20 +765,32 @@ impl Formats {
         }
         let mut scratch = NameMap::default();
         let mut stack = Vec::new();
-        resolve(&self.defs, &self.index, &mut scratch, name, 0, &mut stack).map(|l| l.value_type())
+        let max = self.max_nesting();
+        resolve(
+            &self.defs,
+            &self.index,
+            &mut scratch,
+            name,
+            0,
+            max,
+            &mut stack,
+        )
+        .map(|l| l.value_type())
     }
 
     /// Resolves `name` into a layout (cached). Fails for unknown types,
-    /// cycles, nesting deeper than [`MAX_NESTING`] and structs larger than a
+    /// cycles, nesting deeper than [`max_nesting`](Self::max_nesting) and structs larger than a
     /// `D` message can carry; `offset` is used in the error.
     pub fn layout(&mut self, name: &str, offset: u64) -> Result<Arc<Layout>> {
         let mut stack = Vec::new();
+        let max = self.max_nesting();
         resolve(
             &self.defs,
             &self.index,
             &mut self.layouts,
             name,
             offset,
+            max,
             &mut stack,
         )
     }
@@ -739,9 +804,20 @@ fn resolve<'d>(
     layouts: &mut NameMap<Arc<Layout>>,
     name: &str,
     offset: u64,
+    max: usize,
     stack: &mut Vec<&'d str>,
 ) -> Result<Arc<Layout>> {
     if let Some(l) = layouts.get(name) {
+        // A layout resolved earlier (from a shallower place) still counts
+        // its own levels here.
+        let depth = l.depth();
+        if stack.len() + depth > max {
+            return Err(Error::malformed(
+                offset,
+                format!("formats nested {}", logcore::limits::nesting_limit(max)),
+                format!("{name} ({depth} deep) nested {} deeper", stack.len()),
+            ));
+        }
         return Ok(l.clone());
     }
     if stack.contains(&name) {
@@ -751,10 +827,10 @@ fn resolve<'d>(
             format!("{} -> {name}", stack.join(" -> ")),
         ));
     }
-    if stack.len() >= MAX_NESTING {
+    if stack.len() >= max {
         return Err(Error::malformed(
             offset,
-            format!("formats nested at most {MAX_NESTING} deep"),
+            format!("formats nested {}", logcore::limits::nesting_limit(max)),
             format!("{name} nested deeper"),
         ));
     }
@@ -795,7 +871,9 @@ fn resolve<'d>(
         };
         let ty = match BasicType::from_name(type_name) {
             Some(b) => FieldType::Basic(b),
-            None => FieldType::Nested(resolve(defs, index, layouts, type_name, offset, stack)?),
+            None => FieldType::Nested(resolve(
+                defs, index, layouts, type_name, offset, max, stack,
+            )?),
         };
         let total = ty.size().saturating_mul(array_len.unwrap_or(1));
         fields.push(Field {

@@ -48,7 +48,9 @@ pub mod text;
 pub mod write;
 
 pub use error::{Error, FormatError, ParseError, Result};
-pub use format::{BasicType, Field, FieldDef, FieldType, FlatField, FormatDef, Formats, Layout};
+pub use format::{
+    BasicType, Field, FieldDef, FieldType, FlatField, FormatDef, Formats, Layout, Limits,
+};
 pub use logwriter::ULogWriter;
 pub use read::{Dropout, Info, MultiInfo, ParameterChange, ULog};
 pub use records::{

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use logcore::{Clock, TimeModel, Timestamp, WallClockAnchor};
 
 use crate::error::{Error, Result};
-use crate::format::{BasicType, FieldType, Formats};
+use crate::format::{BasicType, FieldType, Formats, Limits};
 use crate::records::{
     FileHeader, FlagBits, HEADER_LEN, InfoValue, KeyValue, LoggedString, MESSAGE_HEADER_LEN,
     Record, SYNC_MAGIC,
@@ -179,12 +179,19 @@ impl<'a> ULog<'a> {
     /// # Ok::<(), ulogfile::Error>(())
     /// ```
     pub fn parse(data: &'a [u8]) -> Result<ULog<'a>> {
+        Self::parse_with_limits(data, &Limits::default())
+    }
+
+    /// [`parse`](Self::parse) resolving formats nested at most
+    /// [`Limits::nesting_or`]`(`[`MAX_NESTING`](crate::format::MAX_NESTING)`)`
+    /// deep (see [`Formats::with_limits`]).
+    pub fn parse_with_limits(data: &'a [u8], limits: &Limits) -> Result<ULog<'a>> {
         let header = FileHeader::parse(data)?;
         let mut log = ULog {
             data,
             header,
             flag_bits: None,
-            formats: Formats::default(),
+            formats: Formats::with_limits(limits),
             info: BTreeMap::new(),
             multi_info: BTreeMap::new(),
             initial_parameters: BTreeMap::new(),

@@ -366,11 +366,10 @@ fn hostile_definitions_are_reported_not_followed() {
     }
     f.extend(msg(b'A', &[0, 0, 0, b't', b'0']));
     let log = ULog::parse(&f).unwrap();
-    assert!(
-        log.warnings[0]
-            .to_string()
-            .contains("nested at most 32 deep")
-    );
+    assert!(log.warnings[0].to_string().contains(
+        "formats nested at most 32 levels deep (the reader's limit; raise it with \
+                 `--max-nesting` or `Limits::max_nesting`)"
+    ));
 }
 
 #[test]

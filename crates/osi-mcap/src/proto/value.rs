@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use logcore::{Field, Value, ValueType};
+use logcore::{Field, Limits, Value, ValueType};
 use prost_reflect::{
     DynamicMessage, Kind, MapKey, MessageDescriptor, ReflectMessage, Value as PValue,
 };
@@ -16,7 +16,31 @@ use super::{ProtoError, wire};
 /// real OSI messages nest about ten levels, so 100 is far above them; a
 /// self-recursive message type with a hostile payload nested thousands of
 /// levels deep gets an error instead of exhausting the stack.
+///
+/// This is the default and also the most there can be: the protobuf
+/// decoder underneath stops at 100 levels whatever the setting, so
+/// [`Limits::max_nesting`] ([`ProtobufDecoder::with_limits`](super::ProtobufDecoder::with_limits),
+/// [`decode_to_value_nested`], [`value_type_nested`]) can lower the
+/// limit, not raise it.
 pub const MAX_NESTING: usize = 100;
+
+/// The nesting limit the protobuf functions apply for `limits`:
+/// [`Limits::nesting_or`]`(`[`MAX_NESTING`]`)`, at most [`MAX_NESTING`].
+pub fn nesting_of(limits: &Limits) -> usize {
+    limits.nesting_or(MAX_NESTING).min(MAX_NESTING)
+}
+
+/// How an error names the nesting limit `max` and what can change it.
+fn limit_text(max: usize) -> String {
+    if max >= MAX_NESTING {
+        format!(
+            "at most {MAX_NESTING} levels deep (the protobuf decoder's own limit, \
+             which `--max-nesting` or `Limits::max_nesting` can lower but not raise)"
+        )
+    } else {
+        logcore::limits::nesting_limit(max)
+    }
+}
 
 /// The type of every value [`decode_to_value`] gives for messages of type
 /// `desc` ([`ValueType::admits`] them all): a struct of every field in
@@ -32,13 +56,19 @@ pub const MAX_NESTING: usize = 100;
 /// Maps, whose keys are data, and a message type inside itself (a
 /// recursive type has no finite table type) are [`ValueType::Any`].
 pub fn value_type(desc: &MessageDescriptor) -> ValueType {
-    let mut stack = Vec::new();
-    message_type(desc, &mut stack)
+    value_type_nested(desc, MAX_NESTING)
 }
 
-fn message_type(desc: &MessageDescriptor, stack: &mut Vec<String>) -> ValueType {
+/// [`value_type`] for values decoded with the nesting limit `max_nesting`
+/// (at most [`MAX_NESTING`]; messages below it are [`ValueType::Any`]).
+pub fn value_type_nested(desc: &MessageDescriptor, max_nesting: usize) -> ValueType {
+    let mut stack = Vec::new();
+    message_type(desc, &mut stack, max_nesting.clamp(1, MAX_NESTING))
+}
+
+fn message_type(desc: &MessageDescriptor, stack: &mut Vec<String>, max: usize) -> ValueType {
     let name = desc.full_name().to_owned();
-    if stack.contains(&name) || stack.len() >= MAX_NESTING {
+    if stack.contains(&name) || stack.len() >= max {
         return ValueType::Any;
     }
     stack.push(name);
@@ -47,7 +77,7 @@ fn message_type(desc: &MessageDescriptor, stack: &mut Vec<String>) -> ValueType 
         let ty = if fd.is_map() {
             ValueType::Any
         } else {
-            let elem = kind_type(&fd.kind(), stack);
+            let elem = kind_type(&fd.kind(), stack, max);
             if fd.is_list() {
                 ValueType::list(elem)
             } else {
@@ -60,7 +90,7 @@ fn message_type(desc: &MessageDescriptor, stack: &mut Vec<String>) -> ValueType 
     ValueType::Struct(fields)
 }
 
-fn kind_type(kind: &Kind, stack: &mut Vec<String>) -> ValueType {
+fn kind_type(kind: &Kind, stack: &mut Vec<String>, max: usize) -> ValueType {
     match kind {
         Kind::Double => ValueType::F64,
         Kind::Float => ValueType::F32,
@@ -72,7 +102,7 @@ fn kind_type(kind: &Kind, stack: &mut Vec<String>) -> ValueType {
         Kind::String => ValueType::String,
         Kind::Bytes => ValueType::Bytes,
         Kind::Enum(_) => ValueType::String,
-        Kind::Message(m) => message_type(m, stack),
+        Kind::Message(m) => message_type(m, stack, max),
     }
 }
 
@@ -90,12 +120,23 @@ fn kind_type(kind: &Kind, stack: &mut Vec<String>) -> ValueType {
 /// Messages nested deeper than [`MAX_NESTING`] levels give an error, never
 /// a stack overflow or a panic.
 pub fn decode_to_value(desc: &MessageDescriptor, msg: &[u8]) -> Result<Value, ProtoError> {
+    decode_to_value_nested(desc, msg, MAX_NESTING)
+}
+
+/// [`decode_to_value`] refusing messages nested deeper than `max_nesting`
+/// levels (at most [`MAX_NESTING`], see there).
+pub fn decode_to_value_nested(
+    desc: &MessageDescriptor,
+    msg: &[u8],
+    max_nesting: usize,
+) -> Result<Value, ProtoError> {
+    let max = max_nesting.clamp(1, MAX_NESTING);
     let too_deep = || ProtoError::Decode {
         message: desc.full_name().to_owned(),
-        reason: format!("messages nested at most {MAX_NESTING} levels deep; the data nests deeper"),
+        reason: format!("messages nested {}; the data nests deeper", limit_text(max)),
     };
     match DynamicMessage::decode(desc.clone(), msg) {
-        Ok(m) => message_to_value(&m, 1).ok_or_else(too_deep),
+        Ok(m) => message_to_value(&m, 1, max).ok_or_else(too_deep),
         Err(e) => {
             // Point at the first bad byte of the top level when there is one.
             wire::check(msg)?;
@@ -112,9 +153,9 @@ pub fn decode_to_value(desc: &MessageDescriptor, msg: &[u8]) -> Result<Value, Pr
 }
 
 /// The value of `m`, `depth` levels below the top (the top is 1); `None`
-/// when a message nests deeper than [`MAX_NESTING`].
-fn message_to_value(m: &DynamicMessage, depth: usize) -> Option<Value> {
-    if depth > MAX_NESTING {
+/// when a message nests deeper than `max`.
+fn message_to_value(m: &DynamicMessage, depth: usize, max: usize) -> Option<Value> {
+    if depth > max {
         return None;
     }
     let desc = m.descriptor();
@@ -126,9 +167,9 @@ fn message_to_value(m: &DynamicMessage, depth: usize) -> Option<Value> {
         let v = m.get_field(&fd);
         let kind = fd.kind();
         let value = if fd.is_map() {
-            map_to_value(&v, &fd, depth)?
+            map_to_value(&v, &fd, depth, max)?
         } else {
-            to_value(&v, &kind, depth)?
+            to_value(&v, &kind, depth, max)?
         };
         out.push((fd.name().into(), value));
     }
@@ -147,9 +188,14 @@ fn declared_fields(
     })
 }
 
-fn map_to_value(v: &PValue, fd: &prost_reflect::FieldDescriptor, depth: usize) -> Option<Value> {
+fn map_to_value(
+    v: &PValue,
+    fd: &prost_reflect::FieldDescriptor,
+    depth: usize,
+    max: usize,
+) -> Option<Value> {
     let Some(map) = v.as_map() else {
-        return to_value(v, &fd.kind(), depth);
+        return to_value(v, &fd.kind(), depth, max);
     };
     let value_kind = match fd.kind() {
         Kind::Message(entry) => entry.map_entry_value_field().kind(),
@@ -158,7 +204,7 @@ fn map_to_value(v: &PValue, fd: &prost_reflect::FieldDescriptor, depth: usize) -
     let sorted: BTreeMap<&MapKey, &PValue> = map.iter().collect();
     sorted
         .into_iter()
-        .map(|(k, v)| Some((key_text(k).into(), to_value(v, &value_kind, depth)?)))
+        .map(|(k, v)| Some((key_text(k).into(), to_value(v, &value_kind, depth, max)?)))
         .collect::<Option<_>>()
         .map(Value::Struct)
 }
@@ -175,7 +221,7 @@ fn key_text(k: &MapKey) -> String {
 }
 
 /// The value of `v`, a field of a message `depth` levels deep.
-fn to_value(v: &PValue, kind: &Kind, depth: usize) -> Option<Value> {
+fn to_value(v: &PValue, kind: &Kind, depth: usize, max: usize) -> Option<Value> {
     Some(match v {
         PValue::Bool(b) => Value::Bool(*b),
         PValue::I32(x) => Value::I64(i64::from(*x)),
@@ -192,11 +238,11 @@ fn to_value(v: &PValue, kind: &Kind, depth: usize) -> Option<Value> {
             }),
             _ => Value::I64(i64::from(*n)),
         },
-        PValue::Message(m) => message_to_value(m, depth + 1)?,
+        PValue::Message(m) => message_to_value(m, depth + 1, max)?,
         PValue::List(items) => Value::Array(
             items
                 .iter()
-                .map(|x| to_value(x, kind, depth))
+                .map(|x| to_value(x, kind, depth, max))
                 .collect::<Option<_>>()?,
         ),
         PValue::Map(map) => {
@@ -204,7 +250,7 @@ fn to_value(v: &PValue, kind: &Kind, depth: usize) -> Option<Value> {
             Value::Struct(
                 sorted
                     .into_iter()
-                    .map(|(k, v)| Some((key_text(k).into(), to_value(v, kind, depth)?)))
+                    .map(|(k, v)| Some((key_text(k).into(), to_value(v, kind, depth, max)?)))
                     .collect::<Option<_>>()?,
             )
         }
