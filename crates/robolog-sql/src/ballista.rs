@@ -115,10 +115,15 @@ fn schema_from(bytes: &[u8]) -> Result<SchemaRef> {
     Ok(Arc::new(Schema::try_from(&proto)?))
 }
 
-fn limits(v: &Value) -> robolog::Limits {
+/// The limits a plan header carries: `max_chunk_size` and, when set,
+/// `max_nesting` (absent or null: each format's default).
+fn limits(h: &Value) -> robolog::Limits {
     let mut l = robolog::Limits::default();
-    if let Some(n) = v.as_u64() {
-        l.max_chunk_size = n;
+    if let Some(n) = h["max_chunk_size"].as_u64() {
+        l = l.with_max_chunk_size(n);
+    }
+    if let Some(n) = h["max_nesting"].as_u64() {
+        l = l.with_max_nesting(usize::try_from(n).unwrap_or(usize::MAX));
     }
     l
 }
@@ -154,7 +159,7 @@ impl LogicalExtensionCodec for LogicalCodec {
         // One scan partition: see `LogTable::with_max_partitions`.
         Ok(Arc::new(
             LogTable::new(name, logs, schema)
-                .with_limits(limits(&h["max_chunk_size"]))
+                .with_limits(limits(&h))
                 .with_max_partitions(1),
         ))
     }
@@ -171,6 +176,7 @@ impl LogicalExtensionCodec for LogicalCodec {
                     "name": t.name(),
                     "logs": logs_json(t.logs()),
                     "max_chunk_size": t.limits().max_chunk_size,
+                    "max_nesting": t.limits().max_nesting,
                 }),
                 None,
                 buf,
@@ -216,7 +222,7 @@ impl PhysicalExtensionCodec for PhysicalCodec {
             end: h["end"].as_i64(),
             batch_size: h["batch_size"].as_u64().unwrap_or(8192) as usize,
             target_partitions: h["target_partitions"].as_u64().unwrap_or(1) as usize,
-            limits: limits(&h["max_chunk_size"]),
+            limits: limits(&h),
         };
         Ok(Arc::new(LogScanExec::new(spec)))
     }
@@ -241,9 +247,89 @@ impl PhysicalExtensionCodec for PhysicalCodec {
                 "batch_size": s.batch_size,
                 "target_partitions": s.target_partitions,
                 "max_chunk_size": s.limits.max_chunk_size,
+                "max_nesting": s.limits.max_nesting,
             }),
             Some(&s.schema),
             buf,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{DataType, Field};
+    use datafusion_proto::physical_plan::DefaultPhysicalProtoConverter;
+
+    fn spec(limits: robolog::Limits) -> ScanSpec {
+        ScanSpec {
+            table: "vehicle_gps_position".into(),
+            logs_table: false,
+            logs: vec![LogRef {
+                id: "a.ulg".into(),
+                path: "/data/a.ulg".into(),
+                size: 1234,
+            }],
+            schema: Arc::new(Schema::new(vec![Field::new("alt", DataType::Int32, false)])),
+            start: Some(5),
+            end: None,
+            batch_size: 100,
+            target_partitions: 2,
+            limits,
+        }
+    }
+
+    /// A scan sent to an executor keeps the limits it was planned with:
+    /// the chunk size and the nesting limit, set or not.
+    #[test]
+    fn scans_keep_their_limits() {
+        let codec = PhysicalCodec::default();
+        let ctx = TaskContext::default();
+        let cases = [
+            robolog::Limits::default(),
+            robolog::Limits::default()
+                .with_max_chunk_size(4096)
+                .with_max_nesting(90),
+            robolog::Limits::default().with_max_nesting(3),
+        ];
+        for limits in cases {
+            let sent = spec(limits);
+            let mut buf = Vec::new();
+            codec
+                .try_encode(
+                    Arc::new(LogScanExec::new(sent.clone())),
+                    &mut buf,
+                    &DefaultPhysicalProtoConverter {},
+                )
+                .unwrap();
+            let plan = codec
+                .try_decode(&buf, &[], &ctx, &DefaultPhysicalProtoConverter {})
+                .unwrap();
+            let got = plan.downcast_ref::<LogScanExec>().unwrap().spec().clone();
+            assert_eq!(got.limits.max_chunk_size, limits.max_chunk_size);
+            assert_eq!(got.limits.max_nesting, limits.max_nesting);
+            assert_eq!(got, sent);
+        }
+    }
+
+    /// A table decoded by the scheduler keeps the nesting limit too.
+    #[test]
+    fn tables_keep_their_limits() {
+        let codec = LogicalCodec::default();
+        let ctx = TaskContext::default();
+        let schema = spec(robolog::Limits::default()).schema;
+        let limits = robolog::Limits::default()
+            .with_max_chunk_size(1 << 20)
+            .with_max_nesting(100);
+        let table = LogTable::new("t", spec(limits).logs, schema.clone()).with_limits(limits);
+        let mut buf = Vec::new();
+        codec
+            .try_encode_table_provider(&TableReference::bare("t"), Arc::new(table), &mut buf)
+            .unwrap();
+        let got = codec
+            .try_decode_table_provider(&buf, &TableReference::bare("t"), schema, &ctx)
+            .unwrap();
+        let got = got.downcast_ref::<LogTable>().unwrap();
+        assert_eq!(got.limits(), limits);
     }
 }
