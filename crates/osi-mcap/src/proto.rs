@@ -524,4 +524,14 @@ impl TopLevel {
     pub fn decode(&self, msg: &[u8]) -> Result<logcore::Value, ProtoError> {
         decode_to_value(&self.desc, msg)
     }
+
+    /// [`decode`](Self::decode) within `limits`' nesting limit (see
+    /// [`nesting_of`]: it can lower the protobuf default, not raise it).
+    pub fn decode_with_limits(
+        &self,
+        msg: &[u8],
+        limits: &Limits,
+    ) -> Result<logcore::Value, ProtoError> {
+        decode_to_value_nested(&self.desc, msg, nesting_of(limits))
+    }
 }

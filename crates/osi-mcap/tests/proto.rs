@@ -336,6 +336,15 @@ fn decode_through_protobuf_decoder() {
     )
     .unwrap();
     assert_eq!(top.decode(&msg.payload).unwrap(), v);
+    // Within a lowered nesting limit the same message is refused: a
+    // SensorView nests its ground truth's objects deeper than 3 levels.
+    let limits = osi_mcap::proto::Limits::default();
+    assert_eq!(top.decode_with_limits(&msg.payload, &limits).unwrap(), v);
+    let shallow = top
+        .decode_with_limits(&msg.payload, &limits.with_max_nesting(3))
+        .unwrap_err()
+        .to_string();
+    assert!(shallow.contains("at most 3 levels deep"), "{shallow}");
     // A damaged payload is a wire error naming its byte offset.
     match decoder.decode(&[0x0a, 0x7f, 0x00]) {
         Err(ProtoError::Wire { offset, .. }) => assert!(offset <= 3),

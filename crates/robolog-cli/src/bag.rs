@@ -106,7 +106,7 @@ fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failu
     // patch its index position at the end): killed midway, it is an
     // unindexed bag that `bag reindex` reads.
     let reindex = |w: &mut AtomicFile| -> Result<_, logcore::Error> {
-        let (_, report) = rosbag12::reindex(&bytes, w)?;
+        let (_, report) = rosbag12::reindex_with_limits(&bytes, w, crate::open::bag_limits())?;
         Ok(report)
     };
     let done = match &target {

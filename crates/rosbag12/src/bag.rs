@@ -133,6 +133,12 @@ impl<'a> Bag<'a> {
         Self::open(data, true, Limits::default())
     }
 
+    /// [`Bag::scan`] with `limits` instead of the defaults (the chunk size
+    /// it decompresses, the nesting of the message types it parses).
+    pub fn scan_with_limits(data: &'a [u8], limits: Limits) -> Result<Self> {
+        Self::open(data, true, limits)
+    }
+
     fn open(data: &'a [u8], scan: bool, limits: Limits) -> Result<Self> {
         let (version, line_len) = Version::parse(data)?;
         let mut bag = Bag {

@@ -82,7 +82,7 @@ pub use records::{
     BagHeader, ChunkHeader, ChunkInfo, Compression, Connection, IndexDataV0, IndexEntry,
     IndexEntryV0, MessageDataHeader,
 };
-pub use reindex::{ReindexReport, reindex};
+pub use reindex::{ReindexReport, reindex, reindex_with_limits};
 pub use time::RosTime;
 pub use types::MAX_TYPE_FIELDS;
 pub use version::{MAGIC_PREFIXES, Version, probe};

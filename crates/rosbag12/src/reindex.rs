@@ -13,7 +13,7 @@
 
 use std::io::{Seek, Write};
 
-use logcore::MessageFilter;
+use logcore::{Limits, MessageFilter};
 
 use crate::bag::{Bag, IndexSource};
 use crate::error::{Error, FormatError, Result};
@@ -35,13 +35,24 @@ pub struct ReindexReport {
 /// Writes every readable message of `source` (any version this crate
 /// reads) to `out` as an indexed 2.0 bag.
 pub fn reindex<W: Write + Seek>(source: &[u8], out: W) -> Result<(W, ReindexReport)> {
-    let stored = Bag::new(source)?;
+    reindex_with_limits(source, out, Limits::default())
+}
+
+/// [`reindex()`] reading `source` with `limits` instead of the defaults:
+/// the largest chunk it decompresses and the nesting of the message types
+/// it parses.
+pub fn reindex_with_limits<W: Write + Seek>(
+    source: &[u8],
+    out: W,
+    limits: Limits,
+) -> Result<(W, ReindexReport)> {
+    let stored = Bag::with_limits(source, limits)?;
     let (bag, index_problem) = match stored.index_source() {
         // The index was missing or damaged: `stored` is a scan already,
         // and its warnings say why.
         IndexSource::Scanned => (stored, None),
         IndexSource::Stored => {
-            let scanned = Bag::scan(source)?;
+            let scanned = Bag::scan_with_limits(source, limits)?;
             let (listed, found) = (stored.message_count(), scanned.message_count());
             let problem = (listed != found).then(|| {
                 let at = stored.header().map_or(0, |h| h.index_pos);
@@ -128,6 +139,31 @@ mod tests {
         assert_eq!(bag.index_source(), IndexSource::Stored);
         assert!(bag.warnings().is_empty(), "{:?}", bag.warnings());
         (report.messages, read as u64, report.problems.len())
+    }
+
+    /// The reader's limits apply: with a chunk limit under the first
+    /// chunk's 1,182 bytes (the others declare 1,026 to 1,113), that chunk
+    /// is skipped with a problem naming it and the rest is written.
+    #[test]
+    fn limits_reach_the_reading() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/rosbag/sample-lz4.bag"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let whole = reindex(&bytes, std::io::Cursor::new(Vec::new())).unwrap();
+        assert_eq!(written(whole), (75, 75, 0));
+        let small = Limits::default().with_max_chunk_size(1150);
+        let (out, report) =
+            reindex_with_limits(&bytes, std::io::Cursor::new(Vec::new()), small).unwrap();
+        let first = report.problems[0].to_string();
+        assert!(
+            first.contains("at byte 4117: expected a chunk of at most 1150 uncompressed bytes")
+                && first.contains("found a chunk declaring 1182 uncompressed bytes"),
+            "{first}"
+        );
+        let (messages, read, _) = written((out, report));
+        assert_eq!((messages, read), (72, 72));
     }
 
     #[test]

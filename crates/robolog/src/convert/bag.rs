@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Seek, Write};
 
-use logcore::{ChannelId, ChannelInfo, Error, LogReader};
+use logcore::{ChannelId, ChannelInfo, Error, Limits, LogReader};
 use mcapfile::{Compression, Writer};
 use rosbag12::{Connection, RosTime, Writer as BagWriter, WriterOptions};
 
@@ -226,12 +226,13 @@ fn connections(log: &Log<'_>) -> Result<Vec<(ChannelId, Connection)>, Error> {
     channels.sort_by_key(|c| c.id);
     channels
         .into_iter()
-        .map(|c| Ok((c.id, connection_of(&c)?)))
+        .map(|c| Ok((c.id, connection_of(&c, log.limits())?)))
         .collect()
 }
 
-/// The bag connection an MCAP `ros1` channel describes.
-pub(crate) fn connection_of(c: &ChannelInfo) -> Result<Connection, Error> {
+/// The bag connection an MCAP `ros1` channel describes (its definition
+/// parsed within `limits` when the md5sum is computed).
+pub(crate) fn connection_of(c: &ChannelInfo, limits: Limits) -> Result<Connection, Error> {
     let refuse = |why: String| {
         Error::unsupported(
             0,
@@ -253,7 +254,7 @@ pub(crate) fn connection_of(c: &ChannelInfo) -> Result<Connection, Error> {
     let md5sum = match c.metadata.get("md5sum") {
         Some(m) => m.clone(),
         None => {
-            rosbag12::MessageType::parse(&schema.name, &definition)
+            rosbag12::MessageType::parse_with_limits(&schema.name, &definition, &limits)
                 .map_err(|e| refuse(format!("a definition that does not parse: {e}")))?
                 .md5sum
         }
@@ -536,6 +537,34 @@ mod tests {
         assert!(err.to_string().contains("zstd"), "{err}");
     }
 
+    /// The md5sum of a definition nesting 70 types deep is computed only
+    /// within a raised nesting limit.
+    #[test]
+    fn md5sum_follows_the_nesting_limit() {
+        let mut text = String::from("p/T1 x\n");
+        for i in 1..70 {
+            let field = if i == 69 {
+                "int32 v".to_string()
+            } else {
+                format!("p/T{} x", i + 1)
+            };
+            text.push_str(&format!("{}\nMSG: p/T{i}\n{field}\n", "=".repeat(80)));
+        }
+        let mut info = ChannelInfo::new(ChannelId(1), "/deep", "p/T0", "ros1");
+        info.schema = Some(std::sync::Arc::new(logcore::Schema {
+            name: "p/T0".into(),
+            encoding: "ros1msg".into(),
+            data: text.into_bytes(),
+        }));
+        let err = connection_of(&info, Limits::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("at most 64 levels deep"), "{err}");
+        let c = connection_of(&info, Limits::default().with_max_nesting(70)).unwrap();
+        assert_eq!(c.md5sum.len(), 32);
+        assert!(connection_of(&info, Limits::default().with_max_nesting(69)).is_err());
+    }
+
     #[test]
     fn md5sum_is_computed_when_metadata_lacks_it() {
         let mut info = ChannelInfo::new(ChannelId(3), "/n", "std_msgs/Int32", "ros1");
@@ -544,7 +573,7 @@ mod tests {
             encoding: "ros1msg".into(),
             data: b"int32 data".to_vec(),
         }));
-        let c = connection_of(&info).unwrap();
+        let c = connection_of(&info, Limits::default()).unwrap();
         assert_eq!(c.md5sum, INT32);
         assert_eq!(c.topic, "/n");
         let names: Vec<&str> = c.header.iter().map(|(n, _)| n.as_str()).collect();
