@@ -4,16 +4,15 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use arrow_array::{
     ArrayRef, Float64Array, RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
-use datafusion::catalog::{Session, TableProvider};
-use datafusion::common::TableReference;
+use datafusion::catalog::{MemorySchemaProvider, SchemaProvider, Session, TableProvider};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::execution::TaskContext;
@@ -27,7 +26,7 @@ use datafusion::physical_plan::{
 };
 use datafusion::prelude::SessionContext;
 use logcore::{LogReader, Timestamp};
-use robolog_arrow::{ScanOptions, metadata_json, table_of, tables_with_summary};
+use robolog_arrow::{ScanOptions, metadata_json, table_name, table_of};
 
 use crate::schema::{LOG, align, merge, with_log_column};
 use crate::{Error, discover, filter};
@@ -86,11 +85,23 @@ impl ScanProgress {
 
 /// A set of logs and their tables: every table name of any log, with a
 /// schema merged across the logs that have it, plus the table [`LOGS`].
+///
+/// Opening the set reads each log's summary and the names of its tables;
+/// a table's schema is built (from the logs that have it, on all cores)
+/// and merged the first time it is asked for, so a query pays only for
+/// the tables it names. Cloning is cheap: clones share the logs, the
+/// schemas built so far and the logs kept open.
 #[derive(Debug, Clone)]
 pub struct LogSet {
+    inner: Arc<SetInner>,
+}
+
+#[derive(Debug)]
+struct SetInner {
     logs: Vec<LogRef>,
     infos: Vec<LogInfo>,
-    /// Table name -> (merged schema with `log` first, indices into `logs`).
+    /// Table name -> the logs that have it, and its merged schema once
+    /// built.
     tables: BTreeMap<String, Entry>,
     progress: Arc<ScanProgress>,
     limits: robolog::Limits,
@@ -98,24 +109,28 @@ pub struct LogSet {
 }
 
 /// A table of a [`LogSet`].
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Entry {
-    /// The merged schema, `log` first.
-    schema: SchemaRef,
     /// Indices into the set's logs.
     users: Vec<usize>,
+    /// The merged schema, built on first use.
+    merged: OnceLock<Merged>,
+}
+
+/// A table's schema merged across its logs.
+#[derive(Debug, Clone)]
+struct Merged {
+    /// The merged schema, `log` first.
+    schema: SchemaRef,
     /// The first log whose table did not merge (path, column, reason).
     conflict: Option<(PathBuf, String, String)>,
-    /// The schema (without `log`) of the last log merged in: a log with
-    /// the same one changes nothing (merging is idempotent), which is the
-    /// common case in a fleet of one firmware or one robot.
-    last: SchemaRef,
 }
 
 /// What opening one log found.
 struct Opened {
     info: LogInfo,
-    tables: Vec<(String, SchemaRef)>,
+    /// The names of its tables.
+    tables: Vec<String>,
     /// The opened log, when it is kept for the scans.
     kept: Option<Arc<Prepared>>,
 }
@@ -148,6 +163,11 @@ impl KeptLogs {
     /// (a later scan opens it again), so memory goes down as scans go on.
     fn take(&self, path: &Path) -> Option<Arc<Prepared>> {
         self.logs.lock().ok()?.remove(path)
+    }
+
+    /// The log at `path` if it is still kept, staying kept.
+    fn get(&self, path: &Path) -> Option<Arc<Prepared>> {
+        self.logs.lock().ok()?.get(path).cloned()
     }
 }
 
@@ -203,18 +223,18 @@ fn open_one(path: &Path, limits: &robolog::Limits, budget: &Budget) -> Result<Op
         path: path.to_path_buf(),
         source: e,
     })?;
-    let tables = tables_with_summary(&log, &summary).map_err(|e| Error::Read {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    let schemas = tables
-        .iter()
-        .map(|t| (t.name.clone(), t.schema()))
-        .collect();
+    let format = log.format();
+    let mut tables: Vec<String> = Vec::new();
+    for c in &summary.channels {
+        let name = table_name(format, &c.info);
+        if !tables.contains(&name) {
+            tables.push(name);
+        }
+    }
     let keep = budget.take(summary.message_count);
     Ok(Opened {
         info: log_info(&summary),
-        tables: schemas,
+        tables,
         kept: keep.then(|| Arc::new(Prepared { log, summary })),
     })
 }
@@ -267,28 +287,15 @@ impl LogSet {
         for (i, ((path, id), o)) in files.into_iter().zip(ids).zip(opened).enumerate() {
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
             // robolog-arrow names a `logs` topic's table `logs_`.
-            for (name, schema) in o.tables {
-                match tables.get_mut(&name) {
-                    Some(e) if e.conflict.is_some() => {}
-                    Some(e) if Arc::ptr_eq(&e.last, &schema) || e.last == schema => e.users.push(i),
-                    Some(e) => match merge(&e.schema, &with_log_column(&schema)) {
-                        Ok(m) => {
-                            e.schema = Arc::new(m);
-                            e.users.push(i);
-                            e.last = schema;
-                        }
-                        Err(c) => e.conflict = Some((path.clone(), c.path, c.reason)),
-                    },
-                    None => {
-                        let e = Entry {
-                            schema: Arc::new(with_log_column(&schema)),
-                            users: vec![i],
-                            conflict: None,
-                            last: schema,
-                        };
-                        tables.insert(name, e);
-                    }
-                }
+            for name in o.tables {
+                tables
+                    .entry(name)
+                    .or_insert_with(|| Entry {
+                        users: Vec::new(),
+                        merged: OnceLock::new(),
+                    })
+                    .users
+                    .push(i);
             }
             if let (Some(k), Ok(mut map)) = (o.kept, kept.logs.lock()) {
                 map.insert(path.clone(), k);
@@ -297,38 +304,57 @@ impl LogSet {
             infos.push(o.info);
         }
         Ok(LogSet {
-            logs,
-            infos,
-            tables,
-            progress: Arc::default(),
-            limits,
-            kept: Arc::new(kept),
+            inner: Arc::new(SetInner {
+                logs,
+                infos,
+                tables,
+                progress: Arc::default(),
+                limits,
+                kept: Arc::new(kept),
+            }),
         })
     }
 
     /// The logs, in order.
     pub fn logs(&self) -> &[LogRef] {
-        &self.logs
+        &self.inner.logs
     }
 
     /// The names of the tables of the logs, sorted (without [`LOGS`]).
     /// A topic whose table name is `logs` is the table `logs_`.
     pub fn table_names(&self) -> Vec<&str> {
-        self.tables.keys().map(String::as_str).collect()
+        self.inner.tables.keys().map(String::as_str).collect()
     }
 
-    /// The merged schema of a table (`log` first), or of [`LOGS`].
+    /// Whether `table` is a table of the logs or [`LOGS`] (builds nothing).
+    pub fn has_table(&self, table: &str) -> bool {
+        table == LOGS || self.inner.tables.contains_key(table)
+    }
+
+    /// The merged schema of a table (`log` first), or of [`LOGS`]; `None`
+    /// for a table no log has, and when building the table failed (see
+    /// [`LogSet::try_schema`]).
     pub fn schema(&self, table: &str) -> Option<SchemaRef> {
+        self.try_schema(table).ok().flatten()
+    }
+
+    /// [`LogSet::schema`], with the error of a log whose table could not
+    /// be built (the first in log order) or that no longer opens.
+    pub fn try_schema(&self, table: &str) -> Result<Option<SchemaRef>, Error> {
         if table == LOGS {
-            return Some(logs_schema());
+            return Ok(Some(logs_schema()));
         }
-        self.tables.get(table).map(|e| e.schema.clone())
+        Ok(self.merged(table)?.map(|m| m.schema.clone()))
     }
 
     /// Whether `table`'s schemas merged across the logs: the
-    /// [`Error::Merge`] naming the first log whose table did not.
+    /// [`Error::Merge`] naming the first log whose table did not (or the
+    /// error of building it, see [`LogSet::try_schema`]).
     pub fn check(&self, table: &str) -> Result<(), Error> {
-        match self.tables.get(table).and_then(|e| e.conflict.as_ref()) {
+        if table == LOGS {
+            return Ok(());
+        }
+        match self.merged(table)?.and_then(|m| m.conflict.as_ref()) {
             Some((path, column, reason)) => Err(Error::Merge {
                 path: path.clone(),
                 table: table.to_string(),
@@ -341,72 +367,237 @@ impl LogSet {
 
     /// The counters every scan of this set's tables updates.
     pub fn progress(&self) -> Arc<ScanProgress> {
-        self.progress.clone()
+        self.inner.progress.clone()
     }
 
-    /// The table provider of a table (or of [`LOGS`]).
+    /// The table provider of a table (or of [`LOGS`]); `None` for a table
+    /// no log has, and when building it failed (see
+    /// [`LogSet::try_provider`]).
     pub fn provider(&self, table: &str) -> Option<Arc<LogTable>> {
+        self.try_provider(table).ok().flatten()
+    }
+
+    /// [`LogSet::provider`], with the error of building the table.
+    pub fn try_provider(&self, table: &str) -> Result<Option<Arc<LogTable>>, Error> {
+        let set = &self.inner;
         if table == LOGS {
-            let rows = logs_batch(&self.logs, &self.infos).ok();
-            return Some(Arc::new(LogTable {
+            let rows = logs_batch(&set.logs, &set.infos).ok();
+            return Ok(Some(Arc::new(LogTable {
                 name: LOGS.into(),
                 source: LOGS.into(),
                 kind: Kind::Logs(rows),
                 conflict: None,
-                logs: self.logs.clone(),
+                logs: set.logs.clone(),
                 schema: logs_schema(),
-                progress: Some(self.progress.clone()),
-                limits: self.limits,
+                progress: Some(set.progress.clone()),
+                limits: set.limits,
                 max_partitions: None,
                 kept: None,
-            }));
+            })));
         }
-        let entry = self.tables.get(table)?;
-        Some(Arc::new(LogTable {
+        let Some(merged) = self.merged(table)? else {
+            return Ok(None);
+        };
+        let users = &set.tables[table].users;
+        Ok(Some(Arc::new(LogTable {
             name: table.into(),
             // robolog-arrow names a `logs` topic's table `logs_` already.
             source: table.into(),
             kind: Kind::Messages,
-            conflict: entry.conflict.clone(),
-            logs: entry.users.iter().map(|&i| self.logs[i].clone()).collect(),
-            schema: entry.schema.clone(),
-            progress: Some(self.progress.clone()),
-            limits: self.limits,
+            conflict: merged.conflict.clone(),
+            logs: users.iter().map(|&i| set.logs[i].clone()).collect(),
+            schema: merged.schema.clone(),
+            progress: Some(set.progress.clone()),
+            limits: set.limits,
             max_partitions: None,
-            kept: Some(self.kept.clone()),
-        }))
+            kept: Some(set.kept.clone()),
+        })))
     }
 
-    /// Registers every table and [`LOGS`] with `ctx`.
+    /// Makes the tables of the logs and [`LOGS`] tables of `ctx`'s default
+    /// schema. Each table is built when a query first names it; tables
+    /// registered in that schema before keep working, and a table of the
+    /// logs replaces one of the same name registered before.
     pub fn register(&self, ctx: &SessionContext) -> Result<(), Error> {
+        let state = ctx.state();
+        let options = &state.config().options().catalog;
+        let catalog = ctx.catalog(&options.default_catalog).ok_or_else(|| {
+            DataFusionError::Plan(format!("no catalog {}", options.default_catalog))
+        })?;
+        let fallback: Arc<dyn SchemaProvider> = match catalog.schema(&options.default_schema) {
+            Some(s) => s,
+            None => Arc::new(MemorySchemaProvider::new()),
+        };
         for name in self.table_names().into_iter().chain([LOGS]) {
-            if let Some(p) = self.provider(name) {
-                ctx.register_table(TableReference::bare(name), p)?;
+            if fallback.table_exist(name) {
+                fallback.deregister_table(name)?;
             }
         }
+        catalog.register_schema(
+            &options.default_schema,
+            Arc::new(SetSchema {
+                set: self.clone(),
+                fallback,
+            }),
+        )?;
         Ok(())
+    }
+
+    /// The merged schema of `table` (built on first use), `None` when no
+    /// log has it.
+    fn merged(&self, table: &str) -> Result<Option<&Merged>, Error> {
+        let set = &self.inner;
+        let Some(entry) = set.tables.get(table) else {
+            return Ok(None);
+        };
+        if let Some(m) = entry.merged.get() {
+            return Ok(Some(m));
+        }
+        let schemas = on_all_cores(&entry.users, |&i| {
+            let l = &set.logs[i];
+            let read = |e| Error::Read {
+                path: l.path.clone(),
+                source: e,
+            };
+            let prepared = match set.kept.get(&l.path) {
+                Some(p) => p,
+                None => Arc::new(reopen(&l.path, &set.limits)?),
+            };
+            let table = table_of(&prepared.log, &prepared.summary, table).map_err(read)?;
+            Ok(table.map(|t| t.schema()))
+        })?;
+        let mut merged: Option<Merged> = None;
+        // The schema (without `log`) of the last log merged in: a log with
+        // the same one changes nothing (merging is idempotent), which is
+        // the common case in a fleet of one firmware or one robot.
+        let mut last: Option<SchemaRef> = None;
+        for (&i, schema) in entry.users.iter().zip(schemas) {
+            let Some(schema) = schema else { continue };
+            match merged.as_mut() {
+                None => {
+                    merged = Some(Merged {
+                        schema: Arc::new(with_log_column(&schema)),
+                        conflict: None,
+                    });
+                    last = Some(schema);
+                }
+                Some(m) if m.conflict.is_some() => break,
+                Some(_)
+                    if last
+                        .as_ref()
+                        .is_some_and(|l| Arc::ptr_eq(l, &schema) || **l == *schema) => {}
+                Some(m) => match merge(&m.schema, &with_log_column(&schema)) {
+                    Ok(s) => {
+                        m.schema = Arc::new(s);
+                        last = Some(schema);
+                    }
+                    Err(c) => m.conflict = Some((set.logs[i].path.clone(), c.path, c.reason)),
+                },
+            }
+        }
+        let merged = merged.unwrap_or_else(|| Merged {
+            schema: Arc::new(with_log_column(&Schema::empty())),
+            conflict: None,
+        });
+        Ok(Some(entry.merged.get_or_init(|| merged)))
+    }
+}
+
+/// The default schema of a context once a [`LogSet`] is registered: the
+/// set's tables, built when first named, then the tables registered
+/// before (and after, which go there).
+#[derive(Debug)]
+struct SetSchema {
+    set: LogSet,
+    fallback: Arc<dyn SchemaProvider>,
+}
+
+#[async_trait]
+impl SchemaProvider for SetSchema {
+    fn table_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .set
+            .table_names()
+            .into_iter()
+            .chain([LOGS])
+            .map(String::from)
+            .collect();
+        for n in self.fallback.table_names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names
+    }
+
+    async fn table(&self, name: &str) -> DfResult<Option<Arc<dyn TableProvider>>> {
+        if let Some(t) = self.fallback.table(name).await? {
+            return Ok(Some(t));
+        }
+        match self.set.try_provider(name) {
+            Ok(Some(t)) => Ok(Some(t)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(external(e)),
+        }
+    }
+
+    fn register_table(
+        &self,
+        name: String,
+        table: Arc<dyn TableProvider>,
+    ) -> DfResult<Option<Arc<dyn TableProvider>>> {
+        self.fallback.register_table(name, table)
+    }
+
+    fn deregister_table(&self, name: &str) -> DfResult<Option<Arc<dyn TableProvider>>> {
+        self.fallback.deregister_table(name)
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        self.set.has_table(name) || self.fallback.table_exist(name)
     }
 }
 
 /// Opens the logs on all cores, keeping their order; the first error (in
-/// path order) wins. Logs go to the threads one at a time, so that a few
-/// large logs do not leave the other cores idle.
+/// path order) wins.
 fn open_all(files: &[PathBuf], limits: &robolog::Limits) -> Result<Vec<Opened>, Error> {
+    let budget = Budget::new(KEEP_OPEN_MESSAGES, KEEP_OPEN_LOGS);
+    on_all_cores(files, |p| open_one(p, limits, &budget))
+}
+
+/// Opens `path` again for a table's schema or a scan.
+fn reopen(path: &Path, limits: &robolog::Limits) -> Result<Prepared, Error> {
+    let open = |e| Error::Open {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let log = robolog::open_with(path, limits).map_err(open)?;
+    let summary = log.summary().map_err(open)?;
+    Ok(Prepared { log, summary })
+}
+
+/// `f` of every item, on all cores, in the items' order; the first error
+/// (in that order) wins. Items go to the threads one at a time, so that a
+/// few slow ones do not leave the other cores idle; a thread stops at its
+/// first error.
+fn on_all_cores<I: Sync, T: Send>(
+    items: &[I],
+    f: impl Fn(&I) -> Result<T, Error> + Sync,
+) -> Result<Vec<T>, Error> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(files.len())
+        .min(items.len())
         .max(1);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let budget = Budget::new(KEEP_OPEN_MESSAGES, KEEP_OPEN_LOGS);
-    let results: Vec<Vec<(usize, Result<Opened, Error>)>> = std::thread::scope(|s| {
+    let results: Vec<Vec<(usize, Result<T, Error>)>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     let mut out = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(p) = files.get(i) else { break };
-                        let r = open_one(p, limits, &budget);
+                        let Some(item) = items.get(i) else { break };
+                        let r = f(item);
                         let failed = r.is_err();
                         out.push((i, r));
                         if failed {
@@ -422,21 +613,17 @@ fn open_all(files: &[PathBuf], limits: &robolog::Limits) -> Result<Vec<Opened>, 
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
-    let mut slots: Vec<Option<Result<Opened, Error>>> = (0..files.len()).map(|_| None).collect();
+    let mut slots: Vec<Option<Result<T, Error>>> = (0..items.len()).map(|_| None).collect();
     for (i, r) in results.into_iter().flatten() {
         slots[i] = Some(r);
     }
-    let mut out = Vec::with_capacity(files.len());
-    for (slot, path) in slots.into_iter().zip(files) {
+    let mut out = Vec::with_capacity(items.len());
+    for (slot, item) in slots.into_iter().zip(items) {
         match slot {
             Some(r) => out.push(r?),
-            // A thread stopped at an error before reaching this log (the
-            // error is at a later path) or panicked.
-            None => {
-                return Err(open_one(path, limits, &Budget::new(0, 0))
-                    .err()
-                    .unwrap_or(Error::NoLogs));
-            }
+            // The threads stopped at errors before reaching this item
+            // (they are at later items), or one panicked: done here.
+            None => out.push(f(item)?),
         }
     }
     Ok(out)
@@ -969,13 +1156,5 @@ fn scan_log(
 
 /// Opens `l` for a scan.
 fn prepare(spec: &ScanSpec, l: &LogRef) -> DfResult<Prepared> {
-    let open = |e: logcore::Error| {
-        external(Error::Open {
-            path: l.path.clone(),
-            source: e,
-        })
-    };
-    let log = robolog::open_with(&l.path, &spec.limits).map_err(open)?;
-    let summary = log.summary().map_err(open)?;
-    Ok(Prepared { log, summary })
+    reopen(&l.path, &spec.limits).map_err(external)
 }

@@ -64,6 +64,48 @@ fn strings(batches: &[RecordBatch], col: usize) -> Vec<String> {
         .collect()
 }
 
+/// A one-column table of `n` rows.
+fn numbers(n: i64) -> RecordBatch {
+    let col: arrow_array::ArrayRef =
+        std::sync::Arc::new(arrow_array::Int64Array::from_iter_values(0..n));
+    RecordBatch::try_from_iter([("x", col)]).unwrap()
+}
+
+/// The logs' tables live beside the context's own: tables registered
+/// before and after the logs are queried with them, a table of the logs
+/// replaces one of the same name registered before, and one registered
+/// after replaces it.
+#[tokio::test]
+async fn the_logs_tables_live_beside_others() {
+    let ctx = ctx();
+    ctx.register_batch("before", numbers(1)).unwrap();
+    ctx.register_batch("count", numbers(4)).unwrap();
+    let set = register_logs(&ctx, &[testdata("rosbag/sample.bag")]).unwrap();
+    ctx.register_batch("after", numbers(2)).unwrap();
+    let sql = "SELECT (SELECT count(*) FROM before) * 1000 \
+        + (SELECT count(*) FROM after) * 100 + (SELECT count(*) FROM count) AS n";
+    assert_eq!(ints(&query(&ctx, sql).await, 0), [1230]);
+    assert_eq!(
+        ints(&query(&ctx, "SELECT count(*) FROM logs").await, 0),
+        [1]
+    );
+    // The table is built on first use, once: the context and the set
+    // see the same schema.
+    let df = ctx.table("count").await.unwrap();
+    assert_eq!(
+        df.schema().as_arrow(),
+        set.schema("count").unwrap().as_ref()
+    );
+    assert!(set.has_table("count") && set.has_table("logs") && !set.has_table("nope"));
+    ctx.register_batch("count", numbers(3)).unwrap();
+    assert_eq!(
+        ints(&query(&ctx, "SELECT count(*) FROM count").await, 0),
+        [3]
+    );
+    let err = ctx.sql("SELECT * FROM nope").await.unwrap_err().to_string();
+    assert!(err.contains("nope"), "{err}");
+}
+
 #[tokio::test]
 async fn sample_bag_count_table() {
     let ctx = ctx();
