@@ -166,6 +166,34 @@ pub fn chunk_too_large(offset: u64, declared: u64, limit: u64) -> Error {
     )
 }
 
+/// A per-thread override of the streaming threshold of the format readers
+/// (`mcapfile::chunk::STREAM_CHUNK_ABOVE`, `rosbag12::STREAM_CHUNK_ABOVE`)
+/// for those crates' own tests, which lower it to reach the incremental
+/// path with small chunks. The readers consult it only in their test
+/// builds: elsewhere their constant is the threshold, and this is not
+/// part of the public API.
+#[doc(hidden)]
+pub mod stream_override {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// The override in force on this thread, if any.
+        static ABOVE: Cell<Option<u64>> = const { Cell::new(None) };
+    }
+
+    /// Sets the threshold of readers used on this thread to `bytes`
+    /// bytes; `None` restores each reader's own default.
+    pub fn set(bytes: Option<u64>) {
+        ABOVE.with(|c| c.set(bytes));
+    }
+
+    /// The threshold in force on this thread: the one [`set`] on it,
+    /// else `default` (the reader's constant).
+    pub fn above(default: u64) -> u64 {
+        ABOVE.with(Cell::get).unwrap_or(default)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +215,17 @@ mod tests {
             e.to_string()
                 .contains("a chunk declaring 101 uncompressed bytes")
         );
+    }
+
+    #[test]
+    fn stream_override_is_per_thread() {
+        assert_eq!(stream_override::above(1 << 25), 1 << 25);
+        stream_override::set(Some(1 << 10));
+        assert_eq!(stream_override::above(1 << 25), 1 << 10);
+        let other = std::thread::spawn(|| stream_override::above(1 << 25));
+        assert_eq!(other.join().unwrap(), 1 << 25);
+        stream_override::set(None);
+        assert_eq!(stream_override::above(7), 7);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Chunks above the streaming threshold (lowered here) read back exactly
 //! as the whole-decompression path reads them, damage included.
 
+use logcore::limits::stream_override;
 use logcore::{LogReader, MessageFilter, ReadMode};
 
-use crate::chunk::{STREAM_CHUNK_ABOVE, set_stream_above};
 use crate::{Compression, LinearReader, Mcap, ReadOptions, Record, WriteOptions, Writer};
 
 /// A file of `n` messages on three channels in one chunk (sizes 0 to 299
@@ -103,11 +103,11 @@ fn same(a: &[String], b: &[String], what: &str) {
 
 /// `f` with the whole path, then with the streamed one.
 fn both<T>(f: impl Fn() -> T) -> (T, T) {
-    set_stream_above(STREAM_CHUNK_ABOVE);
+    stream_override::set(None);
     let whole = f();
-    set_stream_above(1 << 10);
+    stream_override::set(Some(1 << 10));
     let streamed = f();
-    set_stream_above(STREAM_CHUNK_ABOVE);
+    stream_override::set(None);
     (whole, streamed)
 }
 

@@ -386,28 +386,21 @@ pub(crate) fn share(record: Record<'_>, buf: &Bytes) -> Record<'static> {
 /// Chunks at or below it are decompressed whole (the faster path).
 pub const STREAM_CHUNK_ABOVE: u64 = 32 << 20;
 
-thread_local! {
-    /// The threshold in force on this thread ([`STREAM_CHUNK_ABOVE`];
-    /// tests lower it).
-    static STREAM_ABOVE: std::cell::Cell<u64> = const { std::cell::Cell::new(STREAM_CHUNK_ABOVE) };
-}
-
-/// Sets the streaming threshold of readers created on this thread (tests).
-#[cfg(test)]
-pub(crate) fn set_stream_above(bytes: u64) {
-    STREAM_ABOVE.with(|c| c.set(bytes));
-}
-
 /// Whether `chunk` is read incrementally: in the file (borrowed),
 /// compressed with a known codec, declaring more than the threshold and no
 /// more than `max_size` (a chunk above the limit takes the whole path,
 /// which refuses it).
 pub(crate) fn streams(chunk: &Chunk<'_>, max_size: u64) -> bool {
     let declared = chunk.uncompressed_size;
+    #[cfg(not(test))]
+    let above = STREAM_CHUNK_ABOVE;
+    // This crate's tests lower the threshold on their thread.
+    #[cfg(test)]
+    let above = logcore::limits::stream_override::above(STREAM_CHUNK_ABOVE);
     matches!(chunk.records, Payload::Borrowed(_))
         && matches!(chunk.compression.as_str(), "zstd" | "lz4")
         && declared <= max_size
-        && declared > STREAM_ABOVE.with(|c| c.get())
+        && declared > above
 }
 
 /// The decoder of a [`StreamedChunk`] (a concrete type, so that a reader

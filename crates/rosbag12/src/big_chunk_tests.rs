@@ -1,9 +1,9 @@
 //! Chunks above the streaming threshold (lowered here) read back exactly
 //! as the whole-decompression path reads them, damage included.
 
+use logcore::limits::stream_override;
 use logcore::{ChannelId, MessageFilter, ReadMode, Timestamp};
 
-use crate::compression::{STREAM_CHUNK_ABOVE, set_stream_above};
 use crate::{Bag, Compression, Connection, RosTime, Writer, WriterOptions};
 
 /// A bag of `n` messages on two connections, in chunks of about
@@ -55,11 +55,11 @@ fn read(file: &[u8], filter: &MessageFilter) -> (Vec<String>, bool) {
 
 /// `f` with the whole path, then with the incremental one.
 fn both<T>(f: impl Fn() -> T) -> (T, T) {
-    set_stream_above(STREAM_CHUNK_ABOVE);
+    stream_override::set(None);
     let whole = f();
-    set_stream_above(1 << 10);
+    stream_override::set(Some(1 << 10));
     let streamed = f();
-    set_stream_above(STREAM_CHUNK_ABOVE);
+    stream_override::set(None);
     (whole, streamed)
 }
 

@@ -180,26 +180,17 @@ fn lz4_blocks(data: &[u8], size: u32, out: &mut Vec<u8>) -> Option<std::io::Resu
 /// (the faster path).
 pub const STREAM_CHUNK_ABOVE: u64 = 32 << 20;
 
-thread_local! {
-    /// The threshold in force on this thread ([`STREAM_CHUNK_ABOVE`];
-    /// tests lower it).
-    static STREAM_ABOVE: std::cell::Cell<u64> = const { std::cell::Cell::new(STREAM_CHUNK_ABOVE) };
-}
-
-/// Sets the streaming threshold of readers used on this thread (tests).
-#[cfg(test)]
-pub(crate) fn set_stream_above(bytes: u64) {
-    STREAM_ABOVE.with(|c| c.set(bytes));
-}
-
 /// Whether a chunk of `compression` declaring `size` bytes is read
 /// incrementally: compressed, above the threshold and within `limits`
 /// (a chunk over the limit takes the whole path, which refuses it).
 pub(crate) fn streams(compression: Compression, size: u32, limits: &crate::Limits) -> bool {
     let size = u64::from(size);
-    compression != Compression::None
-        && size <= limits.max_chunk_size
-        && size > STREAM_ABOVE.with(|c| c.get())
+    #[cfg(not(test))]
+    let above = STREAM_CHUNK_ABOVE;
+    // This crate's tests lower the threshold on their thread.
+    #[cfg(test)]
+    let above = logcore::limits::stream_override::above(STREAM_CHUNK_ABOVE);
+    compression != Compression::None && size <= limits.max_chunk_size && size > above
 }
 
 /// The decoder of a [`ChunkReader`].

@@ -495,17 +495,7 @@ impl<'a> Messages<'a> {
     /// chunk is read whole.
     fn big_stream(&self, i: usize) -> Option<BigStream<'a>> {
         let bag = self.bag;
-        let pos = bag.chunks[i].chunk_pos;
-        if bag.is_cut_chunk(pos) {
-            return None;
-        }
-        let rec = Record::parse(
-            bag.data(),
-            usize::try_from(pos).ok()?,
-            Origin::File { base: 0 },
-        )
-        .ok()?;
-        let header = ChunkHeader::from_record(&rec).ok()?;
+        let (rec, header) = chunk_at(bag, bag.chunks[i].chunk_pos)?;
         if !streams(header.compression, header.size, &bag.limits()) {
             return None;
         }
@@ -866,11 +856,11 @@ impl Job {
     }
 }
 
-/// The decompression job of the bz2 chunk at `pos`; `None` for any other
-/// or an unreadable one (read in place, errors reported there).
-/// `spare` and `input` are buffers to reuse for the output and the copy of
-/// the compressed bytes.
-fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) -> Option<Job> {
+/// The chunk record at file position `pos` and its chunk header; `None`
+/// for the chunk the file's end cuts or one that does not parse, which
+/// the callers leave to be read in place (its complete messages read,
+/// its errors reported there).
+fn chunk_at<'a>(bag: &Bag<'a>, pos: u64) -> Option<(Record<'a>, ChunkHeader)> {
     if bag.is_cut_chunk(pos) {
         return None;
     }
@@ -881,6 +871,15 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     )
     .ok()?;
     let header = ChunkHeader::from_record(&rec).ok()?;
+    Some((rec, header))
+}
+
+/// The decompression job of the bz2 chunk at `pos`; `None` for any other
+/// or an unreadable one (read in place, errors reported there).
+/// `spare` and `input` are buffers to reuse for the output and the copy of
+/// the compressed bytes.
+fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) -> Option<Job> {
+    let (rec, header) = chunk_at(bag, pos)?;
     // Over the limit: read in place, which reports it; above the
     // streaming threshold: read in place, incrementally when it can be.
     if header.compression != Compression::Bz2
