@@ -253,17 +253,20 @@ fn log_info(summary: &logcore::Summary) -> LogInfo {
 
 impl LogSet {
     /// Opens every log under `paths` (files, and directories searched
-    /// recursively: see [`find_logs`](crate::find_logs)) and merges the
-    /// schemas of their tables. Only summaries and channel definitions are
-    /// read, except for channels whose format declares no type (read once
-    /// to infer one). Logs are opened on all cores, and kept open for the
-    /// scans (within [`KEEP_OPEN_LOGS`] and [`KEEP_OPEN_MESSAGES`]): the
-    /// first scan reading a log takes it, later ones open it again.
+    /// recursively: see [`find_logs`](crate::find_logs)) for its summary
+    /// and the names of its tables. Logs are opened on all cores, and kept
+    /// open for the scans (within [`KEEP_OPEN_LOGS`] and
+    /// [`KEEP_OPEN_MESSAGES`]): the first scan reading a log takes it,
+    /// later ones open it again. A table's schemas are built and merged
+    /// when it is first asked for ([`LogSet::schema`], a query naming it):
+    /// only channel definitions are read then, except for channels whose
+    /// format declares no type (read once to infer one).
     ///
     /// Fails on the first log that does not open. A table whose columns
     /// have different types in two logs is still listed, but querying it
     /// fails ([`Error::Merge`] names the log, the table and the column; see
-    /// [`LogSet::check`]).
+    /// [`LogSet::check`]); so does a table that cannot be built from one of
+    /// its logs ([`Error::Read`]).
     pub fn open<P: AsRef<Path>>(paths: &[P]) -> Result<LogSet, Error> {
         LogSet::open_with(paths, robolog::Limits::default())
     }
