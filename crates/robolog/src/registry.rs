@@ -161,13 +161,11 @@ impl Registry {
             protobuf::factory(c, &limits)
         });
         #[cfg(feature = "ros2")]
-        r.register("cdr", Some("ros2msg"), move |c: &ChannelInfo| {
-            ros2::factory(c, &limits)
-        });
-        #[cfg(feature = "ros2")]
-        r.register("cdr", Some("ros2idl"), move |c: &ChannelInfo| {
-            ros2::factory(c, &limits)
-        });
+        for schema in ["ros2msg", "ros2idl"] {
+            r.register("cdr", Some(schema), move |c: &ChannelInfo| {
+                ros2::factory(c, &limits)
+            });
+        }
         r.register("json", None, json::factory);
         r
     }
