@@ -8,12 +8,15 @@
 
 use logcore::FieldName;
 use logcore::FormatError;
-use logcore::ValueType;
+use logcore::{Schema, ValueType};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
+
+mod shared;
+
 /// The resource limits of the readers ([`Limits::max_nesting`] bounds the
 /// nesting of formats, default [`MAX_NESTING`]).
 pub use logcore::Limits;
@@ -580,8 +583,11 @@ type NameMap<V> = HashMap<String, V, BuildHasherDefault<NameHasher>>;
 /// subscribes to, so most are never needed as owned field lists).
 #[derive(Debug, Clone)]
 struct Entry {
-    /// The definition text, `name:fields`.
-    text: String,
+    /// The definition text, `name:fields` (shared with the other logs
+    /// defining it, see [`shared`]).
+    text: Arc<str>,
+    /// Its number among the texts of [`shared`], when it is there.
+    id: Option<u32>,
     /// Where the `:` after the name is.
     colon: usize,
     /// The owned definition, made on first use.
@@ -619,6 +625,9 @@ pub struct Formats {
     layouts: NameMap<Arc<Layout>>,
     /// The nesting limit when not [`MAX_NESTING`].
     max_nesting: Option<usize>,
+    /// What the logs with the same definitions resolved (see [`shared`]),
+    /// looked up on first use after a change.
+    shared: OnceLock<Option<Arc<shared::Set>>>,
 }
 
 impl Formats {
@@ -660,7 +669,8 @@ impl Formats {
         self.store(
             def.name.clone(),
             Entry {
-                text,
+                text: Arc::from(text),
+                id: None,
                 colon,
                 def: OnceLock::from(def),
             },
@@ -669,17 +679,30 @@ impl Formats {
 
     /// Adds (or replaces) the definition in the text of an `F` message,
     /// checked as [`FormatDef::parse`] checks it but without building the
-    /// owned field list (made later, if ever asked for).
-    pub(crate) fn insert_text(&mut self, text: String, offset: u64) -> Result<()> {
-        let (name, rest) = split_format(&text, offset)?;
-        for f in fields_of(rest, offset) {
-            f?;
-        }
-        let (colon, name) = (name.len(), name.to_string());
+    /// owned field list (made later, if ever asked for). A text another
+    /// log of the process defined is not checked again (see [`shared`]).
+    pub(crate) fn insert_text(&mut self, text: &str, offset: u64) -> Result<()> {
+        let (id, text) = match shared::checked(text) {
+            Some((id, stored)) => (Some(id), stored),
+            None => {
+                let (_, rest) = split_format(text, offset)?;
+                for f in fields_of(rest, offset) {
+                    f?;
+                }
+                match shared::intern(text) {
+                    Some((id, stored)) => (Some(id), stored),
+                    None => (None, Arc::from(text)),
+                }
+            }
+        };
+        // Checked: there is a `:`, with a name before it.
+        let colon = text.bytes().position(|b| b == b':').unwrap_or(0);
+        let name = text[..colon].to_string();
         self.store(
             name,
             Entry {
                 text,
+                id,
                 colon,
                 def: OnceLock::new(),
             },
@@ -689,6 +712,7 @@ impl Formats {
 
     fn store(&mut self, name: String, entry: Entry) {
         self.layouts.clear();
+        self.shared = OnceLock::new();
         match self.index.get(&name) {
             Some(&i) => self.defs[i] = entry,
             None => {
@@ -708,6 +732,32 @@ impl Formats {
     /// `name` is not defined. Written from the stored texts, without
     /// building any [`FormatDef`].
     pub fn definition_text(&self, name: &str) -> String {
+        match self.shared_set().and_then(|s| s.schema(name)) {
+            Some(s) => String::from_utf8_lossy(&s.data).into_owned(),
+            None => self.write_definition_text(name),
+        }
+    }
+
+    /// The schema of format `name`: its [`definition_text`](Self::definition_text),
+    /// encoding `ulog-format`. The logs of the process with the same
+    /// definitions share one (see [`shared`]).
+    pub(crate) fn schema(&self, name: &str) -> Arc<Schema> {
+        let set = self.shared_set();
+        if let Some(s) = set.and_then(|s| s.schema(name)) {
+            return s;
+        }
+        let schema = Arc::new(Schema {
+            name: name.to_string(),
+            encoding: "ulog-format".into(),
+            data: self.write_definition_text(name).into_bytes(),
+        });
+        if let Some(s) = set {
+            s.put_schema(name, &schema);
+        }
+        schema
+    }
+
+    fn write_definition_text(&self, name: &str) -> String {
         let mut text = String::new();
         let mut stack = vec![name];
         let mut seen: Vec<&str> = Vec::new();
@@ -741,6 +791,18 @@ impl Formats {
         text
     }
 
+    /// What the logs of the process with the same definitions (the same
+    /// texts in the same order) and nesting limit resolved, when every
+    /// definition came from an `F` text the shared table holds.
+    fn shared_set(&self) -> Option<&Arc<shared::Set>> {
+        self.shared
+            .get_or_init(|| {
+                let ids: Option<Vec<u32>> = self.defs.iter().map(|e| e.id).collect();
+                shared::set(&ids?, self.max_nesting())
+            })
+            .as_ref()
+    }
+
     /// Definitions in the order they first appeared.
     pub fn iter(&self) -> impl Iterator<Item = &FormatDef> {
         self.defs.iter().map(Entry::def)
@@ -763,6 +825,9 @@ impl Formats {
         if let Some(l) = self.layouts.get(name) {
             return Ok(l.value_type());
         }
+        if let Some(l) = self.shared_set().and_then(|s| s.layout(name)) {
+            return Ok(l.value_type());
+        }
         let mut scratch = NameMap::default();
         let mut stack = Vec::new();
         let max = self.max_nesting();
@@ -781,10 +846,22 @@ impl Formats {
     /// Resolves `name` into a layout (cached). Fails for unknown types,
     /// cycles, nesting deeper than [`max_nesting`](Self::max_nesting) and structs larger than a
     /// `D` message can carry; `offset` is used in the error.
+    ///
+    /// A layout a log with the same definitions resolved is taken from it
+    /// (see [`shared`]), with the formats it nests, as resolving it here
+    /// would have cached them.
     pub fn layout(&mut self, name: &str, offset: u64) -> Result<Arc<Layout>> {
+        if let Some(l) = self.layouts.get(name) {
+            return Ok(l.clone());
+        }
+        let set = self.shared_set().cloned();
+        if let Some(l) = set.as_ref().and_then(|s| s.layout(name)) {
+            adopt(&mut self.layouts, &l);
+            return Ok(l);
+        }
         let mut stack = Vec::new();
         let max = self.max_nesting();
-        resolve(
+        let layout = resolve(
             &self.defs,
             &self.index,
             &mut self.layouts,
@@ -792,8 +869,26 @@ impl Formats {
             offset,
             max,
             &mut stack,
-        )
+        )?;
+        if let Some(s) = set {
+            s.put_layout(name, &layout);
+        }
+        Ok(layout)
     }
+}
+
+/// Caches `layout` and every format it nests in `layouts` (each under its
+/// name, the ones cached already kept), as [`resolve`] does.
+fn adopt(layouts: &mut NameMap<Arc<Layout>>, layout: &Arc<Layout>) {
+    if layouts.contains_key(&layout.name) {
+        return;
+    }
+    for f in &layout.fields {
+        if let FieldType::Nested(l) = &f.ty {
+            adopt(layouts, l);
+        }
+    }
+    layouts.insert(layout.name.clone(), layout.clone());
 }
 
 /// Resolves `name` from the stored texts (borrowed, so no definition is
@@ -968,6 +1063,92 @@ mod tests {
         assert!(FormatDef::parse("nocolon", 3).is_err());
         let mut f = formats(&["a:missing x;"]);
         assert_eq!(f.layout("a", 9).unwrap_err().offset(), Some(9));
+    }
+
+    /// `Formats` read from `F` texts, as a log's are.
+    fn read(texts: &[&str], limits: &Limits) -> Formats {
+        let mut f = Formats::with_limits(limits);
+        for (i, t) in texts.iter().enumerate() {
+            f.insert_text(t, i as u64).unwrap();
+        }
+        f
+    }
+
+    #[test]
+    fn logs_with_the_same_definitions_share_their_layouts() {
+        let texts = [
+            "shared_probe_status:uint64_t timestamp;shared_probe_report[2] r;uint8_t[3] _padding0;",
+            "shared_probe_report:uint64_t timestamp;int32_t rpm;uint8_t[4] _padding0;",
+            "shared_probe_bad:shared_probe_missing x;",
+        ];
+        let limits = Limits::default();
+        let mut one = read(&texts, &limits);
+        let mut two = read(&texts, &limits);
+        let a = one.layout("shared_probe_status", 0).unwrap();
+        let b = two.layout("shared_probe_status", 0).unwrap();
+        // The second log took the first's layout, and cached what it nests.
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(b.size, 8 + 2 * 16 + 3);
+        assert_eq!(b.min_size, 8 + 32);
+        assert!(Arc::ptr_eq(
+            &one.layout("shared_probe_report", 0).unwrap(),
+            &two.layout("shared_probe_report", 0).unwrap()
+        ));
+        assert_eq!(two.layouts.len(), 2);
+        let schema = one.schema("shared_probe_status");
+        assert!(Arc::ptr_eq(&schema, &two.schema("shared_probe_status")));
+        assert_eq!(
+            schema.data,
+            one.write_definition_text("shared_probe_status")
+                .into_bytes()
+        );
+        assert_eq!(
+            two.definition_text("shared_probe_status"),
+            "shared_probe_status:uint64_t timestamp;shared_probe_report[2] r;uint8_t[3] _padding0;\n\
+             shared_probe_report:uint64_t timestamp;int32_t rpm;uint8_t[4] _padding0;\n"
+        );
+        // Errors are each log's own, at the offset it gives.
+        assert_eq!(
+            one.layout("shared_probe_bad", 7).unwrap_err().offset(),
+            Some(7)
+        );
+        assert_eq!(
+            two.layout("shared_probe_bad", 9).unwrap_err().offset(),
+            Some(9)
+        );
+        // Another nesting limit, or other definitions, share nothing.
+        let mut three = read(&texts, &limits.with_max_nesting(1));
+        assert!(three.layout("shared_probe_status", 0).is_err());
+        let mut four = read(&texts[1..], &limits);
+        let c = four.layout("shared_probe_report", 0).unwrap();
+        assert!(!Arc::ptr_eq(
+            &c,
+            &one.layout("shared_probe_report", 0).unwrap()
+        ));
+        assert_eq!(*c, *one.layout("shared_probe_report", 0).unwrap());
+        // A definition replaced later is resolved from its new text.
+        four.insert_text("shared_probe_report:uint64_t timestamp;", 0)
+            .unwrap();
+        assert_eq!(four.layout("shared_probe_report", 0).unwrap().size, 8);
+    }
+
+    #[test]
+    fn texts_checked_once_are_still_refused_when_bad() {
+        let mut f = Formats::default();
+        for _ in 0..2 {
+            let e = f
+                .insert_text("shared_probe_x:uint8_t[70000] a;", 3)
+                .unwrap_err();
+            assert_eq!(e.offset(), Some(3));
+            assert!(f.insert_text(":uint8_t a;", 4).is_err());
+            assert!(
+                f.insert_text("shared_probe_y:uint8_t a;double b;", 5)
+                    .is_ok()
+            );
+        }
+        assert_eq!(f.len(), 1);
+        assert_eq!(f.layout("shared_probe_y", 0).unwrap().size, 9);
+        assert_eq!(f.get("shared_probe_y").unwrap().fields.len(), 2);
     }
 
     #[test]

@@ -55,11 +55,7 @@ impl<'a> ULog<'a> {
         let schema = match schemas.get(name) {
             Some(s) => s.clone(),
             None => {
-                let s = Arc::new(Schema {
-                    name: name.to_string(),
-                    encoding: "ulog-format".into(),
-                    data: self.formats.definition_text(name).into_bytes(),
-                });
+                let s = self.formats.schema(name);
                 schemas.insert(name.to_string(), s.clone());
                 s
             }

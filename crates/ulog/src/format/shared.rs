@@ -1,0 +1,123 @@
+//! What the logs read by one process share of their definitions.
+//!
+//! The logs of a fleet come from a handful of firmware builds, each
+//! defining the same formats in every log it writes. Each distinct
+//! definition text is therefore checked once and stored once for the
+//! process ([`checked`], [`intern`]), and a log whose definitions are, in
+//! order, the same texts as another's finds the layouts and schemas that
+//! log made ([`set`]).
+//!
+//! Only results that depend on nothing but the definitions are shared:
+//! checked texts, and layouts that resolved without an error (an error
+//! names the file offset of the message that asked, and is worked out
+//! again by each log). Both tables are bounded; past the bounds, logs check
+//! and resolve their definitions on their own, as when nothing is shared.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use logcore::Schema;
+
+use super::{Layout, NameMap};
+
+/// Bytes of distinct definition texts kept at most (a PX4 build defines
+/// about 45 KiB of formats).
+const MAX_TEXT_BYTES: usize = 16 << 20;
+
+/// Distinct sets of definitions kept at most.
+const MAX_SETS: usize = 256;
+
+/// Checked definition texts and their numbers. The default hasher: the
+/// texts come from files, which could be made to collide on a simpler hash.
+#[derive(Default)]
+struct Texts {
+    ids: HashMap<Arc<str>, u32>,
+    bytes: usize,
+}
+
+fn texts() -> &'static Mutex<Texts> {
+    static TEXTS: OnceLock<Mutex<Texts>> = OnceLock::new();
+    TEXTS.get_or_init(Mutex::default)
+}
+
+/// The number and stored copy of `text`, when a log of this process
+/// checked it before: it is a valid definition.
+pub(super) fn checked(text: &str) -> Option<(u32, Arc<str>)> {
+    let t = texts().lock().unwrap_or_else(PoisonError::into_inner);
+    t.ids.get_key_value(text).map(|(k, &id)| (id, k.clone()))
+}
+
+/// Stores `text`, which [`super::Formats`] found valid, and numbers it;
+/// `None` when the table is full.
+pub(super) fn intern(text: &str) -> Option<(u32, Arc<str>)> {
+    let mut t = texts().lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((k, &id)) = t.ids.get_key_value(text) {
+        return Some((id, k.clone()));
+    }
+    let id = u32::try_from(t.ids.len()).ok()?;
+    if t.bytes + text.len() > MAX_TEXT_BYTES {
+        return None;
+    }
+    let stored: Arc<str> = Arc::from(text);
+    t.bytes += text.len();
+    t.ids.insert(stored.clone(), id);
+    Some((id, stored))
+}
+
+/// What the logs defining one sequence of texts (under one nesting limit)
+/// have resolved.
+#[derive(Debug, Default)]
+pub(super) struct Set {
+    layouts: Mutex<NameMap<Arc<Layout>>>,
+    schemas: Mutex<NameMap<Arc<Schema>>>,
+}
+
+impl Set {
+    /// The layout of `name`, when a log resolved it without an error.
+    pub(super) fn layout(&self, name: &str) -> Option<Arc<Layout>> {
+        let l = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+        l.get(name).cloned()
+    }
+
+    /// Records the layout a log resolved for `name`.
+    pub(super) fn put_layout(&self, name: &str, layout: &Arc<Layout>) {
+        let mut l = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
+        l.entry(name.to_string()).or_insert_with(|| layout.clone());
+    }
+
+    /// The schema of `name` (its definition text and those of the formats
+    /// it nests), when a log made it.
+    pub(super) fn schema(&self, name: &str) -> Option<Arc<Schema>> {
+        let t = self.schemas.lock().unwrap_or_else(PoisonError::into_inner);
+        t.get(name).cloned()
+    }
+
+    /// Records the schema a log made for `name`.
+    pub(super) fn put_schema(&self, name: &str, schema: &Arc<Schema>) {
+        let mut t = self.schemas.lock().unwrap_or_else(PoisonError::into_inner);
+        t.entry(name.to_string()).or_insert_with(|| schema.clone());
+    }
+}
+
+type Sets = HashMap<(Box<[u32]>, usize), Arc<Set>>;
+
+/// The shared results of the logs whose definitions are the texts `ids`,
+/// in this order, resolved at most `max_nesting` deep; `None` when the
+/// table is full and this set is not in it.
+pub(super) fn set(ids: &[u32], max_nesting: usize) -> Option<Arc<Set>> {
+    static SETS: OnceLock<Mutex<Sets>> = OnceLock::new();
+    let mut sets = SETS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let key = (Box::<[u32]>::from(ids), max_nesting);
+    if let Some(s) = sets.get(&key) {
+        return Some(s.clone());
+    }
+    if sets.len() >= MAX_SETS {
+        return None;
+    }
+    let s = Arc::new(Set::default());
+    sets.insert(key, s.clone());
+    Some(s)
+}
