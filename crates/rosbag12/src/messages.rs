@@ -124,8 +124,8 @@ pub struct Messages<'a> {
     everything: bool,
     /// Every group goes through the merge (tests compare the two paths).
     merge_only: bool,
-    /// Buffers for the message positions of the next streams.
-    spare_starts: Vec<Vec<u32>>,
+    /// Buffers for the messages of the next streams.
+    spare_starts: Vec<Vec<Slot>>,
     /// Errors of the current group's chunks, handed out after its
     /// messages.
     errors: VecDeque<Error>,
@@ -146,27 +146,36 @@ pub struct Messages<'a> {
 struct Stream<'a> {
     payload: ChunkPayload<'a>,
     origin: Origin,
-    /// Where the message records are in the payload, from the check: the
-    /// reads of one message do not wait for those of the one before.
-    starts: Vec<u32>,
+    /// The messages, as the check read them: handing one out reads
+    /// nothing of the chunk again.
+    starts: Vec<Slot>,
     /// Index of the next one in `starts`.
     next: usize,
+}
+
+/// A message of a chunk in time order, as [`in_time_order`] read it.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// Position of the record in the chunk.
+    at: u32,
+    conn: u32,
+    time: RosTime,
+    /// End of its data (the data starts at `at` + [`FAST_HEADER`]).
+    end: u32,
 }
 
 impl<'a> Stream<'a> {
     /// The next message passing `filter` (`None`: every message passes).
     #[inline]
     fn next(&mut self, filter: Option<&MessageFilter>) -> Option<BagMessage<'a>> {
-        let buf = self.payload.bytes();
-        while let Some(&at) = self.starts.get(self.next) {
+        while let Some(&slot) = self.starts.get(self.next) {
             self.next += 1;
-            let at = at as usize;
-            let (conn, time, start, end) = checked_message(buf, at)?;
-            if filter.is_none_or(|f| f.matches(ChannelId(conn), time.to_timestamp())) {
+            if filter.is_none_or(|f| f.matches(ChannelId(slot.conn), slot.time.to_timestamp())) {
+                let at = slot.at as usize;
                 return Some(BagMessage {
-                    conn,
-                    time,
-                    data: self.payload.slice(start, end),
+                    conn: slot.conn,
+                    time: slot.time,
+                    data: self.payload.slice(at + FAST_HEADER, slot.end as usize),
                     offset: self.origin.at(at),
                 });
             }
@@ -220,7 +229,7 @@ fn in_time_order(
     buf: &[u8],
     origin: Origin,
     declared: impl Fn(u32) -> bool,
-    starts: &mut Vec<u32>,
+    starts: &mut Vec<Slot>,
 ) -> bool {
     starts.clear();
     let mut pos = 0;
@@ -237,10 +246,15 @@ fn in_time_order(
             if time < last {
                 return false;
             }
-            let Ok(at) = u32::try_from(pos) else {
+            let (Ok(at), Ok(end32)) = (u32::try_from(pos), u32::try_from(end)) else {
                 return false;
             };
-            starts.push(at);
+            starts.push(Slot {
+                at,
+                conn,
+                time,
+                end: end32,
+            });
             last = time;
             pos = end;
             continue;
@@ -739,6 +753,10 @@ impl<'a> Messages<'a> {
     }
 }
 
+/// Bytes before the data of a record [`fast_message`] reads: header
+/// length, the 38-byte header, data length.
+const FAST_HEADER: usize = 46;
+
 /// A message data record at `pos` whose 38-byte header is one of the two
 /// layouts writers use: `conn=`, `op=\x02`, `time=` (ROS, sorted names) or
 /// `op=\x02`, `conn=`, `time=` (rosbags). Returns (conn, time, data start,
@@ -746,7 +764,10 @@ impl<'a> Messages<'a> {
 #[inline]
 fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> {
     // A fixed-size array: the reads below need no bounds checks.
-    let rec: &[u8; 46] = buf.get(pos..pos.checked_add(46)?)?.try_into().ok()?;
+    let rec: &[u8; FAST_HEADER] = buf
+        .get(pos..pos.checked_add(FAST_HEADER)?)?
+        .try_into()
+        .ok()?;
     if rec[..4] != [38, 0, 0, 0] {
         return None;
     }
@@ -767,26 +788,8 @@ fn fast_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> 
         nsec: word(34),
     };
     let data_len = u32::from_le_bytes([rec[42], rec[43], rec[44], rec[45]]) as usize;
-    let start = pos + 46;
+    let start = pos + FAST_HEADER;
     let end = start.checked_add(data_len)?;
-    (end <= buf.len()).then_some((conn, time, start, end))
-}
-
-/// [`fast_message`] for a record [`in_time_order`] has read already: the
-/// layout is known to be one of the two, so only the first field's name
-/// is looked at to tell which.
-#[inline]
-fn checked_message(buf: &[u8], pos: usize) -> Option<(u32, RosTime, usize, usize)> {
-    let rec: &[u8; 46] = buf.get(pos..pos.checked_add(46)?)?.try_into().ok()?;
-    let word = |i: usize| u32::from_le_bytes([rec[i], rec[i + 1], rec[i + 2], rec[i + 3]]);
-    // ROS: `conn=` first (at 4 + 4), rosbags: `op=` first.
-    let conn = if rec[8] == b'c' { word(13) } else { word(21) };
-    let time = RosTime {
-        sec: word(34),
-        nsec: word(38),
-    };
-    let start = pos + 46;
-    let end = start.checked_add(word(42) as usize)?;
     (end <= buf.len()).then_some((conn, time, start, end))
 }
 
@@ -796,8 +799,8 @@ const SPARE_BUFFERS: usize = 2 + logcore::ahead::MAX_THREADS + logcore::ahead::E
 /// A compressed chunk handed to a decompression thread.
 struct Job {
     /// Whether to run [`in_time_order`] on the result: the declared
-    /// connection ids, and a buffer for the message positions.
-    check: Option<(Arc<[u32]>, Vec<u32>)>,
+    /// connection ids, and a buffer for the messages it finds.
+    check: Option<(Arc<[u32]>, Vec<Slot>)>,
     compression: Compression,
     data: Vec<u8>,
     size: u32,
@@ -819,8 +822,8 @@ struct Done {
 enum Order {
     /// Nothing yet.
     Unchecked,
-    /// [`in_time_order`]: in order, with the message positions.
-    Sorted(Vec<u32>),
+    /// [`in_time_order`]: in order, with the messages it read.
+    Sorted(Vec<Slot>),
     /// Not in order, or not readable by the fast path: merged.
     Merge,
 }
@@ -1013,7 +1016,6 @@ mod tests {
             let mut buf = vec![0xAA; 3];
             buf.extend(record(fields, b"payload"));
             let (c, t, start, end) = fast_message(&buf, 3).unwrap();
-            assert_eq!(checked_message(&buf, 3), Some((c, t, start, end)));
             let r = Record::parse(&buf, 3, Origin::File { base: 0 }).unwrap();
             let h = MessageDataHeader::from_record(&r).unwrap();
             assert_eq!((c, t), (h.conn, h.time));
