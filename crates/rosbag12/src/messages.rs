@@ -223,8 +223,8 @@ impl<'a> BigStream<'a> {
 /// or a connection record, and message times never decrease. Anything
 /// else (other layouts, damage, unsorted times) goes through the merge,
 /// which orders the messages or reports the error. `declared` says
-/// whether the bag declares a connection id; `starts` gets the positions
-/// of the message records.
+/// whether the bag declares a connection id; `starts` gets the messages
+/// (position, connection, time, end).
 fn in_time_order(
     buf: &[u8],
     origin: Origin,
