@@ -75,28 +75,35 @@ pub(super) struct Set {
 impl Set {
     /// The layout of `name`, when a log resolved it without an error.
     pub(super) fn layout(&self, name: &str) -> Option<Arc<Layout>> {
-        let l = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
-        l.get(name).cloned()
+        get(&self.layouts, name)
     }
 
     /// Records the layout a log resolved for `name`.
     pub(super) fn put_layout(&self, name: &str, layout: &Arc<Layout>) {
-        let mut l = self.layouts.lock().unwrap_or_else(PoisonError::into_inner);
-        l.entry(name.to_string()).or_insert_with(|| layout.clone());
+        put(&self.layouts, name, layout);
     }
 
     /// The schema of `name` (its definition text and those of the formats
     /// it nests), when a log made it.
     pub(super) fn schema(&self, name: &str) -> Option<Arc<Schema>> {
-        let t = self.schemas.lock().unwrap_or_else(PoisonError::into_inner);
-        t.get(name).cloned()
+        get(&self.schemas, name)
     }
 
     /// Records the schema a log made for `name`.
     pub(super) fn put_schema(&self, name: &str, schema: &Arc<Schema>) {
-        let mut t = self.schemas.lock().unwrap_or_else(PoisonError::into_inner);
-        t.entry(name.to_string()).or_insert_with(|| schema.clone());
+        put(&self.schemas, name, schema);
     }
+}
+
+fn get<T>(map: &Mutex<NameMap<Arc<T>>>, name: &str) -> Option<Arc<T>> {
+    let m = map.lock().unwrap_or_else(PoisonError::into_inner);
+    m.get(name).cloned()
+}
+
+/// Keeps the first value recorded for `name` (every log makes the same).
+fn put<T>(map: &Mutex<NameMap<Arc<T>>>, name: &str, value: &Arc<T>) {
+    let mut m = map.lock().unwrap_or_else(PoisonError::into_inner);
+    m.entry(name.to_string()).or_insert_with(|| value.clone());
 }
 
 type Sets = HashMap<(Box<[u32]>, usize), Arc<Set>>;
