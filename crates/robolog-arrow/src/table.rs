@@ -75,11 +75,10 @@ pub struct Table {
 /// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "logs_");
 /// ```
 pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
-    let raw = if format == Format::ULog {
-        channel.type_name.as_str()
-    } else {
-        channel.topic.strip_prefix('/').unwrap_or(&channel.topic)
-    };
+    let raw = raw_table_name(format, channel);
+    if is_plain(raw) {
+        return raw.to_string();
+    }
     let name: String = raw
         .chars()
         .map(|c| {
@@ -96,6 +95,34 @@ pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
         format!("{LOGS}_")
     } else {
         name
+    }
+}
+
+/// What [`table_name`] makes the name of: the ULog format name, or the
+/// topic without its leading `/`.
+fn raw_table_name(format: Format, channel: &ChannelInfo) -> &str {
+    if format == Format::ULog {
+        channel.type_name.as_str()
+    } else {
+        channel.topic.strip_prefix('/').unwrap_or(&channel.topic)
+    }
+}
+
+/// Whether [`table_name`] keeps `raw` as it is: letters, digits and `_`
+/// only, not empty, not [`LOGS`].
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty() && raw != LOGS && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Whether `channel` belongs to the table called `name`
+/// (`table_name(format, channel) == name`, without making the name when
+/// the channel's is kept as it is).
+fn in_table(format: Format, channel: &ChannelInfo, name: &str) -> bool {
+    let raw = raw_table_name(format, channel);
+    if is_plain(raw) {
+        raw == name
+    } else {
+        table_name(format, channel) == name
     }
 }
 
@@ -144,11 +171,9 @@ pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table
 /// ```
 pub fn table_of(log: &Log<'_>, summary: &Summary, name: &str) -> Result<Option<Table>, Error> {
     let format = log.format();
-    Ok(
-        tables_where(log, summary, &|c| table_name(format, c) == name)?
-            .into_iter()
-            .next(),
-    )
+    Ok(tables_where(log, summary, &|c| in_table(format, c, name))?
+        .into_iter()
+        .next())
 }
 
 /// [`tables_with_summary`] of the channels `keep` accepts only.
@@ -658,4 +683,37 @@ impl Iterator for BatchReader<'_> {
 pub fn metadata_json(summary: &Summary) -> String {
     let m: BTreeMap<&String, &String> = summary.metadata.iter().collect();
     serde_json::to_string(&m).unwrap_or_else(|_| "{}".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use logcore::ChannelId;
+
+    #[test]
+    fn channels_are_matched_to_their_table_names() {
+        let cases = [
+            (Format::RosBag, "/camera/image_raw", "x", "camera_image_raw"),
+            (Format::RosBag, "/logs", "x", "logs_"),
+            (Format::RosBag, "/", "x", "_"),
+            (Format::RosBag, "count", "x", "count"),
+            (Format::Mcap, "/a.b-c", "x", "a_b_c"),
+            (
+                Format::ULog,
+                "vehicle_status[1]",
+                "vehicle_status",
+                "vehicle_status",
+            ),
+            (Format::ULog, "t", "logs", "logs_"),
+            (Format::ULog, "t", "é", "_"),
+        ];
+        for (format, topic, ty, want) in cases {
+            let c = ChannelInfo::new(ChannelId(0), topic, ty, "x");
+            assert_eq!(table_name(format, &c), want, "{topic} {ty}");
+            assert!(in_table(format, &c, want), "{topic} {ty}");
+            assert!(!in_table(format, &c, "camera"), "{topic} {ty}");
+            let raw = raw_table_name(format, &c);
+            assert!(!in_table(format, &c, &format!("{raw}_x")), "{topic} {ty}");
+        }
+    }
 }
