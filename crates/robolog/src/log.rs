@@ -348,6 +348,10 @@ pub(crate) fn expect_format(found: Format, wanted: Format) -> Result<(), Error> 
 
 impl Log<'static> {
     pub(crate) fn owned(format: Format, bytes: FileBytes, limits: &Limits) -> Result<Self, Error> {
+        if format == Format::ULog {
+            // Its reader walks every message of the file when it opens it.
+            bytes.populate();
+        }
         let owned = OwnedReader::try_new(bytes, |b| Reader::with_limits(format, b, limits))?;
         Ok(Log::with_inner(format, Inner::Owned(owned), limits))
     }
