@@ -798,7 +798,8 @@ impl Formats {
         self.shared
             .get_or_init(|| {
                 let ids: Option<Vec<u32>> = self.defs.iter().map(|e| e.id).collect();
-                shared::set(&ids?, self.max_nesting())
+                let bytes = self.defs.iter().map(|e| e.text.len()).sum();
+                shared::set(&ids?, bytes, self.max_nesting())
             })
             .as_ref()
     }
@@ -1130,6 +1131,33 @@ mod tests {
         four.insert_text("shared_probe_report:uint64_t timestamp;", 0)
             .unwrap();
         assert_eq!(four.layout("shared_probe_report", 0).unwrap().size, 8);
+    }
+
+    #[test]
+    fn definitions_too_long_to_share_are_resolved_by_each_log() {
+        // Five formats of 60.5 KB each: over the 256 KiB a shared set
+        // may hold.
+        let texts: Vec<String> = (0..5)
+            .map(|i| {
+                let fields: String = (0..4400).map(|k| format!("uint8_t f{k};")).collect();
+                format!("shared_probe_big{i}:{fields}")
+            })
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut one = read(&texts, &Limits::default());
+        let mut two = read(&texts, &Limits::default());
+        let a = one.layout("shared_probe_big0", 0).unwrap();
+        let b = two.layout("shared_probe_big0", 0).unwrap();
+        assert_eq!(a.size, 4400);
+        assert_eq!(*a, *b);
+        assert!(!Arc::ptr_eq(&a, &b));
+        // Four of them (242 KB) share.
+        let mut three = read(&texts[..4], &Limits::default());
+        let mut four = read(&texts[..4], &Limits::default());
+        assert!(Arc::ptr_eq(
+            &three.layout("shared_probe_big1", 0).unwrap(),
+            &four.layout("shared_probe_big1", 0).unwrap()
+        ));
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //! Only results that depend on nothing but the definitions are shared:
 //! checked texts, and layouts that resolved without an error (an error
 //! names the file offset of the message that asked, and is worked out
-//! again by each log). Both tables are bounded; past the bounds, logs check
-//! and resolve their definitions on their own, as when nothing is shared.
+//! again by each log). Both tables are bounded, and so are the definitions
+//! of a set; past the bounds, logs check and resolve their definitions on
+//! their own, as when nothing is shared.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -25,7 +26,13 @@ use super::{Layout, NameMap};
 const MAX_TEXT_BYTES: usize = 16 << 20;
 
 /// Distinct sets of definitions kept at most.
-const MAX_SETS: usize = 256;
+const MAX_SETS: usize = 64;
+
+/// Text bytes of a set of definitions shared at most (a PX4 build's are
+/// about 45 KiB). What a set holds is some times its texts, and it stays
+/// as long as the process: with [`MAX_SETS`], this bounds the memory the
+/// sets take whatever files are read.
+const MAX_SET_TEXT_BYTES: usize = 256 << 10;
 
 /// Checked definition texts and their numbers. The default hasher: the
 /// texts come from files, which could be made to collide on a simpler hash.
@@ -108,10 +115,14 @@ fn put<T>(map: &Mutex<NameMap<Arc<T>>>, name: &str, value: &Arc<T>) {
 
 type Sets = HashMap<(Box<[u32]>, usize), Arc<Set>>;
 
-/// The shared results of the logs whose definitions are the texts `ids`,
-/// in this order, resolved at most `max_nesting` deep; `None` when the
+/// The shared results of the logs whose definitions are the texts `ids`
+/// (`text_bytes` long in all), in this order, resolved at most
+/// `max_nesting` deep; `None` when the texts are too long to share, or the
 /// table is full and this set is not in it.
-pub(super) fn set(ids: &[u32], max_nesting: usize) -> Option<Arc<Set>> {
+pub(super) fn set(ids: &[u32], text_bytes: usize, max_nesting: usize) -> Option<Arc<Set>> {
+    if text_bytes > MAX_SET_TEXT_BYTES {
+        return None;
+    }
     static SETS: OnceLock<Mutex<Sets>> = OnceLock::new();
     let mut sets = SETS
         .get_or_init(Mutex::default)
