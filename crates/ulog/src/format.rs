@@ -848,9 +848,10 @@ impl Formats {
     /// cycles, nesting deeper than [`max_nesting`](Self::max_nesting) and structs larger than a
     /// `D` message can carry; `offset` is used in the error.
     ///
-    /// A layout a log with the same definitions resolved is taken from it
-    /// (see [`shared`]), with the formats it nests, as resolving it here
-    /// would have cached them.
+    /// A layout that another log of the process with the same definitions
+    /// (the same `F` texts in the same order, and nesting limit) resolved
+    /// is taken from it, with the formats it nests, as resolving it here
+    /// would have cached them; errors are always worked out here.
     pub fn layout(&mut self, name: &str, offset: u64) -> Result<Arc<Layout>> {
         if let Some(l) = self.layouts.get(name) {
             return Ok(l.clone());
