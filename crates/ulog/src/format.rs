@@ -626,7 +626,8 @@ pub struct Formats {
     /// The nesting limit when not [`MAX_NESTING`].
     max_nesting: Option<usize>,
     /// What the logs with the same definitions resolved (see [`shared`]),
-    /// looked up on first use after a change.
+    /// looked up on first use; `None` for good once a definition changes
+    /// after that.
     shared: OnceLock<Option<Arc<shared::Set>>>,
 }
 
@@ -712,7 +713,12 @@ impl Formats {
 
     fn store(&mut self, name: String, entry: Entry) {
         self.layouts.clear();
-        self.shared = OnceLock::new();
+        if self.shared.get().is_some() {
+            // A definition changed after the shared set was looked up (an
+            // `F` late in the file): this log stops sharing, rather than
+            // look all its definitions up again after each such change.
+            self.shared = OnceLock::from(None);
+        }
         match self.index.get(&name) {
             Some(&i) => self.defs[i] = entry,
             None => {
@@ -1132,6 +1138,8 @@ mod tests {
         four.insert_text("shared_probe_report:uint64_t timestamp;", 0)
             .unwrap();
         assert_eq!(four.layout("shared_probe_report", 0).unwrap().size, 8);
+        // ... and it shares nothing after that.
+        assert!(four.shared.get().is_some_and(Option::is_none));
     }
 
     #[test]
