@@ -44,7 +44,7 @@ pub use inputs::{find_logs, hive_escape, log_ids};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,
     SEQUENCE, ScanOptions, Table, metadata_json, scan, table_name, table_of, tables,
-    tables_with_summary,
+    tables_with_summary, ulog_in_table,
 };
 
 /// What can go wrong building tables.

@@ -75,7 +75,11 @@ pub struct Table {
 /// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "logs_");
 /// ```
 pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
-    let raw = raw_table_name(format, channel);
+    name_of_raw(raw_table_name(format, channel))
+}
+
+/// [`table_name`] of a channel whose name before the change is `raw`.
+fn name_of_raw(raw: &str) -> String {
     if is_plain(raw) {
         return raw.to_string();
     }
@@ -118,11 +122,24 @@ fn is_plain(raw: &str) -> bool {
 /// (`table_name(format, channel) == name`, without making the name when
 /// the channel's is kept as it is).
 fn in_table(format: Format, channel: &ChannelInfo, name: &str) -> bool {
-    let raw = raw_table_name(format, channel);
-    if is_plain(raw) {
-        raw == name
+    ulog_in_table(raw_table_name(format, channel), name)
+}
+
+/// Whether the channels of the ULog format called `format_name` belong to
+/// the table called `table` (see [`table_name`]): what a reader that wants
+/// some tables only selects the subscriptions of a ULog by
+/// ([`robolog::open_selected`]).
+///
+/// ```
+/// assert!(robolog_arrow::ulog_in_table("vehicle_status", "vehicle_status"));
+/// assert!(robolog_arrow::ulog_in_table("logs", "logs_"));
+/// assert!(!robolog_arrow::ulog_in_table("vehicle_status", "vehicle"));
+/// ```
+pub fn ulog_in_table(format_name: &str, table: &str) -> bool {
+    if is_plain(format_name) {
+        format_name == table
     } else {
-        table_name(format, channel) == name
+        name_of_raw(format_name) == table
     }
 }
 
@@ -714,6 +731,10 @@ mod tests {
             assert!(!in_table(format, &c, "camera"), "{topic} {ty}");
             let raw = raw_table_name(format, &c);
             assert!(!in_table(format, &c, &format!("{raw}_x")), "{topic} {ty}");
+            if format == Format::ULog {
+                assert!(ulog_in_table(ty, want), "{ty}");
+                assert!(!ulog_in_table(ty, "camera"), "{ty}");
+            }
         }
     }
 }

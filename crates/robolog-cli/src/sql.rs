@@ -136,8 +136,8 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
         write::check(out, &policy)?;
     }
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    let set = LogSet::open_with(&paths, open::limits()).map_err(|e| log_failure(&e))?;
     let Some(query) = query else {
+        let set = LogSet::open_with(&paths, open::limits()).map_err(|e| log_failure(&e))?;
         return print_schema(&set).map_err(|e| Failure::new(Path::new("stdout"), e));
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -147,6 +147,11 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     let config = SessionConfig::new()
         .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
     let ctx = SessionContext::new_with_config(config);
+    let set = match tables_named(&ctx, query) {
+        Some(tables) => LogSet::open_for(&paths, open::limits(), &tables),
+        None => LogSet::open_with(&paths, open::limits()),
+    }
+    .map_err(|e| log_failure(&e))?;
     set.register(&ctx).map_err(|e| log_failure(&e))?;
     let df = runtime
         .block_on(ctx.sql(query))
@@ -160,6 +165,30 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
         write_result(args, &policy, &schema, batches)
     })?;
     Ok(Outcome::Clean)
+}
+
+/// The tables of the default schema that `query` reads, when it reads no
+/// other (`None` for a query that does not parse, or that names another
+/// schema or catalog, such as `information_schema`: every table is opened
+/// then).
+fn tables_named(ctx: &SessionContext, query: &str) -> Option<Vec<String>> {
+    let state = ctx.state();
+    let options = state.config().options();
+    let statement = state
+        .sql_to_statement(query, &options.sql_parser.dialect)
+        .ok()?;
+    let refs = state.resolve_table_references(&statement).ok()?;
+    let (catalog, schema) = (
+        &options.catalog.default_catalog,
+        &options.catalog.default_schema,
+    );
+    refs.iter()
+        .map(|r| {
+            let here =
+                r.schema().is_none_or(|s| s == schema) && r.catalog().is_none_or(|c| c == catalog);
+            here.then(|| r.table().to_string())
+        })
+        .collect()
 }
 
 /// Runs `f` with a progress bar on stderr (when it is a terminal) that

@@ -183,3 +183,34 @@ fn exit_codes() {
         )
     );
 }
+
+/// Queries reading several tables, through CTEs, subqueries and qualified
+/// names, with and without the `logs` table: each table a query names is
+/// read, whatever the form of the name.
+#[test]
+fn queries_naming_tables_in_any_form() {
+    let cases = [
+        (
+            "SELECT (SELECT count(*) FROM vehicle_attitude) AS a, \
+             (SELECT count(*) FROM public.count) AS c",
+            "a,c\n3,30\n",
+        ),
+        (
+            "WITH a AS (SELECT log, count(*) AS n FROM VEHICLE_ATTITUDE GROUP BY log), \
+             c AS (SELECT log, count(*) AS n FROM datafusion.public.count GROUP BY log) \
+             SELECT logs.log, logs.format, coalesce(a.n, c.n) AS n FROM logs \
+             LEFT JOIN a USING (log) LEFT JOIN c USING (log) ORDER BY logs.log",
+            "log,format,n\nexample.ulg,ulog,3\nsample.bag,rosbag,30\n",
+        ),
+    ];
+    for (sql, want) in cases {
+        let out = robolog()
+            .args(["sql", "--format", "csv", sql])
+            .arg(testdata("ulog/example.ulg"))
+            .arg(testdata("rosbag/sample.bag"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{sql}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), want, "{sql}");
+    }
+}

@@ -26,7 +26,7 @@ use datafusion::physical_plan::{
 };
 use datafusion::prelude::SessionContext;
 use logcore::{LogReader, Timestamp};
-use robolog_arrow::{ScanOptions, metadata_json, table_name, table_of};
+use robolog_arrow::{ScanOptions, metadata_json, table_name, table_of, ulog_in_table};
 
 use crate::schema::{LOG, align, merge, with_log_column};
 use crate::{Error, discover, filter};
@@ -99,7 +99,10 @@ pub struct LogSet {
 #[derive(Debug)]
 struct SetInner {
     logs: Vec<LogRef>,
-    infos: Vec<LogInfo>,
+    /// The rows of the `logs` table; `None` when the set was opened for
+    /// other tables ([`LogSet::open_for`]; the `logs` table then reads
+    /// them when it is scanned).
+    infos: Option<Vec<LogInfo>>,
     /// Table name -> the logs that have it, and its merged schema once
     /// built.
     tables: BTreeMap<String, Entry>,
@@ -128,7 +131,9 @@ struct Merged {
 
 /// What opening one log found.
 struct Opened {
-    info: LogInfo,
+    /// Its row of the `logs` table, unless the set was opened for other
+    /// tables.
+    info: Option<LogInfo>,
     /// The names of its tables.
     tables: Vec<String>,
     /// The opened log, when it is kept for the scans.
@@ -214,8 +219,19 @@ impl Budget {
     }
 }
 
-fn open_one(path: &Path, limits: &robolog::Limits, budget: &Budget) -> Result<Opened, Error> {
-    let log = robolog::open_with(path, limits).map_err(|e| Error::Open {
+/// Opens the log at `path` for a set: for every table, or for the tables
+/// `only` names (see [`LogSet::open_for`]).
+fn open_one(
+    path: &Path,
+    limits: &robolog::Limits,
+    budget: &Budget,
+    only: Option<&[String]>,
+) -> Result<Opened, Error> {
+    let log = match only {
+        Some(t) => robolog::open_selected(path, limits, &|n| t.iter().any(|t| ulog_in_table(n, t))),
+        None => robolog::open_with(path, limits),
+    }
+    .map_err(|e| Error::Open {
         path: path.to_path_buf(),
         source: e,
     })?;
@@ -227,13 +243,13 @@ fn open_one(path: &Path, limits: &robolog::Limits, budget: &Budget) -> Result<Op
     let mut tables: Vec<String> = Vec::new();
     for c in &summary.channels {
         let name = table_name(format, &c.info);
-        if !tables.contains(&name) {
+        if !tables.contains(&name) && only.is_none_or(|t| t.contains(&name)) {
             tables.push(name);
         }
     }
     let keep = budget.take(summary.message_count);
     Ok(Opened {
-        info: log_info(&summary),
+        info: only.is_none().then(|| log_info(&summary)),
         tables,
         kept: keep.then(|| Arc::new(Prepared { log, summary })),
     })
@@ -277,14 +293,48 @@ impl LogSet {
         paths: &[P],
         limits: robolog::Limits,
     ) -> Result<LogSet, Error> {
+        LogSet::open_inner(paths, limits, None)
+    }
+
+    /// [`LogSet::open_with`] for a query that reads the tables `tables`
+    /// only (the names its statement refers to; a name no log has is left
+    /// out, as by a query): the set lists no other table, and opening it
+    /// costs much less. A ULog is read for the samples of those tables
+    /// only (see [`robolog::open_selected`]), and the rows of [`LOGS`] are
+    /// read only if a scan asks for them. With [`LOGS`] among `tables`,
+    /// this is [`LogSet::open_with`].
+    ///
+    /// ```no_run
+    /// let limits = robolog::Limits::default();
+    /// let set = robolog_sql::LogSet::open_for(&["fleet/"], limits, &["vehicle_status"])?;
+    /// assert!(set.table_names().iter().all(|t| *t == "vehicle_status"));
+    /// # Ok::<(), robolog_sql::Error>(())
+    /// ```
+    pub fn open_for<P: AsRef<Path>, T: AsRef<str>>(
+        paths: &[P],
+        limits: robolog::Limits,
+        tables: &[T],
+    ) -> Result<LogSet, Error> {
+        let tables: Vec<String> = tables.iter().map(|t| t.as_ref().to_string()).collect();
+        if tables.iter().any(|t| t == LOGS) {
+            return LogSet::open_with(paths, limits);
+        }
+        LogSet::open_inner(paths, limits, Some(&tables))
+    }
+
+    fn open_inner<P: AsRef<Path>>(
+        paths: &[P],
+        limits: robolog::Limits,
+        only: Option<&[String]>,
+    ) -> Result<LogSet, Error> {
         let files = discover::find_logs(paths)?;
         if files.is_empty() {
             return Err(Error::NoLogs);
         }
         let ids = discover::log_ids(&files);
-        let opened = open_all(&files, &limits)?;
+        let opened = open_all(&files, &limits, only)?;
         let mut logs = Vec::with_capacity(files.len());
-        let mut infos = Vec::with_capacity(files.len());
+        let mut infos = only.is_none().then(|| Vec::with_capacity(files.len()));
         let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
         let kept = KeptLogs::default();
         for (i, ((path, id), o)) in files.into_iter().zip(ids).zip(opened).enumerate() {
@@ -304,7 +354,9 @@ impl LogSet {
                 map.insert(path.clone(), k);
             }
             logs.push(LogRef { id, path, size });
-            infos.push(o.info);
+            if let (Some(infos), Some(info)) = (infos.as_mut(), o.info) {
+                infos.push(info);
+            }
         }
         Ok(LogSet {
             inner: Arc::new(SetInner {
@@ -384,7 +436,10 @@ impl LogSet {
     pub fn try_provider(&self, table: &str) -> Result<Option<Arc<LogTable>>, Error> {
         let set = &self.inner;
         if table == LOGS {
-            let rows = logs_batch(&set.logs, &set.infos).ok();
+            let rows = set
+                .infos
+                .as_ref()
+                .and_then(|infos| logs_batch(&set.logs, infos).ok());
             return Ok(Some(Arc::new(LogTable {
                 name: LOGS.into(),
                 source: LOGS.into(),
@@ -464,7 +519,7 @@ impl LogSet {
             };
             let prepared = match set.kept.get(&l.path) {
                 Some(p) => p,
-                None => Arc::new(reopen(&l.path, &set.limits)?),
+                None => Arc::new(reopen(&l.path, &set.limits, table)?),
             };
             let table = table_of(&prepared.log, &prepared.summary, table).map_err(read)?;
             Ok(table.map(|t| t.schema()))
@@ -563,18 +618,23 @@ impl SchemaProvider for SetSchema {
 
 /// Opens the logs on all cores, keeping their order; the first error (in
 /// path order) wins.
-fn open_all(files: &[PathBuf], limits: &robolog::Limits) -> Result<Vec<Opened>, Error> {
+fn open_all(
+    files: &[PathBuf],
+    limits: &robolog::Limits,
+    only: Option<&[String]>,
+) -> Result<Vec<Opened>, Error> {
     let budget = Budget::new(KEEP_OPEN_MESSAGES, KEEP_OPEN_LOGS);
-    on_all_cores(files, |p| open_one(p, limits, &budget))
+    on_all_cores(files, |p| open_one(p, limits, &budget, only))
 }
 
-/// Opens `path` again for a table's schema or a scan.
-fn reopen(path: &Path, limits: &robolog::Limits) -> Result<Prepared, Error> {
+/// Opens `path` again for the schema or a scan of its table `table` (a
+/// ULog is read for that table's samples only).
+fn reopen(path: &Path, limits: &robolog::Limits, table: &str) -> Result<Prepared, Error> {
     let open = |e| Error::Open {
         path: path.to_path_buf(),
         source: e,
     };
-    let log = robolog::open_with(path, limits).map_err(open)?;
+    let log = robolog::open_selected(path, limits, &|n| ulog_in_table(n, table)).map_err(open)?;
     let summary = log.summary().map_err(open)?;
     Ok(Prepared { log, summary })
 }
@@ -1159,5 +1219,5 @@ fn scan_log(
 
 /// Opens `l` for a scan.
 fn prepare(spec: &ScanSpec, l: &LogRef) -> DfResult<Prepared> {
-    reopen(&l.path, &spec.limits).map_err(external)
+    reopen(&l.path, &spec.limits, &spec.table).map_err(external)
 }

@@ -396,3 +396,48 @@ async fn a_logs_topic_is_the_table_logs_() {
     assert_eq!(ints(&b, 0), [1]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every row of `sql`, in one batch.
+async fn rows(ctx: &SessionContext, sql: &str) -> RecordBatch {
+    let df = ctx.sql(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let schema = std::sync::Arc::new(df.schema().as_arrow().clone());
+    let batches = df.collect().await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    datafusion::arrow::compute::concat_batches(&schema, &batches).unwrap()
+}
+
+/// A set opened for some tables lists only those, and gives the same
+/// rows and schemas as a set opened for all (a ULog read for one table
+/// indexes only its samples); its `logs` table reads its rows when asked.
+#[tokio::test]
+async fn a_set_opened_for_some_tables_answers_as_the_whole_set() {
+    let paths = [
+        testdata("rosbag/sample.bag"),
+        testdata("mcap/chunked-zstd.mcap"),
+        testdata("ulog/example.ulg"),
+        testdata("ulog/features.ulg"),
+        testdata("vellog/sensors.vel"),
+        testdata("carla/scene-0.9.13.rec"),
+    ];
+    // One partition: rows come in log order, then as each log stores them.
+    let ctx = || SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
+    let all = ctx();
+    let set = register_logs(&all, &paths).unwrap();
+    let names: Vec<String> = set.table_names().iter().map(|t| t.to_string()).collect();
+    assert!(names.len() > 10, "{names:?}");
+    let logs = rows(&all, "SELECT * FROM logs ORDER BY log").await;
+    for t in &names {
+        let some = ctx();
+        let only = LogSet::open_for(&paths, robolog::Limits::default(), &[t, "absent"]).unwrap();
+        assert_eq!(only.table_names(), [t.as_str()]);
+        assert_eq!(only.schema(t), set.schema(t), "{t}");
+        only.register(&some).unwrap();
+        let sql = format!("SELECT * FROM \"{t}\"");
+        let (want, got) = (rows(&all, &sql).await, rows(&some, &sql).await);
+        assert!(want.num_rows() > 0, "{t}");
+        assert_eq!(got, want, "{t}");
+        assert_eq!(rows(&some, "SELECT * FROM logs ORDER BY log").await, logs);
+    }
+    // With `logs` among them, every table is listed.
+    let with_logs = LogSet::open_for(&paths, robolog::Limits::default(), &["logs"]).unwrap();
+    assert_eq!(with_logs.table_names(), set.table_names());
+}

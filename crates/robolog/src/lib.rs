@@ -53,7 +53,36 @@ pub fn open(path: impl AsRef<Path>) -> Result<Log<'static>, Error> {
 pub fn open_with(path: impl AsRef<Path>, limits: &Limits) -> Result<Log<'static>, Error> {
     let bytes = FileBytes::open(path)?;
     let format = detect(&bytes)?;
-    Log::owned(format, bytes, limits)
+    Log::owned(format, bytes, limits, None)
+}
+
+/// [`open_with`] for a reader that wants the channels of some message
+/// types only (a query naming a few tables of many logs): a ULog indexes
+/// only the samples of the subscriptions whose format name `keep` accepts,
+/// keeps no parameters, and leaves its other channels out of its summary
+/// (see [`ulogfile::ULog::parse_selected`]), which costs much less memory
+/// and time than a full read. The other formats index lazily anyway, and
+/// open as [`open_with`] opens them.
+///
+/// ```no_run
+/// use robolog::LogReader;
+/// let log = robolog::open_selected("flight.ulg", &Default::default(), &|name| {
+///     name == "vehicle_global_position"
+/// })?;
+/// // The selected channels (and the GPS ones, which anchor the clock).
+/// for c in log.summary()?.channels {
+///     println!("{}: {} messages", c.info.topic, c.message_count);
+/// }
+/// # Ok::<(), robolog::Error>(())
+/// ```
+pub fn open_selected(
+    path: impl AsRef<Path>,
+    limits: &Limits,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Log<'static>, Error> {
+    let bytes = FileBytes::open(path)?;
+    let format = detect(&bytes)?;
+    Log::owned(format, bytes, limits, Some(keep))
 }
 
 /// Like [`open`], for a tool that reads one format only: a file of another
@@ -79,7 +108,7 @@ pub fn open_as_with(
     let bytes = FileBytes::open(path)?;
     let found = detect(&bytes)?;
     log::expect_format(found, format)?;
-    Log::owned(format, bytes, limits)
+    Log::owned(format, bytes, limits, None)
 }
 
 /// Like [`open`], over bytes already in memory (borrowed, not copied).

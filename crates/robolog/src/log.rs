@@ -49,16 +49,41 @@ impl<'a> Reader<'a> {
 
     /// Builds `format`'s reader over `bytes`, applying `limits`.
     pub fn with_limits(format: Format, bytes: &'a [u8], limits: &Limits) -> Result<Self, Error> {
-        let _ = (bytes, limits);
+        Self::build(format, bytes, limits, None)
+    }
+
+    /// [`Reader::with_limits`] for a caller that reads the channels of
+    /// some message types only: a ULog indexes the samples of the
+    /// subscriptions whose format name `keep` accepts (see
+    /// [`ulogfile::ULog::parse_selected`]; its other channels are left out
+    /// of its summary). The other formats index lazily anyway and are
+    /// built as by [`Reader::with_limits`].
+    pub fn selected(
+        format: Format,
+        bytes: &'a [u8],
+        limits: &Limits,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Self, Error> {
+        Self::build(format, bytes, limits, Some(keep))
+    }
+
+    fn build(
+        format: Format,
+        bytes: &'a [u8],
+        limits: &Limits,
+        keep: Option<&dyn Fn(&str) -> bool>,
+    ) -> Result<Self, Error> {
+        let _ = (bytes, limits, keep);
         match format {
             #[cfg(feature = "rosbag")]
             Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(bytes, *limits)?)),
             #[cfg(feature = "vellog")]
             Format::VelLog => Ok(Reader::VelLog(vellog::VelLog::new(bytes)?)),
             #[cfg(feature = "ulog")]
-            Format::ULog => Ok(Reader::ULog(ulogfile::ULog::parse_with_limits(
-                bytes, limits,
-            )?)),
+            Format::ULog => Ok(Reader::ULog(match keep {
+                Some(k) => ulogfile::ULog::parse_selected(bytes, limits, k)?,
+                None => ulogfile::ULog::parse_with_limits(bytes, limits)?,
+            })),
             #[cfg(feature = "mcap")]
             Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(bytes, *limits)?)),
             #[cfg(feature = "carla")]
@@ -347,12 +372,17 @@ pub(crate) fn expect_format(found: Format, wanted: Format) -> Result<(), Error> 
 }
 
 impl Log<'static> {
-    pub(crate) fn owned(format: Format, bytes: FileBytes, limits: &Limits) -> Result<Self, Error> {
+    pub(crate) fn owned(
+        format: Format,
+        bytes: FileBytes,
+        limits: &Limits,
+        keep: Option<&dyn Fn(&str) -> bool>,
+    ) -> Result<Self, Error> {
         if format == Format::ULog {
             // Its reader walks every message of the file when it opens it.
             bytes.populate();
         }
-        let owned = OwnedReader::try_new(bytes, |b| Reader::with_limits(format, b, limits))?;
+        let owned = OwnedReader::try_new(bytes, |b| Reader::build(format, b, limits, keep))?;
         Ok(Log::with_inner(format, Inner::Owned(owned), limits))
     }
 }

@@ -12,6 +12,9 @@
 //! subscription whose own timestamps go backwards is merged as it is
 //! stored, not sorted. [`ULog::messages_in_file_order`] yields the same
 //! samples in the order they are stored.
+//!
+//! A log read by [`ULog::parse_selected`] shows only the channels of its
+//! selected subscriptions (their ids stay those of the whole log).
 
 use logcore::FormatError;
 use std::cmp::Reverse;
@@ -228,6 +231,9 @@ impl LogReader for ULog<'_> {
         for (i, ((name, multi, first), (count, start, end))) in
             channels.iter().zip(counts).enumerate()
         {
+            if !self.is_selected(*first) {
+                continue;
+            }
             s.message_count += count;
             if let Some(st) = start {
                 s.start = Some(s.start.map_or(st, |x| x.min(st)));
@@ -290,6 +296,7 @@ impl LogReader for ULog<'_> {
             .list
             .iter()
             .enumerate()
+            .filter(|(_, (_, _, f))| self.is_selected(*f))
             .map(|(i, (n, m, f))| self.channel_info(i as u32, n, *m, *f, &mut schemas))
             .collect())
     }

@@ -134,6 +134,9 @@ pub struct ULog<'a> {
     pub data_start: u64,
     /// The topics of [`ULog::subscriptions`], numbered on first use.
     topics: OnceLock<Topics>,
+    /// For a log read by [`ULog::parse_selected`]: whether each
+    /// subscription was selected (its samples indexed).
+    selected: Option<Vec<bool>>,
 }
 
 /// The topics of a log: one per distinct (name, multi_id) of its
@@ -186,6 +189,58 @@ impl<'a> ULog<'a> {
     /// [`Limits::nesting_or`]`(`[`MAX_NESTING`](crate::format::MAX_NESTING)`)`
     /// deep (see [`Formats::with_limits`]).
     pub fn parse_with_limits(data: &'a [u8], limits: &Limits) -> Result<ULog<'a>> {
+        Self::parse_inner(data, limits, None)
+    }
+
+    /// [`parse_with_limits`](Self::parse_with_limits) for a reader that
+    /// wants the samples of some topics only (a query naming a few tables
+    /// of many logs): every message is framed and checked as usual (the
+    /// same warnings, notices, truncation and time range), but
+    ///
+    /// - only subscriptions whose format name `keep` accepts, and the GPS
+    ///   topics [`ULog::time_model`] reads, get their samples indexed;
+    ///   the others keep an empty [`Subscription::samples`]
+    ///   ([`ULog::is_selected`] tells them apart) and are left out of the
+    ///   [`logcore::LogReader`] view (its summary and channels);
+    /// - parameters are checked but not kept: [`ULog::initial_parameters`],
+    ///   [`ULog::changed_parameters`] and [`ULog::default_parameters`] stay
+    ///   empty.
+    ///
+    /// ```
+    /// let bytes = ulogfile::write::example_log()?;
+    /// let log = ulogfile::ULog::parse_selected(&bytes, &Default::default(), &|name| {
+    ///     name == "vehicle_attitude"
+    /// })?;
+    /// assert_eq!(log.subscription("vehicle_attitude", 0).unwrap().samples.len(), 3);
+    /// assert!(log.subscriptions.iter().any(|s| s.name != "vehicle_attitude"));
+    /// for (i, s) in log.subscriptions.iter().enumerate() {
+    ///     assert_eq!(log.is_selected(i), s.name == "vehicle_attitude");
+    /// }
+    /// assert!(log.initial_parameters.is_empty());
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    pub fn parse_selected(
+        data: &'a [u8],
+        limits: &Limits,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<ULog<'a>> {
+        Self::parse_inner(data, limits, Some(keep))
+    }
+
+    /// Whether the samples of subscription `index` (into
+    /// [`ULog::subscriptions`]) were indexed: always, except for the
+    /// subscriptions [`ULog::parse_selected`] left out.
+    pub fn is_selected(&self, index: usize) -> bool {
+        self.selected
+            .as_ref()
+            .is_none_or(|s| s.get(index).copied().unwrap_or(false))
+    }
+
+    fn parse_inner(
+        data: &'a [u8],
+        limits: &Limits,
+        keep: Option<&dyn Fn(&str) -> bool>,
+    ) -> Result<ULog<'a>> {
         let header = FileHeader::parse(data)?;
         let mut log = ULog {
             data,
@@ -210,6 +265,7 @@ impl<'a> ULog<'a> {
             pyulog_output: Vec::new(),
             data_start: HEADER_LEN as u64,
             topics: OnceLock::new(),
+            selected: keep.map(|_| Vec::new()),
         };
         if header.version > 1 {
             log.pyulog_output
@@ -228,6 +284,7 @@ impl<'a> ULog<'a> {
             in_data: false,
             subs: Vec::new(),
             initial: Vec::new(),
+            keep,
         };
         let more = log.definitions(&mut walk);
         // `BTreeMap::from_iter` keeps the last of equal keys, as inserting
@@ -339,7 +396,7 @@ impl<'a> ULog<'a> {
     }
 
     /// The definitions section. Returns whether a data section follows.
-    fn definitions(&mut self, w: &mut Walk<'a>) -> Result<bool> {
+    fn definitions(&mut self, w: &mut Walk<'a, '_>) -> Result<bool> {
         let data = self.data;
         loop {
             let Some((pos, size, ty)) = self.frame(w) else {
@@ -409,7 +466,7 @@ impl<'a> ULog<'a> {
     /// Frames the next message at `w.pos`: `None` at the end of the file or
     /// at a cut (recorded in `truncation`).
     #[inline]
-    fn frame(&mut self, w: &Walk<'a>) -> Option<(usize, usize, u8)> {
+    fn frame(&mut self, w: &Walk<'a, '_>) -> Option<(usize, usize, u8)> {
         let data = self.data;
         let pos = w.pos;
         if let Some(h) = data.get(pos..pos + MESSAGE_HEADER_LEN) {
@@ -457,7 +514,7 @@ impl<'a> ULog<'a> {
     }
 
     /// The data section and the appended segments.
-    fn data_section(&mut self, w: &mut Walk<'a>) {
+    fn data_section(&mut self, w: &mut Walk<'a, '_>) {
         let offsets: Vec<u64> = match self.flag_bits {
             Some(f) if f.data_appended() => f.offsets(),
             _ => Vec::new(),
@@ -494,7 +551,7 @@ impl<'a> ULog<'a> {
     }
 
     /// Reads messages until `seg_end`. Returns false when the file was cut.
-    fn segment(&mut self, w: &mut Walk<'a>, seg_end: usize) -> bool {
+    fn segment(&mut self, w: &mut Walk<'a, '_>, seg_end: usize) -> bool {
         let data = self.data;
         loop {
             if w.pos >= seg_end && seg_end < data.len() {
@@ -610,7 +667,7 @@ impl<'a> ULog<'a> {
     /// the segment), stopping at anything else, which the caller handles.
     /// Returns whether it took at least one.
     #[inline]
-    fn sample_run(&mut self, w: &mut Walk<'a>, seg_end: usize) -> bool {
+    fn sample_run(&mut self, w: &mut Walk<'a, '_>, seg_end: usize) -> bool {
         let data = self.data;
         let limit = seg_end.min(data.len());
         let first = w.pos;
@@ -638,7 +695,9 @@ impl<'a> ULog<'a> {
                 Some(o) => read_u64(data, start + o).unwrap_or(0),
                 None => samples.timestamp_at(start),
             };
-            samples.push(start, timestamp);
+            if lim.keep {
+                samples.push(start, timestamp);
+            }
             last = last.max(timestamp);
             pos = end;
         }
@@ -660,7 +719,7 @@ impl<'a> ULog<'a> {
     }
 
     /// Applies one parsed message to the model.
-    fn apply(&mut self, rec: Record<'a>, off: u64, w: &mut Walk<'a>) -> Result<()> {
+    fn apply(&mut self, rec: Record<'a>, off: u64, w: &mut Walk<'a, '_>) -> Result<()> {
         match rec {
             Record::Format(text) => {
                 self.formats.insert_text(&lossy_cow(text), off)?;
@@ -693,7 +752,9 @@ impl<'a> ULog<'a> {
             }
             Record::Parameter(kv) => {
                 let (name, value) = key_value(&kv, off)?;
-                if !w.in_data {
+                if w.keep.is_some() {
+                    // Checked, not kept (see `ULog::parse_selected`).
+                } else if !w.in_data {
                     // Gathered and sorted once at the end of the section
                     // (a bulk build is much cheaper than a thousand inserts).
                     w.initial.push((name, value));
@@ -708,6 +769,9 @@ impl<'a> ULog<'a> {
             }
             Record::DefaultParameter(bits, kv) => {
                 let (name, value) = key_value(&kv, off)?;
+                if w.keep.is_some() {
+                    return Ok(());
+                }
                 for bit in 0..8u8 {
                     if bits & (1 << bit) != 0 {
                         self.default_parameters
@@ -739,8 +803,15 @@ impl<'a> ULog<'a> {
                         "none (its samples get timestamp 0)",
                     ));
                 }
+                let keep = w
+                    .keep
+                    .is_none_or(|k| k(&name) || GPS_TOPICS.contains(&name.as_str()));
+                if let Some(selected) = self.selected.as_mut() {
+                    selected.push(keep);
+                }
                 w.set_active(msg_id, self.subscriptions.len());
                 w.subs.push(SubLimits {
+                    keep,
                     min: layout.min_size,
                     max: layout.size,
                     ts_u64: match ts {
@@ -790,7 +861,9 @@ impl<'a> ULog<'a> {
                 // The struct bytes follow the message header and msg_id.
                 let start = off as usize + DATA_PREFIX;
                 let timestamp = sub.samples.timestamp_at(start);
-                sub.samples.push(start, timestamp);
+                if w.subs.get(si).is_some_and(|l| l.keep) {
+                    sub.samples.push(start, timestamp);
+                }
                 self.last_timestamp = self.last_timestamp.max(timestamp);
             }
             Record::Logging(l) => {
@@ -847,10 +920,12 @@ struct SubLimits {
     /// Offset of a `uint64_t timestamp` field (other types are read by
     /// [`Samples`]).
     ts_u64: Option<usize>,
+    /// Whether its samples are indexed (see [`ULog::parse_selected`]).
+    keep: bool,
 }
 
 /// State of the pass over the messages.
-struct Walk<'a> {
+struct Walk<'a, 'w> {
     pos: usize,
     skip_start: Option<usize>,
     has_sync: bool,
@@ -863,9 +938,12 @@ struct Walk<'a> {
     subs: Vec<SubLimits>,
     /// Parameters of the definitions section, in file order.
     initial: Vec<(Cow<'a, str>, InfoValue<'a>)>,
+    /// The selection of [`ULog::parse_selected`]: which subscriptions get
+    /// their samples indexed (and no parameter is kept); `None`: all.
+    keep: Option<&'w dyn Fn(&str) -> bool>,
 }
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     /// The subscription index for `id` (`NONE` or `REPORTED` if none).
     #[inline]
     fn sub_of(&self, id: u16) -> usize {

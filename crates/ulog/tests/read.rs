@@ -582,3 +582,67 @@ fn csv_prints_a_bool_byte_as_pyulog_does() {
         "timestamp,armed\n1000,0\n2000,1\n3000,65\n4000,-1\n"
     );
 }
+
+#[test]
+fn a_selected_read_indexes_only_the_selected_subscriptions() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/ulog");
+    let mut files = vec![feature_log().unwrap(), example_log().unwrap()];
+    for name in ["example.ulg", "features.ulg", "truncated.ulg"] {
+        files.push(std::fs::read(dir.join(name)).unwrap());
+    }
+    let samples = |s: &ulogfile::Subscription<'_>| -> Vec<(u64, u64)> {
+        s.samples.iter().map(|x| (x.offset, x.timestamp)).collect()
+    };
+    for bytes in &files {
+        // Whole, and cut inside its data.
+        for cut in [bytes.len(), bytes.len() * 3 / 4, bytes.len() / 2] {
+            let bytes = &bytes[..cut];
+            let full = ULog::parse(bytes).unwrap();
+            let names: Vec<&str> = full.subscriptions.iter().map(|s| s.name.as_str()).collect();
+            for chosen in &names {
+                let sel =
+                    ULog::parse_selected(bytes, &Default::default(), &|n| n == *chosen).unwrap();
+                assert_eq!(sel.subscriptions.len(), full.subscriptions.len());
+                for (i, (a, b)) in sel
+                    .subscriptions
+                    .iter()
+                    .zip(&full.subscriptions)
+                    .enumerate()
+                {
+                    let wanted = a.name == *chosen || a.name == "sensor_gps";
+                    assert_eq!(sel.is_selected(i), wanted, "{}", a.name);
+                    assert!(full.is_selected(i));
+                    let expect = if wanted { samples(b) } else { Vec::new() };
+                    assert_eq!(samples(a), expect, "{chosen}: {}", a.name);
+                }
+                // The same problems, time range and model: only samples
+                // and parameters are left out.
+                assert_eq!(sel.warnings, full.warnings);
+                assert_eq!(sel.notices, full.notices);
+                assert_eq!(sel.truncation, full.truncation);
+                assert_eq!(sel.last_timestamp, full.last_timestamp);
+                assert_eq!(sel.corrupt, full.corrupt);
+                assert!(sel.initial_parameters.is_empty() && sel.changed_parameters.is_empty());
+                assert!(sel.default_parameters.is_empty());
+                let (s, f) = (sel.summary().unwrap(), full.summary().unwrap());
+                assert_eq!(s.time_model, f.time_model);
+                let kept: Vec<_> = f
+                    .channels
+                    .iter()
+                    .filter(|c| c.info.type_name == *chosen || c.info.type_name == "sensor_gps")
+                    .cloned()
+                    .collect();
+                assert!(!kept.is_empty());
+                assert_eq!(s.channels, kept);
+                let infos: Vec<_> = kept.iter().map(|c| c.info.clone()).collect();
+                assert_eq!(sel.channels().unwrap(), infos);
+                let n: u64 = kept.iter().map(|c| c.message_count).sum();
+                let got = sel.messages(&MessageFilter::all()).unwrap();
+                assert_eq!(got.filter(|m| m.is_ok()).count() as u64, n);
+            }
+        }
+    }
+    // The feature log has parameters, which a full read keeps.
+    let bytes = feature_log().unwrap();
+    assert!(!ULog::parse(&bytes).unwrap().initial_parameters.is_empty());
+}
