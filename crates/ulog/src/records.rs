@@ -244,13 +244,29 @@ impl<'a> KeyValue<'a> {
     /// text, basic types as numbers (the value must have the type's size),
     /// anything else as raw bytes. `offset` is used in the error.
     pub fn decode(&self, offset: u64) -> Result<InfoValue<'a>> {
+        Ok(match self.kind(offset)? {
+            ValueKind::Text => InfoValue::String(lossy(self.value)),
+            ValueKind::Bytes => InfoValue::Bytes(self.value),
+            ValueKind::Basic(basic) => crate::sample::read_basic(basic, self.value, 0)
+                .map_or(InfoValue::Bytes(self.value), |v| v.into()),
+        })
+    }
+
+    /// What [`KeyValue::decode`] checks, without making the value.
+    pub(crate) fn check(&self, offset: u64) -> Result<()> {
+        self.kind(offset).map(|_| ())
+    }
+
+    /// How [`KeyValue::decode`] reads the value; the error when the value
+    /// does not have its basic type's size.
+    fn kind(&self, offset: u64) -> Result<ValueKind> {
         // The type as pyulog sees it: invalid UTF-8 dropped.
         let ty = self.type_cow();
         if ty.starts_with("char[") {
-            return Ok(InfoValue::String(lossy(self.value)));
+            return Ok(ValueKind::Text);
         }
         let Some(basic) = BasicType::from_name(&ty) else {
-            return Ok(InfoValue::Bytes(self.value));
+            return Ok(ValueKind::Bytes);
         };
         if self.value.len() != basic.size() {
             return Err(Error::malformed(
@@ -259,9 +275,18 @@ impl<'a> KeyValue<'a> {
                 format!("{} bytes", self.value.len()),
             ));
         }
-        Ok(crate::sample::read_basic(basic, self.value, 0)
-            .map_or(InfoValue::Bytes(self.value), |v| v.into()))
+        Ok(ValueKind::Basic(basic))
     }
+}
+
+/// How a key/value's value is read.
+enum ValueKind {
+    /// `char[..]`: text.
+    Text,
+    /// A basic type of the right size: a number.
+    Basic(BasicType),
+    /// Any other type: raw bytes.
+    Bytes,
 }
 
 /// A logged string (`L`) or tagged logged string (`C`).
