@@ -943,7 +943,24 @@ fn warm(data: &[u8]) {
 impl<'a> Iterator for Messages<'a> {
     type Item = Result<BagMessage<'a>>;
 
+    /// The next message of the chunk handed out as stored, in line; the
+    /// rest (the next chunks, merged groups, errors) out of line.
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(s) = self.stream.as_mut() {
+            let filter = (!self.everything).then_some(&self.filter);
+            if let Some(m) = s.next(filter) {
+                return Some(Ok(m));
+            }
+        }
+        self.next_slow()
+    }
+}
+
+impl<'a> Messages<'a> {
+    /// [`Iterator::next`] past the messages of the current stream.
+    #[inline(never)]
+    fn next_slow(&mut self) -> Option<Result<BagMessage<'a>>> {
         loop {
             if let Some(s) = self.stream.as_mut() {
                 let filter = (!self.everything).then_some(&self.filter);
