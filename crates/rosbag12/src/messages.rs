@@ -63,7 +63,9 @@
 //! one's position), so a chunk that is not in the cache costs a memory
 //! round trip per message; the chunk is first read through at stride (a
 //! sequential pass the hardware prefetches), after which the walk runs
-//! from the cache.
+//! from the cache. The order check reads a stretch (256 KiB) through
+//! ahead of its walk rather than the whole chunk first: the part it walks
+//! next was read moments before, and is still in the core's own cache.
 
 use logcore::FormatError;
 use std::collections::VecDeque;
@@ -224,8 +226,11 @@ impl<'a> BigStream<'a> {
 /// else (other layouts, damage, unsorted times) goes through the merge,
 /// which orders the messages or reports the error. `declared` says
 /// whether the bag declares a connection id; `starts` gets the messages
-/// (position, connection, time, end).
-fn in_time_order(
+/// (position, connection, time, end). `COLD`: `buf` is not in the cache
+/// (borrowed from the file), and is read through ahead of the walk (see
+/// [`WARM_AHEAD`]).
+#[inline(never)]
+fn in_time_order<const COLD: bool>(
     buf: &[u8],
     origin: Origin,
     declared: impl Fn(u32) -> bool,
@@ -235,7 +240,16 @@ fn in_time_order(
     let mut pos = 0;
     let mut last = RosTime::default();
     let mut known = None;
+    // The end of what was read through, and where the walk reads on.
+    let mut warmed = 0;
+    let mut next_warm = 0;
     while pos < buf.len() {
+        if COLD && pos >= next_warm {
+            let end = pos.saturating_add(WARM_AHEAD).min(buf.len());
+            warm(buf.get(warmed.max(pos)..end).unwrap_or_default());
+            warmed = end;
+            next_warm = pos.saturating_add(WARM_AHEAD / 2);
+        }
         if let Some((conn, time, _, end)) = fast_message(buf, pos) {
             if known != Some(conn) {
                 if !declared(conn) {
@@ -441,7 +455,7 @@ impl<'a> Messages<'a> {
         }
         for &i in group {
             let at = self.bag.chunks[i].chunk_pos;
-            let (payload, found, mut cold) = match self.take_payload(i) {
+            let (payload, found, cold) = match self.take_payload(i) {
                 Ok(p) => p,
                 Err(e) => {
                     if self.stop(e, at) {
@@ -455,14 +469,18 @@ impl<'a> Messages<'a> {
                     Order::Sorted(starts) => Some(starts),
                     Order::Merge => None,
                     Order::Unchecked => {
-                        if cold {
-                            warm(payload.bytes());
-                            cold = false;
-                        }
                         let bag = self.bag;
                         let mut starts = self.spare_starts.pop().unwrap_or_default();
                         let known = |c| bag.position(c).is_some();
-                        if in_time_order(payload.bytes(), payload.origin(), known, &mut starts) {
+                        let (buf, origin) = (payload.bytes(), payload.origin());
+                        // A chunk the check turns down is read through
+                        // whole below, for the merge.
+                        let sorted = if cold {
+                            in_time_order::<true>(buf, origin, known, &mut starts)
+                        } else {
+                            in_time_order::<false>(buf, origin, known, &mut starts)
+                        };
+                        if sorted {
                             Some(starts)
                         } else {
                             self.spare_starts.push(starts);
@@ -843,7 +861,7 @@ impl Job {
                     offset: self.offset,
                 };
                 let known = |c: u32| declared.binary_search(&c).is_ok();
-                if in_time_order(buf, origin, known, &mut starts) {
+                if in_time_order::<false>(buf, origin, known, &mut starts) {
                     Order::Sorted(starts)
                 } else {
                     Order::Merge
@@ -904,6 +922,13 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
     })
 }
 
+/// How far ahead of its walk [`in_time_order`] reads a chunk that is not
+/// in the cache through (see [`warm`]), in bytes: read through half of
+/// this at a time, the stretch being walked stays in the core's own
+/// cache, where reading the whole chunk (about 1 MiB as recorders write
+/// them) first before the walk measured 15-20% slower.
+const WARM_AHEAD: usize = 256 << 10;
+
 /// Reads `data` through at cache-line stride, so that the record walk that
 /// follows finds it in the cache (see the module docs).
 #[inline(never)]
@@ -918,7 +943,24 @@ fn warm(data: &[u8]) {
 impl<'a> Iterator for Messages<'a> {
     type Item = Result<BagMessage<'a>>;
 
+    /// The next message of the chunk handed out as stored, in line; the
+    /// rest (the next chunks, merged groups, errors) out of line.
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(s) = self.stream.as_mut() {
+            let filter = (!self.everything).then_some(&self.filter);
+            if let Some(m) = s.next(filter) {
+                return Some(Ok(m));
+            }
+        }
+        self.next_slow()
+    }
+}
+
+impl<'a> Messages<'a> {
+    /// [`Iterator::next`] past the messages of the current stream.
+    #[inline(never)]
+    fn next_slow(&mut self) -> Option<Result<BagMessage<'a>>> {
         loop {
             if let Some(s) = self.stream.as_mut() {
                 let filter = (!self.everything).then_some(&self.filter);
