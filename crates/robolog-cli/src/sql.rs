@@ -199,16 +199,19 @@ fn with_progress<T>(counters: Arc<ScanProgress>, f: impl FnOnce() -> T) -> T {
         let done = done.clone();
         std::thread::spawn(move || {
             let mut bar = Progress::bytes(0);
-            while !done.load(Ordering::Relaxed) {
+            while !done.load(Ordering::Acquire) {
                 bar.set_total(counters.bytes_total());
                 bar.update(counters.bytes_done(), counters.rows());
-                std::thread::sleep(Duration::from_millis(100));
+                // Woken early when the query is done, so that the command
+                // does not wait out the interval.
+                std::thread::park_timeout(Duration::from_millis(100));
             }
             bar.finish();
         })
     };
     let out = f();
-    done.store(true, Ordering::Relaxed);
+    done.store(true, Ordering::Release);
+    watcher.thread().unpark();
     let _ = watcher.join();
     out
 }
