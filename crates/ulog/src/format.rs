@@ -73,19 +73,25 @@ impl BasicType {
     /// assert_eq!(BasicType::from_name("vehicle_status"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<BasicType> {
+        Self::from_name_bytes(name.as_bytes())
+    }
+
+    /// [`BasicType::from_name`] of a name's bytes (not UTF-8 checked
+    /// first: only the ASCII names above match).
+    pub(crate) fn from_name_bytes(name: &[u8]) -> Option<BasicType> {
         Some(match name {
-            "int8_t" => BasicType::Int8,
-            "uint8_t" => BasicType::UInt8,
-            "int16_t" => BasicType::Int16,
-            "uint16_t" => BasicType::UInt16,
-            "int32_t" => BasicType::Int32,
-            "uint32_t" => BasicType::UInt32,
-            "int64_t" => BasicType::Int64,
-            "uint64_t" => BasicType::UInt64,
-            "float" => BasicType::Float,
-            "double" => BasicType::Double,
-            "bool" => BasicType::Bool,
-            "char" => BasicType::Char,
+            b"int8_t" => BasicType::Int8,
+            b"uint8_t" => BasicType::UInt8,
+            b"int16_t" => BasicType::Int16,
+            b"uint16_t" => BasicType::UInt16,
+            b"int32_t" => BasicType::Int32,
+            b"uint32_t" => BasicType::UInt32,
+            b"int64_t" => BasicType::Int64,
+            b"uint64_t" => BasicType::UInt64,
+            b"float" => BasicType::Float,
+            b"double" => BasicType::Double,
+            b"bool" => BasicType::Bool,
+            b"char" => BasicType::Char,
             _ => return None,
         })
     }
@@ -629,6 +635,8 @@ pub struct Formats {
     /// looked up on first use; `None` for good once a definition changes
     /// after that.
     shared: OnceLock<Option<Arc<shared::Set>>>,
+    /// How many `F` texts [`Formats::insert_bytes`] took.
+    inserted: usize,
 }
 
 impl Formats {
@@ -678,12 +686,34 @@ impl Formats {
         );
     }
 
-    /// Adds (or replaces) the definition in the text of an `F` message,
+    /// Adds (or replaces) the definition in the bytes of an `F` message
+    /// (read as UTF-8 with invalid sequences replaced),
     /// checked as [`FormatDef::parse`] checks it but without building the
     /// owned field list (made later, if ever asked for). A text another
     /// log of the process defined is not checked again (see [`shared`]).
-    pub(crate) fn insert_text(&mut self, text: &str, offset: u64) -> Result<()> {
-        let (id, text) = match shared::checked(text) {
+    /// The texts the logs read before on this thread defined at the same
+    /// position are tried first (see [`shared::recent`]): the logs of one
+    /// firmware build define the same texts in the same order, so most are
+    /// found by one comparison.
+    pub(crate) fn insert_bytes(&mut self, bytes: &[u8], offset: u64) -> Result<()> {
+        let at = self.inserted;
+        self.inserted += 1;
+        if let Some((id, text)) = shared::recent(at, bytes) {
+            self.put_text(Some(id), text);
+            return Ok(());
+        }
+        let (id, text) = Self::checked_text(&crate::text::lossy_cow(bytes), offset)?;
+        if let Some(id) = id {
+            shared::remember(at, id, &text);
+        }
+        self.put_text(id, text);
+        Ok(())
+    }
+
+    /// `text` checked (or found among the texts checked before) and
+    /// stored, with its number among the shared texts.
+    fn checked_text(text: &str, offset: u64) -> Result<(Option<u32>, Arc<str>)> {
+        Ok(match shared::checked(text) {
             Some((id, stored)) => (Some(id), stored),
             None => {
                 let (_, rest) = split_format(text, offset)?;
@@ -695,7 +725,11 @@ impl Formats {
                     None => (None, Arc::from(text)),
                 }
             }
-        };
+        })
+    }
+
+    /// Stores a checked definition text.
+    fn put_text(&mut self, id: Option<u32>, text: Arc<str>) {
         // Checked: there is a `:`, with a name before it.
         let colon = text.bytes().position(|b| b == b':').unwrap_or(0);
         let name = text[..colon].to_string();
@@ -708,7 +742,6 @@ impl Formats {
                 def: OnceLock::new(),
             },
         );
-        Ok(())
     }
 
     fn store(&mut self, name: String, entry: Entry) {
@@ -1077,7 +1110,7 @@ mod tests {
     fn read(texts: &[&str], limits: &Limits) -> Formats {
         let mut f = Formats::with_limits(limits);
         for (i, t) in texts.iter().enumerate() {
-            f.insert_text(t, i as u64).unwrap();
+            f.insert_bytes(t.as_bytes(), i as u64).unwrap();
         }
         f
     }
@@ -1135,11 +1168,40 @@ mod tests {
         ));
         assert_eq!(*c, *one.layout("shared_probe_report", 0).unwrap());
         // A definition replaced later is resolved from its new text.
-        four.insert_text("shared_probe_report:uint64_t timestamp;", 0)
+        four.insert_bytes(b"shared_probe_report:uint64_t timestamp;", 0)
             .unwrap();
         assert_eq!(four.layout("shared_probe_report", 0).unwrap().size, 8);
         // ... and it shares nothing after that.
         assert!(four.shared.get().is_some_and(Option::is_none));
+    }
+
+    /// A text at a position a log read before on this thread defined is
+    /// taken from there only when it is the same bytes: another text is
+    /// checked (and refused when bad) as any other.
+    #[test]
+    fn texts_at_remembered_positions_are_compared_whole() {
+        let good: &[u8] = b"recent_probe_a:uint8_t x;";
+        let mut first = Formats::default();
+        first.insert_bytes(good, 0).unwrap();
+        let mut same = Formats::default();
+        same.insert_bytes(good, 1).unwrap();
+        assert!(Arc::ptr_eq(&same.defs[0].text, &first.defs[0].text));
+        let mut other = Formats::default();
+        other.insert_bytes(b"recent_probe_a:uint8_t y;", 2).unwrap();
+        assert_eq!(&*other.defs[0].text, "recent_probe_a:uint8_t y;");
+        let mut bad = Formats::default();
+        let e = bad
+            .insert_bytes(b"recent_probe_a:uint8_t[ x;", 3)
+            .unwrap_err();
+        assert_eq!(e.offset(), Some(3));
+        assert!(bad.defs.is_empty());
+        // Invalid UTF-8 is dropped, as everywhere: these bytes read as the
+        // first text.
+        let mut lossy = Formats::default();
+        lossy
+            .insert_bytes(b"recent_probe_a:uint8_t x\xff;", 4)
+            .unwrap();
+        assert!(Arc::ptr_eq(&lossy.defs[0].text, &first.defs[0].text));
     }
 
     #[test]
@@ -1174,12 +1236,12 @@ mod tests {
         let mut f = Formats::default();
         for _ in 0..2 {
             let e = f
-                .insert_text("shared_probe_x:uint8_t[70000] a;", 3)
+                .insert_bytes(b"shared_probe_x:uint8_t[70000] a;", 3)
                 .unwrap_err();
             assert_eq!(e.offset(), Some(3));
-            assert!(f.insert_text(":uint8_t a;", 4).is_err());
+            assert!(f.insert_bytes(b":uint8_t a;", 4).is_err());
             assert!(
-                f.insert_text("shared_probe_y:uint8_t a;double b;", 5)
+                f.insert_bytes(b"shared_probe_y:uint8_t a;double b;", 5)
                     .is_ok()
             );
         }

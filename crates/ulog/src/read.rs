@@ -632,7 +632,7 @@ impl<'a> ULog<'a> {
                 match ty {
                     b'F' => {
                         // Accepted late (pyulog skips it); a bad one is only noted.
-                        if let Err(e) = self.formats.insert_text(&lossy_cow(payload), off) {
+                        if let Err(e) = self.formats.insert_bytes(payload, off) {
                             self.notices.push(e);
                         }
                     }
@@ -738,7 +738,7 @@ impl<'a> ULog<'a> {
     fn apply(&mut self, rec: Record<'a>, off: u64, w: &mut Walk<'a, '_>) -> Result<()> {
         match rec {
             Record::Format(text) => {
-                self.formats.insert_text(&lossy_cow(text), off)?;
+                self.formats.insert_bytes(text, off)?;
             }
             Record::Info(kv) => {
                 let (name, value) = key_value(&kv, off)?;

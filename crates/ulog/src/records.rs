@@ -260,18 +260,20 @@ impl<'a> KeyValue<'a> {
     /// How [`KeyValue::decode`] reads the value; the error when the value
     /// does not have its basic type's size.
     fn kind(&self, offset: u64) -> Result<ValueKind> {
-        // The type as pyulog sees it: invalid UTF-8 dropped.
-        let ty = self.type_cow();
-        if ty.starts_with("char[") {
+        // Read from the bytes: the type as pyulog sees it, with invalid
+        // UTF-8 dropped, starts with `char[` or names a basic type exactly
+        // when the bytes do.
+        let ty = self.key.split(|&b| b == b' ').next().unwrap_or_default();
+        if ty.starts_with(b"char[") {
             return Ok(ValueKind::Text);
         }
-        let Some(basic) = BasicType::from_name(&ty) else {
+        let Some(basic) = BasicType::from_name_bytes(ty) else {
             return Ok(ValueKind::Bytes);
         };
         if self.value.len() != basic.size() {
             return Err(Error::malformed(
                 offset,
-                format!("a {}-byte value for type {ty}", basic.size()),
+                format!("a {}-byte value for type {}", basic.size(), self.type_cow()),
                 format!("{} bytes", self.value.len()),
             ));
         }

@@ -71,6 +71,40 @@ pub(super) fn intern(text: &str) -> Option<(u32, Arc<str>)> {
     Some((id, stored))
 }
 
+/// Positions of a log's `F` messages that [`recent`] remembers at most.
+const MAX_RECENT: usize = 4096;
+
+thread_local! {
+    /// The texts (and numbers) that the logs read on this thread defined,
+    /// by position among their `F` messages (the latest at each).
+    static RECENT: std::cell::RefCell<Vec<(u32, Arc<str>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The stored text equal to `bytes`, when a log read before on this thread
+/// defined it at position `at` among its `F` messages: one comparison,
+/// with no hashing, locking or UTF-8 check (the logs of one firmware build
+/// define the same texts in the same order). It was checked then.
+pub(super) fn recent(at: usize, bytes: &[u8]) -> Option<(u32, Arc<str>)> {
+    RECENT.with_borrow(|r| {
+        r.get(at)
+            .filter(|(_, t)| t.as_bytes() == bytes)
+            .map(|(id, t)| (*id, t.clone()))
+    })
+}
+
+/// Remembers that the text numbered `id` was defined at position `at` (see
+/// [`recent`]); only the first [`MAX_RECENT`] positions are kept.
+pub(super) fn remember(at: usize, id: u32, text: &Arc<str>) {
+    RECENT.with_borrow_mut(|r| {
+        if let Some(slot) = r.get_mut(at) {
+            *slot = (id, text.clone());
+        } else if at == r.len() && at < MAX_RECENT {
+            r.push((id, text.clone()));
+        }
+    });
+}
+
 /// What the logs defining one sequence of texts (under one nesting limit)
 /// have resolved.
 #[derive(Debug, Default)]
