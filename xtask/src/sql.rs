@@ -19,7 +19,7 @@
 //!   `robolog cat --json` (values), pyulog 1.3.0 (ULog) and rosbags 0.11.9
 //!   (bags);
 //! - `cargo xtask bench sql [--fleet DIR] [--count N] [--corpus DIR]` times
-//!   the fleet question three ways on the fleet (median of 3 runs each).
+//!   the fleet question three ways on the fleet (median of 5 runs each).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -814,23 +814,26 @@ pub(crate) fn check(args: &[String]) -> Result {
 // The benchmark
 // ---------------------------------------------------------------------
 
-/// Median wall time (s) of three runs of `make()`'s command, and its
+/// Runs of each contender in the benchmark (the median is reported).
+const RUNS: usize = 5;
+
+/// Median wall time (s) of [`RUNS`] runs of `make()`'s command, and its
 /// last output. Each run starts from the page cache: the files under
 /// `inputs` are read once before it (this machine's memory monitor
 /// reclaims file pages left cold for some seconds, and a run would
 /// otherwise time the disk for some of them, more for the later
 /// contenders).
-fn median3(what: &str, inputs: &Path, make: &dyn Fn() -> Command) -> Result<(f64, String)> {
+fn median(what: &str, inputs: &Path, make: &dyn Fn() -> Command) -> Result<(f64, String)> {
     let mut times = Vec::new();
     let mut last = String::new();
-    for _ in 0..3 {
+    for _ in 0..RUNS {
         warm(inputs)?;
         let t = Instant::now();
         last = output_of(&mut make(), what)?;
         times.push(t.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
-    Ok((times[1], last))
+    Ok((times[RUNS / 2], last))
 }
 
 /// Reads every file under `dir` (recursively), for the page cache.
@@ -870,10 +873,13 @@ pub(crate) fn bench(args: &[String]) -> Result {
     let t = Instant::now();
     export_parquet(&exe, &fleet_dir, &parquet)?;
     let export_s = t.elapsed().as_secs_f64();
+    // The export leaves its files to be written back: done now, so that
+    // the writeback is not timed with whichever contender runs next.
+    run(&mut Command::new("sync"))?;
     let tools = Tools::new()?;
-    let (ours, ours_out) = median3("robolog sql", &fleet_dir, &|| robolog_sql(&exe, &fleet_dir))?;
-    let (py, py_out) = median3("the pyulog loop", &fleet_dir, &|| tools.pyulog(&fleet_dir))?;
-    let (duck, duck_out) = median3("DuckDB", &parquet, &|| tools.duckdb(&parquet))?;
+    let (ours, ours_out) = median("robolog sql", &fleet_dir, &|| robolog_sql(&exe, &fleet_dir))?;
+    let (py, py_out) = median("the pyulog loop", &fleet_dir, &|| tools.pyulog(&fleet_dir))?;
+    let (duck, duck_out) = median("DuckDB", &parquet, &|| tools.duckdb(&parquet))?;
     // A benchmark of wrong answers would mean nothing.
     let reference = parse_answer(&py_out, "pyulog")?;
     let mut failures = compare_answers(
@@ -895,7 +901,10 @@ pub(crate) fn bench(args: &[String]) -> Result {
     );
     println!(
         "{:<34} {:>9} {:>10} {:>9}",
-        "median of 3 runs, from page cache", "seconds", "files/s", "MB/s"
+        format!("median of {RUNS} runs, from page cache"),
+        "seconds",
+        "files/s",
+        "MB/s"
     );
     let line = |name: &str, s: f64| {
         println!(
