@@ -74,33 +74,44 @@ pub(super) fn intern(text: &str) -> Option<(u32, Arc<str>)> {
 /// Positions of a log's `F` messages that [`recent`] remembers at most.
 const MAX_RECENT: usize = 4096;
 
+/// Texts remembered at each position: a fleet's logs come from a few
+/// firmware builds, whose logs a thread reads in any order.
+const WAYS: usize = 4;
+
+/// The texts remembered at one position, the latest first.
+type Ways = [Option<(u32, Arc<str>)>; WAYS];
+
 thread_local! {
     /// The texts (and numbers) that the logs read on this thread defined,
-    /// by position among their `F` messages (the latest at each).
-    static RECENT: std::cell::RefCell<Vec<(u32, Arc<str>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    /// by position among their `F` messages.
+    static RECENT: std::cell::RefCell<Vec<Ways>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The stored text equal to `bytes`, when a log read before on this thread
-/// defined it at position `at` among its `F` messages: one comparison,
-/// with no hashing, locking or UTF-8 check (the logs of one firmware build
-/// define the same texts in the same order). It was checked then.
+/// defined it at position `at` among its `F` messages: a comparison or
+/// few, with no hashing, locking or UTF-8 check (the logs of one firmware
+/// build define the same texts in the same order). It was checked then.
 pub(super) fn recent(at: usize, bytes: &[u8]) -> Option<(u32, Arc<str>)> {
     RECENT.with_borrow(|r| {
-        r.get(at)
-            .filter(|(_, t)| t.as_bytes() == bytes)
+        r.get(at)?
+            .iter()
+            .flatten()
+            .find(|(_, t)| t.as_bytes() == bytes)
             .map(|(id, t)| (*id, t.clone()))
     })
 }
 
 /// Remembers that the text numbered `id` was defined at position `at` (see
-/// [`recent`]); only the first [`MAX_RECENT`] positions are kept.
+/// [`recent`]), in front of the [`WAYS`] texts remembered there; only the
+/// first [`MAX_RECENT`] positions are kept.
 pub(super) fn remember(at: usize, id: u32, text: &Arc<str>) {
     RECENT.with_borrow_mut(|r| {
-        if let Some(slot) = r.get_mut(at) {
-            *slot = (id, text.clone());
-        } else if at == r.len() && at < MAX_RECENT {
-            r.push((id, text.clone()));
+        if at == r.len() && at < MAX_RECENT {
+            r.push(Default::default());
+        }
+        if let Some(ways) = r.get_mut(at) {
+            ways.rotate_right(1);
+            ways[0] = Some((id, text.clone()));
         }
     });
 }
