@@ -213,9 +213,35 @@ impl<'a> KeyValue<'a> {
         if self.name_bytes().is_none() {
             return false;
         }
-        let ty = self.type_cow();
-        !ty.starts_with("char[")
-            && BasicType::from_name(&ty).is_some_and(|b| b.size() != self.value.len())
+        let ty = self.type_bytes();
+        !ty.starts_with(b"char[")
+            && BasicType::from_name_bytes(&ty).is_some_and(|b| b.size() != self.value.len())
+    }
+
+    /// The type part of the key as pyulog sees it (invalid UTF-8 dropped),
+    /// borrowed when it is ASCII (always, in practice).
+    fn type_bytes(&self) -> Cow<'a, [u8]> {
+        let ty = self.parts().0;
+        if ty.is_ascii() {
+            Cow::Borrowed(ty)
+        } else {
+            Cow::Owned(lossy(ty).into_bytes())
+        }
+    }
+
+    /// The type part and the name part of the key (split at its spaces:
+    /// the name is what follows the first, up to the next; `None` when
+    /// there is no space).
+    fn parts(&self) -> (&'a [u8], Option<&'a [u8]>) {
+        let key = self.key;
+        match key.iter().position(|&b| b == b' ') {
+            None => (key, None),
+            Some(i) => {
+                let rest = &key[i + 1..];
+                let end = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
+                (&key[..i], Some(&rest[..end]))
+            }
+        }
     }
 
     /// The type part of the key (`char[3]`).
@@ -226,13 +252,12 @@ impl<'a> KeyValue<'a> {
     /// The type part, borrowed when it is valid UTF-8 (no allocation for
     /// the thousand or so parameters of a log).
     pub(crate) fn type_cow(&self) -> Cow<'a, str> {
-        let t = self.key.split(|&b| b == b' ').next().unwrap_or_default();
-        lossy_cow(t)
+        lossy_cow(self.parts().0)
     }
 
     /// The raw name part of the key, `None` when the key has no space.
     pub(crate) fn name_bytes(&self) -> Option<&'a [u8]> {
-        self.key.split(|&b| b == b' ').nth(1)
+        self.parts().1
     }
 
     /// The name part of the key (`sys_name`), `None` when the key has no space.
@@ -260,14 +285,11 @@ impl<'a> KeyValue<'a> {
     /// How [`KeyValue::decode`] reads the value; the error when the value
     /// does not have its basic type's size.
     fn kind(&self, offset: u64) -> Result<ValueKind> {
-        // Read from the bytes: the type as pyulog sees it, with invalid
-        // UTF-8 dropped, starts with `char[` or names a basic type exactly
-        // when the bytes do.
-        let ty = self.key.split(|&b| b == b' ').next().unwrap_or_default();
+        let ty = self.type_bytes();
         if ty.starts_with(b"char[") {
             return Ok(ValueKind::Text);
         }
-        let Some(basic) = BasicType::from_name_bytes(ty) else {
+        let Some(basic) = BasicType::from_name_bytes(&ty) else {
             return Ok(ValueKind::Bytes);
         };
         if self.value.len() != basic.size() {
@@ -490,6 +512,24 @@ fn kv(input: &[u8]) -> std::result::Result<KeyValue<'_>, nom::Err<NomError<'_>>>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A type with invalid UTF-8 is read as pyulog reads it, with those
+    /// bytes dropped: `int\xff32_t` is `int32_t`.
+    #[test]
+    fn types_with_invalid_utf8_read_as_without_it() {
+        let kv = |key: &'static [u8], value: &'static [u8]| KeyValue { key, value };
+        let four: &'static [u8] = &[7, 0, 0, 0];
+        let v = kv(b"int\xff32_t x", four).decode(0).unwrap();
+        assert_eq!(v, kv(b"int32_t x", four).decode(0).unwrap());
+        assert!(!matches!(v, InfoValue::Bytes(_)));
+        assert!(kv(b"int\xff32_t x", &[1, 2]).decode(9).is_err());
+        assert!(kv(b"int\xff32_t x", &[1, 2]).pyulog_stops());
+        assert!(!kv(b"ch\xffar[2] x", &[1, 2, 3]).pyulog_stops());
+        assert!(matches!(
+            kv(b"ch\xffar[2] x", b"ab").decode(0).unwrap(),
+            InfoValue::String(_)
+        ));
+    }
 
     #[test]
     fn parses_each_type() {
