@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::{
@@ -154,20 +154,40 @@ pub(crate) struct Prepared {
 #[derive(Default)]
 pub(crate) struct KeptLogs {
     logs: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<Prepared>>>,
+    /// Whether the logs scans took are held in `scanned` (see
+    /// [`LogSet::hold_scanned_logs`]) rather than closed.
+    hold: AtomicBool,
+    /// The logs scans took, while `hold` is set.
+    scanned: std::sync::Mutex<Vec<Arc<Prepared>>>,
 }
 
 impl fmt::Debug for KeptLogs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.logs.lock().map_or(0, |m| m.len());
-        f.debug_struct("KeptLogs").field("logs", &n).finish()
+        let held = self.scanned.lock().map_or(0, |m| m.len());
+        f.debug_struct("KeptLogs")
+            .field("logs", &n)
+            .field("held", &held)
+            .finish()
     }
 }
 
 impl KeptLogs {
     /// The log at `path` if it is still kept; it is not kept any more
-    /// (a later scan opens it again), so memory goes down as scans go on.
+    /// (a later scan opens it again), so memory goes down as scans go on
+    /// (unless the set holds scanned logs).
     fn take(&self, path: &Path) -> Option<Arc<Prepared>> {
         self.logs.lock().ok()?.remove(path)
+    }
+
+    /// Done with `log`, a log [`KeptLogs::take`] gave: held while the set
+    /// holds scanned logs, else dropped (closed) here.
+    fn done(&self, log: Arc<Prepared>) {
+        if self.hold.load(Ordering::Relaxed)
+            && let Ok(mut held) = self.scanned.lock()
+        {
+            held.push(log);
+        }
     }
 
     /// The log at `path` if it is still kept, staying kept.
@@ -418,6 +438,27 @@ impl LogSet {
             }),
             None => Ok(()),
         }
+    }
+
+    /// Makes the logs kept open for the scans (see [`LogSet::open`]) stay
+    /// open after their scan, until the set and its tables are dropped,
+    /// instead of each closing when its scan is done. Held logs are no
+    /// more than planning held already (within [`KEEP_OPEN_LOGS`] and
+    /// [`KEEP_OPEN_MESSAGES`]); logs opened again by a scan are closed
+    /// as before.
+    ///
+    /// For a program that exits once its query is answered: it can skip
+    /// dropping the set (`std::mem::forget`), and the system then unmaps
+    /// every log at exit at once, much faster than closing them one by
+    /// one on the cores that are still scanning (the `robolog sql`
+    /// command does this).
+    pub fn hold_scanned_logs(&self) {
+        self.inner.kept.hold.store(true, Ordering::Relaxed);
+    }
+
+    /// How many logs [`LogSet::hold_scanned_logs`] holds now.
+    pub fn held_logs(&self) -> usize {
+        self.inner.kept.scanned.lock().map_or(0, |h| h.len())
     }
 
     /// The counters every scan of this set's tables updates.
@@ -1083,8 +1124,12 @@ impl ExecutionPlan for LogScanExec {
         } else {
             builder.spawn_blocking(move || {
                 for l in &logs {
-                    let prepared = kept.as_ref().and_then(|k| k.take(&l.path));
-                    if !scan_log(&spec, l, prepared, &tx, progress.as_deref())? {
+                    let taken = kept.as_ref().and_then(|k| k.take(&l.path));
+                    let more = scan_log(&spec, l, taken.clone(), &tx, progress.as_deref())?;
+                    if let (Some(k), Some(t)) = (&kept, taken) {
+                        k.done(t);
+                    }
+                    if !more {
                         break;
                     }
                     if let Some(p) = &progress {

@@ -441,3 +441,37 @@ async fn a_set_opened_for_some_tables_answers_as_the_whole_set() {
     let with_logs = LogSet::open_for(&paths, robolog::Limits::default(), &["logs"]).unwrap();
     assert_eq!(with_logs.table_names(), set.table_names());
 }
+
+/// A set told to hold its scanned logs answers as one that closes them,
+/// and holds each log kept for the scans once, when its first scan is
+/// done (a later scan of the same log opens it again and closes it).
+#[tokio::test]
+async fn a_set_holds_its_scanned_logs_only_when_told() {
+    let paths = [
+        testdata("ulog/example.ulg"),
+        testdata("ulog/features.ulg"),
+        testdata("rosbag/sample.bag"),
+        testdata("vellog/sensors.vel"),
+    ];
+    let ctx = || SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
+    let (plain_ctx, held_ctx) = (ctx(), ctx());
+    let plain = register_logs(&plain_ctx, &paths).unwrap();
+    let held = LogSet::open(&paths).unwrap();
+    held.hold_scanned_logs();
+    held.register(&held_ctx).unwrap();
+    let mut scanned = std::collections::BTreeSet::new();
+    let names: Vec<String> = held.table_names().iter().map(|t| t.to_string()).collect();
+    assert!(names.len() > 5, "{names:?}");
+    for t in names.iter().chain(names.iter()) {
+        let sql = format!("SELECT * FROM \"{t}\"");
+        let (want, got) = (rows(&plain_ctx, &sql).await, rows(&held_ctx, &sql).await);
+        assert!(want.num_rows() > 0, "{t}");
+        assert_eq!(got, want, "{t}");
+        for l in held.provider(t).unwrap().logs() {
+            scanned.insert(l.path.clone());
+        }
+        assert_eq!(held.held_logs(), scanned.len(), "{t}");
+        assert_eq!(plain.held_logs(), 0, "{t}");
+    }
+    assert_eq!(scanned.len(), paths.len());
+}
