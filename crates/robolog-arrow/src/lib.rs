@@ -34,6 +34,7 @@
 mod build;
 mod infer;
 mod inputs;
+mod names;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 mod table;
@@ -41,10 +42,11 @@ mod ulog;
 
 pub use build::data_type;
 pub use inputs::{find_logs, hive_escape, log_ids};
+pub use names::{TableNames, base_name, may_name};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,
-    SEQUENCE, ScanOptions, Table, metadata_json, scan, table_name, table_of, tables,
-    tables_with_summary, ulog_in_table,
+    SEQUENCE, ScanOptions, Table, Undecoded, metadata_json, scan, table_in, table_key, table_name,
+    table_of, tables, tables_with_summary, ulog_in_table,
 };
 
 /// What can go wrong building tables.

@@ -48,8 +48,19 @@
 //! every log is checked before the first is written: an output that
 //! exists is refused unless [`ParquetOptions::force`] is set, one that is
 //! an input always ([`ExportError::Refused`]), so a refusal writes
-//! nothing. Forced, an export replaces the files it writes; the tables of
-//! an earlier export that this one does not write stay.
+//! nothing. Forced, an export replaces the files it writes.
+//!
+//! Forced and with no topic selection ([`ParquetOptions::topics`] empty),
+//! an export replaces every partition of each log it writes: once a log's
+//! tables and its `logs` row are written and committed, the `data.parquet`
+//! of that log's partition of every other table in `DIR` (a table the log
+//! no longer has, one an earlier export wrote under other options, one
+//! that failed this time) is removed, then its `log=` folder if it is
+//! empty; nothing else is removed, so the dataset never mixes an earlier
+//! export of a log with a later one. Those files are checked as outputs
+//! before anything is written (an input among them refuses the export)
+//! and named in [`ExportedLog::removed`]. With a selection, only the files
+//! the export writes are replaced; the log's other partitions stay.
 //!
 //! # Memory
 //!
@@ -73,7 +84,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -93,6 +104,7 @@ use robolog::{Limits, Log};
 
 use crate::table::tables_where;
 use crate::{DEFAULT_BATCH_SIZE, Error, LOGS, ScanOptions, Table, metadata_json, scan};
+use crate::{TableNames, table_key};
 
 /// The name of every Parquet file of the layout.
 pub const DATA_FILE: &str = "data.parquet";
@@ -175,8 +187,13 @@ pub struct ExportedTable {
     pub columns: usize,
     /// The file's size in bytes.
     pub bytes: u64,
-    /// Damaged records and messages that did not decode, left out.
+    /// Damaged records, left out.
     pub skipped: u64,
+    /// Messages that did not decode: each is a row whose message columns
+    /// are null (see [`ScanOptions::lenient`]).
+    pub undecoded: u64,
+    /// The first message that did not decode.
+    pub first_undecoded: Option<crate::Undecoded>,
     /// Whether the table's type was inferred from its values (the format
     /// declares none).
     pub inferred: bool,
@@ -211,6 +228,11 @@ pub struct ExportedLog {
     pub logs_bytes: u64,
     /// Tables that could not be written.
     pub failed: Vec<FailedTable>,
+    /// The files of partitions of this log that an earlier export wrote and
+    /// this one replaced by removing them (forced, no topic selection: the
+    /// log's partitions of the tables not written, see the [module](self)
+    /// docs).
+    pub removed: Vec<PathBuf>,
     /// Problems the log's summary found (truncation, skipped bytes).
     pub problems: Vec<logcore::Error>,
 }
@@ -221,7 +243,10 @@ impl ExportedLog {
     pub fn is_clean(&self) -> bool {
         self.problems.is_empty()
             && self.failed.is_empty()
-            && self.tables.iter().all(|t| t.skipped == 0)
+            && self
+                .tables
+                .iter()
+                .all(|t| t.skipped == 0 && t.undecoded == 0)
     }
 }
 
@@ -326,6 +351,68 @@ struct Planned {
     path: PathBuf,
     log_id: String,
     size: u64,
+    /// The files of the log's partitions of tables it does not write, to
+    /// remove once it is written (forced, no topic selection).
+    stale: Vec<PathBuf>,
+}
+
+/// Whether an export replaces every partition of each log it writes.
+fn replaces_logs(opts: &ParquetOptions) -> bool {
+    opts.force && opts.topics.is_empty()
+}
+
+/// The partitions in `dir`: per partition folder name (`log=<escaped
+/// log_id>`), the tables holding one. `dir` and each table folder are
+/// listed once; only folders count (not symlinks, which may lead out of
+/// `dir`), and only names that are UTF-8.
+fn partitions(dir: &Path) -> Result<HashMap<String, Vec<String>>, ExportError> {
+    let mut held: HashMap<String, Vec<String>> = HashMap::new();
+    let tables = match std::fs::read_dir(dir) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(held),
+        Err(e) => return Err(io_at(dir)(e)),
+    };
+    for table in tables {
+        let table = table.map_err(io_at(dir))?;
+        let is_dir = table.file_type().is_ok_and(|t| t.is_dir());
+        let Ok(name) = table.file_name().into_string() else {
+            continue;
+        };
+        if !is_dir || name == LOGS {
+            continue;
+        }
+        let folder = table.path();
+        for part in std::fs::read_dir(&folder).map_err(io_at(&folder))? {
+            let part = part.map_err(io_at(&folder))?;
+            if !part.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if let Ok(part) = part.file_name().into_string() {
+                if part.starts_with("log=") {
+                    held.entry(part).or_default().push(name.clone());
+                }
+            }
+        }
+    }
+    Ok(held)
+}
+
+/// Removes the file `path` of a stale partition (a file or a symlink, not
+/// a folder; gone already is fine), then its folder if that is empty now.
+fn remove_partition(path: &Path) -> Result<bool, ExportError> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.is_dir() => match std::fs::remove_file(path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io_at(path)(e)),
+        },
+        _ => false,
+    };
+    if let Some(folder) = path.parent() {
+        // Fails, and is meant to, when anything else is in the folder.
+        let _ = std::fs::remove_dir(folder);
+    }
+    Ok(removed)
 }
 
 /// Exports the logs at `inputs` (files, opened through [`robolog`]) to
@@ -336,9 +423,19 @@ struct Planned {
 /// before anything is written. An input that cannot be opened or
 /// summarised (not a log, a damaged header) is left out and named in
 /// [`ParquetExport::unread`]; the others are exported. Damaged records
-/// and messages that do not decode are skipped and counted
-/// ([`ExportedTable::skipped`]); a table whose values do not fit its type
+/// are skipped and counted ([`ExportedTable::skipped`]); a message that
+/// does not decode is a row whose message columns are null, counted in
+/// [`ExportedTable::undecoded`] (as in `robolog-sql`); a table whose values do not fit its type
 /// is left out ([`ExportedLog::failed`]).
+///
+/// With [`ParquetOptions::force`] and no [`ParquetOptions::topics`], the
+/// export replaces every partition of each log: after a log's files are
+/// written and committed, its partitions of the tables it did not write
+/// are removed ([`ExportedLog::removed`]; the `data.parquet` file, then the
+/// `log=` folder when empty, nothing else and nothing outside `dir`).
+/// With topics, the log's partitions of other tables are left alone.
+/// Without force, an existing partition of a log is refused
+/// ([`ExportError::Refused`]) and nothing is written.
 pub fn export_parquet<P: AsRef<Path>>(
     inputs: &[P],
     dir: &Path,
@@ -355,10 +452,16 @@ pub fn export_parquet<P: AsRef<Path>>(
         }
     }
 
+    // The partitions of earlier exports, listed once for all logs.
+    let mut held = if replaces_logs(opts) {
+        partitions(dir)?
+    } else {
+        HashMap::new()
+    };
+
     // Plan: every output of every log, checked before the first is written.
-    let mut planned = Vec::with_capacity(paths.len());
+    let mut opened_logs = Vec::with_capacity(paths.len());
     let mut done = ParquetExport::default();
-    let mut matched: HashSet<usize> = HashSet::new();
     for (path, log_id) in paths.iter().zip(ids) {
         let opened = robolog::open_with(path, &opts.limits).and_then(|log| {
             let summary = log.summary()?;
@@ -374,10 +477,28 @@ pub fn export_parquet<P: AsRef<Path>>(
                 continue;
             }
         };
+        let format = log.format();
+        let channels: Vec<(String, String)> = summary
+            .channels
+            .iter()
+            .map(|c| (table_key(format, &c.info).to_string(), c.info.topic.clone()))
+            .collect();
+        opened_logs.push((path, log_id, log.bytes().len() as u64, channels));
+    }
+    // Table names are unique across the logs of the export, and do not
+    // depend on the topics selected.
+    let table_names = TableNames::new(
+        opened_logs
+            .iter()
+            .flat_map(|(_, _, _, ch)| ch.iter().map(|(k, _)| k.as_str())),
+    );
+    let mut planned = Vec::with_capacity(opened_logs.len());
+    let mut matched: HashSet<usize> = HashSet::new();
+    for (path, log_id, size, channels) in opened_logs {
         let mut names: Vec<String> = Vec::new();
-        for c in &summary.channels {
-            let name = crate::table_name(log.format(), &c.info);
-            match selects(&opts.topics, &c.info, &name) {
+        for (key, topic) in &channels {
+            let name = table_names.name(key).unwrap_or(key).to_string();
+            match selects(&opts.topics, topic, &name) {
                 Some(Some(k)) => {
                     matched.insert(k);
                 }
@@ -392,10 +513,21 @@ pub fn export_parquet<P: AsRef<Path>>(
             let out = table_path(dir, name, &log_id);
             policy.check(&out).map_err(ExportError::Refused)?;
         }
+        let folder = format!("log={}", crate::hive_escape(&log_id));
+        let mut stale = Vec::new();
+        if let Some(tables) = held.remove(&folder) {
+            let written: HashSet<&str> = names.iter().map(String::as_str).collect();
+            for table in tables.iter().filter(|t| !written.contains(t.as_str())) {
+                let old = table_path(dir, table, &log_id);
+                policy.check(&old).map_err(ExportError::Refused)?;
+                stale.push(old);
+            }
+        }
         planned.push(Planned {
             path: path.clone(),
             log_id,
-            size: log.bytes().len() as u64,
+            size,
+            stale,
         });
     }
     if let Some(k) = (0..opts.topics.len()).find(|k| !matched.contains(k)) {
@@ -421,7 +553,16 @@ pub fn export_parquet<P: AsRef<Path>>(
         meter.at.log = i;
         let log = robolog::open_with(&p.path, &opts.limits).map_err(read(&p.path))?;
         let summary = log.summary().map_err(read(&p.path))?;
-        let exported = export_log(&log, &summary, p, dir, opts, &policy, &mut meter)?;
+        let exported = export_log(
+            &log,
+            &summary,
+            p,
+            &table_names,
+            dir,
+            opts,
+            &policy,
+            &mut meter,
+        )?;
         meter.base += p.size;
         meter.at.bytes = meter.base;
         meter.report();
@@ -433,13 +574,13 @@ pub fn export_parquet<P: AsRef<Path>>(
 /// Whether the channel `c` of table `table` is exported: `None` when not,
 /// else the index of the topic of `wanted` that selects it (by its topic
 /// or its table's name; `None` when every channel is wanted).
-fn selects(wanted: &[String], c: &ChannelInfo, table: &str) -> Option<Option<usize>> {
+fn selects(wanted: &[String], topic: &str, table: &str) -> Option<Option<usize>> {
     if wanted.is_empty() {
         return Some(None);
     }
     wanted
         .iter()
-        .position(|t| *t == c.topic || t == table)
+        .position(|t| t == topic || t == table)
         .map(Some)
 }
 
@@ -471,18 +612,25 @@ impl Meter<'_> {
     }
 }
 
-/// Writes the tables of one log, then its `logs` row.
+/// Writes the tables of one log, then its `logs` row; then, forced with
+/// no topic selection, removes the log's partitions of the tables it did
+/// not write (those of [`Planned::stale`] and of the tables that failed).
+#[allow(clippy::too_many_arguments)] // one log of the export: its plan, names, place, options, policy and meter
 fn export_log(
     log: &Log<'_>,
     summary: &Summary,
     p: &Planned,
+    names: &TableNames,
     dir: &Path,
     opts: &ParquetOptions,
     policy: &OutputPolicy,
     meter: &mut Meter<'_>,
 ) -> Result<ExportedLog, ExportError> {
     let format = log.format();
-    let keep = |c: &ChannelInfo| selects(&opts.topics, c, &crate::table_name(format, c)).is_some();
+    let keep = |c: &ChannelInfo| {
+        let name = names.name(table_key(format, c)).unwrap_or_default();
+        selects(&opts.topics, &c.topic, name).is_some()
+    };
     let facts = Facts::of(summary, p);
     let mut out = ExportedLog {
         path: p.path.clone(),
@@ -492,9 +640,10 @@ fn export_log(
         logs_file: table_path(dir, LOGS, &p.log_id),
         logs_bytes: 0,
         failed: Vec::new(),
+        removed: Vec::new(),
         problems: summary.warnings.clone(),
     };
-    let tables = match tables_where(log, summary, &keep) {
+    let tables = match tables_where(log, summary, &keep, Some(names)) {
         Ok(t) => t,
         // Reading every message to infer types failed: the log cannot be
         // read at all (an I/O error of its file).
@@ -535,6 +684,14 @@ fn export_log(
     }
     let logs_file = out.logs_file.clone();
     out.logs_bytes = write_logs_row(summary, &logs_file, &facts, policy)?;
+    if replaces_logs(opts) {
+        let failed = out.failed.iter().map(|f| f.path.clone());
+        for path in p.stale.iter().cloned().chain(failed).collect::<Vec<_>>() {
+            if remove_partition(&path)? {
+                out.removed.push(path);
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -708,6 +865,8 @@ fn write_table(
         columns: schema.fields().len(),
         bytes,
         skipped: reader.skipped(),
+        undecoded: reader.undecoded(),
+        first_undecoded: reader.first_undecoded().cloned(),
         inferred: table.inferred,
     })
 }

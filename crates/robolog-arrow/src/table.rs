@@ -14,6 +14,7 @@ use logcore::{
 use robolog::Log;
 
 use crate::build::{self, field_at};
+use crate::names::{TableNames, base_name, may_name};
 use crate::{Error, infer};
 
 /// The column of log times.
@@ -42,8 +43,11 @@ pub const DEFAULT_BATCH_SIZE: usize = 8192;
 /// their merged value type and the Arrow schema of their rows.
 #[derive(Debug, Clone)]
 pub struct Table {
-    /// The table's name (see [`table_name`]).
+    /// The table's name (see [`table_name`] and [`TableNames`]).
     pub name: String,
+    /// The topic (for ULog, the message name) of its channels (see
+    /// [`table_key`]).
+    pub key: String,
     /// The log's channels whose messages are the table's rows.
     pub channels: Vec<ChannelInfo>,
     /// The type of the channels' values: declared by the format, or
@@ -60,12 +64,13 @@ pub struct Table {
     format: Format,
 }
 
-/// The table name of a channel: for ULog the message name (every multi
-/// instance in one table), for every other format the topic without its
-/// leading `/`, every character other than ASCII letters, digits and `_`
-/// replaced by `_` (`/camera/image_raw` is `camera_image_raw`); an empty
-/// name is `_`. A channel whose name would be [`LOGS`] (the table of the
-/// logs themselves) gets a trailing `_`: `logs_`.
+/// The table name of a channel where no other topic of the logs read
+/// together has the same name: the [`base_name`] of its
+/// [`table_key`] (for ULog the message name, every multi instance in one
+/// table; for every other format the topic without its leading `/`,
+/// characters other than letters, digits and `_` replaced by `_`:
+/// `/camera/image_raw` is `camera_image_raw`). Where several topics
+/// have the same base name, [`TableNames`] makes the names unique.
 ///
 /// ```
 /// use logcore::{ChannelId, ChannelInfo, Format};
@@ -75,59 +80,22 @@ pub struct Table {
 /// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "logs_");
 /// ```
 pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
-    name_of_raw(raw_table_name(format, channel))
+    base_name(table_key(format, channel))
 }
 
-/// [`table_name`] of a channel whose name before the change is `raw`.
-fn name_of_raw(raw: &str) -> String {
-    if is_plain(raw) {
-        return raw.to_string();
-    }
-    let name: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() {
-        "_".into()
-    } else if name == LOGS {
-        format!("{LOGS}_")
-    } else {
-        name
-    }
-}
-
-/// What [`table_name`] makes the name of: the ULog format name, or the
-/// topic without its leading `/`.
-fn raw_table_name(format: Format, channel: &ChannelInfo) -> &str {
+/// What a channel's table holds: for ULog the message name, for every
+/// other format the topic. Channels of one key are one table of a log.
+pub fn table_key(format: Format, channel: &ChannelInfo) -> &str {
     if format == Format::ULog {
         channel.type_name.as_str()
     } else {
-        channel.topic.strip_prefix('/').unwrap_or(&channel.topic)
+        channel.topic.as_str()
     }
 }
 
-/// Whether [`table_name`] keeps `raw` as it is: letters, digits and `_`
-/// only, not empty, not [`LOGS`].
-fn is_plain(raw: &str) -> bool {
-    !raw.is_empty() && raw != LOGS && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
-/// Whether `channel` belongs to the table called `name`
-/// (`table_name(format, channel) == name`, without making the name when
-/// the channel's is kept as it is).
-fn in_table(format: Format, channel: &ChannelInfo, name: &str) -> bool {
-    ulog_in_table(raw_table_name(format, channel), name)
-}
-
-/// Whether the channels of the ULog format called `format_name` belong to
-/// the table called `table` (see [`table_name`]): what a reader that wants
-/// some tables only selects the subscriptions of a ULog by
+/// Whether the channels of the ULog format called `format_name` may
+/// belong to the table called `table` (see [`may_name`]): what a reader
+/// that wants some tables only selects the subscriptions of a ULog by
 /// ([`robolog::open_selected`]).
 ///
 /// ```
@@ -136,11 +104,7 @@ fn in_table(format: Format, channel: &ChannelInfo, name: &str) -> bool {
 /// assert!(!robolog_arrow::ulog_in_table("vehicle_status", "vehicle"));
 /// ```
 pub fn ulog_in_table(format_name: &str, table: &str) -> bool {
-    if is_plain(format_name) {
-        format_name == table
-    } else {
-        name_of_raw(format_name) == table
-    }
+    may_name(format_name, table)
 }
 
 impl Table {
@@ -170,7 +134,13 @@ pub fn tables(log: &Log<'_>) -> Result<Vec<Table>, Error> {
 
 /// [`tables`] for a log whose summary is already at hand.
 pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table>, Error> {
-    tables_where(log, summary, &|_| true)
+    tables_where(log, summary, &|_| true, None)
+}
+
+/// The names of the tables of one log read alone.
+fn log_names(log: &Log<'_>, summary: &Summary) -> TableNames {
+    let format = log.format();
+    TableNames::new(summary.channels.iter().map(|c| table_key(format, &c.info)))
 }
 
 /// The table called `name` of `log` (whose summary is at hand), built
@@ -187,33 +157,67 @@ pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn table_of(log: &Log<'_>, summary: &Summary, name: &str) -> Result<Option<Table>, Error> {
-    let format = log.format();
-    Ok(tables_where(log, summary, &|c| in_table(format, c, name))?
-        .into_iter()
-        .next())
+    let names = log_names(log, summary);
+    match names.key(name) {
+        Some(key) => table_in(log, summary, key, name),
+        None => Ok(None),
+    }
 }
 
-/// [`tables_with_summary`] of the channels `keep` accepts only.
+/// The table of `key` (see [`table_key`]) of `log`, called `name` (its
+/// name in a set of logs this log is one of: see [`TableNames`]); `None`
+/// when the log has no channel of `key`.
+pub fn table_in(
+    log: &Log<'_>,
+    summary: &Summary,
+    key: &str,
+    name: &str,
+) -> Result<Option<Table>, Error> {
+    let format = log.format();
+    let names = TableNames::from_pairs([(key, name)]);
+    Ok(
+        tables_where(log, summary, &|c| table_key(format, c) == key, Some(&names))?
+            .into_iter()
+            .next(),
+    )
+}
+
+/// [`tables_with_summary`] of the channels `keep` accepts only, named by
+/// `names` (by the log's own [`TableNames`] when `None`; a key `names`
+/// does not know is left out).
 pub(crate) fn tables_where(
     log: &Log<'_>,
     summary: &Summary,
     keep: &dyn Fn(&ChannelInfo) -> bool,
+    names: Option<&TableNames>,
 ) -> Result<Vec<Table>, Error> {
     let format = log.format();
-    let mut order: Vec<String> = Vec::new();
-    let mut groups: HashMap<String, Vec<ChannelInfo>> = HashMap::new();
+    let own;
+    let names = match names {
+        Some(n) => n,
+        None => {
+            own = log_names(log, summary);
+            &own
+        }
+    };
+    let mut order: Vec<&str> = Vec::new();
+    let mut groups: HashMap<&str, Vec<ChannelInfo>> = HashMap::new();
     let mut counts: HashMap<ChannelId, u64> = HashMap::new();
     for c in summary.channels.iter().filter(|c| keep(&c.info)) {
-        counts.insert(c.info.id, c.message_count);
-        let name = table_name(format, &c.info);
-        if !groups.contains_key(&name) {
-            order.push(name.clone());
+        let key = table_key(format, &c.info);
+        if names.name(key).is_none() {
+            continue;
         }
-        groups.entry(name).or_default().push(c.info.clone());
+        counts.insert(c.info.id, c.message_count);
+        if !groups.contains_key(key) {
+            order.push(key);
+        }
+        groups.entry(key).or_default().push(c.info.clone());
     }
     let mut out = Vec::with_capacity(order.len());
-    for name in order {
-        let channels = groups.remove(&name).unwrap_or_default();
+    for key in order {
+        let name = names.name(key).unwrap_or(key).to_string();
+        let channels = groups.remove(key).unwrap_or_default();
         let mut declared: Option<ValueType> = None;
         let mut untyped = Vec::new();
         for c in &channels {
@@ -253,9 +257,10 @@ pub(crate) fn tables_where(
             ),
             _ => None,
         };
-        let schema = make_schema(format, summary, &name, &channels, &value_type, &fields);
+        let schema = make_schema(format, summary, &name, key, &channels, &value_type, &fields);
         out.push(Table {
             name,
+            key: key.to_string(),
             channels,
             value_type,
             inferred,
@@ -298,6 +303,7 @@ fn make_schema(
     format: Format,
     summary: &Summary,
     name: &str,
+    key: &str,
     channels: &[ChannelInfo],
     value_type: &ValueType,
     fields: &Option<Vec<logcore::Field>>,
@@ -330,6 +336,7 @@ fn make_schema(
     }
     let mut meta = HashMap::new();
     meta.insert("robolog.table".to_string(), name.to_string());
+    meta.insert("robolog.topic".to_string(), key.to_string());
     meta.insert("robolog.format".to_string(), format.name().to_string());
     let types: Vec<&str> = {
         let mut t: Vec<&str> = channels.iter().map(|c| c.type_name.as_str()).collect();
@@ -355,8 +362,10 @@ pub struct ScanOptions {
     pub end: Option<Timestamp>,
     /// Rows per batch (at least 1).
     pub batch_size: usize,
-    /// Skip damaged records and messages that do not decode (counted in
-    /// [`BatchReader::skipped`]) instead of failing.
+    /// Skip damaged records (counted in [`BatchReader::skipped`]), and
+    /// give a message that does not decode a row whose message columns are
+    /// null (counted in [`BatchReader::undecoded`]), instead of failing.
+    /// The rows are the same whichever columns are asked for.
     pub lenient: bool,
     /// Read numeric columns straight from a format's typed column readers
     /// where those give exactly the rows of the general path (a ULog table
@@ -406,12 +415,27 @@ pub struct BatchReader<'a> {
     schema: SchemaRef,
     sources: Vec<Source>,
     decode: bool,
+    /// Whether message fields are columns (a value must be a struct).
+    fields: bool,
     batch_size: usize,
     lenient: bool,
     multi_ids: HashMap<ChannelId, u8>,
     table: String,
     skipped: u64,
+    undecoded: u64,
+    first_undecoded: Option<Undecoded>,
     done: bool,
+}
+
+/// The first message of a lenient [`scan`] that did not decode (or whose
+/// value is not a message with fields where the table has them): its row
+/// is kept with null message columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecoded {
+    /// The byte offset of the message (of its chunk, when compressed).
+    pub offset: u64,
+    /// Why it did not decode.
+    pub reason: String,
 }
 
 impl std::fmt::Debug for BatchReader<'_> {
@@ -420,6 +444,7 @@ impl std::fmt::Debug for BatchReader<'_> {
             .field("table", &self.table)
             .field("schema", &self.schema)
             .field("skipped", &self.skipped)
+            .field("undecoded", &self.undecoded)
             .finish_non_exhaustive()
     }
 }
@@ -486,6 +511,7 @@ pub fn scan<'a>(
     let decode = sources
         .iter()
         .any(|s| matches!(s, Source::Field(..) | Source::Data(_)));
+    let fields = sources.iter().any(|s| matches!(s, Source::Field(..)));
     let mut filter = MessageFilter::all()
         .channels(table.channels.iter().map(|c| c.id))
         .mode(if opts.lenient {
@@ -527,11 +553,14 @@ pub fn scan<'a>(
         schema,
         sources,
         decode,
+        fields,
         batch_size: opts.batch_size.max(1),
         lenient: opts.lenient,
         multi_ids,
         table: table.name.clone(),
         skipped: 0,
+        undecoded: 0,
+        first_undecoded: None,
         done: false,
     })
 }
@@ -548,10 +577,23 @@ impl BatchReader<'_> {
         self.prebuilt.is_some()
     }
 
-    /// Damaged records and undecodable messages skipped so far (lenient
-    /// scans only).
+    /// Damaged records skipped so far (lenient scans only).
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// Messages so far that did not decode, or whose value is not a
+    /// message with fields where the table's columns are fields (lenient
+    /// scans only): each is a row whose message columns are null. Only
+    /// counted when a message column is read: a scan of the time columns
+    /// alone decodes nothing, and gives the same rows.
+    pub fn undecoded(&self) -> u64 {
+        self.undecoded
+    }
+
+    /// The first of the [`undecoded`](Self::undecoded) messages.
+    pub fn first_undecoded(&self) -> Option<&Undecoded> {
+        self.first_undecoded.as_ref()
     }
 
     /// Changes the rows of the batches still to come (at least 1): a
@@ -583,10 +625,29 @@ impl BatchReader<'_> {
             };
             if self.decode {
                 match self.log.decode(&m) {
+                    Ok(v) if self.fields && !matches!(v, Value::Struct(_)) => {
+                        if !self.lenient {
+                            return Err(Error::Misfit {
+                                table: self.table.clone(),
+                                offset: m.offset.unwrap_or(0),
+                                reason: "not a message with fields".into(),
+                            });
+                        }
+                        self.undecoded += 1;
+                        self.first_undecoded.get_or_insert_with(|| Undecoded {
+                            offset: m.offset.unwrap_or(0),
+                            reason: "not a message with fields".into(),
+                        });
+                        values.push(Value::Null);
+                    }
                     Ok(v) => values.push(v),
-                    Err(_) if self.lenient => {
-                        self.skipped += 1;
-                        continue;
+                    Err(e) if self.lenient => {
+                        self.undecoded += 1;
+                        self.first_undecoded.get_or_insert_with(|| Undecoded {
+                            offset: m.offset.unwrap_or(0),
+                            reason: e.to_string(),
+                        });
+                        values.push(Value::Null);
                     }
                     Err(e) => return Err(e.into()),
                 }
@@ -722,15 +783,17 @@ mod tests {
                 "vehicle_status",
             ),
             (Format::ULog, "t", "logs", "logs_"),
-            (Format::ULog, "t", "é", "_"),
+            // Letters of any script are kept (SQL takes them quoted).
+            (Format::ULog, "t", "é", "é"),
+            (Format::RosBag, "/温度", "x", "温度"),
         ];
         for (format, topic, ty, want) in cases {
             let c = ChannelInfo::new(ChannelId(0), topic, ty, "x");
             assert_eq!(table_name(format, &c), want, "{topic} {ty}");
-            assert!(in_table(format, &c, want), "{topic} {ty}");
-            assert!(!in_table(format, &c, "camera"), "{topic} {ty}");
-            let raw = raw_table_name(format, &c);
-            assert!(!in_table(format, &c, &format!("{raw}_x")), "{topic} {ty}");
+            let key = table_key(format, &c);
+            assert!(may_name(key, want), "{topic} {ty}");
+            assert!(!may_name(key, "camera"), "{topic} {ty}");
+            assert!(!may_name(key, &format!("{want}_x")), "{topic} {ty}");
             if format == Format::ULog {
                 assert!(ulog_in_table(ty, want), "{ty}");
                 assert!(!ulog_in_table(ty, "camera"), "{ty}");

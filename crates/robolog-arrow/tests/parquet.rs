@@ -474,6 +474,74 @@ fn existing_outputs_are_refused_without_force_and_replaced_with_it() {
 }
 
 #[test]
+fn forced_export_removes_the_logs_stale_partitions_and_keeps_other_logs() {
+    let dir = scratch("stale");
+    let input = [testdata("rosbag/sample.bag")];
+    export(&input, &dir);
+    let fresh = files(&dir);
+    // Partitions an earlier export wrote: of a table sample.bag does not
+    // have (a real Parquet file of 30 rows), and of the same table for
+    // another log, which must survive.
+    let count = dir.join("count/log=sample.bag/data.parquet");
+    let stale = dir.join("old_topic/log=sample.bag/data.parquet");
+    let other = dir.join("old_topic/log=other.bag/data.parquet");
+    for p in [&stale, &other] {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::copy(&count, p).unwrap();
+    }
+    assert_eq!(read(&stale).batch.num_rows(), 30);
+
+    // A topic selection leaves the other tables' partitions alone.
+    let opts = ParquetOptions {
+        force: true,
+        topics: vec!["/count".into()],
+        ..ParquetOptions::default()
+    };
+    let done = export_parquet(&input, &dir, &opts, &mut |_| {}).unwrap();
+    assert!(done.logs[0].removed.is_empty());
+    assert_eq!(read(&stale).batch.num_rows(), 30);
+
+    // Without force the existing partitions are refused, nothing removed.
+    let err = export_parquet(&input, &dir, &ParquetOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, ExportError::Refused(_)), "{err}");
+    assert!(stale.is_file());
+
+    let opts = ParquetOptions {
+        force: true,
+        ..ParquetOptions::default()
+    };
+    let done = export_parquet(&input, &dir, &opts, &mut |_| {}).unwrap();
+    assert_eq!(done.logs[0].removed, std::slice::from_ref(&stale));
+    let mut expected = fresh.clone();
+    expected.insert("old_topic/log=other.bag/data.parquet".into());
+    assert_eq!(files(&dir), expected);
+    assert!(!stale.parent().unwrap().exists());
+    assert_eq!(read(&other).batch.num_rows(), 30);
+    assert_eq!(read(&count).batch.num_rows(), 30);
+    let r = read(&dir.join("logs/log=sample.bag/data.parquet"));
+    assert_eq!(r.batch.num_rows(), 1);
+
+    // A stale partition that is an input refuses the export.
+    let inside = dir.join("old_topic/log=data.parquet");
+    std::fs::create_dir_all(&inside).unwrap();
+    let log = inside.join("data.parquet");
+    std::fs::copy(testdata("rosbag/sample.bag"), &log).unwrap();
+    let err = export_parquet(&[&log], &dir, &opts, &mut |_| {}).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ExportError::Refused(robolog::write::Refusal::SameFile { .. })
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&log).unwrap(),
+        std::fs::read(testdata("rosbag/sample.bag")).unwrap()
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn an_input_is_never_written_over() {
     // A log stored where one of its own outputs would go.
     let dir = scratch("input");

@@ -5,7 +5,10 @@
 //! `robolog export IN... -o DIR --parquet [--topic T]... [--force]`: the
 //! logs (files, and folders searched recursively for logs) as one
 //! Hive-partitioned Parquet dataset (see `robolog_arrow::parquet`), one
-//! line per file written.
+//! line per file written. With --force and no --topic, an export replaces
+//! every partition of each log: once the log is written, its partitions
+//! of the tables it did not write (left by an earlier export) are removed,
+//! one line per file removed; with --topic, those stay.
 
 use std::path::PathBuf;
 
@@ -38,7 +41,10 @@ pub(crate) struct ExportArgs {
     /// name).
     #[arg(long = "topic", value_name = "T")]
     topics: Vec<String>,
-    /// Replace files that exist.
+    /// Replace files that exist. With --parquet and no --topic, also
+    /// remove each log's partitions of the tables this export does not
+    /// write (left by an earlier export of the log): DIR/<table>/log=<file
+    /// name>/data.parquet only; with --topic, those stay.
     #[arg(long)]
     force: bool,
 }
@@ -153,17 +159,24 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
                 if rows == 1 { "" } else { "s" },
             );
         }
+        for path in &log.removed {
+            println!("removed {} (from an earlier export)", path.display());
+        }
         if let Outcome::Damaged = report_all(&log.path, log.problems.iter().cloned()) {
             outcome = Outcome::Damaged;
         }
         for t in log.tables.iter().filter(|t| t.skipped > 0) {
             eprintln!(
-                "robolog: {}: table {}: {} damaged or undecodable message{} left out",
+                "robolog: {}: table {}: {} damaged message{} left out",
                 log.path.display(),
                 t.name,
                 t.skipped,
                 if t.skipped == 1 { "" } else { "s" }
             );
+            outcome = Outcome::Damaged;
+        }
+        for t in log.tables.iter().filter(|t| t.undecoded > 0) {
+            crate::report_undecoded(&log.path, &t.name, t.undecoded, t.first_undecoded.as_ref());
             outcome = Outcome::Damaged;
         }
         for f in &log.failed {

@@ -136,6 +136,26 @@ pub(crate) fn report(path: &std::path::Path, error: &logcore::Error) {
     eprintln!("robolog: {}: {error}", path.display());
 }
 
+/// Reports on stderr the messages of `table` in the log at `path` that did
+/// not decode: their rows are kept with null message columns (one rule for
+/// `export --parquet` and `sql`).
+pub(crate) fn report_undecoded(
+    path: &std::path::Path,
+    table: &str,
+    count: u64,
+    first: Option<&robolog_arrow::Undecoded>,
+) {
+    let first = first.map_or(String::new(), |u| {
+        format!("; the first at byte offset {}: {}", u.offset, u.reason)
+    });
+    eprintln!(
+        "robolog: {}: table {table}: {count} message{} did not decode and {} null fields{first}",
+        path.display(),
+        if count == 1 { "" } else { "s" },
+        if count == 1 { "has" } else { "have" },
+    );
+}
+
 /// Reports each problem with `path` on stderr, one line each: the outcome
 /// is [`Outcome::Damaged`] when there was any.
 pub(crate) fn report_all<E: Into<logcore::Error>>(

@@ -3,8 +3,17 @@
 //! a set of logs (see the `robolog-sql` crate: one table per topic or ULog
 //! message across every log, a `log` column first, plus `logs`).
 //!
-//! Exit codes: 2 for a query that does not parse or plan (and other usage
-//! errors), 1 for a log that cannot be opened, merged or read.
+//! SQL over logs only reads: a statement other than a query (`COPY`,
+//! `CREATE TABLE`, `INSERT`, `SET`, ...) is refused before any log is
+//! opened. No `-o FILE` may be one of the logs read, even with `--force`.
+//!
+//! A message that does not decode is a row whose message columns are null
+//! (so the rows do not depend on the columns selected), named on stderr
+//! when a query reads its fields.
+//!
+//! Exit codes: 2 for a query that does not parse or plan, a statement that
+//! is not a query, and other usage errors; 1 for a log that cannot be
+//! opened, merged or read, or messages that did not decode.
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -131,7 +140,7 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     if args.format == Format::Parquet && args.output.is_none() && query.is_some() {
         return Err(bad_query("--format parquet needs -o FILE"));
     }
-    let policy = OutputPolicy::new(args.force);
+    let mut policy = OutputPolicy::new(args.force);
     if let Some(out) = &args.output {
         write::check(out, &policy)?;
     }
@@ -145,20 +154,30 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
         .build()
         .map_err(|e| Failure::new(Path::new("sql"), e))?;
     let config = SessionConfig::new()
+        .with_information_schema(true)
         .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
     let ctx = SessionContext::new_with_config(config);
+    // Only queries: before a log is opened, and again on the plan.
+    robolog_sql::check_read_only(&ctx, query).map_err(|e| bad_query(&e))?;
     let set = match tables_named(&ctx, query) {
         Some(tables) => LogSet::open_for(&paths, open::limits(), &tables),
         None => LogSet::open_with(&paths, open::limits()),
     }
     .map_err(|e| log_failure(&e))?;
+    // No output may be one of the logs read, even with --force.
+    if let Some(out) = &args.output {
+        policy
+            .inputs
+            .extend(set.logs().iter().map(|l| l.path.clone()));
+        write::check(out, &policy)?;
+    }
     // The logs the scans read stay open until the set is dropped, which
     // it is not once the answer is out: the system unmaps them all at
     // exit, far faster than closing each after its scan.
     set.hold_scanned_logs();
     set.register(&ctx).map_err(|e| log_failure(&e))?;
     let df = runtime
-        .block_on(ctx.sql(query))
+        .block_on(ctx.sql_with_options(query, robolog_sql::read_only_options()))
         .map_err(|e| run_failure(&e, true))?;
     let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
     with_progress(set.progress(), || {
@@ -168,10 +187,17 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
         let batches = std::iter::from_fn(|| runtime.block_on(stream.next()));
         write_result(args, &policy, &schema, batches)
     })?;
+    // Messages that did not decode are rows with null fields, whatever the
+    // query selects; they are named here, and the exit code is 1.
+    let mut outcome = Outcome::Clean;
+    for u in set.progress().undecoded() {
+        crate::report_undecoded(&u.path, &u.table, u.count, u.first.as_ref());
+        outcome = Outcome::Damaged;
+    }
     // The answer is complete (written, or renamed into place): what the
     // set holds is left to the exit (see above). On errors it is dropped.
     std::mem::forget(set);
-    Ok(Outcome::Clean)
+    Ok(outcome)
 }
 
 /// The tables of the default schema that `query` reads, when it reads no
@@ -235,7 +261,11 @@ fn print_schema(set: &LogSet) -> std::io::Result<Outcome> {
         let Some(schema) = set.schema(name) else {
             continue;
         };
-        output::line(&mut out, name)?;
+        // The table, and the topic (ULog: message) it holds.
+        match set.table_key(name) {
+            Some(key) => output::line(&mut out, &format!("{name} ({key})"))?,
+            None => output::line(&mut out, name)?,
+        }
         if let Err(e) = set.check(name) {
             out.flush()?;
             let f = log_failure(&e);

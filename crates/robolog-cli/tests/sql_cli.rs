@@ -120,7 +120,7 @@ fn schema_lists_tables_and_columns() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("count\n  log: Utf8\n  log_time: Timestamp(ns)\n  data: "),
+        stdout.contains("count (/count)\n  log: Utf8\n  log_time: Timestamp(ns)\n  data: "),
         "{stdout}"
     );
     assert!(

@@ -157,11 +157,13 @@ impl LogicalExtensionCodec for LogicalCodec {
         let name = h["name"].as_str().ok_or_else(|| bad("table name"))?;
         let logs = logs_from(&h["logs"])?;
         // One scan partition: see `LogTable::with_max_partitions`.
-        Ok(Arc::new(
-            LogTable::new(name, logs, schema)
-                .with_limits(limits(&h))
-                .with_max_partitions(1),
-        ))
+        let mut table = LogTable::new(name, logs, schema)
+            .with_limits(limits(&h))
+            .with_max_partitions(1);
+        if let Some(key) = h["source"].as_str() {
+            table.source = key.to_string();
+        }
+        Ok(Arc::new(table))
     }
 
     fn try_encode_table_provider(
@@ -174,6 +176,7 @@ impl LogicalExtensionCodec for LogicalCodec {
             Some(t) => encode(
                 &json!({
                     "name": t.name(),
+                    "source": t.source,
                     "logs": logs_json(t.logs()),
                     "max_chunk_size": t.limits().max_chunk_size,
                     "max_nesting": t.limits().max_nesting,
@@ -215,6 +218,11 @@ impl PhysicalExtensionCodec for PhysicalCodec {
         };
         let spec = ScanSpec {
             table: h["table"].as_str().ok_or_else(|| bad("table"))?.to_string(),
+            key: h["key"]
+                .as_str()
+                .or(h["table"].as_str())
+                .ok_or_else(|| bad("table"))?
+                .to_string(),
             logs_table: h["logs_table"].as_bool().unwrap_or(false),
             logs: logs_from(&h["logs"])?,
             schema: schema_from(schema)?,
@@ -240,6 +248,7 @@ impl PhysicalExtensionCodec for PhysicalCodec {
         encode(
             &json!({
                 "table": s.table,
+                "key": s.key,
                 "logs_table": s.logs_table,
                 "logs": logs_json(&s.logs),
                 "start": s.start,
@@ -264,6 +273,7 @@ mod tests {
     fn spec(limits: robolog::Limits) -> ScanSpec {
         ScanSpec {
             table: "vehicle_gps_position".into(),
+            key: "vehicle_gps_position".into(),
             logs_table: false,
             logs: vec![LogRef {
                 id: "a.ulg".into(),

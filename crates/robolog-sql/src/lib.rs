@@ -19,6 +19,12 @@
 //! into each format's index; `log = '...'` and `log IN (...)` skip whole
 //! logs.
 //!
+//! SQL over logs only reads: run users' statements through [`query`],
+//! which refuses anything but a query (`COPY ... TO` a file, `CREATE
+//! [EXTERNAL] TABLE`, `INSERT`, `SET`, ...) with [`Error::NotAQuery`]
+//! before DataFusion plans it, and checks the plan again with
+//! [`read_only_options`].
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,9 +32,11 @@
 //! let ctx = SessionContext::new();
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/ulog");
 //! robolog_sql::register_logs(&ctx, &[dir])?;
-//! let df = ctx
-//!     .sql("SELECT log, count(*) AS n FROM vehicle_attitude GROUP BY log ORDER BY log")
-//!     .await?;
+//! let df = robolog_sql::query(
+//!     &ctx,
+//!     "SELECT log, count(*) AS n FROM vehicle_attitude GROUP BY log ORDER BY log",
+//! )
+//! .await?;
 //! let batches = df.collect().await?;
 //! assert!(batches.iter().map(|b| b.num_rows()).sum::<usize>() >= 1);
 //! # Ok(())
@@ -39,16 +47,18 @@
 pub mod ballista;
 mod discover;
 mod filter;
+mod read_only;
 mod schema;
 mod table;
 
 use std::path::PathBuf;
 
 pub use discover::{find_logs, log_ids};
+pub use read_only::{QUERY_STATEMENTS, check_read_only, query, read_only_options};
 pub use schema::LOG;
 pub use table::{
     KEEP_OPEN_LOGS, KEEP_OPEN_MESSAGES, LOGS, LogRef, LogScanExec, LogSet, LogTable, ScanProgress,
-    ScanSpec, logs_schema, register_logs,
+    ScanSpec, UndecodedRows, logs_schema, register_logs,
 };
 
 /// What can go wrong opening, merging or scanning logs.
@@ -107,6 +117,16 @@ pub enum Error {
         table: String,
         /// What Arrow said.
         source: arrow_schema::ArrowError,
+    },
+    /// A statement that is not a query (`COPY`, `CREATE TABLE`, `INSERT`,
+    /// `SET`, ...): SQL over logs only reads (see [`query`]).
+    #[error(
+        "{statement} is refused: SQL over logs only reads (allowed: {})",
+        QUERY_STATEMENTS
+    )]
+    NotAQuery {
+        /// The statement's first words (`COPY`, `CREATE TABLE`, ...).
+        statement: String,
     },
     /// DataFusion refused a table.
     #[error(transparent)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow_array::{
     ArrayRef, Float64Array, RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
@@ -26,7 +26,7 @@ use datafusion::physical_plan::{
 };
 use datafusion::prelude::SessionContext;
 use logcore::{LogReader, Timestamp};
-use robolog_arrow::{ScanOptions, metadata_json, table_name, table_of, ulog_in_table};
+use robolog_arrow::{ScanOptions, TableNames, may_name, metadata_json, table_in, table_key};
 
 use crate::schema::{LOG, align, merge, with_log_column};
 use crate::{Error, discover, filter};
@@ -63,6 +63,23 @@ pub struct ScanProgress {
     bytes_total: AtomicU64,
     bytes_done: AtomicU64,
     rows: AtomicU64,
+    undecoded: Mutex<Vec<UndecodedRows>>,
+}
+
+/// Messages of one table of one log that did not decode in a scan: each
+/// is a row whose message columns are null (see
+/// [`robolog_arrow::ScanOptions::lenient`]), so a query's rows do not
+/// depend on the columns it selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndecodedRows {
+    /// The log.
+    pub path: PathBuf,
+    /// The table.
+    pub table: String,
+    /// How many messages did not decode.
+    pub count: u64,
+    /// The first of them.
+    pub first: Option<robolog_arrow::Undecoded>,
 }
 
 impl ScanProgress {
@@ -80,6 +97,27 @@ impl ScanProgress {
     /// Rows produced so far.
     pub fn rows(&self) -> u64 {
         self.rows.load(Ordering::Relaxed)
+    }
+
+    /// The messages that did not decode in the scans so far, per log and
+    /// table (a log scanned twice for a table counts in each scan).
+    pub fn undecoded(&self) -> Vec<UndecodedRows> {
+        self.undecoded.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    fn note_undecoded(&self, rows: UndecodedRows) {
+        if let Ok(mut u) = self.undecoded.lock() {
+            match u
+                .iter_mut()
+                .find(|x| x.path == rows.path && x.table == rows.table)
+            {
+                Some(x) => {
+                    x.count += rows.count;
+                    x.first = x.first.take().or(rows.first);
+                }
+                None => u.push(rows),
+            }
+        }
     }
 }
 
@@ -114,6 +152,8 @@ struct SetInner {
 /// A table of a [`LogSet`].
 #[derive(Debug)]
 struct Entry {
+    /// The topic (ULog: message name) whose channels are the table's rows.
+    key: String,
     /// Indices into the set's logs.
     users: Vec<usize>,
     /// The merged schema, built on first use.
@@ -134,8 +174,9 @@ struct Opened {
     /// Its row of the `logs` table, unless the set was opened for other
     /// tables.
     info: Option<LogInfo>,
-    /// The names of its tables.
-    tables: Vec<String>,
+    /// The keys of its tables (topics, ULog message names: see
+    /// [`robolog_arrow::table_key`]).
+    keys: Vec<String>,
     /// The opened log, when it is kept for the scans.
     kept: Option<Arc<Prepared>>,
 }
@@ -248,7 +289,7 @@ fn open_one(
     only: Option<&[String]>,
 ) -> Result<Opened, Error> {
     let log = match only {
-        Some(t) => robolog::open_selected(path, limits, &|n| t.iter().any(|t| ulog_in_table(n, t))),
+        Some(t) => robolog::open_selected(path, limits, &|n| t.iter().any(|t| may_name(n, t))),
         None => robolog::open_with(path, limits),
     }
     .map_err(|e| Error::Open {
@@ -260,17 +301,18 @@ fn open_one(
         source: e,
     })?;
     let format = log.format();
-    let mut tables: Vec<String> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
     for c in &summary.channels {
-        let name = table_name(format, &c.info);
-        if !tables.contains(&name) && only.is_none_or(|t| t.contains(&name)) {
-            tables.push(name);
+        let key = table_key(format, &c.info);
+        if !keys.iter().any(|k| k == key) && only.is_none_or(|t| t.iter().any(|t| may_name(key, t)))
+        {
+            keys.push(key.to_string());
         }
     }
     let keep = budget.take(summary.message_count);
     Ok(Opened {
         info: only.is_none().then(|| log_info(&summary)),
-        tables,
+        keys,
         kept: keep.then(|| Arc::new(Prepared { log, summary })),
     })
 }
@@ -357,13 +399,26 @@ impl LogSet {
         let mut infos = only.is_none().then(|| Vec::with_capacity(files.len()));
         let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
         let kept = KeptLogs::default();
+        // One table per key across the set, each name unique (robolog-arrow
+        // names a `logs` topic's table `logs_`).
+        let names = TableNames::new(
+            opened
+                .iter()
+                .flat_map(|o| o.keys.iter().map(String::as_str)),
+        );
         for (i, ((path, id), o)) in files.into_iter().zip(ids).zip(opened).enumerate() {
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            // robolog-arrow names a `logs` topic's table `logs_`.
-            for name in o.tables {
+            for key in o.keys {
+                let Some(name) = names.name(&key) else {
+                    continue;
+                };
+                if only.is_some_and(|t| !t.iter().any(|t| t == name)) {
+                    continue;
+                }
                 tables
-                    .entry(name)
+                    .entry(name.to_string())
                     .or_insert_with(|| Entry {
+                        key: key.clone(),
                         users: Vec::new(),
                         merged: OnceLock::new(),
                     })
@@ -399,6 +454,13 @@ impl LogSet {
     /// A topic whose table name is `logs` is the table `logs_`.
     pub fn table_names(&self) -> Vec<&str> {
         self.inner.tables.keys().map(String::as_str).collect()
+    }
+
+    /// The topic (ULog: message name) whose messages are the rows of the
+    /// table called `table` in every log of the set: table names are unique
+    /// per topic (see [`robolog_arrow::TableNames`]).
+    pub fn table_key(&self, table: &str) -> Option<&str> {
+        self.inner.tables.get(table).map(|e| e.key.as_str())
     }
 
     /// Whether `table` is a table of the logs or [`LOGS`] (builds nothing).
@@ -497,11 +559,11 @@ impl LogSet {
         let Some(merged) = self.merged(table)? else {
             return Ok(None);
         };
-        let users = &set.tables[table].users;
+        let entry = &set.tables[table];
+        let users = &entry.users;
         Ok(Some(Arc::new(LogTable {
             name: table.into(),
-            // robolog-arrow names a `logs` topic's table `logs_` already.
-            source: table.into(),
+            source: entry.key.clone(),
             kind: Kind::Messages,
             conflict: merged.conflict.clone(),
             logs: users.iter().map(|&i| set.logs[i].clone()).collect(),
@@ -560,9 +622,10 @@ impl LogSet {
             };
             let prepared = match set.kept.get(&l.path) {
                 Some(p) => p,
-                None => Arc::new(reopen(&l.path, &set.limits, table)?),
+                None => Arc::new(reopen(&l.path, &set.limits, &entry.key)?),
             };
-            let table = table_of(&prepared.log, &prepared.summary, table).map_err(read)?;
+            let table =
+                table_in(&prepared.log, &prepared.summary, &entry.key, table).map_err(read)?;
             Ok(table.map(|t| t.schema()))
         })?;
         let mut merged: Option<Merged> = None;
@@ -668,14 +731,15 @@ fn open_all(
     on_all_cores(files, |p| open_one(p, limits, &budget, only))
 }
 
-/// Opens `path` again for the schema or a scan of its table `table` (a
+/// Opens `path` again for the schema or a scan of its table of `key` (a
 /// ULog is read for that table's samples only).
-fn reopen(path: &Path, limits: &robolog::Limits, table: &str) -> Result<Prepared, Error> {
+fn reopen(path: &Path, limits: &robolog::Limits, key: &str) -> Result<Prepared, Error> {
     let open = |e| Error::Open {
         path: path.to_path_buf(),
         source: e,
     };
-    let log = robolog::open_selected(path, limits, &|n| ulog_in_table(n, table)).map_err(open)?;
+    let log =
+        robolog::open_selected(path, limits, &|n| n == key || may_name(n, key)).map_err(open)?;
     let summary = log.summary().map_err(open)?;
     Ok(Prepared { log, summary })
 }
@@ -812,7 +876,8 @@ pub(crate) enum Kind {
 #[derive(Debug, Clone)]
 pub struct LogTable {
     pub(crate) name: String,
-    /// The table name in the logs ([`robolog_arrow::table_name`]).
+    /// The topic (ULog: message name) of its rows in the logs
+    /// ([`robolog_arrow::table_key`]).
     pub(crate) source: String,
     pub(crate) kind: Kind,
     /// Why the table's schemas did not merge (log, column, reason).
@@ -948,7 +1013,8 @@ impl TableProvider for LogTable {
         };
         let config = state.config();
         let exec = LogScanExec::new(ScanSpec {
-            table: self.source.clone(),
+            table: self.name.clone(),
+            key: self.source.clone(),
             logs_table: matches!(self.kind, Kind::Logs(_)),
             logs,
             schema,
@@ -977,8 +1043,11 @@ impl TableProvider for LogTable {
 /// redo the scan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanSpec {
-    /// The table name in the logs.
+    /// The table's name.
     pub table: String,
+    /// The table's key in the logs: the topic (ULog: the message name)
+    /// whose channels are its rows (see [`robolog_arrow::table_key`]).
+    pub key: String,
     /// Whether this is the table of logs ([`LOGS`]).
     pub logs_table: bool,
     /// The logs to read (after pruning by `log`).
@@ -1221,7 +1290,12 @@ fn scan_log(
         None => Arc::new(prepare(spec, l)?),
     };
     let log = &prepared.log;
-    let Some(table) = table_of(log, &prepared.summary, &spec.table).map_err(read)? else {
+    // A table made by `LogTable::new` has its name for a key.
+    let table = match table_in(log, &prepared.summary, &spec.key, &spec.table).map_err(read)? {
+        Some(t) => Some(t),
+        None => robolog_arrow::table_of(log, &prepared.summary, &spec.key).map_err(read)?,
+    };
+    let Some(table) = table else {
         return Ok(true);
     };
     let have = table.schema();
@@ -1242,8 +1316,27 @@ fn scan_log(
         lenient: true,
         typed_columns: true,
     };
-    for batch in robolog_arrow::scan(log, &table, &opts).map_err(read)? {
-        let batch = batch.map_err(read)?;
+    let mut reader = robolog_arrow::scan(log, &table, &opts).map_err(read)?;
+    let noted = |reader: &robolog_arrow::BatchReader<'_>| {
+        if let Some(p) = progress
+            && reader.undecoded() > 0
+        {
+            p.note_undecoded(UndecodedRows {
+                path: l.path.clone(),
+                table: spec.table.clone(),
+                count: reader.undecoded(),
+                first: reader.first_undecoded().cloned(),
+            });
+        }
+    };
+    while let Some(batch) = reader.next() {
+        let batch = match batch {
+            Ok(b) => b,
+            Err(e) => {
+                noted(&reader);
+                return Err(read(e));
+            }
+        };
         let rows = batch.num_rows() as u64;
         let out = align(&batch, &spec.schema, &l.id).map_err(|e| {
             external(Error::Align {
@@ -1253,16 +1346,18 @@ fn scan_log(
             })
         })?;
         if tx.blocking_send(Ok(out)).is_err() {
+            noted(&reader);
             return Ok(false);
         }
         if let Some(p) = progress {
             p.rows.fetch_add(rows, Ordering::Relaxed);
         }
     }
+    noted(&reader);
     Ok(true)
 }
 
 /// Opens `l` for a scan.
 fn prepare(spec: &ScanSpec, l: &LogRef) -> DfResult<Prepared> {
-    reopen(&l.path, &spec.limits, &spec.table).map_err(external)
+    reopen(&l.path, &spec.limits, &spec.key).map_err(external)
 }

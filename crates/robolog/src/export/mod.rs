@@ -38,8 +38,10 @@
 //!   JSON field that is a number in one message and a string in another)
 //!   are one column whose cells hold the value's JSON, exactly as `robolog
 //!   cat --json` prints it.
-//! - **Messages that do not decode** are left out of a table whose other
-//!   messages decode, and reported ([`ExportStats::undecoded`]); a channel
+//! - **Messages that do not decode** are rows whose value columns are
+//!   empty in a table whose other messages decode, and reported
+//!   ([`ExportStats::undecoded`]), as in the Parquet and SQL tables, whose
+//!   message columns are null there; a channel
 //!   none of whose messages decode (an encoding nobody decodes) is exported
 //!   raw, its payload bytes under `data`.
 //! - **Damaged records** are skipped (the read is lenient) and reported in
@@ -54,7 +56,11 @@
 //!   an empty name becomes `_`, at most 200 characters), then
 //!   `.EXTENSION`. When two tables would get the same name (compared
 //!   without case, for file systems that ignore it), the later in channel
-//!   order gets `_2` (`_3`, ...) appended.
+//!   order gets `_2` (`_3`, ...) appended. ULog subscriptions that would
+//!   share a `ulog2csv` name (`a/b` and `a_b`, one name subscribed twice)
+//!   get a file each too: the first in the log's file order keeps the
+//!   name, the others get `_2` (`_3`, ...) before `.csv`, never a name
+//!   another subscription has; no two tables ever write one file.
 //! - The folder is created when missing (with its parents). Every file is
 //!   checked before the first is written: an output that exists is refused
 //!   unless [`ExportOptions::force`] is set, an output that is the input
@@ -264,7 +270,8 @@ pub struct Undecoded {
     /// The first failure.
     pub first: Error,
     /// `true` when no message of the table decoded and the payloads were
-    /// exported as raw bytes; `false` when these messages were left out.
+    /// exported as raw bytes; `false` when these messages are rows with
+    /// empty value columns.
     pub raw: bool,
 }
 
@@ -283,9 +290,9 @@ impl fmt::Display for Undecoded {
         } else {
             write!(
                 f,
-                "topic {:?}: {n} message{s} could not be decoded and {} left out; the first: {}",
+                "topic {:?}: {n} message{s} could not be decoded and {} empty value columns; the first: {}",
                 self.topic,
-                if n == 1 { "is" } else { "are" },
+                if n == 1 { "has" } else { "have" },
                 self.first
             )
         }
@@ -544,9 +551,12 @@ pub fn export_tables(
                     raw = Value::Bytes(msg.payload.to_vec());
                     &raw
                 }
+                // A row all the same, its value columns empty: the rows
+                // of a table are its messages, as in the Parquet and SQL
+                // tables.
                 Err(_) => {
                     value = Value::Null;
-                    continue;
+                    &value
                 }
             };
             for tc in &times {

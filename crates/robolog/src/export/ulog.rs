@@ -1,6 +1,17 @@
 //! ULog tables as pyulog 1.3.0's `ulog2csv -o DIR` writes them: the same
 //! file names, the same bytes (through `ulogfile::pyulog::csv`).
+//!
+//! One difference: `ulog2csv` names a file `NAME_topic_multi.csv` with `/`
+//! in the topic replaced by `_`, so two subscriptions can get one file
+//! (`a/b` and `a_b`, or one name and instance subscribed twice), and it
+//! writes both to it: the rows of one are lost. Here every subscription
+//! gets its own file: the first in the log's file order keeps `ulog2csv`'s
+//! name (for one name subscribed twice, the file `ulog2csv` leaves), the
+//! others get `_2`, `_3`, ... before `.csv`, never a name another
+//! subscription's file has (names compared without case, as for the other
+//! formats). The names do not depend on the topics selected.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +23,8 @@ use crate::Log;
 use crate::write::{OutputPolicy, write_atomically};
 
 use super::{
-    ExportError, ExportOptions, ExportStats, ExportedTable, Progress, check_topics, prepare_folder,
+    ExportError, ExportOptions, ExportStats, ExportedTable, FileNames, Progress, check_topics,
+    prepare_folder,
 };
 
 /// The topic of a subscription, as the ULog reader names its channel.
@@ -25,8 +37,8 @@ fn topic(sub: &Subscription<'_>) -> String {
 }
 
 /// `ulog2csv`'s name prefix: the input's file name without `.ulg` (in
-/// any case), in `dir`.
-fn prefix(input: &Path, dir: &Path) -> String {
+/// any case).
+fn prefix(input: &Path) -> String {
     let mut base = input
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -35,7 +47,34 @@ fn prefix(input: &Path, dir: &Path) -> String {
     if base.len() >= 4 && base.is_char_boundary(cut) && base[cut..].eq_ignore_ascii_case(".ulg") {
         base.truncate(cut);
     }
-    dir.join(base).to_string_lossy().into_owned()
+    base
+}
+
+/// The file name of each of `sets` (the datasets, in `ulog2csv`'s order),
+/// names starting with `prefix`: `ulog2csv`'s, made unique (see the
+/// [module](self) docs). The subscriptions that first have a name (in file
+/// order) take theirs before any other is given a suffix, so a suffixed
+/// name is never one of `ulog2csv`'s.
+fn file_names(sets: &[&Subscription<'_>], prefix: &str) -> Vec<String> {
+    let stems: Vec<String> = sets
+        .iter()
+        .map(|s| {
+            let name = pyulog::csv_file_name(prefix, s);
+            name.strip_suffix(".csv").unwrap_or(&name).to_string()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..sets.len()).collect();
+    order.sort_by_key(|&i| (sets[i].offset, sets[i].msg_id));
+    let mut seen = HashSet::new();
+    let (first, later): (Vec<usize>, Vec<usize>) = order
+        .into_iter()
+        .partition(|&i| seen.insert(stems[i].to_lowercase()));
+    let mut names = FileNames::default();
+    let mut out = vec![String::new(); sets.len()];
+    for i in first.into_iter().chain(later) {
+        out[i] = format!("{}.csv", names.assign(&stems[i]));
+    }
+    out
 }
 
 pub(super) fn export(
@@ -48,20 +87,13 @@ pub(super) fn export(
 ) -> Result<ExportStats, ExportError> {
     let channels = log.channels()?;
     check_topics(&channels, &opts.topics)?;
-    let prefix = prefix(input, dir);
-    let sets: Vec<(&Subscription<'_>, String, PathBuf)> = pyulog::datasets(ulog)
+    let datasets = pyulog::datasets(ulog);
+    let names = file_names(&datasets, &prefix(input));
+    let sets: Vec<(&Subscription<'_>, String, PathBuf)> = datasets
         .into_iter()
-        .map(|s| (s, topic(s)))
-        .filter(|(_, t)| opts.topics.is_empty() || opts.topics.contains(t))
-        .map(|(s, t)| (s, t, PathBuf::from(pyulog::csv_file_name(&prefix, s))))
-        .collect();
-    // Two subscriptions of one name and instance share a file name;
-    // `ulog2csv` writes both, so the later is what stays.
-    let sets: Vec<_> = sets
-        .iter()
-        .enumerate()
-        .filter(|(i, (_, _, p))| !sets[i + 1..].iter().any(|(_, _, q)| q == p))
-        .map(|(_, s)| s)
+        .zip(names)
+        .map(|(s, name)| (s, topic(s), dir.join(name)))
+        .filter(|(_, t, _)| opts.topics.is_empty() || opts.topics.contains(t))
         .collect();
     let policy = OutputPolicy::new(opts.force).reading(input);
     for (_, _, path) in &sets {
@@ -73,7 +105,7 @@ pub(super) fn export(
     let total_rows: u64 = sets.iter().map(|(s, _, _)| s.samples.len() as u64).sum();
     let mut stats = ExportStats::default();
     let mut rows_before = 0u64;
-    for (sub, topic, path) in sets {
+    for (sub, topic, path) in &sets {
         let mut report = |lines: u64| {
             let rows = rows_before + lines.saturating_sub(1);
             progress(Progress {
@@ -142,5 +174,115 @@ impl<W: Write> Write for Counting<'_, W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ExportOptions, export_csv};
+
+    /// A ULog of `subs` (format name, multi id, timestamps of its samples),
+    /// subscribed in that order; every format has one `uint64_t` field
+    /// `timestamp` and one `int32_t` field `v`, the sample's index.
+    fn ulog(subs: &[(&str, u8, &[u64])]) -> Vec<u8> {
+        let mut w = ulogfile::Writer::new(Vec::new(), 1_000).unwrap();
+        let mut formats: Vec<&str> = Vec::new();
+        for (name, _, _) in subs {
+            if !formats.contains(name) {
+                w.add_format(&format!("{name}:uint64_t timestamp;int32_t v;"))
+                    .unwrap();
+                formats.push(name);
+            }
+        }
+        let ids: Vec<u16> = subs
+            .iter()
+            .map(|(name, multi, _)| w.add_subscription(name, *multi).unwrap())
+            .collect();
+        for (id, (_, _, times)) in ids.iter().zip(subs) {
+            for (i, t) in times.iter().enumerate() {
+                let mut s = t.to_le_bytes().to_vec();
+                s.extend_from_slice(&(i as i32).to_le_bytes());
+                w.write_data(*id, &s).unwrap();
+            }
+        }
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn messages_whose_file_names_collide_get_files_of_their_own() {
+        // `a/b` and `a_b` are both `ulog2csv`'s `clash_a_b_0.csv`; the
+        // suffix `_2` the second would get is the `ulog2csv` name of
+        // `a_b_0` instance 2, so it gets `_3`; `a_b` subscribed twice
+        // (instance 1) gets `_2` for its second.
+        let bytes = ulog(&[
+            ("a/b", 0, &[2_000, 3_000]),
+            ("a_b", 0, &[2_500, 3_500, 4_500]),
+            ("a_b_0", 2, &[2_600]),
+            ("a_b", 1, &[2_700, 3_700, 4_700, 5_700]),
+            ("a_b", 1, &[2_800]),
+        ]);
+        let dir =
+            std::env::temp_dir().join(format!("robolog-export-ulog-clash-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let log = crate::open_bytes(&bytes).unwrap();
+        let input = dir.join("clash.ulg");
+        let stats = export_csv(&log, &input, &dir, &ExportOptions::default(), &mut |_| {}).unwrap();
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                "clash_a_b_0.csv",
+                "clash_a_b_0_2.csv",
+                "clash_a_b_0_3.csv",
+                "clash_a_b_1.csv",
+                "clash_a_b_1_2.csv",
+            ]
+        );
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        assert_eq!(read("clash_a_b_0.csv"), "timestamp,v\n2000,0\n3000,1\n");
+        assert_eq!(read("clash_a_b_0_2.csv"), "timestamp,v\n2600,0\n");
+        assert_eq!(
+            read("clash_a_b_0_3.csv"),
+            "timestamp,v\n2500,0\n3500,1\n4500,2\n"
+        );
+        assert_eq!(
+            read("clash_a_b_1.csv"),
+            "timestamp,v\n2700,0\n3700,1\n4700,2\n5700,3\n"
+        );
+        assert_eq!(read("clash_a_b_1_2.csv"), "timestamp,v\n2800,0\n");
+        let mut rows: Vec<(String, u64)> = stats
+            .tables
+            .iter()
+            .map(|t| (t.path.file_name().unwrap().to_string_lossy().into(), t.rows))
+            .collect();
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                ("clash_a_b_0.csv".to_string(), 2),
+                ("clash_a_b_0_2.csv".to_string(), 1),
+                ("clash_a_b_0_3.csv".to_string(), 3),
+                ("clash_a_b_1.csv".to_string(), 4),
+                ("clash_a_b_1_2.csv".to_string(), 1),
+            ]
+        );
+
+        // Names do not depend on the topics selected.
+        let one = dir.join("one");
+        let opts = ExportOptions {
+            topics: vec!["a_b".into()],
+            ..ExportOptions::default()
+        };
+        export_csv(&log, &input, &one, &opts, &mut |_| {}).unwrap();
+        let files: Vec<String> = std::fs::read_dir(&one)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(files, ["clash_a_b_0_3.csv"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,238 @@
+//! Table names: one table per topic (for ULog, per message name), so that
+//! a table name always maps back to one topic.
+//!
+//! A topic's *base name* is the topic without its leading `/`, every
+//! character other than a letter (of any script: SQL takes them quoted),
+//! a digit or `_` replaced by `_`; an empty name is `_`, and `logs` (the
+//! table of the logs themselves) is `logs_`. Where only one topic of a
+//! set of logs has a base name, the table has it. Where several have it
+//! (`/temp-1`, `/temp.1` and `/temp_1`; `a/b`, `/a/b` and `a_b`), one
+//! keeps it (the topic whose name needed no change, else the first in
+//! byte order) and each other gets `_` and 8 hex digits of a hash of its
+//! topic after it (`temp_1_5c1d3f0a`), which is the same in every set.
+//! The [`Table::key`](crate::Table::key), the schema's `robolog.topic`
+//! metadata and the `logs` tables say which topic a table holds.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::table::LOGS;
+
+/// The base name of the table of `key` (a topic, or a ULog message name):
+/// what its table is called unless another key of the set has the same
+/// base name (see [`TableNames`]).
+///
+/// ```
+/// assert_eq!(robolog_arrow::base_name("/camera/image_raw"), "camera_image_raw");
+/// assert_eq!(robolog_arrow::base_name("/温度"), "温度");
+/// assert_eq!(robolog_arrow::base_name("/logs"), "logs_");
+/// assert_eq!(robolog_arrow::base_name("/"), "_");
+/// ```
+pub fn base_name(key: &str) -> String {
+    let raw = key.strip_prefix('/').unwrap_or(key);
+    if is_plain(raw) {
+        return raw.to_string();
+    }
+    let name: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        "_".into()
+    } else if name == LOGS {
+        format!("{LOGS}_")
+    } else {
+        name
+    }
+}
+
+/// Whether `key`'s base name is the key itself, less a leading `/`.
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty() && raw != LOGS && raw.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// FNV-1a, 64 bits: a hash that is the same on every machine and in every
+/// version.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The name of `key`'s table where another key has its base name: `_` and
+/// 8 hex digits of its hash, 16 where even that is taken.
+fn suffixed(key: &str, base: &str, long: bool) -> String {
+    let h = fnv1a(key.as_bytes());
+    if long {
+        format!("{base}_{h:016x}")
+    } else {
+        format!("{base}_{:08x}", h >> 32)
+    }
+}
+
+/// Whether the table called `name` may hold `key`, or a key with the same
+/// base name, in some set of logs: `name` is `key`'s base name, or that
+/// followed by `_` and 8 or 16 hex digits. What a reader that opens a log
+/// for some tables only selects channels by, before it knows the other
+/// logs of the set (which decide which key of a base name gets which
+/// name).
+///
+/// ```
+/// assert!(robolog_arrow::may_name("/temp-1", "temp_1"));
+/// assert!(robolog_arrow::may_name("/temp-1", "temp_1_0123abcd"));
+/// assert!(!robolog_arrow::may_name("/temp-1", "temp"));
+/// assert!(!robolog_arrow::may_name("/temp-1", "temp_10"));
+/// ```
+pub fn may_name(key: &str, name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(base_name(key).as_str()) else {
+        return false;
+    };
+    match rest.strip_prefix('_') {
+        None => rest.is_empty(),
+        Some(hex) => {
+            matches!(hex.len(), 8 | 16)
+                && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        }
+    }
+}
+
+/// The names of the tables of a set of keys (topics, or ULog message
+/// names): unique, and each mapping back to one key.
+///
+/// A key's [`base_name`] is the key without its leading `/`, every
+/// character other than a letter (of any script), a digit or `_` replaced
+/// by `_`. Where only one key of the set has a base name, its table has
+/// it. Where several have it, one keeps it (the key whose name needed no
+/// change, else the first in byte order) and each other gets `_` and 8 hex
+/// digits of a hash of the key after it, the same in every set.
+///
+/// ```
+/// let names = robolog_arrow::TableNames::new(["/temp-1", "/temp.1", "/temp_1", "/imu"]);
+/// assert_eq!(names.name("/temp_1"), Some("temp_1"));
+/// assert_eq!(names.name("/imu"), Some("imu"));
+/// let other = names.name("/temp-1").unwrap();
+/// assert!(other.starts_with("temp_1_") && other != names.name("/temp.1").unwrap());
+/// assert_eq!(names.key(other), Some("/temp-1"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct TableNames {
+    by_key: HashMap<String, String>,
+    by_name: HashMap<String, String>,
+}
+
+impl TableNames {
+    /// Names the tables of `keys` (repeats are one key).
+    pub fn new<'a>(keys: impl IntoIterator<Item = &'a str>) -> TableNames {
+        let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        let mut seen = HashSet::new();
+        for k in keys {
+            if seen.insert(k) {
+                groups.entry(base_name(k)).or_default().push(k);
+            }
+        }
+        let mut names = TableNames::default();
+        let mut later = Vec::new();
+        for (base, mut keys) in groups {
+            // The key whose name needed no change first, then byte order.
+            keys.sort_by_key(|k| (!is_plain(k.strip_prefix('/').unwrap_or(k)), *k));
+            let mut keys = keys.into_iter();
+            if let Some(first) = keys.next() {
+                names.insert(first, base.clone());
+            }
+            later.extend(keys.map(|k| (k, base.clone())));
+        }
+        // Suffixed names after every base name is taken, so that none
+        // takes another's base name.
+        for (k, base) in later {
+            let short = suffixed(k, &base, false);
+            let name = if names.by_name.contains_key(&short) {
+                suffixed(k, &base, true)
+            } else {
+                short
+            };
+            names.insert(k, name);
+        }
+        names
+    }
+
+    /// Names given as `(key, name)` pairs, as a set's names were made.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> TableNames {
+        let mut names = TableNames::default();
+        for (k, n) in pairs {
+            names.insert(k, n.to_string());
+        }
+        names
+    }
+
+    fn insert(&mut self, key: &str, name: String) {
+        self.by_name.insert(name.clone(), key.to_string());
+        self.by_key.insert(key.to_string(), name);
+    }
+
+    /// The table name of `key`, `None` for a key not in the set.
+    pub fn name(&self, key: &str) -> Option<&str> {
+        self.by_key.get(key).map(String::as_str)
+    }
+
+    /// The key whose table is called `name`.
+    pub fn key(&self, name: &str) -> Option<&str> {
+        self.by_name.get(name).map(String::as_str)
+    }
+
+    /// How many tables.
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether there are no tables.
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topics_that_would_share_a_name_get_names_of_their_own() {
+        let sets: [&[&str]; 4] = [
+            &["/温度", "/湿度"],
+            &["/temp-1", "/temp.1", "/temp_1"],
+            &["a/b", "a_b", "/a/b"],
+            &["/x", "x", "/logs", "logs_", "/"],
+        ];
+        for keys in sets {
+            let names = TableNames::new(keys.iter().copied());
+            let mut all = HashSet::new();
+            for k in keys {
+                let n = names.name(k).unwrap();
+                assert!(all.insert(n.to_string()), "{n} twice in {keys:?}");
+                assert_eq!(names.key(n), Some(*k));
+                assert!(may_name(k, n), "{k} {n}");
+                // The same in any order.
+                let rev = TableNames::new(keys.iter().rev().copied());
+                assert_eq!(rev.name(k), Some(n));
+            }
+        }
+        let names = TableNames::new(["/温度", "/湿度"]);
+        assert_eq!(names.name("/温度"), Some("温度"));
+        let names = TableNames::new(["/temp-1", "/temp.1", "/temp_1"]);
+        assert_eq!(names.name("/temp_1"), Some("temp_1"));
+        assert_eq!(names.name("/temp-1"), Some("temp_1_f84d1035"));
+        let names = TableNames::new(["a/b", "a_b", "/a/b"]);
+        assert_eq!(names.name("a_b"), Some("a_b"));
+        // A key alone keeps its base name.
+        assert_eq!(TableNames::new(["/temp-1"]).name("/temp-1"), Some("temp_1"));
+        assert!(may_name("/temp_1", "temp_1_00000000"));
+        assert!(!may_name("/temp-1", "temp_10"));
+    }
+}
