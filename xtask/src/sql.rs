@@ -989,7 +989,8 @@ def table_name(fmt, chan):
     t = chan['topic']
     if t.startswith('/'):
         t = t[1:]
-    return re.sub(r'[^A-Za-z0-9_]', '_', t) or '_'
+    # Letters and digits of any script are kept, as robolog_arrow::base_name keeps them.
+    return ''.join(c if (c.isalnum() or c == '_') else '_' for c in t) or '_'
 
 
 def reserved(fmt):
