@@ -3,7 +3,8 @@
 //! the input and, without `--force`, an existing file refused). Before an
 //! output is written, the temporary files that interrupted runs left for
 //! it are named on stderr with how to recover them; they are never
-//! deleted.
+//! deleted, except those that are empty and whose process is known to be
+//! gone, which hold nothing and are removed silently.
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -11,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use robolog::write::{
-    AtomicFile, Leftover, OutputPolicy, Refusal, WriteError, leftovers, write_atomically,
+    AtomicFile, Leftover, OutputPolicy, Refusal, WriteError, leftovers, remove_empty_leftovers,
+    write_atomically,
 };
 
 /// The failure of a write: a refusal (exit code 2) or an error on `dest`.
@@ -52,7 +54,9 @@ pub(crate) fn check(dest: &Path, policy: &OutputPolicy) -> Result<(), Failure> {
 
 /// Names on stderr, once per output, each temporary file an interrupted
 /// run writing `dest` left (see [`leftovers`]), with how to get its
-/// messages back.
+/// messages back. Those that are empty and whose process is known to be
+/// gone hold nothing: they are removed without a word (see
+/// [`remove_empty_leftovers`]).
 pub(crate) fn report_leftovers(dest: &Path) {
     static DONE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
     if let Ok(mut done) = DONE.lock()
@@ -60,6 +64,7 @@ pub(crate) fn report_leftovers(dest: &Path) {
     {
         return;
     }
+    remove_empty_leftovers(dest);
     for left in leftovers(dest) {
         eprintln!("robolog: {}: {}", dest.display(), leftover_note(&left));
     }

@@ -2,7 +2,9 @@
 //! its previous content byte for byte, the temporary file left behind
 //! (`.NAME.robolog-tmp-PID-N`) gives its messages back through `mcap
 //! recover` / `bag reindex`, and the next run writing the same output names
-//! that file and how to recover it, without deleting it.
+//! that file and how to recover it, without deleting it (an empty one,
+//! which holds nothing, is removed silently). Writers ended with SIGINT or
+//! SIGTERM remove their temporary files and exit with 130 or 143.
 
 #![cfg(unix)]
 
@@ -37,6 +39,11 @@ fn noise(i: u32) -> Vec<u8> {
 
 /// An uncompressed MCAP file of JSON messages (about 11 MB).
 fn big_mcap(path: &Path) {
+    mcap_of(path, MESSAGES);
+}
+
+/// An uncompressed MCAP file of `messages` JSON messages of about 1 KiB.
+fn mcap_of(path: &Path, messages: u32) {
     let opts = mcapfile::WriteOptions {
         compression: mcapfile::Compression::None,
         ..mcapfile::WriteOptions::default()
@@ -46,7 +53,7 @@ fn big_mcap(path: &Path) {
     let c = w
         .add_channel(0, "/noise", "json", &BTreeMap::new())
         .unwrap();
-    for i in 0..MESSAGES {
+    for i in 0..messages {
         let text = String::from_utf8(noise(i)).unwrap();
         let data = format!("{{\"i\":{i},\"text\":\"{text}\"}}");
         let t = 1_000_000_000 + u64::from(i) * 1_000_000;
@@ -294,13 +301,15 @@ fn sigkill_at_any_moment_keeps_the_previous_output_and_a_recoverable_temp_file()
                 shown.display(),
                 child.id()
             );
-            assert!(err.contains(&note), "{what}: {err}");
             if partial.is_empty() {
-                assert!(
-                    err.contains("it is kept: it is empty, delete it"),
-                    "{what}: {err}"
-                );
-            } else if let (Some(how), true) = (case.recover, partial.len() >= 16) {
+                // Nothing in it: removed without a word.
+                assert!(!err.contains(&note), "{what}: {err}");
+                assert!(!temp.exists(), "{what}");
+                assert_eq!(std::fs::read(&dest).unwrap(), complete, "{what}");
+                continue;
+            }
+            assert!(err.contains(&note), "{what}: {err}");
+            if let (Some(how), true) = (case.recover, partial.len() >= 16) {
                 let hint = format!("`robolog {} {} {}", how[0], how[1], shown.display());
                 assert!(err.contains(&hint), "{what}: {err}");
             }
@@ -361,5 +370,102 @@ fn sigkill_during_an_in_place_reindex_keeps_the_original_under_its_name() {
         }
     }
     assert!(midway >= 2, "{midway} kills during the write");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file under `dir`, folders searched.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Runs `args` in `dir`, sends `signal` (`INT`, `TERM`) once a temporary
+/// file in `folder` holds bytes (the command is writing its output), and
+/// returns how it ended.
+fn interrupt(dir: &Path, args: &[&str], folder: &Path, signal: &str) -> Output {
+    let child = robolog(dir, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if folder.is_dir() && temps(folder).iter().any(|t| size(t) > 0) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{args:?}: no temporary file");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let pid = child.id().to_string();
+    let kill = Command::new("kill").args(["-s", signal, &pid]).status();
+    assert!(kill.unwrap().success(), "kill -s {signal} {pid}");
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn sigint_and_sigterm_remove_the_temporary_files_and_end_the_command() {
+    // About 55 MB: still being written when the signal comes.
+    let dir = scratch("signals");
+    mcap_of(&dir.join("in.mcap"), 50_000);
+    let input = std::fs::read(dir.join("in.mcap")).unwrap();
+    let cases: [(&str, &[&str], &str); 4] = [
+        ("INT", &["convert", "in.mcap", "out.mcap"], "."),
+        ("TERM", &["convert", "in.mcap", "out.mcap"], "."),
+        ("INT", &["export", "in.mcap", "-o", "out"], "out"),
+        ("TERM", &["export", "in.mcap", "-o", "out"], "out"),
+    ];
+    for (signal, args, folder) in cases {
+        let what = format!("SIG{signal} to {args:?}");
+        let out = interrupt(&dir, args, &dir.join(folder), signal);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let code = if signal == "INT" { 130 } else { 143 };
+        assert_eq!(out.status.code(), Some(code), "{what}: {err}");
+        assert!(
+            err.contains(&format!(
+                "robolog: interrupted by SIG{signal}; removed 1 unfinished output file\n"
+            )),
+            "{what}: {err}"
+        );
+        // No temporary file, no output: only the input is left, untouched.
+        assert_eq!(files(&dir), [dir.join("in.mcap")], "{what}");
+        assert_eq!(std::fs::read(dir.join("in.mcap")).unwrap(), input, "{what}");
+        let _ = std::fs::remove_dir(dir.join("out"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn empty_leftovers_of_gone_processes_are_removed_silently() {
+    if !Path::new("/proc/self").exists() {
+        // Whether a process is gone cannot be told: nothing is removed.
+        return;
+    }
+    let dir = scratch("empty-leftover");
+    big_mcap(&dir.join("in.mcap"));
+    // Process ids are below 2^22 on Linux: these never run.
+    let empty = dir.join(".out.mcap.robolog-tmp-4294967295-0");
+    let partial = dir.join(".out.mcap.robolog-tmp-4294967295-1");
+    std::fs::write(&empty, b"").unwrap();
+    std::fs::write(&partial, b"\x89MCAP0\r\n partial").unwrap();
+    let out = run(&dir, &["convert", "in.mcap", "out.mcap"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!empty.exists());
+    assert!(!err.contains(".out.mcap.robolog-tmp-4294967295-0"), "{err}");
+    // One that holds bytes is named and kept.
+    assert!(
+        err.contains(".out.mcap.robolog-tmp-4294967295-1 was left by an interrupted run"),
+        "{err}"
+    );
+    assert_eq!(temps(&dir), [partial]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,7 +16,10 @@
 //! leaves that file behind, holding what it had written: never deleted
 //! here, since it may be all that is left of some data. [`leftovers`] finds
 //! those of processes that are no longer running, so a later run can name
-//! them and how to recover them.
+//! them and how to recover them; [`remove_empty_leftovers`] removes those
+//! that hold nothing. A process that is asked to end (a tool's `SIGINT` or
+//! `SIGTERM` handling) removes the temporary files it has open with
+//! [`remove_open_temporaries`] first.
 //!
 //! ```
 //! use std::io::Write;
@@ -39,12 +42,13 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, MutexGuard, mpsc};
 
 /// Why an output file is not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,12 +144,17 @@ impl From<WriteError<io::Error>> for io::Error {
 
 /// The rules an output file must pass before it is written: not one of
 /// the inputs, and not an existing file unless `force` is set.
+///
+/// Checking an output costs the same however many inputs there are: the
+/// inputs' canonical paths and (on Unix) device and inode numbers are kept
+/// in sets as they are added.
 #[derive(Debug, Clone, Default)]
 pub struct OutputPolicy {
     /// Replace an existing output (the `--force` of the tools).
     pub force: bool,
-    /// The files the command reads; an output may resolve to none of them.
-    pub inputs: Vec<PathBuf>,
+    inputs: Vec<PathBuf>,
+    canonical: HashSet<PathBuf>,
+    ids: HashSet<(u64, u64)>,
 }
 
 impl OutputPolicy {
@@ -153,14 +162,47 @@ impl OutputPolicy {
     pub fn new(force: bool) -> Self {
         OutputPolicy {
             force,
-            inputs: Vec::new(),
+            ..OutputPolicy::default()
         }
     }
 
     /// Adds an input the output must not resolve to.
     pub fn reading(mut self, input: impl Into<PathBuf>) -> Self {
-        self.inputs.push(input.into());
+        self.add_input(input.into());
         self
+    }
+
+    /// Adds inputs the output must not resolve to.
+    pub fn add_inputs<P: Into<PathBuf>>(&mut self, inputs: impl IntoIterator<Item = P>) {
+        for input in inputs {
+            self.add_input(input.into());
+        }
+    }
+
+    fn add_input(&mut self, input: PathBuf) {
+        if let Some(c) = resolve(&input) {
+            self.canonical.insert(c);
+        }
+        if let Some(id) = file_id(&input) {
+            self.ids.insert(id);
+        }
+        self.inputs.push(input);
+    }
+
+    /// The files the command reads, as given.
+    pub fn inputs(&self) -> &[PathBuf] {
+        &self.inputs
+    }
+
+    /// The input `output` resolves to, if any.
+    fn input_at(&self, output: &Path) -> Option<&PathBuf> {
+        let hit = file_id(output).is_some_and(|id| self.ids.contains(&id))
+            || resolve(output).is_some_and(|c| self.canonical.contains(&c));
+        if !hit {
+            return None;
+        }
+        // Which one, for the message: found once, on a refusal only.
+        self.inputs.iter().find(|i| same_file(output, i))
     }
 
     /// Checks `output` against the policy: [`Refusal::SameFile`] when it
@@ -169,13 +211,11 @@ impl OutputPolicy {
     /// are caught), [`Refusal::Exists`] when it exists and `force` is not
     /// set.
     pub fn check(&self, output: &Path) -> Result<(), Refusal> {
-        for input in &self.inputs {
-            if same_file(output, input) {
-                return Err(Refusal::SameFile {
-                    output: output.to_path_buf(),
-                    input: input.clone(),
-                });
-            }
+        if let Some(input) = self.input_at(output) {
+            return Err(Refusal::SameFile {
+                output: output.to_path_buf(),
+                input: input.clone(),
+            });
         }
         if !self.force && std::fs::symlink_metadata(output).is_ok() {
             return Err(Refusal::Exists {
@@ -186,17 +226,27 @@ impl OutputPolicy {
     }
 }
 
-/// Whether `a` and `b` name the same file. A path that does not exist yet
-/// is compared through its canonical folder.
-pub fn same_file(a: &Path, b: &Path) -> bool {
+/// The device and inode numbers of an existing file (Unix only).
+fn file_id(path: &Path) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            if ma.dev() == mb.dev() && ma.ino() == mb.ino() {
-                return true;
-            }
-        }
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Whether `a` and `b` name the same file. A path that does not exist yet
+/// is compared through its canonical folder.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Some(x), Some(y)) = (file_id(a), file_id(b))
+        && x == y
+    {
+        return true;
     }
     match (resolve(a), resolve(b)) {
         (Some(x), Some(y)) => x == y,
@@ -295,6 +345,43 @@ pub fn leftovers(dest: &Path) -> Vec<Leftover> {
     found
 }
 
+/// Removes the temporary files of `dest` that [`leftovers`] finds and
+/// that are provably of no use: empty (0 bytes, a regular file) and of a
+/// process known not to run any more (never where that cannot be told).
+/// Returns how many were removed. Those holding bytes are kept, as by
+/// [`leftovers`]: they may be all that is left of some data.
+///
+/// ```
+/// use robolog::write::{leftovers, remove_empty_leftovers};
+///
+/// let dir = std::env::temp_dir().join(format!("robolog-doc-empty-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// // Process ids are below 2^22 on Linux: these never run.
+/// let empty = dir.join(".out.mcap.robolog-tmp-4294967295-0");
+/// let partial = dir.join(".out.mcap.robolog-tmp-4294967295-1");
+/// std::fs::write(&empty, "")?;
+/// std::fs::write(&partial, "partial")?;
+/// let out = dir.join("out.mcap");
+/// if std::path::Path::new("/proc/self").exists() {
+///     assert_eq!(remove_empty_leftovers(&out), 1);
+///     assert!(!empty.exists());
+///     assert_eq!(leftovers(&out).len(), 1);
+/// }
+/// assert_eq!(std::fs::read(&partial)?, b"partial");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn remove_empty_leftovers(dest: &Path) -> usize {
+    leftovers(dest)
+        .into_iter()
+        .filter(|left| {
+            process_running(left.pid) == Some(false)
+                && std::fs::symlink_metadata(&left.path).is_ok_and(|m| m.is_file() && m.len() == 0)
+                && std::fs::remove_file(&left.path).is_ok()
+        })
+        .count()
+}
+
 /// Whether process `pid` runs, when that can be told.
 fn process_running(pid: u32) -> Option<bool> {
     if pid == std::process::id() {
@@ -354,11 +441,103 @@ impl WriteBehind {
     }
 }
 
+/// The temporary files of [`AtomicFile`]s this process has open (created,
+/// neither committed nor dropped yet), for [`remove_open_temporaries`].
+#[derive(Debug)]
+struct OpenTemporaries {
+    paths: Vec<PathBuf>,
+    /// Set by [`remove_open_temporaries`]: the process is ending, and a
+    /// temporary file created after that is removed at once.
+    closed: bool,
+}
+
+static OPEN: Mutex<OpenTemporaries> = Mutex::new(OpenTemporaries {
+    paths: Vec::new(),
+    closed: false,
+});
+
+/// The registry, also after a thread panicked holding it (its list stays
+/// valid: every change to it is one push or one removal).
+fn open_temporaries() -> MutexGuard<'static, OpenTemporaries> {
+    OPEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl OpenTemporaries {
+    /// Lists `temp`, unless the process is ending: then false.
+    fn register(&mut self, temp: &Path) -> bool {
+        if !self.closed {
+            self.paths.push(temp.to_path_buf());
+        }
+        !self.closed
+    }
+
+    /// Takes `temp` off the list.
+    fn unregister(&mut self, temp: &Path) {
+        if let Some(i) = self.paths.iter().rposition(|p| p == temp) {
+            self.paths.swap_remove(i);
+        }
+    }
+
+    /// Marks the process as ending, empties the list and removes the
+    /// files of this process on it: how many were removed.
+    fn remove_all(&mut self) -> usize {
+        self.closed = true;
+        std::mem::take(&mut self.paths)
+            .iter()
+            .filter(|temp| is_own_temporary(temp) && std::fs::remove_file(temp).is_ok())
+            .count()
+    }
+}
+
+/// Whether `temp`'s file name is that of a temporary file of this process
+/// (it holds [`TEMP_MARKER`] followed by this process's id).
+fn is_own_temporary(temp: &Path) -> bool {
+    let mine = format!("{TEMP_MARKER}{}-", std::process::id());
+    temp.file_name()
+        .is_some_and(|n| n.to_string_lossy().contains(&mine))
+}
+
+/// Removes the temporary file of every [`AtomicFile`] of this process that
+/// is open (created, neither committed nor dropped), and returns how many
+/// files it removed. Only files whose names carry [`TEMP_MARKER`] and this
+/// process's id are touched.
+///
+/// Meant for a process that is about to exit without unwinding (on
+/// `SIGINT` or `SIGTERM`, from a thread that waits for the signal, never
+/// inside a signal handler: it takes a lock, allocates and removes files),
+/// so that no incomplete output is left behind; the destinations stay
+/// untouched. From then on the process is taken to be ending: an
+/// [`AtomicFile`] created afterwards fails (its temporary file is removed
+/// at once, the error is [`io::ErrorKind::Interrupted`]), and one being
+/// committed fails if its temporary file was removed first.
+///
+/// ```
+/// use std::io::Write;
+/// use robolog::write::{AtomicFile, OutputPolicy, remove_open_temporaries};
+///
+/// let dir = std::env::temp_dir().join(format!("robolog-doc-open-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let mut f = AtomicFile::create(&dir.join("out.csv"), &OutputPolicy::new(false)).unwrap();
+/// f.write_all(b"t,x\n")?;
+/// let temp = f.temp_path().to_path_buf();
+/// assert_eq!(remove_open_temporaries(), 1);
+/// assert!(!temp.exists());
+/// // The process is ending: no new output is started.
+/// assert!(AtomicFile::create(&dir.join("more.csv"), &OutputPolicy::new(false)).is_err());
+/// # drop(f);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn remove_open_temporaries() -> usize {
+    open_temporaries().remove_all()
+}
+
 /// An output file being written: the bytes go to a hidden temporary file
 /// in the destination folder (`.NAME.robolog-tmp-PID-N`), which
 /// [`commit`](AtomicFile::commit) flushes, syncs and renames to the final
 /// name. Dropped without a commit, the temporary file is removed and the
-/// destination is untouched.
+/// destination is untouched. Until then the temporary file is listed for
+/// [`remove_open_temporaries`].
 ///
 /// Write-behind: once a file reaches [`WRITE_BEHIND_STEP`] bytes, a thread
 /// syncs its data every time that many more were written, while the
@@ -397,6 +576,14 @@ impl AtomicFile {
             let temp = dir.join(temp_name(&name, std::process::id(), n));
             match File::options().write(true).create_new(true).open(&temp) {
                 Ok(f) => {
+                    if !open_temporaries().register(&temp) {
+                        drop(f);
+                        let _ = std::fs::remove_file(&temp);
+                        return Err(WriteError::Io(io::Error::new(
+                            io::ErrorKind::Interrupted,
+                            "the process is ending: no output is started",
+                        )));
+                    }
                     return Ok(AtomicFile {
                         file: Some(BufWriter::with_capacity(1 << 16, f)),
                         temp,
@@ -515,6 +702,8 @@ impl Drop for AtomicFile {
         if self.file.take().is_some() {
             let _ = std::fs::remove_file(&self.temp);
         }
+        // Committed (renamed) or removed: no longer open either way.
+        open_temporaries().unregister(&self.temp);
     }
 }
 
@@ -726,6 +915,80 @@ mod tests {
         );
         // Listing touches nothing.
         assert_eq!(entries(&dir).len(), names.len() + 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn listed(temp: &Path) -> bool {
+        open_temporaries().paths.iter().any(|p| p == temp)
+    }
+
+    #[test]
+    fn open_temporaries_are_listed_until_committed_or_dropped() {
+        let dir = scratch("registry");
+        let policy = OutputPolicy::new(false);
+        let mut a = AtomicFile::create(&dir.join("a.csv"), &policy).unwrap();
+        let b = AtomicFile::create(&dir.join("b.csv"), &policy).unwrap();
+        a.write_all(b"a").unwrap();
+        let (ta, tb) = (a.temp_path().to_path_buf(), b.temp_path().to_path_buf());
+        assert!(listed(&ta) && listed(&tb));
+        a.commit().unwrap();
+        assert!(!listed(&ta) && listed(&tb));
+        drop(b);
+        assert!(!listed(&tb));
+        assert_eq!(entries(&dir), ["a.csv"]);
+
+        // Removing: on a list of its own, so that the files of the tests
+        // running beside this one stay and the process is not ending.
+        let c = AtomicFile::create(&dir.join("c.csv"), &policy).unwrap();
+        let d = AtomicFile::create(&dir.join("d.csv"), &policy).unwrap();
+        let (tc, td) = (c.temp_path().to_path_buf(), d.temp_path().to_path_buf());
+        // Not a temporary file of this process: never removed.
+        let other = dir.join(temp_name("e.csv", 4_294_967_295, 0));
+        std::fs::write(&other, "another process's").unwrap();
+        let mut list = OpenTemporaries {
+            paths: vec![tc.clone(), other.clone(), td.clone(), dir.join("gone")],
+            closed: false,
+        };
+        assert_eq!(list.remove_all(), 2);
+        assert!(list.paths.is_empty() && list.closed);
+        assert!(!tc.exists() && !td.exists() && other.exists());
+        assert!(!dir.join("c.csv").exists() && !dir.join("d.csv").exists());
+        // Ending: nothing more is listed, nothing is removed twice.
+        assert!(!list.register(&tc));
+        assert_eq!(list.remove_all(), 0);
+        // The committed file is no temporary: never touched.
+        assert_eq!(std::fs::read(dir.join("a.csv")).unwrap(), b"a");
+        // A commit whose temporary file was removed fails, and leaves no
+        // output.
+        assert!(d.commit().is_err());
+        drop(c);
+        assert!(!listed(&tc) && !listed(&td));
+        assert_eq!(entries(&dir).len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn empty_leftovers_of_gone_processes_are_removed() {
+        let dir = scratch("empty-leftovers");
+        let out = dir.join("run.mcap");
+        let empty = dir.join(temp_name("run.mcap", 4_294_967_295, 0));
+        let partial = dir.join(temp_name("run.mcap", 4_294_967_295, 1));
+        let other = dir.join(temp_name("other.mcap", 4_294_967_295, 0));
+        let mine = dir.join(temp_name("run.mcap", std::process::id(), 0));
+        for (p, data) in [
+            (&empty, ""),
+            (&partial, "partial"),
+            (&other, ""),
+            (&mine, ""),
+        ] {
+            std::fs::write(p, data).unwrap();
+        }
+        let can_tell = process_running(4_294_967_295) == Some(false);
+        assert_eq!(remove_empty_leftovers(&out), usize::from(can_tell));
+        assert_eq!(empty.exists(), !can_tell);
+        // Data, another output's file and a running process's are kept.
+        assert_eq!(std::fs::read(&partial).unwrap(), b"partial");
+        assert!(other.exists() && mine.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
