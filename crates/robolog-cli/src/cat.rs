@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::output;
 use crate::progress::Progress;
 use crate::timearg::FilterArgs;
-use crate::{Failure, Outcome, open, report};
+use crate::{Failure, Outcome, open, report, topics};
 
 /// Arguments of `robolog cat`.
 #[derive(Debug, Args)]
@@ -32,42 +32,14 @@ pub(crate) struct CatArgs {
 }
 
 /// The channels on `topics`; a topic the log does not have is a usage
-/// error naming the topics it has.
+/// error naming the topics it has ([`topics::check`]).
 pub(crate) fn channels_on_topics(
     path: &std::path::Path,
     channels: &[logcore::ChannelInfo],
     topics: &[String],
 ) -> Result<BTreeSet<ChannelId>, Failure> {
-    let known: BTreeSet<&str> = channels.iter().map(|c| c.topic.as_str()).collect();
-    let unknown: Vec<&str> = topics
-        .iter()
-        .map(String::as_str)
-        .filter(|t| !known.contains(t))
-        .collect();
-    if let Some(first) = unknown.first() {
-        /// Topics named in the message at most (a log may have thousands).
-        const SHOWN: usize = 20;
-        let mut list = known
-            .iter()
-            .take(SHOWN)
-            .map(|t| format!("{t:?}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if known.len() > SHOWN {
-            list.push_str(&format!(" and {} more", known.len() - SHOWN));
-        }
-        let what = if known.is_empty() {
-            "the log has no topics".to_string()
-        } else {
-            format!("its topics are {list}")
-        };
-        return Err(Failure::usage(
-            path,
-            logcore::Error::invalid_argument(format!(
-                "--topic {first:?}: no such topic in this log; {what}"
-            )),
-        ));
-    }
+    let known = channels.iter().map(|c| c.topic.as_str());
+    topics::check(path, known, topics, topics::Scope::Log)?;
     let wanted: BTreeSet<&str> = topics.iter().map(String::as_str).collect();
     Ok(channels
         .iter()

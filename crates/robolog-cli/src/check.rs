@@ -99,6 +99,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
         // Formats without a rule set of their own: a strict full read.
         let log = robolog::open_bytes_with(&opened.bytes, &open::limits())
             .map_err(|e| Failure::new(path, e))?;
+        open::note_opened(path, &log.open_warnings());
         let check = robolog::check_strict(&log);
         if a.json {
             output::line(&mut out, &check.to_json(&file).to_string())

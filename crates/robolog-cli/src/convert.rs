@@ -13,7 +13,7 @@ use robolog::write::{OutputPolicy, WriteError, write_atomically};
 
 use crate::progress::Progress;
 use crate::timearg::FilterArgs;
-use crate::{Failure, Outcome, open, write};
+use crate::{Failure, Outcome, open, topics, write};
 
 /// Arguments of `robolog convert`.
 #[derive(Debug, Args)]
@@ -87,6 +87,11 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
     write::check(output, &policy)?;
     let log = open::open(input)?;
     let fail = |e: Error| Failure::new(input, e);
+    if !args.filter.topics.is_empty() {
+        let known = robolog::convert::topics(&log).map_err(fail)?;
+        let known = known.iter().map(String::as_str);
+        topics::check(input, known, &args.filter.topics, topics::Scope::Log)?;
+    }
 
     let mut opts = ConvertOptions {
         compression,
@@ -117,11 +122,10 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
     };
     bar.finish();
 
-    for w in &stats.warnings {
-        eprintln!("robolog: {}: {w}", input.display());
-    }
-    for s in &stats.skipped {
-        eprintln!("robolog: {}: {s}", input.display());
+    // Once each: the reader's warnings (said when it opened) and the
+    // damage skipped, which may be among them.
+    for w in stats.warnings.iter().chain(&stats.skipped) {
+        open::say_once(input, w);
     }
     eprintln!(
         "robolog: {}: {} messages on {} channel(s) to {}{}",

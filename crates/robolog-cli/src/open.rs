@@ -1,7 +1,9 @@
 //! Opening a file through the `robolog` library.
 
-use std::path::Path;
-use std::sync::OnceLock;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use logcore::{Error, FileBytes, Format};
 use robolog::Log;
@@ -53,9 +55,47 @@ pub(crate) fn open_file(path: &Path) -> Result<Opened, Failure> {
     Ok(Opened { bytes, format })
 }
 
-/// Opens `path` as a [`Log`].
+/// Opens `path` as a [`Log`], reporting what its reader had to work
+/// around (see [`note_opened`]).
 pub(crate) fn open(path: &Path) -> Result<Log<'static>, Failure> {
-    robolog::open_with(path, &limits()).map_err(|e| Failure::new(path, e))
+    let log = robolog::open_with(path, &limits()).map_err(|e| Failure::new(path, e))?;
+    note_opened(path, &log.open_warnings());
+    Ok(log)
+}
+
+/// The lines said on stderr in this run, per file: each is said once.
+static SAID: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
+
+/// Whether an input was read although damaged ([`note_opened`]).
+static DAMAGED: AtomicBool = AtomicBool::new(false);
+
+/// Prints `robolog: PATH: TEXT` on stderr unless this run said it already.
+pub(crate) fn say_once(path: &Path, text: &str) {
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if said
+        .get_or_insert_with(HashSet::new)
+        .insert((path.to_path_buf(), text.to_string()))
+    {
+        eprintln!("robolog: {}: {text}", path.display());
+    }
+}
+
+/// The one rule for an input read in spite of damage found when opening
+/// it (a bag without its index, read by scanning its chunks: see
+/// [`robolog::Log::open_warnings`]), whatever the command: each problem
+/// is one stderr line, once per file per run, and the exit code is 1.
+pub(crate) fn note_opened<'a>(path: &Path, warnings: impl IntoIterator<Item = &'a Error>) {
+    for w in warnings {
+        say_once(path, &w.to_string());
+        DAMAGED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether [`note_opened`] reported a damaged input in this run.
+pub(crate) fn noted_damage() -> bool {
+    DAMAGED.load(Ordering::Relaxed)
 }
 
 /// Opens `path` as a [`Log`] that must be of `format`.

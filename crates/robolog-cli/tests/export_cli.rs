@@ -319,7 +319,7 @@ fn topics_select_files_and_an_unknown_one_is_a_usage_error() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
         stderr.ends_with(
-            "sample.bag: no topic \"/nope\" in this log; its topics: /chatter, /count, /point\n"
+            "sample.bag: invalid argument: --topic \"/nope\": no such topic in this log; its topics are \"/chatter\", \"/count\", \"/point\"\n"
         ),
         "{stderr}"
     );

@@ -449,7 +449,11 @@ fn duplicate_file_names_get_a_number_and_topics_select() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("no topic or table \"/nope\""));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--topic \"/nope\": no such topic or table in any of the logs; their topics are \"/chatter\""),
+        "{err}"
+    );
     assert!(!none.exists());
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&other).unwrap();

@@ -299,6 +299,32 @@ impl<'a> Log<'a> {
         expect_format(self.format, format)
     }
 
+    /// The problems the format's reader met while opening the log that
+    /// reading its messages does not report again: for a ROS bag, an index
+    /// that is missing (a recording cut short, never closed) or damaged,
+    /// so that the bag was read by scanning its records, or a newer minor
+    /// version. Records such a scan skipped and a truncation come with the
+    /// messages instead (lenient reads yield them after the messages).
+    /// Empty for the other formats, whose readers report their problems
+    /// with the messages or in the summary.
+    ///
+    /// A tool reading the messages reports these once per file: the file
+    /// was read, but it is damaged (`robolog` exits 1).
+    pub fn open_warnings(&self) -> Vec<Error> {
+        match self.reader() {
+            #[cfg(feature = "rosbag")]
+            Reader::RosBag(bag) => bag
+                .warnings()
+                .iter()
+                .cloned()
+                .map(Error::from)
+                .filter(|e| !matches!(e, Error::Skipped { .. }))
+                .collect(),
+            #[allow(unreachable_patterns)]
+            _ => Vec::new(),
+        }
+    }
+
     fn log_reader(&self) -> &dyn LogReader {
         self.reader().as_log_reader()
     }

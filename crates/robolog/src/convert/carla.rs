@@ -627,6 +627,15 @@ fn write_scene<W: Write>(
 }
 
 /// Converts the CARLA `log` into MCAP written to `out`.
+/// The topics [`convert`] writes for `log` when their messages pass the
+/// time filter: one per packet kind (the log's topics), `scene` and `tf`.
+pub(crate) fn topics(log: &Log<'_>) -> Result<std::collections::BTreeSet<String>, Error> {
+    let mut topics: std::collections::BTreeSet<String> =
+        log.channels()?.into_iter().map(|c| c.topic).collect();
+    topics.extend([SCENE_TOPIC.to_string(), TF_TOPIC.to_string()]);
+    Ok(topics)
+}
+
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
     let Some(rec) = log.as_carla() else {
         return Err(super::not_yet(log.format()));

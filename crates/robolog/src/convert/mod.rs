@@ -40,7 +40,7 @@
 
 use std::io::{Seek, Write};
 
-use logcore::{Error, Format, FormatError, MessageFilter, ReadMode, Timestamp};
+use logcore::{Error, Format, FormatError, LogReader, MessageFilter, ReadMode, Timestamp};
 use mcapfile::{Compression, WriteOptions};
 
 use crate::Log;
@@ -230,6 +230,27 @@ pub(crate) fn write_options(opts: &ConvertOptions, profile: &str) -> WriteOption
         chunk_size: opts.chunk_size,
         ..WriteOptions::default()
     }
+}
+
+/// The topics a conversion of `log` writes when their messages pass the
+/// time filter, sorted: what [`ConvertOptions::topics`] selects from (a
+/// topic outside them selects nothing). For bags and MCAP files these are
+/// the log's own topics (which [`to_bag`] writes too); for ULog files,
+/// CARLA recordings and VEL logs the topics of their JSON channels and of
+/// the Foxglove views derived from them (`tf`, `pose`, `scene`,
+/// `location_fix/...`, `TOPIC/fix`, ...; a ULog subscription is
+/// `NAME/MULTI_ID`).
+pub fn topics(log: &Log<'_>) -> Result<Vec<String>, Error> {
+    let topics: std::collections::BTreeSet<String> = match log.format() {
+        #[cfg(feature = "ulog")]
+        Format::ULog => ulog::topics(log)?,
+        #[cfg(feature = "carla")]
+        Format::CarlaRecorder => carla::topics(log)?,
+        #[cfg(feature = "vellog")]
+        Format::VelLog => vellog::topics(log)?,
+        _ => log.channels()?.into_iter().map(|c| c.topic).collect(),
+    };
+    Ok(topics.into_iter().collect())
 }
 
 /// Converts `log` into an MCAP file written to `out`, calling `progress`

@@ -34,7 +34,7 @@
 //! Memory: the log's own sample index (already built when it was opened)
 //! plus one decoded sample and one chunk of output.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use serde_json::json;
@@ -227,6 +227,58 @@ enum Role {
     Gps,
 }
 
+/// The instance of a subscription a channel holds.
+fn multi_id(ch: &logcore::ChannelInfo) -> u8 {
+    ch.metadata
+        .get("multi_id")
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
+}
+
+/// What the samples of instance `multi` of message `name` give besides
+/// their own channel.
+fn role(name: &str, multi: u8) -> Role {
+    match (name, multi) {
+        ("vehicle_attitude", 0) => Role::Attitude,
+        ("vehicle_local_position", 0) => Role::LocalPosition,
+        (n, _) if GPS_TOPICS.contains(&n) => Role::Gps,
+        _ => Role::Plain,
+    }
+}
+
+/// The topics [`convert`] writes for `log` when their messages pass the
+/// time filter: `NAME/MULTI_ID` per subscription, `location_fix/...` for
+/// the GPS ones, `tf` and `pose` when the attitude or local position is
+/// logged, `log` and `parameter_changes` when the file has logged strings
+/// or parameter changes.
+pub(crate) fn topics(log: &Log<'_>) -> Result<BTreeSet<String>, Error> {
+    let Some(ulog) = log.as_ulog() else {
+        return Err(super::not_yet(log.format()));
+    };
+    let mut topics = BTreeSet::new();
+    for ch in log.channels()? {
+        let multi = multi_id(&ch);
+        let topic = format!("{}/{multi}", ch.type_name);
+        match role(&ch.type_name, multi) {
+            Role::Gps => {
+                topics.insert(format!("location_fix/{topic}"));
+            }
+            Role::Attitude | Role::LocalPosition => {
+                topics.extend([TF_TOPIC.to_string(), POSE_TOPIC.to_string()]);
+            }
+            Role::Plain => {}
+        }
+        topics.insert(topic);
+    }
+    if !ulog.logged_messages.is_empty() || !ulog.tagged_messages.is_empty() {
+        topics.insert(LOG_TOPIC.to_string());
+    }
+    if !ulog.changed_parameters.is_empty() {
+        topics.insert(PARAM_TOPIC.to_string());
+    }
+    Ok(topics)
+}
+
 /// A logged string, a parameter change: the side records merged into the
 /// sample stream by file offset.
 enum Side<'u, 'a> {
@@ -268,20 +320,11 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     let mut sources = Vec::new();
     for ch in log.channels()? {
         let name = ch.type_name.clone();
-        let multi: u8 = ch
-            .metadata
-            .get("multi_id")
-            .and_then(|m| m.parse().ok())
-            .unwrap_or(0);
+        let multi = multi_id(&ch);
         let ty = ulog
             .subscription(&name, multi)
             .map_or(Type::object([]), |s| layout_type(&s.layout));
-        let role = match (name.as_str(), multi) {
-            ("vehicle_attitude", 0) => Role::Attitude,
-            ("vehicle_local_position", 0) => Role::LocalPosition,
-            (n, _) if GPS_TOPICS.contains(&n) => Role::Gps,
-            _ => Role::Plain,
-        };
+        let role = role(&name, multi);
         sources.push(Source {
             topic: format!("{name}/{multi}"),
             schema: schema_text(&name, &ty),

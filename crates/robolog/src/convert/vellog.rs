@@ -142,6 +142,19 @@ fn source(ch: &ChannelInfo) -> Source {
     }
 }
 
+/// The topics [`convert`] writes for `log` when their messages pass the
+/// time filter: the log's own, and `TOPIC/fix` for each GPS topic.
+pub(crate) fn topics(log: &Log<'_>) -> Result<std::collections::BTreeSet<String>, Error> {
+    let mut topics = std::collections::BTreeSet::new();
+    for ch in log.channels()? {
+        if matches!(source(&ch).kind, Kind::Gps { .. }) {
+            topics.insert(format!("{}/fix", ch.topic));
+        }
+        topics.insert(ch.topic);
+    }
+    Ok(topics)
+}
+
 fn type_and_version(ch: &ChannelInfo) -> (i32, i32) {
     let type_id = ch
         .metadata
