@@ -1,7 +1,7 @@
 //! The logs of a fleet: finding them in folders, naming them (`log_id`)
 //! and the Hive escaping of those names in partition folders.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 /// [`robolog`] facade recognises ([`robolog::probe`]). Hidden files and
 /// folders (names starting with `.`, such as the temporary files of
 /// interrupted writes) are left out of the search, and a folder reached
-/// twice (through a symbolic link) is searched once.
+/// twice (through a symbolic link) is searched once. A file reached twice
+/// (given and found in a folder given, or by two spellings or links) is
+/// one log, listed where it was first reached.
 ///
 /// ```
 /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vellog");
@@ -21,17 +23,21 @@ use std::path::{Path, PathBuf};
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn find_logs<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     let mut seen = HashSet::new();
     for p in paths {
         let p = p.as_ref();
         if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
-            search(p, &mut seen, &mut out)?;
+            search(p, &mut seen, &mut found)?;
         } else {
-            out.push(p.to_path_buf());
+            found.push(p.to_path_buf());
         }
     }
-    Ok(out)
+    // One log per file: its canonical path (a path that does not resolve
+    // is kept as given, for opening it to say why).
+    let mut files = HashSet::with_capacity(found.len());
+    found.retain(|p| files.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
+    Ok(found)
 }
 
 fn search(dir: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) -> io::Result<()> {
@@ -94,6 +100,9 @@ fn is_log(path: &Path) -> bool {
 /// ```
 pub fn log_ids<P: AsRef<Path>>(paths: &[P]) -> Vec<String> {
     let mut taken: HashSet<String> = HashSet::new();
+    // The next number to try per file name: a name repeated n times costs
+    // n tries in all, not n^2 / 2.
+    let mut next: HashMap<String, u64> = HashMap::new();
     let mut out = Vec::with_capacity(paths.len());
     for p in paths {
         let p = p.as_ref();
@@ -107,13 +116,13 @@ pub fn log_ids<P: AsRef<Path>>(paths: &[P]) -> Vec<String> {
                 Some(i) if i > 0 => name.split_at(i),
                 _ => (name.as_str(), ""),
             };
-            let mut k = 2u64;
+            let k = next.entry(name.clone()).or_insert(2);
             loop {
                 id = format!("{stem}~{k}{ext}");
+                *k += 1;
                 if !taken.contains(&id) {
                     break;
                 }
-                k += 1;
             }
         }
         taken.insert(id.clone());

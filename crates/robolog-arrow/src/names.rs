@@ -29,7 +29,7 @@ use crate::table::LOGS;
 /// ```
 pub fn base_name(key: &str) -> String {
     let raw = key.strip_prefix('/').unwrap_or(key);
-    if is_plain(raw) {
+    if is_plain(raw) && raw.len() <= MAX_NAME_BYTES {
         return raw.to_string();
     }
     let name: String = raw
@@ -46,14 +46,42 @@ pub fn base_name(key: &str) -> String {
         "_".into()
     } else if name == LOGS {
         format!("{LOGS}_")
+    } else if name.len() > MAX_NAME_BYTES {
+        shorten(&name, key)
     } else {
         name
     }
 }
 
+/// The most bytes of a name before it is shortened: a table name is a
+/// folder of a Parquet export, and file systems refuse names over 255
+/// bytes; suffixes added after it stay within that.
+pub const MAX_NAME_BYTES: usize = 200;
+
+/// `name` (longer than [`MAX_NAME_BYTES`]) cut at a character boundary, then
+/// `~` and 8 hex digits of the hash of `whole` (what it is the name of), so
+/// that two long names that share their start stay apart.
+///
+/// ```
+/// let long = "a".repeat(300);
+/// let short = robolog_arrow::shorten(&long, &long);
+/// assert!(short.len() <= robolog_arrow::MAX_NAME_BYTES);
+/// assert_ne!(short, robolog_arrow::shorten(&long[1..], &long[1..]));
+/// ```
+pub fn shorten(name: &str, whole: &str) -> String {
+    let mut cut = MAX_NAME_BYTES - 9;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}~{:08x}", &name[..cut], fnv1a(whole.as_bytes()) >> 32)
+}
+
 /// Whether `key`'s base name is the key itself, less a leading `/`.
 fn is_plain(raw: &str) -> bool {
-    !raw.is_empty() && raw != LOGS && raw.chars().all(|c| c.is_alphanumeric() || c == '_')
+    !raw.is_empty()
+        && raw != LOGS
+        && raw.len() <= MAX_NAME_BYTES
+        && raw.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// FNV-1a, 64 bits: a hash that is the same on every machine and in every

@@ -342,8 +342,21 @@ impl std::error::Error for ExportError {}
 /// ```
 pub fn table_path(dir: &Path, table: &str, log_id: &str) -> PathBuf {
     dir.join(table)
-        .join(format!("log={}", crate::hive_escape(log_id)))
+        .join(format!("log={}", partition_value(log_id)))
         .join(DATA_FILE)
+}
+
+/// The `log=` partition value of `log_id`: escaped, and shortened (see
+/// [`crate::shorten`]) past [`crate::MAX_NAME_BYTES`] bytes, so that a
+/// long file name does not fail the export (the `logs` table keeps the
+/// whole path).
+fn partition_value(log_id: &str) -> String {
+    let escaped = crate::hive_escape(log_id);
+    if escaped.len() <= crate::MAX_NAME_BYTES {
+        escaped
+    } else {
+        crate::shorten(&escaped, log_id)
+    }
 }
 
 /// One input while it is planned and written.
@@ -445,7 +458,7 @@ pub fn export_parquet<P: AsRef<Path>>(
     let paths: Vec<PathBuf> = inputs.iter().map(|p| p.as_ref().to_path_buf()).collect();
     let ids = crate::log_ids(&paths);
     let mut policy = OutputPolicy::new(opts.force);
-    policy.inputs.clone_from(&paths);
+    policy.add_inputs(paths.iter().cloned());
     if let Ok(m) = std::fs::metadata(dir) {
         if !m.is_dir() {
             return Err(ExportError::NotAFolder(dir.to_path_buf()));
@@ -513,7 +526,7 @@ pub fn export_parquet<P: AsRef<Path>>(
             let out = table_path(dir, name, &log_id);
             policy.check(&out).map_err(ExportError::Refused)?;
         }
-        let folder = format!("log={}", crate::hive_escape(&log_id));
+        let folder = format!("log={}", partition_value(&log_id));
         let mut stale = Vec::new();
         if let Some(tables) = held.remove(&folder) {
             let written: HashSet<&str> = names.iter().map(String::as_str).collect();

@@ -17,6 +17,7 @@ use robolog::export::{ExportError, ExportOptions, export_csv};
 use robolog_arrow::parquet::{self as pq, ParquetOptions, export_parquet};
 
 use crate::progress::Progress;
+use crate::topics::{self, Scope};
 use crate::{Failure, Outcome, open, report_all, write};
 
 /// Arguments of `robolog export`.
@@ -71,8 +72,8 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
     });
     bar.finish();
     let stats = result.map_err(|e| match e {
-        ExportError::UnknownTopic { .. } => {
-            Failure::usage(path, std::io::Error::other(e.to_string()))
+        ExportError::UnknownTopic { topic, topics } => {
+            topics::unknown(path, &topic, topics.iter().map(String::as_str), Scope::Log)
         }
         ExportError::NotAFolder(dir) => {
             let msg = "exists and is not a folder";
@@ -128,8 +129,15 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
     });
     bar.finish();
     let done = result.map_err(|e| match e {
-        pq::ExportError::UnknownTopic { .. } => {
-            Failure::usage(first, std::io::Error::other(e.to_string()))
+        pq::ExportError::UnknownTopic { topic } => {
+            // The topics there are, read again for the message only.
+            let known: Vec<String> = inputs
+                .iter()
+                .filter_map(|p| robolog::open_with(p, &opts.limits).ok())
+                .filter_map(|log| robolog::LogReader::channels(&log).ok())
+                .flat_map(|c| c.into_iter().map(|c| c.topic))
+                .collect();
+            topics::unknown(first, &topic, known.iter().map(String::as_str), Scope::Logs)
         }
         pq::ExportError::NotAFolder(dir) => {
             let msg = "exists and is not a folder";

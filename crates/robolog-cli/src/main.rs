@@ -18,9 +18,11 @@ mod mcap;
 mod open;
 mod output;
 mod progress;
+mod signals;
 #[cfg(feature = "sql")]
 mod sql;
 mod timearg;
+mod topics;
 mod ulog;
 mod write;
 
@@ -131,9 +133,9 @@ impl Failure {
     }
 }
 
-/// Prints one problem with a file as a single stderr line.
+/// Prints one problem with a file as a single stderr line (once per run).
 pub(crate) fn report(path: &std::path::Path, error: &logcore::Error) {
-    eprintln!("robolog: {}: {error}", path.display());
+    open::say_once(path, &error.to_string());
 }
 
 /// Reports on stderr the messages of `table` in the log at `path` that did
@@ -171,6 +173,7 @@ pub(crate) fn report_all<E: Into<logcore::Error>>(
 }
 
 fn main() -> ExitCode {
+    signals::install();
     fault::install();
     let cli = Cli::parse();
     let mut limits = robolog::Limits::default();
@@ -195,6 +198,8 @@ fn main() -> ExitCode {
         Command::Sql(args) => sql::run(args),
     };
     match result {
+        // An input read in spite of damage (see `open::note_opened`).
+        Ok(Outcome::Clean) if open::noted_damage() => ExitCode::from(1),
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Damaged) => ExitCode::from(1),
         Ok(Outcome::PartlyRecovered) => ExitCode::from(3),

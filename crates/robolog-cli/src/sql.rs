@@ -26,7 +26,6 @@ use clap::{Args, ValueEnum};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
-use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
@@ -147,6 +146,7 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
     let Some(query) = query else {
         let set = LogSet::open_with(&paths, open::limits()).map_err(|e| log_failure(&e))?;
+        note_opened(&set);
         return print_schema(&set).map_err(|e| Failure::new(Path::new("stdout"), e));
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -164,11 +164,10 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
         None => LogSet::open_with(&paths, open::limits()),
     }
     .map_err(|e| log_failure(&e))?;
+    note_opened(&set);
     // No output may be one of the logs read, even with --force.
     if let Some(out) = &args.output {
-        policy
-            .inputs
-            .extend(set.logs().iter().map(|l| l.path.clone()));
+        policy.add_inputs(set.logs().iter().map(|l| l.path.clone()));
         write::check(out, &policy)?;
     }
     // The logs the scans read stay open until the set is dropped, which
@@ -198,6 +197,14 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     // set holds is left to the exit (see above). On errors it is dropped.
     std::mem::forget(set);
     Ok(outcome)
+}
+
+/// Says what the readers worked around when opening the logs (the rule of
+/// every command: see `open::note_opened`).
+fn note_opened(set: &LogSet) {
+    for (path, w) in set.open_warnings() {
+        open::note_opened(path, [w]);
+    }
 }
 
 /// The tables of the default schema that `query` reads, when it reads no
@@ -333,32 +340,19 @@ fn encode<W: Write>(
     let err = |e: ArrowError| e.to_string();
     match format {
         Format::Table | Format::Parquet => {
-            let all: Vec<RecordBatch> = batches.collect();
-            let text = pretty_format_batches_with_schema(schema.clone(), &all).map_err(err)?;
-            writeln!(w, "{text}").map_err(|e| e.to_string())
-        }
-        Format::Csv => {
-            let mut csv = datafusion::arrow::csv::WriterBuilder::new()
-                .with_header(true)
-                .build(w);
-            let mut any = false;
-            for b in batches {
-                csv.write(&b).map_err(err)?;
-                any = true;
-            }
-            if !any {
-                csv.write(&RecordBatch::new_empty(schema.clone()))
-                    .map_err(err)?;
+            let left_out =
+                robolog_sql::output::write_table(schema, batches, &mut *w).map_err(err)?;
+            if left_out > 0 {
+                eprintln!(
+                    "robolog: sql: the table shows the first {} rows; {left_out} more were left \
+                     out (--format csv or json writes every row)",
+                    robolog_sql::output::MAX_TABLE_ROWS
+                );
             }
             Ok(())
         }
-        Format::Json => {
-            let mut json = datafusion::arrow::json::LineDelimitedWriter::new(w);
-            for b in batches {
-                json.write(&b).map_err(err)?;
-            }
-            json.finish().map_err(err)
-        }
+        Format::Csv => robolog_sql::output::write_csv(schema, batches, w).map_err(err),
+        Format::Json => robolog_sql::output::write_json(batches, w).map_err(err),
     }
 }
 
@@ -368,13 +362,5 @@ fn encode_parquet<W: Write + Send>(
     batches: &mut dyn Iterator<Item = RecordBatch>,
     w: &mut W,
 ) -> Result<(), String> {
-    let props = parquet::file::properties::WriterProperties::builder()
-        .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
-        .build();
-    let mut pq = parquet::arrow::ArrowWriter::try_new(w, schema.clone(), Some(props))
-        .map_err(|e| e.to_string())?;
-    for b in batches {
-        pq.write(&b).map_err(|e| e.to_string())?;
-    }
-    pq.close().map(|_| ()).map_err(|e| e.to_string())
+    robolog_sql::output::write_parquet(schema, batches, w).map_err(|e| e.to_string())
 }

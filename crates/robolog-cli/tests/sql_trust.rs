@@ -233,3 +233,325 @@ fn undecodable_messages_are_null_rows_whatever_the_columns() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An MCAP file of JSON topics, topic `i` holding `i + 1` messages
+/// `{"n": i}`.
+fn topics_mcap(path: &Path, topics: &[&str]) {
+    use mcapfile::{WriteOptions, Writer};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    let mut t = 1_000u64;
+    for (i, topic) in topics.iter().enumerate() {
+        let ch = w
+            .add_channel(0, topic, "json", &Default::default())
+            .unwrap();
+        for _ in 0..=i {
+            t += 1;
+            let m = format!("{{\"n\": {i}}}");
+            w.write_message(ch, 0, t, t, m.as_bytes()).unwrap();
+        }
+    }
+    std::fs::write(path, w.finish().unwrap().into_inner()).unwrap();
+}
+
+#[test]
+fn topics_never_share_a_table() {
+    let dir = common::scratch_dir("sqltrust", "names");
+    let log = dir.join("names.mcap");
+    let topics = [
+        "/温度", "/湿度", "/temp-1", "/temp.1", "/temp_1", "a/b", "a_b", "/a/b",
+    ];
+    topics_mcap(&log, &topics);
+    let out = robolog()
+        .args(["sql", "--schema"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let schema = text(&out.stdout);
+    // Each table names its topic: `name (topic)`.
+    let tables: Vec<(String, String)> = schema
+        .lines()
+        .filter(|l| !l.starts_with(' ') && *l != "logs")
+        .map(|l| {
+            let (name, topic) = l.split_once(" (").unwrap();
+            (name.to_string(), topic.trim_end_matches(')').to_string())
+        })
+        .collect();
+    assert_eq!(tables.len(), topics.len(), "{schema}");
+    // Readable where unique; the topic whose name needs no change keeps
+    // the shared name.
+    for (name, topic) in [
+        ("温度", "/温度"),
+        ("湿度", "/湿度"),
+        ("temp_1", "/temp_1"),
+        ("a_b", "a_b"),
+    ] {
+        assert!(
+            tables.contains(&(name.to_string(), topic.to_string())),
+            "{name} {topic}: {schema}"
+        );
+    }
+    // Every table holds its topic's rows, and only those.
+    for (name, topic) in &tables {
+        let i = topics.iter().position(|t| t == topic).unwrap();
+        let out = robolog()
+            .args(["sql", "--format", "csv"])
+            .arg(format!(
+                "SELECT count(*) AS rows, min(n) AS lo, max(n) AS hi FROM \"{name}\""
+            ))
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            format!("rows,lo,hi\n{},{i},{i}\n", i + 1),
+            "{name}"
+        );
+    }
+    // A query naming one of the suffixed tables opens what it needs.
+    let (suffixed, topic) = tables.iter().find(|(_, t)| t == "/temp-1").unwrap();
+    assert!(suffixed.starts_with("temp_1_"), "{suffixed}");
+    let out = robolog()
+        .args(["sql", "--format", "csv"])
+        .arg(format!("SELECT count(*) AS rows FROM {suffixed}"))
+        .arg(&log)
+        .output()
+        .unwrap();
+    let i = topics.iter().position(|t| t == topic).unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        format!("rows\n{}\n", i + 1),
+        "{}",
+        text(&out.stderr)
+    );
+    // The Parquet export has the same tables, each with its rows.
+    let ds = dir.join("ds");
+    let out = robolog()
+        .args(["export", "--parquet", "-o"])
+        .arg(&ds)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for (name, topic) in &tables {
+        let i = topics.iter().position(|t| t == topic).unwrap();
+        let file = ds.join(name).join("log=names.mcap").join("data.parquet");
+        let rows = i + 1;
+        assert!(
+            stdout.contains(&format!(
+                "wrote {} ({rows} row{}",
+                file.display(),
+                if rows == 1 { "" } else { "s" }
+            )),
+            "{name}: {stdout}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn csv_flattens_nested_columns_as_the_csv_export_names_them() {
+    let dir = common::scratch_dir("sqltrust", "nested");
+    let log = dir.join("nested.mcap");
+    json_mcap(
+        &log,
+        &[
+            br#"{"p": {"x": 1, "y": "a,b"}, "v": [1, 2]}"#,
+            br#"{"p": {"x": 2, "y": "c"}, "v": []}"#,
+        ],
+    );
+    let out = robolog()
+        .args([
+            "sql",
+            "--format",
+            "csv",
+            "SELECT p, v FROM odd ORDER BY log_time",
+        ])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "p.x,p.y,v\n1,\"a,b\",\"[1,2]\"\n2,c,[]\n"
+    );
+    // The same names as `robolog export` writes.
+    let csv = dir.join("csv");
+    let out = robolog()
+        .args(["export", "-o"])
+        .arg(&csv)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let exported = std::fs::read_to_string(csv.join("odd.csv")).unwrap();
+    assert!(
+        exported.starts_with("log_time_ns,publish_time_ns,p.x,p.y,v[0],v[1]\n"),
+        "{exported}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_table_format_keeps_a_bounded_number_of_rows() {
+    let bag = testdata("rosbag/sample.bag");
+    let out = robolog()
+        .args(["sql", "SELECT value FROM range(25000)"])
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // The header, its borders and 10,000 rows.
+    assert_eq!(stdout.lines().count(), 10_000 + 4, "{}", &stdout[..200]);
+    assert!(stdout.contains("| 9999  |"));
+    assert!(!stdout.contains("| 10000 |"));
+    assert_eq!(
+        text(&out.stderr),
+        "robolog: sql: the table shows the first 10000 rows; 15000 more were left out \
+         (--format csv or json writes every row)\n"
+    );
+    // CSV writes every row.
+    let out = robolog()
+        .args(["sql", "--format", "csv", "SELECT value FROM range(25000)"])
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout).lines().count(), 25_001);
+}
+
+#[test]
+fn numbers_widen_across_logs_as_within_one() {
+    let dir = common::scratch_dir("sqltrust", "widen");
+    let (a, b, c) = (dir.join("a.mcap"), dir.join("b.mcap"), dir.join("c.mcap"));
+    json_mcap(&a, &[br#"{"v": 7, "w": 1}"#]);
+    json_mcap(&b, &[br#"{"v": 1.5, "w": -2}"#]);
+    let out = robolog()
+        .args([
+            "sql",
+            "--format",
+            "csv",
+            "SELECT log, v, arrow_typeof(v) AS t, w FROM odd ORDER BY log",
+        ])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "log,v,t,w\na.mcap,7.0,Float64,1\nb.mcap,1.5,Float64,-2\n"
+    );
+    // No number holds a text: both logs are named.
+    json_mcap(&c, &[br#"{"v": "seven"}"#]);
+    let out = robolog()
+        .args(["sql", "SELECT v FROM odd"])
+        .arg(&a)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "robolog: {}: table odd: column v does not merge with the other logs: \
+             Utf8 here, UInt64 in {}\n",
+            c.display(),
+            a.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn long_topic_and_file_names_are_shortened_not_fatal() {
+    let dir = common::scratch_dir("sqltrust", "long");
+    let long_topic = format!("/{}", "t".repeat(299));
+    let log = dir.join(format!("{}.mcap", "f".repeat(246)));
+    assert_eq!(log.file_name().unwrap().len(), 251);
+    topics_mcap(&log, &["/short", &long_topic]);
+    let other = dir.join("other.mcap");
+    topics_mcap(&other, &["/short"]);
+    let ds = dir.join("ds");
+    let out = robolog()
+        .args(["export", "--parquet", "-o"])
+        .arg(&ds)
+        .arg(&log)
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // Every table of both logs and both `logs` rows: 2 + 1 + 2 files.
+    assert_eq!(stdout.matches("wrote ").count(), 5, "{stdout}");
+    for line in stdout.lines() {
+        let path = line
+            .strip_prefix("wrote ")
+            .unwrap()
+            .split(" (")
+            .next()
+            .unwrap();
+        for part in Path::new(path).components() {
+            assert!(part.as_os_str().len() <= 255, "{path}");
+        }
+        assert!(Path::new(path).exists(), "{path}");
+    }
+    // The long topic's table holds its 2 rows, in SQL too.
+    let out = robolog()
+        .args(["sql", "--schema"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let schema = text(&out.stdout);
+    let table = schema
+        .lines()
+        .find(|l| l.ends_with(&format!("({long_topic})")))
+        .unwrap()
+        .split(" (")
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(table.len() <= 200, "{table}");
+    let out = robolog()
+        .args(["sql", "--format", "csv"])
+        .arg(format!("SELECT count(*) AS n FROM \"{table}\""))
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), "n\n2\n", "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_log_reached_twice_is_one_log() {
+    let (dir, bag, _) = bag_copy("twice");
+    let dotted = dir.join(".").join("in.bag");
+    let out = robolog()
+        .args([
+            "sql",
+            "--format",
+            "csv",
+            "SELECT log, count(*) AS n FROM count GROUP BY log",
+        ])
+        .arg(&dir)
+        .arg(&bag)
+        .arg(&dotted)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "log,n\nin.bag,30\n");
+    let ds = dir.join("ds");
+    let out = robolog()
+        .args(["export", "--parquet", "-o"])
+        .arg(&ds)
+        .arg(&bag)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let logs: Vec<_> = std::fs::read_dir(ds.join("logs")).unwrap().collect();
+    assert_eq!(logs.len(), 1, "one partition of the one log");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

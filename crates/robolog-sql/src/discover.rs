@@ -35,6 +35,9 @@ pub fn find_logs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, Error> {
                 source: e,
             })?;
     }
+    // One log per file, however many paths reach it.
+    let mut files = std::collections::HashSet::with_capacity(out.len());
+    out.retain(|p| files.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
     Ok(out)
 }
 

@@ -47,6 +47,7 @@
 pub mod ballista;
 mod discover;
 mod filter;
+pub mod output;
 mod read_only;
 mod schema;
 mod table;

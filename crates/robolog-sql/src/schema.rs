@@ -73,6 +73,7 @@ fn merge_field(a: &Field, b: &Field, path: &str) -> Result<Field, Conflict> {
         (DataType::FixedSizeList(ia, n), DataType::FixedSizeList(ib, m)) if n == m => {
             DataType::FixedSizeList(Arc::new(merge_field(ia, ib, &format!("{path}[]"))?), *n)
         }
+        (x, y) if widen(x, y).is_some() => widen(x, y).unwrap_or_else(|| x.clone()),
         (x, y) => {
             return Err(Conflict {
                 path,
@@ -83,6 +84,54 @@ fn merge_field(a: &Field, b: &Field, path: &str) -> Result<Field, Conflict> {
     let mut meta = a.metadata().clone();
     meta.retain(|k, v| b.metadata().get(k) == Some(v));
     Ok(Field::new(a.name(), ty, a.is_nullable() || b.is_nullable()).with_metadata(meta))
+}
+
+/// The type that holds the numbers of both `x` and `y`, as the values of
+/// one log are widened (`robolog_arrow` tables): integers of one
+/// signedness to the wider, a signed and an unsigned integer to the
+/// narrowest signed integer holding both (at most `Int64`), an integer and
+/// a float, or two floats of different widths, to `Float64`. `None` for
+/// anything else.
+pub(crate) fn widen(x: &DataType, y: &DataType) -> Option<DataType> {
+    use DataType::*;
+    let int = |t: &DataType| match t {
+        Int8 => Some((true, 8)),
+        Int16 => Some((true, 16)),
+        Int32 => Some((true, 32)),
+        Int64 => Some((true, 64)),
+        UInt8 => Some((false, 8)),
+        UInt16 => Some((false, 16)),
+        UInt32 => Some((false, 32)),
+        UInt64 => Some((false, 64)),
+        _ => None,
+    };
+    let float = |t: &DataType| matches!(t, Float16 | Float32 | Float64);
+    let signed = |bits: u32| match bits {
+        8 => Int8,
+        16 => Int16,
+        32 => Int32,
+        _ => Int64,
+    };
+    let unsigned = |bits: u32| match bits {
+        8 => UInt8,
+        16 => UInt16,
+        32 => UInt32,
+        _ => UInt64,
+    };
+    match (int(x), int(y)) {
+        (Some((sx, bx)), Some((sy, by))) if sx == sy => {
+            let bits = bx.max(by);
+            Some(if sx { signed(bits) } else { unsigned(bits) })
+        }
+        (Some((sx, bx)), Some((_, by))) => {
+            let (s, u) = if sx { (bx, by) } else { (by, bx) };
+            Some(signed(s.max(u * 2).min(64)))
+        }
+        _ if x != y && (float(x) || int(x).is_some()) && (float(y) || int(y).is_some()) => {
+            Some(Float64)
+        }
+        _ => None,
+    }
 }
 
 /// The schema of a table with the `log` column first.
@@ -167,6 +216,8 @@ fn align_array(a: &ArrayRef, target: &DataType) -> Result<ArrayRef, ArrowError> 
                 l.nulls().cloned(),
             )?))
         }
+        // Numbers widened across logs (see `widen`).
+        (x, y) if widen(x, y).as_ref() == Some(y) => datafusion::arrow::compute::cast(a, y),
         // Equal but for field names, nullability or metadata inside lists.
         (x, y) if x.equals_datatype(y) => Ok(arrow_array::make_array(
             a.to_data().into_builder().data_type(y.clone()).build()?,
@@ -186,6 +237,26 @@ mod tests {
 
     fn st(fields: Vec<Field>) -> DataType {
         DataType::Struct(fields.into())
+    }
+
+    #[test]
+    fn numbers_widen_as_within_one_log() {
+        use DataType::*;
+        for (x, y, want) in [
+            (Int8, Int32, Some(Int32)),
+            (UInt16, UInt64, Some(UInt64)),
+            (Int8, UInt8, Some(Int16)),
+            (UInt32, Int16, Some(Int64)),
+            (UInt64, Int64, Some(Int64)),
+            (Int64, Float32, Some(Float64)),
+            (Float32, Float64, Some(Float64)),
+            (UInt32, Float32, Some(Float64)),
+            (Int32, Utf8, None),
+            (Float32, Boolean, None),
+        ] {
+            assert_eq!(widen(&x, &y), want, "{x} {y}");
+            assert_eq!(widen(&y, &x), want, "{y} {x}");
+        }
     }
 
     #[test]
@@ -213,14 +284,29 @@ mod tests {
                 Field::new("b", DataType::Int32, true)
             ])
         );
+        // Numbers widen, as within one log.
         let c = Schema::new(vec![Field::new(
             "p",
             st(vec![Field::new("a", DataType::Float64, false)]),
             true,
         )]);
+        let w = merge(&m, &c).unwrap();
+        assert_eq!(
+            w.field(1).data_type(),
+            &st(vec![
+                Field::new("a", DataType::Float64, true),
+                Field::new("b", DataType::Int32, true)
+            ])
+        );
+        // Text does not hold a number.
+        let c = Schema::new(vec![Field::new(
+            "p",
+            st(vec![Field::new("a", DataType::Utf8, false)]),
+            true,
+        )]);
         let e = merge(&m, &c).unwrap_err();
         assert_eq!(e.path, "p.a");
-        assert_eq!(e.reason, "Float64 here, Float32 in the logs before");
+        assert_eq!(e.reason, "Utf8 here, Float32 in the logs before");
     }
 
     #[test]
@@ -249,7 +335,7 @@ mod tests {
         );
         let c = Schema::new(vec![Field::new(
             "esc",
-            DataType::List(item(vec![Field::new("rpm", DataType::Int64, false)])),
+            DataType::List(item(vec![Field::new("rpm", DataType::Utf8, false)])),
             true,
         )]);
         let e = merge(&m, &c).unwrap_err();

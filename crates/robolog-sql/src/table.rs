@@ -147,6 +147,9 @@ struct SetInner {
     progress: Arc<ScanProgress>,
     limits: robolog::Limits,
     kept: Arc<KeptLogs>,
+    /// What the readers worked around when opening the logs (see
+    /// [`robolog::Log::open_warnings`]), in the logs' order.
+    warnings: Vec<(PathBuf, robolog::Error)>,
 }
 
 /// A table of a [`LogSet`].
@@ -179,6 +182,8 @@ struct Opened {
     keys: Vec<String>,
     /// The opened log, when it is kept for the scans.
     kept: Option<Arc<Prepared>>,
+    /// [`robolog::Log::open_warnings`] of the log.
+    warnings: Vec<robolog::Error>,
 }
 
 /// A log opened while its set was planned, with its summary, kept so that
@@ -313,6 +318,7 @@ fn open_one(
     Ok(Opened {
         info: only.is_none().then(|| log_info(&summary)),
         keys,
+        warnings: log.open_warnings(),
         kept: keep.then(|| Arc::new(Prepared { log, summary })),
     })
 }
@@ -399,6 +405,7 @@ impl LogSet {
         let mut infos = only.is_none().then(|| Vec::with_capacity(files.len()));
         let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
         let kept = KeptLogs::default();
+        let mut warnings = Vec::new();
         // One table per key across the set, each name unique (robolog-arrow
         // names a `logs` topic's table `logs_`).
         let names = TableNames::new(
@@ -425,6 +432,7 @@ impl LogSet {
                     .users
                     .push(i);
             }
+            warnings.extend(o.warnings.into_iter().map(|w| (path.clone(), w)));
             if let (Some(k), Ok(mut map)) = (o.kept, kept.logs.lock()) {
                 map.insert(path.clone(), k);
             }
@@ -441,6 +449,7 @@ impl LogSet {
                 progress: Arc::default(),
                 limits,
                 kept: Arc::new(kept),
+                warnings,
             }),
         })
     }
@@ -448,6 +457,14 @@ impl LogSet {
     /// The logs, in order.
     pub fn logs(&self) -> &[LogRef] {
         &self.inner.logs
+    }
+
+    /// What the readers worked around when opening the logs, with the log
+    /// each concerns (see [`robolog::Log::open_warnings`]: a bag without
+    /// its index, read by scanning its chunks). The logs are read in full
+    /// all the same; a tool says so.
+    pub fn open_warnings(&self) -> &[(PathBuf, robolog::Error)] {
+        &self.inner.warnings
     }
 
     /// The names of the tables of the logs, sorted (without [`LOGS`]).
@@ -633,8 +650,10 @@ impl LogSet {
         // the same one changes nothing (merging is idempotent), which is
         // the common case in a fleet of one firmware or one robot.
         let mut last: Option<SchemaRef> = None;
-        for (&i, schema) in entry.users.iter().zip(schemas) {
-            let Some(schema) = schema else { continue };
+        for (k, (&i, schema)) in entry.users.iter().zip(&schemas).enumerate() {
+            let Some(schema) = schema.clone() else {
+                continue;
+            };
             match merged.as_mut() {
                 None => {
                     merged = Some(Merged {
@@ -653,7 +672,23 @@ impl LogSet {
                         m.schema = Arc::new(s);
                         last = Some(schema);
                     }
-                    Err(c) => m.conflict = Some((set.logs[i].path.clone(), c.path, c.reason)),
+                    Err(c) => {
+                        // The first log before this one with the column,
+                        // so that the message names both.
+                        let top = c.path.split(['.', '[']).next().unwrap_or_default();
+                        let before = entry.users[..k]
+                            .iter()
+                            .zip(&schemas)
+                            .find(|(_, s)| {
+                                s.as_ref().is_some_and(|s| s.field_with_name(top).is_ok())
+                            })
+                            .map(|(&j, _)| set.logs[j].path.display().to_string());
+                        let reason = match before {
+                            Some(p) => c.reason.replace("in the logs before", &format!("in {p}")),
+                            None => c.reason,
+                        };
+                        m.conflict = Some((set.logs[i].path.clone(), c.path, reason));
+                    }
                 },
             }
         }

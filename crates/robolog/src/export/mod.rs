@@ -525,6 +525,7 @@ pub fn export_tables(
                 })
                 .collect();
             table.shape.root_columns(&mut columns);
+            unique_names(&mut columns);
             let sink = format
                 .create(file, &columns)
                 .map_err(ExportError::io(path))?;
@@ -597,6 +598,20 @@ pub fn export_tables(
     }
     meter.report();
     Ok(stats)
+}
+
+/// Makes the column names unique, so that a reader that looks columns up
+/// by name (`csv.DictReader`, pandas) reads each: a name taken by an
+/// earlier column (a field `time_s` beside the time column, the JSON keys
+/// `"a.b"` and `{"a": {"b": ..}}`) gets `_` after it until it is free.
+fn unique_names(columns: &mut [Column]) {
+    let mut taken: HashSet<String> = HashSet::with_capacity(columns.len());
+    for c in columns {
+        while taken.contains(&c.name) {
+            c.name.push('_');
+        }
+        taken.insert(c.name.clone());
+    }
 }
 
 /// One output table while it is planned and written.

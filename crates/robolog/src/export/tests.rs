@@ -440,3 +440,26 @@ fn more_tables_than_open_files_are_written_in_several_passes() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(feature = "mcap")]
+#[test]
+fn column_names_are_unique() {
+    // A key with a dot beside a nested key of the same path, and a field
+    // named as a time column.
+    let file = json_mcap(&[br#"{"a.b": 1, "a": {"b": 2}, "log_time_ns": 3}"#]);
+    let log = crate::open_bytes(&file).unwrap();
+    let dir = scratch("unique");
+    export_csv(
+        &log,
+        &dir.join("in.mcap"),
+        &dir,
+        &ExportOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        read(&dir, "odd_topic.csv"),
+        "log_time_ns,publish_time_ns,a.b,a.b_,log_time_ns_\n1000,1005,1,2,3\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,214 @@
+//! Writing a query's answer to any [`Write`]: an aligned table, CSV with a
+//! header, JSON lines or Parquet, one function a format. Each takes the
+//! batches as the query streams them.
+//!
+//! - CSV has one column per leaf: a struct column `a` is the columns
+//!   `a.b`, ... and a fixed-size list of at most [`MAX_ARRAY_COLUMNS`]
+//!   items is `a[0]`, `a[1]`, ..., as `robolog export` names them; any
+//!   other nested value (a variable-length list, a longer array, a map) is
+//!   one cell of JSON text.
+//! - The table holds at most [`MAX_TABLE_ROWS`] rows (fewer when they take
+//!   more than [`MAX_TABLE_BYTES`]): the rest are counted, not kept, so
+//!   memory stays bounded whatever the answer's size.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray, UInt64Array};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, Schema, SchemaRef};
+use datafusion::arrow::buffer::NullBuffer;
+use datafusion::arrow::compute::take;
+use datafusion::arrow::json::writer::{EncoderOptions, make_encoder};
+use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
+
+/// Fixed-size lists of at most this many items are a CSV column per item.
+pub const MAX_ARRAY_COLUMNS: usize = 16;
+
+/// Rows the aligned table shows at most.
+pub const MAX_TABLE_ROWS: usize = 10_000;
+
+/// Bytes of Arrow data the aligned table keeps at most.
+pub const MAX_TABLE_BYTES: usize = 16 << 20;
+
+/// Writes `batches` as an aligned table (the header and borders of
+/// DataFusion's); returns how many rows were left out after the first
+/// [`MAX_TABLE_ROWS`] (or [`MAX_TABLE_BYTES`]), which are read and counted.
+pub fn write_table<W: Write>(
+    schema: &SchemaRef,
+    batches: impl IntoIterator<Item = RecordBatch>,
+    mut w: W,
+) -> Result<u64, ArrowError> {
+    let mut kept: Vec<RecordBatch> = Vec::new();
+    let (mut rows, mut bytes, mut left_out) = (0usize, 0usize, 0u64);
+    for b in batches {
+        if left_out > 0 || rows >= MAX_TABLE_ROWS || bytes >= MAX_TABLE_BYTES {
+            left_out += b.num_rows() as u64;
+            continue;
+        }
+        let room = MAX_TABLE_ROWS - rows;
+        let b = if b.num_rows() > room {
+            left_out += (b.num_rows() - room) as u64;
+            b.slice(0, room)
+        } else {
+            b
+        };
+        rows += b.num_rows();
+        bytes += b.get_array_memory_size();
+        kept.push(b);
+    }
+    let text = pretty_format_batches_with_schema(schema.clone(), &kept)?;
+    writeln!(w, "{text}")?;
+    Ok(left_out)
+}
+
+/// Writes `batches` as CSV with a header line, nested columns flattened
+/// (see the [module](self) docs); the header is written even when there
+/// are no rows.
+pub fn write_csv<W: Write>(
+    schema: &SchemaRef,
+    batches: impl IntoIterator<Item = RecordBatch>,
+    w: W,
+) -> Result<(), ArrowError> {
+    let mut csv = datafusion::arrow::csv::WriterBuilder::new()
+        .with_header(true)
+        .build(w);
+    let mut any = false;
+    for b in batches {
+        csv.write(&flatten(&b)?)?;
+        any = true;
+    }
+    if !any {
+        csv.write(&flatten(&RecordBatch::new_empty(schema.clone()))?)?;
+    }
+    Ok(())
+}
+
+/// Writes `batches` as JSON, one object per row and line.
+pub fn write_json<W: Write>(
+    batches: impl IntoIterator<Item = RecordBatch>,
+    w: W,
+) -> Result<(), ArrowError> {
+    let mut json = datafusion::arrow::json::LineDelimitedWriter::new(w);
+    for b in batches {
+        json.write(&b)?;
+    }
+    json.finish()
+}
+
+/// Writes `batches` as a Parquet file (zstd).
+pub fn write_parquet<W: Write + Send>(
+    schema: &SchemaRef,
+    batches: impl IntoIterator<Item = RecordBatch>,
+    w: W,
+) -> Result<(), ::parquet::errors::ParquetError> {
+    let props = ::parquet::file::properties::WriterProperties::builder()
+        .set_compression(::parquet::basic::Compression::ZSTD(Default::default()))
+        .build();
+    let mut pq = ::parquet::arrow::ArrowWriter::try_new(w, schema.clone(), Some(props))?;
+    for b in batches {
+        pq.write(&b)?;
+    }
+    pq.close().map(|_| ())
+}
+
+/// `batch` with one column per leaf (see the [module](self) docs).
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{ArrayRef, Int32Array, RecordBatch, StructArray};
+/// use arrow_schema::{DataType, Field};
+/// let b: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
+/// let a = StructArray::from(vec![(Arc::new(Field::new("b", DataType::Int32, true)), b)]);
+/// let batch = RecordBatch::try_from_iter([("a", Arc::new(a) as ArrayRef)])?;
+/// let flat = robolog_sql::output::flatten(&batch)?;
+/// assert_eq!(flat.schema().field(0).name(), "a.b");
+/// # Ok::<(), arrow_schema::ArrowError>(())
+/// ```
+pub fn flatten(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    let schema = batch.schema();
+    if !schema.fields().iter().any(|f| f.data_type().is_nested()) {
+        return Ok(batch.clone());
+    }
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (f, c) in schema.fields().iter().zip(batch.columns()) {
+        flatten_into(f.name(), f, c.clone(), &mut fields, &mut columns)?;
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+}
+
+fn flatten_into(
+    name: &str,
+    field: &FieldRef,
+    array: ArrayRef,
+    fields: &mut Vec<Field>,
+    columns: &mut Vec<ArrayRef>,
+) -> Result<(), ArrowError> {
+    match field.data_type() {
+        DataType::Struct(children) => {
+            let s = array.as_struct();
+            for (i, child) in children.iter().enumerate() {
+                let column = with_parent_nulls(s.column(i), s.nulls())?;
+                flatten_into(
+                    &format!("{name}.{}", child.name()),
+                    child,
+                    column,
+                    fields,
+                    columns,
+                )?;
+            }
+        }
+        DataType::FixedSizeList(item, n) if (*n as usize) <= MAX_ARRAY_COLUMNS => {
+            let list = array.as_fixed_size_list();
+            let n = *n as usize;
+            for i in 0..n {
+                let idx =
+                    UInt64Array::from_iter_values((0..list.len()).map(|r| (r * n + i) as u64));
+                let column = take(list.values().as_ref(), &idx, None)?;
+                let column = with_parent_nulls(&column, list.nulls())?;
+                flatten_into(&format!("{name}[{i}]"), item, column, fields, columns)?;
+            }
+        }
+        t if t.is_nested() => {
+            fields.push(Field::new(name, DataType::Utf8, true));
+            columns.push(json_cells(field, array.as_ref())?);
+        }
+        _ => {
+            fields.push(field.as_ref().clone().with_name(name).with_nullable(true));
+            columns.push(array);
+        }
+    }
+    Ok(())
+}
+
+/// `array` null wherever its parent (struct or list row) is null.
+fn with_parent_nulls(
+    array: &ArrayRef,
+    parent: Option<&NullBuffer>,
+) -> Result<ArrayRef, ArrowError> {
+    let Some(parent) = parent else {
+        return Ok(array.clone());
+    };
+    let nulls = NullBuffer::union(Some(parent), array.nulls());
+    let data = array.to_data().into_builder().nulls(nulls).build()?;
+    Ok(arrow_array::make_array(data))
+}
+
+/// Each value of `array` as JSON text (null where it is null).
+fn json_cells(field: &FieldRef, array: &dyn Array) -> Result<ArrayRef, ArrowError> {
+    let options = EncoderOptions::default();
+    let mut encoder = make_encoder(field, array, &options)?;
+    let mut buf = Vec::new();
+    let mut out: Vec<Option<String>> = Vec::with_capacity(array.len());
+    for i in 0..array.len() {
+        if encoder.is_null(i) {
+            out.push(None);
+            continue;
+        }
+        buf.clear();
+        encoder.encode(i, &mut buf);
+        out.push(Some(String::from_utf8_lossy(&buf).into_owned()));
+    }
+    Ok(Arc::new(StringArray::from(out)))
+}
