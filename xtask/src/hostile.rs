@@ -104,7 +104,143 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
             }
         }
     }
+    step("exports whose time or memory could grow faster than the work");
+    failures.extend(export_shapes(&exe, &dir)?);
     crate::verdict("hostile files that broke robolog", &failures)
+}
+
+/// Logs in the many-logs folder of [`export_shapes`].
+const MANY_LOGS: usize = 2_000;
+
+/// Exports of shapes that once took quadratic time or unbounded memory:
+/// a folder of [`MANY_LOGS`] small logs to Parquet (each output checked
+/// against every input), 20,000 topics to CSV (the folder listed for each
+/// file), and a message of 30,000 float64 fields to Parquet (a writer per
+/// column). Each must end within [`MAX_SECONDS`] and [`MEMORY_BUDGET`].
+fn export_shapes(exe: &Path, dir: &Path) -> Result<Vec<String>> {
+    let many = dir.join("many-logs");
+    if !many.join(format!("log{:04}.bag", MANY_LOGS - 1)).exists() {
+        std::fs::create_dir_all(&many).map_err(err)?;
+        let small = one_message_bag()?;
+        for i in 0..MANY_LOGS {
+            std::fs::write(many.join(format!("log{i:04}.bag")), &small).map_err(err)?;
+        }
+    }
+    let runs: [(&str, &[&str], PathBuf); 3] = [
+        ("many-logs", &["export", "--parquet"], many),
+        (
+            "connections-20000.bag",
+            &["export"],
+            dir.join("connections-20000.bag"),
+        ),
+        (
+            "wide-30000.bag",
+            &["export", "--parquet"],
+            dir.join("wide-30000.bag"),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, command, input) in runs {
+        let out = dir.join(format!("export-{name}"));
+        if out.exists() {
+            std::fs::remove_dir_all(&out).map_err(err)?;
+        }
+        let out_s = out.to_string_lossy().into_owned();
+        let mut args: Vec<&str> = command.to_vec();
+        args.extend(["-o", out_s.as_str()]);
+        let r = measure(exe, &args, &input)?;
+        let mut problems = Vec::new();
+        if let Some(sig) = r.signal {
+            problems.push(format!("killed by signal {sig}"));
+        }
+        if r.timed_out {
+            problems.push(format!("ran over {MAX_SECONDS} s"));
+        }
+        if r.peak_rss > MEMORY_BUDGET {
+            problems.push(format!("peak RSS {} > {MEMORY_BUDGET}", r.peak_rss));
+        }
+        if r.exit != Some(0) {
+            problems.push(format!("exit {:?}", r.exit));
+        }
+        println!(
+            "{:<28} {:<10} {:>6} {:>10.1} {:>10.1} {:>8.2}  {}",
+            name,
+            command.join(" "),
+            r.exit.map_or("-".into(), |c| c.to_string()),
+            r.peak_rss as f64 / (1 << 20) as f64,
+            MEMORY_BUDGET as f64 / (1 << 20) as f64,
+            r.elapsed.as_secs_f64(),
+            if problems.is_empty() {
+                "ok".to_string()
+            } else {
+                problems.join(", ")
+            }
+        );
+        if !problems.is_empty() {
+            failures.push(format!(
+                "{name}: robolog {}: {}",
+                command.join(" "),
+                problems.join(", ")
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    Ok(failures)
+}
+
+/// A bag of one `std_msgs/UInt8` message.
+fn one_message_bag() -> Result<Vec<u8>> {
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions::default(),
+    )
+    .map_err(err)?;
+    let conn = rosbag12::Connection::new(
+        0,
+        "/data",
+        "std_msgs/UInt8",
+        "7c8164229e7d2c17eb95e9231617fdee",
+        "uint8 data\n",
+    );
+    let id = w.add_connection(conn).map_err(err)?;
+    w.write(id, rosbag12::RosTime { sec: 1, nsec: 0 }, &[7])
+        .map_err(err)?;
+    w.finish().map_err(err)?;
+    Ok(w.into_inner().into_inner())
+}
+
+/// Five messages of one type with 30,000 float64 fields (a 1.2 MB bag).
+fn wide_message() -> Result<Vec<u8>> {
+    const FIELDS: usize = 30_000;
+    let mut w = rosbag12::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        rosbag12::WriterOptions::default(),
+    )
+    .map_err(err)?;
+    let definition: String = (0..FIELDS).map(|i| format!("float64 f{i}\n")).collect();
+    // The md5sum is not checked against the definition by readers.
+    let conn = rosbag12::Connection::new(
+        0,
+        "/wide",
+        "test_msgs/Wide",
+        "0123456789abcdef0123456789abcdef",
+        definition,
+    );
+    let id = w.add_connection(conn).map_err(err)?;
+    let payload: Vec<u8> = (0..FIELDS).flat_map(|i| (i as f64).to_le_bytes()).collect();
+    for k in 0..5 {
+        w.write(
+            id,
+            rosbag12::RosTime {
+                sec: 1 + k,
+                nsec: 0,
+            },
+            &payload,
+        )
+        .map_err(err)?;
+    }
+    w.finish().map_err(err)?;
+    Ok(w.into_inner().into_inner())
 }
 
 /// `xtask hostile-generate DIR [NAME...]`: writes every hostile file (or
@@ -147,6 +283,7 @@ fn generators() -> Vec<(&'static str, Generator)> {
         ("connections-20000.bag", many_connections),
         ("big-chunk-zstd-300m.mcap", mcap_big_chunk),
         ("big-chunk-lz4-300m.bag", bag_big_chunk),
+        ("wide-30000.bag", wide_message),
     ]
 }
 

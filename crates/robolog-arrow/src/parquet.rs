@@ -771,9 +771,46 @@ enum TableFailure {
     Table(Error),
 }
 
-fn writer_props(opts: &ParquetOptions, kv: Vec<KeyValue>) -> WriterProperties {
+/// Tables with more leaf columns than this are written without
+/// dictionaries and uncompressed: the Parquet writer keeps a dictionary
+/// and compression state per column, about 90 KB and 13 KB, so a message
+/// of 30,000 fields took 2.7 GB to write; without them, 200 MB.
+pub const WIDE_COLUMNS: usize = 1_000;
+
+/// The leaf columns of `schema` (a struct's fields, a list's items, ...).
+pub fn leaf_columns(schema: &Schema) -> usize {
+    fn leaves(t: &DataType) -> usize {
+        match t {
+            DataType::Struct(fs) => fs
+                .iter()
+                .map(|f| leaves(f.data_type()))
+                .sum::<usize>()
+                .max(1),
+            DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+                leaves(f.data_type())
+            }
+            DataType::Map(f, _) => leaves(f.data_type()),
+            _ => 1,
+        }
+    }
+    schema.fields().iter().map(|f| leaves(f.data_type())).sum()
+}
+
+/// The writer properties of a table of `schema`: zstd and dictionaries,
+/// or neither for a table of more than [`WIDE_COLUMNS`] leaf columns.
+pub fn table_properties(schema: &Schema) -> parquet::file::properties::WriterPropertiesBuilder {
+    let wide = leaf_columns(schema) > WIDE_COLUMNS;
     WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_compression(if wide {
+            Compression::UNCOMPRESSED
+        } else {
+            Compression::ZSTD(ZstdLevel::default())
+        })
+        .set_dictionary_enabled(!wide)
+}
+
+fn writer_props(opts: &ParquetOptions, kv: Vec<KeyValue>, schema: &Schema) -> WriterProperties {
+    table_properties(schema)
         .set_max_row_group_row_count(Some(opts.row_group_rows.max(1)))
         .set_max_row_group_bytes(Some(opts.row_group_bytes.max(1)))
         .set_key_value_metadata(Some(kv))
@@ -845,8 +882,9 @@ fn write_table(
         .map(|t| KeyValue::new("robolog.type".into(), t.clone()));
     let kv = facts.key_values(&table.name, &metadata, type_kv);
     let file = create(path, policy).map_err(TableFailure::Fatal)?;
-    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(writer_props(opts, kv)))
-        .map_err(|e| parquet_failure(path, e))?;
+    let mut writer =
+        ArrowWriter::try_new(file, schema.clone(), Some(writer_props(opts, kv, &schema)))
+            .map_err(|e| parquet_failure(path, e))?;
     let scan_opts = ScanOptions {
         batch_size: FIRST_BATCH,
         ..ScanOptions::default()

@@ -6,13 +6,13 @@
 //! deleted, except those that are empty and whose process is known to be
 //! gone, which hold nothing and are removed silently.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use robolog::write::{
-    AtomicFile, Leftover, OutputPolicy, Refusal, WriteError, leftovers, remove_empty_leftovers,
+    AtomicFile, Leftover, OutputPolicy, Refusal, WriteError, leftovers_in, remove_if_empty,
     write_atomically,
 };
 
@@ -58,15 +58,30 @@ pub(crate) fn check(dest: &Path, policy: &OutputPolicy) -> Result<(), Failure> {
 /// gone hold nothing: they are removed without a word (see
 /// [`remove_empty_leftovers`]).
 pub(crate) fn report_leftovers(dest: &Path) {
-    static DONE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
-    if let Ok(mut done) = DONE.lock()
-        && !done.insert(dest.to_path_buf())
-    {
+    // Each folder is listed once per run, however many outputs go there.
+    type Found = HashMap<PathBuf, Vec<Leftover>>;
+    static FOLDERS: Mutex<BTreeMap<PathBuf, Found>> = Mutex::new(BTreeMap::new());
+    let (Some(name), Ok(mut folders)) = (dest.file_name(), FOLDERS.lock()) else {
         return;
-    }
-    remove_empty_leftovers(dest);
-    for left in leftovers(dest) {
-        eprintln!("robolog: {}: {}", dest.display(), leftover_note(&left));
+    };
+    let folder = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let found = folders.entry(folder.to_path_buf()).or_insert_with(|| {
+        let mut by_output: Found = HashMap::new();
+        for (output, left) in leftovers_in(folder) {
+            by_output.entry(output).or_default().push(left);
+        }
+        by_output
+    });
+    // Once per output: taken out of the listing when reported.
+    for mut left in found.remove(Path::new(name)).unwrap_or_default() {
+        // Named as the output was given.
+        left.path = dest.with_file_name(left.path.file_name().unwrap_or_default());
+        if !remove_if_empty(&left) {
+            eprintln!("robolog: {}: {}", dest.display(), leftover_note(&left));
+        }
     }
 }
 

@@ -96,15 +96,16 @@ pub fn write_json<W: Write>(
     json.finish()
 }
 
-/// Writes `batches` as a Parquet file (zstd).
+/// Writes `batches` as a Parquet file (zstd; see
+/// [`robolog_arrow::parquet::table_properties`]).
 pub fn write_parquet<W: Write + Send>(
     schema: &SchemaRef,
     batches: impl IntoIterator<Item = RecordBatch>,
     w: W,
 ) -> Result<(), ::parquet::errors::ParquetError> {
-    let props = ::parquet::file::properties::WriterProperties::builder()
-        .set_compression(::parquet::basic::Compression::ZSTD(Default::default()))
-        .build();
+    // zstd, or for a table of very many columns neither dictionaries nor
+    // compression, whose state per column would take gigabytes.
+    let props = robolog_arrow::parquet::table_properties(schema).build();
     let mut pq = ::parquet::arrow::ArrowWriter::try_new(w, schema.clone(), Some(props))?;
     for b in batches {
         pq.write(&b)?;

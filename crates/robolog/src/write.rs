@@ -324,24 +324,46 @@ pub struct Leftover {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn leftovers(dest: &Path) -> Vec<Leftover> {
-    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+    let Some(name) = dest.file_name() else {
         return Vec::new();
     };
-    let Ok(dir) = std::fs::read_dir(parent_dir(dest)) else {
+    leftovers_in(parent_dir(dest))
+        .into_iter()
+        .filter(|(n, _)| n.as_os_str() == name)
+        .map(|(_, mut left)| {
+            left.path = dest.with_file_name(left.path.file_name().unwrap_or_default());
+            left
+        })
+        .collect()
+}
+
+/// Every temporary file in the folder `dir` (see [`TEMP_MARKER`]) whose
+/// process is not running any more, with the name of the output it was
+/// written for, sorted by path: [`leftovers`] of every output in `dir` at
+/// the cost of one listing, for a command writing many files there.
+pub fn leftovers_in(dir: &Path) -> Vec<(PathBuf, Leftover)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut found: Vec<Leftover> = dir
+    let mut found: Vec<(PathBuf, Leftover)> = entries
         .filter_map(|e| {
-            let e = e.ok()?;
-            let file_name = e.file_name();
-            let pid = temp_pid(&file_name.to_string_lossy(), &name)?;
-            (process_running(pid) != Some(true)).then(|| Leftover {
-                path: dest.with_file_name(&file_name),
-                pid,
+            let file_name = e.ok()?.file_name();
+            let text = file_name.to_string_lossy();
+            let at = text.rfind(TEMP_MARKER)?;
+            let name = text.get(1..at).filter(|_| text.starts_with('.'))?;
+            let pid = temp_pid(&text, name)?;
+            (process_running(pid) != Some(true)).then(|| {
+                (
+                    PathBuf::from(name),
+                    Leftover {
+                        path: dir.join(&file_name),
+                        pid,
+                    },
+                )
             })
         })
         .collect();
-    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found.sort_by(|a, b| a.1.path.cmp(&b.1.path));
     found
 }
 
@@ -373,13 +395,17 @@ pub fn leftovers(dest: &Path) -> Vec<Leftover> {
 /// ```
 pub fn remove_empty_leftovers(dest: &Path) -> usize {
     leftovers(dest)
-        .into_iter()
-        .filter(|left| {
-            process_running(left.pid) == Some(false)
-                && std::fs::symlink_metadata(&left.path).is_ok_and(|m| m.is_file() && m.len() == 0)
-                && std::fs::remove_file(&left.path).is_ok()
-        })
+        .iter()
+        .filter(|left| remove_if_empty(left))
         .count()
+}
+
+/// Removes `left` if it is an empty file whose process is known to be
+/// gone (see [`remove_empty_leftovers`]); whether it did.
+pub fn remove_if_empty(left: &Leftover) -> bool {
+    process_running(left.pid) == Some(false)
+        && std::fs::symlink_metadata(&left.path).is_ok_and(|m| m.is_file() && m.len() == 0)
+        && std::fs::remove_file(&left.path).is_ok()
 }
 
 /// Whether process `pid` runs, when that can be told.
