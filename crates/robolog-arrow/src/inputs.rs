@@ -23,21 +23,66 @@ use std::path::{Path, PathBuf};
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn find_logs<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
+    Ok(find_named_logs(paths)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// [`find_logs`], each log with its `log_id`: a file given is named by
+/// its file name, a file found in a folder given by its path relative to
+/// that folder (`2024-05/flight.ulg`, `/` between folders); an id taken
+/// by an earlier log gets `~2` (`~3`, ...) before its extension, as in
+/// [`log_ids`].
+///
+/// ```
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata");
+/// let logs = robolog_arrow::find_named_logs(&[dir])?;
+/// assert!(logs.iter().any(|(_, id)| id == "vellog/sensors.vel"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn find_named_logs<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<(PathBuf, String)>> {
+    let mut found: Vec<(PathBuf, String)> = Vec::new();
     let mut seen = HashSet::new();
     for p in paths {
         let p = p.as_ref();
         if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
-            search(p, &mut seen, &mut found)?;
+            let mut here = Vec::new();
+            search(p, &mut seen, &mut here)?;
+            found.extend(here.into_iter().map(|f| {
+                let id = relative_name(&f, p);
+                (f, id)
+            }));
         } else {
-            found.push(p.to_path_buf());
+            found.push((p.to_path_buf(), file_name(p)));
         }
     }
     // One log per file: its canonical path (a path that does not resolve
     // is kept as given, for opening it to say why).
     let mut files = HashSet::with_capacity(found.len());
-    found.retain(|p| files.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
-    Ok(found)
+    found.retain(|(p, _)| files.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
+    let ids = number_ids(found.iter().map(|(_, id)| id.clone()));
+    Ok(found.into_iter().map(|(p, _)| p).zip(ids).collect())
+}
+
+/// The file name of `p` (all of it when it has none).
+fn file_name(p: &Path) -> String {
+    match p.file_name() {
+        Some(n) => n.to_string_lossy().into_owned(),
+        None => p.to_string_lossy().into_owned(),
+    }
+}
+
+/// `file`'s path below `dir`, `/` between its parts.
+fn relative_name(file: &Path, dir: &Path) -> String {
+    match file.strip_prefix(dir) {
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => file_name(file),
+    }
 }
 
 fn search(dir: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) -> io::Result<()> {
@@ -99,21 +144,23 @@ fn is_log(path: &Path) -> bool {
 /// assert_eq!(ids, ["run.bag", "run~2.bag", "run~3.bag", "notes"]);
 /// ```
 pub fn log_ids<P: AsRef<Path>>(paths: &[P]) -> Vec<String> {
+    number_ids(paths.iter().map(|p| file_name(p.as_ref())))
+}
+
+/// `names` with each one taken by an earlier one numbered (`~2`, ...).
+fn number_ids(names: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut taken: HashSet<String> = HashSet::new();
     // The next number to try per file name: a name repeated n times costs
     // n tries in all, not n^2 / 2.
     let mut next: HashMap<String, u64> = HashMap::new();
-    let mut out = Vec::with_capacity(paths.len());
-    for p in paths {
-        let p = p.as_ref();
-        let name = match p.file_name() {
-            Some(n) => n.to_string_lossy().into_owned(),
-            None => p.to_string_lossy().into_owned(),
-        };
+    let mut out = Vec::new();
+    for name in names {
         let mut id = name.clone();
         if taken.contains(&id) {
-            let (stem, ext) = match name.rfind('.') {
-                Some(i) if i > 0 => name.split_at(i),
+            // The extension of the file name (not a dot in a folder's).
+            let base = name.rfind('/').map_or(0, |i| i + 1);
+            let (stem, ext) = match name[base..].rfind('.') {
+                Some(i) if i > 0 => name.split_at(base + i),
                 _ => (name.as_str(), ""),
             };
             let k = next.entry(name.clone()).or_insert(2);

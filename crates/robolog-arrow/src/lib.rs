@@ -41,7 +41,7 @@ mod table;
 mod ulog;
 
 pub use build::data_type;
-pub use inputs::{find_logs, hive_escape, log_ids};
+pub use inputs::{find_logs, find_named_logs, hive_escape, log_ids};
 pub use names::{MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,

@@ -143,6 +143,10 @@ pub struct ParquetOptions {
     /// Batches of large messages are shrunk to about this many bytes of
     /// Arrow arrays (batches hold at most [`DEFAULT_BATCH_SIZE`] rows).
     pub batch_bytes: usize,
+    /// The log ids of the inputs, in their order ([`crate::find_named_logs`]
+    /// gives them for the paths a user named); when there is not one per
+    /// input, their file names, numbered ([`crate::log_ids`]).
+    pub log_ids: Vec<String>,
 }
 
 impl Default for ParquetOptions {
@@ -151,6 +155,7 @@ impl Default for ParquetOptions {
             topics: Vec::new(),
             force: false,
             limits: Limits::default(),
+            log_ids: Vec::new(),
             row_group_rows: DEFAULT_ROW_GROUP_ROWS,
             row_group_bytes: DEFAULT_ROW_GROUP_BYTES,
             batch_bytes: DEFAULT_BATCH_BYTES,
@@ -456,7 +461,11 @@ pub fn export_parquet<P: AsRef<Path>>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ParquetExport, ExportError> {
     let paths: Vec<PathBuf> = inputs.iter().map(|p| p.as_ref().to_path_buf()).collect();
-    let ids = crate::log_ids(&paths);
+    let ids = if opts.log_ids.len() == paths.len() {
+        opts.log_ids.clone()
+    } else {
+        crate::log_ids(&paths)
+    };
     let mut policy = OutputPolicy::new(opts.force);
     policy.add_inputs(paths.iter().cloned());
     if let Ok(m) = std::fs::metadata(dir) {

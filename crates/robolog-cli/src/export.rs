@@ -106,7 +106,11 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
 /// a table could not be written, 2 for usage errors and refused outputs.
 fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
     let first = &args.inputs[0];
-    let inputs = robolog_arrow::find_logs(&args.inputs).map_err(|e| Failure::new(first, e))?;
+    // Each log named by its path below the folder given that holds it.
+    let (inputs, log_ids): (Vec<_>, Vec<_>) = robolog_arrow::find_named_logs(&args.inputs)
+        .map_err(|e| Failure::new(first, e))?
+        .into_iter()
+        .unzip();
     if inputs.is_empty() {
         let msg = "no log files found";
         return Err(Failure::new(first, std::io::Error::other(msg)));
@@ -115,6 +119,7 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
         topics: args.topics.clone(),
         force: args.force,
         limits: open::limits(),
+        log_ids,
         ..ParquetOptions::default()
     };
     let total = inputs

@@ -555,3 +555,53 @@ fn a_log_reached_twice_is_one_log() {
     assert_eq!(logs.len(), 1, "one partition of the one log");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn logs_in_folders_are_named_by_their_path_below_the_folder() {
+    let dir = common::scratch_dir("sqltrust", "paths");
+    let bytes = std::fs::read(testdata("rosbag/sample.bag")).unwrap();
+    for sub in ["2024-05", "2024-06"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::write(dir.join(sub).join("run.bag"), &bytes).unwrap();
+    }
+    std::fs::write(dir.join("top.bag"), &bytes).unwrap();
+    let out = robolog()
+        .args([
+            "sql",
+            "--format",
+            "csv",
+            "SELECT log, count(*) AS n FROM count GROUP BY log ORDER BY log",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "log,n\n2024-05/run.bag,30\n2024-06/run.bag,30\ntop.bag,30\n"
+    );
+    // The Parquet export names the partitions the same way.
+    let ds = common::scratch_path("sqltrust", "paths-ds");
+    let out = robolog()
+        .args(["export", "--parquet", "-o"])
+        .arg(&ds)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut parts: Vec<String> = std::fs::read_dir(ds.join("count"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    parts.sort();
+    assert_eq!(
+        parts,
+        [
+            "log=2024-05%2Frun.bag",
+            "log=2024-06%2Frun.bag",
+            "log=top.bag"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&ds).unwrap();
+}

@@ -23,22 +23,33 @@ pub use robolog_arrow::log_ids;
 /// # Ok::<(), robolog_sql::Error>(())
 /// ```
 pub fn find_logs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, Error> {
-    let mut out = Vec::new();
+    Ok(find_named_logs(paths)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// [`find_logs`] with each log's id ([`robolog_arrow::find_named_logs`]:
+/// a file given by its file name, a file found in a folder given by its
+/// path below that folder), one log per file however many paths reach it.
+pub fn find_named_logs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<(PathBuf, String)>, Error> {
+    let io = |p: &Path, e| Error::Io {
+        path: p.to_path_buf(),
+        source: e,
+    };
     for p in paths {
         let p = p.as_ref();
-        // Each path alone, so that an error names the one that failed.
-        std::fs::metadata(p)
-            .and_then(|_| robolog_arrow::find_logs(&[p]))
-            .map(|found| out.extend(found))
-            .map_err(|e| Error::Io {
-                path: p.to_path_buf(),
-                source: e,
-            })?;
+        std::fs::metadata(p).map_err(|e| io(p, e))?;
     }
-    // One log per file, however many paths reach it.
-    let mut files = std::collections::HashSet::with_capacity(out.len());
-    out.retain(|p| files.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
-    Ok(out)
+    robolog_arrow::find_named_logs(paths).map_err(|e| {
+        // Named after the path that fails alone.
+        let failing = paths
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|p| robolog_arrow::find_logs(&[p]).is_err())
+            .unwrap_or_else(|| paths[0].as_ref());
+        io(failing, e)
+    })
 }
 
 #[cfg(test)]

@@ -5,8 +5,10 @@
 //! [`register_logs`] opens a set of logs (files, and directories searched
 //! recursively) and registers one table per table name across all of them
 //! (see [`robolog_arrow::table_name`]: the topic, or the ULog message
-//! name), each starting with a `log` column (the log id: the file name,
-//! numbered when repeated), then the columns of [`robolog_arrow`]'s tables
+//! name), each starting with a `log` column (the log id: the file name of
+//! a file given, the path below the folder given of a file found there,
+//! `~2` before the extension when taken; a file reached twice is one log),
+//! then the columns of [`robolog_arrow`]'s tables
 //! (`log_time`, ..., the message fields). Schemas of one table in several
 //! logs are merged (the union of the columns; a column must have the same
 //! type everywhere, structs merge field by field); rows of a log that lacks
@@ -54,7 +56,7 @@ mod table;
 
 use std::path::PathBuf;
 
-pub use discover::{find_logs, log_ids};
+pub use discover::{find_logs, find_named_logs, log_ids};
 pub use read_only::{QUERY_STATEMENTS, check_read_only, query, read_only_options};
 pub use schema::LOG;
 pub use table::{

@@ -395,11 +395,11 @@ impl LogSet {
         limits: robolog::Limits,
         only: Option<&[String]>,
     ) -> Result<LogSet, Error> {
-        let files = discover::find_logs(paths)?;
+        let (files, ids): (Vec<PathBuf>, Vec<String>) =
+            discover::find_named_logs(paths)?.into_iter().unzip();
         if files.is_empty() {
             return Err(Error::NoLogs);
         }
-        let ids = discover::log_ids(&files);
         let opened = open_all(&files, &limits, only)?;
         let mut logs = Vec::with_capacity(files.len());
         let mut infos = only.is_none().then(|| Vec::with_capacity(files.len()));
