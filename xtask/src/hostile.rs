@@ -71,42 +71,52 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
         };
         for args in [&["info"][..], &["cat", "--json"][..]] {
             let r = measure(&exe, args, path)?;
-            let mut problems = Vec::new();
-            if let Some(sig) = r.signal {
-                problems.push(format!("killed by signal {sig}"));
-            }
-            if r.timed_out {
-                problems.push(format!("ran over {MAX_SECONDS} s"));
-            }
-            if r.peak_rss > budget {
-                problems.push(format!("peak RSS {} > {budget}", r.peak_rss));
-            }
-            println!(
-                "{:<28} {:<10} {:>6} {:>10.1} {:>10.1} {:>8.2}  {}",
-                name,
-                args.join(" "),
-                r.exit.map_or("-".into(), |c| c.to_string()),
-                r.peak_rss as f64 / (1 << 20) as f64,
-                budget as f64 / (1 << 20) as f64,
-                r.elapsed.as_secs_f64(),
-                if problems.is_empty() {
-                    "ok".to_string()
-                } else {
-                    problems.join(", ")
-                }
-            );
-            if !problems.is_empty() {
-                failures.push(format!(
-                    "{name}: robolog {}: {}",
-                    args.join(" "),
-                    problems.join(", ")
-                ));
-            }
+            failures.extend(judge(&name, &args.join(" "), &r, budget, false));
         }
     }
     step("exports whose time or memory could grow faster than the work");
     failures.extend(export_shapes(&exe, &dir)?);
     crate::verdict("hostile files that broke robolog", &failures)
+}
+
+/// Prints the table row of one run and returns its failure, if any: a
+/// signal, the time limit, memory over `budget`, or (with `must_succeed`)
+/// an exit code other than 0.
+fn judge(
+    name: &str,
+    command: &str,
+    r: &Measured,
+    budget: u64,
+    must_succeed: bool,
+) -> Option<String> {
+    let mut problems = Vec::new();
+    if let Some(sig) = r.signal {
+        problems.push(format!("killed by signal {sig}"));
+    }
+    if r.timed_out {
+        problems.push(format!("ran over {MAX_SECONDS} s"));
+    }
+    if r.peak_rss > budget {
+        problems.push(format!("peak RSS {} > {budget}", r.peak_rss));
+    }
+    if must_succeed && r.exit != Some(0) {
+        problems.push(format!("exit {:?}", r.exit));
+    }
+    println!(
+        "{:<28} {:<10} {:>6} {:>10.1} {:>10.1} {:>8.2}  {}",
+        name,
+        command,
+        r.exit.map_or("-".into(), |c| c.to_string()),
+        r.peak_rss as f64 / (1 << 20) as f64,
+        budget as f64 / (1 << 20) as f64,
+        r.elapsed.as_secs_f64(),
+        if problems.is_empty() {
+            "ok".to_string()
+        } else {
+            problems.join(", ")
+        }
+    );
+    (!problems.is_empty()).then(|| format!("{name}: robolog {command}: {}", problems.join(", ")))
 }
 
 /// Logs in the many-logs folder of [`export_shapes`].
@@ -149,40 +159,7 @@ fn export_shapes(exe: &Path, dir: &Path) -> Result<Vec<String>> {
         let mut args: Vec<&str> = command.to_vec();
         args.extend(["-o", out_s.as_str()]);
         let r = measure(exe, &args, &input)?;
-        let mut problems = Vec::new();
-        if let Some(sig) = r.signal {
-            problems.push(format!("killed by signal {sig}"));
-        }
-        if r.timed_out {
-            problems.push(format!("ran over {MAX_SECONDS} s"));
-        }
-        if r.peak_rss > MEMORY_BUDGET {
-            problems.push(format!("peak RSS {} > {MEMORY_BUDGET}", r.peak_rss));
-        }
-        if r.exit != Some(0) {
-            problems.push(format!("exit {:?}", r.exit));
-        }
-        println!(
-            "{:<28} {:<10} {:>6} {:>10.1} {:>10.1} {:>8.2}  {}",
-            name,
-            command.join(" "),
-            r.exit.map_or("-".into(), |c| c.to_string()),
-            r.peak_rss as f64 / (1 << 20) as f64,
-            MEMORY_BUDGET as f64 / (1 << 20) as f64,
-            r.elapsed.as_secs_f64(),
-            if problems.is_empty() {
-                "ok".to_string()
-            } else {
-                problems.join(", ")
-            }
-        );
-        if !problems.is_empty() {
-            failures.push(format!(
-                "{name}: robolog {}: {}",
-                command.join(" "),
-                problems.join(", ")
-            ));
-        }
+        failures.extend(judge(name, &command.join(" "), &r, MEMORY_BUDGET, true));
         let _ = std::fs::remove_dir_all(&out);
     }
     Ok(failures)
