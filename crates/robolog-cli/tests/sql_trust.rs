@@ -25,6 +25,25 @@ fn sql(query: &str, logs: &[&Path]) -> std::process::Output {
     robolog().arg("sql").arg(query).args(logs).output().unwrap()
 }
 
+/// `robolog sql --format csv QUERY LOGS...`.
+fn sql_csv(query: &str, logs: &[&Path]) -> std::process::Output {
+    robolog()
+        .args(["sql", "--format", "csv", query])
+        .args(logs)
+        .output()
+        .unwrap()
+}
+
+/// `robolog export --parquet -o DS INPUTS...`.
+fn parquet_export(ds: &Path, inputs: &[&Path]) -> std::process::Output {
+    robolog()
+        .args(["export", "--parquet", "-o"])
+        .arg(ds)
+        .args(inputs)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn statements_other_than_queries_are_refused_before_anything_is_written() {
     let (dir, bag, bytes) = bag_copy("refused");
@@ -214,12 +233,7 @@ fn undecodable_messages_are_null_rows_whatever_the_columns() {
     );
     // The Parquet export keeps the same rows and says the same.
     let ds = dir.join("ds");
-    let out = robolog()
-        .args(["export", "--parquet", "-o"])
-        .arg(&ds)
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = parquet_export(&ds, &[&log]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("(4 rows,"),
@@ -312,12 +326,7 @@ fn topics_never_share_a_table() {
     // A query naming one of the suffixed tables opens what it needs.
     let (suffixed, topic) = tables.iter().find(|(_, t)| t == "/temp-1").unwrap();
     assert!(suffixed.starts_with("temp_1_"), "{suffixed}");
-    let out = robolog()
-        .args(["sql", "--format", "csv"])
-        .arg(format!("SELECT count(*) AS rows FROM {suffixed}"))
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = sql_csv(&format!("SELECT count(*) AS rows FROM {suffixed}"), &[&log]);
     let i = topics.iter().position(|t| t == topic).unwrap();
     assert_eq!(
         text(&out.stdout),
@@ -327,12 +336,7 @@ fn topics_never_share_a_table() {
     );
     // The Parquet export has the same tables, each with its rows.
     let ds = dir.join("ds");
-    let out = robolog()
-        .args(["export", "--parquet", "-o"])
-        .arg(&ds)
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = parquet_export(&ds, &[&log]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     for (name, topic) in &tables {
@@ -475,13 +479,7 @@ fn long_topic_and_file_names_are_shortened_not_fatal() {
     let other = dir.join("other.mcap");
     topics_mcap(&other, &["/short"]);
     let ds = dir.join("ds");
-    let out = robolog()
-        .args(["export", "--parquet", "-o"])
-        .arg(&ds)
-        .arg(&log)
-        .arg(&other)
-        .output()
-        .unwrap();
+    let out = parquet_export(&ds, &[&log, &other]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     // Every table of both logs and both `logs` rows: 2 + 1 + 2 files.
@@ -514,12 +512,7 @@ fn long_topic_and_file_names_are_shortened_not_fatal() {
         .unwrap()
         .to_string();
     assert!(table.len() <= 200, "{table}");
-    let out = robolog()
-        .args(["sql", "--format", "csv"])
-        .arg(format!("SELECT count(*) AS n FROM \"{table}\""))
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = sql_csv(&format!("SELECT count(*) AS n FROM \"{table}\""), &[&log]);
     assert_eq!(text(&out.stdout), "n\n2\n", "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -543,13 +536,7 @@ fn a_log_reached_twice_is_one_log() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "log,n\nin.bag,30\n");
     let ds = dir.join("ds");
-    let out = robolog()
-        .args(["export", "--parquet", "-o"])
-        .arg(&ds)
-        .arg(&bag)
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = parquet_export(&ds, &[&bag, &dir]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let logs: Vec<_> = std::fs::read_dir(ds.join("logs")).unwrap().collect();
     assert_eq!(logs.len(), 1, "one partition of the one log");
@@ -582,12 +569,7 @@ fn logs_in_folders_are_named_by_their_path_below_the_folder() {
     );
     // The Parquet export names the partitions the same way.
     let ds = common::scratch_path("sqltrust", "paths-ds");
-    let out = robolog()
-        .args(["export", "--parquet", "-o"])
-        .arg(&ds)
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = parquet_export(&ds, &[&dir]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let mut parts: Vec<String> = std::fs::read_dir(ds.join("count"))
         .unwrap()
