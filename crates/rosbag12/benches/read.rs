@@ -90,6 +90,17 @@ fn ours(bytes: &[u8], _: &Path) -> usize {
     n
 }
 
+/// [`ours`] with every chunk decompressed on the caller's thread (no
+/// read-ahead threads), to show what the threads add.
+fn ours_in_place(bytes: &[u8], _: &Path) -> usize {
+    let bag = Bag::new(bytes).unwrap();
+    let mut n = 0usize;
+    for m in bag.messages(&MessageFilter::all()).read_ahead_threads(0) {
+        n += m.unwrap().data.len();
+    }
+    n
+}
+
 fn peer(_: &[u8], path: &Path) -> usize {
     use rosbag::{ChunkRecord, MessageRecord, RosBag};
     let peer = RosBag::new(path).unwrap();
@@ -134,9 +145,10 @@ fn ours_decode_reuse(bytes: &[u8], _: &Path) -> usize {
 type Contender = (&'static str, fn(&[u8], &Path) -> usize);
 
 /// The first is the peer the others are compared with.
-const CONTENDERS: [Contender; 4] = [
+const CONTENDERS: [Contender; 5] = [
     ("rosbag_crate_framing", peer),
     ("ours_framing", ours),
+    ("ours_in_place_framing", ours_in_place),
     ("ours_decode", ours_decode),
     ("ours_decode_reuse", ours_decode_reuse),
 ];

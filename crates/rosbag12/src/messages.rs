@@ -38,25 +38,26 @@
 //! 1.2: the index (or the scan) lists every message with its file offset;
 //! entries are sorted by (time, offset) and read in place.
 //!
-//! bz2 chunks are decompressed ahead on other threads when the machine has
-//! more than one core (one thread per core, through [`logcore::ahead`]):
-//! while the messages of one chunk are handed out, the next ones are being
-//! decompressed in parallel, at most one per thread plus
-//! [`logcore::ahead::EXTRA_JOBS`] at a time. The threads get a copy of the
-//! compressed bytes (cheap next to decompressing them), so the bag's
-//! borrowed data never crosses threads; results come back in order and
-//! errors are reported exactly where the chunk would have been read. The
-//! thread also runs the order check of a chunk alone in its group, on the
-//! bytes it has just written: the reader then reads only the message
-//! headers, at the positions found, instead of the whole chunk. Buffers of
-//! chunks whose messages were dropped are decompressed into again.
-//!
-//! lz4 chunks are decompressed in place. Handed to a thread on the other
-//! core (with the check done there too), they measured no faster on a
-//! lightly loaded 2-core machine and 15-25% slower on a busy one: the
-//! block decoder runs at several GB/s, about the speed at which a decoded
-//! chunk crosses from one core's cache to the other's, and the copy of the
-//! compressed bytes and the hand-over come on top.
+//! Compressed chunks (bz2, and lz4 chunks of at least 64 KiB) are
+//! decompressed ahead on other threads when the machine has more than one
+//! core (one thread per core, through [`logcore::ahead`], as mcapfile's
+//! readers do): while the messages of one chunk are handed out, the next
+//! ones are being decompressed in parallel, at most one per thread plus
+//! [`logcore::ahead::EXTRA_JOBS`] at a time, so memory stays bounded. The
+//! threads get a copy of the compressed bytes (cheap next to decompressing
+//! them), so the bag's borrowed data never crosses threads; results come
+//! back in file order and errors are reported exactly where the chunk
+//! would have been read (the messages before a damaged chunk first, the
+//! error naming its offset next). A chunk no thread has started by the
+//! time it is wanted is decompressed by the reader itself. The thread also
+//! runs the order check of a chunk alone in its group, on the bytes it has
+//! just written: the reader then reads only the message headers, at the
+//! positions found, instead of the whole chunk. Buffers of chunks whose
+//! messages were dropped are decompressed into again.
+//! [`Messages::read_ahead_threads`] sets the number of threads (`0`: every
+//! chunk in place); smaller lz4 chunks, whose decoding costs less than the
+//! hand-over, are otherwise decompressed in place, as are the chunks of a
+//! bag whose first two chunks are not worth threads.
 //!
 //! Uncompressed chunks are read in place. Walking a chunk record by record
 //! is a chain of dependent loads (each record's length gives the next
@@ -136,6 +137,9 @@ pub struct Messages<'a> {
     prefetch: Option<Prefetch>,
     /// Whether the first chunk was looked at to decide on [`Prefetch`].
     prefetch_checked: bool,
+    /// Threads asked for by [`Messages::read_ahead_threads`] (`None`: one
+    /// per core, when the first chunks are worth it).
+    ahead_threads: Option<usize>,
     /// Buffers of decompressed chunks whose messages are no longer held:
     /// the next chunks decompress into them.
     spares: Vec<Vec<u8>>,
@@ -295,10 +299,20 @@ struct Prefetch {
 }
 
 impl Prefetch {
-    /// One thread per core, or `None` on a single core.
-    fn start(declared: Arc<[u32]>) -> Option<Prefetch> {
+    /// `threads` threads (`None`: one per core, and no thread on a single
+    /// core); `None` when no thread starts.
+    fn start(declared: Arc<[u32]>, threads: Option<usize>) -> Option<Prefetch> {
+        const NAME: &str = "rosbag12-decompress";
+        let threads = match threads {
+            None => Ahead::per_core(NAME)?,
+            Some(0) => return None,
+            Some(n) => {
+                let n = n.min(logcore::ahead::MAX_THREADS);
+                Ahead::with_threads(n, n + logcore::ahead::EXTRA_JOBS, NAME)?
+            }
+        };
         Some(Prefetch {
-            threads: Ahead::per_core("rosbag12-decompress")?,
+            threads,
             declared,
             pending: VecDeque::new(),
             submitted: 0,
@@ -351,6 +365,7 @@ impl<'a> Bag<'a> {
             filter: filter.clone(),
             prefetch: None,
             prefetch_checked: false,
+            ahead_threads: None,
             spares: Vec::new(),
             groups,
             payloads: Vec::new(),
@@ -370,6 +385,28 @@ impl<'a> Bag<'a> {
 }
 
 impl<'a> Messages<'a> {
+    /// Sets how many threads decompress the compressed chunks ahead of the
+    /// iteration (see the [module docs](self)): `0` decompresses every
+    /// chunk in place, on the caller's thread, and starts no thread; `n`
+    /// starts `n` threads (at most [`logcore::ahead::MAX_THREADS`]) for
+    /// every bz2 or lz4 chunk, whatever its size and the number of cores.
+    /// By default there is one thread per core when the first two chunks
+    /// are bz2 or lz4 chunks of at least 64 KiB, and none on a single
+    /// core. The messages, their order and the errors are the same in
+    /// every case. Chunks already submitted are read in place when the
+    /// setting changes after the iteration started.
+    pub fn read_ahead_threads(mut self, threads: usize) -> Self {
+        self.ahead_threads = Some(threads);
+        self.prefetch = None;
+        self.prefetch_checked = false;
+        self
+    }
+
+    /// Whether chunks are being decompressed ahead on other threads.
+    pub fn reads_ahead(&self) -> bool {
+        self.prefetch.is_some()
+    }
+
     /// Whether a chunk is being read incrementally (tests).
     #[cfg(test)]
     pub(crate) fn streaming_big_chunk(&self) -> bool {
@@ -649,24 +686,29 @@ impl<'a> Messages<'a> {
     /// threads, as far as their window allows.
     fn submit_ahead(&mut self) {
         if !self.prefetch_checked {
-            // Worth threads only for slow chunks, more than one.
+            // Worth threads only for slow chunks, more than one (unless
+            // threads were asked for).
             self.prefetch_checked = true;
-            let compressed = |i: &usize| {
+            let pays = |i: &usize| {
                 self.bag
                     .chunk_header_and_len(self.bag.chunks[*i].chunk_pos)
-                    .is_ok_and(|(h, _)| h.compression == Compression::Bz2)
+                    .is_ok_and(|(h, _)| ahead_pays(&h))
             };
-            if self
-                .groups
-                .iter()
-                .flatten()
-                .take(2)
-                .filter(|i| compressed(i))
-                .count()
-                == 2
-            {
+            let wanted = match self.ahead_threads {
+                None => {
+                    self.groups
+                        .iter()
+                        .flatten()
+                        .take(2)
+                        .filter(|i| pays(i))
+                        .count()
+                        == 2
+                }
+                Some(n) => n > 0,
+            };
+            if wanted {
                 let declared = self.bag.connections.iter().map(|c| c.id).collect();
-                self.prefetch = Prefetch::start(declared);
+                self.prefetch = Prefetch::start(declared, self.ahead_threads);
             }
         }
         let Some(p) = self.prefetch.as_mut() else {
@@ -681,8 +723,9 @@ impl<'a> Messages<'a> {
             p.submitted += 1;
             for &i in group {
                 let pos = self.bag.chunks[i].chunk_pos;
-                let spare = self.spares.pop();
-                let Some(mut job) = job(self.bag, pos, spare, p.inputs.pop()) else {
+                let every = self.ahead_threads.is_some();
+                let Some(mut job) = job(self.bag, pos, &mut self.spares, &mut p.inputs, every)
+                else {
                     continue;
                 };
                 // The thread also checks the order of a chunk alone in its
@@ -877,6 +920,21 @@ impl Job {
     }
 }
 
+/// lz4 chunks declaring fewer uncompressed bytes than this are
+/// decompressed in place: handing so little work to another thread costs
+/// more than the work.
+const LZ4_AHEAD_FROM: u32 = 64 << 10;
+
+/// Whether the chunk `header` describes is worth decompressing on another
+/// thread: bz2 always, lz4 from [`LZ4_AHEAD_FROM`] bytes.
+fn ahead_pays(header: &ChunkHeader) -> bool {
+    match header.compression {
+        Compression::Bz2 => true,
+        Compression::Lz4 => header.size >= LZ4_AHEAD_FROM,
+        Compression::None => false,
+    }
+}
+
 /// The chunk record at file position `pos` and its chunk header; `None`
 /// for the chunk the file's end cuts or one that does not parse, which
 /// the callers leave to be read in place (its complete messages read,
@@ -895,21 +953,34 @@ fn chunk_at<'a>(bag: &Bag<'a>, pos: u64) -> Option<(Record<'a>, ChunkHeader)> {
     Some((rec, header))
 }
 
-/// The decompression job of the bz2 chunk at `pos`; `None` for any other
-/// or an unreadable one (read in place, errors reported there).
-/// `spare` and `input` are buffers to reuse for the output and the copy of
-/// the compressed bytes.
-fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) -> Option<Job> {
+/// The decompression job of the compressed chunk at `pos` (every one
+/// when `every`, else those [`ahead_pays`] accepts); `None` for any other
+/// or an unreadable one (read in place, errors reported there). The job
+/// takes a buffer of `spares` for its output and one of `inputs` for the
+/// copy of the compressed bytes, when there are (none when there is no
+/// job).
+fn job(
+    bag: &Bag<'_>,
+    pos: u64,
+    spares: &mut Vec<Vec<u8>>,
+    inputs: &mut Vec<Vec<u8>>,
+    every: bool,
+) -> Option<Job> {
     let (rec, header) = chunk_at(bag, pos)?;
     // Over the limit: read in place, which reports it; above the
     // streaming threshold: read in place, incrementally when it can be.
-    if header.compression != Compression::Bz2
+    let wanted = if every {
+        header.compression != Compression::None
+    } else {
+        ahead_pays(&header)
+    };
+    if !wanted
         || bag.limits().check_chunk(rec.offset(), header.size).is_err()
         || streams(header.compression, header.size, &bag.limits())
     {
         return None;
     }
-    let mut data = input.unwrap_or_default();
+    let mut data = inputs.pop().unwrap_or_default();
     data.clear();
     data.extend_from_slice(rec.data);
     Some(Job {
@@ -918,7 +989,7 @@ fn job(bag: &Bag<'_>, pos: u64, spare: Option<Vec<u8>>, input: Option<Vec<u8>>) 
         data,
         size: header.size,
         offset: rec.offset(),
-        spare: spare.unwrap_or_default(),
+        spare: spares.pop().unwrap_or_default(),
     })
 }
 
