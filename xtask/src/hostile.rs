@@ -35,16 +35,7 @@ pub(crate) const MAX_SECONDS: u64 = 60;
 
 /// `cargo xtask hostile`.
 pub(crate) fn cmd(_args: &[String]) -> Result {
-    step("build robolog (release, without the sql command: DataFusion reads no log file itself)");
-    run(cargo().args([
-        "build",
-        "--release",
-        "--locked",
-        "-p",
-        "robolog-cli",
-        "--no-default-features",
-    ]))?;
-    let exe = root().join("target/release/robolog");
+    let exe = release_robolog()?;
     let dir = root().join("target/hostile");
     step("generate hostile files");
     // In a process of its own: the memory the generators leave to the
@@ -77,6 +68,21 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
     step("exports whose time or memory could grow faster than the work");
     failures.extend(export_shapes(&exe, &dir)?);
     crate::verdict("hostile files that broke robolog", &failures)
+}
+
+/// Builds the release `robolog` without the sql command (DataFusion reads
+/// no log file itself) and returns its path.
+fn release_robolog() -> Result<PathBuf> {
+    step("build robolog (release, without the sql command: DataFusion reads no log file itself)");
+    run(cargo().args([
+        "build",
+        "--release",
+        "--locked",
+        "-p",
+        "robolog-cli",
+        "--no-default-features",
+    ]))?;
+    Ok(root().join("target/release/robolog"))
 }
 
 /// Prints the table row of one run and returns its failure, if any: a
@@ -163,6 +169,69 @@ fn export_shapes(exe: &Path, dir: &Path) -> Result<Vec<String>> {
         let _ = std::fs::remove_dir_all(&out);
     }
     Ok(failures)
+}
+
+/// `cargo xtask bench export`: the shapes of [`export_shapes`] at four
+/// sizes, each twice the one before: logs in a folder to Parquet, and
+/// topics of one bag to CSV. Prints the seconds of each and how much they
+/// grew against the size before: 2.0 is linear, 4.0 quadratic. (No other
+/// tool exports these shapes to compare with.)
+pub(crate) fn scaling_bench() -> Result {
+    let exe = release_robolog()?;
+    let dir = root().join("target/bench-export");
+    std::fs::create_dir_all(&dir).map_err(err)?;
+    let small = one_message_bag()?;
+    println!(
+        "{:<32} {:>7} {:>9} {:>12} {:>8}",
+        "shape", "n", "seconds", "µs per item", "growth"
+    );
+    let mut failures = Vec::new();
+    for (shape, sizes) in [
+        ("logs of a folder to Parquet", [250u32, 500, 1_000, 2_000]),
+        ("topics of a bag to CSV", [2_500, 5_000, 10_000, 20_000]),
+    ] {
+        let mut before: Option<f64> = None;
+        for n in sizes {
+            let (input, args): (PathBuf, &[&str]) = if shape.starts_with("logs") {
+                let folder = dir.join(format!("logs-{n}"));
+                if !folder.join(format!("log{:04}.bag", n - 1)).exists() {
+                    std::fs::create_dir_all(&folder).map_err(err)?;
+                    for i in 0..n {
+                        std::fs::write(folder.join(format!("log{i:04}.bag")), &small)
+                            .map_err(err)?;
+                    }
+                }
+                (folder, &["export", "--parquet"])
+            } else {
+                let bag = dir.join(format!("topics-{n}.bag"));
+                if !bag.exists() {
+                    std::fs::write(&bag, connections_bag(n)?).map_err(err)?;
+                }
+                (bag, &["export"])
+            };
+            let out = dir.join("out");
+            let _ = std::fs::remove_dir_all(&out);
+            let out_s = out.to_string_lossy().into_owned();
+            let mut all: Vec<&str> = args.to_vec();
+            all.extend(["-o", out_s.as_str()]);
+            let r = measure(&exe, &all, &input)?;
+            let _ = std::fs::remove_dir_all(&out);
+            if r.exit != Some(0) {
+                failures.push(format!("{shape}, {n}: exit {:?}", r.exit));
+            }
+            let secs = r.elapsed.as_secs_f64();
+            println!(
+                "{:<32} {:>7} {:>9.2} {:>12.0} {:>8}",
+                shape,
+                n,
+                secs,
+                secs * 1e6 / f64::from(n),
+                before.map_or("-".to_string(), |b| format!("{:.2}", secs / b)),
+            );
+            before = Some(secs);
+        }
+    }
+    crate::verdict("exports that failed", &failures)
 }
 
 /// A bag of one `std_msgs/UInt8` message.
@@ -582,13 +651,18 @@ fn many_subscriptions() -> Result<Vec<u8>> {
 
 /// 20,000 connections (distinct topics), one message each.
 fn many_connections() -> Result<Vec<u8>> {
+    connections_bag(20_000)
+}
+
+/// A bag of `n` connections (`/t0`, `/t1`, ...), one message each.
+fn connections_bag(n: u32) -> Result<Vec<u8>> {
     let mut w = rosbag12::Writer::new(
         std::io::Cursor::new(Vec::new()),
         rosbag12::WriterOptions::default(),
     )
     .map_err(err)?;
     let mut ids = Vec::new();
-    for i in 0..20_000 {
+    for i in 0..n {
         let conn = rosbag12::Connection::new(
             0,
             format!("/t{i}"),

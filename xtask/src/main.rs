@@ -3,7 +3,8 @@
 //! - `fixtures [--check]`: regenerate `testdata/` with our writers
 //!   (deterministic), or check the committed files equal a regeneration;
 //! - `fuzz [TARGET] [--seconds N]`: replay the committed corpora of the
-//!   cargo-fuzz targets under `fuzz/`, then fuzz each;
+//!   cargo-fuzz targets under `fuzz/`, then fuzz each; `fuzz cmin [TARGET]
+//!   [--max N]`: merge the working corpus into a minimised committed one;
 //! - `bench [FORMAT]`: benchmarks in MB/s, against peer implementations
 //!   in the same run;
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
@@ -27,6 +28,7 @@ mod corpus;
 mod export;
 mod fixtures;
 mod foxglove;
+mod fuzz;
 mod hostile;
 mod mcap;
 mod osi;
@@ -50,8 +52,10 @@ commands:
   fixtures [--check]               regenerate testdata/ (or check it is current)
   fuzz [TARGET] [--seconds N]      replay each target's committed corpus, then fuzz it
                                    (default: all targets, 60 s each)
+  fuzz cmin [TARGET] [--max N]     merge the working corpus into a minimised committed corpus
   bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
-                                   carla, rosbag, ulog, convert; default: all)
+                                   carla, rosbag, ulog, convert, sql; default: all); bench
+                                   export: time against the number of logs and topics
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   export ulog2csv|corpus [--corpus DIR]
@@ -79,7 +83,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("fixtures") => fixtures_cmd(&args[1..]),
-        Some("fuzz") => fuzz_cmd(&args[1..]),
+        Some("fuzz") => fuzz::cmd(&args[1..]),
         Some("corpus") => corpus_cmd(&args[1..]),
         Some("carla") => carla::cmd(&args[1..]),
         Some("export") => export::cmd(&args[1..]),
@@ -232,167 +236,10 @@ fn fixtures_cmd(args: &[String]) -> Result {
     }
 }
 
-/// Names of the fuzz targets: the files in `fuzz/fuzz_targets/`.
-fn fuzz_targets() -> Result<Vec<String>> {
-    let dir = root().join("fuzz/fuzz_targets");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let p = e.path();
-            (p.extension()? == "rs").then(|| p.file_stem()?.to_str().map(String::from))?
-        })
-        .collect();
-    names.sort();
-    Ok(names)
-}
-
-fn ensure_cargo_fuzz() -> Result {
-    let have = cargo()
-        .args(["fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        eprintln!("xtask: cargo-fuzz is missing; installing it");
-        run(cargo().args(["install", "cargo-fuzz", "--locked"]))?;
-    }
-    Ok(())
-}
-
-/// Whether a target takes a file's bytes (seeded from `testdata/`) rather
-/// than a structure the fuzzer builds (`*_struct`: record sequences written
-/// by our writers, then damaged; `*_def`, `*_desc`: definitions).
-fn takes_file_bytes(target: &str) -> bool {
-    !["_struct", "_def", "_desc"]
-        .iter()
-        .any(|suffix| target.ends_with(suffix))
-}
-
-/// The committed, minimised corpus of a target (`fuzz/corpus/TARGET`):
-/// replayed by every run, regressions kept in it as `regression-*`.
-fn committed_corpus(target: &str) -> PathBuf {
-    root().join("fuzz/corpus").join(target)
-}
-
-/// The working corpus of a target (`fuzz/target/corpus/TARGET`, not
-/// committed), where a run puts what it finds; seeded with the committed
-/// fixtures of the target's format (the part of the name before `_`; every
-/// format's for a target named after none) when the target reads files.
-/// `cargo fuzz cmin` over both folders gives the next committed corpus.
-fn seed_corpus(target: &str) -> Result<PathBuf> {
-    let corpus = root().join("fuzz/target/corpus").join(target);
-    std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
-    if !takes_file_bytes(target) {
-        return Ok(corpus);
-    }
-    let format = target.split('_').next().unwrap_or(target);
-    let testdata = root().join("testdata");
-    // A target named after no format folder (the facade's) gets them all.
-    let folders: Vec<PathBuf> = if testdata.join(format).is_dir() {
-        vec![testdata.join(format)]
-    } else {
-        std::fs::read_dir(&testdata)
-            .map_err(|e| format!("{}: {e}", testdata.display()))?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect()
-    };
-    for folder in folders {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let dest = corpus.join(format!("seed-{}", e.file_name().to_string_lossy()));
-            if !dest.exists() && e.path().is_file() {
-                std::fs::copy(e.path(), &dest)
-                    .map_err(|err| format!("{}: {err}", dest.display()))?;
-            }
-        }
-    }
-    Ok(corpus)
-}
-
-/// A `cargo fuzz run` of `target` on the stable toolchain.
-fn cargo_fuzz_run(target: &str) -> Command {
-    let mut c = cargo();
-    c.current_dir(root().join("fuzz"))
-        // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
-        // stable toolchain accept it.
-        .env("RUSTC_BOOTSTRAP", "1")
-        .args(["fuzz", "run", target]);
-    c
-}
-
-fn fuzz_cmd(args: &[String]) -> Result {
-    let seconds: u64 = match opt(args, "--seconds") {
-        Some(s) => s
-            .parse()
-            .map_err(|_| format!("--seconds: `{s}` is not a number"))?,
-        None => 60,
-    };
-    let all = fuzz_targets()?;
-    let targets: Vec<String> = match args.first().filter(|a| !a.starts_with("--")) {
-        Some(t) if all.contains(t) => vec![t.clone()],
-        Some(t) => return Err(format!("no fuzz target `{t}`; targets: {}", all.join(", "))),
-        None => all,
-    };
-    ensure_cargo_fuzz()?;
-    for t in &targets {
-        let committed = committed_corpus(t);
-        std::fs::create_dir_all(&committed).map_err(|e| format!("{}: {e}", committed.display()))?;
-        step(&format!("fuzz {t}: replay the committed corpus"));
-        // -runs=0: run every input of the corpus once, then stop.
-        run(cargo_fuzz_run(t).arg(&committed).args([
-            "--",
-            "-runs=0",
-            "-rss_limit_mb=512",
-            "-timeout=5",
-        ]))?;
-        step(&format!("fuzz {t} for {seconds} s"));
-        let corpus = seed_corpus(t)?;
-        // New inputs go to the first folder (the working corpus); the
-        // committed one is read only.
-        let result = run(cargo_fuzz_run(t)
-            .arg(&corpus)
-            .arg(&committed)
-            .arg("--")
-            .arg(format!("-max_total_time={seconds}"))
-            .arg("-rss_limit_mb=512")
-            .arg("-timeout=5")
-            .arg("-max_len=65536"));
-        if let Err(e) = result {
-            keep_findings(t, &committed)?;
-            return Err(e);
-        }
-    }
-    Ok(())
-}
-
-/// Copies what the fuzzer found (`fuzz/artifacts/TARGET/*`) into the
-/// target's corpus as `regression-*`, so every later run replays it first.
-/// Commit them with the fix.
-fn keep_findings(target: &str, corpus: &Path) -> Result {
-    let artifacts = root().join("fuzz/artifacts").join(target);
-    let Ok(entries) = std::fs::read_dir(&artifacts) else {
-        return Ok(());
-    };
-    for e in entries.flatten() {
-        let dest = corpus.join(format!("regression-{}", e.file_name().to_string_lossy()));
-        std::fs::copy(e.path(), &dest).map_err(|err| format!("{}: {err}", dest.display()))?;
-        eprintln!(
-            "xtask: kept finding {} as {}: fix it, then commit it",
-            e.path().display(),
-            dest.display()
-        );
-    }
-    Ok(())
-}
-
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 7] = [
+const BENCHES: [(&str, &str); 8] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
@@ -400,6 +247,7 @@ const BENCHES: [(&str, &str); 7] = [
     ("ulog", "ulogfile"),
     ("convert", "robolog"),
     ("sql", "robolog-sql"),
+    ("export", "robolog-arrow"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -434,6 +282,10 @@ fn bench_cmd(args: &[String]) -> Result {
             "carla" => carla::bench(args)?,
             "convert" => convert::bench(args)?,
             "sql" => sql::bench(args)?,
+            "export" => {
+                step("bench export: time against the number of logs and topics");
+                hostile::scaling_bench()?;
+            }
             "rosbag" => {
                 step("bench rosbag12 (against the rosbag crate and rosbags 0.11.9)");
                 rosbag::bench()?;
@@ -601,6 +453,11 @@ fn package_each_alone() -> Result {
     verdict("crates that do not package alone", &failures)
 }
 
+/// The features the gate's clippy, test and doc steps turn on: every
+/// optional part of the workspace, so each is checked and all three steps
+/// share one build of the dependencies.
+const GATE_FEATURES: &str = "robolog-sql/ballista";
+
 /// `cargo xtask ci`: the whole gate, then the minutes of each step.
 fn ci_cmd(args: &[String]) -> Result {
     let result = ci_steps(args);
@@ -624,11 +481,16 @@ fn ci_steps(args: &[String]) -> Result {
     gate_step("rustfmt");
     run(cargo().args(["fmt", "--all", "--check"]))?;
     gate_step("clippy");
+    // Ballista's feature is on in clippy, the tests and the docs alike, so
+    // DataFusion and its dependencies compile once for the three (a second
+    // feature set compiled all of DataFusion again: 8 minutes on 2 cores).
     run(cargo().args([
         "clippy",
         "--workspace",
         "--all-targets",
         "--locked",
+        "--features",
+        GATE_FEATURES,
         "--",
         "-D",
         "warnings",
@@ -649,31 +511,13 @@ fn ci_steps(args: &[String]) -> Result {
             "warnings",
         ]))?;
     }
-    gate_step("tests");
-    run(cargo().args(["test", "--workspace", "--locked"]))?;
-    gate_step("robolog-sql on a Ballista cluster: a scheduler and two executors in process");
-    // The only builds with Ballista (and DataFusion's default features).
-    run(cargo().args([
-        "clippy",
-        "--locked",
-        "-p",
-        "robolog-sql",
-        "--features",
-        "ballista",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    gate_step("tests (robolog-sql's on a Ballista cluster among them)");
     run(cargo().args([
         "test",
+        "--workspace",
         "--locked",
-        "-p",
-        "robolog-sql",
         "--features",
-        "ballista",
-        "--test",
-        "ballista",
+        GATE_FEATURES,
     ]))?;
     gate_step("docs");
     run(cargo().env("RUSTDOCFLAGS", "-D warnings").args([
@@ -681,6 +525,8 @@ fn ci_steps(args: &[String]) -> Result {
         "--workspace",
         "--no-deps",
         "--locked",
+        "--features",
+        GATE_FEATURES,
     ]))?;
     gate_step("every library crate packages alone");
     package_each_alone()?;
@@ -738,6 +584,6 @@ fn ci_steps(args: &[String]) -> Result {
     ros2_args.extend(args.iter().cloned());
     ros2::cmd(&ros2_args)?;
     gate_step("fuzz smoke run");
-    fuzz_cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
+    fuzz::cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
     Ok(())
 }

@@ -78,6 +78,11 @@ impl LogReader for Recording<'_> {
         Format::CarlaRecorder
     }
 
+    /// Frames are stamped in (float) seconds of the recording.
+    fn time_unit(&self) -> logcore::TimeUnit {
+        logcore::TimeUnit::Seconds
+    }
+
     fn summary(&self) -> logcore::Result<Summary> {
         let scan = self.scan();
         let h = self.header();

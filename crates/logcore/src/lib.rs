@@ -18,7 +18,8 @@
 //!   for parse errors), and [`FormatError`], which gives a format crate's
 //!   own error type the shared constructors;
 //! - [`Limits`], the bounds the readers put on what a file can make them
-//!   allocate.
+//!   allocate;
+//! - [`filename`]: names bounded for file systems, stable across runs.
 //!
 //! ```
 //! use logcore::{Format, Timestamp};
@@ -34,6 +35,7 @@ pub mod ahead;
 pub mod channel;
 pub mod cursor;
 pub mod error;
+pub mod filename;
 pub mod format;
 pub mod limits;
 pub mod message;
@@ -51,7 +53,9 @@ pub use format::Format;
 pub use limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};
 pub use message::{Message, Payload};
 pub use name::FieldName;
-pub use reader::{LogReader, LogWriter, MessageFilter, MessageIter, ReadMode};
+pub use reader::{
+    LogReader, LogWriter, MessageColumn, MessageFilter, MessageIter, ReadMode, TimeUnit,
+};
 pub use source::FileBytes;
 pub use summary::{ChannelSummary, Summary};
 pub use time::{Clock, TimeModel, Timestamp, WallClockAnchor};

@@ -97,8 +97,43 @@ impl MessageFilter {
 /// after an [`Error::Skipped`](crate::Error::Skipped).
 pub type MessageIter<'a> = Box<dyn Iterator<Item = Result<Message<'a>>> + 'a>;
 
+/// The unit a format writes its times in (a ROS time in seconds and
+/// nanoseconds counts as seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeUnit {
+    /// Seconds.
+    Seconds,
+    /// Milliseconds.
+    Milliseconds,
+    /// Microseconds.
+    Microseconds,
+    /// Nanoseconds.
+    Nanoseconds,
+}
+
+/// A value a format's messages carry besides their channel, log time and
+/// payload, which a table of the messages has as a column of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MessageColumn {
+    /// The time the message was published ([`Message::publish_time`](crate::Message)).
+    PublishTime,
+    /// The publisher's sequence number ([`Message::sequence`](crate::Message)).
+    Sequence,
+    /// The instance of a message published by several instances of one
+    /// module (ULog's `multi_id`): the channel's `multi_id` metadata.
+    MultiId,
+}
+
 /// Read access to a log of any format. Object safe: the command-line tool
 /// holds a `Box<dyn LogReader>`.
+///
+/// Besides reading, a reader says the facts of its format that the layers
+/// above need, so that none of them matches on [`Format`]: what a table of
+/// its messages is keyed by ([`LogReader::table_key`]), the unit of its
+/// times ([`LogReader::time_unit`]), the values its messages carry besides
+/// the log time ([`LogReader::message_columns`]) and whether its payloads
+/// are decoded by message encoding ([`LogReader::decodes_by_encoding`]).
 pub trait LogReader {
     /// The file's format.
     fn format(&self) -> Format;
@@ -135,6 +170,34 @@ pub trait LogReader {
     fn value_type(&self, channel: ChannelId) -> Result<Option<ValueType>> {
         let _ = channel;
         Ok(None)
+    }
+
+    /// What the messages of one table have in common: the channel's topic,
+    /// unless the format groups its channels otherwise (a ULog's table is
+    /// a message name, whose instances are told apart by
+    /// [`MessageColumn::MultiId`]). Channels of one key are one table.
+    fn table_key<'c>(&self, channel: &'c ChannelInfo) -> &'c str {
+        &channel.topic
+    }
+
+    /// The unit the format writes its times in: exports show times in it
+    /// beside nanoseconds. Nanoseconds unless the format says otherwise.
+    fn time_unit(&self) -> TimeUnit {
+        TimeUnit::Nanoseconds
+    }
+
+    /// The values the format's messages carry besides their log time and
+    /// payload, each a column of their tables. None unless the format says
+    /// otherwise.
+    fn message_columns(&self) -> &'static [MessageColumn] {
+        &[]
+    }
+
+    /// Whether a message's payload is decoded by its channel's message
+    /// encoding and schema (MCAP: `ros1`, `protobuf`, `json`, ...), with
+    /// decoders a caller may add to, rather than by the format itself.
+    fn decodes_by_encoding(&self) -> bool {
+        false
     }
 }
 

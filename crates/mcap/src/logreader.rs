@@ -509,6 +509,19 @@ impl LogReader for Mcap<'_> {
         Format::Mcap
     }
 
+    fn message_columns(&self) -> &'static [logcore::MessageColumn] {
+        &[
+            logcore::MessageColumn::PublishTime,
+            logcore::MessageColumn::Sequence,
+        ]
+    }
+
+    /// Channels say their message encoding and schema; the `robolog`
+    /// facade's registry decodes them.
+    fn decodes_by_encoding(&self) -> bool {
+        true
+    }
+
     fn summary(&self) -> logcore::Result<logcore::Summary> {
         if let Some(s) = self.summary_from_statistics() {
             return Ok(s);

@@ -43,6 +43,8 @@ mod ulog;
 pub use build::data_type;
 pub use inputs::{find_logs, find_named_logs, hive_escape, log_ids};
 pub use names::{MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
+#[cfg(feature = "parquet")]
+pub use parquet::{LogRow, logs_batch, logs_schema};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,
     SEQUENCE, ScanOptions, Table, Undecoded, metadata_json, scan, table_in, table_key, table_name,

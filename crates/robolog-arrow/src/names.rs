@@ -53,28 +53,7 @@ pub fn base_name(key: &str) -> String {
     }
 }
 
-/// The most bytes of a name before it is shortened: a table name is a
-/// folder of a Parquet export, and file systems refuse names over 255
-/// bytes; suffixes added after it stay within that.
-pub const MAX_NAME_BYTES: usize = 200;
-
-/// `name` (longer than [`MAX_NAME_BYTES`]) cut at a character boundary, then
-/// `~` and 8 hex digits of the hash of `whole` (what it is the name of), so
-/// that two long names that share their start stay apart.
-///
-/// ```
-/// let long = "a".repeat(300);
-/// let short = robolog_arrow::shorten(&long, &long);
-/// assert!(short.len() <= robolog_arrow::MAX_NAME_BYTES);
-/// assert_ne!(short, robolog_arrow::shorten(&long[1..], &long[1..]));
-/// ```
-pub fn shorten(name: &str, whole: &str) -> String {
-    let mut cut = MAX_NAME_BYTES - 9;
-    while !name.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}~{:08x}", &name[..cut], fnv1a(whole.as_bytes()) >> 32)
-}
+pub use logcore::filename::{MAX_NAME_BYTES, shorten};
 
 /// Whether `key`'s base name is the key itself, less a leading `/`.
 fn is_plain(raw: &str) -> bool {
@@ -84,21 +63,10 @@ fn is_plain(raw: &str) -> bool {
         && raw.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
-/// FNV-1a, 64 bits: a hash that is the same on every machine and in every
-/// version.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 /// The name of `key`'s table where another key has its base name: `_` and
 /// 8 hex digits of its hash, 16 where even that is taken.
 fn suffixed(key: &str, base: &str, long: bool) -> String {
-    let h = fnv1a(key.as_bytes());
+    let h = logcore::filename::stable_hash(key.as_bytes());
     if long {
         format!("{base}_{h:016x}")
     } else {
@@ -159,21 +127,39 @@ pub struct TableNames {
 impl TableNames {
     /// Names the tables of `keys` (repeats are one key).
     pub fn new<'a>(keys: impl IntoIterator<Item = &'a str>) -> TableNames {
+        TableNames::default().extended(keys)
+    }
+
+    /// These names, and names for those of `keys` that have none yet: as
+    /// [`TableNames::new`] gives them, but never a name these already give
+    /// another key (a dataset written before keeps its tables, and a new
+    /// topic whose base name one of them has gets a suffixed name).
+    ///
+    /// ```
+    /// use robolog_arrow::TableNames;
+    /// let before = TableNames::new(["/temp-1"]);
+    /// assert_eq!(before.name("/temp-1"), Some("temp_1"));
+    /// let now = before.extended(["/temp_1", "/temp-1"]);
+    /// assert_eq!(now.name("/temp-1"), Some("temp_1"));
+    /// assert!(now.name("/temp_1").unwrap().starts_with("temp_1_"));
+    /// ```
+    pub fn extended<'a>(mut self, keys: impl IntoIterator<Item = &'a str>) -> TableNames {
         let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
         let mut seen = HashSet::new();
         for k in keys {
-            if seen.insert(k) {
+            if !self.by_key.contains_key(k) && seen.insert(k) {
                 groups.entry(base_name(k)).or_default().push(k);
             }
         }
-        let mut names = TableNames::default();
         let mut later = Vec::new();
         for (base, mut keys) in groups {
             // The key whose name needed no change first, then byte order.
             keys.sort_by_key(|k| (!is_plain(k.strip_prefix('/').unwrap_or(k)), *k));
             let mut keys = keys.into_iter();
-            if let Some(first) = keys.next() {
-                names.insert(first, base.clone());
+            if !self.by_name.contains_key(&base)
+                && let Some(first) = keys.next()
+            {
+                self.insert(first, base.clone());
             }
             later.extend(keys.map(|k| (k, base.clone())));
         }
@@ -181,14 +167,14 @@ impl TableNames {
         // takes another's base name.
         for (k, base) in later {
             let short = suffixed(k, &base, false);
-            let name = if names.by_name.contains_key(&short) {
+            let name = if self.by_name.contains_key(&short) {
                 suffixed(k, &base, true)
             } else {
                 short
             };
-            names.insert(k, name);
+            self.insert(k, name);
         }
-        names
+        self
     }
 
     /// Names given as `(key, name)` pairs, as a set's names were made.

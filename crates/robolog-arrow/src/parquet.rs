@@ -102,9 +102,9 @@ use logcore::{ChannelInfo, Format, LogReader, Summary};
 use robolog::write::{AtomicFile, OutputPolicy, Refusal, WriteError};
 use robolog::{Limits, Log};
 
+use crate::TableNames;
 use crate::table::tables_where;
 use crate::{DEFAULT_BATCH_SIZE, Error, LOGS, ScanOptions, Table, metadata_json, scan};
-use crate::{TableNames, table_key};
 
 /// The name of every Parquet file of the layout.
 pub const DATA_FILE: &str = "data.parquet";
@@ -133,7 +133,7 @@ pub struct ParquetOptions {
     pub topics: Vec<String>,
     /// Replace output files that exist.
     pub force: bool,
-    /// The limits of the readers (see [`robolog::open_with`]).
+    /// The limits of the readers (see [`robolog::OpenOptions::limits`]).
     pub limits: Limits,
     /// The most rows of a row group (at least 1).
     pub row_group_rows: usize,
@@ -415,6 +415,44 @@ fn partitions(dir: &Path) -> Result<HashMap<String, Vec<String>>, ExportError> {
     Ok(held)
 }
 
+/// The tables of the dataset in `dir` written before, by the topic each
+/// holds (its files' `robolog.topic`): an export into the folder keeps
+/// their names for their topics and gives no other topic one of them.
+/// A table is read from its first partition with a readable file.
+fn existing_tables(dir: &Path) -> TableNames {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for table in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(name) = table.file_name().into_string() else {
+            continue;
+        };
+        if name == LOGS || !table.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let parts = std::fs::read_dir(table.path())
+            .into_iter()
+            .flatten()
+            .flatten();
+        let key = parts
+            .filter(|p| p.file_name().to_string_lossy().starts_with("log="))
+            .find_map(|p| {
+                let file = std::fs::File::open(p.path().join(DATA_FILE)).ok()?;
+                let reader =
+                    ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                        .ok()?;
+                reader.schema().metadata().get("robolog.topic").cloned()
+            });
+        if let Some(key) = key {
+            pairs.push((key, name));
+        }
+    }
+    // A topic in several folders (files copied by hand) keeps the folder
+    // its name would be in a run of its own, else the first by name; the
+    // others stay taken. The pair given last for a key is its table.
+    let preferred = |(key, name): &(String, String)| crate::base_name(key) == *name;
+    pairs.sort_by_cached_key(|p| (p.0.clone(), preferred(p), std::cmp::Reverse(p.1.clone())));
+    TableNames::from_pairs(pairs.iter().map(|(k, n)| (k.as_str(), n.as_str())))
+}
+
 /// Removes the file `path` of a stale partition (a file or a symlink, not
 /// a folder; gone already is fine), then its folder if that is empty now.
 fn remove_partition(path: &Path) -> Result<bool, ExportError> {
@@ -485,10 +523,13 @@ pub fn export_parquet<P: AsRef<Path>>(
     let mut opened_logs = Vec::with_capacity(paths.len());
     let mut done = ParquetExport::default();
     for (path, log_id) in paths.iter().zip(ids) {
-        let opened = robolog::open_with(path, &opts.limits).and_then(|log| {
-            let summary = log.summary()?;
-            Ok((log, summary))
-        });
+        let opened = robolog::OpenOptions::new()
+            .limits(opts.limits)
+            .open(path)
+            .and_then(|log| {
+                let summary = log.summary()?;
+                Ok((log, summary))
+            });
         let (log, summary) = match opened {
             Ok(x) => x,
             Err(error) => {
@@ -499,17 +540,16 @@ pub fn export_parquet<P: AsRef<Path>>(
                 continue;
             }
         };
-        let format = log.format();
         let channels: Vec<(String, String)> = summary
             .channels
             .iter()
-            .map(|c| (table_key(format, &c.info).to_string(), c.info.topic.clone()))
+            .map(|c| (log.table_key(&c.info).to_string(), c.info.topic.clone()))
             .collect();
         opened_logs.push((path, log_id, log.bytes().len() as u64, channels));
     }
-    // Table names are unique across the logs of the export, and do not
-    // depend on the topics selected.
-    let table_names = TableNames::new(
+    // Table names are unique across the logs of the export and the tables
+    // already in the folder, and do not depend on the topics selected.
+    let table_names = existing_tables(dir).extended(
         opened_logs
             .iter()
             .flat_map(|(_, _, _, ch)| ch.iter().map(|(k, _)| k.as_str())),
@@ -573,7 +613,10 @@ pub fn export_parquet<P: AsRef<Path>>(
     };
     for (i, p) in planned.iter().enumerate() {
         meter.at.log = i;
-        let log = robolog::open_with(&p.path, &opts.limits).map_err(read(&p.path))?;
+        let log = robolog::OpenOptions::new()
+            .limits(opts.limits)
+            .open(&p.path)
+            .map_err(read(&p.path))?;
         let summary = log.summary().map_err(read(&p.path))?;
         let exported = export_log(
             &log,
@@ -650,7 +693,7 @@ fn export_log(
 ) -> Result<ExportedLog, ExportError> {
     let format = log.format();
     let keep = |c: &ChannelInfo| {
-        let name = names.name(table_key(format, c)).unwrap_or_default();
+        let name = names.name(log.table_key(c)).unwrap_or_default();
         selects(&opts.topics, &c.topic, name).is_some()
     };
     let facts = Facts::of(summary, p);
@@ -932,8 +975,10 @@ fn write_table(
 }
 
 /// The schema of the `logs` table: `path`, `format`, `start`, `end`,
-/// `duration_s`, `message_count`, `metadata`. `start` and `end` carry the
-/// log's clock in their field metadata as `log_time` does.
+/// `duration_s`, `message_count`, `metadata`: the one definition of the
+/// table, which the Parquet export writes a row of per log
+/// ([`logs_row`]) and SQL over logs (`robolog-sql`) queries, after its
+/// `log` column ([`logs_batch`]).
 pub fn logs_schema() -> SchemaRef {
     let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
     Arc::new(Schema::new(vec![
@@ -947,30 +992,86 @@ pub fn logs_schema() -> SchemaRef {
     ]))
 }
 
-/// The `logs` row of a log (see [`logs_schema`]), `path` the input as
-/// given.
-pub fn logs_row(summary: &Summary, path: &str) -> Result<RecordBatch, Error> {
-    let ns = |t: Option<logcore::Timestamp>| t.map(logcore::Timestamp::as_nanos);
-    let duration = match (summary.start, summary.end) {
-        (Some(s), Some(e)) => (i128::from(e.as_nanos()) - i128::from(s.as_nanos())) as f64 / 1e9,
-        _ => 0.0,
+/// One row of the `logs` table ([`logs_schema`]): a log and what its
+/// summary says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogRow {
+    /// The log's path, as given.
+    pub path: String,
+    /// The format's name ([`Format::name`], as `robolog info` names it).
+    pub format: &'static str,
+    /// The first log time (ns), `None` when the log has no messages.
+    pub start: Option<i64>,
+    /// The last log time (ns), `None` when the log has no messages.
+    pub end: Option<i64>,
+    /// `end - start` in seconds (0 without messages).
+    pub duration_s: f64,
+    /// How many messages the log has.
+    pub message_count: u64,
+    /// The log's metadata as a JSON object ([`metadata_json`]).
+    pub metadata: String,
+}
+
+impl LogRow {
+    /// The row of the log at `path` whose summary is `summary`.
+    pub fn new(summary: &Summary, path: &str) -> LogRow {
+        let duration_s = match (summary.start, summary.end) {
+            (Some(s), Some(e)) => {
+                (i128::from(e.as_nanos()) - i128::from(s.as_nanos())) as f64 / 1e9
+            }
+            _ => 0.0,
+        };
+        LogRow {
+            path: path.to_string(),
+            format: summary.format.name(),
+            start: summary.start.map(logcore::Timestamp::as_nanos),
+            end: summary.end.map(logcore::Timestamp::as_nanos),
+            duration_s,
+            message_count: summary.message_count,
+            metadata: metadata_json(summary),
+        }
+    }
+}
+
+/// The columns of the `logs` table ([`logs_schema`]) holding `rows`, in
+/// that order.
+fn logs_columns(rows: &[LogRow]) -> Vec<ArrayRef> {
+    let times = |f: fn(&LogRow) -> Option<i64>| -> ArrayRef {
+        Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter(
+            rows.iter().map(f),
+        ))
     };
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(vec![path])),
-        Arc::new(StringArray::from(vec![summary.format.name()])),
-        Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(vec![ns(
-            summary.start,
-        )])),
-        Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(vec![ns(
-            summary.end,
-        )])),
-        Arc::new(Float64Array::from(vec![duration])),
-        Arc::new(UInt64Array::from(vec![summary.message_count])),
-        Arc::new(StringArray::from(vec![metadata_json(summary)])),
-    ];
-    let mut schema = logs_schema().as_ref().clone();
+    vec![
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.path))),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.format))),
+        times(|r| r.start),
+        times(|r| r.end),
+        Arc::new(Float64Array::from_iter_values(
+            rows.iter().map(|r| r.duration_s),
+        )),
+        Arc::new(UInt64Array::from_iter_values(
+            rows.iter().map(|r| r.message_count),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.metadata.as_str()),
+        )),
+    ]
+}
+
+/// The `logs` table of `rows` ([`logs_schema`]).
+pub fn logs_batch(rows: &[LogRow]) -> Result<RecordBatch, Error> {
+    Ok(RecordBatch::try_new(logs_schema(), logs_columns(rows))?)
+}
+
+/// The `logs` row of a log as the Parquet export writes it
+/// ([`logs_batch`] of its [`LogRow`], `path` the input as given), with
+/// the log's clock in the field metadata of `start` and `end`, as
+/// `log_time` has it.
+pub fn logs_row(summary: &Summary, path: &str) -> Result<RecordBatch, Error> {
+    let batch = logs_batch(&[LogRow::new(summary, path)])?;
     let clock = summary.time_model.clock.name().to_string();
-    let fields: Vec<Field> = schema
+    let fields: Vec<Field> = batch
+        .schema()
         .fields()
         .iter()
         .map(|f| match f.name().as_str() {
@@ -981,8 +1082,7 @@ pub fn logs_row(summary: &Summary, path: &str) -> Result<RecordBatch, Error> {
             _ => f.as_ref().clone(),
         })
         .collect();
-    schema = Schema::new(fields);
-    Ok(RecordBatch::try_new(Arc::new(schema), columns)?)
+    Ok(batch.with_schema(Arc::new(Schema::new(fields)))?)
 }
 
 fn write_logs_row(

@@ -8,8 +8,8 @@ use arrow_array::types::{TimestampNanosecondType, UInt8Type, UInt32Type};
 use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field as ArrowField, Schema, SchemaRef, TimeUnit};
 use logcore::{
-    ChannelId, ChannelInfo, Error as LogError, Format, LogReader, Message, MessageFilter,
-    MessageIter, ReadMode, Summary, Timestamp, Value, ValueType,
+    ChannelId, ChannelInfo, Error as LogError, Format, LogReader, Message, MessageColumn,
+    MessageFilter, MessageIter, ReadMode, Summary, Timestamp, Value, ValueType,
 };
 use robolog::Log;
 
@@ -61,6 +61,9 @@ pub struct Table {
     /// The message fields that are columns, or `None` for the single
     /// `data` column.
     fields: Option<Vec<logcore::Field>>,
+    /// What the messages carry besides log time and payload (see
+    /// [`LogReader::message_columns`]), each a column.
+    columns: &'static [MessageColumn],
     format: Format,
 }
 
@@ -73,30 +76,29 @@ pub struct Table {
 /// have the same base name, [`TableNames`] makes the names unique.
 ///
 /// ```
-/// use logcore::{ChannelId, ChannelInfo, Format};
-/// let ch = ChannelInfo::new(ChannelId(1), "/camera/image_raw", "sensor_msgs/Image", "ros1");
-/// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "camera_image_raw");
-/// let ch = ChannelInfo::new(ChannelId(2), "/logs", "std_msgs/String", "ros1");
-/// assert_eq!(robolog_arrow::table_name(Format::RosBag, &ch), "logs_");
+/// use logcore::LogReader;
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let chatter = &log.channels()?[0];
+/// assert_eq!(chatter.topic, "/chatter");
+/// assert_eq!(robolog_arrow::table_name(&log, chatter), "chatter");
+/// # Ok::<(), robolog::Error>(())
 /// ```
-pub fn table_name(format: Format, channel: &ChannelInfo) -> String {
-    base_name(table_key(format, channel))
+pub fn table_name(log: &dyn LogReader, channel: &ChannelInfo) -> String {
+    base_name(table_key(log, channel))
 }
 
-/// What a channel's table holds: for ULog the message name, for every
-/// other format the topic. Channels of one key are one table of a log.
-pub fn table_key(format: Format, channel: &ChannelInfo) -> &str {
-    if format == Format::ULog {
-        channel.type_name.as_str()
-    } else {
-        channel.topic.as_str()
-    }
+/// What a channel's table holds, as its log's format says
+/// ([`LogReader::table_key`]): for ULog the message name, for the other
+/// formats the topic. Channels of one key are one table of a log.
+pub fn table_key<'c>(log: &dyn LogReader, channel: &'c ChannelInfo) -> &'c str {
+    log.table_key(channel)
 }
 
 /// Whether the channels of the ULog format called `format_name` may
 /// belong to the table called `table` (see [`may_name`]): what a reader
 /// that wants some tables only selects the subscriptions of a ULog by
-/// ([`robolog::open_selected`]).
+/// ([`robolog::OpenOptions::select`]).
 ///
 /// ```
 /// assert!(robolog_arrow::ulog_in_table("vehicle_status", "vehicle_status"));
@@ -139,8 +141,7 @@ pub fn tables_with_summary(log: &Log<'_>, summary: &Summary) -> Result<Vec<Table
 
 /// The names of the tables of one log read alone.
 fn log_names(log: &Log<'_>, summary: &Summary) -> TableNames {
-    let format = log.format();
-    TableNames::new(summary.channels.iter().map(|c| table_key(format, &c.info)))
+    TableNames::new(summary.channels.iter().map(|c| log.table_key(&c.info)))
 }
 
 /// The table called `name` of `log` (whose summary is at hand), built
@@ -173,10 +174,9 @@ pub fn table_in(
     key: &str,
     name: &str,
 ) -> Result<Option<Table>, Error> {
-    let format = log.format();
     let names = TableNames::from_pairs([(key, name)]);
     Ok(
-        tables_where(log, summary, &|c| table_key(format, c) == key, Some(&names))?
+        tables_where(log, summary, &|c| log.table_key(c) == key, Some(&names))?
             .into_iter()
             .next(),
     )
@@ -191,7 +191,7 @@ pub(crate) fn tables_where(
     keep: &dyn Fn(&ChannelInfo) -> bool,
     names: Option<&TableNames>,
 ) -> Result<Vec<Table>, Error> {
-    let format = log.format();
+    let columns = log.message_columns();
     let own;
     let names = match names {
         Some(n) => n,
@@ -204,7 +204,7 @@ pub(crate) fn tables_where(
     let mut groups: HashMap<&str, Vec<ChannelInfo>> = HashMap::new();
     let mut counts: HashMap<ChannelId, u64> = HashMap::new();
     for c in summary.channels.iter().filter(|c| keep(&c.info)) {
-        let key = table_key(format, &c.info);
+        let key = log.table_key(&c.info);
         if names.name(key).is_none() {
             continue;
         }
@@ -257,7 +257,16 @@ pub(crate) fn tables_where(
             ),
             _ => None,
         };
-        let schema = make_schema(format, summary, &name, key, &channels, &value_type, &fields);
+        let schema = make_schema(
+            log.format(),
+            columns,
+            summary,
+            &name,
+            key,
+            &channels,
+            &value_type,
+            &fields,
+        );
         out.push(Table {
             name,
             key: key.to_string(),
@@ -267,7 +276,8 @@ pub(crate) fn tables_where(
             message_count,
             schema,
             fields,
-            format,
+            columns,
+            format: log.format(),
         });
     }
     Ok(out)
@@ -299,8 +309,10 @@ fn merge_opt(a: Option<ValueType>, b: Option<ValueType>) -> Option<ValueType> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn make_schema(
     format: Format,
+    columns: &[MessageColumn],
     summary: &Summary,
     name: &str,
     key: &str,
@@ -321,12 +333,14 @@ fn make_schema(
     }
     let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
     let mut cols = vec![ArrowField::new(LOG_TIME, ts.clone(), false).with_metadata(time_meta)];
-    if format == Format::Mcap {
-        cols.push(ArrowField::new(PUBLISH_TIME, ts, true));
-        cols.push(ArrowField::new(SEQUENCE, DataType::UInt32, true));
-    }
-    if format == Format::ULog {
-        cols.push(ArrowField::new(MULTI_ID, DataType::UInt8, false));
+    for c in columns {
+        cols.push(match c {
+            MessageColumn::PublishTime => ArrowField::new(PUBLISH_TIME, ts.clone(), true),
+            MessageColumn::Sequence => ArrowField::new(SEQUENCE, DataType::UInt32, true),
+            MessageColumn::MultiId => ArrowField::new(MULTI_ID, DataType::UInt8, false),
+            // A column of a later format, which tables do not show yet.
+            _ => continue,
+        });
     }
     match fields {
         // Top-level columns are nullable: tables of several logs merge
@@ -485,9 +499,11 @@ pub fn scan<'a>(
         out_fields.push(full.field(idx).clone());
         let src = match n.as_str() {
             LOG_TIME => Source::LogTime,
-            PUBLISH_TIME if table.format == Format::Mcap => Source::PublishTime,
-            SEQUENCE if table.format == Format::Mcap => Source::Sequence,
-            MULTI_ID if table.format == Format::ULog => Source::MultiId,
+            PUBLISH_TIME if table.columns.contains(&MessageColumn::PublishTime) => {
+                Source::PublishTime
+            }
+            SEQUENCE if table.columns.contains(&MessageColumn::Sequence) => Source::Sequence,
+            MULTI_ID if table.columns.contains(&MessageColumn::MultiId) => Source::MultiId,
             _ => match &table.fields {
                 Some(fs) => {
                     let k = fs
@@ -537,7 +553,7 @@ pub fn scan<'a>(
             (c.id, id)
         })
         .collect();
-    let prebuilt = if opts.typed_columns && table.format == Format::ULog {
+    let prebuilt = if opts.typed_columns && log.as_ulog().is_some() {
         crate::ulog::batches(log, table, &sources, &schema, opts).transpose()?
     } else {
         None
@@ -768,36 +784,82 @@ mod tests {
     use super::*;
     use logcore::ChannelId;
 
+    /// A reader that only says what its tables are keyed by: the message
+    /// name where `by_type`, else the topic.
+    struct Keyed {
+        by_type: bool,
+    }
+
+    impl LogReader for Keyed {
+        fn format(&self) -> Format {
+            Format::Mcap
+        }
+        fn summary(&self) -> logcore::Result<Summary> {
+            Err(LogError::unsupported(0, "a summary", "none in this test"))
+        }
+        fn channels(&self) -> logcore::Result<Vec<ChannelInfo>> {
+            Ok(Vec::new())
+        }
+        fn messages<'a>(&'a self, _: &MessageFilter) -> logcore::Result<MessageIter<'a>> {
+            Ok(Box::new(std::iter::empty()))
+        }
+        fn decode(&self, _: &Message<'_>) -> logcore::Result<Value> {
+            Ok(Value::Null)
+        }
+        fn table_key<'c>(&self, channel: &'c ChannelInfo) -> &'c str {
+            if self.by_type {
+                &channel.type_name
+            } else {
+                &channel.topic
+            }
+        }
+    }
+
     #[test]
     fn channels_are_matched_to_their_table_names() {
         let cases = [
-            (Format::RosBag, "/camera/image_raw", "x", "camera_image_raw"),
-            (Format::RosBag, "/logs", "x", "logs_"),
-            (Format::RosBag, "/", "x", "_"),
-            (Format::RosBag, "count", "x", "count"),
-            (Format::Mcap, "/a.b-c", "x", "a_b_c"),
+            (false, "/camera/image_raw", "x", "camera_image_raw"),
+            (false, "/logs", "x", "logs_"),
+            (false, "/", "x", "_"),
+            (false, "count", "x", "count"),
+            (false, "/a.b-c", "x", "a_b_c"),
             (
-                Format::ULog,
+                true,
                 "vehicle_status[1]",
                 "vehicle_status",
                 "vehicle_status",
             ),
-            (Format::ULog, "t", "logs", "logs_"),
+            (true, "t", "logs", "logs_"),
             // Letters of any script are kept (SQL takes them quoted).
-            (Format::ULog, "t", "é", "é"),
-            (Format::RosBag, "/温度", "x", "温度"),
+            (true, "t", "é", "é"),
+            (false, "/温度", "x", "温度"),
         ];
-        for (format, topic, ty, want) in cases {
+        for (by_type, topic, ty, want) in cases {
+            let log = Keyed { by_type };
             let c = ChannelInfo::new(ChannelId(0), topic, ty, "x");
-            assert_eq!(table_name(format, &c), want, "{topic} {ty}");
-            let key = table_key(format, &c);
+            assert_eq!(table_name(&log, &c), want, "{topic} {ty}");
+            let key = table_key(&log, &c);
             assert!(may_name(key, want), "{topic} {ty}");
             assert!(!may_name(key, "camera"), "{topic} {ty}");
             assert!(!may_name(key, &format!("{want}_x")), "{topic} {ty}");
-            if format == Format::ULog {
+            if by_type {
                 assert!(ulog_in_table(ty, want), "{ty}");
                 assert!(!ulog_in_table(ty, "camera"), "{ty}");
             }
         }
+        // The ULog reader keys by message name, the others by topic.
+        let ulog = robolog::open(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/ulog/example.ulg"
+        ))
+        .unwrap();
+        let c = ChannelInfo::new(ChannelId(0), "vehicle_status[1]", "vehicle_status", "x");
+        assert_eq!(table_key(&ulog, &c), "vehicle_status");
+        let bag = robolog::open(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/rosbag/sample.bag"
+        ))
+        .unwrap();
+        assert_eq!(table_key(&bag, &c), "vehicle_status[1]");
     }
 }

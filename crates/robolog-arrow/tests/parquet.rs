@@ -107,7 +107,7 @@ fn expected(path: &Path) -> BTreeMap<String, (u64, Vec<i64>)> {
     let mut out: BTreeMap<String, (u64, Vec<i64>)> = BTreeMap::new();
     let mut of_channel = HashMap::new();
     for c in &summary.channels {
-        let name = table_name(log.format(), &c.info);
+        let name = table_name(&log, &c.info);
         out.entry(name.clone()).or_default().0 += c.message_count;
         of_channel.insert(c.info.id, name);
     }

@@ -83,12 +83,12 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
     let mut out = output::stdout();
     let mut damaged = false;
     let mut decoder = LenientDecoder::new(&reader);
-    // Channels of an encoding no decoder serves (MCAP only: the other
-    // formats decode every channel themselves), with how many of their
-    // messages were printed raw.
+    // Channels of an encoding no decoder serves (only where payloads are
+    // decoded by encoding: the other formats decode every channel
+    // themselves), with how many of their messages were printed raw.
     let mut undecodable: std::collections::BTreeMap<ChannelId, u64> = channels
         .iter()
-        .filter(|c| reader.format() == robolog::Format::Mcap && !decodable(&reader, c))
+        .filter(|c| reader.decodes_by_encoding() && !decodable(&reader, c))
         .map(|c| (c.id, 0))
         .collect();
     let io = |e: std::io::Error| Failure::new(path, e);

@@ -97,7 +97,9 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
         report.passed()
     } else {
         // Formats without a rule set of their own: a strict full read.
-        let log = robolog::open_bytes_with(&opened.bytes, &open::limits())
+        let log = robolog::OpenOptions::new()
+            .limits(open::limits())
+            .open_bytes(&opened.bytes)
             .map_err(|e| Failure::new(path, e))?;
         open::note_opened(path, &log.open_warnings());
         let check = robolog::check_strict(&log);

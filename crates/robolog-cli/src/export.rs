@@ -138,7 +138,7 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
             // The topics there are, read again for the message only.
             let known: Vec<String> = inputs
                 .iter()
-                .filter_map(|p| robolog::open_with(p, &opts.limits).ok())
+                .filter_map(|p| robolog::OpenOptions::new().limits(opts.limits).open(p).ok())
                 .filter_map(|log| robolog::LogReader::channels(&log).ok())
                 .flat_map(|c| c.into_iter().map(|c| c.topic))
                 .collect();

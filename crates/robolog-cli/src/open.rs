@@ -43,22 +43,17 @@ pub(crate) struct Opened {
 /// Maps `path` and recognises its format by its magic bytes.
 pub(crate) fn open_file(path: &Path) -> Result<Opened, Failure> {
     let bytes = FileBytes::open(path).map_err(|e| Failure::new(path, e))?;
-    let head = &bytes[..bytes.len().min(robolog::PROBE_LEN)];
-    let format = robolog::probe(head).ok_or_else(|| {
-        Failure::new(
-            path,
-            Error::UnknownFormat {
-                found: logcore::error::hex_preview(head),
-            },
-        )
-    })?;
+    let format = robolog::detect(&bytes).map_err(|e| Failure::new(path, e))?;
     Ok(Opened { bytes, format })
 }
 
 /// Opens `path` as a [`Log`], reporting what its reader had to work
 /// around (see [`note_opened`]).
 pub(crate) fn open(path: &Path) -> Result<Log<'static>, Failure> {
-    let log = robolog::open_with(path, &limits()).map_err(|e| Failure::new(path, e))?;
+    let log = robolog::OpenOptions::new()
+        .limits(limits())
+        .open(path)
+        .map_err(|e| Failure::new(path, e))?;
     note_opened(path, &log.open_warnings());
     Ok(log)
 }
@@ -100,5 +95,9 @@ pub(crate) fn noted_damage() -> bool {
 
 /// Opens `path` as a [`Log`] that must be of `format`.
 pub(crate) fn open_as(path: &Path, format: Format) -> Result<Log<'static>, Failure> {
-    robolog::open_as_with(path, format, &limits()).map_err(|e| Failure::new(path, e))
+    robolog::OpenOptions::new()
+        .format(format)
+        .limits(limits())
+        .open(path)
+        .map_err(|e| Failure::new(path, e))
 }

@@ -1,7 +1,8 @@
 //! `robolog sql QUERY PATH... [--format table|csv|json|parquet] [-o FILE]
 //! [--force]` and `robolog sql --schema PATH...`: SQL over the tables of
 //! a set of logs (see the `robolog-sql` crate: one table per topic or ULog
-//! message across every log, a `log` column first, plus `logs`).
+//! message across every log, a `log` column first, plus `logs`), each
+//! table's logs opened when the query's plan asks for it.
 //!
 //! SQL over logs only reads: a statement other than a query (`COPY`,
 //! `CREATE TABLE`, `INSERT`, `SET`, ...) is refused before any log is
@@ -15,8 +16,7 @@
 //! is not a query, and other usage errors; 1 for a log that cannot be
 //! opened, merged or read, or messages that did not decode.
 
-use std::cell::RefCell;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,11 +25,11 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::arrow::error::ArrowError;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 use robolog::write::OutputPolicy;
+use robolog_sql::output as out;
 use robolog_sql::{LogSet, ScanProgress};
 
 use crate::progress::Progress;
@@ -79,61 +79,40 @@ fn bad_query(msg: impl std::fmt::Display) -> Failure {
 /// (exit code 1).
 fn log_failure(e: &robolog_sql::Error) -> Failure {
     use robolog_sql::Error as E;
+    let other = |path: &Path, msg: &str| Failure::new(path, std::io::Error::other(msg.to_string()));
     match e {
         E::Io { path, source } => {
             Failure::new(path, std::io::Error::new(source.kind(), source.to_string()))
         }
         E::Open { path, source } => Failure::new(path, source.clone()),
-        E::Read { path, source } => Failure::new(path, std::io::Error::other(source.to_string())),
-        E::Merge {
-            path,
-            table,
-            column,
-            reason,
-        } => Failure::new(
-            path,
-            std::io::Error::other(format!(
-                "table {table}: column {column} does not merge with the other logs: {reason}"
-            )),
-        ),
-        E::Align {
-            path,
-            table,
-            source,
-        } => Failure::new(
-            path,
-            std::io::Error::other(format!("table {table}: {source}")),
-        ),
-        other => Failure::new(Path::new("sql"), std::io::Error::other(other.to_string())),
+        E::Read { path, .. } | E::Merge { path, .. } | E::Align { path, .. } => {
+            // The error's text, less the path it starts with.
+            let text = e.to_string();
+            let prefix = format!("{}: ", path.display());
+            other(path, text.strip_prefix(&prefix).unwrap_or(&text))
+        }
+        e => other(Path::new("sql"), &e.to_string()),
     }
 }
 
-/// The failure for an error while running a query: a log's (exit code 1)
-/// when it came from reading one, else the query's.
+/// The failure for an error while planning or running a query: a log's
+/// (exit code 1) when it came from opening or reading one, else the
+/// query's.
 fn run_failure(e: &DataFusionError, planning: bool) -> Failure {
-    if let DataFusionError::External(inner) = e.find_root()
-        && let Some(e) = inner.downcast_ref::<robolog_sql::Error>()
-    {
-        return log_failure(e);
-    }
-    if planning {
-        bad_query(e)
-    } else {
-        Failure::new(Path::new("query"), std::io::Error::other(e.to_string()))
+    match robolog_sql::Error::of(e) {
+        Some(e) => log_failure(e),
+        None if planning => bad_query(e),
+        None => Failure::new(Path::new("query"), std::io::Error::other(e.to_string())),
     }
 }
 
 pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
-    let (query, paths) = if args.schema {
-        (None, &args.args[..])
-    } else {
-        match args.args.split_first() {
-            Some((q, rest)) if !rest.is_empty() => (Some(q.as_str()), rest),
-            _ => {
-                return Err(bad_query(
-                    "give a query and at least one log: robolog sql QUERY PATH...",
-                ));
-            }
+    let (query, paths) = match args.args.split_first() {
+        _ if args.schema => (None, &args.args[..]),
+        Some((q, rest)) if !rest.is_empty() => (Some(q.as_str()), rest),
+        _ => {
+            let usage = "give a query and at least one log: robolog sql QUERY PATH...";
+            return Err(bad_query(usage));
         }
     };
     if args.format == Format::Parquet && args.output.is_none() && query.is_some() {
@@ -143,28 +122,29 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     if let Some(out) = &args.output {
         write::check(out, &policy)?;
     }
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
     let Some(query) = query else {
-        let set = LogSet::open_with(&paths, open::limits()).map_err(|e| log_failure(&e))?;
-        note_opened(&set);
-        return print_schema(&set).map_err(|e| Failure::new(Path::new("stdout"), e));
+        let set = LogSet::open_with(paths, open::limits()).map_err(|e| log_failure(&e))?;
+        for (path, w) in &set.open_warnings() {
+            open::note_opened(path, [w]);
+        }
+        // What is wrong with a table is reported (and damages).
+        let mut outcome = Outcome::Clean;
+        out::write_schema(&set, output::stdout(), |e| {
+            let f = log_failure(&e);
+            crate::report(&f.path, &f.error);
+            outcome = Outcome::Damaged;
+        })
+        .map_err(|e| Failure::new(Path::new("stdout"), e))?;
+        return Ok(outcome);
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::new(Path::new("sql"), e))?;
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| Failure::new(Path::new("sql"), e))?;
     let config = SessionConfig::new()
         .with_information_schema(true)
         .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
     let ctx = SessionContext::new_with_config(config);
     // Only queries: before a log is opened, and again on the plan.
     robolog_sql::check_read_only(&ctx, query).map_err(|e| bad_query(&e))?;
-    let set = match tables_named(&ctx, query) {
-        Some(tables) => LogSet::open_for(&paths, open::limits(), &tables),
-        None => LogSet::open_with(&paths, open::limits()),
-    }
-    .map_err(|e| log_failure(&e))?;
-    note_opened(&set);
+    let set = LogSet::find(paths, open::limits()).map_err(|e| log_failure(&e))?;
     // No output may be one of the logs read, even with --force.
     if let Some(out) = &args.output {
         policy.add_inputs(set.logs().iter().map(|l| l.path.clone()));
@@ -175,11 +155,14 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     // exit, far faster than closing each after its scan.
     set.hold_scanned_logs();
     set.register(&ctx).map_err(|e| log_failure(&e))?;
-    let df = runtime
-        .block_on(ctx.sql_with_options(query, robolog_sql::read_only_options()))
-        .map_err(|e| run_failure(&e, true))?;
-    let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-    with_progress(set.progress(), || {
+    let planned = runtime.block_on(ctx.sql_with_options(query, robolog_sql::read_only_options()));
+    // What the readers worked around (the rule of every command).
+    for (path, w) in &set.open_warnings() {
+        open::note_opened(path, [w]);
+    }
+    let df = planned.map_err(|e| run_failure(&e, true))?;
+    let schema = Arc::new(df.schema().as_arrow().clone());
+    with_progress(&set.progress(), || {
         let mut stream = runtime
             .block_on(df.execute_stream())
             .map_err(|e| run_failure(&e, true))?;
@@ -199,45 +182,11 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     Ok(outcome)
 }
 
-/// Says what the readers worked around when opening the logs (the rule of
-/// every command: see `open::note_opened`).
-fn note_opened(set: &LogSet) {
-    for (path, w) in set.open_warnings() {
-        open::note_opened(path, [w]);
-    }
-}
-
-/// The tables of the default schema that `query` reads, when it reads no
-/// other (`None` for a query that does not parse, or that names another
-/// schema or catalog, such as `information_schema`: every table is opened
-/// then).
-fn tables_named(ctx: &SessionContext, query: &str) -> Option<Vec<String>> {
-    let state = ctx.state();
-    let options = state.config().options();
-    let statement = state
-        .sql_to_statement(query, &options.sql_parser.dialect)
-        .ok()?;
-    let refs = state.resolve_table_references(&statement).ok()?;
-    let (catalog, schema) = (
-        &options.catalog.default_catalog,
-        &options.catalog.default_schema,
-    );
-    refs.iter()
-        .map(|r| {
-            let here =
-                r.schema().is_none_or(|s| s == schema) && r.catalog().is_none_or(|c| c == catalog);
-            here.then(|| r.table().to_string())
-        })
-        .collect()
-}
-
-/// Runs `f` with a progress bar on stderr (when it is a terminal) that
-/// follows the scans' counters.
-fn with_progress<T>(counters: Arc<ScanProgress>, f: impl FnOnce() -> T) -> T {
-    let done = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let done = done.clone();
-        std::thread::spawn(move || {
+/// Runs `f` with a progress bar of the scans on stderr (on a terminal).
+fn with_progress<T>(counters: &ScanProgress, f: impl FnOnce() -> T) -> T {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
             let mut bar = Progress::bytes(0);
             while !done.load(Ordering::Acquire) {
                 bar.set_total(counters.bytes_total());
@@ -247,44 +196,12 @@ fn with_progress<T>(counters: Arc<ScanProgress>, f: impl FnOnce() -> T) -> T {
                 std::thread::park_timeout(Duration::from_millis(100));
             }
             bar.finish();
-        })
-    };
-    let out = f();
-    done.store(true, Ordering::Release);
-    watcher.thread().unpark();
-    let _ = watcher.join();
-    out
-}
-
-/// `table` then one `  column: type` line per column, for every table;
-/// a table whose schemas do not merge across the logs is reported on
-/// stderr (and the outcome is damaged).
-fn print_schema(set: &LogSet) -> std::io::Result<Outcome> {
-    let mut out = output::stdout();
-    let mut outcome = Outcome::Clean;
-    let mut names = set.table_names();
-    names.push(robolog_sql::LOGS);
-    for name in names {
-        let Some(schema) = set.schema(name) else {
-            continue;
-        };
-        // The table, and the topic (ULog: message) it holds.
-        match set.table_key(name) {
-            Some(key) => output::line(&mut out, &format!("{name} ({key})"))?,
-            None => output::line(&mut out, name)?,
-        }
-        if let Err(e) = set.check(name) {
-            out.flush()?;
-            let f = log_failure(&e);
-            crate::report(&f.path, &f.error);
-            outcome = Outcome::Damaged;
-        }
-        for f in schema.fields() {
-            output::line(&mut out, &format!("  {}: {}", f.name(), f.data_type()))?;
-        }
-    }
-    out.flush()?;
-    Ok(outcome)
+        });
+        let out = f();
+        done.store(true, Ordering::Release);
+        watcher.thread().unpark();
+        out
+    })
 }
 
 /// Writes the result to `-o FILE` (atomically) or stdout.
@@ -294,73 +211,39 @@ fn write_result(
     schema: &SchemaRef,
     batches: impl Iterator<Item = Result<RecordBatch, DataFusionError>>,
 ) -> Result<(), Failure> {
+    let format = match args.format {
+        Format::Table => out::Format::Table,
+        Format::Csv => out::Format::Csv,
+        Format::Json => out::Format::Json,
+        Format::Parquet => out::Format::Parquet,
+    };
     // A query error met while writing, reported as itself rather than as
     // a write error.
-    let failed: RefCell<Option<DataFusionError>> = RefCell::new(None);
-    let mut batches = batches.map_while(|b| match b {
-        Ok(b) => Some(b),
-        Err(e) => {
-            *failed.borrow_mut() = Some(e);
-            None
-        }
-    });
-    let result = match &args.output {
-        Some(dest) => write::write_output(dest, policy, |f| {
-            let r = match args.format {
-                Format::Parquet => encode_parquet(schema, &mut batches, f),
-                format => encode(format, schema, &mut batches, f),
-            };
-            r.map_err(|e| logcore::Error::from(std::io::Error::other(e)))
-                .and_then(|()| match failed.borrow().as_ref() {
-                    Some(_) => Err(logcore::Error::from(std::io::Error::other("query failed"))),
-                    None => Ok(()),
-                })
-        }),
-        None => {
-            let mut out = output::stdout();
-            encode(args.format, schema, &mut batches, &mut out)
-                .and_then(|()| out.flush().map_err(|e| e.to_string()))
-                .map_err(|e| Failure::new(Path::new("stdout"), std::io::Error::other(e)))
-        }
-    };
-    drop(batches);
-    match failed.into_inner() {
-        Some(e) => Err(run_failure(&e, false)),
-        None => result,
-    }
-}
-
-/// Writes `batches` to `w` as text in `format`.
-fn encode<W: Write>(
-    format: Format,
-    schema: &SchemaRef,
-    batches: &mut dyn Iterator<Item = RecordBatch>,
-    w: &mut W,
-) -> Result<(), String> {
-    let err = |e: ArrowError| e.to_string();
-    match format {
-        Format::Table | Format::Parquet => {
-            let left_out =
-                robolog_sql::output::write_table(schema, batches, &mut *w).map_err(err)?;
-            if left_out > 0 {
-                eprintln!(
-                    "robolog: sql: the table shows the first {} rows; {left_out} more were left \
-                     out (--format csv or json writes every row)",
-                    robolog_sql::output::MAX_TABLE_ROWS
-                );
+    let mut failed = None;
+    let written = |w: &mut (dyn Write + Send)| {
+        out::write(format, schema, batches, w).map_err(|e| match e {
+            out::WriteError::Query(e) => {
+                failed = Some(e);
+                std::io::Error::other("query failed")
             }
-            Ok(())
-        }
-        Format::Csv => robolog_sql::output::write_csv(schema, batches, w).map_err(err),
-        Format::Json => robolog_sql::output::write_json(batches, w).map_err(err),
+            out::WriteError::Write(e) => std::io::Error::other(e),
+        })
+    };
+    let left_out = match &args.output {
+        Some(dest) => write::write_output(dest, policy, |f| written(f)),
+        None => written(&mut BufWriter::with_capacity(1 << 16, std::io::stdout()))
+            .map_err(|e| Failure::new(Path::new("stdout"), e)),
+    };
+    if let Some(e) = failed {
+        return Err(run_failure(&e, false));
     }
-}
-
-/// Writes `batches` to `w` as a Parquet file (zstd).
-fn encode_parquet<W: Write + Send>(
-    schema: &SchemaRef,
-    batches: &mut dyn Iterator<Item = RecordBatch>,
-    w: &mut W,
-) -> Result<(), String> {
-    robolog_sql::output::write_parquet(schema, batches, w).map_err(|e| e.to_string())
+    let left_out = left_out?;
+    if left_out > 0 {
+        eprintln!(
+            "robolog: sql: the table shows the first {} rows; {left_out} more were left out \
+             (--format csv or json writes every row)",
+            out::MAX_TABLE_ROWS,
+        );
+    }
+    Ok(())
 }

@@ -356,6 +356,61 @@ fn topics_never_share_a_table() {
 }
 
 #[test]
+fn exports_into_one_dataset_never_share_a_table_across_runs() {
+    // One export writes `/temp-1` as `temp_1`; a later one into the same
+    // folder brings `/temp_1` (whose name would be `temp_1` in a run of its
+    // own) and `/temp-1` again: the topics keep apart, and `/temp-1`
+    // keeps its table.
+    let dir = common::scratch_dir("sqltrust", "runs");
+    let (first, second) = (dir.join("first.mcap"), dir.join("second.mcap"));
+    topics_mcap(&first, &["/temp-1"]);
+    topics_mcap(&second, &["/temp_1", "/imu", "/temp-1"]);
+    let ds = dir.join("ds");
+    for log in [&first, &second] {
+        let out = parquet_export(&ds, &[log]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let mut tables: Vec<(String, Vec<String>)> = std::fs::read_dir(&ds)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let mut parts: Vec<String> = std::fs::read_dir(e.path())
+                .unwrap()
+                .map(|p| p.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            parts.sort();
+            (e.file_name().to_string_lossy().into_owned(), parts)
+        })
+        .collect();
+    tables.sort();
+    let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), 4, "{tables:?}");
+    assert_eq!(&names[..2], ["imu", "logs"]);
+    assert_eq!(names[2], "temp_1");
+    assert!(names[3].starts_with("temp_1_"), "{tables:?}");
+    // `temp_1` holds `/temp-1` of both logs, the other `/temp_1` alone.
+    assert_eq!(tables[2].1, ["log=first.mcap", "log=second.mcap"]);
+    assert_eq!(tables[3].1, ["log=second.mcap"]);
+    // Each file says its topic and has its rows (`/temp-1` is the first
+    // topic of first.mcap, one message, and the third of second.mcap,
+    // three; `/temp_1` the first of second.mcap).
+    for (table, part, topic, rows) in [
+        (names[2], "log=first.mcap", "/temp-1", 1),
+        (names[2], "log=second.mcap", "/temp-1", 3),
+        (names[3], "log=second.mcap", "/temp_1", 1),
+    ] {
+        let file = std::fs::File::open(ds.join(table).join(part).join("data.parquet")).unwrap();
+        let reader =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+        let meta = reader.schema().metadata().get("robolog.topic").cloned();
+        assert_eq!(meta.as_deref(), Some(topic), "{table}/{part}");
+        let n: usize = reader.build().unwrap().map(|b| b.unwrap().num_rows()).sum();
+        assert_eq!(n, rows, "{table}/{part}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn csv_flattens_nested_columns_as_the_csv_export_names_them() {
     let dir = common::scratch_dir("sqltrust", "nested");
     let log = dir.join("nested.mcap");

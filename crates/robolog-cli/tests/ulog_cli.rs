@@ -92,6 +92,101 @@ fn ulog_csv_writes_one_file_per_topic() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A ULog with one `uint64_t timestamp; int32_t v` format per name in
+/// `subs`, each subscribed with instance 0 and given `rows` samples.
+fn ulog_of(subs: &[(&str, u32)]) -> Vec<u8> {
+    let mut w = ulogfile::Writer::new(Vec::new(), 1_000).unwrap();
+    for (name, _) in subs {
+        w.add_format(&format!("{name}:uint64_t timestamp;int32_t v;"))
+            .unwrap();
+    }
+    let ids: Vec<u16> = subs
+        .iter()
+        .map(|(name, _)| w.add_subscription(name, 0).unwrap())
+        .collect();
+    for (id, (_, rows)) in ids.iter().zip(subs) {
+        for i in 0..*rows {
+            let mut s = (2_000 + u64::from(i)).to_le_bytes().to_vec();
+            s.extend_from_slice(&(i as i32).to_le_bytes());
+            w.write_data(*id, &s).unwrap();
+        }
+    }
+    w.finish().unwrap()
+}
+
+#[test]
+fn ulog_csv_gives_colliding_and_long_names_files_of_their_own() {
+    // `a/b` and `a_b` are both pyulog's `NAME_a_b_0.csv`: pyulog writes
+    // both there and the rows of the first are lost. A 251-byte log name
+    // makes names over the file system's 255 bytes.
+    let dir = std::env::temp_dir().join(format!("robolog-ulog-csv-clash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = ulog_of(&[("a/b", 2), ("a_b", 3)]);
+    let long = format!("{}.ulg", "L".repeat(247));
+    for name in ["clash.ulg", long.as_str()] {
+        std::fs::write(dir.join(name), &bytes).unwrap();
+        let out_dir = dir.join(format!("out-{}", name.len()));
+        let out = robolog()
+            .args(["ulog", "csv", "-o"])
+            .arg(&out_dir)
+            .arg(dir.join(name))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let mut files: Vec<(String, usize)> = std::fs::read_dir(&out_dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let rows = std::fs::read_to_string(e.path()).unwrap().lines().count() - 1;
+                (e.file_name().to_string_lossy().into_owned(), rows)
+            })
+            .collect();
+        files.sort();
+        if name == "clash.ulg" {
+            assert_eq!(
+                files,
+                [
+                    ("clash_a_b_0.csv".to_string(), 2),
+                    ("clash_a_b_0_2.csv".to_string(), 3)
+                ]
+            );
+        } else {
+            let rows: Vec<usize> = files.iter().map(|f| f.1).collect();
+            assert_eq!(rows, [2, 3], "{files:?}");
+            for (f, _) in &files {
+                assert!(f.len() <= 255 && f.starts_with("LLLL"), "{f}");
+            }
+            assert_ne!(files[0].0, files[1].0);
+        }
+        // `robolog export` names the files the same way.
+        let export_dir = dir.join(format!("export-{}", name.len()));
+        let out = robolog()
+            .arg("export")
+            .arg(dir.join(name))
+            .arg("-o")
+            .arg(&export_dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut exported: Vec<String> = std::fs::read_dir(&export_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        exported.sort();
+        let mut expected: Vec<String> = files.into_iter().map(|f| f.0).collect();
+        expected.sort();
+        assert_eq!(exported, expected);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn info_and_cat_through_logcore() {
     let (code, out, _) = run(&["info", "--json"], "features.ulg");

@@ -26,11 +26,13 @@ use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConve
 use prost::Message;
 use serde_json::{Value, json};
 
-use crate::{LogRef, LogScanExec, LogTable, ScanSpec};
+use crate::exec::ScanSpec;
+use crate::{LOGS, LogRef, LogScanExec, LogTable, LogsTable};
 
 /// What every encoded table or scan starts with (a zero byte: no
-/// protobuf message starts so, which keeps them apart from Ballista's).
-const MAGIC: &[u8] = b"\0robolog-sql\x01";
+/// protobuf message starts so, which keeps them apart from Ballista's),
+/// then the version: 2 since a scan's `end` is exclusive.
+const MAGIC: &[u8] = b"\0robolog-sql\x02";
 
 /// `config` with the codecs of this module (and Ballista's for every
 /// other node).
@@ -40,7 +42,8 @@ pub fn with_codecs(config: SessionConfig) -> SessionConfig {
         .with_ballista_physical_extension_codec(Arc::new(PhysicalCodec::default()))
 }
 
-/// The logical codec: [`LogTable`]s, then Ballista's nodes.
+/// The logical codec: [`LogTable`]s and [`LogsTable`]s, then Ballista's
+/// nodes.
 #[derive(Debug, Default)]
 pub struct LogicalCodec {
     inner: BallistaLogicalExtensionCodec,
@@ -157,11 +160,17 @@ impl LogicalExtensionCodec for LogicalCodec {
         let name = h["name"].as_str().ok_or_else(|| bad("table name"))?;
         let logs = logs_from(&h["logs"])?;
         // One scan partition: see `LogTable::with_max_partitions`.
+        if name == LOGS {
+            let table = LogsTable::new(logs, schema)
+                .with_limits(limits(&h))
+                .with_max_partitions(1);
+            return Ok(Arc::new(table));
+        }
         let mut table = LogTable::new(name, logs, schema)
             .with_limits(limits(&h))
             .with_max_partitions(1);
         if let Some(key) = h["source"].as_str() {
-            table.source = key.to_string();
+            table.key = key.to_string();
         }
         Ok(Arc::new(table))
     }
@@ -172,20 +181,24 @@ impl LogicalExtensionCodec for LogicalCodec {
         node: Arc<dyn TableProvider>,
         buf: &mut Vec<u8>,
     ) -> Result<()> {
-        match node.downcast_ref::<LogTable>() {
-            Some(t) => encode(
-                &json!({
-                    "name": t.name(),
-                    "source": t.source,
-                    "logs": logs_json(t.logs()),
-                    "max_chunk_size": t.limits().max_chunk_size,
-                    "max_nesting": t.limits().max_nesting,
-                }),
-                None,
-                buf,
-            ),
-            None => self.inner.try_encode_table_provider(table_ref, node, buf),
-        }
+        let (name, key, logs, limits) = if let Some(t) = node.downcast_ref::<LogTable>() {
+            (t.name(), t.key(), t.logs(), t.limits())
+        } else if let Some(t) = node.downcast_ref::<LogsTable>() {
+            (LOGS, LOGS, t.logs(), t.limits())
+        } else {
+            return self.inner.try_encode_table_provider(table_ref, node, buf);
+        };
+        encode(
+            &json!({
+                "name": name,
+                "source": key,
+                "logs": logs_json(logs),
+                "max_chunk_size": limits.max_chunk_size,
+                "max_nesting": limits.max_nesting,
+            }),
+            None,
+            buf,
+        )
     }
 
     fn try_decode_file_format(

@@ -10,8 +10,9 @@ use robolog_arrow::LOG_TIME;
 
 use crate::schema::LOG;
 
-/// What the filters of a scan allow: a `log_time` range (inclusive, ns)
-/// and a set of log ids (`None`: every log).
+/// What the filters of a scan allow: a `log_time` range (ns, `start`
+/// inclusive, `end` exclusive, as every layer below takes it) and a set of
+/// log ids (`None`: every log).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Pushed {
     pub(crate) start: Option<i64>,
@@ -24,8 +25,15 @@ impl Pushed {
         self.start = Some(self.start.map_or(t, |s| s.max(t)));
     }
 
-    fn at_most(&mut self, t: i64) {
+    fn before(&mut self, t: i64) {
         self.end = Some(self.end.map_or(t, |e| e.min(t)));
+    }
+
+    /// Up to `t` included: before `t + 1` (no bound at the end of time).
+    fn at_most(&mut self, t: i64) {
+        if let Some(after) = t.checked_add(1) {
+            self.before(after);
+        }
     }
 
     fn only(&mut self, ids: BTreeSet<String>) {
@@ -37,7 +45,7 @@ impl Pushed {
 
     /// Whether no row can pass (an empty time range).
     pub(crate) fn empty_range(&self) -> bool {
-        matches!((self.start, self.end), (Some(s), Some(e)) if s > e)
+        matches!((self.start, self.end), (Some(s), Some(e)) if s >= e)
     }
 }
 
@@ -95,7 +103,7 @@ fn apply(e: &Expr, p: &mut Pushed) -> bool {
                     match op {
                         Operator::Gt => p.at_least(t.saturating_add(1)),
                         Operator::GtEq => p.at_least(t),
-                        Operator::Lt => p.at_most(t.saturating_sub(1)),
+                        Operator::Lt => p.before(t),
                         Operator::LtEq => p.at_most(t),
                         Operator::Eq => {
                             p.at_least(t);
@@ -222,12 +230,12 @@ mod tests {
             ts(100).gt_eq(col(LOG_TIME)),
             col(LOG_TIME).lt(ts(50)),
         ]);
-        assert_eq!((p.start, p.end), (Some(11), Some(49)));
+        assert_eq!((p.start, p.end), (Some(11), Some(50)));
         let p = pushed(&[col(LOG_TIME).between(
             lit(ScalarValue::TimestampMillisecond(Some(2), None)),
             ts(3_000_000),
         )]);
-        assert_eq!((p.start, p.end), (Some(2_000_000), Some(3_000_000)));
+        assert_eq!((p.start, p.end), (Some(2_000_000), Some(3_000_001)));
         assert!(pushed(&[col(LOG_TIME).gt(ts(5)), col(LOG_TIME).lt(ts(5))]).empty_range());
     }
 

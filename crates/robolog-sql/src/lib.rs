@@ -2,7 +2,7 @@
 //! facade opens (ROS bags, MCAP, PX4 ULog, CARLA recordings, VEL logs),
 //! with [Apache DataFusion](https://datafusion.apache.org).
 //!
-//! [`register_logs`] opens a set of logs (files, and directories searched
+//! [`register_logs`] finds a set of logs (files, and directories searched
 //! recursively) and registers one table per table name across all of them
 //! (see [`robolog_arrow::table_name`]: the topic, or the ULog message
 //! name), each starting with a `log` column (the log id: the file name of
@@ -13,6 +13,19 @@
 //! logs are merged (the union of the columns; a column must have the same
 //! type everywhere, structs merge field by field); rows of a log that lacks
 //! a column hold nulls there. The table `logs` has a row per log.
+//!
+//! A query opens only the logs' tables it names: DataFusion asks the
+//! context's schema for each table a statement refers to, and the set
+//! opens its logs for that table then (a ULog is read for that table's
+//! samples only). Listing the tables (`SHOW TABLES`, `information_schema`,
+//! [`LogSet::table_names`]) or asking for `logs` opens every log.
+//!
+//! Modules: `set` ([`LogSet`]: the logs, their tables, merged schemas),
+//! `kept` (opening logs, and the logs kept open from planning for the
+//! scans), `pool` (work on all cores), `catalog` (the set as a DataFusion
+//! schema, [`register_logs`]), `provider` ([`LogTable`], [`LogsTable`]),
+//! `exec` ([`LogScanExec`]), `filter` (what scans take from `WHERE`),
+//! `schema` (merging and aligning), `progress` ([`ScanProgress`]).
 //!
 //! Scans are lazy and streaming: logs are spread over DataFusion's target
 //! partitions, taken from the logs the set kept open (or opened again)
@@ -47,22 +60,29 @@
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
+mod catalog;
 mod discover;
+mod exec;
 mod filter;
+mod kept;
 pub mod output;
+mod pool;
+mod progress;
+mod provider;
 mod read_only;
 mod schema;
-mod table;
+mod set;
 
 use std::path::PathBuf;
 
+pub use catalog::register_logs;
 pub use discover::{find_logs, find_named_logs, log_ids};
+pub use exec::LogScanExec;
+pub use progress::{ScanProgress, UndecodedRows};
+pub use provider::{LogTable, LogsTable, logs_schema};
 pub use read_only::{QUERY_STATEMENTS, check_read_only, query, read_only_options};
 pub use schema::LOG;
-pub use table::{
-    KEEP_OPEN_LOGS, KEEP_OPEN_MESSAGES, LOGS, LogRef, LogScanExec, LogSet, LogTable, ScanProgress,
-    ScanSpec, UndecodedRows, logs_schema, register_logs,
-};
+pub use set::{LOGS, LogRef, LogSet};
 
 /// What can go wrong opening, merging or scanning logs.
 #[derive(Debug, thiserror::Error)]
@@ -134,6 +154,22 @@ pub enum Error {
     /// DataFusion refused a table.
     #[error(transparent)]
     DataFusion(#[from] datafusion::error::DataFusionError),
+}
+
+impl Error {
+    /// The error of the log a DataFusion error came from (a scan's, or
+    /// opening a table's logs while planning), if it came from one.
+    pub fn of(e: &datafusion::error::DataFusionError) -> Option<&Error> {
+        match e.find_root() {
+            datafusion::error::DataFusionError::External(inner) => inner.downcast_ref::<Error>(),
+            _ => None,
+        }
+    }
+}
+
+/// `e` as DataFusion carries it ([`Error::of`] finds it again).
+pub(crate) fn external(e: Error) -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::External(Box::new(e))
 }
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.

@@ -1,6 +1,7 @@
 //! Writing a query's answer to any [`Write`]: an aligned table, CSV with a
-//! header, JSON lines or Parquet, one function a format. Each takes the
-//! batches as the query streams them.
+//! header, JSON lines or Parquet, one function a format, and [`write()`] in
+//! any of them. Each takes the batches as the query streams them. And the
+//! listing of a set's tables and columns ([`write_schema`]).
 //!
 //! - CSV has one column per leaf: a struct column `a` is the columns
 //!   `a.b`, ... and a fixed-size list of at most [`MAX_ARRAY_COLUMNS`]
@@ -21,6 +22,7 @@ use datafusion::arrow::buffer::NullBuffer;
 use datafusion::arrow::compute::take;
 use datafusion::arrow::json::writer::{EncoderOptions, make_encoder};
 use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
+use datafusion::error::DataFusionError;
 
 /// Fixed-size lists of at most this many items are a CSV column per item.
 pub const MAX_ARRAY_COLUMNS: usize = 16;
@@ -111,6 +113,103 @@ pub fn write_parquet<W: Write + Send>(
         pq.write(&b)?;
     }
     pq.close().map(|_| ())
+}
+
+/// The formats [`write()`] writes a query's answer in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// An aligned table ([`write_table`]).
+    Table,
+    /// CSV with a header line ([`write_csv`]).
+    Csv,
+    /// One JSON object per row and line ([`write_json`]).
+    Json,
+    /// A Parquet file ([`write_parquet`]).
+    Parquet,
+}
+
+/// Why [`write()`] stopped.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The query failed while its answer was written.
+    Query(DataFusionError),
+    /// Writing failed (what went wrong).
+    Write(String),
+}
+
+/// Writes a query's answer, `batches` as its stream gives them, to `w` in
+/// `format` and flushes `w`; stops at the query's first error. Returns how
+/// many rows the table left out (see [`write_table`]; 0 in the other
+/// formats).
+pub fn write<W: Write + Send>(
+    format: Format,
+    schema: &SchemaRef,
+    batches: impl Iterator<Item = Result<RecordBatch, DataFusionError>>,
+    mut w: W,
+) -> Result<u64, WriteError> {
+    let mut failed = None;
+    let mut rows = batches.map_while(|b| b.map_err(|e| failed = Some(e)).ok());
+    let text = |e: ArrowError| e.to_string();
+    let written = match format {
+        Format::Table => write_table(schema, &mut rows, &mut w).map_err(text),
+        Format::Csv => write_csv(schema, &mut rows, &mut w)
+            .map_err(text)
+            .map(|()| 0),
+        Format::Json => write_json(&mut rows, &mut w).map_err(text).map(|()| 0),
+        Format::Parquet => write_parquet(schema, &mut rows, &mut w)
+            .map_err(|e| e.to_string())
+            .map(|()| 0),
+    }
+    .and_then(|n| w.flush().map_err(|e| e.to_string()).map(|()| n));
+    drop(rows);
+    match failed {
+        Some(e) => Err(WriteError::Query(e)),
+        None => written.map_err(WriteError::Write),
+    }
+}
+
+/// Writes the tables of `set` (then `logs`) as `robolog sql --schema`
+/// lists them: a line with the table's name and, in parentheses, the
+/// topic (ULog: message) it holds, then a `  column: type` line per
+/// column. What is wrong with a table goes to `problem`, after `w` is
+/// flushed (so that it shows below the table's name): a table whose
+/// schemas do not merge across the logs is listed all the same, one that
+/// cannot be built is left out.
+pub fn write_schema<W: Write>(
+    set: &crate::LogSet,
+    mut w: W,
+    mut problem: impl FnMut(crate::Error),
+) -> std::io::Result<()> {
+    let mut names = match set.table_names() {
+        Ok(names) => names,
+        Err(e) => {
+            problem(e);
+            Vec::new()
+        }
+    };
+    names.push(crate::LOGS);
+    for name in names {
+        let (schema, key) = match set.schema(name).and_then(|s| Ok((s, set.table_key(name)?))) {
+            Ok((Some(schema), key)) => (schema, key),
+            Ok((None, _)) => continue,
+            Err(e) => {
+                problem(e);
+                continue;
+            }
+        };
+        match key {
+            Some(key) => writeln!(w, "{name} ({key})")?,
+            None => writeln!(w, "{name}")?,
+        }
+        if let Err(e) = set.check(name) {
+            w.flush()?;
+            problem(e);
+        }
+        for f in schema.fields() {
+            writeln!(w, "  {}: {}", f.name(), f.data_type())?;
+        }
+    }
+    w.flush()
 }
 
 /// `batch` with one column per leaf (see the [module](self) docs).

@@ -20,7 +20,7 @@ use crate::registry::{Decoder, Registry};
 // costs nothing worth a box (and with one format built in, the other
 // variant is the empty placeholder).
 #[allow(clippy::large_enum_variant)]
-pub enum Reader<'a> {
+pub enum FormatReader<'a> {
     /// A ROS 1 bag.
     #[cfg(feature = "rosbag")]
     RosBag(rosbag12::Bag<'a>),
@@ -41,33 +41,11 @@ pub enum Reader<'a> {
     __None(std::marker::PhantomData<&'a [u8]>, std::convert::Infallible),
 }
 
-impl<'a> Reader<'a> {
-    /// Builds `format`'s reader over `bytes` with the default [`Limits`].
-    pub fn new(format: Format, bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::with_limits(format, bytes, &Limits::default())
-    }
-
-    /// Builds `format`'s reader over `bytes`, applying `limits`.
-    pub fn with_limits(format: Format, bytes: &'a [u8], limits: &Limits) -> Result<Self, Error> {
-        Self::build(format, bytes, limits, None)
-    }
-
-    /// [`Reader::with_limits`] for a caller that reads the channels of
-    /// some message types only: a ULog indexes the samples of the
-    /// subscriptions whose format name `keep` accepts (see
-    /// [`ulogfile::ULog::parse_selected`]; its other channels are left out
-    /// of its summary). The other formats index lazily anyway and are
-    /// built as by [`Reader::with_limits`].
-    pub fn selected(
-        format: Format,
-        bytes: &'a [u8],
-        limits: &Limits,
-        keep: &dyn Fn(&str) -> bool,
-    ) -> Result<Self, Error> {
-        Self::build(format, bytes, limits, Some(keep))
-    }
-
-    fn build(
+impl<'a> FormatReader<'a> {
+    /// Builds `format`'s reader over `bytes`, applying `limits`; a ULog
+    /// indexes only the subscriptions whose format name `keep` accepts (see
+    /// [`OpenOptions::select`](crate::OpenOptions::select)).
+    pub(crate) fn build(
         format: Format,
         bytes: &'a [u8],
         limits: &Limits,
@@ -76,18 +54,24 @@ impl<'a> Reader<'a> {
         let _ = (bytes, limits, keep);
         match format {
             #[cfg(feature = "rosbag")]
-            Format::RosBag => Ok(Reader::RosBag(rosbag12::Bag::with_limits(bytes, *limits)?)),
+            Format::RosBag => Ok(FormatReader::RosBag(rosbag12::Bag::with_limits(
+                bytes, *limits,
+            )?)),
             #[cfg(feature = "vellog")]
-            Format::VelLog => Ok(Reader::VelLog(vellog::VelLog::new(bytes)?)),
+            Format::VelLog => Ok(FormatReader::VelLog(vellog::VelLog::new(bytes)?)),
             #[cfg(feature = "ulog")]
-            Format::ULog => Ok(Reader::ULog(match keep {
+            Format::ULog => Ok(FormatReader::ULog(match keep {
                 Some(k) => ulogfile::ULog::parse_selected(bytes, limits, k)?,
                 None => ulogfile::ULog::parse_with_limits(bytes, limits)?,
             })),
             #[cfg(feature = "mcap")]
-            Format::Mcap => Ok(Reader::Mcap(mcapfile::Mcap::with_limits(bytes, *limits)?)),
+            Format::Mcap => Ok(FormatReader::Mcap(mcapfile::Mcap::with_limits(
+                bytes, *limits,
+            )?)),
             #[cfg(feature = "carla")]
-            Format::CarlaRecorder => Ok(Reader::Carla(carla_recorder::Recording::new(bytes)?)),
+            Format::CarlaRecorder => {
+                Ok(FormatReader::Carla(carla_recorder::Recording::new(bytes)?))
+            }
             #[allow(unreachable_patterns)]
             other => Err(Error::unsupported(
                 0,
@@ -104,16 +88,16 @@ impl<'a> Reader<'a> {
     pub fn as_log_reader(&self) -> &(dyn LogReader + 'a) {
         match self {
             #[cfg(feature = "rosbag")]
-            Reader::RosBag(r) => r,
+            FormatReader::RosBag(r) => r,
             #[cfg(feature = "vellog")]
-            Reader::VelLog(r) => r,
+            FormatReader::VelLog(r) => r,
             #[cfg(feature = "ulog")]
-            Reader::ULog(r) => r,
+            FormatReader::ULog(r) => r,
             #[cfg(feature = "mcap")]
-            Reader::Mcap(r) => r,
+            FormatReader::Mcap(r) => r,
             #[cfg(feature = "carla")]
-            Reader::Carla(r) => r,
-            Reader::__None(_, never) => match *never {},
+            FormatReader::Carla(r) => r,
+            FormatReader::__None(_, never) => match *never {},
         }
     }
 }
@@ -123,18 +107,18 @@ self_cell::self_cell!(
     struct OwnedReader {
         owner: FileBytes,
         #[covariant]
-        dependent: Reader,
+        dependent: FormatReader,
     }
 );
 
 enum Inner<'a> {
-    Borrowed(&'a [u8], Box<Reader<'a>>),
+    Borrowed(&'a [u8], Box<FormatReader<'a>>),
     Owned(OwnedReader),
 }
 
 /// An opened log: its format, the common [`LogReader`] interface (which
 /// [`Log`] itself implements, decoding through its [`Registry`]), and the
-/// format's typed [`Reader`].
+/// format's typed [`FormatReader`].
 ///
 /// Made by [`open`](crate::open) (the log owns the file's bytes) or
 /// [`open_bytes`](crate::open_bytes) (it borrows them).
@@ -180,8 +164,9 @@ impl<'a> Log<'a> {
         format: Format,
         bytes: &'a [u8],
         limits: &Limits,
+        keep: Option<&dyn Fn(&str) -> bool>,
     ) -> Result<Self, Error> {
-        let reader = Reader::with_limits(format, bytes, limits)?;
+        let reader = FormatReader::build(format, bytes, limits, keep)?;
         Ok(Log::with_inner(
             format,
             Inner::Borrowed(bytes, Box::new(reader)),
@@ -224,7 +209,7 @@ impl<'a> Log<'a> {
     }
 
     /// The format's typed reader.
-    pub fn reader(&self) -> &Reader<'_> {
+    pub fn reader(&self) -> &FormatReader<'_> {
         match &self.inner {
             Inner::Borrowed(_, r) => r,
             Inner::Owned(o) => o.borrow_dependent(),
@@ -246,7 +231,7 @@ impl<'a> Log<'a> {
     #[cfg(feature = "rosbag")]
     pub fn as_bag(&self) -> Option<&rosbag12::Bag<'_>> {
         match self.reader() {
-            Reader::RosBag(r) => Some(r),
+            FormatReader::RosBag(r) => Some(r),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -256,7 +241,7 @@ impl<'a> Log<'a> {
     #[cfg(feature = "vellog")]
     pub fn as_vellog(&self) -> Option<&vellog::VelLog<'_>> {
         match self.reader() {
-            Reader::VelLog(r) => Some(r),
+            FormatReader::VelLog(r) => Some(r),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -266,7 +251,7 @@ impl<'a> Log<'a> {
     #[cfg(feature = "ulog")]
     pub fn as_ulog(&self) -> Option<&ulogfile::ULog<'_>> {
         match self.reader() {
-            Reader::ULog(r) => Some(r),
+            FormatReader::ULog(r) => Some(r),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -276,7 +261,7 @@ impl<'a> Log<'a> {
     #[cfg(feature = "mcap")]
     pub fn as_mcap(&self) -> Option<&mcapfile::Mcap<'_>> {
         match self.reader() {
-            Reader::Mcap(r) => Some(r),
+            FormatReader::Mcap(r) => Some(r),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -286,7 +271,7 @@ impl<'a> Log<'a> {
     #[cfg(feature = "carla")]
     pub fn as_carla(&self) -> Option<&carla_recorder::Recording<'_>> {
         match self.reader() {
-            Reader::Carla(r) => Some(r),
+            FormatReader::Carla(r) => Some(r),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -313,7 +298,7 @@ impl<'a> Log<'a> {
     pub fn open_warnings(&self) -> Vec<Error> {
         match self.reader() {
             #[cfg(feature = "rosbag")]
-            Reader::RosBag(bag) => bag
+            FormatReader::RosBag(bag) => bag
                 .warnings()
                 .iter()
                 .cloned()
@@ -376,11 +361,12 @@ impl<'a> Log<'a> {
         Ok(b)
     }
 
-    /// Whether messages of this log are decoded through the registry. The
-    /// container formats with channels of foreign encodings (MCAP) are;
-    /// every other format decodes with its own, faster, decoder.
+    /// Whether messages of this log are decoded through the registry: the
+    /// formats whose channels say their encodings (MCAP) are
+    /// ([`LogReader::decodes_by_encoding`]); every other format decodes
+    /// with its own, faster, decoder.
     fn uses_registry(&self) -> bool {
-        self.format == Format::Mcap
+        self.log_reader().decodes_by_encoding()
     }
 }
 
@@ -408,7 +394,7 @@ impl Log<'static> {
             // Its reader walks every message of the file when it opens it.
             bytes.populate();
         }
-        let owned = OwnedReader::try_new(bytes, |b| Reader::build(format, b, limits, keep))?;
+        let owned = OwnedReader::try_new(bytes, |b| FormatReader::build(format, b, limits, keep))?;
         Ok(Log::with_inner(format, Inner::Owned(owned), limits))
     }
 }
@@ -470,5 +456,21 @@ impl LogReader for Log<'_> {
         } else {
             self.log_reader().decode_into(message, out)
         }
+    }
+
+    fn table_key<'c>(&self, channel: &'c ChannelInfo) -> &'c str {
+        self.log_reader().table_key(channel)
+    }
+
+    fn time_unit(&self) -> logcore::TimeUnit {
+        self.log_reader().time_unit()
+    }
+
+    fn message_columns(&self) -> &'static [logcore::MessageColumn] {
+        self.log_reader().message_columns()
+    }
+
+    fn decodes_by_encoding(&self) -> bool {
+        self.log_reader().decodes_by_encoding()
     }
 }

@@ -21,8 +21,8 @@
 //!
 //! The built-in decoders parse a channel's schema with the nesting limit
 //! of the registry's [`Limits`] ([`Registry::with_limits`];
-//! [`open_with`](crate::open_with) builds a log's registry with the limits
-//! it is given): see [`Limits::max_nesting`] for each format's default.
+//! [`OpenOptions::limits`](crate::OpenOptions::limits) gives a log's
+//! registry those limits): see [`Limits::max_nesting`] for each format's default.
 //!
 //! The `ros1` and `cdr` decoders declare the [`ValueType`] of their values
 //! ([`Decoder::value_type`]), from the message definition. The `protobuf`

@@ -277,7 +277,7 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// What the names of temporary files hold between the output's name and
 /// the writing process's id: `.NAME.robolog-tmp-PID-N`.
-pub const TEMP_MARKER: &str = ".robolog-tmp-";
+pub(crate) const TEMP_MARKER: &str = ".robolog-tmp-";
 
 /// The temporary file name for `name`, process `pid`, counter `n`.
 fn temp_name(name: &str, pid: u32, n: u64) -> String {
@@ -303,7 +303,7 @@ pub struct Leftover {
     pub pid: u32,
 }
 
-/// The temporary files of `dest` (see [`TEMP_MARKER`]) whose process is
+/// The temporary files of `dest` (see `.robolog-tmp-` (`TEMP_MARKER`)) whose process is
 /// not running any more, named as `dest` is (same folder spelling), sorted
 /// by name: what interrupted runs writing
 /// `dest` left. They are not touched. Where it cannot be told whether a
@@ -337,7 +337,7 @@ pub fn leftovers(dest: &Path) -> Vec<Leftover> {
         .collect()
 }
 
-/// Every temporary file in the folder `dir` (see [`TEMP_MARKER`]) whose
+/// Every temporary file in the folder `dir` (see `.robolog-tmp-` (`TEMP_MARKER`)) whose
 /// process is not running any more, with the name of the output it was
 /// written for, sorted by path: [`leftovers`] of every output in `dir` at
 /// the cost of one listing, for a command writing many files there.
@@ -422,14 +422,14 @@ fn process_running(pid: u32) -> Option<bool> {
 
 /// Bytes written between two requests to the write-behind thread to sync
 /// what the file holds so far (see [`AtomicFile`]).
-pub const WRITE_BEHIND_STEP: u64 = 8 << 20;
+pub(crate) const WRITE_BEHIND_STEP: u64 = 8 << 20;
 
 /// A thread syncing the temporary file's data while more is written, so
 /// the disk writes overlap the work that produces the bytes and the final
 /// sync has only the last few megabytes left to wait for.
 #[derive(Debug)]
 struct WriteBehind {
-    /// One message per [`WRITE_BEHIND_STEP`] written; closed at the end.
+    /// One message per 8 MiB (`WRITE_BEHIND_STEP`) written; closed at the end.
     wake: mpsc::Sender<()>,
     /// The first failed sync ends the thread with its error.
     thread: std::thread::JoinHandle<io::Result<()>>,
@@ -516,7 +516,7 @@ impl OpenTemporaries {
 }
 
 /// Whether `temp`'s file name is that of a temporary file of this process
-/// (it holds [`TEMP_MARKER`] followed by this process's id).
+/// (it holds `.robolog-tmp-` (`TEMP_MARKER`) followed by this process's id).
 fn is_own_temporary(temp: &Path) -> bool {
     let mine = format!("{TEMP_MARKER}{}-", std::process::id());
     temp.file_name()
@@ -525,7 +525,7 @@ fn is_own_temporary(temp: &Path) -> bool {
 
 /// Removes the temporary file of every [`AtomicFile`] of this process that
 /// is open (created, neither committed nor dropped), and returns how many
-/// files it removed. Only files whose names carry [`TEMP_MARKER`] and this
+/// files it removed. Only files whose names carry `.robolog-tmp-` (`TEMP_MARKER`) and this
 /// process's id are touched.
 ///
 /// Meant for a process that is about to exit without unwinding (on
@@ -565,7 +565,7 @@ pub fn remove_open_temporaries() -> usize {
 /// destination is untouched. Until then the temporary file is listed for
 /// [`remove_open_temporaries`].
 ///
-/// Write-behind: once a file reaches [`WRITE_BEHIND_STEP`] bytes, a thread
+/// Write-behind: once a file reaches 8 MiB (`WRITE_BEHIND_STEP`), a thread
 /// syncs its data every time that many more were written, while the
 /// writing goes on. The disk then writes the file as it grows, not all of
 /// it in the final sync, which has only what came since the last step
@@ -659,7 +659,7 @@ impl AtomicFile {
 }
 
 impl AtomicFile {
-    /// Counts `n` bytes written and, every [`WRITE_BEHIND_STEP`], asks the
+    /// Counts `n` bytes written and, every 8 MiB (`WRITE_BEHIND_STEP`), asks the
     /// write-behind thread (started at the first step) to sync them.
     fn wrote(&mut self, n: usize) {
         self.written.0 += n as u64;

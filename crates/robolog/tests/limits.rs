@@ -80,7 +80,10 @@ fn the_chunk_limit_reaches_the_format_reader() {
     let log = robolog::open_bytes(&file).unwrap();
     assert_eq!(log.messages(&MessageFilter::all()).unwrap().count(), 10);
     let tiny = Limits::default().with_max_chunk_size(16);
-    let log = robolog::open_bytes_with(&file, &tiny).unwrap();
+    let log = robolog::OpenOptions::new()
+        .limits(tiny)
+        .open_bytes(&file)
+        .unwrap();
     let items: Vec<_> = log
         .messages(&MessageFilter::all().mode(ReadMode::Lenient))
         .unwrap()

@@ -1,4 +1,4 @@
-//! `Limits::max_nesting` through the facade: `open_bytes_with` hands it
+//! `Limits::max_nesting` through the facade: `OpenOptions::limits` hands it
 //! to the format readers (bag, ULog) and to the registry's decoders (MCAP
 //! channels of ROS 1 and ROS 2 messages).
 #![cfg(all(
@@ -95,14 +95,19 @@ fn mcap_channels_decode_with_the_limits_the_log_was_opened_with() {
         assert!(e.contains(&limit_text(64)), "{e}");
     }
     let raised = Limits::default().with_max_nesting(100);
-    let log = robolog::open_bytes_with(&file, &raised).unwrap();
+    let log = robolog::OpenOptions::new()
+        .limits(raised)
+        .open_bytes(&file)
+        .unwrap();
     assert_eq!(log.limits(), raised);
     assert_eq!(log.registry().limits(), raised);
     for r in decode_all(&log) {
         assert_eq!(leaf(r.unwrap(), 70), Value::I64(7));
     }
     // A registry given later applies its own limits.
-    let log = robolog::open_bytes_with(&file, &raised)
+    let log = robolog::OpenOptions::new()
+        .limits(raised)
+        .open_bytes(&file)
         .unwrap()
         .with_registry(Registry::default());
     assert!(decode_all(&log).iter().all(Result::is_err));
@@ -125,7 +130,10 @@ fn a_lowered_limit_holds_at_its_boundary_through_the_facade() {
             7i32.to_le_bytes().to_vec(),
         ),
     ]);
-    let log = robolog::open_bytes_with(&file, &lowered).unwrap();
+    let log = robolog::OpenOptions::new()
+        .limits(lowered)
+        .open_bytes(&file)
+        .unwrap();
     let got = decode_all(&log);
     assert_eq!(leaf(got[0].clone().unwrap(), 5), Value::I64(7));
     let e = got[1].clone().unwrap_err();
@@ -150,7 +158,10 @@ fn bags_apply_the_limits_of_the_log() {
     let log = robolog::open_bytes(&bag).unwrap();
     let e = decode_all(&log).remove(0).unwrap_err();
     assert!(e.contains(&limit_text(64)), "{e}");
-    let log = robolog::open_bytes_with(&bag, &Limits::default().with_max_nesting(70)).unwrap();
+    let log = robolog::OpenOptions::new()
+        .limits(Limits::default().with_max_nesting(70))
+        .open_bytes(&bag)
+        .unwrap();
     assert_eq!(leaf(decode_all(&log).remove(0).unwrap(), 70), Value::I64(7));
 }
 
@@ -181,7 +192,10 @@ fn ulog_formats_apply_the_limits_of_the_log() {
         e.contains(&format!("formats nested {}", limit_text(32))),
         "{e}"
     );
-    let log = robolog::open_bytes_with(&f, &Limits::default().with_max_nesting(40)).unwrap();
+    let log = robolog::OpenOptions::new()
+        .limits(Limits::default().with_max_nesting(40))
+        .open_bytes(&f)
+        .unwrap();
     let got = decode_all(&log);
     assert_eq!(got.len(), 1);
     assert_eq!(leaf(got[0].clone().unwrap(), levels), Value::I64(7));

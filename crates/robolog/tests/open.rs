@@ -225,7 +225,10 @@ fn unknown_and_wrong_formats_are_distinct_clear_errors() {
     assert!(matches!(e, robolog::Error::UnknownFormat { .. }), "{e}");
     assert!(e.to_string().contains("47 49 46 38"), "{e}");
 
-    let e = robolog::open_as(testdata("mcap/unchunked.mcap"), Format::RosBag).unwrap_err();
+    let e = robolog::OpenOptions::new()
+        .format(Format::RosBag)
+        .open(testdata("mcap/unchunked.mcap"))
+        .unwrap_err();
     assert_eq!(
         e.to_string(),
         "at byte 0: expected a ROS 1 bag, found an MCAP file"

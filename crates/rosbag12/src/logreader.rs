@@ -32,6 +32,11 @@ impl LogReader for Bag<'_> {
         Format::RosBag
     }
 
+    /// ROS times are seconds and nanoseconds.
+    fn time_unit(&self) -> logcore::TimeUnit {
+        logcore::TimeUnit::Seconds
+    }
+
     fn summary(&self) -> logcore::Result<Summary> {
         let mut s = Summary::new(
             Format::RosBag,

@@ -207,6 +207,20 @@ impl LogReader for ULog<'_> {
         Format::ULog
     }
 
+    /// A table per message name: the instances of a name (`multi_id`) are
+    /// rows of one table.
+    fn table_key<'c>(&self, channel: &'c logcore::ChannelInfo) -> &'c str {
+        &channel.type_name
+    }
+
+    fn time_unit(&self) -> logcore::TimeUnit {
+        logcore::TimeUnit::Microseconds
+    }
+
+    fn message_columns(&self) -> &'static [logcore::MessageColumn] {
+        &[logcore::MessageColumn::MultiId]
+    }
+
     fn summary(&self) -> logcore::Result<Summary> {
         let mut s = Summary::new(
             Format::ULog,

@@ -118,6 +118,10 @@ impl LogReader for VelLog<'_> {
         Format::VelLog
     }
 
+    fn time_unit(&self) -> logcore::TimeUnit {
+        logcore::TimeUnit::Milliseconds
+    }
+
     fn summary(&self) -> logcore::Result<Summary> {
         let scan = self.scan();
         let header = self.header();

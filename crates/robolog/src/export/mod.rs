@@ -69,14 +69,14 @@
 //!   the folder, renamed to its name when complete. An interrupted or failed
 //!   export never leaves a half file under a final name; the files of a run
 //!   are renamed together at the end (in groups of at most
-//!   [`MAX_OPEN_TABLES`] files).
+//!   256 (`MAX_OPEN_TABLES`) files).
 //!
 //! # Memory
 //!
 //! Bounded by the tables, not the file: per table its merged shape (at
 //! most `max_array_columns` columns per array) and a 64 KiB write buffer,
 //! plus the message being decoded. Rows are written as they are read. At
-//! most [`MAX_OPEN_TABLES`] files are open at once: a log with more tables
+//! most 256 (`MAX_OPEN_TABLES`) files are open at once: a log with more tables
 //! is written in several passes over the input, each for that many tables.
 //!
 //! ```
@@ -105,7 +105,9 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use logcore::{ChannelId, ChannelInfo, Error, Format, LogReader, MessageFilter, ReadMode, Value};
+use logcore::{
+    ChannelId, ChannelInfo, Error, LogReader, MessageColumn, MessageFilter, ReadMode, Value,
+};
 
 use crate::Log;
 use crate::write::{AtomicFile, OutputPolicy, Refusal, WriteError};
@@ -118,7 +120,7 @@ pub const DEFAULT_MAX_ARRAY_COLUMNS: usize = 1024;
 
 /// The most output files open at once; a log with more tables is exported
 /// in several passes.
-pub const MAX_OPEN_TABLES: usize = 256;
+pub(crate) const MAX_OPEN_TABLES: usize = 256;
 
 /// What to export and how.
 #[derive(Debug, Clone)]
@@ -157,17 +159,7 @@ pub struct Progress {
 }
 
 /// The unit of a time column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TimeUnit {
-    /// Seconds.
-    Seconds,
-    /// Milliseconds.
-    Milliseconds,
-    /// Microseconds.
-    Microseconds,
-    /// Nanoseconds.
-    Nanoseconds,
-}
+pub use logcore::TimeUnit;
 
 /// What a column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -417,7 +409,7 @@ pub fn export_tables(
 ) -> Result<ExportStats, ExportError> {
     let channels = log.channels()?;
     check_topics(&channels, &opts.topics)?;
-    let times = time_columns(log.format());
+    let times = time_columns(log);
     let mut tables: Vec<Table> = Vec::new();
     let mut of_channel: HashMap<ChannelId, usize> = HashMap::new();
     let mut by_key: HashMap<(&str, &str), usize> = HashMap::new();
@@ -660,23 +652,31 @@ struct TimeColumn {
     source: TimeSource,
 }
 
-/// The time columns of a format's tables: its own unit, then nanoseconds.
-fn time_columns(format: Format) -> Vec<TimeColumn> {
+/// The time columns of a log's tables: its format's own unit (see
+/// [`LogReader::time_unit`]), then nanoseconds, then the publish time
+/// where its messages carry one.
+fn time_columns(log: &dyn LogReader) -> Vec<TimeColumn> {
     let tc = |name, unit, source| TimeColumn { name, unit, source };
-    let ns = tc("log_time_ns", TimeUnit::Nanoseconds, TimeSource::Log);
-    match format {
-        Format::Mcap => vec![
-            ns,
-            tc(
-                "publish_time_ns",
-                TimeUnit::Nanoseconds,
-                TimeSource::Publish,
-            ),
-        ],
-        Format::VelLog => vec![tc("time_ms", TimeUnit::Milliseconds, TimeSource::Log), ns],
-        Format::ULog => vec![tc("time_us", TimeUnit::Microseconds, TimeSource::Log), ns],
-        _ => vec![tc("time_s", TimeUnit::Seconds, TimeSource::Log), ns],
+    let mut columns = Vec::new();
+    let native = log.time_unit();
+    let name = match native {
+        TimeUnit::Seconds => Some("time_s"),
+        TimeUnit::Milliseconds => Some("time_ms"),
+        TimeUnit::Microseconds => Some("time_us"),
+        TimeUnit::Nanoseconds => None,
+    };
+    if let Some(name) = name {
+        columns.push(tc(name, native, TimeSource::Log));
     }
+    columns.push(tc("log_time_ns", TimeUnit::Nanoseconds, TimeSource::Log));
+    if log.message_columns().contains(&MessageColumn::PublishTime) {
+        columns.push(tc(
+            "publish_time_ns",
+            TimeUnit::Nanoseconds,
+            TimeSource::Publish,
+        ));
+    }
+    columns
 }
 
 /// [`ExportError::UnknownTopic`] for the first of `wanted` that no channel has.

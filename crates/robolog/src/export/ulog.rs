@@ -1,17 +1,11 @@
 //! ULog tables as pyulog 1.3.0's `ulog2csv -o DIR` writes them: the same
 //! file names, the same bytes (through `ulogfile::pyulog::csv`).
 //!
-//! One difference: `ulog2csv` names a file `NAME_topic_multi.csv` with `/`
-//! in the topic replaced by `_`, so two subscriptions can get one file
-//! (`a/b` and `a_b`, or one name and instance subscribed twice), and it
-//! writes both to it: the rows of one are lost. Here every subscription
-//! gets its own file: the first in the log's file order keeps `ulog2csv`'s
-//! name (for one name subscribed twice, the file `ulog2csv` leaves), the
-//! others get `_2`, `_3`, ... before `.csv`, never a name another
-//! subscription's file has (names compared without case, as for the other
-//! formats). The names do not depend on the topics selected.
+//! One difference: where `ulog2csv` gives two subscriptions one file
+//! (`a/b` and `a_b`, or one name and instance subscribed twice) and loses
+//! the rows of one, or makes a name too long for a file system, every
+//! subscription gets its own file (see `ulogfile::pyulog::csv_file_names`).
 
-use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -23,8 +17,7 @@ use crate::Log;
 use crate::write::{OutputPolicy, write_atomically};
 
 use super::{
-    ExportError, ExportOptions, ExportStats, ExportedTable, FileNames, Progress, check_topics,
-    prepare_folder,
+    ExportError, ExportOptions, ExportStats, ExportedTable, Progress, check_topics, prepare_folder,
 };
 
 /// The topic of a subscription, as the ULog reader names its channel.
@@ -50,33 +43,6 @@ fn prefix(input: &Path) -> String {
     base
 }
 
-/// The file name of each of `sets` (the datasets, in `ulog2csv`'s order),
-/// names starting with `prefix`: `ulog2csv`'s, made unique (see the
-/// [module](self) docs). The subscriptions that first have a name (in file
-/// order) take theirs before any other is given a suffix, so a suffixed
-/// name is never one of `ulog2csv`'s.
-fn file_names(sets: &[&Subscription<'_>], prefix: &str) -> Vec<String> {
-    let stems: Vec<String> = sets
-        .iter()
-        .map(|s| {
-            let name = pyulog::csv_file_name(prefix, s);
-            name.strip_suffix(".csv").unwrap_or(&name).to_string()
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..sets.len()).collect();
-    order.sort_by_key(|&i| (sets[i].offset, sets[i].msg_id));
-    let mut seen = HashSet::new();
-    let (first, later): (Vec<usize>, Vec<usize>) = order
-        .into_iter()
-        .partition(|&i| seen.insert(stems[i].to_lowercase()));
-    let mut names = FileNames::default();
-    let mut out = vec![String::new(); sets.len()];
-    for i in first.into_iter().chain(later) {
-        out[i] = format!("{}.csv", names.assign(&stems[i]));
-    }
-    out
-}
-
 pub(super) fn export(
     log: &Log<'_>,
     ulog: &ULog<'_>,
@@ -88,7 +54,7 @@ pub(super) fn export(
     let channels = log.channels()?;
     check_topics(&channels, &opts.topics)?;
     let datasets = pyulog::datasets(ulog);
-    let names = file_names(&datasets, &prefix(input));
+    let names = pyulog::csv_file_names(&prefix(input), &datasets);
     let sets: Vec<(&Subscription<'_>, String, PathBuf)> = datasets
         .into_iter()
         .zip(names)

@@ -1,6 +1,7 @@
 //! `ulog2csv`: one CSV file per dataset, with pyulog's file names and
 //! console output.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -60,7 +61,9 @@ impl PathError {
 /// (the folder it creates, the load output, one `Writing ...` line per
 /// file) and produces one CSV file per dataset, named
 /// [`csv_file_name`]`(PREFIX, ..)` where `PREFIX` is `input` without its
-/// `.ulg` extension, in the output folder when one is given.
+/// `.ulg` extension, in the output folder when one is given; where two
+/// datasets would share a file, or a name is too long for a file system,
+/// the names of [`csv_file_names`] instead.
 ///
 /// The files are written by `write_file`: it is called once per file with
 /// the file's path and a function that writes the file's bytes to the
@@ -97,11 +100,21 @@ where
     // pyulog loads the file after creating the folder.
     out.write_all(load_output(log).as_bytes())
         .map_err(console(input))?;
-    for d in datasets(log) {
+    // The names are made from the file name; the folder part of the prefix
+    // is kept as `ulog2csv` writes it.
+    let base = Path::new(&prefix)
+        .file_name()
+        .map(|b| b.to_string_lossy().to_string())
+        .filter(|b| prefix.ends_with(b.as_str()))
+        .unwrap_or_default();
+    let folder = &prefix[..prefix.len() - base.len()];
+    let sets = datasets(log);
+    let names = csv_file_names(&base, &sets);
+    for (d, file) in sets.into_iter().zip(names) {
         if opts.messages.as_ref().is_some_and(|m| !m.contains(&d.name)) {
             continue;
         }
-        let name = csv_file_name(&prefix, d);
+        let name = format!("{folder}{file}");
         writeln!(out, "Writing {name} ({} data points)", d.samples.len())
             .map_err(console(input))?;
         let mut body =
@@ -187,6 +200,50 @@ pub fn csv_file_name(prefix: &str, sub: &Subscription<'_>) -> String {
         sub.name.replace('/', "_"),
         sub.multi_id
     )
+}
+
+/// The file name of each of `sets` (datasets, see [`datasets`]), where
+/// `base` is the input's file name without `.ulg`: [`csv_file_name`]'s,
+/// except where that would lose data or fail.
+///
+/// `ulog2csv` gives two subscriptions one file when their names differ
+/// only by `/` and `_` (`a/b` and `a_b`), or when one name and instance is
+/// subscribed twice, and writes both to it: the rows of one are lost. Here
+/// the subscription first in the log's file order keeps `ulog2csv`'s name
+/// (for one name subscribed twice, the file `ulog2csv` leaves), the others
+/// get `_2`, `_3`, ... before `.csv`, never a name another subscription's
+/// file has (names compared without case, as case-insensitive file systems
+/// do). A name too long for a file system is shortened (see
+/// [`logcore::filename::shorten`]). The names do not depend on which
+/// datasets a caller goes on to write.
+pub fn csv_file_names(base: &str, sets: &[&Subscription<'_>]) -> Vec<String> {
+    use logcore::filename::shorten;
+    let stems: Vec<String> = sets
+        .iter()
+        .map(|s| {
+            let name = csv_file_name(base, s);
+            let stem = name.strip_suffix(".csv").unwrap_or(&name);
+            shorten(stem, stem)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..sets.len()).collect();
+    order.sort_by_key(|&i| (sets[i].offset, sets[i].msg_id));
+    let mut seen = HashSet::new();
+    let (first, later): (Vec<usize>, Vec<usize>) = order
+        .into_iter()
+        .partition(|&i| seen.insert(stems[i].to_lowercase()));
+    let mut taken = HashSet::new();
+    let mut out = vec![String::new(); sets.len()];
+    for i in first.into_iter().chain(later) {
+        let mut name = stems[i].clone();
+        let mut n = 1;
+        while !taken.insert(name.to_lowercase()) {
+            n += 1;
+            name = format!("{}_{n}", stems[i]);
+        }
+        out[i] = format!("{name}.csv");
+    }
+    out
 }
 
 /// One CSV column: a numeric leaf, or a `char` array shown as text.

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 mod csv;
 
-pub use csv::{CsvOptions, PathError, csv, csv_file_name, ulog2csv};
+pub use csv::{CsvOptions, PathError, csv, csv_file_name, csv_file_names, ulog2csv};
 
 use crate::read::ULog;
 use crate::records::InfoValue;
