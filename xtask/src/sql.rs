@@ -1376,6 +1376,8 @@ def check(entry):
         names = {fmt}
         if len(row) != 1 or row[0].get('format') not in names or row[0].get('message_count') != info['message_count']:
             fail(entry, f'logs table {short(row)}; robolog info: format {fmt}, {info["message_count"]} messages')
+        elif set(json.loads(row[0].get('tables') or '{}')) != set(got):
+            fail(entry, f'logs table names tables {row[0].get("tables")}; the dataset has {sorted(got)}')
     # (b) values against robolog cat --json.
     tables = {}
     for name, f in sorted(got.items()):

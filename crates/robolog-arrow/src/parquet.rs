@@ -748,7 +748,12 @@ fn export_log(
         }
     }
     let logs_file = out.logs_file.clone();
-    out.logs_bytes = write_logs_row(summary, &logs_file, &facts, policy)?;
+    let written: Vec<(&str, &str)> = tables
+        .iter()
+        .filter(|t| !out.failed.iter().any(|f| f.name == t.name))
+        .map(|t| (t.name.as_str(), t.key.as_str()))
+        .collect();
+    out.logs_bytes = write_logs_row(summary, &written, &logs_file, &facts, policy)?;
     if replaces_logs(opts) {
         let failed = out.failed.iter().map(|f| f.path.clone());
         for path in p.stale.iter().cloned().chain(failed).collect::<Vec<_>>() {
@@ -989,6 +994,7 @@ pub fn logs_schema() -> SchemaRef {
         Field::new("duration_s", DataType::Float64, false),
         Field::new("message_count", DataType::UInt64, false),
         Field::new("metadata", DataType::Utf8, false),
+        Field::new("tables", DataType::Utf8, false),
     ]))
 }
 
@@ -1010,6 +1016,10 @@ pub struct LogRow {
     pub message_count: u64,
     /// The log's metadata as a JSON object ([`metadata_json`]).
     pub metadata: String,
+    /// The log's tables as a JSON object, each table's name (in the set
+    /// of logs read together, or the dataset) with the topic (ULog: the
+    /// message name) whose messages are its rows: `{"temp_1": "/temp-1"}`.
+    pub tables: String,
 }
 
 impl LogRow {
@@ -1029,7 +1039,24 @@ impl LogRow {
             duration_s,
             message_count: summary.message_count,
             metadata: metadata_json(summary),
+            tables: "{}".to_string(),
         }
+    }
+
+    /// The row with its [`tables`](Self::tables) set from `(name, topic)`
+    /// pairs.
+    ///
+    /// ```
+    /// use logcore::{Clock, Format, Summary, TimeModel};
+    /// let summary = Summary::new(Format::Mcap, "0", TimeModel::new(Clock::Unix));
+    /// let row = robolog_arrow::LogRow::new(&summary, "a.mcap")
+    ///     .with_tables([("temp_1", "/temp_1"), ("temp_1_f84d1035", "/temp-1")]);
+    /// assert_eq!(row.tables, r#"{"temp_1":"/temp_1","temp_1_f84d1035":"/temp-1"}"#);
+    /// ```
+    pub fn with_tables<'a>(mut self, tables: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let map: BTreeMap<&str, &str> = tables.into_iter().collect();
+        self.tables = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
+        self
     }
 }
 
@@ -1055,6 +1082,9 @@ fn logs_columns(rows: &[LogRow]) -> Vec<ArrayRef> {
         Arc::new(StringArray::from_iter_values(
             rows.iter().map(|r| r.metadata.as_str()),
         )),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.tables.as_str()),
+        )),
     ]
 }
 
@@ -1067,8 +1097,12 @@ pub fn logs_batch(rows: &[LogRow]) -> Result<RecordBatch, Error> {
 /// ([`logs_batch`] of its [`LogRow`], `path` the input as given), with
 /// the log's clock in the field metadata of `start` and `end`, as
 /// `log_time` has it.
-pub fn logs_row(summary: &Summary, path: &str) -> Result<RecordBatch, Error> {
-    let batch = logs_batch(&[LogRow::new(summary, path)])?;
+pub fn logs_row(
+    summary: &Summary,
+    path: &str,
+    tables: &[(&str, &str)],
+) -> Result<RecordBatch, Error> {
+    let batch = logs_batch(&[LogRow::new(summary, path).with_tables(tables.iter().copied())])?;
     let clock = summary.time_model.clock.name().to_string();
     let fields: Vec<Field> = batch
         .schema()
@@ -1087,6 +1121,7 @@ pub fn logs_row(summary: &Summary, path: &str) -> Result<RecordBatch, Error> {
 
 fn write_logs_row(
     summary: &Summary,
+    tables: &[(&str, &str)],
     path: &Path,
     facts: &Facts,
     policy: &OutputPolicy,
@@ -1095,7 +1130,7 @@ fn write_logs_row(
         path: path.to_path_buf(),
         error: io::Error::other(e.to_string()),
     };
-    let batch = logs_row(summary, &facts.log_path).map_err(|e| fail(&e))?;
+    let batch = logs_row(summary, &facts.log_path, tables).map_err(|e| fail(&e))?;
     let kv = facts.key_values(LOGS, &facts.metadata, None);
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))

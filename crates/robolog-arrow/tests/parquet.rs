@@ -261,7 +261,8 @@ fn check_export(inputs: &[PathBuf]) -> (PathBuf, ParquetExport) {
                 "end",
                 "duration_s",
                 "message_count",
-                "metadata"
+                "metadata",
+                "tables"
             ]
         );
         let b = &r.batch;

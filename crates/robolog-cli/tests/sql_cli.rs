@@ -126,7 +126,8 @@ fn schema_lists_tables_and_columns() {
     assert!(
         stdout.ends_with(
             "logs\n  log: Utf8\n  path: Utf8\n  format: Utf8\n  start: Timestamp(ns)\n  \
-             end: Timestamp(ns)\n  duration_s: Float64\n  message_count: UInt64\n  metadata: Utf8\n"
+             end: Timestamp(ns)\n  duration_s: Float64\n  message_count: UInt64\n  metadata: Utf8\n  \
+             tables: Utf8\n"
         ),
         "{stdout}"
     );

@@ -323,6 +323,20 @@ fn topics_never_share_a_table() {
             "{name}"
         );
     }
+    // The `logs` table says the same, as a JSON object per log.
+    let out = sql_csv("SELECT tables FROM logs", &[&log]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let cell = text(&out.stdout);
+    let cell = cell.strip_prefix("tables\n").unwrap().trim_end();
+    // CSV quotes the cell and doubles its quotes.
+    let json = cell
+        .strip_prefix('"')
+        .and_then(|c| c.strip_suffix('"'))
+        .unwrap()
+        .replace("\"\"", "\"");
+    let listed: std::collections::BTreeMap<String, String> = serde_json::from_str(&json).unwrap();
+    let expected: std::collections::BTreeMap<String, String> = tables.iter().cloned().collect();
+    assert_eq!(listed, expected, "{json}");
     // A query naming one of the suffixed tables opens what it needs.
     let (suffixed, topic) = tables.iter().find(|(_, t)| t == "/temp-1").unwrap();
     assert!(suffixed.starts_with("temp_1_"), "{suffixed}");
@@ -352,6 +366,23 @@ fn topics_never_share_a_table() {
             "{name}: {stdout}"
         );
     }
+    // The dataset's `logs` row names the tables the same way.
+    let file = std::fs::File::open(ds.join("logs/log=names.mcap/data.parquet")).unwrap();
+    let batch = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let column = batch.column_by_name("tables").unwrap();
+    let cell = column
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .unwrap()
+        .value(0);
+    let listed: std::collections::BTreeMap<String, String> = serde_json::from_str(cell).unwrap();
+    assert_eq!(listed, expected, "{cell}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

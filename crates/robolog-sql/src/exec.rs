@@ -18,7 +18,7 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 use logcore::{LogReader, Timestamp};
-use robolog_arrow::{LogRow, ScanOptions, table_in};
+use robolog_arrow::{LogRow, ScanOptions, TableNames, table_in};
 
 use crate::kept::{KeptLogs, Prepared, reopen};
 use crate::provider::logs_batch;
@@ -249,7 +249,10 @@ fn logs_rows(
             datafusion::arrow::compute::filter_record_batch(&all, &keep)?
         }
         None => {
+            // Every log of the set is here: their keys name the tables as
+            // the set named them.
             let mut rows = Vec::with_capacity(logs.len());
+            let mut keys: Vec<Vec<String>> = Vec::with_capacity(logs.len());
             for l in logs {
                 let open = |e| {
                     external(Error::Open {
@@ -262,8 +265,27 @@ fn logs_rows(
                     .open(&l.path)
                     .map_err(open)?;
                 let summary = log.summary().map_err(open)?;
+                let mut own: Vec<String> = Vec::new();
+                for c in &summary.channels {
+                    let key = log.table_key(&c.info);
+                    if !own.iter().any(|k| k == key) {
+                        own.push(key.to_string());
+                    }
+                }
+                keys.push(own);
                 rows.push(LogRow::new(&summary, &l.path.to_string_lossy()));
             }
+            let names = TableNames::new(keys.iter().flatten().map(String::as_str));
+            let rows: Vec<LogRow> = rows
+                .into_iter()
+                .zip(&keys)
+                .map(|(row, own)| {
+                    row.with_tables(
+                        own.iter()
+                            .filter_map(|k| names.name(k).map(|n| (n, k.as_str()))),
+                    )
+                })
+                .collect();
             logs_batch(logs, &rows)?
         }
     };

@@ -370,6 +370,13 @@ impl LogSet {
         let mut rows = only.is_none().then(|| Vec::with_capacity(files.len()));
         let mut warnings = lock(&set.warnings);
         for (i, (path, o)) in files.into_iter().zip(opened).enumerate() {
+            let row = o.row.map(|r| {
+                r.with_tables(
+                    o.keys
+                        .iter()
+                        .filter_map(|k| names.name(k).map(|n| (n, k.as_str()))),
+                )
+            });
             for key in o.keys {
                 let Some(name) = names.name(&key) else {
                     continue;
@@ -396,7 +403,7 @@ impl LogSet {
                     warnings.push((path.clone(), w));
                 }
             }
-            if let (Some(rows), Some(row)) = (rows.as_mut(), o.row) {
+            if let (Some(rows), Some(row)) = (rows.as_mut(), row) {
                 rows.push(row);
             }
         }
