@@ -68,7 +68,7 @@ fn format_of(path: &Path) -> Option<logcore::Format> {
 /// summary's message count of the topic, and each table a file.
 pub(crate) fn corpus(dir: &Path) -> Result {
     use logcore::LogReader;
-    use robolog::export::{ExportOptions, export_csv};
+    use robolog::export::{Csv, ExportOptions, export_tables};
     use std::collections::BTreeMap;
 
     let inputs = files_under(dir, &|p| {
@@ -88,11 +88,12 @@ pub(crate) fn corpus(dir: &Path) -> Result {
         let Ok(log) = robolog::open(input) else {
             continue;
         };
-        let stats = match export_csv(
+        let stats = match export_tables(
             &log,
             input,
             &scratch,
             &ExportOptions::default(),
+            &Csv,
             &mut |_| {},
         ) {
             Ok(s) => s,

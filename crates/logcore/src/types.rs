@@ -128,6 +128,35 @@ impl fmt::Display for Mismatch {
 impl std::error::Error for Mismatch {}
 
 impl ValueType {
+    /// The narrowest scalar type that holds the values of both `self` and
+    /// `other`, the one rule of every export that merges values of several
+    /// messages: a type with itself is the type; signed and unsigned
+    /// 64-bit integers are `I64`; integers and floats, or `F32` and `F64`,
+    /// are `F64`. `None` for other pairs (no scalar holds both), and for
+    /// types that are not `Bool`, `I64`, `U64`, `F32`, `F64` or `String`.
+    ///
+    /// ```
+    /// use logcore::ValueType as T;
+    /// assert_eq!(T::I64.widen_scalar(&T::U64), Some(T::I64));
+    /// assert_eq!(T::U64.widen_scalar(&T::F32), Some(T::F64));
+    /// assert_eq!(T::F32.widen_scalar(&T::F32), Some(T::F32));
+    /// assert_eq!(T::Bool.widen_scalar(&T::String), None);
+    /// ```
+    pub fn widen_scalar(&self, other: &ValueType) -> Option<ValueType> {
+        use ValueType as T;
+        let scalar =
+            |t: &ValueType| matches!(t, T::Bool | T::I64 | T::U64 | T::F32 | T::F64 | T::String);
+        if !scalar(self) || !scalar(other) {
+            return None;
+        }
+        Some(match (self, other) {
+            (a, b) if a == b => a.clone(),
+            (T::I64, T::U64) | (T::U64, T::I64) => T::I64,
+            (T::I64 | T::U64 | T::F32 | T::F64, T::I64 | T::U64 | T::F32 | T::F64) => T::F64,
+            _ => return None,
+        })
+    }
+
     /// A struct of fields that are always present (builder shorthand).
     pub fn record<I, S>(fields: I) -> ValueType
     where

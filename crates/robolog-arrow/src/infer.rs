@@ -15,7 +15,8 @@ pub(crate) enum Seen {
 
 /// Infers a type from `values`: fields in order of first appearance (a
 /// field some value lacks, or that was null, is nullable), integers of
-/// one sign `I64`/`U64` (both signs `I64`, integers beside floats `F64`),
+/// one sign `I64`/`U64` (both signs `I64`, integers beside floats `F64`:
+/// [`ValueType::widen_scalar`], the rule of the CSV export too),
 /// arrays `List` of their elements' merged type (`Bytes` for byte
 /// strings), and `Any` where values disagree in kind.
 pub(crate) fn infer<'v>(values: impl IntoIterator<Item = &'v Value>) -> Option<ValueType> {
@@ -106,8 +107,6 @@ pub(crate) fn unify(a: &ValueType, b: &ValueType) -> ValueType {
     match (a, b) {
         _ if a == b => a.clone(),
         (T::Any, _) | (_, T::Any) => T::Any,
-        (T::I64, T::U64) | (T::U64, T::I64) => T::I64,
-        (T::I64 | T::U64 | T::F32, T::F64) | (T::F64, T::I64 | T::U64 | T::F32) => T::F64,
         (T::List(x), T::List(y)) => T::list(unify(x, y)),
         (T::FixedArray(e, 0), T::List(_)) if **e == T::Any => b.clone(),
         (T::List(_), T::FixedArray(e, 0)) if **e == T::Any => a.clone(),
@@ -126,7 +125,7 @@ pub(crate) fn unify(a: &ValueType, b: &ValueType) -> ValueType {
             }
             T::Struct(out)
         }
-        _ => T::Any,
+        _ => a.widen_scalar(b).unwrap_or(T::Any),
     }
 }
 

@@ -34,6 +34,7 @@
 mod build;
 mod infer;
 mod inputs;
+mod logs;
 mod names;
 #[cfg(feature = "parquet")]
 pub mod parquet;
@@ -42,13 +43,14 @@ mod ulog;
 
 pub use build::data_type;
 pub use inputs::{find_logs, find_named_logs, hive_escape, log_ids};
-pub use names::{MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
 #[cfg(feature = "parquet")]
-pub use parquet::{LogRow, logs_batch, logs_schema};
+pub(crate) use logs::logs_row;
+pub use logs::{LogRow, logs_batch, logs_schema};
+pub use names::{MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,
-    SEQUENCE, ScanOptions, Table, Undecoded, metadata_json, scan, table_in, table_key, table_name,
-    table_of, tables, tables_with_summary, ulog_in_table,
+    SEQUENCE, ScanOptions, Table, Undecoded, scan, table_in, table_key, table_name, table_of,
+    tables, tables_with_summary, ulog_in_table,
 };
 
 /// What can go wrong building tables.

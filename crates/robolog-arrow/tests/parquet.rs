@@ -21,7 +21,8 @@ use arrow_schema::{DataType, SchemaRef};
 use logcore::{LogReader, MessageFilter, ReadMode};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
-use robolog_arrow::parquet::{ExportError, ParquetExport, ParquetOptions, export_parquet};
+use robolog::export::{ExportError, ExportOptions, Exported as ParquetExport};
+use robolog_arrow::parquet::{ParquetOptions, export_parquet};
 use robolog_arrow::table_name;
 
 fn testdata(p: &str) -> PathBuf {
@@ -242,9 +243,9 @@ fn check_export(inputs: &[PathBuf]) -> (PathBuf, ParquetExport) {
             assert!(r.kv.contains_key("robolog.type"));
         }
         let rel = format!("logs/log={id}/data.parquet");
-        assert_eq!(log.logs_file, dir.join(&rel));
+        assert_eq!(log.logs.as_ref().unwrap().path, dir.join(&rel));
         want_files.insert(rel);
-        let r = read(&log.logs_file);
+        let r = read(&log.logs.as_ref().unwrap().path);
         assert_eq!(r.batch.num_rows(), 1);
         let names: Vec<&str> = r
             .schema
@@ -466,7 +467,10 @@ fn existing_outputs_are_refused_without_force_and_replaced_with_it() {
     assert_eq!(files(&dir), before);
 
     let opts = ParquetOptions {
-        force: true,
+        export: ExportOptions {
+            force: true,
+            ..ExportOptions::default()
+        },
         ..ParquetOptions::default()
     };
     export_parquet(&input, &dir, &opts, &mut |_| {}).unwrap();
@@ -494,8 +498,11 @@ fn forced_export_removes_the_logs_stale_partitions_and_keeps_other_logs() {
 
     // A topic selection leaves the other tables' partitions alone.
     let opts = ParquetOptions {
-        force: true,
-        topics: vec!["/count".into()],
+        export: ExportOptions {
+            force: true,
+            topics: vec!["/count".into()],
+            ..ExportOptions::default()
+        },
         ..ParquetOptions::default()
     };
     let done = export_parquet(&input, &dir, &opts, &mut |_| {}).unwrap();
@@ -508,7 +515,10 @@ fn forced_export_removes_the_logs_stale_partitions_and_keeps_other_logs() {
     assert!(stale.is_file());
 
     let opts = ParquetOptions {
-        force: true,
+        export: ExportOptions {
+            force: true,
+            ..ExportOptions::default()
+        },
         ..ParquetOptions::default()
     };
     let done = export_parquet(&input, &dir, &opts, &mut |_| {}).unwrap();
@@ -551,7 +561,10 @@ fn an_input_is_never_written_over() {
     let input = inside.join("data.parquet");
     std::fs::copy(testdata("rosbag/sample.bag"), &input).unwrap();
     let opts = ParquetOptions {
-        force: true,
+        export: ExportOptions {
+            force: true,
+            ..ExportOptions::default()
+        },
         ..ParquetOptions::default()
     };
     let err = export_parquet(&[&input], &dir, &opts, &mut |_| {}).unwrap_err();
@@ -603,7 +616,10 @@ fn topics_select_tables_and_an_unknown_one_writes_nothing() {
     let dir = scratch("topics");
     let inputs = [testdata("rosbag/sample.bag"), testdata("ulog/example.ulg")];
     let opts = ParquetOptions {
-        topics: vec!["/count".into(), "vehicle_attitude".into()],
+        export: ExportOptions {
+            topics: vec!["/count".into(), "vehicle_attitude".into()],
+            ..ExportOptions::default()
+        },
         ..ParquetOptions::default()
     };
     let done = export_parquet(&inputs, &dir, &opts, &mut |_| {}).unwrap();
@@ -622,11 +638,14 @@ fn topics_select_tables_and_an_unknown_one_writes_nothing() {
 
     let empty = scratch("topics-none");
     let opts = ParquetOptions {
-        topics: vec!["/count".into(), "/nope".into()],
+        export: ExportOptions {
+            topics: vec!["/count".into(), "/nope".into()],
+            ..ExportOptions::default()
+        },
         ..ParquetOptions::default()
     };
     let err = export_parquet(&inputs, &empty, &opts, &mut |_| {}).unwrap_err();
-    assert!(matches!(&err, ExportError::UnknownTopic { topic } if topic == "/nope"));
+    assert!(matches!(&err, ExportError::UnknownTopic { topic, .. } if topic == "/nope"));
     assert!(!empty.exists());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -721,7 +740,7 @@ fn damaged_logs_export_what_is_readable() {
             let lt = r.batch.column(0).as_primitive::<TimestampNanosecondType>();
             assert_eq!(lt.values().to_vec(), exp[&t.name].1, "{}", t.name);
         }
-        assert!(log.logs_file.is_file());
+        assert!(log.logs.as_ref().unwrap().path.is_file());
     }
     std::fs::remove_dir_all(dir).unwrap();
 }

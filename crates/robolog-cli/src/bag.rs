@@ -5,12 +5,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use logcore::Format;
 use rosbag12::Bag;
 use rosbag12::info::BagInfo;
 
 use robolog::write::{AtomicFile, OutputPolicy, replace_keeping_backup};
 
-use crate::{Failure, Outcome, report, report_all};
+use crate::context::Context;
+use crate::{Failure, Outcome};
 use crate::{output, write};
 
 /// ROS bag tools.
@@ -66,21 +68,25 @@ pub(crate) struct FixArgs {
     force: bool,
 }
 
-pub(crate) fn run(cmd: &BagCommand) -> Result<Outcome, Failure> {
+/// Runs a `robolog bag` subcommand.
+pub(crate) fn run(ctx: &Context, cmd: &BagCommand) -> Result<Outcome, Failure> {
     match cmd {
-        BagCommand::Info(a) => info(a),
+        BagCommand::Info(a) => info(ctx, a),
         BagCommand::Reindex(a) => match &a.output {
-            Some(out) => rewrite(&a.file, out, Target::Other { force: a.force }),
-            None => rewrite(&a.file, &a.file, Target::InPlace(backup_name(&a.file))),
+            Some(out) => rewrite(ctx, &a.file, out, Target::Other { force: a.force }),
+            None => rewrite(ctx, &a.file, &a.file, Target::InPlace(backup_name(&a.file))),
         },
-        BagCommand::Fix(a) => rewrite(&a.input, &a.output, Target::Other { force: a.force }),
+        BagCommand::Fix(a) => rewrite(ctx, &a.input, &a.output, Target::Other { force: a.force }),
     }
 }
 
 /// Where a rewritten bag goes.
 enum Target {
     /// Another file, replaced when it exists only with `force`.
-    Other { force: bool },
+    Other {
+        /// Whether `--force` was given.
+        force: bool,
+    },
     /// The input itself, whose original is kept under this name first.
     InPlace(PathBuf),
 }
@@ -93,20 +99,18 @@ fn backup_name(file: &Path) -> PathBuf {
     file.with_file_name(name)
 }
 
-fn open(path: &Path) -> Result<logcore::FileBytes, Failure> {
-    logcore::FileBytes::open(path).map_err(|e| Failure::new(path, e))
-}
-
-fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failure> {
+/// `bag reindex` and `bag fix`: `input` rewritten as an indexed 2.0 bag
+/// into `output`.
+fn rewrite(ctx: &Context, input: &Path, output: &Path, target: Target) -> Result<Outcome, Failure> {
     if let Target::Other { force } = target {
         write::check(output, &OutputPolicy::new(force).reading(input))?;
     }
-    let bytes = open(input)?;
+    let bytes = ctx.open_bytes_as(input, Format::RosBag)?;
     // Written straight to the temporary file (the writer seeks back to
     // patch its index position at the end): killed midway, it is an
     // unindexed bag that `bag reindex` reads.
     let reindex = |w: &mut AtomicFile| -> Result<_, logcore::Error> {
-        let (_, report) = rosbag12::reindex_with_limits(&bytes, w, crate::open::bag_limits())?;
+        let (_, report) = rosbag12::reindex_with_limits(&bytes, w, ctx.limits())?;
         Ok(report)
     };
     let done = match &target {
@@ -127,12 +131,14 @@ fn rewrite(input: &Path, output: &Path, target: Target) -> Result<Outcome, Failu
         output.display()
     );
     for p in &done.problems {
-        report(input, &p.clone().into());
+        ctx.report(input, p);
     }
     Ok(Outcome::Clean)
 }
 
-fn info(args: &InfoArgs) -> Result<Outcome, Failure> {
+/// `bag info`: each bag's fields, a bag that cannot be read reported and
+/// skipped when there are several.
+fn info(ctx: &Context, args: &InfoArgs) -> Result<Outcome, Failure> {
     let mut outcome = Outcome::Clean;
     for (i, path) in args.files.iter().enumerate() {
         if i > 0 {
@@ -141,12 +147,12 @@ fn info(args: &InfoArgs) -> Result<Outcome, Failure> {
                 .and_then(|()| out.flush())
                 .map_err(|e| Failure::new(path, e))?;
         }
-        match info_one(path, args.yaml) {
+        match info_one(ctx, path, args.yaml) {
             Ok(Outcome::Clean) => {}
             Ok(Outcome::Damaged | Outcome::PartlyRecovered) => outcome = Outcome::Damaged,
             // Report and go on with the next bag, as rosbag info does.
             Err(f) if args.files.len() > 1 => {
-                report(&f.path, &f.error);
+                ctx.report_failure(&f);
                 outcome = Outcome::Damaged;
             }
             Err(f) => return Err(f),
@@ -155,10 +161,10 @@ fn info(args: &InfoArgs) -> Result<Outcome, Failure> {
     Ok(outcome)
 }
 
-fn info_one(path: &Path, yaml: bool) -> Result<Outcome, Failure> {
-    let bytes = open(path)?;
-    let bag =
-        Bag::with_limits(&bytes, crate::open::bag_limits()).map_err(|e| Failure::new(path, e))?;
+/// `bag info` of one bag.
+fn info_one(ctx: &Context, path: &Path, yaml: bool) -> Result<Outcome, Failure> {
+    let bytes = ctx.open_bytes_as(path, Format::RosBag)?;
+    let bag = Bag::with_limits(&bytes, ctx.limits()).map_err(|e| Failure::new(path, e))?;
     let info = BagInfo::new(&bag);
     let shown = path.display().to_string();
     let mut out = output::stdout();
@@ -173,8 +179,5 @@ fn info_one(path: &Path, yaml: bool) -> Result<Outcome, Failure> {
     result
         .and_then(|()| out.flush())
         .map_err(|e| Failure::new(path, e))?;
-    Ok(report_all(
-        path,
-        bag.warnings().iter().chain(bag.end_error()).cloned(),
-    ))
+    Ok(ctx.report_all(path, bag.warnings().iter().chain(bag.end_error())))
 }

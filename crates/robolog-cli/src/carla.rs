@@ -9,7 +9,8 @@ use carla_recorder::report::{self, ReportOptions};
 use clap::{Args, Subcommand};
 use logcore::Format;
 
-use crate::{Failure, Outcome, open, output};
+use crate::context::Context;
+use crate::{Failure, Outcome, output};
 
 /// The `carla` subcommands.
 #[derive(Debug, Subcommand)]
@@ -62,6 +63,7 @@ pub(crate) struct Common {
     utc_offset: i32,
 }
 
+/// A value of `--type1` and `--type2`: one letter.
 fn letter(s: &str) -> Result<char, String> {
     let mut chars = s.chars();
     match (chars.next(), chars.next()) {
@@ -70,6 +72,7 @@ fn letter(s: &str) -> Result<char, String> {
     }
 }
 
+/// A value of `--utc-offset`, in seconds east of UTC.
 fn utc_offset(s: &str) -> Result<i32, String> {
     if s.eq_ignore_ascii_case("utc") || s == "Z" {
         return Ok(0);
@@ -89,14 +92,15 @@ fn utc_offset(s: &str) -> Result<i32, String> {
     Ok(sign * (h * 3600 + m * 60))
 }
 
-pub(crate) fn run(cmd: &CarlaCommand) -> Result<Outcome, Failure> {
+/// Runs a `robolog carla` subcommand.
+pub(crate) fn run(ctx: &Context, cmd: &CarlaCommand) -> Result<Outcome, Failure> {
     let common = match cmd {
         CarlaCommand::Info { common, .. }
         | CarlaCommand::Collisions { common, .. }
         | CarlaCommand::Blocked { common, .. } => common,
     };
     let path: &Path = &common.file;
-    let log = open::open_as(path, Format::CarlaRecorder)?;
+    let log = ctx.open_as(path, Format::CarlaRecorder)?;
     let Some(rec) = log.as_carla() else {
         return Ok(Outcome::Clean);
     };

@@ -10,10 +10,11 @@ use logcore::{ChannelId, LogReader, MessageFilter, ReadMode};
 use robolog::LenientDecoder;
 use serde::Serialize;
 
+use crate::context::Context;
 use crate::output;
 use crate::progress::Progress;
 use crate::timearg::FilterArgs;
-use crate::{Failure, Outcome, open, report, topics};
+use crate::{Failure, Outcome, topics};
 
 /// Arguments of `robolog cat`.
 #[derive(Debug, Args)]
@@ -51,17 +52,22 @@ pub(crate) fn channels_on_topics(
 /// One line of `cat --json`. Field names are a contract: extend, never rename.
 #[derive(Serialize)]
 struct CatLine<'a> {
+    /// The channel's topic.
     topic: &'a str,
+    /// The message type.
     #[serde(rename = "type")]
     type_name: &'a str,
+    /// The log time, in nanoseconds since the Unix epoch.
     log_time_ns: i64,
+    /// The decoded message (its raw bytes when it does not decode).
     data: &'a logcore::Value,
 }
 
-pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
+/// Runs `robolog cat`.
+pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
     let path = &args.file;
     let fail = |e: logcore::Error| Failure::new(path, e);
-    let reader = open::open(path)?;
+    let reader = ctx.open(path)?;
     let channels = reader.channels().map_err(fail)?;
 
     let mut filter = MessageFilter::all().mode(if args.strict {
@@ -104,7 +110,7 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
             Ok(m) => m,
             Err(e) => {
                 std::io::Write::flush(&mut out).map_err(io)?;
-                report(path, &e);
+                ctx.report(path, &e);
                 damaged = true;
                 continue;
             }
@@ -128,8 +134,7 @@ pub(crate) fn run(args: &CatArgs) -> Result<Outcome, Failure> {
                 log_time_ns: msg.log_time.as_nanos(),
                 data: &data,
             };
-            serde_json::to_string(&line)
-                .map_err(|e| Failure::new(path, std::io::Error::other(e)))?
+            serde_json::to_string(&line).map_err(|e| Failure::new(path, e))?
         } else {
             format!("{} {} {}", msg.log_time, topic, robolog::render_text(&data))
         };

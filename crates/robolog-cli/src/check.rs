@@ -12,9 +12,11 @@ use clap::{Args, ValueEnum};
 use logcore::Format;
 use osi_mcap::validate::{self, Profile, ValidateOptions};
 
+use crate::context::Context;
 use crate::output;
-use crate::{Failure, Outcome, open, report};
+use crate::{Failure, Outcome};
 
+/// The rule sets of `--profile`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum ProfileArg {
     /// The published OSI 3.8.0 rules.
@@ -48,7 +50,8 @@ pub(crate) struct CheckArgs {
     rules: bool,
 }
 
-pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
+/// Runs `robolog check`.
+pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
     let mut out = output::stdout();
     if a.rules {
         let listed = if a.json {
@@ -65,7 +68,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Clean);
     };
     let file = path.display().to_string();
-    let opened = open::open_file(path)?;
+    let opened = ctx.open_bytes(path)?;
     let passed = if opened.format == Format::Mcap {
         let opts = ValidateOptions {
             profile: a.profile.map(|p| match p {
@@ -97,11 +100,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
         report.passed()
     } else {
         // Formats without a rule set of their own: a strict full read.
-        let log = robolog::OpenOptions::new()
-            .limits(open::limits())
-            .open_bytes(&opened.bytes)
-            .map_err(|e| Failure::new(path, e))?;
-        open::note_opened(path, &log.open_warnings());
+        let log = ctx.open_mapped(path, &opened)?;
         let check = robolog::check_strict(&log);
         if a.json {
             output::line(&mut out, &check.to_json(&file).to_string())
@@ -114,7 +113,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
         // and the messages pass) is reported once.
         let mut seen = std::collections::HashSet::new();
         for problem in check.problems.iter().filter(|p| seen.insert(p.to_string())) {
-            report(path, problem);
+            ctx.report(path, problem);
         }
         check.passed()
     };
@@ -126,6 +125,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<Outcome, Failure> {
     })
 }
 
+/// The failure for an I/O error while writing the report of `path`.
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Failure + '_ {
     move |e| Failure::new(path, e)
 }

@@ -11,9 +11,10 @@ use mcapfile::Compression;
 use robolog::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
 use robolog::write::{OutputPolicy, WriteError, write_atomically};
 
+use crate::context::Context;
 use crate::progress::Progress;
 use crate::timearg::FilterArgs;
-use crate::{Failure, Outcome, open, topics, write};
+use crate::{Failure, Outcome, topics, write};
 
 /// Arguments of `robolog convert`.
 #[derive(Debug, Args)]
@@ -37,6 +38,7 @@ pub(crate) struct ConvertArgs {
     force: bool,
 }
 
+/// The chunk compressions of `--compression`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Codec {
     Zstd,
@@ -47,10 +49,14 @@ enum Codec {
 /// What OUT's extension asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
+    /// An MCAP file (`.mcap`).
     Mcap,
+    /// A ROS 1 bag (`.bag`).
     Bag,
 }
 
+/// The format OUT's extension chooses; another extension is a usage
+/// error.
 fn target(output: &Path) -> Result<Target, Failure> {
     let ext = output
         .extension()
@@ -67,7 +73,8 @@ fn target(output: &Path) -> Result<Target, Failure> {
     }
 }
 
-pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
+/// Runs `robolog convert`.
+pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
     let (input, output) = (&args.input, &args.output);
     let target = target(output)?;
     let compression = match (args.compression, target) {
@@ -85,7 +92,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
     };
     let policy = OutputPolicy::new(args.force).reading(input);
     write::check(output, &policy)?;
-    let log = open::open(input)?;
+    let log = ctx.open(input)?;
     let fail = |e: Error| Failure::new(input, e);
     if !args.filter.topics.is_empty() {
         let known = robolog::convert::topics(&log).map_err(fail)?;
@@ -125,7 +132,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Outcome, Failure> {
     // Once each: the reader's warnings (said when it opened) and the
     // damage skipped, which may be among them.
     for w in stats.warnings.iter().chain(&stats.skipped) {
-        open::say_once(input, w);
+        ctx.report(input, w);
     }
     eprintln!(
         "robolog: {}: {} messages on {} channel(s) to {}{}",

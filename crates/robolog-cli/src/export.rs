@@ -13,12 +13,14 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use robolog::export::{ExportError, ExportOptions, export_csv};
-use robolog_arrow::parquet::{self as pq, ParquetOptions, export_parquet};
+use robolog::export::{Csv, ExportError, ExportOptions, ExportedLog, export_tables, ulog2csv};
+use robolog_arrow::parquet::{ParquetOptions, export_parquet};
 
+use crate::context::Context;
 use crate::progress::Progress;
 use crate::topics::{self, Scope};
-use crate::{Failure, Outcome, open, report_all, write};
+use crate::{Failure, Outcome, write};
+use std::path::Path;
 
 /// Arguments of `robolog export`.
 #[derive(Debug, Args)]
@@ -50,40 +52,59 @@ pub(crate) struct ExportArgs {
     force: bool,
 }
 
-pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
+pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> {
+    let opts = ExportOptions {
+        topics: args.topics.clone(),
+        force: args.force,
+        limits: ctx.limits(),
+        ..ExportOptions::default()
+    };
     if args.parquet {
-        return run_parquet(args);
+        return run_parquet(ctx, args, opts);
     }
     let path = &args.inputs[0];
     if args.inputs.len() > 1 {
         let msg = "CSV export takes one log; give --parquet to export several";
-        return Err(Failure::usage(&args.inputs[1], std::io::Error::other(msg)));
+        return Err(Failure::usage(&args.inputs[1], msg));
     }
-    let log = open::open(path)?;
-    let opts = ExportOptions {
-        topics: args.topics.clone(),
-        force: args.force,
-        ..ExportOptions::default()
-    };
+    let log = ctx.open(path)?;
     let mut bar = Progress::bytes(log.bytes().len() as u64);
-    let result = export_csv(&log, path, &args.output, &opts, &mut |p| {
+    let mut progress = |p: robolog::export::Progress| {
         bar.set_total(p.total_bytes);
         bar.update(p.bytes, p.rows);
-    });
+    };
+    // ULog logs as pyulog's ulog2csv writes them, the others as CSV tables.
+    let result = match log.as_ulog() {
+        Some(_) => ulog2csv(&log, path, &args.output, &opts, &mut progress),
+        None => export_tables(&log, path, &args.output, &opts, &Csv, &mut progress),
+    };
     bar.finish();
-    let stats = result.map_err(|e| match e {
+    let done = result.map_err(|e| failure(e, path, Scope::Log))?;
+    Ok(report_log(ctx, &done))
+}
+
+/// The failure of an export of the inputs starting with `first`.
+fn failure(e: ExportError, first: &Path, scope: Scope) -> Failure {
+    match e {
         ExportError::UnknownTopic { topic, topics } => {
-            topics::unknown(path, &topic, topics.iter().map(String::as_str), Scope::Log)
+            topics::unknown(first, &topic, topics.iter().map(String::as_str), scope)
         }
         ExportError::NotAFolder(dir) => {
             let msg = "exists and is not a folder";
-            Failure::usage(&dir, std::io::Error::other(msg))
+            Failure::usage(&dir, msg)
         }
         ExportError::Refused(r) => write::refused(r),
         ExportError::Io { path, error } => Failure::new(&path, error),
-        ExportError::Read(e) => Failure::new(path, e),
-    })?;
-    for t in &stats.tables {
+        ExportError::Read { path, error } => Failure::new(&path, error),
+        e => Failure::new(first, e),
+    }
+}
+
+/// Prints a line per file written (and removed), and on stderr a line per
+/// problem of the log: damage, messages left out or not decoded, tables
+/// not written. [`Outcome::Damaged`] when there was any.
+fn report_log(ctx: &Context, log: &ExportedLog) -> Outcome {
+    for t in log.tables.iter().chain(&log.logs) {
         write::report_leftovers(&t.path);
         println!(
             "wrote {} ({} row{}, {} columns)",
@@ -93,18 +114,59 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Outcome, Failure> {
             t.columns
         );
     }
-    let mut outcome = report_all(path, stats.problems.iter().cloned());
-    for u in &stats.undecoded {
-        eprintln!("robolog: {}: {u}", path.display());
+    for path in &log.removed {
+        println!("removed {} (from an earlier export)", path.display());
+    }
+    let mut outcome = ctx.report_all(&log.path, log.problems.iter().cloned());
+    for t in log.tables.iter().filter(|t| t.skipped > 0) {
+        eprintln!(
+            "robolog: {}: table {}: {} damaged message{} left out",
+            log.path.display(),
+            t.name,
+            t.skipped,
+            if t.skipped == 1 { "" } else { "s" }
+        );
         outcome = Outcome::Damaged;
     }
-    Ok(outcome)
+    for t in log.tables.iter().filter(|t| t.undecoded > 0) {
+        let first = t.first_undecoded.as_ref();
+        if t.raw {
+            let first = first.map_or(String::new(), |u| {
+                format!("; the first at byte offset {}: {}", u.offset, u.reason)
+            });
+            eprintln!(
+                "robolog: {}: table {}: {} message{} did not decode and {} written as raw bytes{first}",
+                log.path.display(),
+                t.name,
+                t.undecoded,
+                if t.undecoded == 1 { "" } else { "s" },
+                if t.undecoded == 1 { "is" } else { "are" },
+            );
+        } else {
+            crate::report_undecoded(&log.path, &t.name, t.undecoded, first);
+        }
+        outcome = Outcome::Damaged;
+    }
+    for f in &log.failed {
+        eprintln!(
+            "robolog: {}: table {} not written: {}",
+            log.path.display(),
+            f.name,
+            f.error
+        );
+        outcome = Outcome::Damaged;
+    }
+    outcome
 }
 
 /// `export --parquet`: exit code 0, 1 when an input is no readable log
 /// (the others are written), a log is damaged (what reads is written) or
 /// a table could not be written, 2 for usage errors and refused outputs.
-fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
+fn run_parquet(
+    ctx: &Context,
+    args: &ExportArgs,
+    export: ExportOptions,
+) -> Result<Outcome, Failure> {
     let first = &args.inputs[0];
     // Each log named by its path below the folder given that holds it.
     let (inputs, log_ids): (Vec<_>, Vec<_>) = robolog_arrow::find_named_logs(&args.inputs)
@@ -113,12 +175,10 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
         .unzip();
     if inputs.is_empty() {
         let msg = "no log files found";
-        return Err(Failure::new(first, std::io::Error::other(msg)));
+        return Err(Failure::new(first, msg));
     }
     let opts = ParquetOptions {
-        topics: args.topics.clone(),
-        force: args.force,
-        limits: open::limits(),
+        export,
         log_ids,
         ..ParquetOptions::default()
     };
@@ -133,72 +193,14 @@ fn run_parquet(args: &ExportArgs) -> Result<Outcome, Failure> {
         bar.update(p.bytes, p.rows);
     });
     bar.finish();
-    let done = result.map_err(|e| match e {
-        pq::ExportError::UnknownTopic { topic } => {
-            // The topics there are, read again for the message only.
-            let known: Vec<String> = inputs
-                .iter()
-                .filter_map(|p| robolog::OpenOptions::new().limits(opts.limits).open(p).ok())
-                .filter_map(|log| robolog::LogReader::channels(&log).ok())
-                .flat_map(|c| c.into_iter().map(|c| c.topic))
-                .collect();
-            topics::unknown(first, &topic, known.iter().map(String::as_str), Scope::Logs)
-        }
-        pq::ExportError::NotAFolder(dir) => {
-            let msg = "exists and is not a folder";
-            Failure::usage(&dir, std::io::Error::other(msg))
-        }
-        pq::ExportError::Refused(r) => write::refused(r),
-        pq::ExportError::Io { path, error } => Failure::new(&path, error),
-        pq::ExportError::Read { path, error } => Failure::new(&path, error),
-        e => Failure::new(&args.output, std::io::Error::other(e.to_string())),
-    })?;
+    let done = result.map_err(|e| failure(e, first, Scope::Logs))?;
     let mut outcome = Outcome::Clean;
     for u in &done.unread {
-        crate::report(&u.path, &u.error);
+        ctx.report(&u.path, &u.error);
         outcome = Outcome::Damaged;
     }
     for log in &done.logs {
-        let files = log
-            .tables
-            .iter()
-            .map(|t| (&t.path, t.rows, t.columns))
-            .chain([(&log.logs_file, 1, pq::logs_schema().fields().len())]);
-        for (path, rows, columns) in files {
-            write::report_leftovers(path);
-            println!(
-                "wrote {} ({rows} row{}, {columns} columns)",
-                path.display(),
-                if rows == 1 { "" } else { "s" },
-            );
-        }
-        for path in &log.removed {
-            println!("removed {} (from an earlier export)", path.display());
-        }
-        if let Outcome::Damaged = report_all(&log.path, log.problems.iter().cloned()) {
-            outcome = Outcome::Damaged;
-        }
-        for t in log.tables.iter().filter(|t| t.skipped > 0) {
-            eprintln!(
-                "robolog: {}: table {}: {} damaged message{} left out",
-                log.path.display(),
-                t.name,
-                t.skipped,
-                if t.skipped == 1 { "" } else { "s" }
-            );
-            outcome = Outcome::Damaged;
-        }
-        for t in log.tables.iter().filter(|t| t.undecoded > 0) {
-            crate::report_undecoded(&log.path, &t.name, t.undecoded, t.first_undecoded.as_ref());
-            outcome = Outcome::Damaged;
-        }
-        for f in &log.failed {
-            eprintln!(
-                "robolog: {}: table {} not written: {}",
-                log.path.display(),
-                f.name,
-                f.error
-            );
+        if let Outcome::Damaged = report_log(ctx, log) {
             outcome = Outcome::Damaged;
         }
     }

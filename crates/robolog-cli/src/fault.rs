@@ -31,6 +31,7 @@ pub(crate) fn install() {
     unix::install();
 }
 
+/// The handler and its installation (the `unsafe` part).
 #[cfg(unix)]
 #[allow(unsafe_code)]
 mod unix {
@@ -40,6 +41,8 @@ mod unix {
     /// not in a mapped input.
     static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
+    /// Installs [`on_sigbus`] for `SIGBUS`, keeping the disposition it
+    /// replaces in [`PREVIOUS`].
     pub(super) fn install() {
         // SAFETY: `sigaction` only reads `action` and writes `previous`,
         // both valid, zero-initialised plain C structs; the handler only
@@ -58,6 +61,9 @@ mod unix {
         }
     }
 
+    /// The `SIGBUS` handler: [`super::MESSAGE`] and exit code
+    /// [`super::EXIT_SHRANK`] for a fault in a mapped input; any other
+    /// fault goes back to the previous disposition.
     extern "C" fn on_sigbus(
         _signal: libc::c_int,
         info: *mut libc::siginfo_t,

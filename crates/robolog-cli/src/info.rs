@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 use logcore::LogReader;
 
+use crate::context::Context;
 use crate::output;
-use crate::{Failure, Outcome, open, report_all};
+use crate::{Failure, Outcome};
 
 /// Arguments of `robolog info`.
 #[derive(Debug, Args)]
@@ -18,9 +19,10 @@ pub(crate) struct InfoArgs {
     json: bool,
 }
 
-pub(crate) fn run(args: &InfoArgs) -> Result<Outcome, Failure> {
+/// Runs `robolog info`.
+pub(crate) fn run(ctx: &Context, args: &InfoArgs) -> Result<Outcome, Failure> {
     let path = &args.file;
-    let log = open::open(path)?;
+    let log = ctx.open(path)?;
     let summary = log.summary().map_err(|e| Failure::new(path, e))?;
     let size = log.bytes().len() as u64;
     let mut out = output::stdout();
@@ -33,5 +35,5 @@ pub(crate) fn run(args: &InfoArgs) -> Result<Outcome, Failure> {
     written
         .and_then(|()| std::io::Write::flush(&mut out))
         .map_err(|e| Failure::new(path, e))?;
-    Ok(report_all(path, summary.warnings.iter().cloned()))
+    Ok(ctx.report_all(path, &summary.warnings))
 }

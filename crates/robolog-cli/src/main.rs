@@ -10,6 +10,7 @@ mod bag;
 mod carla;
 mod cat;
 mod check;
+mod context;
 mod convert;
 mod export;
 mod fault;
@@ -26,15 +27,17 @@ mod topics;
 mod ulog;
 mod write;
 
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::context::Context;
+
 /// The allocator of the whole program: the readers, Arrow and DataFusion
 /// allocate and free many small buffers, often on different threads, where
-/// mimalloc takes about a fifth less CPU than the system allocator (a fleet
-/// query over 1,000 ULogs: 1.25 against 1.62 CPU-seconds).
+/// mimalloc takes less CPU than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -57,6 +60,7 @@ struct Cli {
     max_nesting: Option<usize>,
 }
 
+/// The commands.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print format, version, duration, time range and channels of a log.
@@ -106,43 +110,85 @@ pub(crate) enum Outcome {
     PartlyRecovered,
 }
 
-/// A failure that ends a command: the file and what went wrong with it.
+/// What a failure is about: named first on its stderr line.
+pub(crate) enum Subject {
+    /// An input or output file.
+    Path(PathBuf),
+    /// Something other than a file: `query`, `standard output`, `sql` (the
+    /// command itself).
+    Named(&'static str),
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Path(path) => path.display().fmt(f),
+            Subject::Named(name) => f.write_str(name),
+        }
+    }
+}
+
+/// What went wrong, as a failure holds it.
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// A failure that ends a command: what it is about and what went wrong,
+/// printed `robolog: SUBJECT: ERROR`.
 pub(crate) struct Failure {
-    path: PathBuf,
-    error: logcore::Error,
+    /// What it is about.
+    subject: Subject,
+    /// What went wrong.
+    error: Cause,
     /// The exit code: 1, or 2 for a usage error.
     exit: u8,
 }
 
 impl Failure {
-    pub(crate) fn new(path: &std::path::Path, error: impl Into<logcore::Error>) -> Self {
+    /// A failure with the file at `path` (exit code 1).
+    pub(crate) fn new(path: &Path, error: impl Into<Cause>) -> Self {
         Failure {
-            path: path.to_path_buf(),
+            subject: Subject::Path(path.to_path_buf()),
             error: error.into(),
             exit: 1,
         }
     }
 
-    /// A usage error (exit code 2), such as an output that would replace
-    /// the input.
-    pub(crate) fn usage(path: &std::path::Path, error: impl Into<logcore::Error>) -> Self {
+    /// A usage error (exit code 2) about `path`, such as an output that
+    /// would replace the input.
+    pub(crate) fn usage(path: &Path, error: impl Into<Cause>) -> Self {
+        Failure::new(path, error).into_usage()
+    }
+
+    /// A failure about something other than a file (exit code 1), such as
+    /// the query of `robolog sql`.
+    pub(crate) fn named(subject: &'static str, error: impl Into<Cause>) -> Self {
         Failure {
-            exit: 2,
-            ..Failure::new(path, error)
+            subject: Subject::Named(subject),
+            error: error.into(),
+            exit: 1,
         }
     }
-}
 
-/// Prints one problem with a file as a single stderr line (once per run).
-pub(crate) fn report(path: &std::path::Path, error: &logcore::Error) {
-    open::say_once(path, &error.to_string());
+    /// This failure as a usage error (exit code 2).
+    pub(crate) fn into_usage(self) -> Self {
+        Failure { exit: 2, ..self }
+    }
+
+    /// Whether the reader of our output went away (`| head`): an I/O error
+    /// of kind `BrokenPipe`, as itself or as a [`logcore::Error`].
+    fn is_broken_pipe(&self) -> bool {
+        let io = match self.error.downcast_ref::<logcore::Error>() {
+            Some(logcore::Error::Io(e)) => Some(&**e),
+            _ => self.error.downcast_ref::<std::io::Error>(),
+        };
+        io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
 }
 
 /// Reports on stderr the messages of `table` in the log at `path` that did
 /// not decode: their rows are kept with null message columns (one rule for
 /// `export --parquet` and `sql`).
 pub(crate) fn report_undecoded(
-    path: &std::path::Path,
+    path: &Path,
     table: &str,
     count: u64,
     first: Option<&robolog_arrow::Undecoded>,
@@ -158,20 +204,6 @@ pub(crate) fn report_undecoded(
     );
 }
 
-/// Reports each problem with `path` on stderr, one line each: the outcome
-/// is [`Outcome::Damaged`] when there was any.
-pub(crate) fn report_all<E: Into<logcore::Error>>(
-    path: &std::path::Path,
-    problems: impl IntoIterator<Item = E>,
-) -> Outcome {
-    let mut outcome = Outcome::Clean;
-    for problem in problems {
-        report(path, &problem.into());
-        outcome = Outcome::Damaged;
-    }
-    outcome
-}
-
 fn main() -> ExitCode {
     signals::install();
     fault::install();
@@ -183,34 +215,30 @@ fn main() -> ExitCode {
     if let Some(n) = cli.max_nesting {
         limits = limits.with_max_nesting(n);
     }
-    open::set_limits(limits);
+    let ctx = &Context::new(limits);
     let result = match &cli.command {
-        Command::Info(args) => info::run(args),
-        Command::Cat(args) => cat::run(args),
-        Command::Check(args) => check::run(args),
-        Command::Export(args) => export::run(args),
-        Command::Convert(args) => convert::run(args),
-        Command::Bag(cmd) => bag::run(cmd),
-        Command::Ulog(cmd) => ulog::run(cmd),
-        Command::Carla(cmd) => carla::run(cmd),
-        Command::Mcap(cmd) => mcap::run(cmd),
+        Command::Info(args) => info::run(ctx, args),
+        Command::Cat(args) => cat::run(ctx, args),
+        Command::Check(args) => check::run(ctx, args),
+        Command::Export(args) => export::run(ctx, args),
+        Command::Convert(args) => convert::run(ctx, args),
+        Command::Bag(cmd) => bag::run(ctx, cmd),
+        Command::Ulog(cmd) => ulog::run(ctx, cmd),
+        Command::Carla(cmd) => carla::run(ctx, cmd),
+        Command::Mcap(cmd) => mcap::run(ctx, cmd),
         #[cfg(feature = "sql")]
-        Command::Sql(args) => sql::run(args),
+        Command::Sql(args) => sql::run(ctx, args),
     };
     match result {
-        // An input read in spite of damage (see `open::note_opened`).
-        Ok(Outcome::Clean) if open::noted_damage() => ExitCode::from(1),
+        // An input read in spite of damage (see `Context::note_opened`).
+        Ok(Outcome::Clean) if ctx.noted_damage() => ExitCode::from(1),
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Damaged) => ExitCode::from(1),
         Ok(Outcome::PartlyRecovered) => ExitCode::from(3),
+        // The reader of our output went away (`| head`): not an error.
+        Err(f) if f.is_broken_pipe() => ExitCode::SUCCESS,
         Err(f) => {
-            if let logcore::Error::Io(e) = &f.error
-                && e.kind() == std::io::ErrorKind::BrokenPipe
-            {
-                // The reader of our output went away (`| head`): not an error.
-                return ExitCode::SUCCESS;
-            }
-            report(&f.path, &f.error);
+            ctx.report_failure(&f);
             ExitCode::from(f.exit)
         }
     }

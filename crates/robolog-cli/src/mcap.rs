@@ -14,7 +14,8 @@ use mcapfile::{Compression, DoctorOptions, Mcap, WriteOptions, doctor};
 
 use robolog::write::OutputPolicy;
 
-use crate::{Failure, Outcome, open, report};
+use crate::context::Context;
+use crate::{Failure, Outcome};
 use crate::{output, write};
 
 /// The `robolog mcap` subcommands.
@@ -50,6 +51,7 @@ pub(crate) struct DoctorArgs {
     strict_message_order: bool,
 }
 
+/// The chunk compressions of `--compression`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Codec {
     Zstd,
@@ -75,44 +77,36 @@ pub(crate) struct RewriteArgs {
     force: bool,
 }
 
-pub(crate) fn run(cmd: &McapCommand) -> Result<Outcome, Failure> {
+/// Runs a `robolog mcap` subcommand.
+pub(crate) fn run(ctx: &Context, cmd: &McapCommand) -> Result<Outcome, Failure> {
     match cmd {
-        McapCommand::Info(a) => info(&a.file),
-        McapCommand::Doctor(a) => run_doctor(a),
-        McapCommand::Recover(a) => rewrite(a, true),
-        McapCommand::Compress(a) => rewrite(a, false),
+        McapCommand::Info(a) => info(ctx, &a.file),
+        McapCommand::Doctor(a) => run_doctor(ctx, a),
+        McapCommand::Recover(a) => rewrite(ctx, a, true),
+        McapCommand::Compress(a) => rewrite(ctx, a, false),
     }
 }
 
-fn open_mcap(path: &Path) -> Result<open::Opened, Failure> {
-    let opened = open::open_file(path)?;
-    if opened.format != Format::Mcap {
-        return Err(Failure::new(
-            path,
-            logcore::Error::malformed(0, "an MCAP file", format!("a {} file", opened.format)),
-        ));
-    }
-    Ok(opened)
-}
-
+/// The failure for an I/O error while writing what `path` holds.
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Failure + '_ {
     move |e| Failure::new(path, e)
 }
 
-fn info(path: &Path) -> Result<Outcome, Failure> {
-    let opened = open_mcap(path)?;
-    let mcap = Mcap::with_limits(&opened.bytes, crate::open::mcap_limits())
-        .map_err(|e| Failure::new(path, e))?;
+/// `mcap info`: the summary of the file at `path`.
+fn info(ctx: &Context, path: &Path) -> Result<Outcome, Failure> {
+    let bytes = ctx.open_bytes_as(path, Format::Mcap)?;
+    let mcap = Mcap::with_limits(&bytes, ctx.limits()).map_err(|e| Failure::new(path, e))?;
     let info = mcapfile::info::Info::new(&mcap).map_err(|e| Failure::new(path, e))?;
     let mut out = output::stdout();
     info.write(&mut out).map_err(io(path))?;
     out.flush().map_err(io(path))?;
     for w in &info.warnings {
-        report(path, w);
+        ctx.report(path, w);
     }
     Ok(clean_if(info.warnings.is_empty()))
 }
 
+/// [`Outcome::Clean`] when `clean`, else [`Outcome::Damaged`].
 fn clean_if(clean: bool) -> Outcome {
     if clean {
         Outcome::Clean
@@ -121,12 +115,13 @@ fn clean_if(clean: bool) -> Outcome {
     }
 }
 
-fn run_doctor(a: &DoctorArgs) -> Result<Outcome, Failure> {
-    let opened = open_mcap(&a.file)?;
+/// `mcap doctor`: the structural rules, one line per finding.
+fn run_doctor(ctx: &Context, a: &DoctorArgs) -> Result<Outcome, Failure> {
+    let bytes = ctx.open_bytes_as(&a.file, Format::Mcap)?;
     let options = DoctorOptions {
         strict_message_order: a.strict_message_order,
     };
-    let findings = doctor(&opened.bytes, options);
+    let findings = doctor(&bytes, options);
     let mut out = output::stdout();
     write_findings(&mut out, &findings).map_err(io(&a.file))?;
     out.flush().map_err(io(&a.file))?;
@@ -142,10 +137,12 @@ fn run_doctor(a: &DoctorArgs) -> Result<Outcome, Failure> {
     Ok(Outcome::Damaged)
 }
 
-fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
+/// `mcap recover` (when `recovering`) and `mcap compress`: the file
+/// rewritten into OUTPUT.
+fn rewrite(ctx: &Context, a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
     let policy = OutputPolicy::new(a.force).reading(&a.input);
     write::check(&a.output, &policy)?;
-    let opened = open_mcap(&a.input)?;
+    let bytes = ctx.open_bytes_as(&a.input, Format::Mcap)?;
     let opts = WriteOptions {
         compression: match a.compression {
             Codec::Zstd => Compression::Zstd,
@@ -156,12 +153,12 @@ fn rewrite(a: &RewriteArgs, recovering: bool) -> Result<Outcome, Failure> {
         ..WriteOptions::default()
     };
     let rep = write::write_output(&a.output, &policy, |f| {
-        recover(&opened.bytes, f, opts).map(|(_, rep)| rep)
+        recover(&bytes, f, opts).map(|(_, rep)| rep)
     })?;
     let (input, output) = (a.input.display(), a.output.display());
     eprintln!("robolog: {input}: {rep} to {output}");
     for p in &rep.problems {
-        report(&a.input, p);
+        ctx.report(&a.input, p);
     }
     if !recovering {
         return Ok(clean_if(rep.problems.is_empty()));

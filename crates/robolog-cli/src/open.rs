@@ -1,103 +1,91 @@
-//! Opening a file through the `robolog` library.
+//! Opening inputs: the one way every command opens the files it reads.
+//!
+//! A command that reads a log opens it with [`Context::open`] (any format)
+//! or [`Context::open_as`] (a tool of one format); one that needs a file's
+//! bytes for a format's own tool (`bag reindex`, `mcap recover`, `check`)
+//! maps it with [`Context::open_bytes`] or [`Context::open_bytes_as`].
+//! Each applies the run's limits, refuses a file of another format with
+//! the error of [`robolog::OpenOptions::format`], and reports what a
+//! reader worked around when it opened the file
+//! ([`Context::note_opened`]); each failure names the file.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::path::Path;
 
-use logcore::{Error, FileBytes, Format};
-use robolog::Log;
+use logcore::{FileBytes, Format};
+use robolog::{Log, OpenOptions};
 
 use crate::Failure;
+use crate::context::Context;
 
-/// The resource limits of this run (`--max-chunk-size`, `--max-nesting`),
-/// set once by `main`.
-static LIMITS: OnceLock<robolog::Limits> = OnceLock::new();
-
-/// Sets the limits every reader of this run applies.
-pub(crate) fn set_limits(limits: robolog::Limits) {
-    let _ = LIMITS.set(limits);
-}
-
-/// The limits of this run (the library's defaults unless set).
-pub(crate) fn limits() -> robolog::Limits {
-    LIMITS.get().copied().unwrap_or_default()
-}
-
-/// [`limits`] as a bag reader's.
-pub(crate) fn bag_limits() -> rosbag12::Limits {
-    limits()
-}
-
-/// [`limits`] as an MCAP reader's.
-pub(crate) fn mcap_limits() -> mcapfile::Limits {
-    limits()
-}
-
-/// A file's bytes and its detected format.
-pub(crate) struct Opened {
+/// A file's bytes and its format, recognised by its first bytes.
+pub(crate) struct Mapped {
+    /// The file, mapped.
     pub(crate) bytes: FileBytes,
+    /// Its format.
     pub(crate) format: Format,
 }
 
-/// Maps `path` and recognises its format by its magic bytes.
-pub(crate) fn open_file(path: &Path) -> Result<Opened, Failure> {
-    let bytes = FileBytes::open(path).map_err(|e| Failure::new(path, e))?;
-    let format = robolog::detect(&bytes).map_err(|e| Failure::new(path, e))?;
-    Ok(Opened { bytes, format })
-}
-
-/// Opens `path` as a [`Log`], reporting what its reader had to work
-/// around (see [`note_opened`]).
-pub(crate) fn open(path: &Path) -> Result<Log<'static>, Failure> {
-    let log = robolog::OpenOptions::new()
-        .limits(limits())
-        .open(path)
-        .map_err(|e| Failure::new(path, e))?;
-    note_opened(path, &log.open_warnings());
-    Ok(log)
-}
-
-/// The lines said on stderr in this run, per file: each is said once.
-static SAID: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
-
-/// Whether an input was read although damaged ([`note_opened`]).
-static DAMAGED: AtomicBool = AtomicBool::new(false);
-
-/// Prints `robolog: PATH: TEXT` on stderr unless this run said it already.
-pub(crate) fn say_once(path: &Path, text: &str) {
-    let mut said = SAID
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if said
-        .get_or_insert_with(HashSet::new)
-        .insert((path.to_path_buf(), text.to_string()))
-    {
-        eprintln!("robolog: {}: {text}", path.display());
+impl Context {
+    /// How this run opens logs: with its limits.
+    fn options(&self) -> OpenOptions {
+        OpenOptions::new().limits(self.limits())
     }
-}
 
-/// The one rule for an input read in spite of damage found when opening
-/// it (a bag without its index, read by scanning its chunks: see
-/// [`robolog::Log::open_warnings`]), whatever the command: each problem
-/// is one stderr line, once per file per run, and the exit code is 1.
-pub(crate) fn note_opened<'a>(path: &Path, warnings: impl IntoIterator<Item = &'a Error>) {
-    for w in warnings {
-        say_once(path, &w.to_string());
-        DAMAGED.store(true, Ordering::Relaxed);
+    /// Opens `path` as a [`Log`] of any format.
+    pub(crate) fn open(&self, path: &Path) -> Result<Log<'static>, Failure> {
+        self.open_with(path, &self.options())
     }
-}
 
-/// Whether [`note_opened`] reported a damaged input in this run.
-pub(crate) fn noted_damage() -> bool {
-    DAMAGED.load(Ordering::Relaxed)
-}
+    /// Opens `path` as a [`Log`] that must be of `format`.
+    pub(crate) fn open_as(&self, path: &Path, format: Format) -> Result<Log<'static>, Failure> {
+        self.open_with(path, &self.options().format(format))
+    }
 
-/// Opens `path` as a [`Log`] that must be of `format`.
-pub(crate) fn open_as(path: &Path, format: Format) -> Result<Log<'static>, Failure> {
-    robolog::OpenOptions::new()
-        .format(format)
-        .limits(limits())
-        .open(path)
-        .map_err(|e| Failure::new(path, e))
+    /// Opens `path` with `options`, reporting what its reader had to work
+    /// around.
+    fn open_with(&self, path: &Path, options: &OpenOptions) -> Result<Log<'static>, Failure> {
+        let log = options.open(path).map_err(|e| Failure::new(path, e))?;
+        self.note_opened(path, &log.open_warnings());
+        Ok(log)
+    }
+
+    /// Maps `path` and recognises its format, for a command that reads
+    /// the bytes itself.
+    pub(crate) fn open_bytes(&self, path: &Path) -> Result<Mapped, Failure> {
+        let bytes = FileBytes::open(path).map_err(|e| Failure::new(path, e))?;
+        let format = robolog::detect(&bytes).map_err(|e| Failure::new(path, e))?;
+        Ok(Mapped { bytes, format })
+    }
+
+    /// Maps `path`, which must be of `format`, for that format's own tool
+    /// (`bag reindex`, `mcap recover`, ...): a file of another format is
+    /// refused with the error [`Context::open_as`] gives.
+    pub(crate) fn open_bytes_as(&self, path: &Path, format: Format) -> Result<FileBytes, Failure> {
+        let mapped = self.open_bytes(path)?;
+        if mapped.format != format {
+            // The library's own error for the wrong format, which it gives
+            // before its reader reads anything past the first bytes.
+            let head = &mapped.bytes[..mapped.bytes.len().min(robolog::PROBE_LEN)];
+            self.options()
+                .format(format)
+                .open_bytes(head)
+                .map_err(|e| Failure::new(path, e))?;
+        }
+        Ok(mapped.bytes)
+    }
+
+    /// Opens the bytes of `path`, which [`Context::open_bytes`] mapped, as
+    /// a [`Log`], reporting what its reader had to work around.
+    pub(crate) fn open_mapped<'a>(
+        &self,
+        path: &Path,
+        mapped: &'a Mapped,
+    ) -> Result<Log<'a>, Failure> {
+        let log = self
+            .options()
+            .open_bytes(&mapped.bytes)
+            .map_err(|e| Failure::new(path, e))?;
+        self.note_opened(path, &log.open_warnings());
+        Ok(log)
+    }
 }

@@ -13,8 +13,11 @@ const MESSAGE_EVERY: Duration = Duration::from_millis(100);
 
 /// A progress bar over the bytes of one input file.
 pub(crate) struct Progress {
+    /// The bar, when it is shown.
     bar: Option<indicatif::ProgressBar>,
+    /// When the bar was made, for the message rate.
     started: Instant,
+    /// When the message count was last redrawn.
     last_message: Option<Instant>,
 }
 

@@ -55,6 +55,8 @@ fn end(signal: &str, code: i32) -> ! {
     std::process::exit(code)
 }
 
+/// Blocking the signals and the thread that waits for them (the
+/// `unsafe` part).
 #[cfg(unix)]
 #[allow(unsafe_code)]
 mod unix {
@@ -64,6 +66,7 @@ mod unix {
         (libc::SIGTERM, "SIGTERM", super::EXIT_SIGTERM),
     ];
 
+    /// Blocks [`SIGNALS`] (unless ignored) and starts the waiting thread.
     pub(super) fn install() {
         // SAFETY: `sigemptyset`, `sigaddset` and `sigaction` (with no new
         // action: it only reads the current one) get pointers to valid,

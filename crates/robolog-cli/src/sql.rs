@@ -17,7 +17,7 @@
 //! opened, merged or read, or messages that did not decode.
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -32,8 +32,9 @@ use robolog::write::OutputPolicy;
 use robolog_sql::output as out;
 use robolog_sql::{LogSet, ScanProgress};
 
+use crate::context::Context;
 use crate::progress::Progress;
-use crate::{Failure, Outcome, open, output, write};
+use crate::{Failure, Outcome, output, write};
 
 /// Arguments of `robolog sql`.
 #[derive(Debug, Args)]
@@ -72,14 +73,13 @@ enum Format {
 
 /// A usage error (exit code 2) about the query.
 fn bad_query(msg: impl std::fmt::Display) -> Failure {
-    Failure::usage(Path::new("query"), std::io::Error::other(msg.to_string()))
+    Failure::named("query", msg.to_string()).into_usage()
 }
 
 /// The failure for an error of the `robolog-sql` crate: the log it names
 /// (exit code 1).
 fn log_failure(e: &robolog_sql::Error) -> Failure {
     use robolog_sql::Error as E;
-    let other = |path: &Path, msg: &str| Failure::new(path, std::io::Error::other(msg.to_string()));
     match e {
         E::Io { path, source } => {
             Failure::new(path, std::io::Error::new(source.kind(), source.to_string()))
@@ -89,9 +89,9 @@ fn log_failure(e: &robolog_sql::Error) -> Failure {
             // The error's text, less the path it starts with.
             let text = e.to_string();
             let prefix = format!("{}: ", path.display());
-            other(path, text.strip_prefix(&prefix).unwrap_or(&text))
+            Failure::new(path, text.strip_prefix(&prefix).unwrap_or(&text))
         }
-        e => other(Path::new("sql"), &e.to_string()),
+        e => Failure::named("sql", e.to_string()),
     }
 }
 
@@ -102,11 +102,12 @@ fn run_failure(e: &DataFusionError, planning: bool) -> Failure {
     match robolog_sql::Error::of(e) {
         Some(e) => log_failure(e),
         None if planning => bad_query(e),
-        None => Failure::new(Path::new("query"), std::io::Error::other(e.to_string())),
+        None => Failure::named("query", e.to_string()),
     }
 }
 
-pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
+/// Runs `robolog sql`.
+pub(crate) fn run(ctx: &Context, args: &SqlArgs) -> Result<Outcome, Failure> {
     let (query, paths) = match args.args.split_first() {
         _ if args.schema => (None, &args.args[..]),
         Some((q, rest)) if !rest.is_empty() => (Some(q.as_str()), rest),
@@ -123,28 +124,27 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
         write::check(out, &policy)?;
     }
     let Some(query) = query else {
-        let set = LogSet::open_with(paths, open::limits()).map_err(|e| log_failure(&e))?;
+        let set = LogSet::open_with(paths, ctx.limits()).map_err(|e| log_failure(&e))?;
         for (path, w) in &set.open_warnings() {
-            open::note_opened(path, [w]);
+            ctx.note_opened(path, [w]);
         }
         // What is wrong with a table is reported (and damages).
         let mut outcome = Outcome::Clean;
         out::write_schema(&set, output::stdout(), |e| {
-            let f = log_failure(&e);
-            crate::report(&f.path, &f.error);
+            ctx.report_failure(&log_failure(&e));
             outcome = Outcome::Damaged;
         })
-        .map_err(|e| Failure::new(Path::new("stdout"), e))?;
+        .map_err(|e| Failure::named("standard output", e))?;
         return Ok(outcome);
     };
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| Failure::new(Path::new("sql"), e))?;
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| Failure::named("sql", e))?;
     let config = SessionConfig::new()
         .with_information_schema(true)
         .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
-    let ctx = SessionContext::new_with_config(config);
+    let session = SessionContext::new_with_config(config);
     // Only queries: before a log is opened, and again on the plan.
-    robolog_sql::check_read_only(&ctx, query).map_err(|e| bad_query(&e))?;
-    let set = LogSet::find(paths, open::limits()).map_err(|e| log_failure(&e))?;
+    robolog_sql::check_read_only(&session, query).map_err(|e| bad_query(&e))?;
+    let set = LogSet::find(paths, ctx.limits()).map_err(|e| log_failure(&e))?;
     // No output may be one of the logs read, even with --force.
     if let Some(out) = &args.output {
         policy.add_inputs(set.logs().iter().map(|l| l.path.clone()));
@@ -154,11 +154,12 @@ pub(crate) fn run(args: &SqlArgs) -> Result<Outcome, Failure> {
     // it is not once the answer is out: the system unmaps them all at
     // exit, far faster than closing each after its scan.
     set.hold_scanned_logs();
-    set.register(&ctx).map_err(|e| log_failure(&e))?;
-    let planned = runtime.block_on(ctx.sql_with_options(query, robolog_sql::read_only_options()));
+    set.register(&session).map_err(|e| log_failure(&e))?;
+    let planned =
+        runtime.block_on(session.sql_with_options(query, robolog_sql::read_only_options()));
     // What the readers worked around (the rule of every command).
     for (path, w) in &set.open_warnings() {
-        open::note_opened(path, [w]);
+        ctx.note_opened(path, [w]);
     }
     let df = planned.map_err(|e| run_failure(&e, true))?;
     let schema = Arc::new(df.schema().as_arrow().clone());
@@ -222,17 +223,14 @@ fn write_result(
     let mut failed = None;
     let written = |w: &mut (dyn Write + Send)| {
         out::write(format, schema, batches, w).map_err(|e| match e {
-            out::WriteError::Query(e) => {
-                failed = Some(e);
-                std::io::Error::other("query failed")
-            }
-            out::WriteError::Write(e) => std::io::Error::other(e),
+            out::WriteError::Query(e) => failed.insert(e).to_string(),
+            out::WriteError::Write(e) => e,
         })
     };
     let left_out = match &args.output {
         Some(dest) => write::write_output(dest, policy, |f| written(f)),
         None => written(&mut BufWriter::with_capacity(1 << 16, std::io::stdout()))
-            .map_err(|e| Failure::new(Path::new("stdout"), e)),
+            .map_err(|e| Failure::named("standard output", e)),
     };
     if let Some(e) = failed {
         return Err(run_failure(&e, false));

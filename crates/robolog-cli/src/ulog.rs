@@ -13,7 +13,8 @@ use ulogfile::pyulog::{self, CsvOptions, ParamFormat, ParamOptions};
 
 use robolog::write::{OutputPolicy, WriteError, write_atomically};
 
-use crate::{Failure, Outcome, open, report_all, write};
+use crate::context::Context;
+use crate::{Failure, Outcome, write};
 
 /// The `robolog ulog` subcommands.
 #[derive(Debug, Subcommand)]
@@ -51,6 +52,7 @@ pub(crate) struct InfoArgs {
     newline: bool,
 }
 
+/// The output formats of `ulog params`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Fmt {
     Csv,
@@ -58,6 +60,7 @@ enum Fmt {
     Qgc,
 }
 
+/// The kinds of default values of `ulog params --default`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum DefaultKind {
     System,
@@ -117,14 +120,15 @@ pub(crate) struct CsvArgs {
     force: bool,
 }
 
-pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
+/// Runs a `robolog ulog` subcommand.
+pub(crate) fn run(ctx: &Context, cmd: &UlogCommand) -> Result<Outcome, Failure> {
     let path = match cmd {
         UlogCommand::Info(a) => &a.file,
         UlogCommand::Messages(a) => &a.file,
         UlogCommand::Params(a) => &a.file,
         UlogCommand::Csv(a) => &a.file,
     };
-    let opened = open::open_as(path, logcore::Format::ULog)?;
+    let opened = ctx.open_as(path, logcore::Format::ULog)?;
     let Some(log) = opened.as_ulog() else {
         return Ok(Outcome::Clean);
     };
@@ -232,8 +236,5 @@ pub(crate) fn run(cmd: &UlogCommand) -> Result<Outcome, Failure> {
     }
     out.flush().map_err(io)?;
     drop(out);
-    Ok(report_all(
-        path,
-        log.warnings.iter().chain(&log.truncation).cloned(),
-    ))
+    Ok(ctx.report_all(path, log.warnings.iter().chain(&log.truncation)))
 }

@@ -16,16 +16,16 @@ use robolog::write::{
     write_atomically,
 };
 
+use crate::{Cause, Failure};
+
 /// The failure of a write: a refusal (exit code 2) or an error on `dest`.
-pub(crate) fn failed<E: Into<logcore::Error>>(dest: &Path, e: WriteError<E>) -> Failure {
+pub(crate) fn failed<E: Into<Cause>>(dest: &Path, e: WriteError<E>) -> Failure {
     match e {
         WriteError::Refused(r) => refused(r),
         WriteError::Io(e) => Failure::new(dest, e),
         WriteError::Write(e) => Failure::new(dest, e),
     }
 }
-
-use crate::Failure;
 
 /// The failure for a refused output: exit code 2 and a message that names
 /// the file and what to do.
@@ -42,7 +42,7 @@ pub(crate) fn refused(r: Refusal) -> Failure {
                 .to_string(),
         ),
     };
-    Failure::usage(&path, std::io::Error::other(msg))
+    Failure::usage(&path, msg)
 }
 
 /// Refuses `dest` before any work is done when `policy` would, after
@@ -112,7 +112,7 @@ fn leftover_note(left: &Leftover) -> String {
 
 /// Writes `dest` atomically with `write`; its errors are reported on
 /// `dest`.
-pub(crate) fn write_output<T, E: Into<logcore::Error>>(
+pub(crate) fn write_output<T, E: Into<Cause>>(
     dest: &Path,
     policy: &OutputPolicy,
     write: impl FnOnce(&mut AtomicFile) -> Result<T, E>,

@@ -2,8 +2,6 @@
 
 use std::io::{self, Write};
 
-use crate::write::AtomicFile;
-
 use super::{Cell, Column, ColumnKind, TableFormat, TableSink, TimeUnit};
 
 /// CSV tables: a header row of column names, then one row per message.
@@ -26,7 +24,11 @@ impl TableFormat for Csv {
         "csv"
     }
 
-    fn create(&self, mut file: AtomicFile, columns: &[Column]) -> io::Result<Box<dyn TableSink>> {
+    fn create<'w>(
+        &self,
+        out: &'w mut dyn Write,
+        columns: &[Column],
+    ) -> io::Result<Box<dyn TableSink + 'w>> {
         let mut buf = Vec::with_capacity(1 << 16);
         for (i, c) in columns.iter().enumerate() {
             if i > 0 {
@@ -35,10 +37,10 @@ impl TableFormat for Csv {
             push_text(&mut buf, &c.name);
         }
         buf.push(b'\n');
-        file.write_all(&buf)?;
+        out.write_all(&buf)?;
         buf.clear();
         Ok(Box::new(CsvSink {
-            file,
+            out,
             buf,
             kinds: columns.iter().map(|c| c.kind).collect(),
             col: 0,
@@ -47,14 +49,14 @@ impl TableFormat for Csv {
 }
 
 /// One CSV file being written.
-struct CsvSink {
-    file: AtomicFile,
+struct CsvSink<'w> {
+    out: &'w mut dyn Write,
     buf: Vec<u8>,
     kinds: Vec<ColumnKind>,
     col: usize,
 }
 
-impl TableSink for CsvSink {
+impl TableSink for CsvSink<'_> {
     fn cell(&mut self, cell: Cell<'_>) {
         if self.col > 0 {
             self.buf.push(b',');
@@ -92,15 +94,15 @@ impl TableSink for CsvSink {
         self.buf.push(b'\n');
         self.col = 0;
         if self.buf.len() >= 1 << 16 {
-            self.file.write_all(&self.buf)?;
+            self.out.write_all(&self.buf)?;
             self.buf.clear();
         }
         Ok(())
     }
 
-    fn finish(mut self: Box<Self>) -> io::Result<AtomicFile> {
-        self.file.write_all(&self.buf)?;
-        Ok(self.file)
+    fn finish(self: Box<Self>) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.out.flush()
     }
 }
 

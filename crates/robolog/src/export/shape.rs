@@ -2,7 +2,7 @@
 //! flattened with pyulog's names (`a.b` for a struct field, `a[0]` for an
 //! array element).
 
-use logcore::{FieldName, Value};
+use logcore::{FieldName, Value, ValueType};
 
 use super::{Cell, Column, ColumnKind, TableSink};
 
@@ -260,17 +260,33 @@ impl Shape {
     }
 }
 
-/// The common kind of two scalar kinds, `None` when they have none.
+/// The common kind of two scalar kinds, `None` when they have none: only
+/// nulls beside a kind is the kind, otherwise
+/// [`ValueType::widen_scalar`]'s rule.
 fn widen(a: ColumnKind, b: ColumnKind) -> Option<ColumnKind> {
-    use ColumnKind::*;
-    Some(match (a, b) {
-        (a, b) if a == b => a,
-        (Null, k) | (k, Null) => k,
-        (Int, UInt) | (UInt, Int) => Int,
-        (F32, F64) | (F64, F32) => F64,
-        (Int | UInt, F32 | F64) | (F32 | F64, Int | UInt) => F64,
-        _ => return None,
-    })
+    use ColumnKind as K;
+    let ty = |k: ColumnKind| match k {
+        K::Bool => Some(ValueType::Bool),
+        K::Int => Some(ValueType::I64),
+        K::UInt => Some(ValueType::U64),
+        K::F32 => Some(ValueType::F32),
+        K::F64 => Some(ValueType::F64),
+        K::String => Some(ValueType::String),
+        K::Time(_) | K::Null | K::Json => None,
+    };
+    match (a, b) {
+        (a, b) if a == b => Some(a),
+        (K::Null, k) | (k, K::Null) => Some(k),
+        _ => match ty(a)?.widen_scalar(&ty(b)?)? {
+            ValueType::Bool => Some(K::Bool),
+            ValueType::I64 => Some(K::Int),
+            ValueType::U64 => Some(K::UInt),
+            ValueType::F32 => Some(K::F32),
+            ValueType::F64 => Some(K::F64),
+            ValueType::String => Some(K::String),
+            _ => None,
+        },
+    }
 }
 
 /// The index of field `name` in `fields`, looked for first at `hint` (where

@@ -13,7 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::plan::FileNames;
 use super::*;
+use crate::write::Refusal;
 
 fn testdata(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -46,7 +48,23 @@ fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap()
 }
 
-fn export(input: &Path, dir: &Path, opts: &ExportOptions) -> Result<ExportStats, ExportError> {
+/// CSV files of `log` as `robolog export` writes them: ULog logs as
+/// `ulog2csv` does, the others as CSV tables.
+fn export_csv(
+    log: &crate::Log<'_>,
+    input: &Path,
+    dir: &Path,
+    opts: &ExportOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ExportedLog, ExportError> {
+    #[cfg(feature = "ulog")]
+    if log.as_ulog().is_some() {
+        return ulog2csv(log, input, dir, opts, progress);
+    }
+    export_tables(log, input, dir, opts, &Csv, progress)
+}
+
+fn export(input: &Path, dir: &Path, opts: &ExportOptions) -> Result<ExportedLog, ExportError> {
     let log = crate::open(input).unwrap();
     export_csv(&log, input, dir, opts, &mut |_| {})
 }
@@ -107,7 +125,9 @@ fn bag_tables_have_the_known_columns_and_values() {
         Progress {
             bytes: 2 * size,
             total_bytes: 2 * size,
-            rows: 75
+            rows: 75,
+            log: 0,
+            logs: 1,
         }
     );
     assert!(calls.windows(2).all(|w| w[0].bytes <= w[1].bytes));
@@ -152,7 +172,7 @@ fn an_unknown_topic_names_the_topics_there_are() {
     let err = export(&testdata("rosbag/sample.bag"), &dir, &opts).unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"no topic "/nope" in this log; its topics: /chatter, /count, /point"#
+        r#"no topic or table "/nope" in the logs read; their topics: /chatter, /count, /point"#
     );
     assert!(!dir.exists());
 }
@@ -303,11 +323,13 @@ fn long_arrays_are_one_json_cell_and_undecodable_messages_are_reported() {
         read(&dir, "odd_topic.csv"),
         "log_time_ns,publish_time_ns,a\n1000,1005,\"[1,2,3]\"\n1001,1006,\n1002,1007,[4]\n"
     );
-    assert_eq!(stats.undecoded.len(), 1);
-    assert_eq!(
-        (stats.undecoded[0].count, stats.undecoded[0].raw),
-        (1, false)
-    );
+    let undecoded: Vec<(u64, bool)> = stats
+        .tables
+        .iter()
+        .filter(|t| t.undecoded > 0)
+        .map(|t| (t.undecoded, t.raw))
+        .collect();
+    assert_eq!(undecoded, [(1, false)]);
     // The message that does not decode is a row with an empty value, as
     // it is a row of null fields in the Parquet and SQL tables.
     assert_eq!(stats.tables[0].rows, 3);
@@ -332,10 +354,7 @@ fn a_channel_nothing_decodes_is_exported_raw() {
         read(&dir, "odd_topic.csv"),
         "log_time_ns,publish_time_ns,data[0],data[1]\n1000,1005,1,2\n1001,1006,3,\n"
     );
-    assert_eq!(
-        (stats.undecoded[0].count, stats.undecoded[0].raw),
-        (2, true)
-    );
+    assert_eq!((stats.tables[0].undecoded, stats.tables[0].raw), (2, true));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -435,7 +454,9 @@ fn more_tables_than_open_files_are_written_in_several_passes() {
         Progress {
             bytes: 3 * size,
             total_bytes: 3 * size,
-            rows: n as u64
+            rows: n as u64,
+            log: 0,
+            logs: 1,
         }
     );
     std::fs::remove_dir_all(&dir).unwrap();

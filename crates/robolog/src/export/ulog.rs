@@ -9,16 +9,15 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use logcore::LogReader;
+use logcore::{Error, LogReader};
+use ulogfile::Subscription;
 use ulogfile::pyulog;
-use ulogfile::{Subscription, ULog};
 
 use crate::Log;
 use crate::write::{OutputPolicy, write_atomically};
 
-use super::{
-    ExportError, ExportOptions, ExportStats, ExportedTable, Progress, check_topics, prepare_folder,
-};
+use super::plan::prepare_folder;
+use super::{ExportError, ExportOptions, ExportedLog, ExportedTable, Progress, Selection};
 
 /// The topic of a subscription, as the ULog reader names its channel.
 fn topic(sub: &Subscription<'_>) -> String {
@@ -43,23 +42,40 @@ fn prefix(input: &Path) -> String {
     base
 }
 
-pub(super) fn export(
+/// Exports the ULog `log`, read from `input`, as CSV files in `dir` byte
+/// for byte as pyulog 1.3.0's `ulog2csv -o DIR` writes them (see the
+/// [module](super) docs for the file names), calling `progress` as the
+/// work goes on. A `--topic` ([`ExportOptions::topics`]) is a message name
+/// with its instance after it when not 0 (`esc_status[1]`), as
+/// `robolog info` lists it. A log of another format is
+/// [`ExportError::Read`].
+pub fn ulog2csv(
     log: &Log<'_>,
-    ulog: &ULog<'_>,
     input: &Path,
     dir: &Path,
     opts: &ExportOptions,
     progress: &mut dyn FnMut(Progress),
-) -> Result<ExportStats, ExportError> {
-    let channels = log.channels()?;
-    check_topics(&channels, &opts.topics)?;
+) -> Result<ExportedLog, ExportError> {
+    let Some(ulog) = log.as_ulog() else {
+        let e = Error::invalid_argument(format!(
+            "ulog2csv: a {} log is no ULog file",
+            log.format().name()
+        ));
+        return Err(ExportError::read(input)(e));
+    };
+    let channels = log.channels().map_err(ExportError::read(input))?;
+    let mut selection = Selection::new(&opts.topics);
+    for c in &channels {
+        selection.selects(&c.topic, &c.topic);
+    }
+    selection.check(channels.iter().map(|c| c.topic.as_str()))?;
     let datasets = pyulog::datasets(ulog);
     let names = pyulog::csv_file_names(&prefix(input), &datasets);
     let sets: Vec<(&Subscription<'_>, String, PathBuf)> = datasets
         .into_iter()
         .zip(names)
         .map(|(s, name)| (s, topic(s), dir.join(name)))
-        .filter(|(_, t, _)| opts.topics.is_empty() || opts.topics.contains(t))
+        .filter(|(_, t, _)| selection.contains(t, t))
         .collect();
     let policy = OutputPolicy::new(opts.force).reading(input);
     for (_, _, path) in &sets {
@@ -69,7 +85,11 @@ pub(super) fn export(
 
     let size = log.bytes().len() as u64;
     let total_rows: u64 = sets.iter().map(|(s, _, _)| s.samples.len() as u64).sum();
-    let mut stats = ExportStats::default();
+    let log_id = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out = ExportedLog::new(input, &log_id, log.format());
     let mut rows_before = 0u64;
     for (sub, topic, path) in &sets {
         let mut report = |lines: u64| {
@@ -78,6 +98,8 @@ pub(super) fn export(
                 bytes: size * rows / total_rows.max(1),
                 total_bytes: size,
                 rows,
+                log: 0,
+                logs: 1,
             });
         };
         let columns = write_atomically(path, &policy, |f| {
@@ -93,27 +115,27 @@ pub(super) fn export(
         .map_err(ExportError::write(path))?;
         let rows = sub.samples.len() as u64;
         rows_before += rows;
-        stats.tables.push(ExportedTable {
-            topic: topic.clone(),
-            type_name: sub.name.clone(),
-            path: path.clone(),
-            rows,
-            columns,
-        });
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        let mut table = ExportedTable::new(&stem, topic, &sub.name, path);
+        table.rows = rows;
+        table.columns = columns;
+        out.tables.push(table);
     }
     progress(Progress {
         bytes: size,
         total_bytes: size,
         rows: rows_before,
+        log: 0,
+        logs: 1,
     });
-    stats.problems = ulog
+    out.problems = ulog
         .warnings
         .iter()
         .chain(&ulog.truncation)
         .cloned()
         .map(Into::into)
         .collect();
-    Ok(stats)
+    Ok(out)
 }
 
 /// A writer that counts the lines going through it (and the commas of the
@@ -145,7 +167,7 @@ impl<W: Write> Write for Counting<'_, W> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ExportOptions, export_csv};
+    use super::super::{ExportOptions, ulog2csv};
 
     /// A ULog of `subs` (format name, multi id, timestamps of its samples),
     /// subscribed in that order; every format has one `uint64_t` field
@@ -192,7 +214,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let log = crate::open_bytes(&bytes).unwrap();
         let input = dir.join("clash.ulg");
-        let stats = export_csv(&log, &input, &dir, &ExportOptions::default(), &mut |_| {}).unwrap();
+        let stats = ulog2csv(&log, &input, &dir, &ExportOptions::default(), &mut |_| {}).unwrap();
         let mut files: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -243,7 +265,7 @@ mod tests {
             topics: vec!["a_b".into()],
             ..ExportOptions::default()
         };
-        export_csv(&log, &input, &one, &opts, &mut |_| {}).unwrap();
+        ulog2csv(&log, &input, &one, &opts, &mut |_| {}).unwrap();
         let files: Vec<String> = std::fs::read_dir(&one)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

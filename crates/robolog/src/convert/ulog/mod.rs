@@ -33,22 +33,28 @@
 //!
 //! Memory: the log's own sample index (already built when it was opened)
 //! plus one decoded sample and one chunk of output.
+//!
+//! The modules: `schema` (the sample channels' JSON Schemas), `metadata`
+//! (the metadata records), `side` (logged strings and parameter changes)
+//! and `derive` (the Foxglove messages of the usual PX4 topics).
+
+mod derive;
+mod metadata;
+mod schema;
+mod side;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
-use serde_json::json;
-use ulogfile::format::{BasicType, FieldType, Layout};
-use ulogfile::{InfoValue, LoggedString, ULog};
-
-use logcore::{Error, LogReader, Timestamp, Value};
+use logcore::{Error, LogReader};
 
 use super::Context;
-use super::foxglove::{self, log_level};
-use super::jsonschema::{
-    ChannelSpec, Field, JsonOut, JsonValue, Type, insert_anchor, metadata, schema_text,
-};
+use super::jsonschema::{ChannelSpec, JsonOut, JsonValue, Type, schema_text};
 use crate::Log;
+use derive::{Pose, derive};
+use metadata::write_metadata;
+use schema::layout_type;
+use side::{Side, param_type, write_side};
 
 /// Topic of the logged strings.
 const LOG_TOPIC: &str = "log";
@@ -61,169 +67,30 @@ const PARAM_TOPIC: &str = "parameter_changes";
 /// GPS topics turned into `foxglove.LocationFix`.
 const GPS_TOPICS: [&str; 2] = ["vehicle_gps_position", "sensor_gps"];
 
-/// The JSON type of a ULog format.
-pub(crate) fn layout_type(layout: &Layout) -> Type {
-    Type::object(layout.fields.iter().filter(|f| !f.is_padding()).map(|f| {
-        let elem = match &f.ty {
-            FieldType::Basic(b) => basic_type(*b),
-            FieldType::Nested(l) => layout_type(l),
-        };
-        let ty = match (&f.ty, f.array_len) {
-            (FieldType::Basic(BasicType::Char), Some(_)) => Type::Str,
-            (_, Some(n)) => Type::fixed(elem, n),
-            (_, None) => elem,
-        };
-        Field::new(f.name.to_string(), ty)
-    }))
-}
-
-fn basic_type(b: BasicType) -> Type {
-    match b {
-        BasicType::Int8 | BasicType::Int16 | BasicType::Int32 | BasicType::Int64 => Type::Int,
-        BasicType::UInt8
-        | BasicType::UInt16
-        | BasicType::UInt32
-        | BasicType::UInt64
-        | BasicType::Char => Type::UInt,
-        BasicType::Float | BasicType::Double => Type::Float,
-        BasicType::Bool => Type::Bool,
-    }
-}
-
-fn ts(us: u64) -> Timestamp {
-    Timestamp::from_micros(us).unwrap_or(Timestamp::MAX)
-}
-
-/// `foxglove.LogLevel` of a ULog level byte (`'0'`..`'7'`, syslog).
-fn level(byte: u8) -> u8 {
-    match byte {
-        b'0'..=b'2' => log_level::FATAL,
-        b'3' => log_level::ERROR,
-        b'4' => log_level::WARNING,
-        b'5' | b'6' => log_level::INFO,
-        b'7' => log_level::DEBUG,
-        _ => 0,
-    }
-}
-
-/// A number field of a decoded sample.
-fn num(v: &Value, name: &str) -> Option<f64> {
-    v.get(name).and_then(Value::as_f64)
-}
-
-/// Latitude, longitude (degrees) and altitude (m) of a GPS sample, in
-/// either generation of PX4's GPS message.
-pub(crate) fn gps_position(v: &Value) -> Option<[f64; 3]> {
-    if let (Some(lat), Some(lon)) = (num(v, "latitude_deg"), num(v, "longitude_deg")) {
-        let alt = num(v, "altitude_msl_m").unwrap_or(0.0);
-        return Some([lat, lon, alt]);
-    }
-    let lat = num(v, "lat")? * 1e-7;
-    let lon = num(v, "lon")? * 1e-7;
-    let alt = num(v, "alt").map_or(0.0, |mm| mm * 1e-3);
-    Some([lat, lon, alt])
-}
-
-/// PX4's NED position as East-North-Up.
-pub(crate) fn ned_to_enu([n, e, d]: [f64; 3]) -> [f64; 3] {
-    [e, n, -d]
-}
-
-/// PX4's attitude (FRD body to NED, `[w, x, y, z]`) as the rotation from
-/// `base_link` (FLU) to `map` (ENU), `[x, y, z, w]`.
-pub(crate) fn frd_ned_to_flu_enu([w, x, y, z]: [f64; 4]) -> [f64; 4] {
-    let h = std::f64::consts::FRAC_1_SQRT_2;
-    let ned_to_enu = [h, h, 0.0, 0.0];
-    let flu_to_frd = [1.0, 0.0, 0.0, 0.0];
-    foxglove::quat_mul(foxglove::quat_mul(ned_to_enu, [x, y, z, w]), flu_to_frd)
-}
-
-fn info_metadata(ulog: &ULog<'_>) -> BTreeMap<String, String> {
-    ulog.info
-        .iter()
-        .map(|(k, v)| (k.clone(), ulogfile::pyulog::py_value(&v.value)))
-        .collect()
-}
-
-fn params<'v>(
-    values: impl IntoIterator<Item = (&'v str, &'v InfoValue<'v>)>,
-) -> BTreeMap<String, String> {
-    values
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), ulogfile::pyulog::py_value(v)))
-        .collect()
-}
-
-fn time_metadata(log: &Log<'_>, ulog: &ULog<'_>) -> BTreeMap<String, String> {
-    let mut m = metadata([
-        ("clock", "boot"),
-        (
-            "description",
-            "log and publish times are the ULog timestamp field: microseconds since the \
-             autopilot booted, as nanoseconds",
-        ),
-    ]);
-    m.insert("start_time_us".into(), ulog.header.timestamp.to_string());
-    if let Ok(summary) = log.summary() {
-        if let Some(a) = summary.time_model.anchor {
-            insert_anchor(&mut m, &a);
-            if let Some(d) = summary.time_model.format_date(a.log_time) {
-                m.insert("anchor_utc".into(), d);
-            }
-        }
-    }
-    m
-}
-
-fn write_metadata<W: Write>(
-    out: &mut JsonOut<W>,
-    log: &Log<'_>,
-    ulog: &ULog<'_>,
-) -> Result<(), Error> {
-    out.metadata("ulog.time", &time_metadata(log, ulog))?;
-    out.metadata("ulog.info", &info_metadata(ulog))?;
-    out.metadata(
-        "ulog.parameters",
-        &params(ulog.initial_parameters.iter().map(|(k, v)| (k.as_ref(), v))),
-    )?;
-    for (bits, values) in &ulog.default_parameters {
-        out.metadata(
-            &format!("ulog.default_parameters.{bits}"),
-            &params(values.iter().map(|(k, v)| (k.as_ref(), v))),
-        )?;
-    }
-    if !ulog.multi_info.is_empty() {
-        let m = ulog
-            .multi_info
-            .iter()
-            .map(|(k, mi)| {
-                let groups: Vec<Vec<String>> = mi
-                    .groups
-                    .iter()
-                    .map(|g| g.iter().map(ulogfile::pyulog::py_value).collect())
-                    .collect();
-                (k.clone(), json!(groups).to_string())
-            })
-            .collect();
-        out.metadata("ulog.multi_info", &m)?;
-    }
-    Ok(())
-}
-
 /// What happens to the samples of one input channel.
 struct Source {
+    /// The output topic, `NAME/MULTI_ID`.
     topic: String,
+    /// The message name.
     schema_name: String,
+    /// The JSON Schema of its samples.
     schema: String,
+    /// The input channel's metadata.
     metadata: BTreeMap<String, String>,
+    /// What its samples give besides their own channel.
     role: Role,
 }
 
+/// What the samples of a channel give besides their own messages.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {
+    /// Nothing.
     Plain,
+    /// The vehicle's attitude: `tf` and `pose`.
     Attitude,
+    /// The vehicle's local position: `tf` and `pose`.
     LocalPosition,
+    /// A GPS fix: `location_fix/...`.
     Gps,
 }
 
@@ -277,36 +144,6 @@ pub(crate) fn topics(log: &Log<'_>) -> Result<BTreeSet<String>, Error> {
         topics.insert(PARAM_TOPIC.to_string());
     }
     Ok(topics)
-}
-
-/// A logged string, a parameter change: the side records merged into the
-/// sample stream by file offset.
-enum Side<'u, 'a> {
-    Text(&'u LoggedString<'a>),
-    Param(&'u ulogfile::ParameterChange<'a>),
-}
-
-impl Side<'_, '_> {
-    fn offset(&self) -> u64 {
-        match self {
-            Side::Text(s) => s.offset,
-            Side::Param(p) => p.offset,
-        }
-    }
-}
-
-fn param_type() -> Type {
-    Type::object([
-        Field::new("name", Type::Str),
-        Field::new("value", Type::Float),
-    ])
-}
-
-/// The vehicle pose kept between samples.
-#[derive(Default)]
-struct Pose {
-    position: Option<[f64; 3]>,
-    attitude: Option<[f64; 4]>,
 }
 
 /// Converts the ULog `log` into MCAP written to `out`.
@@ -384,168 +221,6 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     }
     cx.report(cx.total_bytes);
     out.finish()
-}
-
-fn write_side<W: Write>(
-    out: &mut JsonOut<W>,
-    cx: &mut Context<'_>,
-    side: &Side<'_, '_>,
-    param_schema: &str,
-) -> Result<(), Error> {
-    match side {
-        Side::Text(s) => {
-            let t = ts(s.timestamp);
-            if !cx.keep(LOG_TOPIC, t) {
-                return Ok(());
-            }
-            out.ensure(cx, LOG_TOPIC, || ChannelSpec::well_known(foxglove::LOG))?;
-            let name = match s.tag {
-                Some(tag) => format!("px4/tag {tag}"),
-                None => "px4".to_string(),
-            };
-            let m = foxglove::log(t, level(s.level), &s.text(), &name);
-            out.write(cx, LOG_TOPIC, t, &m)
-        }
-        Side::Param(p) => {
-            let t = ts(p.timestamp);
-            let Some(v) = p.value.as_f64() else {
-                return Ok(());
-            };
-            if !cx.keep(PARAM_TOPIC, t) {
-                return Ok(());
-            }
-            out.ensure(cx, PARAM_TOPIC, || ChannelSpec {
-                schema_name: "parameter_change",
-                schema_text: param_schema,
-                metadata: BTreeMap::new(),
-            })?;
-            let value = Value::record([
-                ("name", Value::String(p.name.to_string())),
-                ("value", Value::F64(v)),
-            ]);
-            out.write(cx, PARAM_TOPIC, t, &JsonValue(&value))
-        }
-    }
-}
-
-/// The Foxglove messages a sample of a known PX4 topic gives.
-fn derive<W: Write>(
-    out: &mut JsonOut<W>,
-    cx: &mut Context<'_>,
-    src: &Source,
-    value: &Value,
-    t: Timestamp,
-    pose: &mut Pose,
-) -> Result<(), Error> {
-    match src.role {
-        Role::Plain => return Ok(()),
-        Role::Gps => {
-            let topic = format!("location_fix/{}", src.topic);
-            let Some(pos) = gps_position(value) else {
-                return Ok(());
-            };
-            if !foxglove::all_finite(&pos) || !cx.keep(&topic, t) {
-                return Ok(());
-            }
-            let (eph, epv) = (num(value, "eph"), num(value, "epv"));
-            let (cov, kind) = match (eph, epv) {
-                (Some(h), Some(v)) if foxglove::all_finite(&[h, v]) => (
-                    [h * h, 0.0, 0.0, 0.0, h * h, 0.0, 0.0, 0.0, v * v],
-                    foxglove::COVARIANCE_APPROXIMATED,
-                ),
-                _ => ([0.0; 9], foxglove::COVARIANCE_UNKNOWN),
-            };
-            out.ensure(cx, &topic, || {
-                ChannelSpec::well_known(foxglove::LOCATION_FIX)
-            })?;
-            let m = foxglove::location_fix(t, "gps", pos, cov, kind);
-            return out.write(cx, &topic, t, &m);
-        }
-        Role::Attitude => {
-            let q = value.get("q").and_then(|q| match q {
-                Value::Array(items) => {
-                    let v: Vec<f64> = items.iter().filter_map(Value::as_f64).collect();
-                    <[f64; 4]>::try_from(v).ok()
-                }
-                _ => None,
-            });
-            match q {
-                Some(q) if foxglove::all_finite(&q) && q.iter().any(|c| *c != 0.0) => {
-                    pose.attitude = Some(frd_ned_to_flu_enu(q));
-                }
-                _ => return Ok(()),
-            }
-        }
-        Role::LocalPosition => {
-            let p = [num(value, "x"), num(value, "y"), num(value, "z")];
-            match p {
-                [Some(x), Some(y), Some(z)] if foxglove::all_finite(&[x, y, z]) => {
-                    pose.position = Some(ned_to_enu([x, y, z]));
-                }
-                _ => return Ok(()),
-            }
-        }
-    }
-    let position = pose.position.unwrap_or([0.0; 3]);
-    let attitude = pose.attitude.unwrap_or([0.0, 0.0, 0.0, 1.0]);
-    if cx.keep(TF_TOPIC, t) {
-        out.ensure(cx, TF_TOPIC, || {
-            ChannelSpec::well_known(foxglove::FRAME_TRANSFORM)
-        })?;
-        let m = foxglove::frame_transform(t, "map", "base_link", position, attitude);
-        out.write(cx, TF_TOPIC, t, &m)?;
-    }
-    if cx.keep(POSE_TOPIC, t) {
-        out.ensure(cx, POSE_TOPIC, || {
-            ChannelSpec::well_known(foxglove::POSE_IN_FRAME)
-        })?;
-        let m = foxglove::pose_in_frame(t, "map", position, attitude);
-        out.write(cx, POSE_TOPIC, t, &m)?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::jsonschema::testing::close;
-    use super::*;
-
-    #[test]
-    fn level_attitude_facing_north_is_yaw_90_in_enu() {
-        let q = frd_ned_to_flu_enu([1.0, 0.0, 0.0, 0.0]);
-        let h = std::f64::consts::FRAC_1_SQRT_2;
-        // Up to sign, (0, 0, sin 45°, cos 45°).
-        let q = if q[3] < 0.0 { q.map(|c| -c) } else { q };
-        assert!(close(&q, &[0.0, 0.0, h, h]), "{q:?}");
-    }
-
-    #[test]
-    fn facing_east_in_ned_is_facing_east_in_enu() {
-        // Yaw 90° in NED (nose east): q = (cos 45°, 0, 0, sin 45°).
-        let h = std::f64::consts::FRAC_1_SQRT_2;
-        let q = frd_ned_to_flu_enu([h, 0.0, 0.0, h]);
-        let q = if q[3] < 0.0 { q.map(|c| -c) } else { q };
-        // East is the ENU x axis: identity rotation.
-        assert!(close(&q, &[0.0, 0.0, 0.0, 1.0]), "{q:?}");
-        assert_eq!(ned_to_enu([1.0, 2.0, 3.0]), [2.0, 1.0, -3.0]);
-    }
-
-    #[test]
-    fn gps_fields_of_both_generations() {
-        let old = Value::record([
-            ("lat", Value::I64(473_977_418)),
-            ("lon", Value::I64(85_455_938)),
-            ("alt", Value::I64(488_000)),
-        ]);
-        let p = gps_position(&old).unwrap();
-        assert!(close(&p, &[47.397_741_8, 8.545_593_8, 488.0]), "{p:?}");
-        let new = Value::record([
-            ("latitude_deg", Value::F64(47.5)),
-            ("longitude_deg", Value::F64(8.25)),
-            ("altitude_msl_m", Value::F64(500.0)),
-        ]);
-        assert_eq!(gps_position(&new), Some([47.5, 8.25, 500.0]));
-    }
 }
 
 #[cfg(test)]

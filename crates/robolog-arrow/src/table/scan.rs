@@ -1,0 +1,287 @@
+//! What a [`scan`] reads and how it batches ([`ScanOptions`]), the column
+//! sources it resolves the projection to, and the [`BatchReader`] it
+//! returns.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{Schema, SchemaRef};
+use logcore::{
+    ChannelId, LogReader, MessageColumn, MessageFilter, MessageIter, ReadMode, Timestamp, ValueType,
+};
+use robolog::Log;
+
+use super::Table;
+use super::schema::{LOG_TIME, MULTI_ID, PUBLISH_TIME, SEQUENCE};
+use crate::Error;
+
+/// The batch size [`ScanOptions::default`] uses.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// What a [`scan`] reads and how it batches.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// The columns to produce, by name, in this order (`None`: every
+    /// column of the table's schema). Message fields that are not asked
+    /// for are not built; when no message field is asked for, payloads are
+    /// not decoded at all.
+    pub projection: Option<Vec<String>>,
+    /// Only messages logged at or after this time.
+    pub start: Option<Timestamp>,
+    /// Only messages logged before this time (exclusive, as
+    /// [`MessageFilter::end`]).
+    pub end: Option<Timestamp>,
+    /// Rows per batch (at least 1).
+    pub batch_size: usize,
+    /// Skip damaged records (counted in [`BatchReader::skipped`]), and
+    /// give a message that does not decode a row whose message columns are
+    /// null (counted in [`BatchReader::undecoded`]), instead of failing.
+    /// The rows are the same whichever columns are asked for.
+    pub lenient: bool,
+    /// Read numeric columns straight from a format's typed column readers
+    /// where those give exactly the rows of the general path (a ULog table
+    /// of one subscription in time order), instead of decoding every
+    /// message.
+    pub typed_columns: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            projection: None,
+            start: None,
+            end: None,
+            batch_size: DEFAULT_BATCH_SIZE,
+            lenient: true,
+            typed_columns: true,
+        }
+    }
+}
+
+/// What one output column is made from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// The message's log time.
+    LogTime,
+    /// The message's publish time.
+    PublishTime,
+    /// The message's sequence number.
+    Sequence,
+    /// The ULog multi-instance id of the message's channel.
+    MultiId,
+    /// Message field `k` (declared at position `k`) of this type.
+    Field(usize, logcore::Field),
+    /// The whole value.
+    Data(ValueType),
+}
+
+/// Streams a table's rows as [`RecordBatch`]es of at most
+/// [`ScanOptions::batch_size`] rows: memory is bounded by one batch of
+/// decoded values. Time filters and the table's channels go to the
+/// format's index ([`MessageFilter`]).
+pub struct BatchReader<'a> {
+    /// The log read.
+    pub(super) log: &'a Log<'a>,
+    /// The table's messages; `None` when the batches are prebuilt.
+    pub(super) messages: Option<MessageIter<'a>>,
+    /// The batches of the typed column readers, where those apply.
+    pub(super) prebuilt: Option<std::vec::IntoIter<RecordBatch>>,
+    /// The schema of the batches (the projected columns).
+    pub(super) schema: SchemaRef,
+    /// What each column of the batches is made from.
+    pub(super) sources: Vec<Source>,
+    /// Whether a message column is read (messages are decoded).
+    pub(super) decode: bool,
+    /// Whether message fields are columns (a value must be a struct).
+    pub(super) fields: bool,
+    /// Rows per batch (at least 1).
+    pub(super) batch_size: usize,
+    /// Whether damaged records and undecodable messages are skipped.
+    pub(super) lenient: bool,
+    /// The ULog multi-instance id of each channel.
+    pub(super) multi_ids: HashMap<ChannelId, u8>,
+    /// The table's name, for errors.
+    pub(super) table: String,
+    /// Damaged records skipped so far.
+    pub(super) skipped: u64,
+    /// Messages so far that did not decode.
+    pub(super) undecoded: u64,
+    /// The first of them.
+    pub(super) first_undecoded: Option<Undecoded>,
+    /// Whether the messages are exhausted (or failed).
+    pub(super) done: bool,
+}
+
+/// The first message of a lenient [`scan`] that did not decode (or whose
+/// value is not a message with fields where the table has them): its row
+/// is kept with null message columns. The type of every export's report.
+pub use robolog::export::Undecoded;
+
+impl std::fmt::Debug for BatchReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchReader")
+            .field("table", &self.table)
+            .field("schema", &self.schema)
+            .field("skipped", &self.skipped)
+            .field("undecoded", &self.undecoded)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reads `table` of `log` (a table [`tables`](super::tables) returned for this log).
+///
+/// ```
+/// use robolog_arrow::{ScanOptions, scan, tables};
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let tables = tables(&log)?;
+/// let count = tables.iter().find(|t| t.name == "count").expect("a /count topic");
+/// let rows: usize = scan(&log, count, &ScanOptions::default())?
+///     .map(|b| b.map(|b| b.num_rows()))
+///     .sum::<Result<_, _>>()?;
+/// assert_eq!(rows, 30);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn scan<'a>(
+    log: &'a Log<'a>,
+    table: &Table,
+    opts: &ScanOptions,
+) -> Result<BatchReader<'a>, Error> {
+    let full = table.schema();
+    let names: Vec<String> = match &opts.projection {
+        Some(p) => p.clone(),
+        None => full.fields().iter().map(|f| f.name().clone()).collect(),
+    };
+    let mut sources = Vec::with_capacity(names.len());
+    let mut out_fields = Vec::with_capacity(names.len());
+    for n in &names {
+        let Ok(idx) = full.index_of(n) else {
+            return Err(Error::NoColumn {
+                table: table.name.clone(),
+                column: n.clone(),
+            });
+        };
+        out_fields.push(full.field(idx).clone());
+        let src = match n.as_str() {
+            LOG_TIME => Source::LogTime,
+            PUBLISH_TIME if table.columns.contains(&MessageColumn::PublishTime) => {
+                Source::PublishTime
+            }
+            SEQUENCE if table.columns.contains(&MessageColumn::Sequence) => Source::Sequence,
+            MULTI_ID if table.columns.contains(&MessageColumn::MultiId) => Source::MultiId,
+            _ => match &table.fields {
+                Some(fs) => {
+                    let k = fs
+                        .iter()
+                        .position(|f| f.name == n.as_str())
+                        .ok_or_else(|| Error::NoColumn {
+                            table: table.name.clone(),
+                            column: n.clone(),
+                        })?;
+                    Source::Field(k, fs[k].clone())
+                }
+                None => Source::Data(table.value_type.clone()),
+            },
+        };
+        sources.push(src);
+    }
+    let schema = Arc::new(Schema::new_with_metadata(
+        out_fields,
+        full.metadata().clone(),
+    ));
+    let decode = sources
+        .iter()
+        .any(|s| matches!(s, Source::Field(..) | Source::Data(_)));
+    let fields = sources.iter().any(|s| matches!(s, Source::Field(..)));
+    let mut filter = MessageFilter::all()
+        .channels(table.channels.iter().map(|c| c.id))
+        .mode(if opts.lenient {
+            ReadMode::Lenient
+        } else {
+            ReadMode::Strict
+        });
+    if let Some(s) = opts.start {
+        filter = filter.start(s);
+    }
+    if let Some(e) = opts.end {
+        filter = filter.end(e);
+    }
+    let multi_ids = table
+        .channels
+        .iter()
+        .map(|c| {
+            let id = c
+                .metadata
+                .get("multi_id")
+                .and_then(|m| m.parse().ok())
+                .unwrap_or(0);
+            (c.id, id)
+        })
+        .collect();
+    let prebuilt = if opts.typed_columns && log.as_ulog().is_some() {
+        crate::ulog::batches(log, table, &sources, &schema, opts).transpose()?
+    } else {
+        None
+    };
+    let messages = match prebuilt {
+        Some(_) => None,
+        None => Some(log.messages(&filter)?),
+    };
+    Ok(BatchReader {
+        log,
+        messages,
+        prebuilt: prebuilt.map(Vec::into_iter),
+        schema,
+        sources,
+        decode,
+        fields,
+        batch_size: opts.batch_size.max(1),
+        lenient: opts.lenient,
+        multi_ids,
+        table: table.name.clone(),
+        skipped: 0,
+        undecoded: 0,
+        first_undecoded: None,
+        done: false,
+    })
+}
+
+impl BatchReader<'_> {
+    /// The schema of the batches (the projected columns).
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Whether the rows come from the format's typed column readers
+    /// ([`ScanOptions::typed_columns`]) rather than decoded messages.
+    pub fn typed_columns(&self) -> bool {
+        self.prebuilt.is_some()
+    }
+
+    /// Damaged records skipped so far (lenient scans only).
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Messages so far that did not decode, or whose value is not a
+    /// message with fields where the table's columns are fields (lenient
+    /// scans only): each is a row whose message columns are null. Only
+    /// counted when a message column is read: a scan of the time columns
+    /// alone decodes nothing, and gives the same rows.
+    pub fn undecoded(&self) -> u64 {
+        self.undecoded
+    }
+
+    /// The first of the [`undecoded`](Self::undecoded) messages.
+    pub fn first_undecoded(&self) -> Option<&Undecoded> {
+        self.first_undecoded.as_ref()
+    }
+
+    /// Changes the rows of the batches still to come (at least 1): a
+    /// reader of large messages (images, point clouds) shrinks its batches
+    /// to bound the memory one batch takes.
+    pub fn set_batch_size(&mut self, rows: usize) {
+        self.batch_size = rows.max(1);
+    }
+}

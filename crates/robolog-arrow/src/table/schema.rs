@@ -1,0 +1,88 @@
+//! The columns of a table: the time and message columns every table of a
+//! format has, the names reserved for them, and the Arrow schema of a
+//! table's rows.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field as ArrowField, Schema, SchemaRef, TimeUnit};
+use logcore::{ChannelInfo, Format, MessageColumn, Summary, ValueType};
+
+use crate::build;
+
+/// The column of log times.
+pub const LOG_TIME: &str = "log_time";
+/// The column of MCAP publish times.
+pub const PUBLISH_TIME: &str = "publish_time";
+/// The column of MCAP sequence numbers.
+pub const SEQUENCE: &str = "sequence";
+/// The column of ULog multi-instance ids.
+pub const MULTI_ID: &str = "multi_id";
+/// The column of a message whose type is not a struct.
+pub const DATA: &str = "data";
+/// Column names the tables of [`robolog-sql`](https://crates.io/crates/robolog-sql)
+/// and the Parquet layout add (`log`), reserved like the time columns: a
+/// message field of one of these names gets a trailing `_`.
+pub const RESERVED: [&str; 5] = [LOG_TIME, PUBLISH_TIME, SEQUENCE, MULTI_ID, "log"];
+
+/// The Arrow schema of a table's rows (see
+/// [`Table::schema`](super::Table::schema)).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn make_schema(
+    format: Format,
+    columns: &[MessageColumn],
+    summary: &Summary,
+    name: &str,
+    key: &str,
+    channels: &[ChannelInfo],
+    value_type: &ValueType,
+    fields: &Option<Vec<logcore::Field>>,
+) -> SchemaRef {
+    let mut time_meta = HashMap::new();
+    time_meta.insert(
+        "robolog.clock".to_string(),
+        summary.time_model.clock.name().to_string(),
+    );
+    if let Some(a) = summary.time_model.anchor {
+        time_meta.insert(
+            "robolog.utc_offset_ns".to_string(),
+            (i128::from(a.unix_time.as_nanos()) - i128::from(a.log_time.as_nanos())).to_string(),
+        );
+    }
+    let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    let mut cols = vec![ArrowField::new(LOG_TIME, ts.clone(), false).with_metadata(time_meta)];
+    for c in columns {
+        cols.push(match c {
+            MessageColumn::PublishTime => ArrowField::new(PUBLISH_TIME, ts.clone(), true),
+            MessageColumn::Sequence => ArrowField::new(SEQUENCE, DataType::UInt32, true),
+            MessageColumn::MultiId => ArrowField::new(MULTI_ID, DataType::UInt8, false),
+            // A column of a later format, which tables do not show yet.
+            _ => continue,
+        });
+    }
+    match fields {
+        // Top-level columns are nullable: tables of several logs merge
+        // columns that some logs lack.
+        Some(fs) => cols.extend(fs.iter().map(|f| build::arrow_field(f).with_nullable(true))),
+        None => cols.push(ArrowField::new(DATA, build::data_type(value_type), true)),
+    }
+    let mut meta = HashMap::new();
+    meta.insert("robolog.table".to_string(), name.to_string());
+    meta.insert("robolog.topic".to_string(), key.to_string());
+    meta.insert("robolog.format".to_string(), format.name().to_string());
+    let types: Vec<&str> = {
+        let mut t: Vec<&str> = channels.iter().map(|c| c.type_name.as_str()).collect();
+        t.dedup();
+        t
+    };
+    meta.insert("robolog.type".to_string(), types.join(","));
+    Arc::new(Schema::new_with_metadata(cols, meta))
+}
+
+/// The message field's name before a reserved name got its trailing `_`.
+pub(crate) fn original_name(column: &str) -> &str {
+    match column.strip_suffix('_') {
+        Some(base) if RESERVED.contains(&base) => base,
+        _ => column,
+    }
+}

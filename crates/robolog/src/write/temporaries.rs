@@ -1,0 +1,155 @@
+//! The temporary files this process has open, listed so that a process
+//! asked to end (a tool's `SIGINT` or `SIGTERM` handling) removes them
+//! before it exits: no incomplete output is left behind.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use super::names::is_own_temporary;
+
+/// The temporary files of the [`AtomicFile`](super::AtomicFile)s this
+/// process has open (created, neither committed nor dropped yet), for
+/// [`remove_open_temporaries`].
+#[derive(Debug)]
+pub(super) struct OpenTemporaries {
+    /// The temporary files, in the order they were created.
+    paths: Vec<PathBuf>,
+    /// Set by [`remove_open_temporaries`]: the process is ending, and a
+    /// temporary file created after that is removed at once.
+    closed: bool,
+}
+
+/// The registry of this process.
+static OPEN: Mutex<OpenTemporaries> = Mutex::new(OpenTemporaries {
+    paths: Vec::new(),
+    closed: false,
+});
+
+/// The registry, also after a thread panicked holding it (its list stays
+/// valid: every change to it is one push or one removal).
+pub(super) fn open_temporaries() -> MutexGuard<'static, OpenTemporaries> {
+    OPEN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl OpenTemporaries {
+    /// Lists `temp`, unless the process is ending: then false.
+    pub(super) fn register(&mut self, temp: &Path) -> bool {
+        if !self.closed {
+            self.paths.push(temp.to_path_buf());
+        }
+        !self.closed
+    }
+
+    /// Takes `temp` off the list.
+    pub(super) fn unregister(&mut self, temp: &Path) {
+        if let Some(i) = self.paths.iter().rposition(|p| p == temp) {
+            self.paths.swap_remove(i);
+        }
+    }
+
+    /// Marks the process as ending, empties the list and removes the
+    /// files of this process on it: how many were removed.
+    fn remove_all(&mut self) -> usize {
+        self.closed = true;
+        std::mem::take(&mut self.paths)
+            .iter()
+            .filter(|temp| is_own_temporary(temp) && std::fs::remove_file(temp).is_ok())
+            .count()
+    }
+}
+
+/// Removes the temporary file of every [`AtomicFile`](super::AtomicFile)
+/// of this process that is open (created, neither committed nor dropped),
+/// and returns how many files it removed. Only files whose names carry `.robolog-tmp-` (`TEMP_MARKER`) and this
+/// process's id are touched.
+///
+/// Meant for a process that is about to exit without unwinding (on
+/// `SIGINT` or `SIGTERM`, from a thread that waits for the signal, never
+/// inside a signal handler: it takes a lock, allocates and removes files),
+/// so that no incomplete output is left behind; the destinations stay
+/// untouched. From then on the process is taken to be ending: an
+/// [`AtomicFile`](super::AtomicFile) created afterwards fails (its
+/// temporary file is removed at once, the error is
+/// [`io::ErrorKind::Interrupted`](std::io::ErrorKind::Interrupted)), and
+/// one being committed fails if its temporary file was removed first.
+///
+/// ```
+/// use std::io::Write;
+/// use robolog::write::{AtomicFile, OutputPolicy, remove_open_temporaries};
+///
+/// let dir = std::env::temp_dir().join(format!("robolog-doc-open-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let mut f = AtomicFile::create(&dir.join("out.csv"), &OutputPolicy::new(false)).unwrap();
+/// f.write_all(b"t,x\n")?;
+/// let temp = f.temp_path().to_path_buf();
+/// assert_eq!(remove_open_temporaries(), 1);
+/// assert!(!temp.exists());
+/// // The process is ending: no new output is started.
+/// assert!(AtomicFile::create(&dir.join("more.csv"), &OutputPolicy::new(false)).is_err());
+/// # drop(f);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn remove_open_temporaries() -> usize {
+    open_temporaries().remove_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::write::names::temp_name;
+    use crate::write::testing::{entries, scratch};
+    use crate::write::{AtomicFile, OutputPolicy};
+
+    /// Whether `temp` is on the list of open temporary files.
+    fn listed(temp: &Path) -> bool {
+        open_temporaries().paths.iter().any(|p| p == temp)
+    }
+
+    #[test]
+    fn open_temporaries_are_listed_until_committed_or_dropped() {
+        let dir = scratch("registry");
+        let policy = OutputPolicy::new(false);
+        let mut a = AtomicFile::create(&dir.join("a.csv"), &policy).unwrap();
+        let b = AtomicFile::create(&dir.join("b.csv"), &policy).unwrap();
+        a.write_all(b"a").unwrap();
+        let (ta, tb) = (a.temp_path().to_path_buf(), b.temp_path().to_path_buf());
+        assert!(listed(&ta) && listed(&tb));
+        a.commit().unwrap();
+        assert!(!listed(&ta) && listed(&tb));
+        drop(b);
+        assert!(!listed(&tb));
+        assert_eq!(entries(&dir), ["a.csv"]);
+
+        // Removing: on a list of its own, so that the files of the tests
+        // running beside this one stay and the process is not ending.
+        let c = AtomicFile::create(&dir.join("c.csv"), &policy).unwrap();
+        let d = AtomicFile::create(&dir.join("d.csv"), &policy).unwrap();
+        let (tc, td) = (c.temp_path().to_path_buf(), d.temp_path().to_path_buf());
+        // Not a temporary file of this process: never removed.
+        let other = dir.join(temp_name("e.csv", 4_294_967_295, 0));
+        std::fs::write(&other, "another process's").unwrap();
+        let mut list = OpenTemporaries {
+            paths: vec![tc.clone(), other.clone(), td.clone(), dir.join("gone")],
+            closed: false,
+        };
+        assert_eq!(list.remove_all(), 2);
+        assert!(list.paths.is_empty() && list.closed);
+        assert!(!tc.exists() && !td.exists() && other.exists());
+        assert!(!dir.join("c.csv").exists() && !dir.join("d.csv").exists());
+        // Ending: nothing more is listed, nothing is removed twice.
+        assert!(!list.register(&tc));
+        assert_eq!(list.remove_all(), 0);
+        // The committed file is no temporary: never touched.
+        assert_eq!(std::fs::read(dir.join("a.csv")).unwrap(), b"a");
+        // A commit whose temporary file was removed fails, and leaves no
+        // output.
+        assert!(d.commit().is_err());
+        drop(c);
+        assert!(!listed(&tc) && !listed(&td));
+        assert_eq!(entries(&dir).len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
