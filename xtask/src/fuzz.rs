@@ -1,10 +1,12 @@
 //! `cargo xtask fuzz`: the cargo-fuzz targets under `fuzz/`.
 //!
-//! - `fuzz [TARGET] [--seconds N]`: replay each target's committed corpus
-//!   (`fuzz/corpus/TARGET`), then fuzz it for N seconds (default 60),
-//!   growing its working corpus (`fuzz/target/corpus/TARGET`, gitignored).
-//!   What the fuzzer finds is copied into the committed corpus as
-//!   `regression-*`.
+//! - `fuzz [TARGET] [--seconds N] [--dev]`: replay each target's committed
+//!   corpus (`fuzz/corpus/TARGET`), then fuzz it for N seconds (default
+//!   60), growing its working corpus (`fuzz/target/corpus/TARGET`,
+//!   gitignored). What the fuzzer finds is copied into the committed corpus
+//!   as `regression-*`. `--dev` builds the targets without optimizations
+//!   (all at once, in half the time of an optimized build: what the gate's
+//!   smoke run wants; a campaign wants the optimized build's speed).
 //! - `fuzz cmin [TARGET] [--max N]`: merge the working corpus back into a
 //!   minimised committed corpus of at most N inputs (default
 //!   [`MAX_COMMITTED`]), `regression-*` files always kept.
@@ -22,11 +24,11 @@ const MAX_COMMITTED: usize = 300;
 
 const USAGE: &str = "\
 usage:
-  cargo xtask fuzz [TARGET] [--seconds N]
+  cargo xtask fuzz [TARGET] [--seconds N] [--dev]
       replay each target's committed corpus (fuzz/corpus/TARGET), then fuzz it for
       N seconds (default 60; all targets unless one is named); new inputs go to the
       working corpus fuzz/target/corpus/TARGET (not committed), findings to
-      fuzz/corpus/TARGET/regression-*
+      fuzz/corpus/TARGET/regression-*; --dev: targets built without optimizations
   cargo xtask fuzz cmin [TARGET] [--max N]
       merge the working corpus into the committed one, minimised (libFuzzer's
       set-cover merge, then at most N inputs, default 300, those adding the most
@@ -174,25 +176,46 @@ fn seed_corpus(target: &str) -> Result<PathBuf> {
 
 /// A `cargo fuzz run` of `target` on the stable toolchain.
 fn cargo_fuzz_run(target: &str) -> Command {
+    cargo_fuzz_run_in(target, false)
+}
+
+/// `cargo fuzz SUBCOMMAND` in `fuzz/` on the stable toolchain, `--dev`
+/// (without optimizations) when `dev`.
+fn cargo_fuzz(subcommand: &str, dev: bool) -> Command {
     let mut c = cargo();
     c.current_dir(root().join("fuzz"))
         // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
         // stable toolchain accept it.
         .env("RUSTC_BOOTSTRAP", "1")
-        .args(["fuzz", "run", target]);
+        .args(["fuzz", subcommand]);
+    if dev {
+        c.arg("--dev");
+    }
+    c
+}
+
+/// A `cargo fuzz run` of `target`, built without optimizations when `dev`.
+fn cargo_fuzz_run_in(target: &str, dev: bool) -> Command {
+    let mut c = cargo_fuzz("run", dev);
+    c.arg(target);
     c
 }
 
 fn fuzz_cmd(args: &[String]) -> Result {
     let seconds = number(args, "--seconds", 60)?;
+    let dev = args.iter().any(|a| a == "--dev");
     let targets = chosen_targets(args)?;
     ensure_cargo_fuzz()?;
+    if dev && targets.len() > 1 {
+        step("fuzz: build every target (without optimizations)");
+        run(&mut cargo_fuzz("build", true))?;
+    }
     for t in &targets {
         let committed = committed_corpus(t);
         std::fs::create_dir_all(&committed).map_err(|e| format!("{}: {e}", committed.display()))?;
         step(&format!("fuzz {t}: replay the committed corpus"));
         // -runs=0: run every input of the corpus once, then stop.
-        run(cargo_fuzz_run(t).arg(&committed).args([
+        run(cargo_fuzz_run_in(t, dev).arg(&committed).args([
             "--",
             "-runs=0",
             "-rss_limit_mb=512",
@@ -202,7 +225,7 @@ fn fuzz_cmd(args: &[String]) -> Result {
         let corpus = seed_corpus(t)?;
         // New inputs go to the first folder (the working corpus); the
         // committed one is read only.
-        let result = run(cargo_fuzz_run(t)
+        let result = run(cargo_fuzz_run_in(t, dev)
             .arg(&corpus)
             .arg(&committed)
             .arg("--")

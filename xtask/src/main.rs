@@ -33,6 +33,7 @@ mod hostile;
 mod mcap;
 mod osi;
 mod osi_fixtures;
+mod package;
 mod ros2;
 mod rosbag;
 mod sql;
@@ -89,7 +90,7 @@ fn main() -> ExitCode {
         Some("export") => export::cmd(&args[1..]),
         Some("foxglove") => foxglove::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
-        Some("package") => package_each_alone(),
+        Some("package") => package::each_alone(),
         Some("ci") => ci_cmd(&args[1..]),
         Some("hostile") => hostile::cmd(&args[1..]),
         Some("hostile-generate") => hostile::generate(&args[1..]),
@@ -314,85 +315,23 @@ fn corpus_cmd(args: &[String]) -> Result {
     }
 }
 
-/// The debug `robolog` binary, built exactly as `cargo test --workspace`
+/// The debug `robolog` binary, built exactly as the gate's `cargo test
+/// --workspace --features GATE_FEATURES`
 /// builds it (`--no-run`: nothing runs). Building it with `cargo build -p
 /// robolog-cli` instead would resolve the dependencies' features without
 /// the workspace's dev-dependencies, and so compile the heavy ones
 /// (DataFusion) a second time.
 pub(crate) fn robolog_exe() -> Result<PathBuf> {
-    run(cargo().args(["test", "--workspace", "--locked", "--no-run", "--quiet"]))?;
+    run(cargo().args([
+        "test",
+        "--workspace",
+        "--locked",
+        "--no-run",
+        "--quiet",
+        "--features",
+        GATE_FEATURES,
+    ]))?;
     Ok(root().join("target/debug/robolog"))
-}
-
-/// Fills the packages' fresh target folder with hard links to the test
-/// build's artifacts (`target/debug`), so that building the packages
-/// compiles only what differs: the packaged crates themselves (a registry
-/// source of their own) and dependencies whose features differ there;
-/// DataFusion, compiled once by the tests, is not compiled again. Links
-/// cost no space; cargo writes new artifacts under new names (their hash
-/// includes the source and the features), so nothing of `target/debug` is
-/// rewritten through a link. Where links cannot be made (another file
-/// system), nothing is seeded and the packages build from scratch.
-fn seed_package_target(package_target: &Path) -> Result {
-    let from = root().join("target/debug");
-    if !from.is_dir() {
-        return Ok(());
-    }
-    let to = package_target.join("debug");
-    let mut stack = vec![(from, to)];
-    while let Some((src, dst)) = stack.pop() {
-        std::fs::create_dir_all(&dst).map_err(|e| format!("{}: {e}", dst.display()))?;
-        let entries = std::fs::read_dir(&src).map_err(|e| format!("{}: {e}", src.display()))?;
-        for e in entries.flatten() {
-            let (s, d) = (e.path(), dst.join(e.file_name()));
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                // Incremental state is per build; the rest is shared.
-                if e.file_name() != "incremental" {
-                    stack.push((s, d));
-                }
-            } else if kind.is_file() && std::fs::hard_link(&s, &d).is_err() {
-                eprintln!(
-                    "xtask: could not link {} into the packages' target folder: building them from scratch",
-                    s.display()
-                );
-                return Ok(());
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `cargo package --workspace` verifies each crate against the crates it
-/// packaged before, through a temporary local registry. Cargo treats a
-/// registry crate of a given version as immutable: it keeps the unpacked
-/// sources under `$CARGO_HOME/registry/src/-<hash>` and the compiled
-/// artifacts in the target folder, and never refreshes them while the
-/// version stays the same. This drops both (the check builds in a target
-/// folder of its own, returned here) so it sees the current sources
-/// instead of an earlier run's.
-fn forget_packaged_sources() -> Result<PathBuf> {
-    let target = root().join("target/package-check");
-    if target.exists() {
-        std::fs::remove_dir_all(&target).map_err(|err| format!("{}: {err}", target.display()))?;
-    }
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    let Some(src) = home.map(|h| h.join("registry/src")) else {
-        return Ok(target);
-    };
-    let Ok(entries) = std::fs::read_dir(&src) else {
-        return Ok(target);
-    };
-    for e in entries.flatten() {
-        // Local (path) registries have no name, so their folder starts with '-'.
-        if e.file_name().to_string_lossy().starts_with('-') {
-            std::fs::remove_dir_all(e.path())
-                .map_err(|err| format!("{}: {err}", e.path().display()))?;
-        }
-    }
-    Ok(target)
 }
 
 /// The Cargo features of the `robolog` library, one per format (plus the
@@ -401,62 +340,10 @@ const FACADE_FEATURES: [&str; 7] = [
     "rosbag", "vellog", "ulog", "mcap", "carla", "protobuf", "ros2",
 ];
 
-/// The publishable crates (every workspace member but xtask).
-const LIBRARY_CRATES: [&str; 12] = [
-    "logcore",
-    "rosbag12",
-    "ros2cdr",
-    "vellog",
-    "ulogfile",
-    "carla-recorder",
-    "mcapfile",
-    "osi-mcap",
-    "robolog",
-    "robolog-arrow",
-    "robolog-sql",
-    "robolog-cli",
-];
-
-/// Packages each crate on its own (`cargo package -p CRATE`) and checks the
-/// package holds its README and both license files. Verification (building
-/// the package) needs the crate's workspace dependencies on a registry,
-/// so that is done once for all by `cargo package --workspace`, which
-/// builds each package alone against the others' packages.
-fn package_each_alone() -> Result {
-    let mut failures = Vec::new();
-    for krate in LIBRARY_CRATES {
-        let out = cargo()
-            .args([
-                "package",
-                "--package",
-                krate,
-                "--allow-dirty",
-                "--list",
-                "--exclude-lockfile",
-            ])
-            .output()
-            .map_err(|e| format!("could not run cargo package: {e}"))?;
-        if !out.status.success() {
-            failures.push(format!(
-                "{krate}: cargo package failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-            continue;
-        }
-        let files = String::from_utf8_lossy(&out.stdout);
-        for needed in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "Cargo.toml"] {
-            if !files.lines().any(|l| l == needed) {
-                failures.push(format!("{krate}: the package lacks {needed}"));
-            }
-        }
-    }
-    verdict("crates that do not package alone", &failures)
-}
-
 /// The features the gate's clippy, test and doc steps turn on: every
 /// optional part of the workspace, so each is checked and all three steps
 /// share one build of the dependencies.
-const GATE_FEATURES: &str = "robolog-sql/ballista";
+pub(crate) const GATE_FEATURES: &str = "robolog-sql/ballista";
 
 /// `cargo xtask ci`: the whole gate, then the minutes of each step.
 fn ci_cmd(args: &[String]) -> Result {
@@ -476,7 +363,7 @@ fn ci_steps(args: &[String]) -> Result {
             .map_err(|_| format!("--fuzz-seconds: `{s}` is not a number"))?,
         // Replaying the committed corpus is the regression test; a few
         // seconds of new inputs per target is a smoke test, not a campaign.
-        None => 5,
+        None => 3,
     };
     gate_step("rustfmt");
     run(cargo().args(["fmt", "--all", "--check"]))?;
@@ -520,25 +407,24 @@ fn ci_steps(args: &[String]) -> Result {
         GATE_FEATURES,
     ]))?;
     gate_step("docs");
+    // With the examples, whose dev-dependencies join the feature
+    // resolution as in clippy's `--all-targets`: the dependencies' check
+    // builds are clippy's, not compiled again for other features.
     run(cargo().env("RUSTDOCFLAGS", "-D warnings").args([
         "doc",
         "--workspace",
         "--no-deps",
         "--locked",
+        "--lib",
+        "--bins",
+        "--examples",
         "--features",
         GATE_FEATURES,
     ]))?;
     gate_step("every library crate packages alone");
-    package_each_alone()?;
+    package::each_alone()?;
     gate_step("every crate builds from its package, against the others' packages");
-    let package_target = forget_packaged_sources()?;
-    seed_package_target(&package_target)?;
-    run(cargo().env("CARGO_TARGET_DIR", &package_target).args([
-        "package",
-        "--workspace",
-        "--allow-dirty",
-        "--quiet",
-    ]))?;
+    package::build_from_packages()?;
     gate_step("fixtures are current");
     fixtures_cmd(&["--check".to_string()])?;
     gate_step("hostile files: peak memory, time, no crash");
@@ -584,6 +470,10 @@ fn ci_steps(args: &[String]) -> Result {
     ros2_args.extend(args.iter().cloned());
     ros2::cmd(&ros2_args)?;
     gate_step("fuzz smoke run");
-    fuzz::cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
+    fuzz::cmd(&[
+        "--seconds".to_string(),
+        fuzz_seconds.to_string(),
+        "--dev".to_string(),
+    ])?;
     Ok(())
 }
