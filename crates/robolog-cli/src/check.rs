@@ -9,7 +9,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use logcore::Format;
 use osi_mcap::validate::{self, Profile, ValidateOptions};
 
 use crate::context::Context;
@@ -68,9 +67,9 @@ pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Clean);
     };
     let file = path.display().to_string();
-    let opened = ctx.open_bytes(path)?;
-    let passed = if opened.format == Format::Mcap {
-        let opts = ValidateOptions {
+    let bytes = ctx.open_bytes(path)?.bytes;
+    let opts = robolog::CheckOptions {
+        rules: ValidateOptions {
             profile: a.profile.map(|p| match p {
                 ProfileArg::Osi38 => Profile::Osi38,
                 ProfileArg::Draft => Profile::Draft,
@@ -79,44 +78,27 @@ pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
             max_findings_per_rule: a.max_per_rule.max(1),
             strict_time: a.strict_time,
             detect_non_osi: true,
-        };
-        let report = osi_mcap::validate(&opened.bytes, &opts);
-        if a.json {
-            output::line(&mut out, &report.to_json(&file).to_string())
-        } else {
-            report.write_text(&mut out, &file)
-        }
-        .map_err(io(path))?;
-        // The report stays on stdout; each error is also one line on
-        // stderr, as every command reports problems.
-        out.flush().map_err(io(path))?;
-        for f in report
-            .findings
-            .iter()
-            .filter(|f| f.level == validate::Level::Error)
-        {
-            eprintln!("robolog: {}: {f}", path.display());
-        }
-        report.passed()
-    } else {
-        // Formats without a rule set of their own: a strict full read.
-        let log = ctx.open_mapped(path, &opened)?;
-        let check = robolog::check_strict(&log);
-        if a.json {
-            output::line(&mut out, &check.to_json(&file).to_string())
-        } else {
-            check.write_text(&mut out, &file)
-        }
-        .map_err(io(path))?;
-        out.flush().map_err(io(path))?;
-        // One line per problem: a problem the read met twice (the summary
-        // and the messages pass) is reported once.
-        let mut seen = std::collections::HashSet::new();
-        for problem in check.problems.iter().filter(|p| seen.insert(p.to_string())) {
-            ctx.report(path, problem);
-        }
-        check.passed()
+        },
+        limits: ctx.limits(),
     };
+    let checked = robolog::check(&bytes, &opts).map_err(|e| Failure::new(path, e))?;
+    if a.json {
+        output::line(&mut out, &checked.to_json(&file).to_string())
+    } else {
+        checked.write_text(&mut out, &file)
+    }
+    .map_err(io(path))?;
+    // The report stays on stdout; each error is also one line on stderr,
+    // as every command reports problems (a strict read's once per run,
+    // as every reader's problems).
+    out.flush().map_err(io(path))?;
+    for error in checked.errors() {
+        match checked {
+            robolog::Checked::Rules(_) => eprintln!("robolog: {}: {error}", path.display()),
+            robolog::Checked::Strict(_) => ctx.report(path, error),
+        }
+    }
+    let passed = checked.passed();
     out.flush().map_err(io(path))?;
     Ok(if passed {
         Outcome::Clean

@@ -73,19 +73,4 @@ impl Context {
         }
         Ok(mapped.bytes)
     }
-
-    /// Opens the bytes of `path`, which [`Context::open_bytes`] mapped, as
-    /// a [`Log`], reporting what its reader had to work around.
-    pub(crate) fn open_mapped<'a>(
-        &self,
-        path: &Path,
-        mapped: &'a Mapped,
-    ) -> Result<Log<'a>, Failure> {
-        let log = self
-            .options()
-            .open_bytes(&mapped.bytes)
-            .map_err(|e| Failure::new(path, e))?;
-        self.note_opened(path, &log.open_warnings());
-        Ok(log)
-    }
 }

@@ -1,12 +1,118 @@
-//! [`check_strict`]: the check for formats without a rule set of their
-//! own: read everything in strict mode and decode every message.
+//! `robolog check`'s rules: [`check`] applies the rules a file's format
+//! has (MCAP: the ASAM OSI trace rules, or the MCAP structural checks for
+//! a file that is no trace), and [`check_strict`] is the check for formats
+//! without a rule set of their own: read everything in strict mode and
+//! decode every message.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 
 use logcore::{Error, Format, LogReader, MessageFilter, ReadMode};
 use serde_json::json;
 
-use crate::Log;
+use crate::{Limits, Log, OpenOptions};
+
+/// How [`check`] checks a file.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// The rules of a format that has a rule set (MCAP files: the ASAM OSI
+    /// trace rules, see `osi_mcap::validate`): profile, file name, findings
+    /// listed per rule, strict times. Non-OSI MCAP files get the MCAP
+    /// structural checks.
+    #[cfg(feature = "protobuf")]
+    pub rules: osi_mcap::validate::ValidateOptions,
+    /// The limits of the reader of a strict check.
+    pub limits: Limits,
+}
+
+/// What [`check`] found.
+#[derive(Debug)]
+pub enum Checked {
+    /// The report of the format's rule set (MCAP files).
+    #[cfg(feature = "protobuf")]
+    Rules(osi_mcap::validate::Report),
+    /// A strict full read (every other format).
+    Strict(StrictCheck),
+}
+
+impl Checked {
+    /// Whether the file has no error.
+    pub fn passed(&self) -> bool {
+        match self {
+            #[cfg(feature = "protobuf")]
+            Checked::Rules(r) => r.passed(),
+            Checked::Strict(s) => s.passed(),
+        }
+    }
+
+    /// Writes the report as text, `file` naming the file checked.
+    pub fn write_text(&self, out: &mut impl Write, file: &str) -> io::Result<()> {
+        match self {
+            #[cfg(feature = "protobuf")]
+            Checked::Rules(r) => r.write_text(out, file),
+            Checked::Strict(s) => s.write_text(out, file),
+        }
+    }
+
+    /// The report as one JSON document, `file` naming the file checked.
+    pub fn to_json(&self, file: &str) -> serde_json::Value {
+        match self {
+            #[cfg(feature = "protobuf")]
+            Checked::Rules(r) => r.to_json(file),
+            Checked::Strict(s) => s.to_json(file),
+        }
+    }
+
+    /// The errors, one line of text each: every error finding of a rule
+    /// set; each problem of a strict read once (the summary and the
+    /// messages pass may meet one twice).
+    pub fn errors(&self) -> Vec<String> {
+        match self {
+            #[cfg(feature = "protobuf")]
+            Checked::Rules(r) => r
+                .findings
+                .iter()
+                .filter(|f| f.level == osi_mcap::validate::Level::Error)
+                .map(ToString::to_string)
+                .collect(),
+            Checked::Strict(s) => {
+                let mut seen = HashSet::new();
+                s.problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .filter(|p| seen.insert(p.clone()))
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Checks the log file `bytes` against its format's rules: an MCAP file
+/// against the ASAM OSI trace rules (or, when it is no trace, the MCAP
+/// structural checks) with `opts.rules`, whatever else the file holds;
+/// a file of any other format (or an MCAP file in a build without the
+/// `protobuf` feature) by [`check_strict`]. An error when the format is
+/// not recognised, or a strictly checked file cannot be opened.
+///
+/// ```
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vellog/sensors.vel"))?;
+/// let checked = robolog::check(&bytes, &robolog::CheckOptions::default())?;
+/// assert!(checked.passed());
+/// assert!(checked.errors().is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check(bytes: &[u8], opts: &CheckOptions) -> Result<Checked, Error> {
+    let format = crate::detect(bytes)?;
+    #[cfg(feature = "protobuf")]
+    if format == Format::Mcap {
+        return Ok(Checked::Rules(osi_mcap::validate(bytes, &opts.rules)));
+    }
+    let log = OpenOptions::new()
+        .limits(opts.limits)
+        .format(format)
+        .open_bytes(bytes)?;
+    Ok(Checked::Strict(check_strict(&log)))
+}
 
 /// What [`check_strict`] found.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ pub mod write;
 
 use std::path::Path;
 
-pub use check::{StrictCheck, check_strict};
+pub use check::{CheckOptions, Checked, StrictCheck, check, check_strict};
 pub use lenient::{DecodeFailures, LenientDecoder};
 pub use log::{FormatReader, Log};
 pub use logcore::{

@@ -117,8 +117,6 @@ pub use plan::{Selection, topic_file_stem};
 pub use report::{
     ExportError, Exported, ExportedLog, ExportedTable, FailedTable, Progress, Undecoded, Unread,
 };
-#[cfg(test)]
-use tables::MAX_OPEN_TABLES;
 pub use tables::export_tables;
 #[cfg(feature = "ulog")]
 pub use ulog::ulog2csv;

@@ -15,7 +15,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::plan::FileNames;
 use super::*;
-use crate::write::Refusal;
 
 fn testdata(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -143,7 +142,7 @@ fn existing_files_are_refused_without_force_and_nothing_is_written() {
     std::fs::write(dir.join("point.csv"), "mine").unwrap();
     let err = export(&input, &dir, &ExportOptions::default()).unwrap_err();
     match err {
-        ExportError::Refused(Refusal::Exists { output }) => {
+        ExportError::Refused(crate::write::Refusal::Exists { output }) => {
             assert_eq!(output, dir.join("point.csv"))
         }
         other => panic!("expected a refusal, got {other}"),
@@ -419,7 +418,7 @@ fn names_that_collide_get_numbers() {
 #[test]
 fn more_tables_than_open_files_are_written_in_several_passes() {
     use mcapfile::{WriteOptions, Writer};
-    let n = MAX_OPEN_TABLES + 3;
+    let n = super::tables::MAX_OPEN_TABLES + 3;
     let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
     for i in 0..n {
         let ch = w
