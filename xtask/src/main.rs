@@ -34,6 +34,7 @@ mod mcap;
 mod osi;
 mod osi_fixtures;
 mod package;
+mod py;
 mod ros2;
 mod rosbag;
 mod sql;
@@ -90,7 +91,8 @@ fn main() -> ExitCode {
         Some("export") => export::cmd(&args[1..]),
         Some("foxglove") => foxglove::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
-        Some("package") => package::each_alone(),
+        Some("package") => package::each_alone().and_then(|()| package::build_from_packages()),
+        Some("python") => py::cmd(&args[1..]),
         Some("ci") => ci_cmd(&args[1..]),
         Some("hostile") => hostile::cmd(&args[1..]),
         Some("hostile-generate") => hostile::generate(&args[1..]),
@@ -416,7 +418,6 @@ fn ci_steps(args: &[String]) -> Result {
         "--no-deps",
         "--locked",
         "--lib",
-        "--bins",
         "--examples",
         "--features",
         GATE_FEATURES,
@@ -469,6 +470,10 @@ fn ci_steps(args: &[String]) -> Result {
     let mut ros2_args = vec!["interop".to_string()];
     ros2_args.extend(args.iter().cloned());
     ros2::cmd(&ros2_args)?;
+    gate_step(
+        "python: the robolog package installed from its wheel, checked against pyulog and rosbags",
+    );
+    py::cmd(&["test".to_string()])?;
     gate_step("fuzz smoke run");
     fuzz::cmd(&[
         "--seconds".to_string(),

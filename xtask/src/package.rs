@@ -56,17 +56,20 @@ pub(crate) fn each_alone() -> Result {
 }
 
 /// Builds every crate from its package, against the others' packages:
-/// `cargo package --workspace --no-verify` makes the `.crate` files; they
-/// are unpacked side by side into `target/package-check`, a workspace of
-/// their own whose `[patch.crates-io]` points each crate's dependencies on
-/// the others at their packages (what `cargo package`'s verification does
-/// through a local registry), with the repository's lock file and
-/// profiles. `cargo check --all-targets` of that workspace with the gate's
-/// features then compiles only the packaged crates: the dependencies,
-/// resolved with the same features as the gate's clippy step, are shared
-/// through the repository's target folder (verifying each package alone
-/// resolved them with other features, and compiled DataFusion again).
-/// A file a crate needs that its package lacks fails the check.
+/// `cargo package --workspace --no-verify` makes the `.crate` files; each
+/// is unpacked into `target/package-check/` at its folder in the
+/// repository, beside a copy of the crates that are not published (the
+/// Python package), under a copy of the repository's manifest (its
+/// members but xtask, its lock file, profiles and workspace dependencies)
+/// whose `[patch.crates-io]` points each crate's dependencies on the
+/// others at their packages (what `cargo package`'s verification does
+/// through a local registry). `cargo check --all-targets` of that
+/// workspace with the gate's features then compiles only the packaged
+/// crates: the dependencies, resolved with the same features as the gate's
+/// clippy step, are shared through the repository's target folder
+/// (verifying each package alone resolved them with other features, and
+/// compiled DataFusion again). A file a crate needs that its package
+/// lacks fails the check.
 pub(crate) fn build_from_packages() -> Result {
     run(cargo().args([
         "package",
@@ -80,26 +83,33 @@ pub(crate) fn build_from_packages() -> Result {
     if check.exists() {
         std::fs::remove_dir_all(&check).map_err(|e| format!("{}: {e}", check.display()))?;
     }
-    std::fs::create_dir_all(&check).map_err(|e| format!("{}: {e}", check.display()))?;
     let version = workspace_version()?;
-    let mut members = Vec::new();
     let mut patches = String::new();
-    for krate in LIBRARY_CRATES {
-        let dir = format!("{krate}-{version}");
-        let file = packages.join(format!("{dir}.crate"));
+    for (krate, dir, publish) in members()? {
+        let dest = check.join(&dir);
+        if !publish {
+            copy_tree(&root().join(&dir), &dest)?;
+            continue;
+        }
+        let unpacked = check.join(format!("{krate}-{version}"));
+        std::fs::create_dir_all(&check).map_err(|e| format!("{}: {e}", check.display()))?;
         run(std::process::Command::new("tar")
             .arg("-xzf")
-            .arg(&file)
+            .arg(packages.join(format!("{krate}-{version}.crate")))
             .arg("-C")
             .arg(&check))?;
-        members.push(format!("{dir:?}"));
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::rename(&unpacked, &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
         patches.push_str(&format!("{krate} = {{ path = {dir:?} }}\n"));
     }
+    let manifest = read(&root().join("Cargo.toml"))?
+        .replace(", \"xtask\"", "")
+        .replace("\"xtask\", ", "");
     let manifest = format!(
         "# Made by `cargo xtask ci`: the packaged crates as one workspace.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n[patch.crates-io]\n{patches}\n{}",
-        members.join(", "),
-        profiles()?,
+         {manifest}\n[patch.crates-io]\n{patches}"
     );
     write(&check.join("Cargo.toml"), &manifest)?;
     std::fs::copy(root().join("Cargo.lock"), check.join("Cargo.lock"))
@@ -117,6 +127,52 @@ pub(crate) fn build_from_packages() -> Result {
         ]))
 }
 
+/// The workspace's members but xtask: package name, folder, and whether
+/// it is published (`publish = false` is not).
+fn members() -> Result<Vec<(String, String, bool)>> {
+    let manifest = read(&root().join("Cargo.toml"))?;
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("members"))
+        .ok_or("Cargo.toml: no members")?;
+    let mut out = Vec::new();
+    for dir in line.split('"').skip(1).step_by(2) {
+        if dir == "xtask" {
+            continue;
+        }
+        let own = read(&root().join(dir).join("Cargo.toml"))?;
+        let name = own
+            .lines()
+            .find_map(|l| l.strip_prefix("name = "))
+            .map(|n| n.trim_matches('"').to_string())
+            .ok_or_else(|| format!("{dir}/Cargo.toml: no name"))?;
+        let publish = !own.lines().any(|l| l.trim() == "publish = false");
+        out.push((name, dir.to_string(), publish));
+    }
+    Ok(out)
+}
+
+/// Copies the files of `from` into `to` (not `target` folders, Python
+/// caches or dot files).
+fn copy_tree(from: &Path, to: &Path) -> Result {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for e in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let e = e.map_err(|e| format!("{}: {e}", from.display()))?;
+        let name = e.file_name();
+        let n = name.to_string_lossy();
+        if n.starts_with('.') || n == "target" || n == "__pycache__" {
+            continue;
+        }
+        let (src, dst) = (e.path(), to.join(&name));
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            copy_tree(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("{}: {e}", src.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The workspace's version, which every library crate has.
 fn workspace_version() -> Result<String> {
     let manifest = read(&root().join("Cargo.toml"))?;
@@ -128,24 +184,6 @@ fn workspace_version() -> Result<String> {
             Some(v.trim().trim_matches('"').to_string())
         })
         .ok_or_else(|| "Cargo.toml: no version in [workspace.package]".into())
-}
-
-/// The `[profile.*]` sections of the repository's manifest, so that the
-/// packages' workspace compiles the dependencies as the repository does.
-fn profiles() -> Result<String> {
-    let manifest = read(&root().join("Cargo.toml"))?;
-    let mut out = String::new();
-    let mut keep = false;
-    for line in manifest.lines() {
-        if line.starts_with('[') {
-            keep = line.starts_with("[profile.");
-        }
-        if keep {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    Ok(out)
 }
 
 fn read(path: &Path) -> Result<String> {

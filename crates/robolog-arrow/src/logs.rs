@@ -14,10 +14,10 @@ use crate::Error;
 use crate::table::metadata_json;
 
 /// The schema of the `logs` table: `path`, `format`, `start`, `end`,
-/// `duration_s`, `message_count`, `metadata`: the one definition of the
-/// table, which the Parquet export writes a row of per log
-/// ([`logs_row`]) and SQL over logs (`robolog-sql`) queries, after its
-/// `log` column ([`logs_batch`]).
+/// `duration_s`, `message_count`, `metadata`, `tables`: the one definition
+/// of the table, which the Parquet export writes a row of per log and SQL
+/// over logs (`robolog-sql`) queries, after its `log` column
+/// ([`logs_batch`]).
 pub fn logs_schema() -> SchemaRef {
     let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
     Arc::new(Schema::new(vec![

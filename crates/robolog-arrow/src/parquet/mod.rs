@@ -9,7 +9,7 @@
 //! ```
 //!
 //! - `<table>` is the table's name ([`table_name`](crate::table_name)),
-//!   its columns those of [`Table::schema`]. The files hold no `log`
+//!   its columns those of [`Table::schema`](crate::Table::schema). The files hold no `log`
 //!   column: readers add it from the folder name (DuckDB
 //!   `read_parquet('DIR/vehicle_global_position/*/*.parquet',
 //!   hive_partitioning = true)`, Spark, DataFusion listing tables).
@@ -17,7 +17,7 @@
 //!   ([`log_ids`](crate::log_ids)) and escaped for Hive
 //!   ([`hive_escape`](crate::hive_escape)).
 //! - The `logs` table ([`LOGS`]) has the columns `path` (the input as
-//!   given), `format` ([`Format::name`]), `start`, `end` (null when the log
+//!   given), `format` ([`Format::name`](logcore::Format::name)), `start`, `end` (null when the log
 //!   has no messages), `duration_s`, `message_count` and `metadata` (the
 //!   log's metadata as a JSON object: ULog info and parameters, MCAP
 //!   metadata records, ...). A log's `logs` file is written after its
@@ -70,7 +70,7 @@
 //! # Memory
 //!
 //! Bounded by one batch and one row group per table being written, not by
-//! the logs: the batches of [`scan`] are written as they come, batches
+//! the logs: the batches of [`scan`](crate::scan) are written as they come, batches
 //! shrink for large messages to about [`ParquetOptions::batch_bytes`], and
 //! one log is open at a time.
 //!
@@ -212,7 +212,7 @@ fn replaces_logs(opts: &ParquetOptions) -> bool {
 /// [`ExportedTable::undecoded`] (as in `robolog-sql`); a table whose values do not fit its type
 /// is left out ([`ExportedLog::failed`]).
 ///
-/// With [`ParquetOptions::force`] and no [`ParquetOptions::topics`], the
+/// With [`ExportOptions::force`] and no [`ExportOptions::topics`], the
 /// export replaces every partition of each log: after a log's files are
 /// written and committed, its partitions of the tables it did not write
 /// are removed ([`ExportedLog::removed`]; the `data.parquet` file, then the

@@ -1,0 +1,69 @@
+"""Robotics logs in Python: ROS 1 bags, PX4 ULog, MCAP, CARLA recorder files
+and VEL logs through one API, read by a Rust library without the GIL.
+
+    import robolog
+
+    with robolog.open("flight.ulg") as log:          # any format, by its bytes
+        print(log.format, log.duration / 1e9, log.start_datetime)
+        print([c.topic for c in log.topics])
+        df = log.to_pandas("vehicle_attitude")      # needs pandas and pyarrow
+        for m in log.messages("battery_status"):    # decoded to dicts
+            print(m.log_time, m.data["voltage_v"])
+
+- ``robolog.open(path_or_bytes)`` gives a ``Log``: ``format``, ``path``,
+  ``start``/``end``/``duration`` (int nanoseconds), ``start_datetime``,
+  ``metadata``, ``topics`` (``Channel``), ``problems``, ``summary()``.
+- ``Log.messages(topics, start, end, raw=False)`` yields ``Message`` objects
+  in log-time order.
+- ``Log.table(topic)`` gives a typed Arrow ``Table`` (the Arrow PyCapsule
+  interface: ``pyarrow.table(t)``, ``polars.DataFrame(t)``, DuckDB), with
+  ``to_pyarrow()``, ``to_pandas()`` and ``to_polars()``.
+- Errors: ``FormatError`` (a ``ValueError``, with ``offset`` and ``path``),
+  ``UnsupportedError``, and ``FileNotFoundError``/``PermissionError``/``OSError``.
+
+See ``help(robolog.Log)`` for everything a log offers.
+"""
+
+from ._robolog import (
+    Channel,
+    FormatError,
+    Log,
+    Message,
+    Messages,
+    Table,
+    UnsupportedError,
+    __version__,
+    open,
+)
+
+__all__ = [
+    "Channel",
+    "FormatError",
+    "Log",
+    "Message",
+    "Messages",
+    "Table",
+    "UnsupportedError",
+    "__version__",
+    "open",
+    "read_table",
+    "read_pandas",
+]
+
+
+def read_table(path_or_bytes, topic, columns=None, start=None, end=None):
+    """Opens a log, builds one topic's Arrow ``Table`` and closes the log.
+
+    The same as ``robolog.open(path_or_bytes).table(topic, columns, start,
+    end)``; see ``Log.table``.
+    """
+    with open(path_or_bytes) as log:
+        return log.table(topic, columns, start, end)
+
+
+def read_pandas(path_or_bytes, topic, columns=None, start=None, end=None):
+    """Opens a log and returns one topic as a ``pandas.DataFrame``.
+
+    The same as ``read_table(...).to_pandas()``; needs pandas and pyarrow.
+    """
+    return read_table(path_or_bytes, topic, columns, start, end).to_pandas()

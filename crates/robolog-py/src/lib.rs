@@ -1,0 +1,37 @@
+//! The native part of the `robolog` Python package (`robolog._robolog`),
+//! built with pyo3 and maturin. The package's Python files
+//! (`python/robolog`) re-export what is defined here and add the
+//! conversions to pyarrow, pandas and polars.
+//!
+//! - `log`: `robolog.open`, `Log`, `Channel`;
+//! - `messages`: `Log.messages`, read on a thread of its own;
+//! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
+//! - `source`: the opened log shared by those objects;
+//! - `values`: decoded values and JSON as Python objects;
+//! - `errors`: `FormatError`, `UnsupportedError`, the mapping of the
+//!   library's errors, panics kept from Python.
+//!
+//! Every call that reads or decodes runs without the GIL.
+
+mod errors;
+mod log;
+mod messages;
+mod source;
+mod table;
+mod values;
+
+use pyo3::prelude::*;
+
+/// The native module of the `robolog` package.
+#[pymodule]
+fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(log::open, m)?)?;
+    m.add_class::<log::Log>()?;
+    m.add_class::<log::Channel>()?;
+    m.add_class::<messages::Messages>()?;
+    m.add_class::<messages::Message>()?;
+    m.add_class::<table::Table>()?;
+    errors::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,526 @@
+//! `robolog.open`, the `Log` it returns and the `Channel`s of its topics.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use logcore::{ChannelId, Timestamp};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
+use robolog::Limits;
+
+use crate::errors::{Failure, guarded};
+use crate::messages::Messages;
+use crate::source::{Input, Shared};
+use crate::table::{self, Table};
+use crate::values::json_to_py;
+
+/// Opens a log of any format robolog reads (ROS 1 bag, PX4 ULog, MCAP,
+/// CARLA recorder file, VEL log), recognised from its first bytes, and
+/// returns its Log.
+///
+/// path_or_bytes: a path (str or os.PathLike; the file is memory-mapped,
+/// so it must not be truncated while open) or the file's contents
+/// (bytes or bytearray, copied once).
+/// max_chunk_size: the largest decompressed chunk accepted, in bytes
+/// (default 512 MiB); raise it for a trusted file with bigger chunks.
+/// max_nesting: how deeply message types may nest (default: each
+/// format's own limit, at most 128).
+///
+/// The header, index and summary are read now, without the GIL; messages
+/// are read when iterated. Raises FileNotFoundError, PermissionError or
+/// OSError for I/O, UnsupportedError for a version or feature this build
+/// cannot read, FormatError (with .offset) for anything else that is not
+/// a readable log. Use it as a context manager to close it:
+///
+///     with robolog.open("flight.ulg") as log:
+///         print(log.topics)
+#[pyfunction]
+#[pyo3(signature = (path_or_bytes, *, max_chunk_size = None, max_nesting = None))]
+pub(crate) fn open(
+    py: Python<'_>,
+    path_or_bytes: &Bound<'_, PyAny>,
+    max_chunk_size: Option<u64>,
+    max_nesting: Option<usize>,
+) -> PyResult<Log> {
+    let input = if let Ok(b) = path_or_bytes.cast::<PyBytes>() {
+        Input::Bytes(b.as_bytes().to_vec())
+    } else if let Ok(b) = path_or_bytes.cast::<PyByteArray>() {
+        Input::Bytes(b.to_vec())
+    } else if let Ok(p) = path_or_bytes.extract::<PathBuf>() {
+        Input::Path(p)
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "robolog.open takes a path (str or os.PathLike) or bytes, not {}",
+            path_or_bytes.get_type().name()?
+        )));
+    };
+    let mut limits = Limits::default();
+    if let Some(n) = max_chunk_size {
+        limits = limits.with_max_chunk_size(n);
+    }
+    if let Some(n) = max_nesting {
+        if n == 0 {
+            return Err(PyValueError::new_err("max_nesting must be at least 1"));
+        }
+        limits = limits.with_max_nesting(n);
+    }
+    let path = match &input {
+        Input::Path(p) => Some(p.display().to_string()),
+        Input::Bytes(_) => None,
+    };
+    let shared = py
+        .detach(move || Shared::open(input, limits))
+        .map_err(|e| e.into_py(py, path.as_deref()))?;
+    Ok(Log {
+        path: shared.path.clone(),
+        format: shared.summary.format.name(),
+        shared: Mutex::new(Some(shared)),
+    })
+}
+
+/// An opened log (see robolog.open): its topics, time range, metadata and
+/// problems, its messages (Log.messages) and its topics as Arrow tables
+/// (Log.table, Log.to_pandas, Log.to_polars).
+///
+/// Times are integer nanoseconds on the log's own clock (since 1970 UTC
+/// for ROS bags and most MCAP files, since boot for ULog, since the
+/// recording started for CARLA and VEL); start_datetime and end_datetime
+/// are UTC datetimes where the clock is anchored to UTC.
+///
+/// A context manager: leaving the `with` block closes it (iterators and
+/// tables already made keep working).
+#[pyclass(module = "robolog", frozen)]
+pub(crate) struct Log {
+    /// The opened log; `None` once closed.
+    shared: Mutex<Option<Arc<Shared>>>,
+    /// The file, as given; `None` for bytes.
+    path: Option<String>,
+    /// The format's name.
+    format: &'static str,
+}
+
+impl Log {
+    /// The opened log, or the error of a closed one.
+    fn shared(&self) -> PyResult<Arc<Shared>> {
+        self.shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("the log is closed"))
+    }
+
+    /// A time as a UTC datetime, where the log's clock allows.
+    fn datetime<'py>(
+        &self,
+        py: Python<'py>,
+        t: Option<Timestamp>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let shared = self.shared()?;
+        match t.and_then(|t| shared.summary.time_model.to_unix(t)) {
+            Some(unix) => utc_datetime(py, unix.as_nanos()).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A UTC `datetime` of Unix nanoseconds (to the microsecond, as far as a
+/// `datetime` goes).
+fn utc_datetime(py: Python<'_>, unix_ns: i64) -> PyResult<Bound<'_, PyAny>> {
+    let dt = py.import("datetime")?;
+    let utc = dt.getattr("timezone")?.getattr("utc")?;
+    let epoch = dt
+        .getattr("datetime")?
+        .call1((1970, 1, 1, 0, 0, 0, 0, utc))?;
+    let micros = unix_ns.div_euclid(1_000);
+    let delta = dt.getattr("timedelta")?.call1((0, 0, micros))?;
+    epoch.add(delta)
+}
+
+#[pymethods]
+impl Log {
+    /// The format, as `robolog info` names it: "rosbag", "ulog", "mcap",
+    /// "carla-recorder" or "vellog".
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.format
+    }
+
+    /// The file as given to robolog.open, or None for a log opened from
+    /// bytes.
+    #[getter]
+    fn path(&self) -> Option<String> {
+        self.path.clone()
+    }
+
+    /// Whether the log was closed.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// The time of the first message (int ns on the log's clock), or None
+    /// for a log without messages.
+    #[getter]
+    fn start(&self) -> PyResult<Option<i64>> {
+        Ok(self.shared()?.summary.start.map(Timestamp::as_nanos))
+    }
+
+    /// The time of the last message (int ns on the log's clock), or None.
+    #[getter]
+    fn end(&self) -> PyResult<Option<i64>> {
+        Ok(self.shared()?.summary.end.map(Timestamp::as_nanos))
+    }
+
+    /// end - start in nanoseconds (0 without messages).
+    #[getter]
+    fn duration(&self) -> PyResult<i64> {
+        Ok(self.shared()?.summary.duration_ns())
+    }
+
+    /// The number of messages.
+    #[getter]
+    fn message_count(&self) -> PyResult<u64> {
+        Ok(self.shared()?.summary.message_count)
+    }
+
+    /// The log's clock: "unix", "boot" or "recording_start".
+    #[getter]
+    fn clock(&self) -> PyResult<&'static str> {
+        Ok(self.shared()?.summary.time_model.clock.name())
+    }
+
+    /// The time of the first message as a timezone-aware UTC datetime, or
+    /// None where the log's clock has no UTC anchor.
+    #[getter]
+    fn start_datetime<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let t = self.shared()?.summary.start;
+        self.datetime(py, t)
+    }
+
+    /// The time of the last message as a timezone-aware UTC datetime, or
+    /// None where the log's clock has no UTC anchor.
+    #[getter]
+    fn end_datetime<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let t = self.shared()?.summary.end;
+        self.datetime(py, t)
+    }
+
+    /// The log's metadata as a dict of str to str: header fields,
+    /// parameters, info records, metadata records (what `robolog info`
+    /// lists).
+    #[getter]
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let shared = self.shared()?;
+        let d = PyDict::new(py);
+        for (k, v) in &shared.summary.metadata {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// The channels of the log, in the order of their ids, as a list of
+    /// Channel (several channels may share a topic, such as a bag's
+    /// connections from two publishers).
+    #[getter]
+    fn topics(&self) -> PyResult<Vec<Channel>> {
+        let shared = self.shared()?;
+        Ok(shared
+            .summary
+            .channels
+            .iter()
+            .map(|c| Channel {
+                id: c.info.id.0,
+                topic: c.info.topic.clone(),
+                type_name: c.info.type_name.clone(),
+                encoding: c.info.message_encoding.clone(),
+                message_count: c.message_count,
+                start: c.start.map(Timestamp::as_nanos),
+                end: c.end.map(Timestamp::as_nanos),
+                metadata: c.info.metadata.clone(),
+                schema: c
+                    .info
+                    .schema
+                    .as_ref()
+                    .and_then(|s| std::str::from_utf8(&s.data).ok().map(str::to_string)),
+                schema_name: c.info.schema.as_ref().map(|s| s.name.clone()),
+                schema_encoding: c.info.schema.as_ref().map(|s| s.encoding.clone()),
+            })
+            .collect())
+    }
+
+    /// What the readers worked around or found damaged, as a list of str,
+    /// each naming its byte offset where it has one: the summary's
+    /// warnings (a bag without an index, a file cut short, ...), then what
+    /// reading messages or tables met since (skipped records, messages that
+    /// did not decode). Empty for a healthy file.
+    #[getter]
+    fn problems(&self) -> PyResult<Vec<String>> {
+        Ok(self.shared()?.problems())
+    }
+
+    /// A dict: the log at a glance, as `robolog info --json` prints it: path,
+    /// size_bytes, format, format_name, version, clock, clock_anchor,
+    /// message_count, start_ns, end_ns, duration_ns, start_date,
+    /// end_date, channels (id, topic, type, encoding, count, start_ns,
+    /// end_ns, metadata), metadata and warnings; plus problems (as
+    /// Log.problems).
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let shared = self.shared()?;
+        let path = shared.path.clone().unwrap_or_else(|| "<bytes>".into());
+        let size = shared.log().bytes().len() as u64;
+        let mut json = robolog::info::info_json(Path::new(&path), size, &shared.summary);
+        if let serde_json::Value::Object(map) = &mut json {
+            map.insert("problems".into(), shared.problems().into());
+        }
+        json_to_py(py, &json)
+    }
+
+    /// An iterator of the messages in log-time order, as Message objects.
+    ///
+    /// topics: a topic (str) or an iterable of topics; None for all.
+    /// start, end: only messages with start <= log_time < end (int ns on
+    /// the log's clock); the format's index skips the rest.
+    /// raw: give each message's payload bytes instead of decoding it.
+    ///
+    /// Decoded data is Python values: structs dict, arrays list, bytes
+    /// bytes, times and durations int nanoseconds. A payload that does not
+    /// decode comes as its bytes, and the failure is added to
+    /// Log.problems; damaged records are skipped and added there too.
+    /// The messages are read and decoded ahead on a thread of their own,
+    /// without the GIL, in chunks of a few thousand.
+    #[pyo3(signature = (topics = None, start = None, end = None, *, raw = false))]
+    fn messages(
+        &self,
+        topics: Option<&Bound<'_, PyAny>>,
+        start: Option<i64>,
+        end: Option<i64>,
+        raw: bool,
+    ) -> PyResult<Messages> {
+        let shared = self.shared()?;
+        let channels = match topics {
+            None => None,
+            Some(t) => Some(channels_of(t.py(), &shared, &topic_list(t)?)?),
+        };
+        Messages::start(shared, channels, start, end, raw)
+    }
+
+    /// The topic's messages as a typed Arrow Table (one row per message):
+    /// log_time (timestamp, ns), then publish_time and sequence for MCAP,
+    /// multi_id for ULog, then a column per top-level field of the message
+    /// type, typed from the format's definitions (integer widths kept,
+    /// nested messages as structs, arrays as lists).
+    ///
+    /// topic: a topic, a table name (the topic without its leading "/",
+    /// other characters than letters, digits and "_" as "_") or, for
+    /// ULog, a message name (every multi_id instance in one table) or
+    /// one instance's topic ("name[1]": that instance only).
+    /// columns: the columns to build, in order (None: all).
+    /// start, end: only messages with start <= log_time < end (int ns).
+    ///
+    /// Built without the GIL. Raises KeyError naming the topics for an
+    /// unknown topic, and for an unknown column. Messages that do not
+    /// decode are rows with null message columns, counted in
+    /// Log.problems.
+    #[pyo3(signature = (topic, columns = None, start = None, end = None))]
+    fn table(
+        &self,
+        py: Python<'_>,
+        topic: &str,
+        columns: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> PyResult<Table> {
+        let shared = self.shared()?;
+        let topic = topic.to_string();
+        let for_scan = Arc::clone(&shared);
+        let built =
+            py.detach(move || guarded(|| table::build(&for_scan, &topic, columns, start, end)));
+        built.map_err(|e| e.into_py(py, shared.path.as_deref()))
+    }
+
+    /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs
+    /// pandas and pyarrow).
+    #[pyo3(signature = (topic, columns = None, start = None, end = None))]
+    fn to_pandas<'py>(
+        &self,
+        py: Python<'py>,
+        topic: &str,
+        columns: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = Bound::new(py, self.table(py, topic, columns, start, end)?)?;
+        table::frames(py, "to_pandas", t.into_any())
+    }
+
+    /// Log.table(...).to_polars(): the topic as a polars DataFrame (needs
+    /// polars).
+    #[pyo3(signature = (topic, columns = None, start = None, end = None))]
+    fn to_polars<'py>(
+        &self,
+        py: Python<'py>,
+        topic: &str,
+        columns: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = Bound::new(py, self.table(py, topic, columns, start, end)?)?;
+        table::frames(py, "to_polars", t.into_any())
+    }
+
+    /// Closes the log: its file is unmapped once the iterators and tables
+    /// still reading it are done. Further calls raise ValueError.
+    fn close(&self) {
+        self.shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+
+    /// Returns the log itself (for `with robolog.open(...) as log:`).
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Closes the log; exceptions go on.
+    #[pyo3(signature = (_exc_type = None, _exc = None, _traceback = None))]
+    fn __exit__(
+        &self,
+        _exc_type: Option<&Bound<'_, PyAny>>,
+        _exc: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> bool {
+        self.close();
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        let what = match self.shared() {
+            Ok(s) => format!(
+                "{} topics, {} messages",
+                s.summary.channels.len(),
+                s.summary.message_count
+            ),
+            Err(_) => "closed".to_string(),
+        };
+        match &self.path {
+            Some(p) => format!("<robolog.Log {} {p:?}: {what}>", self.format),
+            None => format!("<robolog.Log {} (bytes): {what}>", self.format),
+        }
+    }
+}
+
+/// The topics a `topics` argument names: one str, or an iterable of them.
+fn topic_list(topics: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(s) = topics.cast::<PyString>() {
+        return Ok(vec![s.to_cow()?.into_owned()]);
+    }
+    let mut out = Vec::new();
+    for t in topics.try_iter()? {
+        out.push(t?.extract::<String>()?);
+    }
+    Ok(out)
+}
+
+/// The channels of `topics`, or the KeyError naming the log's topics.
+fn channels_of(py: Python<'_>, shared: &Shared, topics: &[String]) -> PyResult<Vec<ChannelId>> {
+    let mut out = Vec::new();
+    for t in topics {
+        let found = shared.summary.channels_on_topic(t);
+        if found.is_empty() {
+            return Err(
+                Failure::Missing(unknown_topic(shared, t)).into_py(py, shared.path.as_deref())
+            );
+        }
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// The message of a KeyError for a topic the log lacks.
+pub(crate) fn unknown_topic(shared: &Shared, topic: &str) -> String {
+    let mut topics: Vec<&str> = Vec::new();
+    for c in &shared.summary.channels {
+        if !topics.contains(&c.info.topic.as_str()) {
+            topics.push(&c.info.topic);
+        }
+    }
+    let of = shared
+        .path
+        .as_deref()
+        .map(|p| format!(" in {p}"))
+        .unwrap_or_default();
+    format!(
+        "no topic {topic:?}{of}; its topics: {}",
+        if topics.is_empty() {
+            "none".to_string()
+        } else {
+            topics.join(", ")
+        }
+    )
+}
+
+/// A channel of a log: its topic, message type, encoding, message count,
+/// metadata and schema.
+#[pyclass(module = "robolog", frozen)]
+pub(crate) struct Channel {
+    /// The channel's id in the log.
+    #[pyo3(get)]
+    id: u32,
+    /// The topic.
+    #[pyo3(get)]
+    topic: String,
+    /// The message type (`sensor_msgs/Imu`, a ULog message name, ...).
+    #[pyo3(get, name = "type")]
+    type_name: String,
+    /// The message encoding (`ros1`, `cdr`, `protobuf`, `json`, `ulog`, ...).
+    #[pyo3(get)]
+    encoding: String,
+    /// How many messages the channel has.
+    #[pyo3(get)]
+    message_count: u64,
+    /// The time of its first message (int ns), or None.
+    #[pyo3(get)]
+    start: Option<i64>,
+    /// The time of its last message (int ns), or None.
+    #[pyo3(get)]
+    end: Option<i64>,
+    metadata: BTreeMap<String, String>,
+    /// The schema's text (a ROS message definition, ...), or None where
+    /// the channel has none or it is binary (a protobuf descriptor).
+    #[pyo3(get)]
+    schema: Option<String>,
+    /// The schema's name, or None.
+    #[pyo3(get)]
+    schema_name: Option<String>,
+    /// The schema's encoding (`ros1msg`, `ros2msg`, `protobuf`, ...), or None.
+    #[pyo3(get)]
+    schema_encoding: Option<String>,
+}
+
+#[pymethods]
+impl Channel {
+    /// The channel's metadata as a dict of str to str (a bag
+    /// connection's callerid and latching, a ULog instance's multi_id, an
+    /// MCAP channel's metadata).
+    #[getter]
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.metadata {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Channel(topic={:?}, type={:?}, encoding={:?}, message_count={})",
+            self.topic, self.type_name, self.encoding, self.message_count
+        )
+    }
+}

@@ -1,0 +1,249 @@
+"""The API on the repository's fixtures: opening, the log's facts, its
+messages, its tables and their conversions, the docs."""
+
+import datetime
+import inspect
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import robolog
+from _corpus import TESTDATA
+
+BAG = TESTDATA / "rosbag" / "sample.bag"
+MCAP = TESTDATA / "mcap" / "chunked-zstd.mcap"
+ULOG = TESTDATA / "ulog" / "features.ulg"
+FORMATS = {
+    "rosbag": "rosbag",
+    "ulog": "ulog",
+    "mcap": "mcap",
+    "carla": "carla-recorder",
+    "vellog": "vellog",
+}
+
+
+@pytest.mark.parametrize("folder", sorted(FORMATS))
+def test_every_fixture_opens_with_its_format(folder):
+    files = [p for p in sorted((TESTDATA / folder).iterdir()) if p.is_file()]
+    assert files
+    for f in files:
+        with robolog.open(f) as log:
+            assert log.format == FORMATS[folder]
+            assert log.path == str(f)
+            assert sum(c.message_count for c in log.topics) == log.message_count
+            n = sum(1 for _ in log.messages())
+            assert n == log.message_count, f
+            if "truncated" not in f.name and "unindexed" not in f.name:
+                assert log.problems == [], f
+
+
+def test_paths_bytes_and_bytearrays_open_alike():
+    data = BAG.read_bytes()
+    logs = [robolog.open(BAG), robolog.open(str(BAG)), robolog.open(data), robolog.open(bytearray(data))]
+    assert [log.path for log in logs] == [str(BAG), str(BAG), None, None]
+    facts = {(log.format, log.start, log.end, log.message_count, tuple(c.topic for c in log.topics)) for log in logs}
+    assert len(facts) == 1
+    assert [m.data for m in logs[0].messages()] == [m.data for m in logs[2].messages()]
+
+
+def test_a_log_is_a_context_manager():
+    with robolog.open(BAG) as log:
+        assert not log.closed
+        it = log.messages()
+        table = log.table("/chatter")
+    assert log.closed
+    assert "closed" in repr(log)
+    for call in (lambda: log.topics, lambda: log.start, lambda: log.messages(), lambda: log.table("/chatter")):
+        with pytest.raises(ValueError, match="closed"):
+            call()
+    # What was made before keeps working.
+    assert sum(1 for _ in it) == 75
+    assert table.num_rows > 0
+    assert log.format == "rosbag" and log.path == str(BAG)
+
+
+def test_times_and_utc_datetimes():
+    with robolog.open(BAG) as log:
+        assert log.clock == "unix"
+        assert log.start <= log.end
+        assert log.duration == log.end - log.start
+        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        assert log.start_datetime == epoch + datetime.timedelta(microseconds=log.start // 1000)
+        assert log.end_datetime == epoch + datetime.timedelta(microseconds=log.end // 1000)
+        assert log.start_datetime.tzinfo == datetime.timezone.utc
+    # A ULog counts from boot: a datetime only where the log anchors it.
+    with robolog.open(TESTDATA / "ulog" / "example.ulg") as log:
+        assert log.clock == "boot"
+        assert log.start_datetime is None and log.end_datetime is None
+        assert log.summary()["clock_anchor"] is None
+    with robolog.open(ULOG) as log:
+        anchor = log.summary()["clock_anchor"]
+        assert anchor is not None
+        unix = log.start - anchor["log_time_ns"] + anchor["unix_time_ns"]
+        assert log.start_datetime == epoch + datetime.timedelta(microseconds=unix // 1000)
+
+
+def test_topics_metadata_and_summary():
+    with robolog.open(BAG) as log:
+        topics = log.topics
+        assert all(isinstance(c, robolog.Channel) for c in topics)
+        chatter = next(c for c in topics if c.topic == "/chatter")
+        assert chatter.type == "std_msgs/String"
+        assert chatter.encoding == "ros1"
+        assert "string data" in chatter.schema
+        assert isinstance(chatter.metadata, dict)
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in log.metadata.items())
+        s = log.summary()
+        assert s["format"] == "rosbag" and s["path"] == str(BAG)
+        assert s["message_count"] == log.message_count
+        assert s["start_ns"] == log.start and s["duration_ns"] == log.duration
+        assert [c["topic"] for c in s["channels"]] == [c.topic for c in topics]
+        assert s["problems"] == log.problems == []
+        assert "Channel(topic=" in repr(chatter)
+    with robolog.open(ULOG) as log:
+        assert log.metadata and all(isinstance(v, str) for v in log.metadata.values())
+
+
+def test_messages_filter_by_topic_and_time():
+    with robolog.open(BAG) as log:
+        everything = [(m.topic, m.log_time, m.data) for m in log.messages()]
+        times = [t for _, t, _ in everything]
+        assert times == sorted(times)
+        counts = {}
+        for c in log.topics:
+            counts[c.topic] = counts.get(c.topic, 0) + c.message_count
+        for topic, n in counts.items():
+            assert sum(1 for _ in log.messages(topic)) == n
+            assert [m.data for m in log.messages([topic])] == [d for t, _, d in everything if t == topic]
+        two = sorted(counts)[:2]
+        assert [(m.topic, m.log_time) for m in log.messages(two)] == [(t, s) for t, s, _ in everything if t in two]
+        start, end = times[10], times[40]
+        got = [(m.topic, m.log_time, m.data) for m in log.messages(start=start, end=end)]
+        assert got == [x for x in everything if start <= x[1] < end]
+        assert list(log.messages(start=end, end=start)) == []
+
+
+def test_unknown_topics_are_key_errors_naming_the_topics():
+    with robolog.open(BAG) as log:
+        with pytest.raises(KeyError, match="/chatter"):
+            log.messages("/nope")
+        with pytest.raises(KeyError, match="/chatter"):
+            log.table("/nope")
+        with pytest.raises(KeyError, match="no column"):
+            log.table("/chatter", columns=["nope"])
+
+
+def test_raw_messages_are_payload_bytes():
+    with robolog.open(MCAP) as log:
+        raw = list(log.messages(raw=True))
+        decoded = list(log.messages())
+        assert len(raw) == len(decoded) == log.message_count
+        assert all(isinstance(m.data, bytes) for m in raw)
+        assert [(m.topic, m.log_time, m.publish_time, m.sequence) for m in raw] == [
+            (m.topic, m.log_time, m.publish_time, m.sequence) for m in decoded
+        ]
+        assert all(isinstance(m.publish_time, int) and isinstance(m.sequence, int) for m in raw)
+        point = next(m for m in decoded if m.topic == "/point")
+        assert isinstance(point.data, dict)
+        assert "Message(topic='/point'" in repr(point)
+    with robolog.open(BAG) as log:
+        m = next(iter(log.messages(raw=True)))
+        assert m.publish_time is None and m.sequence is None
+
+
+def test_decoded_values_are_python_values():
+    with robolog.open(TESTDATA / "rosbag" / "sample.bag") as log:
+        values = {}
+        for m in log.messages():
+            values.setdefault(m.topic, m.data)
+    for v in values.values():
+        assert isinstance(v, dict)
+    kinds = set()
+
+    def walk(v):
+        kinds.add(type(v))
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    for v in values.values():
+        walk(v)
+    assert kinds <= {dict, list, bytes, str, int, float, bool, type(None)}
+
+
+def test_tables_and_their_columns():
+    with robolog.open(BAG) as log:
+        n = sum(c.message_count for c in log.topics if c.topic == "/chatter")
+        t = log.table("/chatter")
+        assert isinstance(t, robolog.Table)
+        assert t.name == "chatter" and t.topic == "/chatter"
+        assert t.num_rows == len(t) == n
+        assert t.column_names[0] == "log_time"
+        # By table name too, and only some columns, in the order asked.
+        some = log.table("chatter", columns=["data", "log_time"])
+        assert some.column_names == ["data", "log_time"] and some.num_columns == 2
+        pa_table = pa.table(t)
+        assert pa_table.equals(t.to_pyarrow())
+        assert pa_table.column_names == t.column_names
+        assert pa.schema(t) == pa_table.schema
+        assert pa_table.schema.field("log_time").type == pa.timestamp("ns")
+        # Times as the messages give them.
+        times = [m.log_time for m in log.messages("/chatter")]
+        assert pa_table.column("log_time").cast(pa.int64()).to_pylist() == times
+        start, end = times[2], times[-2]
+        part = log.table("/chatter", start=start, end=end)
+        assert part.num_rows == sum(1 for x in times if start <= x < end)
+        # A stream can be taken any number of times.
+        assert pa.table(t).num_rows == n
+        assert "robolog.Table" in repr(t)
+
+
+def test_ulog_tables_keep_integer_widths_in_pandas_and_polars():
+    pd = pytest.importorskip("pandas")
+    with robolog.open(ULOG) as log:
+        name = next(c.type for c in log.topics if c.message_count)
+        t = log.table(name)
+        schema = pa.table(t).schema
+        assert schema.field("timestamp").type == pa.uint64()
+        df = t.to_pandas()
+        assert isinstance(df, pd.DataFrame) and len(df) == t.num_rows
+        assert str(df["timestamp"].dtype) == "uint64"
+        assert str(df["multi_id"].dtype) == "uint8"
+        assert log.to_pandas(name).equals(df)
+        assert robolog.read_pandas(ULOG, name).equals(df)
+        assert robolog.read_table(ULOG, name).num_rows == t.num_rows
+        pl = pytest.importorskip("polars")
+        frame = t.to_polars()
+        assert isinstance(frame, pl.DataFrame) and frame.height == t.num_rows
+        assert frame.schema["timestamp"] == pl.UInt64
+        assert log.to_polars(name).equals(frame)
+
+
+def test_limits():
+    lz4 = TESTDATA / "rosbag" / "sample-lz4.bag"
+    with robolog.open(lz4) as log:
+        assert sum(1 for _ in log.messages()) == log.message_count
+    # Chunks larger than the limit are refused, each a problem naming it.
+    with robolog.open(lz4, max_chunk_size=16) as log:
+        assert list(log.messages()) == []
+        assert log.problems and all("at most 16 uncompressed bytes" in p for p in log.problems)
+    with pytest.raises(ValueError):
+        robolog.open(lz4, max_nesting=0)
+
+
+def test_help_is_useful():
+    for obj in (robolog, robolog.open, robolog.Log, robolog.Log.messages, robolog.Log.table,
+                robolog.Log.summary, robolog.Table, robolog.Table.to_pandas, robolog.Message,
+                robolog.Channel, robolog.FormatError, robolog.UnsupportedError, robolog.read_table):
+        assert obj.__doc__ and len(obj.__doc__) > 40, obj
+    assert "max_chunk_size" in str(inspect.signature(robolog.open))
+    assert list(inspect.signature(robolog.Log.messages).parameters) == ["self", "topics", "start", "end", "raw"]
+    assert list(inspect.signature(robolog.Log.table).parameters) == ["self", "topic", "columns", "start", "end"]
+    assert robolog.Log.format.__doc__
+    assert isinstance(robolog.__version__, str)
+    assert (Path(robolog.__file__).parent / "py.typed").exists()
+    assert (Path(robolog.__file__).parent / "__init__.pyi").exists()

@@ -1,0 +1,55 @@
+"""Every fixture and corpus file of every format: each topic's table
+crosses the Arrow C stream interface into pyarrow and validates in full,
+with one row per message; every message is read and decoded."""
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import robolog
+from _corpus import STATS, TESTDATA, corpus_dir, file_id
+
+SUFFIXES = (".bag", ".ulg", ".mcap", ".log", ".rec", ".vel")
+
+
+def every_file():
+    files = [p for p in sorted(TESTDATA.rglob("*")) if p.suffix in SUFFIXES]
+    d = corpus_dir()
+    if d is not None:
+        files += [p for p in sorted(d.rglob("*")) if p.suffix in SUFFIXES and p.is_file()]
+    return files
+
+
+@pytest.mark.parametrize("path", every_file(), ids=file_id)
+def test_every_table_and_message(path):
+    try:
+        log = robolog.open(path)
+    except robolog.FormatError as e:
+        # Files the library refuses say where (the conformance suite's
+        # invalid files, an unsupported version).
+        assert e.offset is not None and e.path == str(path)
+        STATS["files refused with a FormatError"] += 1
+        return
+    with log:
+        keys = {}
+        for c in log.topics:
+            key = c.type if log.format == "ulog" else c.topic
+            keys[key] = keys.get(key, 0) + c.message_count
+        for key, count in keys.items():
+            table = pa.table(log.table(key))
+            table.validate(full=True)
+            assert table.num_rows == count, f"{key}: {table.num_rows} rows, {count} messages"
+            STATS["tables through the Arrow C stream"] += 1
+            STATS["table rows through the Arrow C stream"] += count
+        n = 0
+        for m in log.messages():
+            n += 1
+        if not log.problems:
+            assert n == log.message_count
+        STATS["files read (tables and messages)"] += 1
+        STATS["messages decoded"] += n
+
+
+def test_the_files_are_there():
+    assert any(Path(p).suffix == ".bag" for p in every_file())

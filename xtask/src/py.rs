@@ -1,0 +1,182 @@
+//! `cargo xtask python test`: the Python package `robolog` (distribution
+//! `robolog-py`, crate `crates/robolog-py`) built as a wheel, installed and
+//! checked against the reference readers.
+//!
+//! 1. `maturin build --profile dev` builds the wheel into `target/wheels`,
+//!    in the workspace's target folder with the dev profile, so it shares
+//!    the dependencies' builds with the rest of the gate (and compiles no
+//!    DataFusion: the package depends on robolog-arrow, not robolog-sql).
+//! 2. The wheel is installed (forced) into the interop venv beside pinned
+//!    pyulog, rosbags, pyarrow, pandas, polars and pytest.
+//! 3. pytest runs `crates/robolog-py/tests` there, with the corpus in
+//!    `ROBOLOG_CORPUS` (values equal to pyulog and rosbags, errors,
+//!    threads, the API).
+//! 4. The wheel installs into a fresh venv without any index, and
+//!    `import robolog` reads a fixture there (pyarrow and pandas absent:
+//!    their conversions say what to install).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::python::{Venv, stdout_of};
+use crate::{Result, corpus, opt, root, run, step};
+
+/// The packages of the checks, pinned (pyulog, rosbags and pyarrow at the
+/// versions of the other interop checks).
+const PACKAGES: [&str; 7] = [
+    "pyulog==1.3.0",
+    "rosbags==0.11.9",
+    "pyarrow==26.0.1",
+    "pandas==3.1.1",
+    "polars==2.1.0",
+    "pytest==9.2.0",
+    "maturin==1.16.0",
+];
+
+/// The crate of the package.
+const CRATE: &str = "crates/robolog-py";
+
+/// `cargo xtask python test [--corpus DIR]`.
+pub(crate) fn cmd(args: &[String]) -> Result {
+    match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        _ => Err("usage: cargo xtask python test [--corpus DIR]".into()),
+    }
+}
+
+/// Builds, installs and checks the package (see the module docs).
+fn test(args: &[String]) -> Result {
+    let began = Instant::now();
+    let corpus = corpus::locate(opt(args, "--corpus"))?;
+    step("python: the interop venv (pinned reference readers, pytest, maturin)");
+    let venv = Venv::with(&PACKAGES)?;
+    step("python: the wheel (maturin, dev profile, the workspace's target folder)");
+    let wheel = build_wheel(&venv)?;
+    run(venv
+        .command()
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--force-reinstall",
+            "--no-deps",
+        ])
+        .arg(&wheel))?;
+    step("python: pytest of crates/robolog-py/tests against the installed wheel");
+    let mut pytest = venv.command();
+    pytest
+        .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
+        .arg(root().join(CRATE).join("tests"))
+        // The tests leave no __pycache__ in the checkout.
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    if let Some(dir) = &corpus {
+        pytest.env("ROBOLOG_CORPUS", dir);
+    }
+    run(&mut pytest)?;
+    step("python: the wheel installs into a fresh venv");
+    fresh_venv(&wheel)?;
+    eprintln!(
+        "xtask: python test passed in {:.1} s",
+        began.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Builds the wheel with `venv`'s maturin; its path.
+fn build_wheel(venv: &Venv) -> Result<PathBuf> {
+    let out = root().join("target/wheels");
+    // Only this build's wheel is left, so it is the one installed.
+    if let Ok(entries) = std::fs::read_dir(&out) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("robolog_py-") && name.ends_with(".whl") {
+                std::fs::remove_file(e.path()).map_err(|err| format!("{name}: {err}"))?;
+            }
+        }
+    }
+    run(venv
+        .command()
+        .args([
+            "-m",
+            "maturin",
+            "build",
+            "--profile",
+            "dev",
+            "--manifest-path",
+        ])
+        .arg(root().join(CRATE).join("Cargo.toml"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--interpreter")
+        .arg(venv.python()))?;
+    let wheels: Vec<PathBuf> = std::fs::read_dir(&out)
+        .map_err(|e| format!("{}: {e}", out.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("robolog_py-") && n.ends_with(".whl"))
+        })
+        .collect();
+    match wheels.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(format!(
+            "maturin left {} robolog_py wheels in {}",
+            wheels.len(),
+            out.display()
+        )),
+    }
+}
+
+/// What the fresh venv runs: the package imports from the venv, reads a
+/// fixture, and says what to install for pandas.
+const FRESH_CHECK: &str = r#"
+import sys, robolog
+assert robolog.__file__.startswith(sys.prefix), robolog.__file__
+with robolog.open(sys.argv[1]) as log:
+    assert log.format == "rosbag" and log.message_count == 75, log
+    assert sum(1 for _ in log.messages()) == 75
+    table = log.table("/chatter")
+    try:
+        table.to_pandas()
+    except ImportError as e:
+        assert "pip install pandas" in str(e), e
+    else:
+        raise AssertionError("pandas is not installed here")
+print(f"robolog {robolog.__version__} from {robolog.__file__}: {log}")
+"#;
+
+/// Installs `wheel` into a new venv (no index: the wheel needs nothing
+/// else) and runs [`FRESH_CHECK`] there, outside the checkout.
+fn fresh_venv(wheel: &Path) -> Result {
+    let dir = root().join("target/python-fresh-venv");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    run(Command::new(&python).args(["-m", "venv"]).arg(&dir))?;
+    let fresh = dir.join("bin/python");
+    run(Command::new(&fresh)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-index",
+        ])
+        .arg(wheel))?;
+    let mut check = Command::new(&fresh);
+    check
+        .current_dir(&dir)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["-c", FRESH_CHECK])
+        .arg(root().join("testdata/rosbag/sample.bag"));
+    let out = stdout_of(check, "the fresh venv's check")?;
+    eprint!("xtask: {out}");
+    Ok(())
+}
