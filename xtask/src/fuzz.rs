@@ -4,9 +4,10 @@
 //!   corpus (`fuzz/corpus/TARGET`), then fuzz it for N seconds (default
 //!   60), growing its working corpus (`fuzz/target/corpus/TARGET`,
 //!   gitignored). What the fuzzer finds is copied into the committed corpus
-//!   as `regression-*`. `--dev` builds the targets without optimizations
-//!   (all at once, in half the time of an optimized build: what the gate's
-//!   smoke run wants; a campaign wants the optimized build's speed).
+//!   as `regression-*`. The replay is the run's start: libFuzzer runs
+//!   every input of its corpus folders before it makes new ones. `--dev`
+//!   builds the targets without optimizations (in half the time, but the
+//!   inputs then run several times slower).
 //! - `fuzz cmin [TARGET] [--max N]`: merge the working corpus back into a
 //!   minimised committed corpus of at most N inputs (default
 //!   [`MAX_COMMITTED`]), `regression-*` files always kept.
@@ -206,22 +207,20 @@ fn fuzz_cmd(args: &[String]) -> Result {
     let dev = args.iter().any(|a| a == "--dev");
     let targets = chosen_targets(args)?;
     ensure_cargo_fuzz()?;
-    if dev && targets.len() > 1 {
-        step("fuzz: build every target (without optimizations)");
-        run(&mut cargo_fuzz("build", true))?;
+    if targets.len() > 1 {
+        // One build of every target: their binaries link in parallel.
+        step("fuzz: build every target");
+        run(&mut cargo_fuzz("build", dev))?;
     }
     for t in &targets {
         let committed = committed_corpus(t);
         std::fs::create_dir_all(&committed).map_err(|e| format!("{}: {e}", committed.display()))?;
-        step(&format!("fuzz {t}: replay the committed corpus"));
-        // -runs=0: run every input of the corpus once, then stop.
-        run(cargo_fuzz_run_in(t, dev).arg(&committed).args([
-            "--",
-            "-runs=0",
-            "-rss_limit_mb=512",
-            "-timeout=5",
-        ]))?;
-        step(&format!("fuzz {t} for {seconds} s"));
+        // libFuzzer first runs every input of the corpus folders, the
+        // committed corpus among them (each at most 64 KiB, so whole):
+        // the replay, then new inputs for the time given.
+        step(&format!(
+            "fuzz {t}: replay the committed corpus, then {seconds} s of new inputs"
+        ));
         let corpus = seed_corpus(t)?;
         // New inputs go to the first folder (the working corpus); the
         // committed one is read only.
