@@ -19,16 +19,20 @@ pub enum Format {
     Mcap,
     /// CARLA simulator recorder file.
     CarlaRecorder,
+    /// ROS 2 bag (rosbag2): a folder of `metadata.yaml` and SQLite
+    /// (`.db3`) or MCAP storage files.
+    Rosbag2,
 }
 
 impl Format {
     /// All formats.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::RosBag,
         Format::VelLog,
         Format::ULog,
         Format::Mcap,
         Format::CarlaRecorder,
+        Format::Rosbag2,
     ];
 
     /// Short lower-case name used in CLI and JSON output (`"rosbag"`, `"vellog"`, ...).
@@ -39,6 +43,7 @@ impl Format {
             Format::ULog => "ulog",
             Format::Mcap => "mcap",
             Format::CarlaRecorder => "carla-recorder",
+            Format::Rosbag2 => "rosbag2",
         }
     }
 
@@ -50,6 +55,7 @@ impl Format {
             Format::ULog => "PX4 ULog",
             Format::Mcap => "MCAP",
             Format::CarlaRecorder => "CARLA recorder",
+            Format::Rosbag2 => "ROS 2 bag",
         }
     }
 }

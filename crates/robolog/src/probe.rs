@@ -56,6 +56,7 @@ pub(crate) fn described(format: Format) -> &'static str {
         Format::ULog => "a PX4 ULog file",
         Format::Mcap => "an MCAP file",
         Format::CarlaRecorder => "a CARLA recorder file",
+        Format::Rosbag2 => "a ROS 2 bag",
         _ => "a log file",
     }
 }
@@ -68,6 +69,7 @@ pub(crate) fn feature(format: Format) -> &'static str {
         Format::ULog => "ulog",
         Format::Mcap => "mcap",
         Format::CarlaRecorder => "carla",
+        Format::Rosbag2 => "rosbag2",
         _ => "?",
     }
 }
@@ -112,7 +114,7 @@ mod tests {
     fn every_format_has_a_description_and_feature() {
         for f in Format::ALL {
             assert!(described(f).ends_with(match f {
-                Format::RosBag => "bag",
+                Format::RosBag | Format::Rosbag2 => "bag",
                 Format::VelLog => "log",
                 _ => "file",
             }));
