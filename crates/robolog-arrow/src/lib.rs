@@ -35,7 +35,6 @@ mod build;
 mod infer;
 mod inputs;
 mod logs;
-mod names;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 mod table;
@@ -46,11 +45,11 @@ pub use inputs::{find_logs, find_named_logs, hive_escape, log_ids};
 #[cfg(feature = "parquet")]
 pub(crate) use logs::logs_row;
 pub use logs::{LogRow, logs_batch, logs_schema};
-pub use names::{MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
+pub use robolog::names::{LOGS, MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
 pub use table::{
-    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOGS, MULTI_ID, PUBLISH_TIME, RESERVED,
-    SEQUENCE, ScanOptions, Table, Undecoded, scan, table_in, table_key, table_name, table_of,
-    tables, tables_with_summary, ulog_in_table,
+    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE,
+    ScanOptions, Table, Undecoded, scan, table_in, table_key, table_name, table_of, tables,
+    tables_with_summary, ulog_in_table,
 };
 
 /// What can go wrong building tables.

@@ -155,8 +155,9 @@ fn cross_check(fixture: &str, own: Option<(&str, u32)>) -> Vec<String> {
             .push(j);
     }
     let mut cells = 0usize;
+    let names = robolog::names::TableNames::new(by_topic.keys().map(String::as_str));
     for (topic, messages) in &by_topic {
-        let file = dir.join(format!("{}.csv", robolog::export::topic_file_stem(topic)));
+        let file = dir.join(format!("{}.csv", names.name(topic).unwrap()));
         let rows = parse_csv(&std::fs::read_to_string(&file).unwrap());
         let (header, rows) = rows.split_first().unwrap();
         assert_eq!(rows.len(), messages.len(), "{fixture} {topic}: rows");

@@ -16,7 +16,7 @@ use crate::schema::{merge, with_log_column};
 use crate::{Error, ScanProgress, discover};
 
 /// The name of the table of logs (one row per log).
-pub const LOGS: &str = "logs";
+pub use robolog_arrow::LOGS;
 
 /// One log of a [`LogSet`]: its id, path and size.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,7 @@ pub mod export;
 pub mod info;
 mod lenient;
 mod log;
+pub mod names;
 mod open;
 mod probe;
 pub mod registry;

@@ -9,8 +9,8 @@ use robolog::Log;
 
 use super::Table;
 use super::schema::{RESERVED, make_schema};
-use crate::names::TableNames;
 use crate::{Error, infer};
+use robolog::names::TableNames;
 
 /// Every table of `log`, in order of their first channel. Types come from
 /// [`LogReader::value_type`]; channels whose format declares none are read

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use arrow_schema::SchemaRef;
 use logcore::{ChannelInfo, Format, LogReader, MessageColumn, Summary, ValueType};
 
-use crate::names::{base_name, may_name};
+use robolog::names::{base_name, may_name};
 
 // The Parquet export builds the tables of a set of logs.
 #[cfg(feature = "parquet")]
@@ -28,10 +28,6 @@ pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
 pub(crate) use schema::original_name;
 pub use schema::{DATA, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
-
-/// The name of the table of the logs themselves (one row per log) in the
-/// Parquet layout and in SQL; a channel of this name is the table `logs_`.
-pub const LOGS: &str = "logs";
 
 /// One table of a log: the channels that share a [table name](table_name),
 /// their merged value type and the Arrow schema of their rows.

@@ -11,9 +11,11 @@
 //!
 //! # Tables
 //!
-//! - **One table per topic and type**: the channels of a log that share a
-//!   topic and a message type (a bag's several connections of `/chatter`)
-//!   make one table, rows in log-time order.
+//! - **One table per table key** ([`LogReader::table_key`](logcore::LogReader::table_key)):
+//!   the channels of a log that share a topic (a bag's several connections
+//!   of `/chatter`; for ULog the instances of a message name, told apart
+//!   by a `multi_id` column) make one table, rows in log-time order: the
+//!   same tables as the Parquet and SQL ones.
 //! - **Time columns first**, in the format's own unit and in nanoseconds:
 //!   `time_s,log_time_ns` for ROS bags and CARLA recordings (seconds with
 //!   all nine fraction digits), `time_ms,log_time_ns` for VEL logs
@@ -26,15 +28,17 @@
 //!   durations as `t.sec`, `t.nsec` (their JSON form). A message whose
 //!   value is not a struct (raw bytes) has its columns under the name
 //!   `data`.
-//! - **Columns are fixed per table** before the first row is written, from
-//!   every message of the channel: a first pass decodes every message and
-//!   merges what it saw (the union of fields in order of first appearance,
-//!   for fixed-size arrays their size, for **variable-length arrays the
-//!   length of the longest**, for numbers the widest kind); a second pass
-//!   writes the rows, a shorter array leaving its last columns empty. Where
-//!   the format has type definitions (bags, ULog, MCAP schemas, the VEL and
-//!   CARLA records), every message of a channel has the same fields, so
-//!   the columns are those of the definition.
+//! - **Columns are fixed per table** before the first row is written.
+//!   Where the format declares the channels' value type
+//!   ([`LogReader::value_type`](logcore::LogReader::value_type): bags,
+//!   ULog, MCAP schemas, the VEL and CARLA records) the columns start from
+//!   it: every declared field in declared order, even one no message sets
+//!   (a protobuf field left unset is an empty column), fixed-size arrays at
+//!   their size. A first pass then decodes every message and merges what
+//!   it saw (fields the declaration lacks in order of first appearance,
+//!   for **variable-length arrays the length of the longest**, for numbers
+//!   the widest kind); a second pass writes the rows, a shorter array
+//!   leaving its last columns empty.
 //! - **Long arrays** (more than [`ExportOptions::max_array_columns`]
 //!   elements in some message, [`DEFAULT_MAX_ARRAY_COLUMNS`] by default: an
 //!   image, a point cloud) and places where messages disagree in kind (a
@@ -54,12 +58,12 @@
 //!
 //! - File names ([`ExportedTable::name`]): with [`ulog2csv`], those of
 //!   `ulog2csv` (`NAME_topic_multi.csv`, `NAME` the input's name without
-//!   `.ulg`); otherwise the topic without its leading `/`, every character other than ASCII
-//!   letters, digits, `-`, `_` and `.` replaced by `_` (a leading `.` too,
-//!   an empty name becomes `_`, at most 200 characters), then
-//!   `.EXTENSION`. When two tables would get the same name (compared
-//!   without case, for file systems that ignore it), the later in channel
-//!   order gets `_2` (`_3`, ...) appended. ULog subscriptions that would
+//!   `.ulg`); otherwise the table's name as the Parquet and SQL tables
+//!   have it ([`names`](crate::names): the topic without its leading `/`,
+//!   every character other than a letter, a digit or `_` replaced by `_`,
+//!   a hash of the topic after it where another topic of the log has the
+//!   same name, compared without case for file systems that ignore it),
+//!   then `.EXTENSION`. ULog subscriptions that would
 //!   share a `ulog2csv` name (`a/b` and `a_b`, one name subscribed twice)
 //!   get a file each too: the first in the log's file order keeps the
 //!   name, the others get `_2` (`_3`, ...) before `.csv`, never a name
@@ -113,7 +117,7 @@ use std::io;
 use logcore::{Limits, Value};
 
 pub use csv::Csv;
-pub use plan::{Selection, topic_file_stem};
+pub use plan::Selection;
 pub use report::{
     ExportError, Exported, ExportedLog, ExportedTable, FailedTable, Progress, Undecoded, Unread,
 };

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use logcore::{LogReader, MessageColumn, TimeUnit};
 
-use super::ExportError;
+use super::{ColumnKind, ExportError};
 
 /// Which channels an export takes: those whose topic, or whose table's
 /// name, is one of the topics asked for; every channel when none was
@@ -97,80 +97,35 @@ pub(crate) fn prepare_folder(dir: &Path) -> Result<(), ExportError> {
     }
 }
 
-/// The file name stem of a topic's table (see the [module](super) docs).
-///
-/// ```
-/// use robolog::export::topic_file_stem;
-/// assert_eq!(topic_file_stem("/camera/image raw"), "camera_image_raw");
-/// assert_eq!(topic_file_stem("LaserRange2DDataM/front"), "LaserRange2DDataM_front");
-/// assert_eq!(topic_file_stem("/.hidden"), "_hidden");
-/// assert_eq!(topic_file_stem("/"), "_");
-/// ```
-pub fn topic_file_stem(topic: &str) -> String {
-    let mut s: String = topic
-        .trim_start_matches('/')
-        .chars()
-        .take(200)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() {
-        s.push('_');
-    }
-    if s.starts_with('.') {
-        s.replace_range(0..1, "_");
-    }
-    s
-}
-
-/// File names handed out so far, compared without case.
-#[derive(Default)]
-pub(crate) struct FileNames {
-    taken: HashSet<String>,
-}
-
-impl FileNames {
-    /// `stem`, or `stem_2`, `stem_3`, ... when taken.
-    pub(crate) fn assign(&mut self, stem: &str) -> String {
-        let mut name = stem.to_string();
-        let mut n = 1;
-        while !self.taken.insert(name.to_lowercase()) {
-            n += 1;
-            name = format!("{stem}_{n}");
-        }
-        name
-    }
-}
-
-/// Which time of a message a time column holds.
+/// What a column of a table's message facts holds.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum TimeSource {
+pub(crate) enum MetaSource {
     /// The log time.
-    Log,
+    LogTime,
     /// The publish time.
-    Publish,
+    PublishTime,
+    /// The instance of the message's channel (ULog's `multi_id`).
+    MultiId,
 }
 
-/// A time column of a table.
-pub(crate) struct TimeColumn {
-    /// Its name (`time_s`, `log_time_ns`, ...).
+/// A column of a table that holds a fact of its messages rather than a
+/// part of their values: a time, the channel's instance.
+pub(crate) struct MetaColumn {
+    /// Its name (`time_s`, `log_time_ns`, `multi_id`, ...).
     pub(crate) name: &'static str,
-    /// The unit it is written in.
-    pub(crate) unit: TimeUnit,
-    /// Which time it holds.
-    pub(crate) source: TimeSource,
+    /// What its cells are.
+    pub(crate) kind: ColumnKind,
+    /// What it holds.
+    pub(crate) source: MetaSource,
 }
 
-/// The time columns of a log's tables: its format's own unit (see
-/// [`LogReader::time_unit`]), then nanoseconds, then the publish time
-/// where its messages carry one.
-pub(crate) fn time_columns(log: &dyn LogReader) -> Vec<TimeColumn> {
-    let tc = |name, unit, source| TimeColumn { name, unit, source };
+/// The columns of a log's tables before their values': the log time in
+/// its format's own unit (see [`LogReader::time_unit`]), then in
+/// nanoseconds, then the publish time where its messages carry one, then
+/// the channel's instance where its messages come from several (see
+/// [`LogReader::message_columns`]).
+pub(crate) fn meta_columns(log: &dyn LogReader) -> Vec<MetaColumn> {
+    let mc = |name, kind, source| MetaColumn { name, kind, source };
     let mut columns = Vec::new();
     let native = log.time_unit();
     let name = match native {
@@ -180,15 +135,16 @@ pub(crate) fn time_columns(log: &dyn LogReader) -> Vec<TimeColumn> {
         TimeUnit::Nanoseconds => None,
     };
     if let Some(name) = name {
-        columns.push(tc(name, native, TimeSource::Log));
+        columns.push(mc(name, ColumnKind::Time(native), MetaSource::LogTime));
     }
-    columns.push(tc("log_time_ns", TimeUnit::Nanoseconds, TimeSource::Log));
-    if log.message_columns().contains(&MessageColumn::PublishTime) {
-        columns.push(tc(
-            "publish_time_ns",
-            TimeUnit::Nanoseconds,
-            TimeSource::Publish,
-        ));
+    let ns = ColumnKind::Time(TimeUnit::Nanoseconds);
+    columns.push(mc("log_time_ns", ns, MetaSource::LogTime));
+    let has = log.message_columns();
+    if has.contains(&MessageColumn::PublishTime) {
+        columns.push(mc("publish_time_ns", ns, MetaSource::PublishTime));
+    }
+    if has.contains(&MessageColumn::MultiId) {
+        columns.push(mc("multi_id", ColumnKind::UInt, MetaSource::MultiId));
     }
     columns
 }

@@ -87,6 +87,50 @@ impl Shape {
         }
     }
 
+    /// The shape a declared value type gives before any value is seen:
+    /// its struct fields in declared order, its scalars' kinds, fixed
+    /// arrays at their length (one JSON cell when longer than `cap`), and
+    /// arrays of any length empty until [`merge`](Shape::merge) sees
+    /// their elements. Values merged into it widen it as they would an
+    /// empty shape.
+    pub(crate) fn declared(t: &ValueType, cap: usize) -> Shape {
+        let array = |len: usize, elem: &ValueType| {
+            if len > cap {
+                Shape::Json
+            } else {
+                Shape::Array {
+                    len,
+                    elem: Box::new(Shape::declared(elem, cap)),
+                    width: 0,
+                }
+            }
+        };
+        match t {
+            ValueType::Bool => Shape::Leaf(ColumnKind::Bool),
+            ValueType::I8 | ValueType::I16 | ValueType::I32 | ValueType::I64 => {
+                Shape::Leaf(ColumnKind::Int)
+            }
+            ValueType::U8 | ValueType::U16 | ValueType::U32 | ValueType::U64 => {
+                Shape::Leaf(ColumnKind::UInt)
+            }
+            ValueType::F32 => Shape::Leaf(ColumnKind::F32),
+            ValueType::F64 => Shape::Leaf(ColumnKind::F64),
+            ValueType::String => Shape::Leaf(ColumnKind::String),
+            ValueType::Time | ValueType::Duration => Shape::Time,
+            ValueType::Bytes => array(0, &ValueType::U8),
+            ValueType::FixedArray(elem, len) => array(*len, elem),
+            ValueType::List(elem) => array(0, elem),
+            ValueType::Struct(fields) => Shape::Struct {
+                fields: fields
+                    .iter()
+                    .map(|f| (f.name.clone(), Shape::declared(&f.ty, cap)))
+                    .collect(),
+                width: 0,
+            },
+            ValueType::Any => Shape::Unknown,
+        }
+    }
+
     /// The shape of the raw payloads of a channel whose messages do not
     /// decode: byte arrays of at most `len` bytes.
     pub(crate) fn bytes(len: usize, cap: usize) -> Shape {

@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 use logcore::{ChannelId, ChannelInfo, Error, LogReader, MessageFilter, ReadMode, Value};
 
 use crate::Log;
+use crate::names::TableNames;
 use crate::write::{AtomicFile, OutputPolicy};
 
-use super::plan::{FileNames, TimeColumn, TimeSource, prepare_folder, time_columns};
+use super::plan::{MetaColumn, MetaSource, meta_columns, prepare_folder};
 use super::shape::Shape;
 use super::{
-    Cell, Column, ColumnKind, ExportError, ExportOptions, ExportedLog, ExportedTable, Progress,
-    Selection, TableFormat, TableSink, Undecoded, topic_file_stem,
+    Cell, Column, ExportError, ExportOptions, ExportedLog, ExportedTable, Progress, Selection,
+    TableFormat, TableSink, Undecoded,
 };
 
 /// The most output files open at once; a log with more tables is exported
@@ -21,8 +22,8 @@ use super::{
 pub(crate) const MAX_OPEN_TABLES: usize = 256;
 
 /// Exports `log`, read from `input`, as tables of `format` in `dir`, one
-/// per topic and type (see the [module](super) docs), calling `progress`
-/// as the work goes on.
+/// per table key, named by [`TableNames`] (see the [module](super) docs),
+/// calling `progress` as the work goes on.
 pub fn export_tables(
     log: &Log<'_>,
     input: &Path,
@@ -48,7 +49,7 @@ pub fn export_tables(
     };
     plan.column_pass(log, opts.max_array_columns, &mut meter, &mut out.problems)?;
     let policy = OutputPolicy::new(opts.force).reading(input);
-    plan.name_files(dir, format.extension(), opts.max_array_columns, &policy)?;
+    plan.place_files(dir, format.extension(), opts.max_array_columns, &policy)?;
     prepare_folder(dir)?;
     let written: Vec<usize> = (0..plan.tables.len())
         .filter(|&t| plan.tables[t].path.is_some())
@@ -62,36 +63,69 @@ pub fn export_tables(
     Ok(out)
 }
 
-/// The tables of one log: its channels grouped by topic and type.
+/// The tables of one log: its channels grouped by table key.
 struct Plan {
     tables: Vec<Table>,
     of_channel: HashMap<ChannelId, usize>,
-    times: Vec<TimeColumn>,
+    /// The instance of each channel of a log whose messages come from
+    /// several (see [`MetaSource::MultiId`]).
+    multi_ids: HashMap<ChannelId, u64>,
+    meta: Vec<MetaColumn>,
     input: PathBuf,
     /// The messages of the selected channels, damaged records skipped.
     filter: MessageFilter,
 }
 
 impl Plan {
-    /// Groups the channels of `log` that `opts` selects.
+    /// Groups the channels of `log` that `opts` selects by their table
+    /// key, names the tables, and starts each table's columns from its
+    /// channels' declared value type where they share one.
     fn new(log: &Log<'_>, input: &Path, opts: &ExportOptions) -> Result<Plan, ExportError> {
         let channels = log.channels().map_err(ExportError::read(input))?;
+        let names = TableNames::new(channels.iter().map(|c| log.table_key(c)));
         let mut selection = Selection::new(&opts.topics);
         let mut tables: Vec<Table> = Vec::new();
         let mut of_channel: HashMap<ChannelId, usize> = HashMap::new();
-        let mut by_key: HashMap<(&str, &str), usize> = HashMap::new();
+        let mut by_key: HashMap<&str, usize> = HashMap::new();
+        let mut multi_ids = HashMap::new();
         for c in &channels {
-            if !selection.selects(&c.topic, &topic_file_stem(&c.topic)) {
+            let key = log.table_key(c);
+            let name = names.name(key).unwrap_or(key);
+            if !selection.selects(&c.topic, name) && !selection.selects(key, name) {
                 continue;
             }
-            let t = *by_key.entry((&c.topic, &c.type_name)).or_insert_with(|| {
-                tables.push(Table::new(c));
+            let t = *by_key.entry(key).or_insert_with(|| {
+                tables.push(Table::new(c, key, name));
                 tables.len() - 1
             });
             tables[t].channels.push(c.id);
             of_channel.insert(c.id, t);
+            if let Some(m) = c.metadata.get("multi_id").and_then(|m| m.parse().ok()) {
+                multi_ids.insert(c.id, m);
+            }
         }
         selection.check(channels.iter().map(|c| c.topic.as_str()))?;
+        for table in &mut tables {
+            let mut declared = None;
+            for &id in &table.channels {
+                match (
+                    log.value_type(id).map_err(ExportError::read(input))?,
+                    &declared,
+                ) {
+                    (Some(t), None) => declared = Some(t),
+                    (Some(t), Some(d)) if t == *d => {}
+                    // Channels of different or undeclared types: the
+                    // values alone give the columns.
+                    _ => {
+                        declared = None;
+                        break;
+                    }
+                }
+            }
+            if let Some(t) = declared {
+                table.shape = Shape::declared(&t, opts.max_array_columns);
+            }
+        }
         let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
         if !selection.is_all() {
             filter.channels = Some(of_channel.keys().copied().collect());
@@ -99,7 +133,8 @@ impl Plan {
         Ok(Plan {
             tables,
             of_channel,
-            times: time_columns(log),
+            multi_ids,
+            meta: meta_columns(log),
             input: input.to_path_buf(),
             filter,
         })
@@ -150,16 +185,16 @@ impl Plan {
         Ok(())
     }
 
-    /// Gives each table with rows its file in `dir`, checked against
-    /// `policy`; a table none of whose messages decode is written raw.
-    fn name_files(
+    /// Gives each table with rows its file in `dir`, named after the
+    /// table, checked against `policy`; a table none of whose messages
+    /// decode is written raw.
+    fn place_files(
         &mut self,
         dir: &Path,
         extension: &str,
         cap: usize,
         policy: &OutputPolicy,
     ) -> Result<(), ExportError> {
-        let mut names = FileNames::default();
         for table in &mut self.tables {
             table.raw = table.decoded == 0 && table.failed > 0;
             if table.raw {
@@ -169,23 +204,21 @@ impl Plan {
                 continue;
             }
             table.shape.finish();
-            let name = names.assign(&topic_file_stem(&table.topic));
-            let path = dir.join(format!("{name}.{extension}"));
+            let path = dir.join(format!("{}.{extension}", table.name));
             policy.check(&path).map_err(ExportError::Refused)?;
-            table.name = name;
             table.path = Some(path);
         }
         Ok(())
     }
 
-    /// The columns of table `t`: the time columns, then its values'.
+    /// The columns of table `t`: the message facts', then its values'.
     fn columns(&self, t: usize) -> Vec<Column> {
         let mut columns: Vec<Column> = self
-            .times
+            .meta
             .iter()
-            .map(|tc| Column {
-                name: tc.name.to_string(),
-                kind: ColumnKind::Time(tc.unit),
+            .map(|mc| Column {
+                name: mc.name.to_string(),
+                kind: mc.kind,
             })
             .collect();
         self.tables[t].shape.root_columns(&mut columns);
@@ -254,10 +287,14 @@ impl Plan {
                         &value
                     }
                 };
-                for tc in &self.times {
-                    sink.cell(match tc.source {
-                        TimeSource::Log => Cell::Time(msg.log_time),
-                        TimeSource::Publish => msg.publish_time.map_or(Cell::Empty, Cell::Time),
+                for mc in &self.meta {
+                    sink.cell(match mc.source {
+                        MetaSource::LogTime => Cell::Time(msg.log_time),
+                        MetaSource::PublishTime => msg.publish_time.map_or(Cell::Empty, Cell::Time),
+                        MetaSource::MultiId => self
+                            .multi_ids
+                            .get(&msg.channel)
+                            .map_or(Cell::Empty, |&m| Cell::U64(m)),
                     });
                 }
                 table.shape.flatten(v, sink.as_mut());
@@ -324,9 +361,9 @@ struct Table {
 }
 
 impl Table {
-    fn new(c: &ChannelInfo) -> Table {
+    fn new(c: &ChannelInfo, key: &str, name: &str) -> Table {
         Table {
-            topic: c.topic.clone(),
+            topic: key.to_string(),
             type_name: c.type_name.clone(),
             channels: Vec::new(),
             shape: Shape::Unknown,
@@ -335,7 +372,7 @@ impl Table {
             first_failure: None,
             longest_raw: 0,
             raw: false,
-            name: String::new(),
+            name: name.to_string(),
             path: None,
             rows: 0,
         }

@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::plan::FileNames;
 use super::*;
 
 fn testdata(path: &str) -> PathBuf {
@@ -405,13 +404,49 @@ fn carla_records_flatten_to_numbered_columns() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[cfg(feature = "mcap")]
 #[test]
-fn names_that_collide_get_numbers() {
-    let mut n = FileNames::default();
-    assert_eq!(n.assign("a_b"), "a_b");
-    assert_eq!(n.assign("A_B"), "A_B_2");
-    assert_eq!(n.assign("a_b"), "a_b_3");
-    assert_eq!(n.assign("a_b_2"), "a_b_2_2");
+fn topics_whose_names_collide_get_files_of_their_own() {
+    use mcapfile::{WriteOptions, Writer};
+    // Base names equal, or equal but for case (one file on a disk that
+    // ignores case).
+    let topics = ["/a-b", "/a_b", "a/b", "/Imu", "/imu"];
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    for (i, topic) in topics.iter().enumerate() {
+        let ch = w
+            .add_channel(0, topic, "json", &Default::default())
+            .unwrap();
+        let doc = format!(r#"{{"i": {i}}}"#);
+        w.write_message(ch, 0, i as u64, i as u64, doc.as_bytes())
+            .unwrap();
+    }
+    let file = w.finish().unwrap().into_inner();
+    let log = crate::open_bytes(&file).unwrap();
+    let dir = scratch("collide");
+    let out = export_csv(
+        &log,
+        &dir.join("in.mcap"),
+        &dir,
+        &ExportOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let names = crate::names::TableNames::new(topics);
+    let mut lower = std::collections::HashSet::new();
+    for (i, topic) in topics.iter().enumerate() {
+        let t = out.tables.iter().find(|t| t.topic == *topic).unwrap();
+        assert_eq!(Some(t.name.as_str()), names.name(topic));
+        assert!(lower.insert(t.name.to_lowercase()), "{}", t.name);
+        // Each file holds its own topic's one message.
+        assert_eq!(
+            read(&dir, &format!("{}.csv", t.name)),
+            format!("log_time_ns,publish_time_ns,i\n{i},{i},{i}\n")
+        );
+    }
+    assert_eq!(names.name("/a_b"), Some("a_b"));
+    assert_eq!(names.name("/Imu"), Some("Imu"));
+    assert_eq!(files(&dir).len(), topics.len());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[cfg(feature = "mcap")]

@@ -1,31 +1,38 @@
-//! Table names: one table per topic (for ULog, per message name), so that
-//! a table name always maps back to one topic.
+//! Table names, the same for every table a log is exported or queried
+//! as (CSV files, Parquet tables, SQL tables): one table per
+//! [table key](logcore::LogReader::table_key) (a topic; for ULog a message
+//! name), so that a table name always maps back to one topic.
 //!
 //! A topic's *base name* is the topic without its leading `/`, every
 //! character other than a letter (of any script: SQL takes them quoted),
 //! a digit or `_` replaced by `_`; an empty name is `_`, and `logs` (the
 //! table of the logs themselves) is `logs_`. Where only one topic of a
-//! set of logs has a base name, the table has it. Where several have it
-//! (`/temp-1`, `/temp.1` and `/temp_1`; `a/b`, `/a/b` and `a_b`), one
-//! keeps it (the topic whose name needed no change, else the first in
-//! byte order) and each other gets `_` and 8 hex digits of a hash of its
-//! topic after it (`temp_1_5c1d3f0a`), which is the same in every set.
-//! The [`Table::key`](crate::Table::key), the schema's `robolog.topic`
-//! metadata and the `logs` tables say which topic a table holds.
+//! set of logs has a base name, the table has it. Where several have it,
+//! or have base names that differ only in case (`/temp-1`, `/temp.1` and
+//! `/temp_1`; `a/b`, `/a/b` and `a_b`; `/Imu` and `/imu`, which would be
+//! one file on a disk that ignores case), one keeps it (the topic whose
+//! name needed no change, else the first in byte order) and each other
+//! gets `_` and 8 hex digits of a hash of its topic after it
+//! (`temp_1_5c1d3f0a`), which is the same in every set. What a table was
+//! made from (the exports' reports, the Parquet schema's `robolog.topic`
+//! metadata, the `logs` tables) says which topic it holds.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::table::LOGS;
+/// The name of the table of the logs themselves (one row per log) in the
+/// Parquet layout and in SQL; a topic of this base name gets `logs_`.
+pub const LOGS: &str = "logs";
 
 /// The base name of the table of `key` (a topic, or a ULog message name):
 /// what its table is called unless another key of the set has the same
 /// base name (see [`TableNames`]).
 ///
 /// ```
-/// assert_eq!(robolog_arrow::base_name("/camera/image_raw"), "camera_image_raw");
-/// assert_eq!(robolog_arrow::base_name("/温度"), "温度");
-/// assert_eq!(robolog_arrow::base_name("/logs"), "logs_");
-/// assert_eq!(robolog_arrow::base_name("/"), "_");
+/// use robolog::names::base_name;
+/// assert_eq!(base_name("/camera/image_raw"), "camera_image_raw");
+/// assert_eq!(base_name("/温度"), "温度");
+/// assert_eq!(base_name("/logs"), "logs_");
+/// assert_eq!(base_name("/"), "_");
 /// ```
 pub fn base_name(key: &str) -> String {
     let raw = key.strip_prefix('/').unwrap_or(key);
@@ -82,10 +89,11 @@ fn suffixed(key: &str, base: &str, long: bool) -> String {
 /// name).
 ///
 /// ```
-/// assert!(robolog_arrow::may_name("/temp-1", "temp_1"));
-/// assert!(robolog_arrow::may_name("/temp-1", "temp_1_0123abcd"));
-/// assert!(!robolog_arrow::may_name("/temp-1", "temp"));
-/// assert!(!robolog_arrow::may_name("/temp-1", "temp_10"));
+/// use robolog::names::may_name;
+/// assert!(may_name("/temp-1", "temp_1"));
+/// assert!(may_name("/temp-1", "temp_1_0123abcd"));
+/// assert!(!may_name("/temp-1", "temp"));
+/// assert!(!may_name("/temp-1", "temp_10"));
 /// ```
 pub fn may_name(key: &str, name: &str) -> bool {
     let Some(rest) = name.strip_prefix(base_name(key).as_str()) else {
@@ -101,19 +109,23 @@ pub fn may_name(key: &str, name: &str) -> bool {
 }
 
 /// The names of the tables of a set of keys (topics, or ULog message
-/// names): unique, and each mapping back to one key.
+/// names): unique even where case is ignored, and each mapping back to
+/// one key.
 ///
 /// A key's [`base_name`] is the key without its leading `/`, every
 /// character other than a letter (of any script), a digit or `_` replaced
-/// by `_`. Where only one key of the set has a base name, its table has
-/// it. Where several have it, one keeps it (the key whose name needed no
-/// change, else the first in byte order) and each other gets `_` and 8 hex
-/// digits of a hash of the key after it, the same in every set.
+/// by `_`. Where only one key of the set has a base name (compared
+/// without case), its table has it. Where several have it, one keeps it
+/// (the key whose name needed no change, else the first in byte order)
+/// and each other gets `_` and 8 hex digits of a hash of the key after it,
+/// the same in every set.
 ///
 /// ```
-/// let names = robolog_arrow::TableNames::new(["/temp-1", "/temp.1", "/temp_1", "/imu"]);
+/// use robolog::names::TableNames;
+/// let names = TableNames::new(["/temp-1", "/temp.1", "/temp_1", "/imu", "/IMU"]);
+/// assert_eq!(names.name("/IMU"), Some("IMU"));
+/// assert!(names.name("/imu").unwrap().starts_with("imu_"));
 /// assert_eq!(names.name("/temp_1"), Some("temp_1"));
-/// assert_eq!(names.name("/imu"), Some("imu"));
 /// let other = names.name("/temp-1").unwrap();
 /// assert!(other.starts_with("temp_1_") && other != names.name("/temp.1").unwrap());
 /// assert_eq!(names.key(other), Some("/temp-1"));
@@ -122,6 +134,8 @@ pub fn may_name(key: &str, name: &str) -> bool {
 pub struct TableNames {
     by_key: HashMap<String, String>,
     by_name: HashMap<String, String>,
+    /// The names given, lower-cased.
+    folded: HashSet<String>,
 }
 
 impl TableNames {
@@ -136,7 +150,7 @@ impl TableNames {
     /// topic whose base name one of them has gets a suffixed name).
     ///
     /// ```
-    /// use robolog_arrow::TableNames;
+    /// use robolog::names::TableNames;
     /// let before = TableNames::new(["/temp-1"]);
     /// assert_eq!(before.name("/temp-1"), Some("temp_1"));
     /// let now = before.extended(["/temp_1", "/temp-1"]);
@@ -144,30 +158,34 @@ impl TableNames {
     /// assert!(now.name("/temp_1").unwrap().starts_with("temp_1_"));
     /// ```
     pub fn extended<'a>(mut self, keys: impl IntoIterator<Item = &'a str>) -> TableNames {
-        let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        let mut groups: BTreeMap<String, Vec<(&str, String)>> = BTreeMap::new();
         let mut seen = HashSet::new();
         for k in keys {
             if !self.by_key.contains_key(k) && seen.insert(k) {
-                groups.entry(base_name(k)).or_default().push(k);
+                let base = base_name(k);
+                groups
+                    .entry(base.to_lowercase())
+                    .or_default()
+                    .push((k, base));
             }
         }
         let mut later = Vec::new();
-        for (base, mut keys) in groups {
+        for (folded, mut keys) in groups {
             // The key whose name needed no change first, then byte order.
-            keys.sort_by_key(|k| (!is_plain(k.strip_prefix('/').unwrap_or(k)), *k));
+            keys.sort_by_key(|(k, _)| (!is_plain(k.strip_prefix('/').unwrap_or(k)), *k));
             let mut keys = keys.into_iter();
-            if !self.by_name.contains_key(&base)
-                && let Some(first) = keys.next()
+            if !self.folded.contains(&folded)
+                && let Some((first, base)) = keys.next()
             {
-                self.insert(first, base.clone());
+                self.insert(first, base);
             }
-            later.extend(keys.map(|k| (k, base.clone())));
+            later.extend(keys);
         }
         // Suffixed names after every base name is taken, so that none
         // takes another's base name.
         for (k, base) in later {
             let short = suffixed(k, &base, false);
-            let name = if self.by_name.contains_key(&short) {
+            let name = if self.folded.contains(&short.to_lowercase()) {
                 suffixed(k, &base, true)
             } else {
                 short
@@ -187,6 +205,7 @@ impl TableNames {
     }
 
     fn insert(&mut self, key: &str, name: String) {
+        self.folded.insert(name.to_lowercase());
         self.by_name.insert(name.clone(), key.to_string());
         self.by_key.insert(key.to_string(), name);
     }
@@ -218,8 +237,9 @@ mod tests {
 
     #[test]
     fn topics_that_would_share_a_name_get_names_of_their_own() {
-        let sets: [&[&str]; 4] = [
+        let sets: [&[&str]; 5] = [
             &["/温度", "/湿度"],
+            &["/Imu", "/imu", "/IMU", "/i-mu"],
             &["/temp-1", "/temp.1", "/temp_1"],
             &["a/b", "a_b", "/a/b"],
             &["/x", "x", "/logs", "logs_", "/"],
@@ -229,7 +249,7 @@ mod tests {
             let mut all = HashSet::new();
             for k in keys {
                 let n = names.name(k).unwrap();
-                assert!(all.insert(n.to_string()), "{n} twice in {keys:?}");
+                assert!(all.insert(n.to_lowercase()), "{n} twice in {keys:?}");
                 assert_eq!(names.key(n), Some(*k));
                 assert!(may_name(k, n), "{k} {n}");
                 // The same in any order.
