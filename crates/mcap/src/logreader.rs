@@ -290,9 +290,19 @@ impl<'a> Mcap<'a> {
 
     /// The schemas and channels: from the summary when it repeats them,
     /// else from a scan.
+    /// The schemas and channels: the summary section's where it has
+    /// channels and the schema of each (a summary may repeat the channels
+    /// but not their schemas), else those of a scan of the data section.
     fn tables(&self) -> (&BTreeMap<u16, Schema<'static>>, &BTreeMap<u16, Channel>) {
         match &self.summary {
-            Some(s) if !s.channels.is_empty() => (&s.schemas, &s.channels),
+            Some(s)
+                if !s.channels.is_empty()
+                    && s.channels
+                        .values()
+                        .all(|c| c.schema_id == 0 || s.schemas.contains_key(&c.schema_id)) =>
+            {
+                (&s.schemas, &s.channels)
+            }
             _ => {
                 let scan = self.scan();
                 (&scan.schemas, &scan.channels)
@@ -347,10 +357,11 @@ impl<'a> Mcap<'a> {
         }
         let mut out = self.empty_summary();
         let ranges = self.channel_ranges(s);
+        let (schemas, _) = self.tables();
         for c in s.channels.values() {
             let range = ranges.as_ref().and_then(|r| r.get(&c.id));
             out.channels.push(ChannelSummary {
-                info: self.channel_info(c, &s.schemas),
+                info: self.channel_info(c, schemas),
                 message_count: st.channel_message_counts.get(&c.id).copied().unwrap_or(0),
                 start: range.and_then(|r| Timestamp::from_nanos_u64(r.0)),
                 end: range.and_then(|r| Timestamp::from_nanos_u64(r.1)),

@@ -71,6 +71,21 @@ pub enum Error {
         /// The column asked for.
         column: String,
     },
+    /// A table scanned in a log it was not built from: the log has no
+    /// channel of its id with its topic and type.
+    #[error(
+        "table {table} is not a table of this log: it has no channel {channel} on {topic} of type {type_name}"
+    )]
+    OtherLog {
+        /// The table.
+        table: String,
+        /// The table's channel the log lacks.
+        channel: u32,
+        /// That channel's topic.
+        topic: String,
+        /// That channel's type.
+        type_name: String,
+    },
     /// Writing Parquet failed.
     #[cfg(feature = "parquet")]
     #[error("parquet: {0}")]

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use logcore::{
-    ChannelId, LogReader, MessageColumn, MessageFilter, MessageIter, ReadMode, Timestamp, ValueType,
+    ChannelId, ChannelInfo, LogReader, MessageColumn, MessageFilter, MessageIter, ReadMode,
+    Timestamp, ValueType,
 };
 use robolog::Log;
 
@@ -131,6 +132,10 @@ impl std::fmt::Debug for BatchReader<'_> {
 
 /// Reads `table` of `log` (a table [`tables`](super::tables) returned for this log).
 ///
+/// A table of another log is refused ([`Error::OtherLog`]) unless this
+/// log has each of its channels, with the same id, topic and type (a log
+/// written by the same recorder with the same topics).
+///
 /// ```
 /// use robolog_arrow::{ScanOptions, scan, tables};
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
@@ -148,6 +153,7 @@ pub fn scan<'a>(
     table: &Table,
     opts: &ScanOptions,
 ) -> Result<BatchReader<'a>, Error> {
+    same_channels(log, table)?;
     let full = table.schema();
     let names: Vec<String> = match &opts.projection {
         Some(p) => p.clone(),
@@ -247,6 +253,26 @@ pub fn scan<'a>(
     })
 }
 
+/// [`Error::OtherLog`] unless `log` has every channel of `table`.
+fn same_channels(log: &Log<'_>, table: &Table) -> Result<(), Error> {
+    let theirs = log.channels()?;
+    let by_id: HashMap<ChannelId, &ChannelInfo> = theirs.iter().map(|c| (c.id, c)).collect();
+    for c in &table.channels {
+        match by_id.get(&c.id) {
+            Some(o) if o.topic == c.topic && o.type_name == c.type_name => {}
+            _ => {
+                return Err(Error::OtherLog {
+                    table: table.name.clone(),
+                    channel: c.id.0,
+                    topic: c.topic.clone(),
+                    type_name: c.type_name.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 impl BatchReader<'_> {
     /// The schema of the batches (the projected columns).
     pub fn schema(&self) -> SchemaRef {
@@ -283,5 +309,44 @@ impl BatchReader<'_> {
     /// to bound the memory one batch takes.
     pub fn set_batch_size(&mut self, rows: usize) {
         self.batch_size = rows.max(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(name: &str) -> Vec<u8> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/");
+        std::fs::read(format!("{root}{name}")).unwrap()
+    }
+
+    #[test]
+    fn a_table_scans_only_in_a_log_with_its_channels() {
+        let bag = open("rosbag/sample.bag");
+        let lz4 = open("rosbag/sample-lz4.bag");
+        let ulog = open("ulog/example.ulg");
+        let bag = robolog::open_bytes(&bag).unwrap();
+        let count = super::super::tables(&bag)
+            .unwrap()
+            .into_iter()
+            .find(|t| t.name == "count")
+            .unwrap();
+        let rows = |log| -> Result<usize, Error> {
+            scan(log, &count, &ScanOptions::default())?
+                .map(|b| b.map(|b| b.num_rows()))
+                .sum()
+        };
+        assert_eq!(rows(&bag).unwrap(), 30);
+        // The same recording, compressed: the same channels.
+        let same = robolog::open_bytes(&lz4).unwrap();
+        assert_eq!(rows(&same).unwrap(), 30);
+        let other = robolog::open_bytes(&ulog).unwrap();
+        match rows(&other) {
+            Err(Error::OtherLog { table, topic, .. }) => {
+                assert_eq!((table.as_str(), topic.as_str()), ("count", "/count"))
+            }
+            r => panic!("{r:?}"),
+        }
     }
 }
