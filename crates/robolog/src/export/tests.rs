@@ -276,6 +276,37 @@ fn json_mcap(messages: &[&[u8]]) -> Vec<u8> {
     w.finish().unwrap().into_inner()
 }
 
+/// The CSV export of the MCAP `file` into `dir`, with default options.
+#[cfg(feature = "mcap")]
+fn export_bytes(file: &[u8], dir: &Path) -> ExportedLog {
+    let log = crate::open_bytes(file).unwrap();
+    export_csv(
+        &log,
+        &dir.join("in.mcap"),
+        dir,
+        &ExportOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+/// An MCAP file with one JSON message `{"i": i}` at time `i` on the
+/// `i`th of `topics`.
+#[cfg(feature = "mcap")]
+fn topics_mcap<S: AsRef<str>>(topics: &[S]) -> Vec<u8> {
+    use mcapfile::{WriteOptions, Writer};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    for (i, topic) in topics.iter().enumerate() {
+        let ch = w
+            .add_channel(0, topic.as_ref(), "json", &Default::default())
+            .unwrap();
+        let doc = format!(r#"{{"i": {i}}}"#);
+        w.write_message(ch, 0, i as u64, i as u64, doc.as_bytes())
+            .unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
 #[cfg(feature = "mcap")]
 #[test]
 fn variable_arrays_get_columns_for_the_longest_and_text_is_quoted() {
@@ -284,16 +315,8 @@ fn variable_arrays_get_columns_for_the_longest_and_text_is_quoted() {
         br#"{"a": [1, -2, 3.5], "s": "x,\"y\""}"#,
         br#"{"a": [], "n": null, "t": {"v": true}}"#,
     ]);
-    let log = crate::open_bytes(&file).unwrap();
     let dir = scratch("json");
-    let stats = export_csv(
-        &log,
-        &dir.join("in.mcap"),
-        &dir,
-        &ExportOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let stats = export_bytes(&file, &dir);
     assert_eq!(files(&dir), ["odd_topic.csv"]);
     assert!(stats.is_clean());
     assert_eq!(
@@ -338,16 +361,8 @@ fn long_arrays_are_one_json_cell_and_undecodable_messages_are_reported() {
 #[test]
 fn a_channel_nothing_decodes_is_exported_raw() {
     let file = json_mcap(&[b"\x01\x02", b"\x03"]);
-    let log = crate::open_bytes(&file).unwrap();
     let dir = scratch("raw");
-    let stats = export_csv(
-        &log,
-        &dir.join("in.mcap"),
-        &dir,
-        &ExportOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let stats = export_bytes(&file, &dir);
     assert_eq!(
         read(&dir, "odd_topic.csv"),
         "log_time_ns,publish_time_ns,data[0],data[1]\n1000,1005,1,2\n1001,1006,3,\n"
@@ -407,30 +422,12 @@ fn carla_records_flatten_to_numbered_columns() {
 #[cfg(feature = "mcap")]
 #[test]
 fn topics_whose_names_collide_get_files_of_their_own() {
-    use mcapfile::{WriteOptions, Writer};
     // Base names equal, or equal but for case (one file on a disk that
     // ignores case).
     let topics = ["/a-b", "/a_b", "a/b", "/Imu", "/imu"];
-    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
-    for (i, topic) in topics.iter().enumerate() {
-        let ch = w
-            .add_channel(0, topic, "json", &Default::default())
-            .unwrap();
-        let doc = format!(r#"{{"i": {i}}}"#);
-        w.write_message(ch, 0, i as u64, i as u64, doc.as_bytes())
-            .unwrap();
-    }
-    let file = w.finish().unwrap().into_inner();
-    let log = crate::open_bytes(&file).unwrap();
+    let file = topics_mcap(&topics);
     let dir = scratch("collide");
-    let out = export_csv(
-        &log,
-        &dir.join("in.mcap"),
-        &dir,
-        &ExportOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let out = export_bytes(&file, &dir);
     let names = crate::names::TableNames::new(topics);
     let mut lower = std::collections::HashSet::new();
     for (i, topic) in topics.iter().enumerate() {
@@ -452,18 +449,9 @@ fn topics_whose_names_collide_get_files_of_their_own() {
 #[cfg(feature = "mcap")]
 #[test]
 fn more_tables_than_open_files_are_written_in_several_passes() {
-    use mcapfile::{WriteOptions, Writer};
     let n = super::tables::MAX_OPEN_TABLES + 3;
-    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
-    for i in 0..n {
-        let ch = w
-            .add_channel(0, &format!("/t{i:03}"), "json", &Default::default())
-            .unwrap();
-        let doc = format!(r#"{{"i": {i}}}"#);
-        w.write_message(ch, 0, i as u64, i as u64, doc.as_bytes())
-            .unwrap();
-    }
-    let file = w.finish().unwrap().into_inner();
+    let topics: Vec<String> = (0..n).map(|i| format!("/t{i:03}")).collect();
+    let file = topics_mcap(&topics);
     let log = crate::open_bytes(&file).unwrap();
     let dir = scratch("many");
     let mut last = Progress::default();
@@ -502,16 +490,8 @@ fn column_names_are_unique() {
     // A key with a dot beside a nested key of the same path, and a field
     // named as a time column.
     let file = json_mcap(&[br#"{"a.b": 1, "a": {"b": 2}, "log_time_ns": 3}"#]);
-    let log = crate::open_bytes(&file).unwrap();
     let dir = scratch("unique");
-    export_csv(
-        &log,
-        &dir.join("in.mcap"),
-        &dir,
-        &ExportOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    export_bytes(&file, &dir);
     assert_eq!(
         read(&dir, "odd_topic.csv"),
         "log_time_ns,publish_time_ns,a.b,a.b_,log_time_ns_\n1000,1005,1,2,3\n"
