@@ -111,6 +111,12 @@ impl OpenOptions {
         self
     }
 
+    /// These options with `definitions` (used before the bundled ones).
+    pub fn with_definitions(mut self, definitions: Definitions) -> Self {
+        self.definitions = definitions;
+        self
+    }
+
     /// These options with the definitions of `.msg`/`.srv` files in
     /// `dir` added (see [`Definitions::add_dir`]).
     pub fn with_definitions_dir(mut self, dir: &Path) -> std::io::Result<Self> {
