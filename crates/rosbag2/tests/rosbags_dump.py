@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 from rosbags.rosbag2 import Reader
+from ruamel.yaml import YAML
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import normalize_fieldname
 
@@ -144,10 +145,30 @@ def to_json(v, store):
     return v
 
 
+def dump_metadata(corpus: Path, out: Path) -> None:
+    """Every metadata.yaml of the corpus (and the metadata the lone .db3
+    keeps) as ruamel.yaml's safe loader reads it, for the YAML tests."""
+    docs = {}
+    for m in sorted(corpus.glob('*/*/metadata.yaml')):
+        docs[str(m.relative_to(corpus))] = (m.read_text(encoding='utf-8'), None)
+    db = corpus / 'sqlite3/single-file/topics_and_services.db3'
+    con = sqlite3.connect(f'file:{db}?immutable=1', uri=True)
+    for i, (text,) in enumerate(con.execute('SELECT metadata FROM metadata ORDER BY id')):
+        docs[f'sqlite3/single-file/topics_and_services.db3#metadata{i + 1}'] = (text, text)
+    result = {}
+    for name, (text, inline) in docs.items():
+        loaded = YAML(typ='safe').load(text)
+        # The QoS profiles are YAML text in a string: parsed too.
+        result[name] = {'text': inline, 'yaml': loaded}
+    (out / 'metadata.json').write_text(json.dumps(result, indent=1) + '\n', encoding='utf-8')
+    print(f'{len(result)} metadata documents -> {out / "metadata.json"}')
+
+
 def main() -> None:
     corpus = Path(sys.argv[1])
     out = Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
+    dump_metadata(corpus, out)
     # The test_msgs definitions the corpus bags store.
     fallback = {}
     fallback.update(sqlite_rows(db3_of(corpus / 'sqlite3/cdr_test'))[1])
