@@ -54,3 +54,8 @@ pub use interfaces::{Definitions, Distro};
 pub use logcore::Limits;
 pub use logreader::channel_info;
 pub use metadata::{FileMetadata, Metadata, QosProfile, QosTime, TopicMetadata};
+
+/// The README's examples, compiled as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

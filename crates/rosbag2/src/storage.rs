@@ -84,7 +84,7 @@ pub(crate) type RawIter<'a> = Box<dyn Iterator<Item = Result<RawMessage>> + 'a>;
 
 /// One storage file.
 pub(crate) enum Storage {
-    Sqlite(SqliteStorage),
+    Sqlite(Box<SqliteStorage>),
     Mcap(McapStorage),
 }
 
@@ -141,9 +141,8 @@ impl Storage {
             return Self::open_compressed(path, &inner, limits);
         }
         if inner.ends_with(".db3") || first.starts_with(SQLITE_MAGIC) && !inner.ends_with(".mcap") {
-            return Ok(Storage::Sqlite(SqliteStorage::open(
-                path, path, None, limits,
-            )?));
+            let s = SqliteStorage::open(path, path, None, limits)?;
+            return Ok(Storage::Sqlite(Box::new(s)));
         }
         if inner.ends_with(".mcap") || first.starts_with(MCAP_MAGIC) {
             let bytes = FileBytes::open(path).map_err(|e| Error::io(path, e))?;
@@ -213,12 +212,12 @@ impl Storage {
             let bytes = FileBytes::read(&target).map_err(|e| Error::io(&target, e))?;
             return Ok(Storage::Mcap(McapStorage::open(path, bytes, limits)?));
         }
-        Ok(Storage::Sqlite(SqliteStorage::open(
+        Ok(Storage::Sqlite(Box::new(SqliteStorage::open(
             &target,
             path,
             Some(temp),
             limits,
-        )?))
+        )?)))
     }
 
     pub(crate) fn topics(&self) -> &[StorageTopic] {

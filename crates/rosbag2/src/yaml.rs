@@ -1068,16 +1068,12 @@ impl<'s> Doc<'s> {
             }
         }
         match keep {
-            Some(false) => {
-                if text.ends_with('\n') {
-                    text.pop();
-                }
+            Some(false) if text.ends_with('\n') => {
+                text.pop();
             }
             Some(true) => text.push_str(&"\n".repeat(trailing)),
-            None => {}
+            _ => {}
         }
-        // Leave the cursor at the start of the next line's content
-        // search (the callers skip to content).
         Ok(Yaml::Scalar(Scalar {
             text,
             style: if literal {
