@@ -297,6 +297,8 @@ pub(crate) struct SqliteStorage {
     pub(crate) embedded_metadata: Option<String>,
     pub(crate) ros_distro: Option<String>,
     pub(crate) schema_version: Option<i64>,
+    /// Whether `messages` has an index whose first column is `timestamp`.
+    timestamp_index: bool,
     max_payload: u64,
 }
 
@@ -381,6 +383,7 @@ impl SqliteStorage {
             embedded_metadata: None,
             ros_distro: None,
             schema_version: None,
+            timestamp_index: false,
             max_payload: limits.max_chunk_size,
         };
         s.read_tables()?;
@@ -455,6 +458,15 @@ impl SqliteStorage {
                 .collect()
             })
             .map_err(|e| q("reading the table `topics`", e))?;
+        let indexed: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM pragma_index_list('messages') AS il, \
+                 pragma_index_info(il.name) AS ii WHERE ii.seqno = 0 AND ii.name = 'timestamp'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| q("reading the indexes of `messages`", e))?;
+        self.timestamp_index = indexed > 0;
         if has("message_definitions") {
             let defs: Vec<(String, StoredDefinition)> = conn
                 .prepare(
@@ -541,114 +553,191 @@ impl SqliteStorage {
     }
 }
 
-/// The messages of a `.db3` in timestamp order (then row id), read in
-/// pages of [`PAGE`] rows, each page a query that starts after the last
-/// row of the previous one: the filter's times and topics are in the
-/// query, and no statement is held between pages.
+/// The messages of a `.db3` in timestamp order (then rowid), read in
+/// pages of [`PAGE`] rows, each page one query, so that no statement is
+/// held between pages (a statement borrows the connection) and the
+/// filter's times and topics are part of the SQL.
+///
+/// With an index on `timestamp` (every rosbag2 database has
+/// `timestamp_idx`), a page starts after the last row of the previous
+/// one (keyset pagination, a range of the index). Without one, each page
+/// would scan and sort the whole table; instead the rowids of the wanted
+/// rows are read once in order (8 bytes a row), then fetched a page at a
+/// time by rowid.
 struct SqliteMessages<'a> {
     s: &'a SqliteStorage,
     filter: StorageFilter,
-    after: (i64, i64),
+    after: Option<(i64, i64)>,
+    ids: Option<(Vec<i64>, usize)>,
     buf: VecDeque<Result<RawMessage>>,
     done: bool,
 }
 
-const PAGE: i64 = 256;
+const PAGE: usize = 256;
 
 impl<'a> SqliteMessages<'a> {
     fn new(s: &'a SqliteStorage, filter: StorageFilter) -> Self {
         SqliteMessages {
             s,
             filter,
-            after: (i64::MIN, i64::MIN),
+            after: None,
+            ids: None,
             buf: VecDeque::new(),
             done: false,
         }
     }
 
-    fn fill(&mut self) -> Result<()> {
-        let topics = match &self.filter.topics {
+    fn topics_sql(&self) -> String {
+        match &self.filter.topics {
             None => String::new(),
             Some(ids) => format!(
                 " AND topic_id IN ({})",
                 ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
             ),
-        };
-        let sql = format!(
-            "SELECT id, topic_id, timestamp, octet_length(data), \
-             CASE WHEN octet_length(data) <= ?1 THEN data END \
-             FROM messages \
-             WHERE (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) \
-             AND timestamp >= ?4 AND timestamp < ?5{topics} \
-             ORDER BY timestamp, id LIMIT ?6"
-        );
+        }
+    }
+
+    fn fill(&mut self) -> Result<()> {
+        let path = &self.s.path;
+        let q = |e| Error::sqlite(path, "reading the table `messages`", e);
         let limit = i64::try_from(self.s.max_payload).unwrap_or(i64::MAX);
         let start = self.filter.start.unwrap_or(i64::MIN);
         let end = self.filter.end.unwrap_or(i64::MAX);
-        let path = &self.s.path;
+        let topics = self.topics_sql();
+        const COLUMNS: &str = "rowid, topic_id, timestamp, octet_length(data), \
+                               CASE WHEN octet_length(data) <= ?1 THEN data END";
         let conn = self.s.lock();
-        let mut st = conn
-            .prepare_cached(&sql)
-            .map_err(|e| Error::sqlite(path, "reading the table `messages`", e))?;
-        let mut rows = st
-            .query(rusqlite::params![
-                limit,
-                self.after.0,
-                self.after.1,
-                start,
-                end,
-                PAGE
-            ])
-            .map_err(|e| Error::sqlite(path, "reading the table `messages`", e))?;
-        let mut n = 0;
-        while let Some(r) = rows
-            .next()
-            .map_err(|e| Error::sqlite(path, "reading the table `messages`", e))?
-        {
-            n += 1;
-            let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, i64, i64, Option<i64>)> {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        let mut page: Vec<Result<RawMessage>> = Vec::with_capacity(PAGE);
+        if self.s.timestamp_index {
+            let (after_t, after_id) = self.after.unwrap_or((i64::MIN, i64::MIN));
+            let keyset = if self.after.is_some() {
+                " AND (timestamp > ?2 OR rowid > ?3)"
+            } else {
+                ""
             };
-            let (id, topic, time, len) =
-                row(r).map_err(|e| Error::sqlite(path, "reading the table `messages`", e))?;
-            self.after = (time, id);
-            let bad = |expected: String, found: String| Error::Row {
-                file: path.clone(),
-                table: "messages",
-                row: id,
-                expected,
-                found,
-            };
-            let len = len.unwrap_or(-1);
-            if len > limit {
-                self.buf.push_back(Err(bad(
-                    format!("a message of {}", limit_text(self.s.max_payload)),
-                    format!("a message of {len} bytes"),
-                )));
-                continue;
+            let sql = format!(
+                "SELECT {COLUMNS} FROM messages \
+                 WHERE timestamp >= max(?2, ?4) AND timestamp < ?5{keyset}{topics} \
+                 ORDER BY timestamp, rowid LIMIT ?6"
+            );
+            let mut st = conn.prepare_cached(&sql).map_err(q)?;
+            let mut rows = st
+                .query(rusqlite::params![
+                    limit,
+                    after_t,
+                    after_id,
+                    start,
+                    end,
+                    PAGE as i64
+                ])
+                .map_err(q)?;
+            while let Some(r) = rows.next().map_err(q)? {
+                let (m, key) = self.s.row(r, limit)?;
+                self.after = Some(key);
+                page.push(m);
             }
-            let data = match r.get_ref(4) {
-                Ok(ValueRef::Blob(b) | ValueRef::Text(b)) => Ok(Bytes::copy_from_slice(b)),
-                Ok(ValueRef::Null) => Err(bad("a BLOB in `data`".into(), "NULL".into())),
-                Ok(v) => Err(bad(
-                    "a BLOB in `data`".into(),
-                    format!("{:?}", v.data_type()),
-                )),
-                Err(e) => Err(Error::sqlite(path, "reading the table `messages`", e)),
+            if page.len() < PAGE {
+                self.done = true;
+            }
+        } else {
+            if self.ids.is_none() {
+                let sql = format!(
+                    "SELECT rowid FROM messages WHERE timestamp >= ?1 AND timestamp < ?2{topics} \
+                     ORDER BY timestamp, rowid"
+                );
+                let ids: Vec<i64> = conn
+                    .prepare(&sql)
+                    .and_then(|mut st| {
+                        st.query_map(rusqlite::params![start, end], |r| r.get(0))?
+                            .collect()
+                    })
+                    .map_err(q)?;
+                self.ids = Some((ids, 0));
+            }
+            let Some((ids, next)) = &mut self.ids else {
+                return Ok(());
             };
-            self.buf.push_back(data.map(|data| RawMessage {
-                local_id: topic,
-                time,
-                data,
-                position: id as u64,
-                publish_time: None,
-                sequence: None,
-            }));
+            let chunk = &ids[*next..(*next + PAGE).min(ids.len())];
+            *next += chunk.len();
+            if *next >= ids.len() {
+                self.done = true;
+            }
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            let list = chunk
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            let sql = format!("SELECT {COLUMNS} FROM messages WHERE rowid IN ({list})");
+            let mut st = conn.prepare(&sql).map_err(q)?;
+            let mut rows = st.query(rusqlite::params![limit]).map_err(q)?;
+            let mut by_id: std::collections::HashMap<i64, Result<RawMessage>> =
+                std::collections::HashMap::with_capacity(chunk.len());
+            while let Some(r) = rows.next().map_err(q)? {
+                let (m, key) = self.s.row(r, limit)?;
+                by_id.insert(key.1, m);
+            }
+            for id in chunk {
+                if let Some(m) = by_id.remove(id) {
+                    page.push(m);
+                }
+            }
         }
-        if n < PAGE {
-            self.done = true;
-        }
+        self.buf.extend(page);
         Ok(())
+    }
+}
+
+impl SqliteStorage {
+    /// One row of [`SqliteMessages`]'s query: the message (or the error
+    /// naming its row) and its (timestamp, rowid) key.
+    fn row(&self, r: &rusqlite::Row<'_>, limit: i64) -> Result<(Result<RawMessage>, (i64, i64))> {
+        let path = &self.path;
+        let q = |e| Error::sqlite(path, "reading the table `messages`", e);
+        let id: i64 = r.get(0).map_err(q)?;
+        let time: i64 = r.get(2).map_err(q)?;
+        let bad = |expected: String, found: String| Error::Row {
+            file: path.clone(),
+            table: "messages",
+            row: id,
+            expected,
+            found,
+        };
+        let topic = match r.get_ref(1).map_err(q)? {
+            ValueRef::Integer(t) => t,
+            v => {
+                let found = format!("{:?}", v.data_type());
+                return Ok((Err(bad("an integer `topic_id`".into(), found)), (time, id)));
+            }
+        };
+        let len: Option<i64> = r.get(3).map_err(q)?;
+        let len = len.unwrap_or(-1);
+        if len > limit {
+            let m = Err(bad(
+                format!("a message of {}", limit_text(self.max_payload)),
+                format!("a message of {len} bytes"),
+            ));
+            return Ok((m, (time, id)));
+        }
+        let data = match r.get_ref(4).map_err(q)? {
+            ValueRef::Blob(b) | ValueRef::Text(b) => Ok(Bytes::copy_from_slice(b)),
+            ValueRef::Null => Err(bad("a BLOB in `data`".into(), "NULL".into())),
+            v => Err(bad(
+                "a BLOB in `data`".into(),
+                format!("{:?}", v.data_type()),
+            )),
+        };
+        let m = data.map(|data| RawMessage {
+            local_id: topic,
+            time,
+            data,
+            position: id as u64,
+            publish_time: None,
+            sequence: None,
+        });
+        Ok((m, (time, id)))
     }
 }
 

@@ -58,6 +58,7 @@ fn make_db(path: &Path, rows: &[(i64, Vec<u8>)], wal: bool) -> rusqlite::Connect
          INSERT INTO topics VALUES (1, '/chatter', 'std_msgs/msg/String', 'cdr', '');",
     )
     .unwrap();
+    c.execute_batch("BEGIN").unwrap();
     for (t, d) in rows {
         c.execute(
             "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, ?1, ?2)",
@@ -65,6 +66,7 @@ fn make_db(path: &Path, rows: &[(i64, Vec<u8>)], wal: bool) -> rusqlite::Connect
         )
         .unwrap();
     }
+    c.execute_batch("COMMIT").unwrap();
     c
 }
 
@@ -497,4 +499,63 @@ fn a_folder_without_metadata_reads_its_storage_files() {
         "{e}"
     );
     assert!(bag.summary().is_err());
+}
+
+#[test]
+fn pages_with_and_without_a_timestamp_index() {
+    let s = Scratch::new("pages");
+    // 2000 rows on two topics, times out of insertion order with ties.
+    let rows: Vec<(i64, Vec<u8>)> = (0..2000i64)
+        .map(|i| ((i * 7919) % 613, string_cdr(&format!("r{i}"))))
+        .collect();
+    for indexed in [false, true] {
+        let f = s.0.join(format!("p{indexed}.db3"));
+        let c = make_db(&f, &rows, false);
+        c.execute(
+            "INSERT INTO topics VALUES (2, '/other', 'std_msgs/msg/String', 'cdr', '')",
+            [],
+        )
+        .unwrap();
+        c.execute("UPDATE messages SET topic_id = 2 WHERE id % 3 = 0", [])
+            .unwrap();
+        if indexed {
+            c.execute("CREATE INDEX timestamp_idx ON messages (timestamp ASC)", [])
+                .unwrap();
+        }
+        let want = |lo: i64, hi: i64, topic: Option<i64>| -> Vec<(i64, Vec<u8>)> {
+            let mut st = c
+                .prepare(
+                    "SELECT timestamp, data FROM messages WHERE timestamp >= ?1 AND timestamp < ?2 \
+                     AND (?3 IS NULL OR topic_id = ?3) ORDER BY timestamp, id",
+                )
+                .unwrap();
+            st.query_map(rusqlite::params![lo, hi, topic], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        let bag = Bag2::open(&f).unwrap();
+        let got = |f: &MessageFilter| -> Vec<(i64, Vec<u8>)> {
+            bag.messages(f)
+                .unwrap()
+                .map(|m| {
+                    let m = m.unwrap();
+                    (m.log_time.0, m.payload.to_vec())
+                })
+                .collect()
+        };
+        assert_eq!(
+            got(&MessageFilter::all()),
+            want(i64::MIN, i64::MAX, None),
+            "{indexed}"
+        );
+        let other = bag.topics().iter().find(|t| t.name == "/other").unwrap().id;
+        let f = MessageFilter::all()
+            .start(logcore::Timestamp(100))
+            .end(logcore::Timestamp(400))
+            .channels([other]);
+        assert_eq!(got(&f), want(100, 400, Some(2)), "{indexed}");
+    }
 }
