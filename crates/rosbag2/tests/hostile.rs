@@ -559,3 +559,110 @@ fn pages_with_and_without_a_timestamp_index() {
         assert_eq!(got(&f), want(100, 400, Some(2)), "{indexed}");
     }
 }
+
+#[test]
+fn definitions_added_from_a_folder_of_msg_files() {
+    let s = Scratch::new("adddir");
+    let pkg = s.0.join("defs/my_pkg/msg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("Named.msg"), "string data\nmy_pkg/Inner inner\n").unwrap();
+    std::fs::write(pkg.join("Inner.msg"), "uint32 n\n").unwrap();
+    let bag_dir = s.0.join("bag");
+    std::fs::create_dir_all(&bag_dir).unwrap();
+    let c = make_db(&bag_dir.join("a_0.db3"), &[], false);
+    c.execute("UPDATE topics SET type = 'my_pkg/Named'", [])
+        .unwrap();
+    let mut payload = string_cdr("hi");
+    payload.push(0); // 7 bytes after the header: pad the uint32 to 8
+    payload.extend(7u32.to_le_bytes());
+    c.execute(
+        "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, 1, ?1)",
+        [&payload],
+    )
+    .unwrap();
+    drop(c);
+    // Without the folder: raw bytes and a notice.
+    let bag = Bag2::open(&bag_dir).unwrap();
+    assert!(
+        bag.notices()
+            .iter()
+            .any(|n| n.text.contains("type my_pkg/Named")),
+        "{:?}",
+        bag.notices()
+    );
+    // With it: decoded.
+    let opts = rosbag2::OpenOptions::default()
+        .with_definitions_dir(&s.0.join("defs"))
+        .unwrap();
+    let bag = Bag2::open_with(&bag_dir, opts).unwrap();
+    assert_eq!(bag.notices().len(), 1, "{:?}", bag.notices());
+    assert!(bag.notices()[0].text.contains("no metadata.yaml"));
+    assert_eq!(
+        bag.topics()[0].definition.as_ref().unwrap().source,
+        rosbag2::DefinitionSource::Added
+    );
+    let m = bag
+        .messages(&MessageFilter::all())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let v = bag.decode(&m).unwrap();
+    assert_eq!(v.get("data"), Some(&Value::String("hi".into())));
+    assert_eq!(
+        v.get("inner").and_then(|i| i.get("n")),
+        Some(&Value::U64(7))
+    );
+}
+
+#[test]
+fn a_version_9_bag_with_qos_lists() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let s = Scratch::new("v9");
+    std::fs::copy(
+        corpus.join("mcap/rewriter_b/rewriter_b_0.mcap"),
+        s.0.join("rewriter_b_0.mcap"),
+    )
+    .unwrap();
+    let qos = "        offered_qos_profiles:\n          - history: keep_last\n            depth: 10\n\
+               \x20           reliability: best_effort\n            durability: volatile\n\
+               \x20           deadline:\n              sec: 1\n              nsec: 2\n\
+               \x20           lifespan:\n              sec: 0\n              nsec: 0\n\
+               \x20           liveliness: automatic\n            liveliness_lease_duration:\n\
+               \x20             sec: 0\n              nsec: 0\n\
+               \x20           avoid_ros_namespace_conventions: false\n";
+    let mut md = String::from(
+        "rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: mcap\n  \
+         duration:\n    nanoseconds: 222000000\n  starting_time:\n    \
+         nanoseconds_since_epoch: 0\n  message_count: 75\n  topics_with_message_count:\n",
+    );
+    for (name, ty, n) in [("a_empty", "Empty", 25), ("c_strings", "Strings", 50)] {
+        md.push_str(&format!(
+            "    - topic_metadata:\n        name: {name}\n        type: test_msgs/msg/{ty}\n        \
+             serialization_format: cdr\n{qos}        type_description_hash: RIHS01_x\n      \
+             message_count: {n}\n"
+        ));
+    }
+    md.push_str(
+        "  compression_format: \"\"\n  compression_mode: \"\"\n  relative_file_paths:\n    \
+         - rewriter_b_0.mcap\n  files:\n    - path: rewriter_b_0.mcap\n      starting_time:\n        \
+         nanoseconds_since_epoch: 0\n      duration:\n        nanoseconds: 222000000\n      \
+         message_count: 75\n  custom_data: {}\n  ros_distro: humble\n",
+    );
+    std::fs::write(s.0.join("metadata.yaml"), md).unwrap();
+    let bag = Bag2::open(&s.0).unwrap();
+    assert_eq!(bag.distro(), rosbag2::Distro::Humble);
+    assert!(bag.notices().is_empty(), "{:?}", bag.notices());
+    let t = &bag.topics()[1];
+    assert_eq!(t.qos_profiles[0].reliability, "best_effort");
+    assert_eq!(
+        t.qos_profiles[0].deadline,
+        rosbag2::QosTime { sec: 1, nsec: 2 }
+    );
+    let ch = bag.channels().unwrap();
+    assert!(ch[1].metadata["offered_qos_profiles"].contains("reliability: best_effort"));
+    assert_eq!(ch[1].metadata["type_description_hash"], "RIHS01_x");
+    assert_eq!(bag.summary().unwrap().message_count, 75);
+}
