@@ -113,10 +113,8 @@ fn damaged_storage_files_never_panic() {
                 let Ok(it) = bag.messages(&MessageFilter::all().mode(mode)) else {
                     continue;
                 };
-                for m in it.take(10_000) {
-                    if let Ok(m) = m {
-                        let _ = bag.decode(&m);
-                    }
+                for m in it.take(10_000).flatten() {
+                    let _ = bag.decode(&m);
                 }
             }
         }
