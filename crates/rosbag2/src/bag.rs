@@ -125,6 +125,14 @@ impl OpenOptions {
     }
 }
 
+/// What the storage files hold, per channel.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    pub(crate) channels: BTreeMap<ChannelId, TopicStats>,
+    /// Messages on topic ids no `topics` row names.
+    pub(crate) orphans: Vec<Error>,
+}
+
 pub(crate) struct OpenFile {
     pub(crate) path: PathBuf,
     pub(crate) storage: Storage,
@@ -156,6 +164,7 @@ pub struct Bag2 {
     notices: Vec<Notice>,
     message_zstd: bool,
     distro: Distro,
+    stats: std::sync::OnceLock<Result<Stats>>,
 }
 
 impl std::fmt::Debug for Bag2 {
@@ -270,11 +279,16 @@ impl Bag2 {
             let format = md.compression_format.to_ascii_lowercase();
             let mode = md.compression_mode.to_ascii_uppercase();
             if !format.is_empty() && format != "zstd" {
-                return Err(Error::Core(logcore::Error::unsupported(
-                    0,
-                    format!("compression format `{}`", md.compression_format),
-                    "rosbag2 writes zstd, which is the one read",
-                )));
+                return Err(Error::Metadata {
+                    file: metadata_path.clone().unwrap_or_default(),
+                    source: crate::metadata::MetadataError::Field {
+                        path: "rosbag2_bagfile_information.compression_format".into(),
+                        expected: "`zstd` or nothing (the compression rosbag2 writes; other \
+                                   compression formats are not read)"
+                            .into(),
+                        found: format!("`{}`", md.compression_format),
+                    },
+                });
             }
             message_zstd = mode == "MESSAGE" && format == "zstd";
         }
@@ -309,6 +323,7 @@ impl Bag2 {
             notices,
             message_zstd,
             distro,
+            stats: std::sync::OnceLock::new(),
         };
         bag.build_topics(embedded.as_ref());
         bag.resolve_definitions(&options.definitions);
@@ -515,13 +530,14 @@ impl Bag2 {
         let Ok(stats) = self.stats() else {
             return;
         };
+        let mut notes = Vec::new();
         for t in &self.topics {
             let Some(declared) = t.metadata_message_count else {
                 continue;
             };
-            let held = stats.get(&t.id).map_or(0, |s| s.count);
+            let held = stats.channels.get(&t.id).map_or(0, |s| s.count);
             if declared != held {
-                self.notices.push(Notice {
+                notes.push(Notice {
                     topic: Some(t.name.clone()),
                     text: format!(
                         "metadata.yaml counts {declared} messages, the storage files hold {held}"
@@ -529,6 +545,7 @@ impl Bag2 {
                 });
             }
         }
+        self.notices.extend(notes);
     }
 
     /// The bag folder.
@@ -585,31 +602,37 @@ impl Bag2 {
     }
 
     /// Count and time range of each channel's messages, from the storage
-    /// files (all of their rows).
-    pub(crate) fn stats(&self) -> Result<BTreeMap<ChannelId, TopicStats>> {
-        let mut out: BTreeMap<ChannelId, TopicStats> = BTreeMap::new();
-        for f in &self.files {
-            for (local, s) in f.storage.stats()? {
-                let Some(&i) = f.map.get(&local) else {
-                    return Err(Error::Row {
-                        file: f.path.clone(),
-                        table: "messages",
-                        row: -1,
-                        expected: "a `topic_id` of the table `topics`".into(),
-                        found: format!("{} messages with topic_id {local}", s.count),
-                    });
-                };
-                let e = out.entry(self.topics[i].id).or_insert(TopicStats {
-                    count: 0,
-                    start: s.start,
-                    end: s.end,
-                });
-                e.count += s.count;
-                e.start = e.start.min(s.start);
-                e.end = e.end.max(s.end);
-            }
-        }
-        Ok(out)
+    /// files (all of their rows), counted once and kept.
+    pub(crate) fn stats(&self) -> Result<&Stats> {
+        self.stats
+            .get_or_init(|| {
+                let mut out = Stats::default();
+                for f in &self.files {
+                    for (local, s) in f.storage.stats()? {
+                        let Some(&i) = f.map.get(&local) else {
+                            out.orphans.push(Error::Row {
+                                file: f.path.clone(),
+                                table: "messages",
+                                row: -1,
+                                expected: "a `topic_id` of the table `topics`".into(),
+                                found: format!("{} messages with topic_id {local}", s.count),
+                            });
+                            continue;
+                        };
+                        let e = out.channels.entry(self.topics[i].id).or_insert(TopicStats {
+                            count: 0,
+                            start: s.start,
+                            end: s.end,
+                        });
+                        e.count += s.count;
+                        e.start = e.start.min(s.start);
+                        e.end = e.end.max(s.end);
+                    }
+                }
+                Ok(out)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// The messages that pass `filter`, from every storage file, merged

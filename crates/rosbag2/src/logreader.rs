@@ -56,7 +56,8 @@ impl LogReader for Bag2 {
             .metadata()
             .map_or_else(String::new, |m| m.version.to_string());
         let mut s = Summary::new(Format::Rosbag2, version, TimeModel::new(Clock::Unix));
-        let stats = self.stats()?;
+        let all = self.stats()?;
+        let stats = &all.channels;
         for t in self.topics() {
             let st = stats.get(&t.id);
             s.channels.push(ChannelSummary {
@@ -103,6 +104,8 @@ impl LogReader for Bag2 {
                 m.insert(format!("custom_data.{k}"), v.clone());
             }
         }
+        s.warnings
+            .extend(all.orphans.iter().cloned().map(logcore::Error::from));
         for n in self.notices() {
             s.warnings.push(logcore::Error::unsupported(
                 0,
