@@ -207,6 +207,16 @@ impl Bag2 {
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<Self> {
         let path = path.as_ref();
         let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if !meta.is_dir() && !meta.is_file() {
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "expected a bag folder, its metadata.yaml or a storage file, found a file \
+                     that is not a regular file",
+                ),
+            ));
+        }
         let (root, metadata_path, single) = if meta.is_dir() {
             let m = path.join("metadata.yaml");
             if m.is_file() {
@@ -820,7 +830,12 @@ fn check_entry(metadata: &Path, field: &'static str, entry: &str) -> Result<Path
         return Err(refuse("it contains a NUL byte"));
     }
     let p = Path::new(entry);
-    if p.is_absolute() || entry.starts_with('/') || entry.starts_with('\\') || entry.contains(':') {
+    let drive = entry.as_bytes().get(1) == Some(&b':')
+        && entry
+            .as_bytes()
+            .first()
+            .is_some_and(u8::is_ascii_alphabetic);
+    if p.is_absolute() || entry.starts_with('/') || entry.starts_with('\\') || drive {
         return Err(refuse(
             "it is absolute (storage paths are relative to the bag folder)",
         ));

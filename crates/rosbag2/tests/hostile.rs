@@ -166,6 +166,7 @@ fn storage_paths_must_stay_in_the_bag() {
         ("sub/../../outside.db3", "contains `..`"),
         ("/etc/passwd", "is absolute"),
         ("C:\\\\x.db3", "is absolute"),
+        ("c:x.db3", "is absolute"),
         ("\"\"", "is empty"),
     ] {
         std::fs::write(bag.join("metadata.yaml"), metadata(&[entry], "")).unwrap();
@@ -174,6 +175,14 @@ fn storage_paths_must_stay_in_the_bag() {
         assert!(e.to_string().contains(want), "{entry}: {e}");
         assert!(e.to_string().contains("metadata.yaml"), "{entry}: {e}");
     }
+    // A colon is fine in a relative name.
+    drop(make_db(
+        &bag.join("at_12:00_0.db3"),
+        &[(1, string_cdr("x"))],
+        false,
+    ));
+    std::fs::write(bag.join("metadata.yaml"), metadata(&["at_12:00_0.db3"], "")).unwrap();
+    assert_eq!(texts(&Bag2::open(&bag).unwrap()).len(), 1);
     // The `files` list is checked too.
     std::fs::write(
         bag.join("metadata.yaml"),
@@ -675,4 +684,53 @@ fn a_version_9_bag_with_qos_lists() {
     assert!(ch[1].metadata["offered_qos_profiles"].contains("reliability: best_effort"));
     assert_eq!(ch[1].metadata["type_description_hash"], "RIHS01_x");
     assert_eq!(bag.summary().unwrap().message_count, 75);
+}
+
+#[test]
+fn idl_definitions_stored_in_the_database() {
+    let s = Scratch::new("idl");
+    let f = s.0.join("i.db3");
+    let c = make_db(&f, &[(1, string_cdr("from idl"))], false);
+    c.execute_batch(
+        "CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, \
+         encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL, \
+         type_description_hash TEXT NOT NULL);
+         CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
+         INSERT INTO schema VALUES (4, 'humble');",
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO message_definitions VALUES (1, 'std_msgs/msg/String', 'ros2idl', ?1, '')",
+        ["================================================================================\n\
+          IDL: std_msgs/msg/String\n\
+          module std_msgs {\n  module msg {\n    struct String {\n      string data;\n    };\n  };\n};\n"],
+    )
+    .unwrap();
+    drop(c);
+    let bag = Bag2::open(&f).unwrap();
+    assert_eq!(bag.distro(), rosbag2::Distro::Humble);
+    let d = bag.topics()[0].definition.as_ref().unwrap();
+    assert_eq!(
+        (d.encoding.as_str(), d.source),
+        ("ros2idl", rosbag2::DefinitionSource::Bag)
+    );
+    assert_eq!(texts(&bag), [(1, "from idl".to_string())]);
+    assert_eq!(
+        bag.summary().unwrap().metadata["sqlite_schema_version"],
+        "4"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_without_blocking() {
+    let s = Scratch::new("fifo");
+    let f = s.0.join("pipe.db3");
+    let ok = std::process::Command::new("mkfifo").arg(&f).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let e = Bag2::open(&f).unwrap_err();
+    assert!(e.to_string().contains("not a regular file"), "{e}");
 }
