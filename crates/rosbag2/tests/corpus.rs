@@ -281,3 +281,26 @@ fn facts_of_the_corpus_bags() {
     assert_eq!(bag.topics().len(), 2);
     assert_eq!(bag.summary().unwrap().message_count, 0);
 }
+
+#[test]
+fn storage_files_alone_and_metadata_paths() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    for (path, n) in [
+        ("mcap/cdr_test/cdr_test_0.mcap", 7),
+        ("mcap/rewriter_b/metadata.yaml", 75),
+        ("sqlite3/rewriter_b/rewriter_b_0.db3", 75),
+    ] {
+        let bag = Bag2::open(corpus.join(path)).unwrap();
+        assert_eq!(
+            bag.messages(&MessageFilter::all()).unwrap().count(),
+            n,
+            "{path}"
+        );
+        assert_eq!(bag.files().len(), 1);
+    }
+    let bag = Bag2::open(corpus.join("mcap/cdr_test/cdr_test_0.mcap")).unwrap();
+    assert!(bag.metadata().is_none());
+    assert!(bag.topics().iter().all(|t| t.definition.is_some()));
+}
