@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use crate::{GATE_FEATURES, Result, cargo, root, run, verdict};
 
 /// The publishable crates (every workspace member but xtask).
-pub(crate) const LIBRARY_CRATES: [&str; 12] = [
+pub(crate) const LIBRARY_CRATES: [&str; 13] = [
     "logcore",
     "rosbag12",
     "ros2cdr",
+    "rosbag2",
     "vellog",
     "ulogfile",
     "carla-recorder",
