@@ -584,7 +584,7 @@ pub(crate) fn bench_inner(args: &[String]) -> Result {
                 .map_err(|e| e.to_string())
         })?;
         let e = per_format.entry(format).or_default();
-        e.0 += log.bytes().len() as u64;
+        e.0 += log.size();
         e.1 += secs;
         e.2 += 1;
     }

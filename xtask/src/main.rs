@@ -338,8 +338,8 @@ pub(crate) fn robolog_exe() -> Result<PathBuf> {
 
 /// The Cargo features of the `robolog` library, one per format (plus the
 /// protobuf and ROS 2 decoders); each must build alone.
-const FACADE_FEATURES: [&str; 7] = [
-    "rosbag", "vellog", "ulog", "mcap", "carla", "protobuf", "ros2",
+const FACADE_FEATURES: [&str; 8] = [
+    "rosbag", "vellog", "ulog", "mcap", "carla", "protobuf", "ros2", "rosbag2",
 ];
 
 /// The features the gate's clippy, test and doc steps turn on: every

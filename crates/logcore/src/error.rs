@@ -79,7 +79,7 @@ pub enum Error {
     },
     /// The first bytes match no known format.
     #[error(
-        "at byte 0: expected the magic bytes of a ROS bag, VEL log, ULog, MCAP or CARLA recorder file, found {found}"
+        "at byte 0: expected the magic bytes of a ROS bag, VEL log, ULog, MCAP, CARLA recorder or ROS 2 bag SQLite file, found {found}"
     )]
     UnknownFormat {
         /// The first bytes, as hex.

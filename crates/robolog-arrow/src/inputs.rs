@@ -6,9 +6,11 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 /// The log files among `paths`: a file is taken as given (whatever it
-/// holds: opening it says whether it is a log); a folder is searched
-/// recursively, in name order, for files whose first bytes a format of the
-/// [`robolog`] facade recognises ([`robolog::probe`]). Hidden files and
+/// holds: opening it says whether it is a log); a folder that is a log (a
+/// ROS 2 bag: [`robolog::probe_folder`]) is one log, given or found;
+/// another folder is searched recursively, in name order, for files whose
+/// first bytes a format of the [`robolog`] facade recognises
+/// ([`robolog::probe`]). Hidden files and
 /// folders (names starting with `.`, such as the temporary files of
 /// interrupted writes) are left out of the search, and a folder reached
 /// twice (through a symbolic link) is searched once. A file reached twice
@@ -46,7 +48,7 @@ pub fn find_named_logs<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<(PathBuf, 
     let mut seen = HashSet::new();
     for p in paths {
         let p = p.as_ref();
-        if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
+        if std::fs::metadata(p).is_ok_and(|m| m.is_dir()) && robolog::probe_folder(p).is_none() {
             let mut here = Vec::new();
             search(p, &mut seen, &mut here)?;
             found.extend(here.into_iter().map(|f| {
@@ -107,7 +109,11 @@ fn search(dir: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) -> io
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
         };
-        if meta.is_dir() {
+        if meta.is_dir() && robolog::probe_folder(&path).is_some() {
+            // A log that is a folder (a ROS 2 bag): its storage files are
+            // read through it, not as logs of their own.
+            out.push(path);
+        } else if meta.is_dir() {
             search(&path, seen, out)?;
         } else if meta.is_file() && is_log(&path) {
             out.push(path);

@@ -101,7 +101,7 @@ pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
     // A bar only when the messages go to a file or a pipe and stderr is a
     // terminal: on a terminal the lines themselves show the progress.
     let mut bar = Progress::with_target(
-        reader.bytes().len() as u64,
+        reader.size(),
         !std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
     );
     let mut printed = 0u64;

@@ -67,7 +67,6 @@ pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Clean);
     };
     let file = path.display().to_string();
-    let bytes = ctx.open_bytes(path)?.bytes;
     let opts = robolog::CheckOptions {
         rules: ValidateOptions {
             profile: a.profile.map(|p| match p {
@@ -81,7 +80,7 @@ pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
         },
         limits: ctx.limits(),
     };
-    let checked = robolog::check(&bytes, &opts).map_err(|e| Failure::new(path, e))?;
+    let checked = robolog::check_path(path, &opts).map_err(|e| Failure::new(path, e))?;
     if a.json {
         output::line(&mut out, &checked.to_json(&file).to_string())
     } else {

@@ -112,7 +112,7 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         &mut opts.end,
     )?;
 
-    let mut bar = Progress::bytes(log.bytes().len() as u64);
+    let mut bar = Progress::bytes(log.size());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
     let written = write_atomically(output, &policy, |f| match target {
         Target::Mcap => to_mcap(&log, f, &opts, &mut progress).map(|(_, s)| s),

@@ -68,7 +68,7 @@ pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> 
         return Err(Failure::usage(&args.inputs[1], msg));
     }
     let log = ctx.open(path)?;
-    let mut bar = Progress::bytes(log.bytes().len() as u64);
+    let mut bar = Progress::bytes(log.size());
     let mut progress = |p: robolog::export::Progress| {
         bar.set_total(p.total_bytes);
         bar.update(p.bytes, p.rows);

@@ -24,7 +24,7 @@ pub(crate) fn run(ctx: &Context, args: &InfoArgs) -> Result<Outcome, Failure> {
     let path = &args.file;
     let log = ctx.open(path)?;
     let summary = log.summary().map_err(|e| Failure::new(path, e))?;
-    let size = log.bytes().len() as u64;
+    let size = log.size();
     let mut out = output::stdout();
     let written = if args.json {
         let j = robolog::info::info_json(path, size, &summary);

@@ -272,7 +272,7 @@ impl Log {
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let shared = self.shared()?;
         let path = shared.path.clone().unwrap_or_else(|| "<bytes>".into());
-        let size = shared.log().bytes().len() as u64;
+        let size = shared.log().size();
         let mut json = robolog::info::info_json(Path::new(&path), size, &shared.summary);
         if let serde_json::Value::Object(map) = &mut json {
             map.insert("problems".into(), shared.problems().into());

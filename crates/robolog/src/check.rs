@@ -114,6 +114,28 @@ pub fn check(bytes: &[u8], opts: &CheckOptions) -> Result<Checked, Error> {
     Ok(Checked::Strict(check_strict(&log)))
 }
 
+/// [`check`] of the log at `path`: a file's bytes, or a ROS 2 bag (its
+/// folder, `metadata.yaml` or lone `.db3`), which has no rules of its own
+/// beyond its format and is read by [`check_strict`].
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vellog/sensors.vel");
+/// assert!(robolog::check_path(path, &robolog::CheckOptions::default())?.passed());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_path(
+    path: impl AsRef<std::path::Path>,
+    opts: &CheckOptions,
+) -> Result<Checked, Error> {
+    let path = path.as_ref();
+    #[cfg(feature = "rosbag2")]
+    if crate::open::is_rosbag2(path)? {
+        let log = OpenOptions::new().limits(opts.limits).open(path)?;
+        return Ok(Checked::Strict(check_strict(&log)));
+    }
+    check(&logcore::FileBytes::open(path)?, opts)
+}
+
 /// What [`check_strict`] found.
 #[derive(Debug, Clone)]
 pub struct StrictCheck {

@@ -17,14 +17,14 @@ pub mod write;
 
 use std::path::Path;
 
-pub use check::{CheckOptions, Checked, StrictCheck, check, check_strict};
+pub use check::{CheckOptions, Checked, StrictCheck, check, check_path, check_strict};
 pub use lenient::{DecodeFailures, LenientDecoder};
 pub use log::{FormatReader, Log};
 pub use logcore::{
     ChannelId, ChannelInfo, Error, FileBytes, Format, LogReader, Message, MessageFilter, ReadMode,
     Summary, Timestamp, Value,
 };
-pub use open::{OpenOptions, detect};
+pub use open::{OpenOptions, detect, probe_folder};
 pub use probe::{PROBE_LEN, probe};
 pub use registry::{Decoder, DecoderFactory, Registry};
 pub use text::render_text;

@@ -36,6 +36,9 @@ pub enum FormatReader<'a> {
     /// A CARLA recording.
     #[cfg(feature = "carla")]
     Carla(carla_recorder::Recording<'a>),
+    /// A ROS 2 bag (read from its files, not from bytes in memory).
+    #[cfg(feature = "rosbag2")]
+    Rosbag2(rosbag2::Bag2),
     /// Keeps the lifetime used when every format feature is off; never built.
     #[doc(hidden)]
     __None(std::marker::PhantomData<&'a [u8]>, std::convert::Infallible),
@@ -72,6 +75,12 @@ impl<'a> FormatReader<'a> {
             Format::CarlaRecorder => {
                 Ok(FormatReader::Carla(carla_recorder::Recording::new(bytes)?))
             }
+            #[cfg(feature = "rosbag2")]
+            Format::Rosbag2 => Err(Error::unsupported(
+                0,
+                crate::probe::described(Format::Rosbag2),
+                "a ROS 2 bag is read from its folder, its metadata.yaml or its .db3 file, not from bytes in memory",
+            )),
             #[allow(unreachable_patterns)]
             other => Err(Error::unsupported(
                 0,
@@ -97,6 +106,8 @@ impl<'a> FormatReader<'a> {
             FormatReader::Mcap(r) => r,
             #[cfg(feature = "carla")]
             FormatReader::Carla(r) => r,
+            #[cfg(feature = "rosbag2")]
+            FormatReader::Rosbag2(r) => r,
             FormatReader::__None(_, never) => match *never {},
         }
     }
@@ -114,6 +125,10 @@ self_cell::self_cell!(
 enum Inner<'a> {
     Borrowed(&'a [u8], Box<FormatReader<'a>>),
     Owned(OwnedReader),
+    /// A reader of files of its own (a ROS 2 bag's database), and their
+    /// size in bytes.
+    #[cfg_attr(not(feature = "rosbag2"), allow(dead_code))]
+    Files(Box<FormatReader<'a>>, u64),
 }
 
 /// An opened log: its format, the common [`LogReader`] interface (which
@@ -200,11 +215,22 @@ impl<'a> Log<'a> {
         self.format
     }
 
-    /// The file's bytes.
+    /// The file's bytes; empty for a log its reader reads from files of
+    /// its own (a ROS 2 bag: see [`Log::size`]).
     pub fn bytes(&self) -> &[u8] {
         match &self.inner {
             Inner::Borrowed(b, _) => b,
             Inner::Owned(o) => o.borrow_owner(),
+            Inner::Files(..) => &[],
+        }
+    }
+
+    /// The size of the log in bytes: of its file, or of every storage file
+    /// of a ROS 2 bag.
+    pub fn size(&self) -> u64 {
+        match &self.inner {
+            Inner::Files(_, size) => *size,
+            _ => self.bytes().len() as u64,
         }
     }
 
@@ -213,6 +239,7 @@ impl<'a> Log<'a> {
         match &self.inner {
             Inner::Borrowed(_, r) => r,
             Inner::Owned(o) => o.borrow_dependent(),
+            Inner::Files(r, _) => r,
         }
     }
 
@@ -262,6 +289,16 @@ impl<'a> Log<'a> {
     pub fn as_mcap(&self) -> Option<&mcapfile::Mcap<'_>> {
         match self.reader() {
             FormatReader::Mcap(r) => Some(r),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// The typed reader of a ROS 2 bag, `None` for other formats.
+    #[cfg(feature = "rosbag2")]
+    pub fn as_rosbag2(&self) -> Option<&rosbag2::Bag2> {
+        match self.reader() {
+            FormatReader::Rosbag2(r) => Some(r),
             #[allow(unreachable_patterns)]
             _ => None,
         }
@@ -396,6 +433,27 @@ impl Log<'static> {
         }
         let owned = OwnedReader::try_new(bytes, |b| FormatReader::build(format, b, limits, keep))?;
         Ok(Log::with_inner(format, Inner::Owned(owned), limits))
+    }
+}
+
+#[cfg(feature = "rosbag2")]
+impl Log<'static> {
+    /// The ROS 2 bag at `path` (its folder, its `metadata.yaml`, or a lone
+    /// storage file).
+    pub(crate) fn rosbag2(path: &std::path::Path, limits: &Limits) -> Result<Self, Error> {
+        let bag = rosbag2::Bag2::open_with_limits(path, *limits)?;
+        let size = bag
+            .files()
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum();
+        let reader = FormatReader::Rosbag2(bag);
+        Ok(Log::with_inner(
+            Format::Rosbag2,
+            Inner::Files(Box::new(reader), size),
+            limits,
+        ))
     }
 }
 

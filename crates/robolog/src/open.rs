@@ -130,6 +130,14 @@ impl OpenOptions {
     /// format's parse errors (with byte offsets) when its header is
     /// damaged.
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Log<'static>, Error> {
+        let path = path.as_ref();
+        #[cfg(feature = "rosbag2")]
+        if is_rosbag2(path)? {
+            if let Some(wanted) = self.format {
+                log::expect_format(Format::Rosbag2, wanted)?;
+            }
+            return Ok(self.with_registry(Log::rosbag2(path, &self.limits)?));
+        }
         let bytes = FileBytes::open(path)?;
         let format = self.detect(&bytes)?;
         let log = Log::owned(format, bytes, &self.limits, self.keep())?;
@@ -163,6 +171,41 @@ impl OpenOptions {
             None => log,
         }
     }
+}
+
+/// Whether `path` is a ROS 2 bag read from its files: a folder (see
+/// [`probe_folder`]), a `metadata.yaml`, or a file whose first bytes are
+/// SQLite's (a lone `.db3`).
+#[cfg(feature = "rosbag2")]
+pub(crate) fn is_rosbag2(path: &Path) -> Result<bool, Error> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        // Any other folder is refused as every input that is no regular
+        // file is.
+        return Ok(probe_folder(path).is_some());
+    }
+    if !meta.is_file() {
+        return Ok(false);
+    }
+    if path.file_name().is_some_and(|n| n == "metadata.yaml") {
+        return Ok(true);
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head))?;
+    Ok(probe(&head[..n]) == Some(Format::Rosbag2))
+}
+
+/// The format of the log that the folder `dir` is, if any: a ROS 2 bag
+/// when it holds a `metadata.yaml` (whatever this build reads).
+///
+/// ```
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata");
+/// assert_eq!(robolog::probe_folder(std::path::Path::new(dir)), None);
+/// ```
+pub fn probe_folder(dir: &Path) -> Option<Format> {
+    dir.join("metadata.yaml")
+        .is_file()
+        .then_some(Format::Rosbag2)
 }
 
 /// The format of a log whose bytes (at least its first

@@ -45,6 +45,9 @@ const PROBES: &[(Format, Probe)] = &[
     (Format::Mcap, mcapfile::probe),
     #[cfg(feature = "carla")]
     (Format::CarlaRecorder, carla_recorder::probe),
+    // A ROS 2 bag's storage file (`.db3`); a bag's MCAP storage files are
+    // MCAP files.
+    (Format::Rosbag2, |b| b.starts_with(b"SQLite format 3\0")),
 ];
 
 /// The format named with its article, as error messages use it

@@ -273,7 +273,7 @@ pub fn export_parquet<P: AsRef<Path>>(
             .iter()
             .map(|c| (log.table_key(&c.info).to_string(), c.info.topic.clone()))
             .collect();
-        opened_logs.push((path, log_id, log.bytes().len() as u64, channels));
+        opened_logs.push((path, log_id, log.size(), channels));
     }
     // Table names are unique across the logs of the export and the tables
     // already in the folder, and do not depend on the topics selected.

@@ -54,6 +54,8 @@ mod foxglove;
 #[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
 mod jsonschema;
 mod mcap;
+#[cfg(feature = "rosbag2")]
+mod rosbag2;
 #[cfg(feature = "ulog")]
 mod ulog;
 #[cfg(feature = "vellog")]
@@ -139,7 +141,7 @@ impl<'p> Context<'p> {
         Context {
             opts: opts.clone(),
             stats: ConvertStats::default(),
-            total_bytes: log.bytes().len() as u64,
+            total_bytes: log.size(),
             progress,
             reported: (0, 0),
         }
@@ -272,6 +274,8 @@ pub fn to_mcap<W: Write>(
         Format::CarlaRecorder => carla::convert(log, out, &mut cx)?,
         #[cfg(feature = "vellog")]
         Format::VelLog => vellog::convert(log, out, &mut cx)?,
+        #[cfg(feature = "rosbag2")]
+        Format::Rosbag2 => rosbag2::convert(log, out, &mut cx)?,
         #[allow(unreachable_patterns)]
         other => return Err(not_yet(other)),
     };

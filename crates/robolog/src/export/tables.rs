@@ -40,7 +40,7 @@ pub fn export_tables(
     let mut plan = Plan::new(log, input, opts)?;
     let mut meter = Meter {
         progress,
-        size: log.bytes().len() as u64,
+        size: log.size(),
         passes: 2,
         done: 0,
         pos: 0,

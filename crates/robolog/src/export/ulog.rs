@@ -83,7 +83,7 @@ pub fn ulog2csv(
     }
     prepare_folder(dir)?;
 
-    let size = log.bytes().len() as u64;
+    let size = log.size();
     let total_rows: u64 = sets.iter().map(|(s, _, _)| s.samples.len() as u64).sum();
     let log_id = input
         .file_name()
