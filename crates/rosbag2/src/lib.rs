@@ -46,6 +46,7 @@ mod logreader;
 pub mod metadata;
 mod storage;
 mod temp;
+pub mod write;
 pub mod yaml;
 
 pub use bag::{Bag2, Definition, DefinitionSource, Notice, OpenOptions, Topic};
@@ -54,6 +55,7 @@ pub use interfaces::{Definitions, Distro};
 pub use logcore::Limits;
 pub use logreader::channel_info;
 pub use metadata::{FileMetadata, Metadata, QosProfile, QosTime, TopicMetadata};
+pub use write::{Bag2Writer, CompressionMode, StorageId, TopicDefinition, TopicSpec, WriteOptions};
 
 /// The README's examples, compiled as doc-tests so they cannot rot.
 #[cfg(doctest)]
