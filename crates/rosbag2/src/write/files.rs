@@ -144,7 +144,9 @@ impl StorageFile {
     pub(crate) fn add_topic(&mut self, t: &FileTopic) -> Result<()> {
         match self {
             StorageFile::Sqlite { path, conn, types } => {
-                if types.insert(t.type_name.clone()) {
+                // A type without definition gets no row (rosbags refuses
+                // an encoding other than `ros2msg` or `ros2idl`).
+                if !t.def_encoding.is_empty() && types.insert(t.type_name.clone()) {
                     conn.execute(
                         "INSERT INTO message_definitions(topic_type, encoding, \
                          encoded_message_definition, type_description_hash) \

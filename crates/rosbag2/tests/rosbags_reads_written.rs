@@ -1,0 +1,201 @@
+//! rosbags 0.11.9 reads the bags `Bag2Writer` writes: every corpus bag
+//! of `expected/*.json` is read, written with each storage (SQLite, MCAP)
+//! and compression (none, MESSAGE, FILE) into a temporary folder, and
+//! read by `tests/rosbags_read.py` (rosbags' `rosbag2.Reader` and its
+//! typestore, with the definitions our bag stores). The values rosbags
+//! deserialises must equal those rosbags gives for the source bag
+//! (`expected/*.json`, made by `rosbags_dump.py`), so the reference is
+//! rosbags, not this crate. Skipped, with a note, without the corpus or
+//! the Python environment (`/work/main/target/interop-venv`, or
+//! `$ROSBAGS_PYTHON`).
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use logcore::{LogReader, LogWriter, MessageFilter};
+use rosbag2::{
+    Bag2, Bag2Writer, CompressionMode, Definitions, OpenOptions, StorageId, WriteOptions,
+};
+use serde_json::Value as Json;
+
+fn python() -> Option<PathBuf> {
+    let p = match std::env::var_os("ROSBAGS_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from("/work/main/target/interop-venv/bin/python"),
+    };
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: no Python with rosbags at {} (set ROSBAGS_PYTHON)",
+            p.display()
+        );
+        None
+    }
+}
+
+/// The `test_msgs` definitions the corpus bags store (the bags of the
+/// old schema have none; `rosbags_dump.py` uses the same).
+fn test_msgs(corpus: &Path) -> Definitions {
+    let mut d = Definitions::empty();
+    for bag in ["sqlite3/cdr_test", "mcap/rewriter_b"] {
+        let b = Bag2::open(corpus.join(bag)).unwrap();
+        for t in b.topics() {
+            d.add(&t.type_name, &t.definition.as_ref().unwrap().text);
+        }
+    }
+    d
+}
+
+/// Messages as (timestamp, topic, type, value as JSON text), sorted:
+/// rosbags may order messages of one timestamp otherwise than their
+/// rows.
+fn sorted(messages: &Json) -> Vec<(i64, String, String, String)> {
+    let mut v: Vec<_> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["timestamp"].as_i64().unwrap(),
+                m["topic"].as_str().unwrap().to_string(),
+                m["type"].as_str().unwrap().to_string(),
+                m["value"].to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn rosbags_reads_our_bags_as_it_reads_the_sources() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let scratch =
+        std::env::temp_dir().join(format!("rosbag2-rosbags-written-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let defs = test_msgs(&corpus);
+    let mut expected_files: Vec<_> = std::fs::read_dir(dir.join("expected"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("metadata.json"))
+        .collect();
+    expected_files.sort();
+    assert_eq!(expected_files.len(), 10);
+    // Every written bag with the source's expected messages and counts.
+    let mut written: Vec<(
+        PathBuf,
+        Json,
+        HashMap<String, (String, u64)>,
+        CompressionMode,
+    )> = Vec::new();
+    for file in &expected_files {
+        let doc: Json = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let name = doc["bag"].as_str().unwrap().to_string();
+        let opts = OpenOptions::default().with_definitions(defs.clone());
+        let src = Bag2::open_with(corpus.join(&name), opts).unwrap();
+        let counts: HashMap<String, (String, u64)> = src
+            .summary()
+            .unwrap()
+            .channels
+            .iter()
+            .map(|c| {
+                (
+                    c.info.topic.clone(),
+                    (c.info.type_name.clone(), c.message_count),
+                )
+            })
+            .collect();
+        for storage in [StorageId::Sqlite3, StorageId::Mcap] {
+            for mode in [
+                CompressionMode::None,
+                CompressionMode::Message,
+                CompressionMode::File,
+            ] {
+                let out = scratch.join(format!("{}-{storage:?}-{mode:?}", name.replace('/', "_")));
+                let opts = WriteOptions::new(storage)
+                    .with_compression(mode)
+                    .with_custom_data("source", &name);
+                let mut w = Bag2Writer::create(&out, opts).unwrap();
+                let mut ids = HashMap::new();
+                for c in src.channels().unwrap() {
+                    ids.insert(c.id, LogWriter::add_channel(&mut w, &c).unwrap());
+                }
+                for m in src.messages(&MessageFilter::all()).unwrap() {
+                    let mut m = m.unwrap();
+                    m.channel = ids[&m.channel];
+                    LogWriter::write_message(&mut w, &m).unwrap();
+                }
+                w.finish().unwrap();
+                written.push((out, doc["messages"].clone(), counts.clone(), mode));
+            }
+        }
+    }
+    let result = scratch.join("rosbags.json");
+    let status = std::process::Command::new(&python)
+        .arg(dir.join("rosbags_read.py"))
+        .arg(&result)
+        .args(written.iter().map(|w| &w.0))
+        .status()
+        .unwrap();
+    assert!(status.success(), "rosbags_read.py failed: {status}");
+    let got: Json = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    let mut checked = 0;
+    for (path, want, counts, mode) in &written {
+        let key = path.display().to_string();
+        let g = &got[&key];
+        assert!(g.get("error").is_none(), "{key}: rosbags: {}", g["error"]);
+        let ours = sorted(&g["messages"]);
+        let theirs = sorted(want);
+        assert_eq!(ours.len(), theirs.len(), "{key}");
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a, b, "{key}");
+        }
+        let info = &g["info"];
+        assert_eq!(
+            info["message_count"].as_u64(),
+            Some(theirs.len() as u64),
+            "{key}"
+        );
+        let (format, mode_text): (Json, Json) = match mode {
+            CompressionMode::None => (Json::Null, "".into()),
+            CompressionMode::Message => ("zstd".into(), "message".into()),
+            CompressionMode::File => ("zstd".into(), "file".into()),
+        };
+        assert_eq!(info["compression_format"], format, "{key}");
+        assert_eq!(info["compression_mode"], mode_text, "{key}");
+        assert_eq!(info["ros_distro"], "jazzy", "{key}");
+        assert!(
+            info["custom_data"]["source"].is_string(),
+            "{key}: {}",
+            info["custom_data"]
+        );
+        let topics = info["topics"].as_object().unwrap();
+        assert_eq!(topics.len(), counts.len(), "{key}");
+        for (t, (ty, n)) in counts {
+            assert_eq!(topics[t]["type"].as_str(), Some(ty.as_str()), "{key} {t}");
+            assert_eq!(topics[t]["count"].as_u64(), Some(*n), "{key} {t}");
+        }
+        if let Some(t0) = theirs.first() {
+            assert_eq!(info["start_time"].as_i64(), Some(t0.0), "{key}");
+            // rosbags' end time is one past the last message.
+            assert_eq!(
+                info["end_time"].as_i64(),
+                Some(theirs.last().unwrap().0 + 1),
+                "{key}"
+            );
+        }
+        checked += ours.len();
+    }
+    assert_eq!(checked, 6 * (7 + 150 + 150 + 75 + 75 + 5 + 13 + 7 + 75 + 5));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
