@@ -20,6 +20,15 @@ use rosbag2::{
 };
 use serde_json::Value as Json;
 
+/// A written bag, the messages rosbags gives for its source, the
+/// source's (type, count) per topic, and its compression.
+type Written = (
+    PathBuf,
+    Json,
+    HashMap<String, (String, u64)>,
+    CompressionMode,
+);
+
 fn python() -> Option<PathBuf> {
     let p = match std::env::var_os("ROSBAGS_PYTHON") {
         Some(p) => PathBuf::from(p),
@@ -92,12 +101,7 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
     expected_files.sort();
     assert_eq!(expected_files.len(), 10);
     // Every written bag with the source's expected messages and counts.
-    let mut written: Vec<(
-        PathBuf,
-        Json,
-        HashMap<String, (String, u64)>,
-        CompressionMode,
-    )> = Vec::new();
+    let mut written: Vec<Written> = Vec::new();
     for file in &expected_files {
         let doc: Json = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         let name = doc["bag"].as_str().unwrap().to_string();
