@@ -10,7 +10,9 @@ typestore (ROS2_JAZZY plus those definitions). Output: the JSON form of
 plus the metadata rosbags reports.
 
 Usage: python rosbags_read.py OUT.json BAG... (OUT.json: one entry per bag,
-by the path given; a bag rosbags refuses gets `{"error": ...}`).
+by the argument given; a bag rosbags refuses gets `{"error": ...}`; an
+argument `meta:BAG` gives only what rosbags reads of the bag's metadata
+and topics, without messages, for the source bags).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from rosbags.typesys import Stores, get_typestore  # noqa: E402
 from rosbags_dump import full, msg_name, register, to_json  # noqa: E402
 
 
-def read(bag: Path) -> dict:
+def read(bag: Path, with_messages: bool) -> dict:
     store = get_typestore(Stores.ROS2_JAZZY)
     messages = []
     with Reader(bag) as reader:
@@ -38,12 +40,12 @@ def read(bag: Path) -> dict:
             # Only the types of topics with messages, as rosbags_dump.py
             # does (a stored definition may differ from the typestore's
             # own, e.g. an older rosbag2_interfaces/msg/WriteSplitEvent).
-            if own in registered or c.msgcount == 0:
+            if own in registered or c.msgcount == 0 or not with_messages:
                 continue
             assert c.msgdef.format == MessageDefinitionFormat.MSG, (c.topic, c.msgdef)
             register(store, own, c.msgdef.data)
             registered.add(own)
-        for c, ts, data in reader.messages():
+        for c, ts, data in reader.messages() if with_messages else []:
             value = store.deserialize_cdr(bytes(data), msg_name(c.msgtype))
             messages.append(
                 {'topic': c.topic, 'type': c.msgtype, 'timestamp': ts, 'value': to_json(value, store)}
@@ -61,7 +63,20 @@ def read(bag: Path) -> dict:
                     'type': c.msgtype,
                     'count': c.msgcount,
                     'qos': [
-                        {'history': q.history.name, 'depth': q.depth, 'reliability': q.reliability.name}
+                        {
+                            'history': q.history.name,
+                            'depth': q.depth,
+                            'reliability': q.reliability.name,
+                            'durability': q.durability.name,
+                            'deadline': [q.deadline.sec, q.deadline.nsec],
+                            'lifespan': [q.lifespan.sec, q.lifespan.nsec],
+                            'liveliness': q.liveliness.name,
+                            'liveliness_lease_duration': [
+                                q.liveliness_lease_duration.sec,
+                                q.liveliness_lease_duration.nsec,
+                            ],
+                            'avoid_ros_namespace_conventions': q.avoid_ros_namespace_conventions,
+                        }
                         for q in c.ext.offered_qos_profiles
                     ],
                 }
@@ -76,7 +91,10 @@ def main() -> None:
     result = {}
     for bag in sys.argv[2:]:
         try:
-            result[bag] = read(Path(bag))
+            if bag.startswith('meta:'):
+                result[bag] = read(Path(bag[len('meta:') :]), with_messages=False)
+            else:
+                result[bag] = read(Path(bag), with_messages=True)
         except Exception as e:  # noqa: BLE001 - reported to the test
             result[bag] = {'error': f'{type(e).__name__}: {e}'}
     out.write_text(json.dumps(result, indent=1) + '\n', encoding='utf-8')

@@ -21,12 +21,13 @@ use rosbag2::{
 use serde_json::Value as Json;
 
 /// A written bag, the messages rosbags gives for its source, the
-/// source's (type, count) per topic, and its compression.
+/// source's (type, count) per topic, its compression, and the source.
 type Written = (
     PathBuf,
     Json,
     HashMap<String, (String, u64)>,
     CompressionMode,
+    PathBuf,
 );
 
 fn python() -> Option<PathBuf> {
@@ -140,7 +141,13 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
                     LogWriter::write_message(&mut w, &m).unwrap();
                 }
                 w.finish().unwrap();
-                written.push((out, doc["messages"].clone(), counts.clone(), mode));
+                written.push((
+                    out,
+                    doc["messages"].clone(),
+                    counts.clone(),
+                    mode,
+                    corpus.join(&name),
+                ));
             }
         }
     }
@@ -148,13 +155,19 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
     let status = std::process::Command::new(&python)
         .arg(dir.join("rosbags_read.py"))
         .arg(&result)
-        .args(written.iter().map(|w| &w.0))
+        .args(written.iter().map(|w| w.0.as_os_str().to_owned()))
+        .args(written.iter().map(|w| {
+            let mut a = std::ffi::OsString::from("meta:");
+            a.push(&w.4);
+            a
+        }))
         .status()
         .unwrap();
     assert!(status.success(), "rosbags_read.py failed: {status}");
     let got: Json = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     let mut checked = 0;
-    for (path, want, counts, mode) in &written {
+    let mut qos_checked = 0;
+    for (path, want, counts, mode, source) in &written {
         let key = path.display().to_string();
         let g = &got[&key];
         assert!(g.get("error").is_none(), "{key}: rosbags: {}", g["error"]);
@@ -189,6 +202,15 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
             assert_eq!(topics[t]["type"].as_str(), Some(ty.as_str()), "{key} {t}");
             assert_eq!(topics[t]["count"].as_u64(), Some(*n), "{key} {t}");
         }
+        // The QoS profiles as rosbags reads them from our bag and from
+        // the source's metadata (a lone `.db3` has none rosbags reads).
+        let src = &got[&format!("meta:{}", source.display())];
+        if src.get("error").is_none() {
+            for (t, v) in src["info"]["topics"].as_object().unwrap() {
+                assert_eq!(topics[t]["qos"], v["qos"], "{key} {t}");
+                qos_checked += 1;
+            }
+        }
         if let Some(t0) = theirs.first() {
             assert_eq!(info["start_time"].as_i64(), Some(t0.0), "{key}");
             // rosbags' end time is one past the last message.
@@ -200,6 +222,8 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
         }
         checked += ours.len();
     }
+    // The topics of the nine sources with a metadata.yaml, in six bags each.
+    assert_eq!(qos_checked, 6 * 21);
     assert_eq!(checked, 6 * (7 + 150 + 150 + 75 + 75 + 5 + 13 + 7 + 75 + 5));
     let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -427,6 +427,7 @@ impl Bag2Writer {
         std::fs::File::open(&mpath)
             .and_then(|f| f.sync_all())
             .map_err(|e| Error::io(&mpath, e))?;
+        sync_dir(&self.temp);
         self.move_into_place()
     }
 
@@ -435,6 +436,7 @@ impl Bag2Writer {
         if std::fs::symlink_metadata(&self.target).is_err() {
             std::fs::rename(&self.temp, &self.target).map_err(|e| Error::io(&self.target, e))?;
             self.temp.clear();
+            sync_parent(&self.target);
             return Ok(());
         }
         // Replace: the old bag aside, the new one in, the old one removed.
@@ -447,6 +449,7 @@ impl Bag2Writer {
             return Err(Error::io(&self.target, e));
         }
         self.temp.clear();
+        sync_parent(&self.target);
         std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))
     }
 
@@ -457,6 +460,21 @@ impl Bag2Writer {
             let _ = std::fs::remove_dir_all(&self.temp);
             self.temp.clear();
         }
+    }
+}
+
+/// Makes the rename of `path` durable where the system allows it (best
+/// effort: not every system opens folders).
+fn sync_parent(path: &Path) {
+    if let Some(p) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        sync_dir(p);
+    }
+}
+
+/// Syncs the entries of folder `dir` (best effort).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
     }
 }
 
