@@ -151,10 +151,39 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
             }
         }
     }
+    // Custom data that YAML must quote, read back by rosbags (ruamel).
+    let custom: Vec<(&str, &str)> = vec![
+        (
+            "key: with colon",
+            "value # with \"quotes\" and \\\nnewline\t",
+        ),
+        ("ünïcode", "✓ ~"),
+        ("1", "true"),
+        ("empty", ""),
+        ("null", "- [x]"),
+    ];
+    let odd = scratch.join("odd");
+    let mut opts = WriteOptions::new(StorageId::Mcap);
+    for (k, v) in &custom {
+        opts = opts.with_custom_data(*k, *v);
+    }
+    let mut w = Bag2Writer::create(&odd, opts).unwrap();
+    let t = w
+        .add_topic(
+            "/odd",
+            "std_msgs/msg/String",
+            &rosbag2::TopicDefinition::msg("string data\n"),
+            &[],
+        )
+        .unwrap();
+    w.write(t, 5, b"\x00\x01\x00\x00\x03\x00\x00\x00hi\x00")
+        .unwrap();
+    w.finish().unwrap();
     let result = scratch.join("rosbags.json");
     let status = std::process::Command::new(&python)
         .arg(dir.join("rosbags_read.py"))
         .arg(&result)
+        .arg(&odd)
         .args(written.iter().map(|w| w.0.as_os_str().to_owned()))
         .args(written.iter().map(|w| {
             let mut a = std::ffi::OsString::from("meta:");
@@ -166,6 +195,13 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
     assert!(status.success(), "rosbags_read.py failed: {status}");
     let got: Json = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     let mut checked = 0;
+    let g = &got[&odd.display().to_string()];
+    assert!(g.get("error").is_none(), "{}", g["error"]);
+    for (k, v) in &custom {
+        assert_eq!(g["info"]["custom_data"][k].as_str(), Some(*v), "{k}");
+    }
+    assert_eq!(g["messages"][0]["value"]["data"], "hi");
+    assert_eq!(g["messages"][0]["timestamp"], 5);
     let mut qos_checked = 0;
     for (path, want, counts, mode, source) in &written {
         let key = path.display().to_string();

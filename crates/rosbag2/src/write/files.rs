@@ -290,7 +290,7 @@ fn sync(path: &Path) -> Result<()> {
 
 /// Compresses the complete file `path` to `path.zstd` (the file mode of
 /// rosbag2), syncs it and removes `path`; the new path.
-pub(crate) fn zstd_file(path: &Path) -> Result<PathBuf> {
+pub(crate) fn zstd_file(path: &Path, level: i32) -> Result<PathBuf> {
     let mut name = path.as_os_str().to_os_string();
     name.push(".zstd");
     let out = PathBuf::from(name);
@@ -300,7 +300,7 @@ pub(crate) fn zstd_file(path: &Path) -> Result<PathBuf> {
         .create_new(true)
         .open(&out)
         .map_err(|e| Error::io(&out, e))?;
-    let mut enc = zstd::stream::write::Encoder::new(BufWriter::new(file), 0)
+    let mut enc = zstd::stream::write::Encoder::new(BufWriter::new(file), level)
         .map_err(|e| Error::io(&out, e))?;
     std::io::copy(&mut input, &mut enc).map_err(|e| Error::io(&out, e))?;
     let buf = enc.finish().map_err(|e| Error::io(&out, e))?;

@@ -393,7 +393,7 @@ impl Bag2Writer {
         let inline = meta::render_inline(&self.bag_meta(&files));
         let path = f.close(&inline)?;
         if zstd_file {
-            files::zstd_file(&path)?;
+            files::zstd_file(&path, self.options.compression_level)?;
         }
         self.files = files;
         Ok(())

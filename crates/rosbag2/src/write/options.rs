@@ -53,7 +53,7 @@ pub struct WriteOptions {
     pub storage: StorageId,
     /// Compression (none by default).
     pub compression: CompressionMode,
-    /// zstd level (0: zstd's default).
+    /// zstd level of `Message` and `File` compression (0: zstd's default).
     pub compression_level: i32,
     /// The `ros_distro` written (`jazzy` by default).
     pub distro: String,
