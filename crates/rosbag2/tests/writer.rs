@@ -487,3 +487,61 @@ fn the_sqlite_schema_is_rosbag2s() {
     names.sort();
     assert_eq!(names, ["metadata.yaml", "s_0.db3"]);
 }
+
+#[test]
+fn log_writer_channels_without_schema_get_the_bundled_definition() {
+    let scratch = Scratch::new("logwriter");
+    for storage in STORAGES {
+        let dst = scratch.0.join(format!("lw-{storage:?}"));
+        let mut w = Bag2Writer::create(&dst, WriteOptions::new(storage)).unwrap();
+        let known =
+            logcore::ChannelInfo::new(logcore::ChannelId(9), "/s", "std_msgs/msg/String", "cdr");
+        let unknown =
+            logcore::ChannelInfo::new(logcore::ChannelId(3), "/u", "my_pkg/msg/Mine", "cdr");
+        let a = LogWriter::add_channel(&mut w, &known).unwrap();
+        let b = LogWriter::add_channel(&mut w, &unknown).unwrap();
+        assert_eq!(
+            LogWriter::add_channel(&mut w, &known).unwrap(),
+            a,
+            "the same topic again"
+        );
+        w.set_metadata("robot", "r2").unwrap();
+        let cdr = b"\x00\x01\x00\x00\x03\x00\x00\x00hi\x00";
+        let m = logcore::Message::new(a, logcore::Timestamp(3), logcore::Payload::Borrowed(cdr));
+        LogWriter::write_message(&mut w, &m).unwrap();
+        let m = logcore::Message::new(b, logcore::Timestamp(2), logcore::Payload::Borrowed(b"raw"));
+        LogWriter::write_message(&mut w, &m).unwrap();
+        let bad = logcore::Message::new(
+            logcore::ChannelId(77),
+            logcore::Timestamp(2),
+            logcore::Payload::Borrowed(b""),
+        );
+        assert!(LogWriter::write_message(&mut w, &bad).is_err());
+        LogWriter::finish(&mut w).unwrap();
+        assert!(LogWriter::finish(&mut w).is_err(), "finished once");
+        drop(w);
+        let back = Bag2::open(&dst).unwrap();
+        assert_eq!(back.metadata().unwrap().custom_data["robot"], "r2");
+        let s = &back.topics()[0];
+        let d = s.definition.as_ref().unwrap();
+        assert_eq!(d.source, rosbag2::DefinitionSource::Bag, "{storage:?}");
+        assert!(d.text.contains("string data"), "{}", d.text);
+        let msgs: Vec<_> = back
+            .messages(&MessageFilter::all())
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(msgs.len(), 2);
+        assert_eq!(back.topic(msgs[0].channel).unwrap().name, "/u");
+        assert_eq!(&*msgs[0].payload, b"raw");
+        let v = back.decode(&msgs[1]).unwrap();
+        assert_eq!(v.get("data").and_then(|v| v.as_str()), Some("hi"));
+        // The unknown type is kept, read as raw bytes with a notice.
+        assert_eq!(back.topics()[1].type_name, "my_pkg/msg/Mine");
+        assert!(
+            back.notices()
+                .iter()
+                .any(|n| n.topic.as_deref() == Some("/u"))
+        );
+    }
+}
