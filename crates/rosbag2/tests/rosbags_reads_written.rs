@@ -179,11 +179,32 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
     w.write(t, 5, b"\x00\x01\x00\x00\x03\x00\x00\x00hi\x00")
         .unwrap();
     w.finish().unwrap();
+    // Messages written out of time order, one file of each storage
+    // (rosbags, like rosbag2, reads split files one after the other, so
+    // only the order within a file is the writer's to keep).
+    let mut unordered = Vec::new();
+    for storage in [StorageId::Sqlite3, StorageId::Mcap] {
+        let out = scratch.join(format!("unordered-{storage:?}"));
+        let opts = WriteOptions::new(storage);
+        let mut w = Bag2Writer::create(&out, opts).unwrap();
+        let def = rosbag2::TopicDefinition::msg("int32 data\n");
+        let a = w.add_topic("/a", "std_msgs/msg/Int32", &def, &[]).unwrap();
+        let b = w.add_topic("/b", "std_msgs/msg/Int32", &def, &[]).unwrap();
+        for k in 0..20i32 {
+            let t = i64::from((k * 7) % 20) * 1000;
+            let mut cdr = vec![0, 1, 0, 0];
+            cdr.extend_from_slice(&k.to_le_bytes());
+            w.write(if k % 2 == 0 { a } else { b }, t, &cdr).unwrap();
+        }
+        w.finish().unwrap();
+        unordered.push(out);
+    }
     let result = scratch.join("rosbags.json");
     let status = std::process::Command::new(&python)
         .arg(dir.join("rosbags_read.py"))
         .arg(&result)
         .arg(&odd)
+        .args(&unordered)
         .args(written.iter().map(|w| w.0.as_os_str().to_owned()))
         .args(written.iter().map(|w| {
             let mut a = std::ffi::OsString::from("meta:");
@@ -202,6 +223,28 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
     }
     assert_eq!(g["messages"][0]["value"]["data"], "hi");
     assert_eq!(g["messages"][0]["timestamp"], 5);
+    for out in &unordered {
+        let g = &got[&out.display().to_string()];
+        assert!(g.get("error").is_none(), "{}", g["error"]);
+        let times: Vec<i64> = g["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["timestamp"].as_i64().unwrap())
+            .collect();
+        let want: Vec<i64> = (0..20).map(|k| k * 1000).collect();
+        assert_eq!(times, want, "{}", out.display());
+        for m in g["messages"].as_array().unwrap() {
+            let t = m["timestamp"].as_i64().unwrap() / 1000;
+            // k * 7 = t (mod 20): k = t * 3 (mod 20).
+            assert_eq!(
+                m["value"]["data"].as_i64(),
+                Some(t * 3 % 20),
+                "{}",
+                out.display()
+            );
+        }
+    }
     let mut qos_checked = 0;
     for (path, want, counts, mode, source) in &written {
         let key = path.display().to_string();

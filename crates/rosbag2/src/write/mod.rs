@@ -25,8 +25,12 @@
 //!   empty). A writer dropped before `finish`, or whose `finish` fails,
 //!   removes its temporary folder.
 //!
-//! Messages may come in any time order: SQLite readers order by the
-//! timestamp index, MCAP readers by the message indexes.
+//! Messages may come in any time order: SQLite readers order a file's
+//! messages by the timestamp index, MCAP readers by the message indexes
+//! (rosbags does, tested). Split files are read one after the other by
+//! rosbag2 and rosbags, so a message older than the previous file's
+//! newest is read out of order by them when splitting (this crate's
+//! reader merges the files by time).
 
 mod files;
 mod logwriter;
