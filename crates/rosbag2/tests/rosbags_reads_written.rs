@@ -121,15 +121,31 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
             })
             .collect();
         for storage in [StorageId::Sqlite3, StorageId::Mcap] {
-            for mode in [
+            // rewriter_a (150 messages) also split into many files.
+            let split = if name == "sqlite3/rewriter_a" {
+                vec![None, Some(2000)]
+            } else {
+                vec![None]
+            };
+            for (mode, split) in [
                 CompressionMode::None,
                 CompressionMode::Message,
                 CompressionMode::File,
-            ] {
-                let out = scratch.join(format!("{}-{storage:?}-{mode:?}", name.replace('/', "_")));
-                let opts = WriteOptions::new(storage)
+            ]
+            .into_iter()
+            .flat_map(|m| split.iter().map(move |s| (m, *s)))
+            {
+                let out = scratch.join(format!(
+                    "{}-{storage:?}-{mode:?}{}",
+                    name.replace('/', "_"),
+                    if split.is_some() { "-split" } else { "" }
+                ));
+                let mut opts = WriteOptions::new(storage)
                     .with_compression(mode)
                     .with_custom_data("source", &name);
+                if let Some(bytes) = split {
+                    opts = opts.with_max_bagfile_size(bytes);
+                }
                 let mut w = Bag2Writer::create(&out, opts).unwrap();
                 let mut ids = HashMap::new();
                 for c in src.channels().unwrap() {
@@ -141,6 +157,10 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
                     LogWriter::write_message(&mut w, &m).unwrap();
                 }
                 w.finish().unwrap();
+                if split.is_some() {
+                    let files = Bag2::open(&out).unwrap().files().len();
+                    assert!(files > 3, "{} files", files);
+                }
                 written.push((
                     out,
                     doc["messages"].clone(),
@@ -302,7 +322,11 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
         checked += ours.len();
     }
     // The topics of the nine sources with a metadata.yaml, in six bags each.
-    assert_eq!(qos_checked, 6 * 21);
-    assert_eq!(checked, 6 * (7 + 150 + 150 + 75 + 75 + 5 + 13 + 7 + 75 + 5));
+    // (and the two topics of rewriter_a in its six split bags).
+    assert_eq!(qos_checked, 6 * 21 + 6 * 2);
+    assert_eq!(
+        checked,
+        6 * (7 + 150 + 150 + 75 + 75 + 5 + 13 + 7 + 75 + 5) + 6 * 150
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }
