@@ -25,7 +25,7 @@
 //!   interfaces ([`interfaces`]). A topic without one, or whose
 //!   serialization format is not `cdr`, is read as raw bytes and
 //!   reported in [`Bag2::notices`] (and the summary's warnings).
-//! - [`Bag2Writer`] ([`write`]) writes bags: SQLite or MCAP storage,
+//! - [`Bag2Writer`] ([`mod@write`]) writes bags: SQLite or MCAP storage,
 //!   `metadata.yaml` version 9, zstd `MESSAGE` or `FILE` compression,
 //!   splitting by size, into a temporary folder renamed into place by
 //!   [`Bag2Writer::finish`]; it implements [`logcore::LogWriter`].

@@ -142,7 +142,7 @@ impl TopicDefinition {
 }
 
 /// Everything the bag keeps about a topic, for
-/// [`Bag2Writer::add_topic_with`].
+/// [`Bag2Writer::add_topic_with`](super::Bag2Writer::add_topic_with).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TopicSpec {
     /// Topic name.
