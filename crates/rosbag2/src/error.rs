@@ -100,6 +100,15 @@ pub enum Error {
         /// What is there.
         found: String,
     },
+    /// A bag cannot be written as asked ([`crate::Bag2Writer`]): an
+    /// existing target, an unknown topic, a time the storage cannot keep.
+    #[error("{}: cannot write the bag: {reason}", path.display())]
+    Write {
+        /// The bag folder or storage file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// An error of an MCAP storage file, whose byte offsets are in it.
     #[error("{}: {source}", file.display())]
     InFile {
@@ -159,6 +168,7 @@ impl From<Error> for logcore::Error {
             Error::Core(c) => return c.clone(),
             Error::Io { source, .. } => source.kind(),
             Error::MissingFile { .. } => ErrorKind::NotFound,
+            Error::Write { .. } => ErrorKind::InvalidInput,
             Error::NotSqlite { file, found } => {
                 return logcore::Error::malformed(
                     0,

@@ -1,4 +1,4 @@
-//! `rosbag2`: reading ROS 2 bags without ROS.
+//! `rosbag2`: reading and writing ROS 2 bags without ROS.
 //!
 //! A rosbag2 bag is a folder holding `metadata.yaml` and one or more
 //! storage files, SQLite (`.db3`) or MCAP (`.mcap`), possibly
@@ -25,6 +25,10 @@
 //!   interfaces ([`interfaces`]). A topic without one, or whose
 //!   serialization format is not `cdr`, is read as raw bytes and
 //!   reported in [`Bag2::notices`] (and the summary's warnings).
+//! - [`Bag2Writer`] ([`mod@write`]) writes bags: SQLite or MCAP storage,
+//!   `metadata.yaml` version 9, zstd `MESSAGE` or `FILE` compression,
+//!   splitting by size, into a temporary folder renamed into place by
+//!   [`Bag2Writer::finish`]; it implements [`logcore::LogWriter`].
 //!
 //! ```no_run
 //! use logcore::{LogReader, MessageFilter};
@@ -46,6 +50,7 @@ mod logreader;
 pub mod metadata;
 mod storage;
 mod temp;
+pub mod write;
 pub mod yaml;
 
 pub use bag::{Bag2, Definition, DefinitionSource, Notice, OpenOptions, Topic};
@@ -54,6 +59,7 @@ pub use interfaces::{Definitions, Distro};
 pub use logcore::Limits;
 pub use logreader::channel_info;
 pub use metadata::{FileMetadata, Metadata, QosProfile, QosTime, TopicMetadata};
+pub use write::{Bag2Writer, CompressionMode, StorageId, TopicDefinition, TopicSpec, WriteOptions};
 
 /// The README's examples, compiled as doc-tests so they cannot rot.
 #[cfg(doctest)]
