@@ -400,8 +400,12 @@ fn ci_steps(args: &[String]) -> Result {
             "warnings",
         ]))?;
     }
-    gate_step("tests (robolog-sql's on a Ballista cluster among them)");
-    run(cargo().args([
+    gate_step(
+        "tests (robolog-sql's on a Ballista cluster among them, rosbags reading our ROS 2 bags)",
+    );
+    // The tests that compare with rosbags run its Python.
+    let rosbags = python::Venv::with(&["rosbags==0.11.9"])?;
+    run(cargo().env("ROSBAGS_PYTHON", rosbags.python()).args([
         "test",
         "--workspace",
         "--locked",

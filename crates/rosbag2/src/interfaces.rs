@@ -16,7 +16,7 @@
 //!
 //! (`SRV: pkg/srv/Type` for services). [`render_store`] makes that text
 //! from a folder of packages; a test checks the bundled files equal what
-//! it makes of `/work/shared/ros2-interfaces`-style folders.
+//! it makes of `ros2-interfaces`-style folders (`DISTRO/PACKAGE/msg/*.msg`).
 //!
 //! [`Definitions::resolve`] gives the concatenated definition of a type
 //! (its own text, then a `MSG:` section for every type it uses), the
@@ -31,6 +31,12 @@ use std::path::Path;
 pub const HUMBLE: &str = include_str!("../interfaces/humble.txt");
 /// The bundled jazzy definitions, in the store form.
 pub const JAZZY: &str = include_str!("../interfaces/jazzy.txt");
+/// The `test_msgs` definitions of rosbag2's own test bags (`Arrays`,
+/// `BasicTypes`, `Constants`, `Defaults`, `Empty`, `Strings`), in the
+/// store form, for either distribution: taken from the definitions those
+/// bags store (see `interfaces/NOTICE.md`), so the bags of the old schema,
+/// which store none, decode too.
+pub const TEST_MSGS: &str = include_str!("../interfaces/test_msgs.txt");
 
 const SEPARATOR: &str =
     "================================================================================";
@@ -113,9 +119,13 @@ impl Definitions {
     /// The bundled definitions of `distro`, falling back to the other
     /// bundled distribution.
     pub fn bundled(distro: Distro) -> Self {
+        let mut first = parse_store(distro.store());
+        for (name, text) in parse_store(TEST_MSGS) {
+            first.entry(name).or_insert(text);
+        }
         Definitions {
             own: BTreeMap::new(),
-            first: parse_store(distro.store()),
+            first,
             second: parse_store(distro.other().store()),
         }
     }

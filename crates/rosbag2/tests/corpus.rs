@@ -201,21 +201,42 @@ fn facts_of_the_corpus_bags() {
     assert!(matches!(bag.decode(&m).unwrap(), logcore::Value::Bytes(b) if b == m.payload.to_vec()));
     let s = bag.summary().unwrap();
     assert_eq!(s.warnings.len(), 2);
-    // Old schema, no stored definitions: the bundled interfaces hold no
-    // test_msgs types but `Builtins`, so its topics are read raw and
-    // reported; with the definitions another bag stores added, they
-    // decode.
+    // Old schema, no stored definitions: the bundled store (its test_msgs
+    // included) decodes its topics.
     let bag = Bag2::open(corpus.join("sqlite3/rewriter_a")).unwrap();
-    assert_eq!(bag.notices().len(), 2, "{:?}", bag.notices());
+    assert!(bag.notices().is_empty(), "{:?}", bag.notices());
+    for t in bag.topics() {
+        assert!(matches!(
+            t.definition.as_ref().unwrap().source,
+            rosbag2::DefinitionSource::Bundled(_)
+        ));
+    }
+    // A type with no definition in the bag, the added or the bundled
+    // ones: read raw and reported.
+    let dir = std::env::temp_dir().join(format!("rosbag2-undefined-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut w = rosbag2::Bag2Writer::create(
+        &dir,
+        rosbag2::WriteOptions::new(rosbag2::StorageId::Sqlite3),
+    )
+    .unwrap();
+    let no_definition = rosbag2::TopicDefinition::default();
+    let t = w
+        .add_topic("/odd", "my_pkg/msg/Odd", &no_definition, &[])
+        .unwrap();
+    w.write(t, 1, &[0, 1, 0, 0, 7]).unwrap();
+    w.finish().unwrap();
+    let bag = Bag2::open(&dir).unwrap();
+    assert_eq!(bag.notices().len(), 1, "{:?}", bag.notices());
     assert!(
         bag.notices()[0].text.contains("no definition in the bag"),
         "{:?}",
         bag.notices()
     );
-    assert_eq!(
-        bag.value_type(ChannelId(1)).unwrap(),
-        Some(logcore::ValueType::Bytes)
-    );
+    let id = bag.topics()[0].id;
+    assert_eq!(bag.value_type(id).unwrap(), Some(logcore::ValueType::Bytes));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Definitions added take precedence over the bundled ones.
     let mut defs = rosbag2::Definitions::empty();
     let cdr = Bag2::open(corpus.join("sqlite3/cdr_test")).unwrap();
     for t in cdr.topics() {

@@ -16,7 +16,7 @@ stores them, else those of `test_msgs` that `sqlite3/cdr_test` and
 
 Usage (from the repository root):
 
-    /work/main/target/interop-venv/bin/python crates/rosbag2/tests/rosbags_dump.py \
+    target/interop-venv/bin/python crates/rosbag2/tests/rosbags_dump.py \
         ../shared/corpus/rosbag2 crates/rosbag2/tests/expected
 """
 

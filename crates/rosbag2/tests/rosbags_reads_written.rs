@@ -6,7 +6,8 @@
 //! deserialises must equal those rosbags gives for the source bag
 //! (`expected/*.json`, made by `rosbags_dump.py`), so the reference is
 //! rosbags, not this crate. Skipped, with a note, without the corpus or
-//! the Python environment (`/work/main/target/interop-venv`, or
+//! the Python environment (`target/interop-venv` of the checkout, which
+//! `cargo xtask ci` makes before the tests, or
 //! `$ROSBAGS_PYTHON`).
 
 mod common;
@@ -33,7 +34,7 @@ type Written = (
 fn python() -> Option<PathBuf> {
     let p = match std::env::var_os("ROSBAGS_PYTHON") {
         Some(p) => PathBuf::from(p),
-        None => PathBuf::from("/work/main/target/interop-venv/bin/python"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python"),
     };
     if p.is_file() {
         Some(p)
