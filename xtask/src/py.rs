@@ -66,12 +66,16 @@ fn test(args: &[String]) -> Result {
         ])
         .arg(&wheel))?;
     step("python: pytest of crates/robolog-py/tests against the installed wheel");
+    // The command the tests of robolog.check, convert and export compare
+    // with.
+    let exe = crate::robolog_exe()?;
     let mut pytest = venv.command();
     pytest
         .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
         .arg(root().join(CRATE).join("tests"))
         // The tests leave no __pycache__ in the checkout.
-        .env("PYTHONDONTWRITEBYTECODE", "1");
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("ROBOLOG_EXE", &exe);
     if let Some(dir) = &corpus {
         pytest.env("ROBOLOG_CORPUS", dir);
     }

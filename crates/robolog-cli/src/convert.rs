@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use logcore::{Error, LogReader};
 use mcapfile::Compression;
-use robolog::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
-use robolog::write::{OutputPolicy, WriteError, write_atomically};
+use robolog::convert::{ConvertFileError, ConvertOptions, ConvertStats, Target, convert_file};
+use robolog::write::OutputPolicy;
 
 use crate::context::Context;
 use crate::progress::Progress;
@@ -46,31 +46,17 @@ enum Codec {
     None,
 }
 
-/// What OUT's extension asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    /// An MCAP file (`.mcap`).
-    Mcap,
-    /// A ROS 1 bag (`.bag`).
-    Bag,
-}
-
 /// The format OUT's extension chooses; another extension is a usage
 /// error.
 fn target(output: &Path) -> Result<Target, Failure> {
-    let ext = output
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("mcap") => Ok(Target::Mcap),
-        Some("bag") => Ok(Target::Bag),
-        _ => Err(Failure::usage(
+    Target::of(output).ok_or_else(|| {
+        Failure::usage(
             output,
             Error::InvalidArgument(
                 "the output's extension chooses its format: end it in .mcap or .bag".into(),
             ),
-        )),
-    }
+        )
+    })
 }
 
 /// Runs `robolog convert`.
@@ -114,18 +100,15 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
 
     let mut bar = Progress::bytes(log.size());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
-    let written = write_atomically(output, &policy, |f| match target {
-        Target::Mcap => to_mcap(&log, f, &opts, &mut progress).map(|(_, s)| s),
-        Target::Bag => to_bag(&log, f, &opts, &mut progress).map(|(_, s)| s),
-    });
+    let written = convert_file(&log, input, output, &opts, args.force, &mut progress);
     let stats: ConvertStats = match written {
         Ok(s) => s,
         // What the conversion found names the input, whose bytes it
         // describes; I/O errors and refusals name the output.
-        Err(WriteError::Write(e)) if !matches!(e, Error::Io(_)) => {
-            return Err(Failure::new(input, e));
-        }
-        Err(e) => return Err(write::failed(output, e)),
+        Err(ConvertFileError::Convert(e)) => return Err(Failure::new(input, e)),
+        Err(ConvertFileError::Refused(r)) => return Err(write::refused(r)),
+        Err(ConvertFileError::Io(e)) => return Err(Failure::new(output, e)),
+        Err(e @ ConvertFileError::Target(_)) => return Err(Failure::new(output, e)),
     };
     bar.finish();
 

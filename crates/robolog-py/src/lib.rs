@@ -7,6 +7,8 @@
 //! - `messages`: `Log.messages`, read on a thread of its own;
 //! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
 //! - `source`: the opened log shared by those objects;
+//! - `tools`: `robolog.check`, `robolog.convert`, `robolog.export`, the
+//!   command-line tool's jobs;
 //! - `values`: decoded values and JSON as Python objects;
 //! - `errors`: `FormatError`, `UnsupportedError`, the mapping of the
 //!   library's errors, panics kept from Python.
@@ -18,6 +20,7 @@ mod log;
 mod messages;
 mod source;
 mod table;
+mod tools;
 mod values;
 
 use pyo3::prelude::*;
@@ -31,6 +34,9 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<messages::Messages>()?;
     m.add_class::<messages::Message>()?;
     m.add_class::<table::Table>()?;
+    m.add_function(wrap_pyfunction!(tools::check, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::export, m)?)?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -56,16 +56,7 @@ pub(crate) fn open(
             path_or_bytes.get_type().name()?
         )));
     };
-    let mut limits = Limits::default();
-    if let Some(n) = max_chunk_size {
-        limits = limits.with_max_chunk_size(n);
-    }
-    if let Some(n) = max_nesting {
-        if n == 0 {
-            return Err(PyValueError::new_err("max_nesting must be at least 1"));
-        }
-        limits = limits.with_max_nesting(n);
-    }
+    let limits = limits(max_chunk_size, max_nesting)?;
     let path = match &input {
         Input::Path(p) => Some(p.display().to_string()),
         Input::Bytes(_) => None,
@@ -78,6 +69,22 @@ pub(crate) fn open(
         format: shared.summary.format.name(),
         shared: Mutex::new(Some(shared)),
     })
+}
+
+/// The reader limits of the `max_chunk_size` and `max_nesting` options
+/// (the defaults where `None`).
+pub(crate) fn limits(max_chunk_size: Option<u64>, max_nesting: Option<usize>) -> PyResult<Limits> {
+    let mut limits = Limits::default();
+    if let Some(n) = max_chunk_size {
+        limits = limits.with_max_chunk_size(n);
+    }
+    if let Some(n) = max_nesting {
+        if n == 0 {
+            return Err(PyValueError::new_err("max_nesting must be at least 1"));
+        }
+        limits = limits.with_max_nesting(n);
+    }
+    Ok(limits)
 }
 
 /// An opened log (see robolog.open): its topics, time range, metadata and

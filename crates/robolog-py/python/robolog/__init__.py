@@ -18,6 +18,9 @@ and VEL logs through one API, read by a Rust library without the GIL.
 - ``Log.table(topic)`` gives a typed Arrow ``Table`` (the Arrow PyCapsule
   interface: ``pyarrow.table(t)``, ``polars.DataFrame(t)``, DuckDB), with
   ``to_pyarrow()``, ``to_pandas()`` and ``to_polars()``.
+- ``robolog.check(path)``, ``robolog.convert(src, dst)`` and
+  ``robolog.export(src, folder)`` do what the ``robolog`` command does and
+  return reports (``CheckReport``, ``ConvertReport``, ``ExportReport``).
 - Errors: ``FormatError`` (a ``ValueError``, with ``offset`` and ``path``),
   ``UnsupportedError``, and ``FileNotFoundError``/``PermissionError``/``OSError``.
 
@@ -35,9 +38,25 @@ from ._robolog import (
     __version__,
     open,
 )
+from ._tools import (
+    CheckReport,
+    ConvertReport,
+    ExportedTable,
+    ExportReport,
+    check,
+    convert,
+    export,
+)
 
 __all__ = [
     "Channel",
+    "CheckReport",
+    "ConvertReport",
+    "ExportedTable",
+    "ExportReport",
+    "check",
+    "convert",
+    "export",
     "FormatError",
     "Log",
     "Message",

@@ -9,6 +9,13 @@ __version__: str
 
 __all__ = [
     "Channel",
+    "CheckReport",
+    "ConvertReport",
+    "ExportedTable",
+    "ExportReport",
+    "check",
+    "convert",
+    "export",
     "FormatError",
     "Log",
     "Message",
@@ -196,3 +203,75 @@ def read_pandas(
     start: Optional[int] = None,
     end: Optional[int] = None,
 ) -> Any: ...
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+class CheckReport:
+    """What check found: passed, errors (one line each), report (the JSON dict)."""
+
+    passed: bool
+    errors: List[str]
+    report: Dict[str, Any]
+    def __bool__(self) -> bool: ...
+
+class ConvertReport:
+    """What convert wrote: messages, channels, skipped stretches, warnings."""
+
+    messages: int
+    channels: int
+    skipped: List[str]
+    warnings: List[str]
+
+class ExportedTable:
+    """One CSV file export wrote."""
+
+    name: str
+    topic: str
+    type: str
+    path: str
+    rows: int
+    columns: int
+
+class ExportReport:
+    """What export wrote: its tables and the problems met."""
+
+    tables: List[ExportedTable]
+    problems: List[str]
+
+def check(
+    path: PathLike,
+    *,
+    profile: Optional[str] = None,
+    max_per_rule: int = 20,
+    strict_time: bool = False,
+    max_chunk_size: Optional[int] = None,
+    max_nesting: Optional[int] = None,
+) -> CheckReport:
+    """Checks a log as `robolog check` does."""
+
+def convert(
+    src: PathLike,
+    dst: PathLike,
+    *,
+    topics: Optional[Sequence[str]] = None,
+    start: Optional[int] = None,
+    end: Optional[int] = None,
+    compression: Optional[str] = None,
+    chunk_size: int = 1 << 20,
+    force: bool = False,
+    max_chunk_size: Optional[int] = None,
+    max_nesting: Optional[int] = None,
+) -> ConvertReport:
+    """Converts a log to MCAP (.mcap) or a ROS 1 bag (.bag) as `robolog convert` does."""
+
+def export(
+    src: PathLike,
+    dst: PathLike,
+    *,
+    topics: Optional[Sequence[str]] = None,
+    force: bool = False,
+    max_array_columns: Optional[int] = None,
+    max_chunk_size: Optional[int] = None,
+    max_nesting: Optional[int] = None,
+) -> ExportReport:
+    """Writes one CSV file per topic into a folder as `robolog export` does."""

@@ -316,6 +316,9 @@ pub fn to_bag<W: Write + Seek>(
     }
 }
 
+mod file;
+pub use file::{ConvertFileError, Target, convert_file};
+
 /// The error of a conversion this build cannot do yet.
 pub(crate) fn not_yet(format: Format) -> Error {
     Error::unsupported(

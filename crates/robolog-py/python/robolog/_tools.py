@@ -1,0 +1,122 @@
+"""The command-line tool's jobs as functions: ``check``, ``convert`` and
+``export``, with the options and semantics of ``robolog check``,
+``robolog convert`` and ``robolog export``, returning reports instead of
+exit codes."""
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+from . import _robolog
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What ``robolog.check`` found.
+
+    Attributes:
+        passed: True when the file has no error (``robolog check`` exits 0).
+        errors: one line of text per error.
+        report: the report as ``robolog check --json`` prints it (a dict).
+    """
+
+    passed: bool
+    errors: List[str]
+    report: dict
+
+    def __bool__(self):
+        return self.passed
+
+
+@dataclass(frozen=True)
+class ConvertReport:
+    """What ``robolog.convert`` wrote.
+
+    Attributes:
+        messages: messages written.
+        channels: channels written.
+        skipped: the damaged stretches of the input that were skipped (a
+            non-empty list is ``robolog convert``'s exit code 1).
+        warnings: what the reader had to work around.
+    """
+
+    messages: int
+    channels: int
+    skipped: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExportedTable:
+    """One file ``robolog.export`` wrote."""
+
+    name: str
+    topic: str
+    type: str
+    path: str
+    rows: int
+    columns: int
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What ``robolog.export`` wrote: its ``tables`` and the ``problems``
+    met (damage skipped, messages that did not decode; a non-empty list is
+    ``robolog export``'s exit code 1)."""
+
+    tables: List[ExportedTable]
+    problems: List[str]
+
+
+def check(path, *, profile=None, max_per_rule=20, strict_time=False,
+          max_chunk_size=None, max_nesting=None) -> CheckReport:
+    """Checks a log as ``robolog check`` does: an MCAP file against the
+    ASAM OSI trace rules (``profile`` ``"osi-3.8"`` or ``"draft"``; an MCAP
+    file that is no trace gets the MCAP structural checks), any other log
+    (a ROS 2 bag's folder too) by a strict read of every message.
+
+    Returns a ``CheckReport`` (true when the file passed). Raises
+    ``FileNotFoundError`` and the like for a file that cannot be read, and
+    ``FormatError`` for one of no format robolog knows."""
+    passed, errors, report = _robolog.check(
+        os.fspath(path), profile=profile, max_per_rule=max_per_rule,
+        strict_time=strict_time, max_chunk_size=max_chunk_size,
+        max_nesting=max_nesting)
+    return CheckReport(passed, errors, json.loads(report))
+
+
+def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end=None,
+            compression=None, chunk_size=1 << 20, force=False,
+            max_chunk_size=None, max_nesting=None) -> ConvertReport:
+    """Converts a log as ``robolog convert`` does: to MCAP when ``dst`` ends
+    in ``.mcap`` (ROS bags and ROS 2 bags losslessly, ULog, CARLA and VEL
+    logs with Foxglove's views, MCAP re-chunked), to a ROS 1 bag when it
+    ends in ``.bag``. ``topics`` selects topics, ``start``/``end`` (int
+    nanoseconds on the log's clock) a time range, ``compression``
+    ``"zstd"`` (MCAP default), ``"lz4"`` or ``"none"`` (bag default).
+
+    The output is written to a temporary file and renamed when complete;
+    an existing ``dst`` raises ``FileExistsError`` unless ``force``, and
+    the input is never written over. A topic the log lacks raises
+    ``KeyError``."""
+    t = list(topics) if topics is not None else None
+    messages, channels, skipped, warnings = _robolog.convert(
+        os.fspath(src), os.fspath(dst), topics=t, start=start, end=end,
+        compression=compression, chunk_size=chunk_size, force=force,
+        max_chunk_size=max_chunk_size, max_nesting=max_nesting)
+    return ConvertReport(messages, channels, skipped, warnings)
+
+
+def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,
+           max_array_columns=None, max_chunk_size=None, max_nesting=None) -> ExportReport:
+    """Writes one CSV file per topic of a log into the folder ``dst``, as
+    ``robolog export`` does (a ULog file exactly as pyulog's ``ulog2csv``
+    writes it). Existing files raise ``FileExistsError`` unless ``force``;
+    a topic the log lacks raises ``KeyError``."""
+    t = list(topics) if topics is not None else None
+    tables, problems = _robolog.export(
+        os.fspath(src), os.fspath(dst), topics=t, force=force,
+        max_array_columns=max_array_columns, max_chunk_size=max_chunk_size,
+        max_nesting=max_nesting)
+    return ExportReport([ExportedTable(*row) for row in tables], problems)
