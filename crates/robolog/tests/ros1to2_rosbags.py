@@ -14,8 +14,9 @@ rosbags cannot read it), `qos` (topic -> the `offered_qos_profiles`
 channel metadata rosbags-convert wrote), or `{"skip": reason}` when
 rosbags-convert refuses the bag. Messages are `[topic, log time ns,
 value]`; values are objects of their fields, lists, ints, bools, strings,
-and floats as `"f:"` + the 16 hex digits of the float64 bits (float32
-widened: exact), so that the comparison is bit for bit.
+floats as `"f:"` + the 16 hex digits of the float64 bits (float32
+widened: exact), so that the comparison is bit for bit, and `byte` values
+as unsigned octets.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from mcap.reader import make_reader
 from rosbags.highlevel import AnyReader
+from rosbags.interfaces import Nodetype
 from rosbags.typesys.store import normalize_fieldname
 
 
@@ -37,13 +39,21 @@ def fl(x: float) -> str:
     return 'f:%016x' % struct.unpack('<Q', struct.pack('<d', float(x)))[0]
 
 
+def octets(v, desc):
+    """`byte` values as unsigned octets, as ROS 2 defines `byte` (rosbags'
+    numpy reads them as int8; the bits are the same)."""
+    base = desc[1][0] if desc[0] in (Nodetype.ARRAY, Nodetype.SEQUENCE) else desc
+    if base[0] != Nodetype.BASE or base[1][0] != 'byte':
+        return v
+    return [x & 0xFF for x in v] if isinstance(v, list) else v & 0xFF
+
+
 def norm(v, store):
     if dataclasses.is_dataclass(v):
         # The fields of the type, not its constants (also dataclass fields).
-        names = [n for n, _ in store.fielddefs[v.__msgtype__][1]]
         return {
-            n: norm(getattr(v, normalize_fieldname(n)), store)
-            for n in names
+            n: octets(norm(getattr(v, normalize_fieldname(n)), store), desc)
+            for n, desc in store.fielddefs[v.__msgtype__][1]
             if n != 'structure_needs_at_least_one_member'
         }
     if isinstance(v, np.ndarray):

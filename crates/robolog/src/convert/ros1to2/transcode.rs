@@ -81,9 +81,9 @@ impl Walk<'_, '_> {
 
     /// Pads the output to a multiple of `a` counted after the header.
     fn align(&mut self, a: usize) {
-        while !(self.out.len() - 4).is_multiple_of(a) {
-            self.out.push(0);
-        }
+        let len = self.out.len();
+        let pad = (a - (len - 4) % a) % a;
+        self.out.resize(len + pad, 0);
     }
 
     fn put_u32(&mut self, v: u32) {
@@ -238,10 +238,11 @@ impl Walk<'_, '_> {
                 let start = self.pos;
                 self.take(size * n as usize, "an array")?;
                 let kept = &data[start..start + size * write as usize];
-                // Aligned once: the elements follow each other.
-                let out_len = self.out.len();
-                let pad_to = (size - (out_len - 4) % size) % size;
-                self.out.resize(out_len + pad_to, 0);
+                // Aligned once (not at all when there are none, as ROS 2
+                // and rosbags write them): the elements follow each other.
+                if write > 0 {
+                    self.align(size);
+                }
                 self.out.extend_from_slice(kept);
             }
             _ => {
