@@ -9,6 +9,9 @@
 //! unchanged, the connection header as channel metadata), 1.2 and damaged
 //! bags included; MCAP files are re-chunked, re-compressed and filtered
 //! with their metadata and attachments kept (an OSI trace stays one).
+//! With [`ConvertOptions::ros2`], a ROS 1 bag becomes ROS 2 MCAP instead
+//! (profile `ros2`, payloads re-encoded as CDR, ROS 2 definitions), mapped
+//! as `rosbags-convert` maps it.
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded

@@ -468,8 +468,9 @@ fn plan(
     }
     c.plans[id].ops = ops;
     c.plans[id].in_order = in_order;
-    // The Header's seq is dropped by the mapping itself.
-    let header = d1.name == "std_msgs/Header" && d2.name == "std_msgs/Header";
+    // The Header's seq is dropped by the mapping itself (of
+    // `std_msgs/Header`, and of `roslib/Header` in early bags).
+    let header = d1.name.ends_with("/Header") && d2.name == "std_msgs/Header";
     let dropped: Vec<&str> = removed
         .iter()
         .map(|&k| d1.fields[k].name.as_str())
