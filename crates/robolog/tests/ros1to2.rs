@@ -490,6 +490,42 @@ fn crafted_bag_equals_rosbags_convert() {
     let path = work.join("gaps.bag");
     std::fs::write(&path, &bag).unwrap();
     let n = compare(Some(&py), &path, &work);
+    assert_eq!(n, Some(4));
+    // A ROS 1 variable array into ROS 2's fixed one: cut or padded.
+    let def = format!(
+        "geometry_msgs/Pose pose\nfloat64[] covariance\n{SEP}\nMSG: geometry_msgs/Pose\n\
+         geometry_msgs/Point position\ngeometry_msgs/Quaternion orientation\n{SEP}\n\
+         MSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n{SEP}\n\
+         MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n"
+    );
+    let covs = [0u32, 2, 36, 40]
+        .iter()
+        .map(|&n| {
+            let mut b = Bytes::default();
+            for k in 0..7 {
+                b = b.f64(f64::from(k) * 1.5);
+            }
+            b = b.u32(n);
+            for k in 0..n {
+                b = b.f64(f64::from(k) + 0.25);
+            }
+            b.0
+        })
+        .collect::<Vec<_>>();
+    let bag = one_connection("geometry_msgs/PoseWithCovariance", &def, &covs);
+    let (mcap, stats) = convert(&bag);
+    assert!(stats.warnings.is_empty(), "{stats:?}");
+    let (msgs, _) = ours(&mcap);
+    let cov = |i: usize| msgs[i][2]["covariance"].as_array().unwrap().clone();
+    assert_eq!(cov(0), vec![float(0.0); 36]);
+    assert_eq!(
+        (cov(1)[1].clone(), cov(1)[2].clone()),
+        (float(1.25), float(0.0))
+    );
+    assert_eq!(cov(3)[35], float(35.25));
+    let path = work.join("cov.bag");
+    std::fs::write(&path, &bag).unwrap();
+    let n = compare(Some(&py), &path, &work);
     let _ = std::fs::remove_dir_all(&work);
     assert_eq!(n, Some(4));
 }

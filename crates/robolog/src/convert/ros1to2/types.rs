@@ -296,8 +296,10 @@ pub(super) fn compile(
         }
         c.defs1.push((fields, 0));
     }
-    // Fewest bytes: types only use types defined after... not necessarily,
-    // so iterate to a fixed point (nesting is bounded by the parse).
+    // The fewest bytes of each type, from those of the types it uses: the
+    // sections may come in any order, but the types nest no deeper than
+    // there are types (the parse refuses cycles), so as many rounds reach
+    // the fixed point.
     for _ in 0..=defs1.len() {
         for i in 0..c.defs1.len() {
             let min: u64 = c.defs1[i]
