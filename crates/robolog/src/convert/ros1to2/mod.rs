@@ -42,9 +42,13 @@
 //!   and is padded with zero ones, a bounded sequence is cut at its bound.
 //!
 //! Unlike rosbags, two numbers of different types do not convert into
-//! each other (the ROS 2 field is zero), and a custom type using a
-//! standard type that differs in ROS 2 maps that type too instead of
-//! failing.
+//! each other (the ROS 2 field is zero); a custom type using a standard
+//! type that differs in ROS 2 maps that type too instead of failing; and
+//! fields always match by name, where rosbags copies a type's bytes
+//! unchanged when its field types line up position by position whatever
+//! the names (the two differ only for a ROS 1 type whose fields of one
+//! type come in another order than in ROS 2). `byte` values are the same
+//! bits; ROS 2 reads them as unsigned octets, rosbags' numpy as int8.
 //!
 //! Each payload is re-encoded by walking a plan compiled once per
 //! connection type (no values built): every length is checked against
