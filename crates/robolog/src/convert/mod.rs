@@ -9,6 +9,9 @@
 //! unchanged, the connection header as channel metadata), 1.2 and damaged
 //! bags included; MCAP files are re-chunked, re-compressed and filtered
 //! with their metadata and attachments kept (an OSI trace stays one).
+//! With [`ConvertOptions::ros2`], a ROS 1 bag becomes ROS 2 MCAP instead
+//! (profile `ros2`, payloads re-encoded as CDR, ROS 2 definitions), mapped
+//! as `rosbags-convert` maps it.
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
@@ -54,6 +57,8 @@ mod foxglove;
 #[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
 mod jsonschema;
 mod mcap;
+#[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
+mod ros1to2;
 #[cfg(feature = "rosbag2")]
 mod rosbag2;
 #[cfg(feature = "ulog")]
@@ -75,6 +80,12 @@ pub struct ConvertOptions {
     pub start: Option<Timestamp>,
     /// Only messages before this log time.
     pub end: Option<Timestamp>,
+    /// A ROS 1 bag converts to ROS 2 MCAP (profile `ros2`, `cdr`
+    /// payloads re-encoded from the ROS 1 ones, `ros2msg` schemas of the
+    /// ROS 2 types, `offered_qos_profiles` metadata) the way
+    /// rosbags-convert maps it, instead of ROS 1 MCAP. Needs the `rosbag`,
+    /// `ros2` and `rosbag2` features; other formats ignore it.
+    pub ros2: bool,
 }
 
 impl Default for ConvertOptions {
@@ -85,6 +96,7 @@ impl Default for ConvertOptions {
             topics: Vec::new(),
             start: None,
             end: None,
+            ros2: false,
         }
     }
 }
@@ -265,6 +277,16 @@ pub fn to_mcap<W: Write>(
 ) -> Result<(W, ConvertStats), Error> {
     let mut cx = Context::new(log, opts, progress);
     let sink = match log.format() {
+        #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
+        Format::RosBag if opts.ros2 => ros1to2::convert(log, out, &mut cx)?,
+        #[cfg(all(feature = "rosbag", not(all(feature = "ros2", feature = "rosbag2"))))]
+        Format::RosBag if opts.ros2 => {
+            return Err(Error::unsupported(
+                0,
+                "a ROS 2 output of a ROS 1 bag",
+                "this build leaves out the `ros2` or `rosbag2` feature of the robolog library",
+            ));
+        }
         #[cfg(feature = "rosbag")]
         Format::RosBag => bag::convert(log, out, &mut cx)?,
         Format::Mcap => mcap::convert(log, out, &mut cx)?,

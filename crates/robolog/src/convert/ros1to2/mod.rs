@@ -1,0 +1,210 @@
+//! ROS 1 bags to ROS 2 MCAP ([`ConvertOptions::ros2`](super::ConvertOptions)),
+//! mapped the way rosbags (`rosbags-convert --dst-typestore ros2_jazzy`)
+//! maps them and re-encoded from ROS 1 bytes to CDR directly:
+//!
+//! - header profile `ros2`; one schema per ROS 2 type and definition,
+//!   named `pkg/msg/Type`, encoding `ros2msg`, holding the concatenated
+//!   ROS 2 definition (the type, then a `MSG: pkg/msg/Type` section after
+//!   a line of `=` for each type it uses);
+//! - one channel per topic, type and latching (connections that differ in
+//!   nothing else, such as two publishers, share one, as in rosbags),
+//!   message encoding `cdr`, metadata `offered_qos_profiles` as
+//!   rosbags-convert writes it: for a latched connection (`latching=1`)
+//!   one profile with durability `transient_local`, reliability
+//!   `reliable`, history `unknown`, depth 0 and infinite times; for any
+//!   other `[]`;
+//! - log time = publish time = the bag time; sequence numbers counting the
+//!   messages written, from 0.
+//!
+//! The type mapping:
+//!
+//! - `pkg/Type` becomes `pkg/msg/Type`; `tf/tfMessage` becomes
+//!   `tf2_msgs/msg/TFMessage`;
+//! - the ROS 2 definition of a type is the bundled jazzy one
+//!   ([`rosbag2::Definitions::bundled`]) when it has the type, else derived
+//!   from the ROS 1 one: `time` and `duration` become
+//!   `builtin_interfaces/Time` and `Duration` (int32 `sec`, uint32
+//!   `nanosec`: the bits copied), `Header` is `std_msgs/Header` (the ROS 2
+//!   one, without `seq`), `char` and `byte` stay as written (as rosbags
+//!   writes them), constants are kept (left out when the ROS 2 grammar
+//!   refuses them: they are not on the wire);
+//! - fields are matched by name, then, as rosbags detects renames, a ROS 2
+//!   field left over takes the first ROS 1 field left over of the same type
+//!   (`sensor_msgs/CameraInfo`'s `D`, `K`, `R`, `P` become `d`, `k`, `r`,
+//!   `p`); a ROS 2 field with no ROS 1 source, or one of a type that does
+//!   not copy (another size, a string for a number, an array for a
+//!   scalar), is written as its zero value (0, empty string, empty
+//!   sequence, fixed arrays of zeros); ROS 1 fields with no ROS 2 field are
+//!   dropped. Each type mapped so is reported once in
+//!   [`ConvertStats::warnings`](super::ConvertStats), naming the fields
+//!   (the Header's `seq` is not reported: dropping it is the mapping);
+//! - arrays copy into arrays: a fixed ROS 2 array takes the first elements
+//!   and is padded with zero ones, a bounded sequence is cut at its bound.
+//!
+//! Unlike rosbags, two numbers of different types do not convert into
+//! each other (the ROS 2 field is zero); a custom type using a standard
+//! type that differs in ROS 2 maps that type too instead of failing; and
+//! fields always match by name, where rosbags copies a type's bytes
+//! unchanged when its field types line up position by position whatever
+//! the names (the two differ only for a ROS 1 type whose fields of one
+//! type come in another order than in ROS 2). `byte` values are the same
+//! bits; ROS 2 reads them as unsigned octets, rosbags' numpy as int8.
+//!
+//! Each payload is re-encoded by walking a plan compiled once per
+//! connection type (no values built): every length is checked against
+//! the bytes left, so a payload shorter than its definition requires is
+//! skipped, listed in [`ConvertStats::skipped`](super::ConvertStats) with
+//! the byte offset where it ends too early, and the rest converted. A
+//! connection whose definition does not map is skipped with its messages,
+//! listed once.
+//!
+//! Memory: as for the ROS 1 conversion (one input chunk, one output chunk,
+//! the indexes), plus one re-encoded payload.
+
+mod transcode;
+mod types;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+
+use logcore::{ChannelId, Error};
+use mcapfile::Writer;
+use rosbag2::{Definitions, Distro};
+
+use super::Context;
+use crate::Log;
+use types::Compiled;
+
+/// The offered QoS profiles rosbags-convert writes for a latched ROS 1
+/// topic (for others it writes `[]`).
+pub(crate) const LATCHED_QOS: &str = "- avoid_ros_namespace_conventions: false
+  deadline:
+    nsec: 4294967295
+    sec: 2147483647
+  depth: 0
+  durability: transient_local
+  history: unknown
+  lifespan:
+    nsec: 4294967295
+    sec: 2147483647
+  liveliness: automatic
+  liveliness_lease_duration:
+    nsec: 4294967295
+    sec: 2147483647
+  reliability: reliable";
+
+/// Converts the RosBag `log` into ROS 2 MCAP written to `out`.
+pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
+    let Some(bag) = log.as_bag() else {
+        return Err(Error::malformed(
+            0,
+            "a ROS 1 bag",
+            format!("{:?}", log.format()),
+        ));
+    };
+    for w in bag.warnings() {
+        cx.stats.warnings.push(w.to_string());
+    }
+    let limits = log.limits();
+    let store = Definitions::bundled(Distro::Jazzy);
+    let mut w = Writer::new(out, super::write_options(&cx.opts, "ros2"))?;
+    // One compiled type per ROS 1 type and definition.
+    let mut compiled: Vec<Compiled> = Vec::new();
+    let mut by_def: HashMap<(&str, &str), Result<usize, String>> = HashMap::new();
+    let mut schemas: HashMap<(String, String), u16> = HashMap::new();
+    let mut channels: HashMap<(String, u16, bool), u16> = HashMap::new();
+    // Connection id -> (channel, compiled type, topic).
+    let mut conns: HashMap<u32, (u16, usize, &str)> = HashMap::new();
+    let mut warned = std::collections::HashSet::new();
+    for c in bag.connections() {
+        if !cx.keep_topic(&c.topic) {
+            continue;
+        }
+        let key = (c.type_name.as_str(), c.message_definition.as_str());
+        let entry = by_def.entry(key).or_insert_with(|| {
+            let ros1 = rosbag12::MessageType::from_connection_with_limits(c, &limits)
+                .map_err(|e| e.to_string())?;
+            let t = types::compile(&ros1, &store, &limits)?;
+            compiled.push(t);
+            Ok(compiled.len() - 1)
+        });
+        let t = match entry {
+            Ok(t) => *t,
+            Err(e) => {
+                cx.stats.skipped.push(format!(
+                    "connection {} ({}, {}): its messages are left out: {e}",
+                    c.id, c.topic, c.type_name
+                ));
+                continue;
+            }
+        };
+        let ty = &compiled[t];
+        for line in &ty.warnings {
+            if warned.insert(line.clone()) {
+                cx.stats.warnings.push(line.clone());
+            }
+        }
+        let skey = (ty.name.clone(), ty.text.clone());
+        let schema = match schemas.get(&skey) {
+            Some(&id) => id,
+            None => {
+                let id = w.add_schema(&ty.name, "ros2msg", ty.text.as_bytes())?;
+                schemas.insert(skey, id);
+                id
+            }
+        };
+        let latched = c.latching
+            || c.header
+                .iter()
+                .any(|(n, v)| n == "latching" && v.as_slice() == b"1");
+        let ckey = (c.topic.clone(), schema, latched);
+        let channel = match channels.get(&ckey) {
+            Some(&id) => id,
+            None => {
+                let mut metadata = BTreeMap::new();
+                let qos = if latched { LATCHED_QOS } else { "[]" };
+                metadata.insert("offered_qos_profiles".to_string(), qos.to_string());
+                let id = w.add_channel(schema, &c.topic, "cdr", &metadata)?;
+                channels.insert(ckey, id);
+                cx.stats.channels += 1;
+                id
+            }
+        };
+        conns.insert(c.id, (channel, t, c.topic.as_str()));
+    }
+    let filter = cx
+        .lenient_filter()
+        .channels(conns.keys().map(|&id| ChannelId(id)));
+    let mut sequence = 0u32;
+    let mut buf = Vec::new();
+    for item in bag.messages(&filter) {
+        let m = match item {
+            Ok(m) => m,
+            Err(e) => {
+                if cx.skip(&e) {
+                    break;
+                }
+                continue;
+            }
+        };
+        let Some(&(channel, t, topic)) = conns.get(&m.conn) else {
+            continue;
+        };
+        if let Err(e) = transcode::transcode(&compiled[t], &m.data, &mut buf) {
+            cx.stats.skipped.push(format!(
+                "{topic}: message at {}.{:09} (record at or in the chunk at file offset {}): \
+                 does not transcode to CDR: {e}",
+                m.time.sec, m.time.nsec, m.offset
+            ));
+            continue;
+        }
+        let t = m.time.to_timestamp().as_nanos() as u64;
+        w.write_message(channel, sequence, t, t, &buf)?;
+        sequence = sequence.wrapping_add(1);
+        cx.stats.messages += 1;
+        cx.tick(m.offset);
+    }
+    let sink = w.finish()?;
+    cx.report(cx.total_bytes);
+    Ok(sink)
+}
