@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use logcore::{Error, LogReader};
+use logcore::{Error, Format, LogReader};
 use mcapfile::Compression;
 use robolog::convert::{ConvertFileError, ConvertOptions, ConvertStats, Target, convert_file};
 use robolog::write::OutputPolicy;
@@ -36,6 +36,13 @@ pub(crate) struct ConvertArgs {
     /// Replace OUT when it exists.
     #[arg(long)]
     force: bool,
+    /// A ROS 1 bag to ROS 2 MCAP (profile `ros2`, CDR payloads, ROS 2
+    /// definitions), as rosbags-convert maps the types: `pkg/Type` becomes
+    /// `pkg/msg/Type`, `Header.seq` is dropped, `time`/`duration` become
+    /// `builtin_interfaces` types; fields of types whose ROS 2 definition
+    /// differs are mapped by name (the run says which).
+    #[arg(long)]
+    ros2: bool,
 }
 
 /// The chunk compressions of `--compression`.
@@ -79,6 +86,14 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
     let policy = OutputPolicy::new(args.force).reading(input);
     write::check(output, &policy)?;
     let log = ctx.open(input)?;
+    if args.ros2 && (log.format() != Format::RosBag || target != Target::Mcap) {
+        return Err(Failure::usage(
+            input,
+            Error::InvalidArgument(
+                "--ros2 converts a ROS 1 bag to MCAP: give a .bag input and a .mcap output".into(),
+            ),
+        ));
+    }
     let fail = |e: Error| Failure::new(input, e);
     if !args.filter.topics.is_empty() {
         let known = robolog::convert::topics(&log).map_err(fail)?;
@@ -90,6 +105,7 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         compression,
         chunk_size: args.chunk_size.max(1),
         topics: args.filter.topics.clone(),
+        ros2: args.ros2,
         ..ConvertOptions::default()
     };
     args.filter.resolve_times(

@@ -262,3 +262,59 @@ fn no_progress_output_when_stderr_is_not_a_terminal() {
         "{stderr}"
     );
 }
+
+#[test]
+fn ros2_makes_ros2_mcap_of_a_ros1_bag_and_only_of_one() {
+    let dir = scratch("ros2");
+    let bag = testdata("rosbag/sample.bag");
+    let out = dir.join("sample.mcap");
+    robolog()
+        .args(["convert", "--ros2"])
+        .arg(&bag)
+        .arg(&out)
+        .assert()
+        .success();
+    let info = info_json(&out);
+    let types: Vec<&str> = info["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "std_msgs/msg/String",
+            "std_msgs/msg/Int32",
+            "geometry_msgs/msg/PointStamped"
+        ]
+    );
+    assert!(
+        info["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["encoding"] == "cdr")
+    );
+    // The same messages (their values are compared with rosbags' by the
+    // library's tests).
+    let ros1 = cat_json(&bag, &[]);
+    let ros2 = cat_json(&out, &[]);
+    assert_eq!(ros1.lines().count(), ros2.lines().count());
+    assert!(ros2.contains(r#""data":"hello world 0""#), "{ros2}");
+    // Not for a log that is no ROS 1 bag, nor to a bag: a usage error.
+    robolog()
+        .args(["convert", "--ros2"])
+        .arg(testdata("ulog/example.ulg"))
+        .arg(dir.join("u.mcap"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--ros2 converts a ROS 1 bag"));
+    robolog()
+        .args(["convert", "--ros2"])
+        .arg(&bag)
+        .arg(dir.join("b.bag"))
+        .assert()
+        .code(2);
+    assert!(!dir.join("u.mcap").exists() && !dir.join("b.bag").exists());
+}

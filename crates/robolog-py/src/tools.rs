@@ -69,7 +69,7 @@ pub(crate) fn check(
 /// The native part of robolog.convert: (messages, channels, skipped,
 /// warnings).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, topics = None, start = None, end = None, compression = None, chunk_size = 1 << 20, force = false, max_chunk_size = None, max_nesting = None))]
+#[pyo3(signature = (src, dst, *, topics = None, start = None, end = None, compression = None, chunk_size = 1 << 20, force = false, ros2 = false, max_chunk_size = None, max_nesting = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
@@ -81,6 +81,7 @@ pub(crate) fn convert(
     compression: Option<&str>,
     chunk_size: u64,
     force: bool,
+    ros2: bool,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
 ) -> PyResult<(u64, u64, Vec<String>, Vec<String>)> {
@@ -101,7 +102,7 @@ pub(crate) fn convert(
         topics: topics.unwrap_or_default(),
         start: start.map(Timestamp),
         end: end.map(Timestamp),
-        ..ConvertOptions::default()
+        ros2,
     };
     let limits = limits(max_chunk_size, max_nesting)?;
     let file = src.display().to_string();

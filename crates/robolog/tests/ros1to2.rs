@@ -5,9 +5,9 @@
 //! message and bit for bit, the values rosbags reads from
 //! `rosbags-convert`'s own conversion (`--dst-typestore ros2_jazzy`), and
 //! rosbags reads the same values from our MCAP (the script
-//! `ros1to2_rosbags.py`, run with the interop venv of rosbags 0.11.9:
-//! `/work/main/target/interop-venv`, or `$ROBOLOG_INTEROP_VENV`; skipped
-//! when absent). The QoS metadata is what rosbags-convert writes.
+//! `ros1to2_rosbags.py`, run with the Python of rosbags 0.11.9:
+//! `$ROSBAGS_PYTHON`, which `cargo xtask ci` sets, else the checkout's
+//! `target/interop-venv`; skipped when absent). The QoS metadata is what rosbags-convert writes.
 #![cfg(all(
     feature = "rosbag",
     feature = "ros2",
@@ -37,16 +37,17 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn python() -> Option<PathBuf> {
-    let venv = std::env::var_os("ROBOLOG_INTEROP_VENV")
+    let py = std::env::var_os("ROSBAGS_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/main/target/interop-venv"));
-    let py = venv.join("bin/python");
-    if py.is_file() && venv.join("bin/rosbags-convert").is_file() {
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python")
+        });
+    if py.is_file() && py.with_file_name("rosbags-convert").is_file() {
         Some(py)
     } else {
         eprintln!(
-            "note: rosbags comparison skipped: no venv at {}",
-            venv.display()
+            "note: rosbags comparison skipped: no Python with rosbags at {}",
+            py.display()
         );
         None
     }

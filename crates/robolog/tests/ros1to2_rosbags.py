@@ -4,7 +4,7 @@ rosbags reads from our own conversion of the same bag.
 
 Usage (the venv of rosbags 0.11.9):
 
-    /work/main/target/interop-venv/bin/python crates/robolog/tests/ros1to2_rosbags.py \
+    target/interop-venv/bin/python crates/robolog/tests/ros1to2_rosbags.py \
         BAG WORKDIR OURS.mcap
 
 Prints one JSON object: `theirs` (the messages of rosbags-convert's output,

@@ -259,6 +259,7 @@ def convert(
     compression: Optional[str] = None,
     chunk_size: int = 1 << 20,
     force: bool = False,
+    ros2: bool = False,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
 ) -> ConvertReport:
