@@ -42,11 +42,7 @@ use crate::Log;
 /// Converts the RosBag `log` into MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
     let Some(bag) = log.as_bag() else {
-        return Err(Error::malformed(
-            0,
-            "a ROS 1 bag",
-            format!("{:?}", log.format()),
-        ));
+        return Err(super::not_a("a ROS 1 bag", log));
     };
     for w in bag.warnings() {
         cx.stats.warnings.push(w.to_string());
@@ -81,26 +77,18 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         .lenient_filter()
         .channels(kept.iter().map(|c| ChannelId(c.id)));
     let mut sequence = 0u32;
-    for item in bag.messages(&filter) {
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                if cx.skip(&e) {
-                    break;
-                }
-                continue;
-            }
-        };
+    cx.each_message(bag.messages(&filter), |cx, m| {
         let Some(&channel) = ids.get(&m.conn) else {
             // The filter passes only known connections.
-            continue;
+            return Ok(());
         };
         let t = m.time.to_timestamp().as_nanos() as u64;
         w.write_message(channel, sequence, t, t, &m.data)?;
         sequence = sequence.wrapping_add(1);
         cx.stats.messages += 1;
         cx.tick(m.offset);
-    }
+        Ok(())
+    })?;
     let sink = w.finish()?;
     cx.report(cx.total_bytes);
     Ok(sink)
@@ -178,18 +166,9 @@ pub(crate) fn to_bag<W: Write + Seek>(
         }
     }
     let filter = cx.lenient_filter().channels(ids.keys().copied());
-    for item in log.messages(&filter)? {
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                if cx.skip(&e) {
-                    break;
-                }
-                continue;
-            }
-        };
+    cx.each_message(log.messages(&filter)?, |cx, m| {
         let Some(&conn) = ids.get(&m.channel) else {
-            continue;
+            return Ok(());
         };
         let time = RosTime::from_timestamp(m.log_time).ok_or_else(|| {
             Error::malformed(
@@ -201,7 +180,8 @@ pub(crate) fn to_bag<W: Write + Seek>(
         w.write(conn, time, &m.payload)?;
         cx.stats.messages += 1;
         cx.tick(m.offset.unwrap_or(0));
-    }
+        Ok(())
+    })?;
     w.finish()?;
     cx.report(cx.total_bytes);
     Ok(w.into_inner())

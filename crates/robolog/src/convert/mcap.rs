@@ -31,11 +31,7 @@ use crate::Log;
 /// Converts the Mcap `log` into MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
     let Some(mcap) = log.as_mcap() else {
-        return Err(Error::malformed(
-            0,
-            "an MCAP file",
-            format!("{:?}", log.format()),
-        ));
+        return Err(super::not_a("an MCAP file", log));
     };
     let profile = mcap.header().profile.clone();
     let mut out = Output {

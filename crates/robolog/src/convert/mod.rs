@@ -159,6 +159,26 @@ impl<'p> Context<'p> {
         }
     }
 
+    /// Runs `each` on every item of a lenient read that is a message; a
+    /// damaged stretch the read skipped is recorded ([`Context::skip`]),
+    /// and damage it cannot read past ends the read there. `each` gets the
+    /// context back, to count and report.
+    #[cfg_attr(not(any(feature = "rosbag", feature = "rosbag2")), allow(dead_code))]
+    pub(crate) fn each_message<T, E: FormatError + std::fmt::Display>(
+        &mut self,
+        items: impl Iterator<Item = Result<T, E>>,
+        mut each: impl FnMut(&mut Self, T) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        for item in items {
+            match item {
+                Ok(m) => each(self, m)?,
+                Err(e) if self.skip(&e) => break,
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+
     /// The value of `r`, or `None` with its error recorded as skipped.
     #[cfg_attr(
         not(any(feature = "ulog", feature = "carla", feature = "vellog")),
@@ -340,6 +360,12 @@ pub fn to_bag<W: Write + Seek>(
 
 mod file;
 pub use file::{ConvertFileError, Target, convert_file};
+
+/// The error of a converter given a log of another format: `wanted`
+/// names the format it converts (`"a ROS 1 bag"`).
+pub(crate) fn not_a(wanted: &str, log: &Log<'_>) -> Error {
+    Error::malformed(0, wanted, format!("{:?}", log.format()))
+}
 
 /// The error of a conversion this build cannot do yet.
 pub(crate) fn not_yet(format: Format) -> Error {

@@ -29,11 +29,7 @@ use crate::Log;
 /// Converts the ROS 2 bag `log` into MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
     let Some(bag) = log.as_rosbag2() else {
-        return Err(Error::malformed(
-            0,
-            "a ROS 2 bag",
-            format!("{:?}", log.format()),
-        ));
+        return Err(super::not_a("a ROS 2 bag", log));
     };
     for n in bag.notices() {
         cx.stats.warnings.push(match &n.topic {
@@ -82,18 +78,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     // Progress by the payload bytes read (the storage's rows have no
     // byte offsets).
     let mut read = 0u64;
-    for item in bag.messages(&filter)? {
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                if cx.skip(&e) {
-                    break;
-                }
-                continue;
-            }
-        };
+    cx.each_message(bag.messages(&filter)?, |cx, m| {
         let Some(&channel) = channels.get(&m.channel) else {
-            continue;
+            return Ok(());
         };
         let t = m.log_time.as_nanos().max(0) as u64;
         w.write_message(channel, sequence, t, t, &m.payload)?;
@@ -101,7 +88,8 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         cx.stats.messages += 1;
         read += m.payload.len() as u64;
         cx.tick(read.min(cx.total_bytes));
-    }
+        Ok(())
+    })?;
     let sink = w.finish()?;
     cx.report(cx.total_bytes);
     Ok(sink)

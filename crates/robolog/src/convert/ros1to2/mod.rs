@@ -96,11 +96,7 @@ pub(crate) const LATCHED_QOS: &str = "- avoid_ros_namespace_conventions: false
 /// Converts the RosBag `log` into ROS 2 MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
     let Some(bag) = log.as_bag() else {
-        return Err(Error::malformed(
-            0,
-            "a ROS 1 bag",
-            format!("{:?}", log.format()),
-        ));
+        return Err(super::not_a("a ROS 1 bag", log));
     };
     for w in bag.warnings() {
         cx.stats.warnings.push(w.to_string());
@@ -177,18 +173,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         .channels(conns.keys().map(|&id| ChannelId(id)));
     let mut sequence = 0u32;
     let mut buf = Vec::new();
-    for item in bag.messages(&filter) {
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                if cx.skip(&e) {
-                    break;
-                }
-                continue;
-            }
-        };
+    cx.each_message(bag.messages(&filter), |cx, m| {
         let Some(&(channel, t, topic)) = conns.get(&m.conn) else {
-            continue;
+            return Ok(());
         };
         if let Err(e) = transcode::transcode(&compiled[t], &m.data, &mut buf) {
             cx.stats.skipped.push(format!(
@@ -196,14 +183,15 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                  does not transcode to CDR: {e}",
                 m.time.sec, m.time.nsec, m.offset
             ));
-            continue;
+            return Ok(());
         }
         let t = m.time.to_timestamp().as_nanos() as u64;
         w.write_message(channel, sequence, t, t, &buf)?;
         sequence = sequence.wrapping_add(1);
         cx.stats.messages += 1;
         cx.tick(m.offset);
-    }
+        Ok(())
+    })?;
     let sink = w.finish()?;
     cx.report(cx.total_bytes);
     Ok(sink)
