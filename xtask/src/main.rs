@@ -403,8 +403,14 @@ fn ci_steps(args: &[String]) -> Result {
     gate_step(
         "tests (robolog-sql's on a Ballista cluster among them, rosbags reading our ROS 2 bags)",
     );
-    // The tests that compare with rosbags run its Python.
-    let rosbags = python::Venv::with(&["rosbags==0.11.9"])?;
+    // The tests that compare with rosbags run its Python (and read MCAP
+    // with python mcap).
+    let rosbags = python::Venv::with(&[
+        "rosbags==0.11.9",
+        "mcap==1.6.0",
+        "zstandard==0.23.0",
+        "lz4==4.3.3",
+    ])?;
     run(cargo().env("ROSBAGS_PYTHON", rosbags.python()).args([
         "test",
         "--workspace",
