@@ -19,6 +19,7 @@ mod mcap;
 mod open;
 mod output;
 mod progress;
+mod report;
 mod signals;
 #[cfg(feature = "sql")]
 mod sql;
@@ -96,6 +97,9 @@ enum Command {
     /// first, plus `logs`; `--schema` lists them.
     #[cfg(feature = "sql")]
     Sql(sql::SqlArgs),
+    /// One self-contained HTML page showing logs: overview, timeline,
+    /// plots with linked zoom, tracks, problems.
+    Report(report::ReportArgs),
 }
 
 /// How a command ended.
@@ -228,6 +232,7 @@ fn main() -> ExitCode {
         Command::Mcap(cmd) => mcap::run(ctx, cmd),
         #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(ctx, args),
+        Command::Report(args) => report::run(ctx, args),
     };
     match result {
         // An input read in spite of damage (see `Context::note_opened`).

@@ -1,0 +1,563 @@
+// The report page: reads the JSON in #report-data and draws it. Times in
+// the data are integer nanoseconds from each log's first message; every
+// time axis shows seconds from that start, and all of them share one view
+// (zoom and pan in any plot or timeline moves them all).
+(function () {
+  'use strict';
+  var errors = [];
+  function recordError(text) {
+    errors.push(text);
+    var box = document.getElementById('errors');
+    if (box) { box.textContent = errors.join('\n'); }
+    document.body.setAttribute('data-errors', String(errors.length));
+  }
+  window.addEventListener('error', function (e) { recordError('error: ' + e.message); });
+  var consoleError = console.error;
+  console.error = function () {
+    recordError('console: ' + Array.prototype.join.call(arguments, ' '));
+    consoleError.apply(console, arguments);
+  };
+
+  var COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+  var BAND_COLORS = ['#e3f2fd', '#fff3e0', '#e8f5e9', '#fce4ec', '#ede7f6', '#e0f7fa', '#fffde7', '#efebe9', '#f1f8e9', '#fbe9e7'];
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var app = document.getElementById('app');
+  var many = data.logs.length > 1;
+
+  function el(tag, attrs) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        if (k === 'text') { e.textContent = attrs[k]; } else if (k === 'cls') { e.className = attrs[k]; } else { e.setAttribute(k, attrs[k]); }
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined) { continue; }
+      e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return e;
+  }
+  function secs(ns) { return ns / 1e9; }
+  function fmtSecs(s) {
+    var a = Math.abs(s);
+    if (a >= 3600) { return (s / 3600).toFixed(2) + ' h'; }
+    if (a >= 100) { return s.toFixed(1) + ' s'; }
+    if (a >= 1) { return s.toFixed(3) + ' s'; }
+    return (s * 1000).toFixed(3) + ' ms';
+  }
+  function fmtBytes(n) {
+    var u = ['B', 'kB', 'MB', 'GB', 'TB'], i = 0;
+    while (n >= 1000 && i < u.length - 1) { n /= 1000; i++; }
+    return (i ? n.toFixed(1) : String(n)) + ' ' + u[i];
+  }
+  function fmtNum(v) {
+    if (v === null || v === undefined) { return '-'; }
+    var a = Math.abs(v);
+    if (a !== 0 && (a >= 1e6 || a < 1e-3)) { return v.toExponential(4); }
+    return String(Math.round(v * 1e6) / 1e6);
+  }
+  // Round tick values between lo and hi, about n of them, with their
+  // labels (as many decimals as the step needs).
+  function niceTicks(lo, hi, n) {
+    var span = hi - lo;
+    if (!(span > 0)) { return [{ v: lo, s: fmtNum(lo) }]; }
+    var step = Math.pow(10, Math.floor(Math.log10(span / n)));
+    var err = span / n / step;
+    if (err >= 7.5) { step *= 10; } else if (err >= 3.5) { step *= 5; } else if (err >= 1.5) { step *= 2; }
+    var decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    var big = Math.max(Math.abs(lo), Math.abs(hi)) >= 1e7;
+    var out = [];
+    for (var k = Math.ceil(lo / step); k * step <= hi + step * 1e-9; k++) {
+      var v = k * step;
+      out.push({ v: v, s: big ? v.toExponential(2) : (Math.abs(v) < step / 2 ? '0' : v.toFixed(Math.min(decimals, 12))) });
+    }
+    return out;
+  }
+  // The first index with t[i] >= x.
+  function lowerBound(t, x) {
+    var lo = 0, hi = t.length;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (t[m] < x) { lo = m + 1; } else { hi = m; } }
+    return lo;
+  }
+
+  // The shared view, in seconds from each log's start.
+  var fullEnd = 0;
+  data.logs.forEach(function (l) { fullEnd = Math.max(fullEnd, secs(l.duration)); });
+  if (!(fullEnd > 0)) { fullEnd = 1; }
+  var view = { x0: 0, x1: fullEnd };
+  var drawables = [];
+  var visible = new Set();
+  var observer = 'IntersectionObserver' in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) {
+      var d = e.target.__drawable;
+      if (!d) { return; }
+      if (e.isIntersecting) { visible.add(d); if (d.dirty) { d.draw(); } } else { visible.delete(d); }
+    });
+  }, { rootMargin: '200px' }) : null;
+  // Everything is drawn once at load; after a zoom or pan, only what is
+  // on screen is drawn again, the rest when it scrolls into view.
+  function register(d) {
+    drawables.push(d);
+    d.draw();
+    if (observer) { d.canvas.__drawable = d; observer.observe(d.canvas); }
+  }
+  var viewLabel;
+  function setView(x0, x1) {
+    var w = x1 - x0;
+    if (!(w > 1e-9)) { return; }
+    view.x0 = x0; view.x1 = x1;
+    if (viewLabel) { viewLabel.textContent = 'view ' + fmtSecs(x0) + ' to ' + fmtSecs(x1); }
+    drawables.forEach(function (d) {
+      if (!d.linked) { return; }
+      d.dirty = true;
+      if (!observer || visible.has(d)) { d.draw(); }
+    });
+  }
+  function sizeCanvas(canvas, h) {
+    var w = canvas.parentNode.clientWidth || 800;
+    var r = window.devicePixelRatio || 1;
+    canvas.width = Math.round(w * r); canvas.height = Math.round(h * r);
+    canvas.style.height = h + 'px';
+    var g = canvas.getContext('2d');
+    g.setTransform(r, 0, 0, r, 0, 0);
+    return { g: g, w: w, h: h };
+  }
+  // Zoom with the wheel, pan by dragging, reset with a double click, on
+  // any time axis.
+  function timeAxisEvents(canvas, left, right) {
+    var drag = null;
+    canvas.addEventListener('wheel', function (e) {
+      e.preventDefault();
+      var r = canvas.getBoundingClientRect();
+      var f = Math.min(1, Math.max(0, (e.clientX - r.left - left) / (r.width - left - right)));
+      var at = view.x0 + f * (view.x1 - view.x0);
+      var k = e.deltaY > 0 ? 1.25 : 0.8;
+      setView(at - (at - view.x0) * k, at + (view.x1 - at) * k);
+    }, { passive: false });
+    canvas.addEventListener('mousedown', function (e) { drag = { x: e.clientX, x0: view.x0, x1: view.x1 }; });
+    window.addEventListener('mouseup', function () { drag = null; });
+    window.addEventListener('mousemove', function (e) {
+      if (!drag) { return; }
+      var r = canvas.getBoundingClientRect();
+      var dx = (e.clientX - drag.x) / (r.width - left - right) * (drag.x1 - drag.x0);
+      setView(drag.x0 - dx, drag.x1 - dx);
+    });
+    canvas.addEventListener('dblclick', function () { setView(0, fullEnd); });
+  }
+
+  // A plot of series against time: {t: seconds, v: values, color, label, on}.
+  function Plot(parent, title, sub, series, bands) {
+    var self = this;
+    this.series = series; this.bands = bands || []; this.linked = true;
+    var box = el('div', { cls: 'panel plot' });
+    var points = 0;
+    series.forEach(function (s) { points += s.t.length; });
+    box.setAttribute('data-points', String(points));
+    box.setAttribute('data-series', String(series.length));
+    box.appendChild(el('div', { cls: 'title', text: title }, sub ? el('span', { cls: 'sub', text: sub }) : null));
+    this.canvas = el('canvas', { style: 'height:200px' });
+    box.appendChild(this.canvas);
+    var legend = el('div', { cls: 'legend' });
+    series.forEach(function (s) {
+      var cb = el('input', { type: 'checkbox' });
+      cb.checked = s.on;
+      cb.addEventListener('change', function () { s.on = cb.checked; self.draw(); });
+      legend.appendChild(el('label', { title: s.count + ' values' + (s.reduced ? ', reduced per pixel column (extremes kept)' : '') },
+        cb, el('span', { cls: 'sw', style: 'background:' + s.color }), s.label));
+    });
+    box.appendChild(legend);
+    this.readout = el('div', { cls: 'readout' });
+    box.appendChild(this.readout);
+    parent.appendChild(box);
+    this.L = 58; this.R = 10; this.T = 6; this.B = 20;
+    timeAxisEvents(this.canvas, this.L, this.R);
+    this.canvas.addEventListener('mousemove', function (e) { self.hover(e); });
+    this.canvas.addEventListener('mouseleave', function () { self.readout.style.display = 'none'; });
+    register(this);
+  }
+  Plot.prototype.draw = function () {
+    this.dirty = false;
+    var c = sizeCanvas(this.canvas, 200), g = c.g, L = this.L, R = this.R, T = this.T, B = this.B;
+    var pw = c.w - L - R, ph = c.h - T - B, x0 = view.x0, x1 = view.x1;
+    var lo = Infinity, hi = -Infinity;
+    this.series.forEach(function (s) {
+      if (!s.on) { return; }
+      var a = Math.max(0, lowerBound(s.t, x0) - 1), b = Math.min(s.t.length, lowerBound(s.t, x1) + 1);
+      for (var i = a; i < b; i++) { var v = s.v[i]; if (v !== null) { if (v < lo) { lo = v; } if (v > hi) { hi = v; } } }
+    });
+    if (lo === Infinity) { lo = 0; hi = 1; }
+    if (lo === hi) { lo -= Math.abs(lo) * 0.05 || 0.5; hi += Math.abs(hi) * 0.05 || 0.5; }
+    var pad = (hi - lo) * 0.05; lo -= pad; hi += pad;
+    this.y0 = lo; this.y1 = hi;
+    var X = function (t) { return L + (t - x0) / (x1 - x0) * pw; };
+    var Y = function (v) { return T + (1 - (v - lo) / (hi - lo)) * ph; };
+    g.clearRect(0, 0, c.w, c.h);
+    this.bands.forEach(function (band) {
+      band.spans.forEach(function (sp) {
+        var a = Math.max(L, X(sp[0])), b = Math.min(L + pw, X(sp[1]));
+        if (b > a) { g.fillStyle = band.colors[sp[2]]; g.fillRect(a, T, b - a, ph); }
+      });
+    });
+    g.strokeStyle = '#d9dde5'; g.fillStyle = '#5b6475'; g.font = '11px sans-serif'; g.lineWidth = 1;
+    niceTicks(lo, hi, 4).forEach(function (tk) {
+      var y = Math.round(Y(tk.v)) + 0.5;
+      g.beginPath(); g.moveTo(L, y); g.lineTo(L + pw, y); g.stroke();
+      g.textAlign = 'right'; g.fillText(tk.s, L - 4, y + 3);
+    });
+    niceTicks(x0, x1, 8).forEach(function (tk) {
+      var x = Math.round(X(tk.v)) + 0.5;
+      g.beginPath(); g.moveTo(x, T); g.lineTo(x, T + ph); g.stroke();
+      g.textAlign = 'center'; g.fillText(tk.s + ' s', x, c.h - 6);
+    });
+    g.save(); g.beginPath(); g.rect(L, T, pw, ph); g.clip();
+    var drawn = 0;
+    this.series.forEach(function (s) {
+      if (!s.on) { return; }
+      g.strokeStyle = s.color; g.lineWidth = 1.25; g.setLineDash(s.dash || []);
+      var a = Math.max(0, lowerBound(s.t, x0) - 1), b = Math.min(s.t.length, lowerBound(s.t, x1) + 1);
+      g.beginPath();
+      var pen = false;
+      for (var i = a; i < b; i++) {
+        var v = s.v[i];
+        if (v === null) { pen = false; continue; }
+        var x = X(s.t[i]), y = Y(v);
+        if (pen) { g.lineTo(x, y); } else { g.moveTo(x, y); pen = true; }
+        drawn++;
+      }
+      g.stroke();
+      if (b - a <= 2) {
+        for (var j = a; j < b; j++) { if (s.v[j] !== null) { g.fillStyle = s.color; g.fillRect(X(s.t[j]) - 2, Y(s.v[j]) - 2, 4, 4); } }
+      }
+    });
+    g.restore(); g.setLineDash([]);
+    this.canvas.parentNode.setAttribute('data-drawn', String(drawn));
+  };
+  Plot.prototype.hover = function (e) {
+    var r = this.canvas.getBoundingClientRect(), px = e.clientX - r.left;
+    var pw = r.width - this.L - this.R;
+    if (px < this.L || px > this.L + pw) { this.readout.style.display = 'none'; return; }
+    var t = view.x0 + (px - this.L) / pw * (view.x1 - view.x0);
+    var lines = ['t = ' + fmtSecs(t)];
+    this.series.forEach(function (s) {
+      if (!s.on || !s.t.length) { return; }
+      var i = lowerBound(s.t, t);
+      if (i > 0 && (i >= s.t.length || t - s.t[i - 1] < s.t[i] - t)) { i--; }
+      lines.push(s.label + ': ' + fmtNum(s.v[i]) + '  (at ' + fmtSecs(s.t[i]) + ')');
+    });
+    this.readout.textContent = lines.join('\n');
+    this.readout.style.display = 'block';
+    this.readout.style.left = Math.min(px + 12, r.width - 220) + 'px';
+    this.readout.style.top = (e.clientY - r.top + 24) + 'px';
+  };
+
+  // The timeline of a log: one row per channel, shaded by message density;
+  // gaps in red, backward time steps as ticks, problems and bands on top.
+  function Timeline(parent, log, li) {
+    var self = this;
+    this.log = log; this.linked = true;
+    var box = el('div', { cls: 'panel timeline', 'data-channels': String(log.channels.length) });
+    box.appendChild(el('div', { cls: 'title', text: 'Timeline' }, el('span', { cls: 'sub', text: 'message density per channel; red: gaps, black ticks: time going back, red triangles: problems' })));
+    this.canvas = el('canvas');
+    box.appendChild(this.canvas);
+    this.readout = el('div', { cls: 'readout' });
+    box.appendChild(this.readout);
+    parent.appendChild(box);
+    this.L = 200; this.R = 10; this.row = 14;
+    this.bandRows = log.bands.length; this.li = li;
+    timeAxisEvents(this.canvas, this.L, this.R);
+    this.canvas.addEventListener('mousemove', function (e) { self.hover(e); });
+    this.canvas.addEventListener('mouseleave', function () { self.readout.style.display = 'none'; });
+    register(this);
+  }
+  Timeline.prototype.draw = function () {
+    this.dirty = false;
+    var log = this.log, L = this.L, R = this.R, row = this.row, top = 14 + this.bandRows * row;
+    var h = top + log.channels.length * row + 22;
+    var c = sizeCanvas(this.canvas, h), g = c.g, pw = c.w - L - R, x0 = view.x0, x1 = view.x1, dur = secs(log.duration) || 1;
+    var X = function (t) { return L + (t - x0) / (x1 - x0) * pw; };
+    g.clearRect(0, 0, c.w, c.h);
+    g.font = '11px sans-serif';
+    log.bands.forEach(function (band, bi) {
+      var y = 14 + bi * row;
+      g.fillStyle = '#5b6475'; g.textAlign = 'right'; g.fillText(band.name, L - 6, y + 10);
+      band.spans.forEach(function (sp) {
+        var a = Math.max(L, X(secs(sp[0]))), b = Math.min(L + pw, X(secs(sp[1])));
+        if (b > a) {
+          g.fillStyle = band.colors[sp[2]]; g.fillRect(a, y, b - a, row - 2);
+          if (b - a > 40) { g.fillStyle = '#1d2330'; g.textAlign = 'left'; g.fillText(sp[2], a + 3, y + 10); }
+        }
+      });
+    });
+    var n = log.channels[0] ? log.channels[0].density.length : 1;
+    log.channels.forEach(function (ch, i) {
+      var y = top + i * row, max = 0;
+      ch.density.forEach(function (d) { if (d > max) { max = d; } });
+      g.fillStyle = '#1d2330'; g.textAlign = 'right';
+      g.fillText(ch.label.length > 30 ? ch.label.slice(0, 29) + '\u2026' : ch.label, L - 6, y + 10);
+      ch.density.forEach(function (d, k) {
+        if (!d) { return; }
+        var a = X(k / n * dur), b = X((k + 1) / n * dur);
+        if (b < L || a > L + pw) { return; }
+        a = Math.max(a, L); b = Math.min(b, L + pw);
+        g.fillStyle = 'rgba(31,119,180,' + (0.25 + 0.75 * d / max).toFixed(3) + ')';
+        g.fillRect(a, y + 1, Math.max(1, b - a), row - 3);
+      });
+      g.fillStyle = 'rgba(198,40,40,0.55)';
+      ch.gaps.forEach(function (gp) {
+        var a = Math.max(L, X(secs(gp[0]))), b = Math.min(L + pw, X(secs(gp[1])));
+        if (b > a) { g.fillRect(a, y + row / 2 - 1, b - a, 3); }
+      });
+      g.fillStyle = '#000';
+      ch.jumps.forEach(function (t) { var x = X(secs(t)); if (x >= L && x <= L + pw) { g.fillRect(x - 1, y, 2, row - 2); } });
+    });
+    g.fillStyle = '#c62828';
+    log.problems.forEach(function (p) {
+      if (p.t === null) { return; }
+      var x = X(secs(p.t));
+      if (x < L || x > L + pw) { return; }
+      g.beginPath(); g.moveTo(x, 12); g.lineTo(x - 5, 2); g.lineTo(x + 5, 2); g.closePath(); g.fill();
+    });
+    g.fillStyle = '#5b6475'; g.textAlign = 'center'; g.strokeStyle = '#d9dde5';
+    niceTicks(x0, x1, 8).forEach(function (tk) { g.fillText(tk.s + ' s', X(tk.v), h - 6); });
+  };
+  Timeline.prototype.hover = function (e) {
+    var r = this.canvas.getBoundingClientRect(), px = e.clientX - r.left, py = e.clientY - r.top;
+    var pw = r.width - this.L - this.R, top = 14 + this.bandRows * this.row;
+    var i = Math.floor((py - top) / this.row), ch = this.log.channels[i];
+    if (!ch || px < this.L) { this.readout.style.display = 'none'; return; }
+    var t = view.x0 + (px - this.L) / pw * (view.x1 - view.x0);
+    this.readout.textContent = ch.label + ' (' + ch.type + ')\n' + ch.count + ' messages; t = ' + fmtSecs(t) +
+      (ch.gaps.length ? '\n' + ch.gaps.length + ' gaps' : '') + (ch.jumps.length ? '\n' + ch.jumps.length + ' times back' : '');
+    this.readout.style.display = 'block';
+    this.readout.style.left = Math.min(px + 12, r.width - 220) + 'px';
+    this.readout.style.top = (py + 16) + 'px';
+  };
+
+  // Positions from above: tracks (lat/lon), paths and scenes, with equal
+  // scales on both axes; a scene has a slider that places its objects at
+  // a time.
+  function MapView(parent, title, cls, lines, geo, slider) {
+    var self = this;
+    this.lines = lines; this.geo = geo; this.linked = false; this.at = null;
+    var box = el('div', { cls: 'panel map ' + cls });
+    var points = 0;
+    lines.forEach(function (l) { points += l.t.length; });
+    box.setAttribute('data-points', String(points));
+    box.setAttribute('data-objects', String(lines.length));
+    box.appendChild(el('div', { cls: 'title', text: title }, el('span', { cls: 'sub', text: geo ? 'latitude/longitude, north up' : 'x/y, seen from above' })));
+    this.canvas = el('canvas', { style: 'height:360px' });
+    box.appendChild(this.canvas);
+    if (slider) {
+      var range = el('input', { type: 'range', min: '0', max: '1000', value: '1000' });
+      var label = el('span', { cls: 'hint' });
+      range.addEventListener('input', function () {
+        self.at = range.value / 1000 * slider; label.textContent = 't = ' + fmtSecs(self.at); self.draw();
+      });
+      box.appendChild(range); box.appendChild(label);
+    }
+    parent.appendChild(box);
+    register(this);
+  }
+  MapView.prototype.draw = function () {
+    this.dirty = false;
+    var c = sizeCanvas(this.canvas, 360), g = c.g, geo = this.geo, at = this.at;
+    var minx = Infinity, maxx = -Infinity, miny = Infinity, maxy = -Infinity;
+    var k = 1;
+    if (geo) {
+      var lat = 0, n = 0;
+      this.lines.forEach(function (l) { l.a.forEach(function (v) { lat += v; n++; }); });
+      k = Math.cos((n ? lat / n : 0) * Math.PI / 180);
+    }
+    var P = function (l, i) { return geo ? [l.b[i] * k, l.a[i]] : [l.a[i], l.b[i]]; };
+    this.lines.forEach(function (l) {
+      for (var i = 0; i < l.t.length; i++) {
+        var p = P(l, i);
+        if (p[0] < minx) { minx = p[0]; } if (p[0] > maxx) { maxx = p[0]; }
+        if (p[1] < miny) { miny = p[1]; } if (p[1] > maxy) { maxy = p[1]; }
+      }
+    });
+    g.clearRect(0, 0, c.w, c.h);
+    if (minx === Infinity) { return; }
+    var span = Math.max(maxx - minx, maxy - miny) || 1, m = 12;
+    var s = Math.min((c.w - 2 * m) / span, (c.h - 2 * m) / span);
+    var ox = (c.w - (maxx - minx) * s) / 2, oy = (c.h - (maxy - miny) * s) / 2;
+    var X = function (x) { return ox + (x - minx) * s; }, Y = function (y) { return c.h - oy - (y - miny) * s; };
+    this.lines.forEach(function (l, li) {
+      g.strokeStyle = l.color || COLORS[li % COLORS.length]; g.lineWidth = at === null ? 1.5 : 1;
+      g.globalAlpha = at === null ? 1 : 0.35;
+      g.beginPath();
+      for (var i = 0; i < l.t.length; i++) { var p = P(l, i); if (i) { g.lineTo(X(p[0]), Y(p[1])); } else { g.moveTo(X(p[0]), Y(p[1])); } }
+      g.stroke(); g.globalAlpha = 1;
+      if (at !== null) {
+        var j = lowerBound(l.t, at + 1e-9) - 1;
+        if (j >= 0 && at - l.t[j] < 1) { var q = P(l, j); g.fillStyle = l.color || COLORS[li % COLORS.length]; g.beginPath(); g.arc(X(q[0]), Y(q[1]), 3.5, 0, 7); g.fill(); }
+      }
+    });
+    g.fillStyle = '#5b6475'; g.font = '11px sans-serif'; g.textAlign = 'left';
+    g.fillText((geo ? (span / k * 111.32).toFixed(3) + ' km' : fmtNum(span) + ' units') + ' across', 6, c.h - 6);
+  };
+
+  function section(title) {
+    var s = el('section', {}, el('h2', { text: title }));
+    app.appendChild(s);
+    return s;
+  }
+  function table(head, rows, cls) {
+    var t = el('table', cls ? { cls: cls } : null);
+    t.appendChild(el('tr', {}, ...head.map(function (h) { return el('th', { text: h }); })));
+    rows.forEach(function (r) {
+      t.appendChild(el('tr', {}, ...r.map(function (c) {
+        return typeof c === 'object' && c !== null ? el('td', { cls: c.cls || '', text: c.text }) : el('td', { text: String(c) });
+      })));
+    });
+    return t;
+  }
+  function logTag(l) { return many ? ' (' + l.name + ')' : ''; }
+  function bandColors(log) {
+    log.bands.forEach(function (b) {
+      b.colors = {};
+      var names = [];
+      b.spans.forEach(function (s) { if (names.indexOf(s[2]) < 0) { names.push(s[2]); } });
+      names.forEach(function (n, i) { b.colors[n] = BAND_COLORS[i % BAND_COLORS.length]; });
+    });
+  }
+
+  // Header.
+  var top = el('header', { cls: 'top' }, el('h1', { text: 'robolog report: ' + data.title }));
+  viewLabel = el('span', { cls: 'view', text: 'view 0 s to ' + fmtSecs(fullEnd) });
+  var reset = el('button', { text: 'reset zoom' });
+  reset.addEventListener('click', function () { setView(0, fullEnd); });
+  top.appendChild(viewLabel); top.appendChild(reset);
+  top.appendChild(el('span', { cls: 'hint', text: 'wheel: zoom, drag: pan, double click: reset; time axes are seconds from each log\'s start' }));
+  document.body.insertBefore(top, app);
+
+  data.logs.forEach(function (log, li) {
+    bandColors(log);
+    var s = section(log.name);
+    s.setAttribute('class', 'log'); s.setAttribute('data-log', String(li));
+    var over = el('div', { cls: 'overview' });
+    over.appendChild(table(['', ''], [
+      ['format', log.format + ' ' + log.version],
+      ['path', log.path],
+      ['size', fmtBytes(log.size) + ' (' + log.size + ' bytes)'],
+      ['duration', fmtSecs(secs(log.duration))],
+      ['start', (log.start / 1e9).toFixed(9) + ' s on the ' + log.clock + ' clock' + (log.start_utc ? ' = ' + log.start_utc : '')],
+      ['messages', String(log.messages)],
+      ['channels', String(log.channels.length)],
+      ['check', log.check_passed === null ? 'not run' : { text: log.check_passed ? 'passed' : 'found problems', cls: log.check_passed ? 'ok' : 'bad' }]
+    ]));
+    var rows = log.channels.map(function (ch) {
+      var span = ch.end !== null && ch.start !== null ? (ch.end - ch.start) / 1e9 : 0;
+      var rate = span > 0 && ch.count > 1 ? ((ch.count - 1) / span).toFixed(2) : '-';
+      return [ch.label, ch.type, { text: String(ch.count), cls: 'num' }, { text: rate, cls: 'num' }];
+    });
+    over.appendChild(el('div', { cls: 'scroll' }, table(['channel', 'type', 'messages', 'rate (Hz)'], rows, 'channels')));
+    s.appendChild(over);
+    if (log.metadata.length) {
+      s.appendChild(el('details', {}, el('summary', { text: 'metadata (' + log.metadata.length + ')' }),
+        el('div', { cls: 'scroll' }, table(['key', 'value'], log.metadata))));
+    }
+    new Timeline(s, log, li);
+    var probs = el('div', { cls: 'problems' });
+    probs.appendChild(el('h3', { text: 'Problems (' + (log.problems.length + log.problems_dropped) + ')' }));
+    if (!log.problems.length) { probs.appendChild(el('div', { cls: 'ok', text: 'none found' })); }
+    var ul = el('ul');
+    log.problems.forEach(function (p) {
+      var li2 = el('li', {}, p.t === null ? null : el('span', { cls: 't', text: fmtSecs(secs(p.t)) }), p.text);
+      if (p.t !== null) {
+        li2.style.cursor = 'pointer';
+        li2.addEventListener('click', function () { var w = (view.x1 - view.x0) / 20; setView(secs(p.t) - w, secs(p.t) + w); });
+      }
+      ul.appendChild(li2);
+    });
+    if (log.problems_dropped) { ul.appendChild(el('li', { text: '... and ' + log.problems_dropped + ' more' })); }
+    probs.appendChild(ul);
+    s.appendChild(probs);
+    if (log.events.length) {
+      s.appendChild(el('h3', { text: 'Logged messages (' + log.events.length + ')' }));
+      s.appendChild(el('div', { cls: 'scroll' }, table(['time', 'level', 'message'], log.events.map(function (e) {
+        return [fmtSecs(secs(e.t)), { text: e.level, cls: 'level-' + e.level }, e.text];
+      }), 'events')));
+    }
+    if (log.parameters) {
+      s.appendChild(el('h3', { text: 'Parameters (' + log.parameters.list.length + ')' }));
+      s.appendChild(el('div', { cls: 'hint', text: log.parameters.note }));
+      s.appendChild(el('div', { cls: 'scroll' }, table(['name', 'value', 'default', 'changed at'], log.parameters.list.map(function (p) {
+        return [p.name, p.value, p.default === null ? '-' : p.default, p.t === null ? '' : fmtSecs(secs(p.t))];
+      }), 'parameters')));
+    }
+    var pts3 = function (p) { return { t: p.t.map(secs), a: p.a, b: p.b }; };
+    log.tracks.forEach(function (tr) {
+      new MapView(s, 'Track: ' + log.channels[tr.channel].label, 'track', [pts3(tr.points)], true, null);
+    });
+    log.paths.forEach(function (p) {
+      new MapView(s, 'Path: ' + log.channels[p.channel].label, 'path', [pts3(p.points)], false, null);
+    });
+    log.scenes.forEach(function (sc) {
+      var lines = sc.objects.map(function (o, i) { var l = pts3(o.points); l.color = COLORS[i % COLORS.length]; l.id = o.id; return l; });
+      new MapView(s, 'Top-down: ' + log.channels[sc.channel].label + ' (' + sc.objects.length + ' objects)', 'scene', lines, false, secs(log.duration));
+    });
+  });
+
+  // Plots: the chosen panels, then one section per channel; with several
+  // logs, a channel's series of every log share its panels.
+  function seriesOf(log, li, ch, s, label, color) {
+    return {
+      t: s.t.map(secs), v: s.v, color: color, label: label + logTag(log), on: true,
+      count: s.count, reduced: s.reduced, dash: li ? [5, 3] : null
+    };
+  }
+  var panelsSection = null;
+  data.logs.forEach(function (log, li) {
+    log.panels.forEach(function (p) {
+      if (!panelsSection) { panelsSection = section('Flight'); }
+      var series = p.series.map(function (x, i) {
+        return seriesOf(log, li, log.channels[x[0]], log.channels[x[0]].series[x[1]], x[2], COLORS[i % COLORS.length]);
+      });
+      new Plot(panelsSection, p.title + logTag(log), null, series, log.bands);
+    });
+  });
+  var byLabel = new Map();
+  data.logs.forEach(function (log, li) {
+    log.channels.forEach(function (ch) {
+      if (!ch.series.length) { return; }
+      if (!byLabel.has(ch.label)) { byLabel.set(ch.label, []); }
+      byLabel.get(ch.label).push({ log: log, li: li, ch: ch });
+    });
+  });
+  if (byLabel.size) {
+    var chSection = section('Channels');
+    byLabel.forEach(function (entries, label) {
+      var sec = el('section', { cls: 'channel', 'data-channel': label });
+      sec.appendChild(el('h3', { text: label + ' \u2014 ' + entries[0].ch.type }));
+      chSection.appendChild(sec);
+      // Series grouped by their first name part when there are many.
+      var names = [];
+      entries.forEach(function (e) { e.ch.series.forEach(function (s) { if (names.indexOf(s.name) < 0) { names.push(s.name); } }); });
+      var groups = [];
+      if (names.length <= 8) { groups.push(names); } else {
+        var byHead = new Map();
+        names.forEach(function (n) { var h = n.split(/[.[:]/)[0]; if (!byHead.has(h)) { byHead.set(h, []); } byHead.get(h).push(n); });
+        var small = [];
+        byHead.forEach(function (g) {
+          if (g.length >= 3) { groups.push(g); } else { small = small.concat(g); if (small.length >= 6) { groups.push(small); small = []; } }
+        });
+        if (small.length) { groups.push(small); }
+      }
+      groups.forEach(function (g) {
+        var series = [];
+        g.forEach(function (n, i) {
+          entries.forEach(function (e) {
+            var s = e.ch.series.find(function (x) { return x.name === n; });
+            if (s) { var x = seriesOf(e.log, e.li, e.ch, s, n, COLORS[i % COLORS.length]); x.on = i < 8; series.push(x); }
+          });
+        });
+        var skipped = entries[0].ch.skipped ? entries[0].ch.skipped + ' values of further fields not plotted' : null;
+        new Plot(sec, g.length === names.length ? label : label + ': ' + g[0].split(/[.[:]/)[0] + (g.length > 1 ? ' \u2026' : ''), skipped, series, entries[0].log.bands);
+      });
+    });
+  }
+  document.body.setAttribute('data-errors', String(errors.length));
+  document.body.setAttribute('data-ready', '1');
+}());

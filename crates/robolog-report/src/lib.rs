@@ -1,0 +1,293 @@
+//! One self-contained HTML page per run that shows robotics logs of any
+//! format robolog reads (ROS 1 and ROS 2 bags, MCAP, PX4 ULog, CARLA
+//! recordings, VEL logs): an overview, a timeline of every channel's
+//! message density with gaps, time jumps and problems marked, plots of the
+//! numeric fields with linked zoom and pan, tracks, paths and top-down
+//! scenes, and what each kind of log is looked at for (a PX4 flight's
+//! modes, messages, parameters and the panels Flight Review shows).
+//!
+//! The page needs no network and no server: its script, style and data
+//! are inline. Series are reduced in Rust before they go into the page
+//! (min/max per pixel column, exact at the extremes: see
+//! [`ReportOptions::max_points`]), so a large log gives a page of a few
+//! megabytes.
+//!
+//! ```
+//! use robolog_report::{ReportOptions, report_log, write_html};
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/vellog/sensors.vel");
+//! let log = robolog::open(path)?;
+//! let report = report_log(&log, path.as_ref(), &ReportOptions::default())?;
+//! assert_eq!(report.channels.len(), 8);
+//! let obd = report.channels.iter().find(|c| c.topic == "OBDDataM").unwrap();
+//! let speed = obd.series.iter().find(|s| s.name == "speed_kmh").unwrap();
+//! assert_eq!(speed.points[0].1, 42.0); // as `robolog cat` prints it
+//! let mut page = Vec::new();
+//! write_html(&[report], "sensors.vel", &mut page)?;
+//! assert!(String::from_utf8(page)?.starts_with("<!DOCTYPE html>"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod collect;
+mod html;
+mod model;
+mod px4;
+mod reduce;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use logcore::{Error, LogReader as _};
+use robolog::Log;
+
+pub use html::{data_json, write_html};
+pub use model::{
+    Band, Channel, Event, LogReport, Panel, Parameter, Path as XyPath, Problem, Scene, SceneObject,
+    Series, Track,
+};
+
+/// Equal parts of a log's time span in its timeline.
+pub const TIMELINE_BUCKETS: usize = 400;
+
+/// How a report is made.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Points per series at most: a series with more is reduced to the
+    /// smallest and largest value of each of `max_points / 2` equal parts
+    /// of the log's span (the pixel columns of a plot). Default 1000.
+    pub max_points: usize,
+    /// Points in the whole report at most: when the series hold more,
+    /// the largest are reduced further by the same rule. Default 400,000
+    /// (a page of about 6 MB).
+    pub budget: usize,
+    /// Series per channel at most (the first fields met). Default 64.
+    pub max_fields: usize,
+    /// Only these topics (empty: every one).
+    pub topics: Vec<String>,
+    /// Only these fields (paths such as `accel[0]` or `pose.position`,
+    /// which take the fields inside; empty: every numeric field).
+    pub fields: Vec<String>,
+    /// Also run `robolog check` and list what it finds. Default true.
+    pub check: bool,
+    /// The limits the logs are opened and checked with.
+    pub limits: robolog::Limits,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            max_points: 1000,
+            budget: 400_000,
+            max_fields: 64,
+            topics: Vec::new(),
+            fields: Vec::new(),
+            check: true,
+            limits: robolog::Limits::default(),
+        }
+    }
+}
+
+/// The report of one opened log, read from `path` (which names it, and
+/// which `robolog check` reads when [`ReportOptions::check`] is set).
+pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogReport, Error> {
+    let summary = log.summary()?;
+    let start = summary.start.map_or(0, |t| t.as_nanos());
+    let end = summary.end.map_or(start, |t| t.as_nanos()).max(start);
+    let collected = collect::collect(log, start, end, opts)?;
+    let mut problems: Vec<Problem> = log
+        .open_warnings()
+        .into_iter()
+        .chain(summary.warnings.iter().cloned())
+        .map(|e| Problem {
+            t: None,
+            text: e.to_string(),
+        })
+        .collect();
+    problems.extend(collected.problems);
+    let mut report = LogReport {
+        name: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        path: path.display().to_string(),
+        format: summary.format.to_string(),
+        version: summary.version.clone(),
+        size: log.size(),
+        clock: summary.time_model.clock.name().to_string(),
+        start,
+        end,
+        start_utc: summary
+            .start
+            .and_then(|t| summary.time_model.format_date(t)),
+        message_count: summary.message_count,
+        metadata: summary.metadata.clone().into_iter().collect(),
+        channels: collected.channels,
+        problems,
+        problems_dropped: collected.problems_dropped,
+        check_passed: None,
+        tracks: collected.tracks,
+        paths: collected.paths,
+        scenes: collected.scenes,
+        bands: Vec::new(),
+        events: Vec::new(),
+        parameters: None,
+        panels: Vec::new(),
+    };
+    if let Some(ulog) = log.as_ulog() {
+        if let Some(b) = collected
+            .changes
+            .get("vehicle_status")
+            .and_then(|c| px4::flight_modes(c, end))
+        {
+            report.bands.push(b);
+        }
+        report.events = px4::events(ulog);
+        report.parameters = Some(px4::parameters(ulog));
+        report.panels = px4::panels(&report.channels);
+        for d in &ulog.dropouts {
+            report.problems.push(Problem {
+                t: Some((d.timestamp as i64).saturating_mul(1000)),
+                text: format!(
+                    "dropout: the logger lost {} ms of data (at byte {})",
+                    d.duration_ms, d.offset
+                ),
+            });
+        }
+    }
+    if opts.check {
+        match robolog::check_path(
+            path,
+            &robolog::CheckOptions {
+                limits: opts.limits,
+                ..robolog::CheckOptions::default()
+            },
+        ) {
+            Ok(checked) => {
+                report.check_passed = Some(checked.passed());
+                for e in checked.errors() {
+                    report.problems.push(Problem {
+                        t: None,
+                        text: format!("check: {e}"),
+                    });
+                }
+            }
+            Err(e) => {
+                report.check_passed = Some(false);
+                report.problems.push(Problem {
+                    t: None,
+                    text: format!("check: {e}"),
+                });
+            }
+        }
+    }
+    // The problems listed once each, in the order met.
+    let mut seen = std::collections::HashSet::new();
+    report
+        .problems
+        .retain(|p| seen.insert((p.t, p.text.clone())));
+    Ok(report)
+}
+
+/// Reduces the largest series of `logs` further (min/max again, extremes
+/// kept) until the points of all of them fit in `budget`.
+pub fn fit_budget(logs: &mut [LogReport], budget: usize) {
+    let total: usize = logs.iter().map(LogReport::points).sum();
+    if total <= budget {
+        return;
+    }
+    // The largest cap c with sum(min(len, c)) <= budget, found by halving.
+    let lens: Vec<usize> = logs
+        .iter()
+        .flat_map(|l| {
+            l.channels
+                .iter()
+                .flat_map(|c| c.series.iter().map(|s| s.points.len()))
+        })
+        .collect();
+    let fits = |c: usize| lens.iter().map(|&l| l.min(c)).sum::<usize>() <= budget;
+    let (mut lo, mut hi) = (2usize, lens.iter().copied().max().unwrap_or(2));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    for s in logs
+        .iter_mut()
+        .flat_map(|l| l.channels.iter_mut().flat_map(|c| c.series.iter_mut()))
+    {
+        if s.points.len() > lo {
+            s.points = reduce::rereduce(&s.points, lo);
+            s.reduced = true;
+        }
+    }
+}
+
+/// Why [`write_report`] wrote nothing.
+#[derive(Debug)]
+pub enum ReportError {
+    /// An input could not be opened or read.
+    Log(PathBuf, Error),
+    /// The output was refused (it exists, or it is an input).
+    Refused(robolog::write::Refusal),
+    /// Writing the output failed.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::Log(p, e) => write!(f, "{}: {e}", p.display()),
+            ReportError::Refused(r) => r.fmt(f),
+            ReportError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReportError {}
+
+/// Writes the report of the logs at `inputs` to `output`, through a
+/// temporary file renamed into place when complete: an existing output is
+/// refused unless `force`, an input always. Returns the logs' reports.
+pub fn write_report(
+    inputs: &[PathBuf],
+    output: &Path,
+    opts: &ReportOptions,
+    force: bool,
+) -> Result<Vec<LogReport>, ReportError> {
+    let mut policy = robolog::write::OutputPolicy::new(force);
+    policy.add_inputs(inputs.iter().cloned());
+    policy.check(output).map_err(ReportError::Refused)?;
+    let mut logs = Vec::new();
+    for p in inputs {
+        let log = robolog::OpenOptions::new()
+            .limits(opts.limits)
+            .open(p)
+            .map_err(|e| ReportError::Log(p.clone(), e))?;
+        logs.push(report_log(&log, p, opts).map_err(|e| ReportError::Log(p.clone(), e))?);
+    }
+    fit_budget(&mut logs, opts.budget);
+    let title = logs
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    robolog::write::write_atomically(output, &policy, |f| {
+        let mut w = io::BufWriter::new(f);
+        write_html(&logs, &title, &mut w)?;
+        w.flush()
+    })
+    .map_err(|e| match e {
+        robolog::write::WriteError::Refused(r) => ReportError::Refused(r),
+        robolog::write::WriteError::Io(e) | robolog::write::WriteError::Write(e) => {
+            ReportError::Io(e)
+        }
+    })?;
+    Ok(logs)
+}
+
+/// The README's examples, compiled and run as doc-tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
