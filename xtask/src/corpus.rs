@@ -38,7 +38,7 @@ pub(crate) fn locate(option: Option<&str>) -> Result<Option<PathBuf>> {
 
 /// The format a corpus file must be recognised as, from its folder and
 /// extension; `None` for side files (READMEs, expected outputs).
-fn expected_format(path: &Path) -> Option<Format> {
+pub(crate) fn expected_format(path: &Path) -> Option<Format> {
     let ext = path.extension()?.to_str()?;
     match ext {
         "bag" => Some(Format::RosBag),
@@ -52,7 +52,7 @@ fn expected_format(path: &Path) -> Option<Format> {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result {
+pub(crate) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
         let p = e.path();

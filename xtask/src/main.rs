@@ -35,6 +35,7 @@ mod osi;
 mod osi_fixtures;
 mod package;
 mod py;
+mod report;
 mod ros2;
 mod rosbag;
 mod sql;
@@ -73,6 +74,8 @@ commands:
                                    reading converted bags, speed against rosbags-convert
   hostile                          robolog info/cat on generated hostile files (bombs, 65,535
                                    channels, deep nesting): peak memory, time, no crash
+  report [--corpus DIR]            robolog report of every corpus log opened in headless
+                                   Chromium; its plotted values against robolog cat
   package                          package each library crate alone (README, licenses)
   corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
                                    or $ROBOLOG_CORPUS)
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package::each_alone().and_then(|()| package::build_from_packages()),
         Some("python") => py::cmd(&args[1..]),
+        Some("report") => report::cmd(&args[1..]),
         Some("ci") => ci_cmd(&args[1..]),
         Some("hostile") => hostile::cmd(&args[1..]),
         Some("hostile-generate") => hostile::generate(&args[1..]),

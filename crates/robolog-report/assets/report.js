@@ -519,6 +519,13 @@
     });
   });
   var byLabel = new Map();
+  // Series without a point (every value NaN) are named, not drawn.
+  data.logs.forEach(function (log) {
+    log.channels.forEach(function (ch) {
+      ch.empty = ch.series.filter(function (s) { return !s.t.length; }).map(function (s) { return s.name; });
+      ch.series = ch.series.filter(function (s) { return s.t.length > 0; });
+    });
+  });
   data.logs.forEach(function (log, li) {
     log.channels.forEach(function (ch) {
       if (!ch.series.length) { return; }
@@ -553,7 +560,10 @@
             if (s) { var x = seriesOf(e.log, e.li, e.ch, s, n, COLORS[i % COLORS.length]); x.on = i < 8; series.push(x); }
           });
         });
-        var skipped = entries[0].ch.skipped ? entries[0].ch.skipped + ' values of further fields not plotted' : null;
+        var notes = [];
+        if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
+        if (entries[0].ch.empty.length) { notes.push('only NaN: ' + entries[0].ch.empty.join(', ')); }
+        var skipped = notes.length ? notes.join('; ') : null;
         new Plot(sec, g.length === names.length ? label : label + ': ' + g[0].split(/[.[:]/)[0] + (g.length > 1 ? ' \u2026' : ''), skipped, series, entries[0].log.bands);
       });
     });

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use logcore::{ChannelId, LogReader, MessageFilter, ReadMode, Value};
+use logcore::{ChannelId, LogReader, MessageFilter, ReadMode, Value, ValueType};
 use robolog::{LenientDecoder, Log};
 
 use crate::model::{Channel, Path as XyPath, Problem, Scene, SceneObject, Series, Track};
@@ -75,6 +75,7 @@ type Points = Decimator<(i64, f64, f64)>;
 /// What one channel collects.
 struct ChannelAcc {
     index: usize,
+    ty: Option<ValueType>,
     fields: Vec<FieldAcc>,
     by_name: HashMap<String, usize>,
     fields_skipped: u64,
@@ -154,6 +155,7 @@ pub(crate) fn collect(
             c.info.id,
             ChannelAcc {
                 index: channels.len(),
+                ty: log.value_type(c.info.id).ok().flatten(),
                 fields: Vec::new(),
                 by_name: HashMap::new(),
                 fields_skipped: 0,
@@ -248,7 +250,7 @@ pub(crate) fn collect(
         }
         leaves.clear();
         path_buf.clear();
-        flatten(&value, &mut path_buf, &mut leaves, true);
+        flatten(&value, acc.ty.as_ref(), &mut path_buf, &mut leaves, true);
         for (name, kind, v) in leaves.drain(..) {
             if let Some((field, list)) = &mut acc.changes {
                 if *field == name && list.last().is_none_or(|l| l.1 != v) {
@@ -393,7 +395,18 @@ fn bookkeeping(name: &str) -> bool {
 /// a quaternion (`q`/`q_d` arrays of four, w first, as PX4 logs them; or a
 /// struct `x, y, z, w` named like an orientation) its roll, pitch and yaw
 /// in degrees as `name:roll`, `name:pitch`, `name:yaw`.
-pub(crate) fn flatten(v: &Value, path: &mut String, out: &mut Vec<(String, Kind, f64)>, top: bool) {
+///
+/// `ty` is the declared type of `v`, where the format declares one: an
+/// array declared of any length whose elements are structs (CARLA's
+/// records, a TF message's transforms) is not plotted element by element,
+/// since its first element is another object in each message.
+pub(crate) fn flatten(
+    v: &Value,
+    ty: Option<&ValueType>,
+    path: &mut String,
+    out: &mut Vec<(String, Kind, f64)>,
+    top: bool,
+) {
     let leaf = |out: &mut Vec<(String, Kind, f64)>, path: &str, kind: Kind, x: f64| {
         if !bookkeeping(path) {
             out.push((path.to_string(), kind, x));
@@ -406,13 +419,23 @@ pub(crate) fn flatten(v: &Value, path: &mut String, out: &mut Vec<(String, Kind,
         Value::F32(f) => leaf(out, path, Kind::F32, f64::from(*f)),
         Value::F64(f) => leaf(out, path, Kind::F64, *f),
         Value::Struct(fields) => {
-            for (name, fv) in fields {
+            let declared = match ty {
+                Some(ValueType::Struct(d)) => Some(d),
+                _ => None,
+            };
+            for (i, (name, fv)) in fields.iter().enumerate() {
+                let fty = declared.and_then(|d| {
+                    d.get(i)
+                        .filter(|f| f.name == *name)
+                        .or_else(|| d.iter().find(|f| f.name == *name))
+                        .map(|f| &f.ty)
+                });
                 let len = path.len();
                 if !top {
                     path.push('.');
                 }
                 path.push_str(name);
-                flatten(fv, path, out, false);
+                flatten(fv, fty, path, out, false);
                 path.truncate(len);
             }
             if let Some(q) = struct_quaternion(path, v) {
@@ -420,10 +443,15 @@ pub(crate) fn flatten(v: &Value, path: &mut String, out: &mut Vec<(String, Kind,
             }
         }
         Value::Array(items) if items.len() <= MAX_ARRAY => {
+            let element = match ty {
+                Some(ValueType::List(e)) if matches!(**e, ValueType::Struct(_)) => return,
+                Some(ValueType::List(e) | ValueType::FixedArray(e, _)) => Some(&**e),
+                _ => None,
+            };
             for (i, item) in items.iter().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                flatten(item, path, out, false);
+                flatten(item, element, path, out, false);
                 path.truncate(len);
             }
             if let Some(q) = array_quaternion(path, items.iter().map(number)) {
@@ -648,7 +676,7 @@ mod tests {
             ("ok", Value::Bool(true)),
         ]);
         let mut out = Vec::new();
-        flatten(&v, &mut String::new(), &mut out, true);
+        flatten(&v, None, &mut String::new(), &mut out, true);
         let names: Vec<&str> = out.iter().map(|l| l.0.as_str()).collect();
         assert_eq!(
             names,

@@ -1,0 +1,228 @@
+//! `cargo xtask report [--corpus DIR]`: `robolog report` pages of every
+//! corpus log (every format; a few of the MCAP conformance files, which are
+//! variants of one small file), of the VEL test logs and of two flights in
+//! one page, opened from disk in headless Chromium (Debian's `chromium`,
+//! installed when missing and this runs as root; `$CHROMIUM` names another)
+//! driven by Playwright, and compared with `robolog cat --json`: see
+//! `report_check.py`. The pages and a screenshot of each are left in
+//! `target/report-check/` for people to look at.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::python::Venv;
+use crate::{Result, corpus, root, run, step};
+
+/// The Python packages of the check (Playwright drives the system's
+/// Chromium; it downloads no browser of its own).
+const PACKAGES: [&str; 1] = ["playwright==1.65.2"];
+
+/// MCAP conformance files taken (they are variants of one file).
+const CONFORMANCE_SAMPLE: usize = 4;
+
+/// The Chromium to drive: `$CHROMIUM`, else Debian's, installed with
+/// apt-get when missing and this runs as root.
+fn chromium() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return Ok(PathBuf::from(p));
+    }
+    let debian = PathBuf::from("/usr/bin/chromium");
+    if debian.exists() {
+        return Ok(debian);
+    }
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    if !root_user {
+        return Err("no Chromium: install Debian's chromium package, or set $CHROMIUM".into());
+    }
+    step("install chromium (Debian package)");
+    run(Command::new("apt-get").args(["update", "-qq"]))?;
+    run(Command::new("apt-get")
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .args([
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            "chromium",
+        ]))?;
+    Ok(debian)
+}
+
+/// The pages to write: one per log, plus one page of two flights.
+fn manifest(dir: Option<&Path>) -> Result<Vec<serde_json::Value>> {
+    let mut logs: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = dir {
+        let mut files = Vec::new();
+        corpus::walk(dir, &mut files)?;
+        files.sort();
+        let mut conformance = 0;
+        for f in files {
+            if corpus::expected_format(&f).is_none() {
+                continue;
+            }
+            if f.components().any(|c| c.as_os_str() == "mcap-conformance") {
+                conformance += 1;
+                if conformance > CONFORMANCE_SAMPLE {
+                    continue;
+                }
+            }
+            logs.push(f);
+        }
+        // ROS 2 bags are folders.
+        for storage in ["sqlite3", "mcap"] {
+            let d = dir.join("rosbag2").join(storage);
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            let mut bags: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            bags.sort();
+            // A folder without metadata.yaml holds a lone .db3, which
+            // opens by itself.
+            for bag in bags.into_iter().filter(|p| p.is_dir()) {
+                if bag.join("metadata.yaml").is_file() {
+                    logs.push(bag);
+                } else if let Some(db) = std::fs::read_dir(&bag)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path())
+                    .find(|p| p.extension().is_some_and(|e| e == "db3"))
+                {
+                    logs.push(db);
+                }
+            }
+        }
+    }
+    let mut vel: Vec<PathBuf> = std::fs::read_dir(root().join("testdata/vellog"))
+        .map_err(|e| format!("testdata/vellog: {e}"))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vel"))
+        .collect();
+    vel.sort();
+    logs.extend(vel);
+    let mut out = Vec::new();
+    let mut used = std::collections::HashSet::new();
+    for p in &logs {
+        // Named after the file and its folder, unique.
+        let parent = p
+            .parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let file = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut name: String = format!("{parent}__{file}")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        while !used.insert(name.clone()) {
+            name.push('_');
+        }
+        out.push(serde_json::json!({
+            "name": name,
+            "logs": [p.display().to_string()],
+            "values": true,
+        }));
+    }
+    let flights: Vec<&PathBuf> = logs
+        .iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n == "sample.ulg" || n == "sample_appended.ulg")
+        })
+        .collect();
+    if flights.len() == 2 {
+        out.push(serde_json::json!({
+            "name": "two-flights",
+            "logs": flights.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "values": false,
+        }));
+    }
+    Ok(out)
+}
+
+/// The command.
+pub(crate) fn cmd(args: &[String]) -> Result {
+    let dir = corpus::locate(crate::opt(args, "--corpus"))?;
+    let exe = crate::robolog_exe()?;
+    let browser = chromium()?;
+    let venv = Venv::with(&PACKAGES)?;
+    let out_dir = root().join("target/report-check");
+    std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let entries = manifest(dir.as_deref())?;
+    let manifest_path = out_dir.join("manifest.json");
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_string(&entries).unwrap_or_default(),
+    )
+    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
+    let script = out_dir.join("report_check.py");
+    std::fs::write(&script, include_str!("report_check.py"))
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    let out = venv
+        .command()
+        .env("CHROMIUM", &browser)
+        .arg(&script)
+        .arg(&exe)
+        .arg(&out_dir)
+        .arg(&manifest_path)
+        .output()
+        .map_err(|e| format!("could not run {}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed:\n{}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{}: unreadable output: {e}", script.display()))?;
+    let pages = result["pages"].as_array().cloned().unwrap_or_default();
+    let (mut bytes, mut write_s, mut open_s, mut compared) = (0u64, 0f64, 0f64, 0u64);
+    let mut largest = (0u64, String::new(), 0f64);
+    for p in &pages {
+        let b = p["bytes"].as_u64().unwrap_or(0);
+        bytes += b;
+        write_s += p["write_s"].as_f64().unwrap_or(0.0);
+        open_s += p["open_s"].as_f64().unwrap_or(0.0);
+        compared += p["series_compared"].as_u64().unwrap_or(0);
+        if b > largest.0 {
+            largest = (
+                b,
+                p["name"].as_str().unwrap_or_default().to_string(),
+                p["write_s"].as_f64().unwrap_or(0.0),
+            );
+        }
+    }
+    eprintln!(
+        "xtask: report: {} pages ({:.1} MB; the largest {} at {:.1} MB, written in {:.2} s), written in {write_s:.1} s and opened in Chromium in {open_s:.1} s in all; {compared} series equal robolog cat's values; screenshots in {}",
+        pages.len(),
+        bytes as f64 / 1e6,
+        largest.1,
+        largest.0 as f64 / 1e6,
+        largest.2,
+        out_dir.display()
+    );
+    let failures: Vec<String> = result["failures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| f.as_str().unwrap_or_default().to_string())
+        .collect();
+    crate::verdict(
+        &format!("{} report checks failed", failures.len()),
+        &failures,
+    )
+}

@@ -1,0 +1,218 @@
+"""Checks `robolog report` pages in a real browser and against the decoded values.
+
+Usage: report_check.py ROBOLOG_EXE OUT_DIR MANIFEST.json
+
+MANIFEST lists {"name": ..., "logs": [paths...], "values": bool}. For each entry
+the page is written with `robolog report`, opened from disk in headless
+Chromium (Playwright driving the system's Chromium: $CHROMIUM or
+/usr/bin/chromium), and checked:
+
+- no console error and no uncaught exception; the page says it is ready;
+- one section and one timeline per log, one channel section per channel that
+  has numeric fields, every plot panel has points (unless its series are all
+  NaN), one map per track, path and scene in the data;
+- a screenshot is written next to the page (NAME.png);
+- with "values", every series of every channel whose topic is unique is compared
+  with `robolog cat --json` of the same log: a series that is not reduced has
+  exactly the decoded values at their times; a reduced one has only decoded
+  points, its smallest and largest values are the decoded extremes, and it has
+  at most --max-points points.
+
+Prints one JSON object: {"pages": [...], "failures": [...]}.
+"""
+
+import json
+import math
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+from playwright.sync_api import sync_playwright
+
+MAX_POINTS = 1000
+
+
+def page_data(html):
+    m = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    return json.loads(m.group(1))
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def path_parts(name):
+    out = []
+    for part in name.split("."):
+        m = re.match(r"^([^\[]*)((?:\[\d+\])*)$", part)
+        if not m:
+            return None
+        if m.group(1):
+            out.append(m.group(1))
+        out.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+    return out
+
+
+def lookup(data, parts):
+    v = data
+    for p in parts:
+        if isinstance(p, int):
+            # Arrays of more than 16 elements are not plotted.
+            if not isinstance(v, list) or p >= len(v) or len(v) > 16:
+                return None
+            v = v[p]
+        else:
+            if not isinstance(v, dict) or p not in v:
+                return None
+            v = v[p]
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, float)):
+        return float(v)
+    return None
+
+
+def decoded(exe, log):
+    """Messages by topic: [(log_time_ns, data)] from `robolog cat --json`."""
+    out = subprocess.run([exe, "cat", "--json", log], capture_output=True, text=True)
+    by_topic = {}
+    for line in out.stdout.splitlines():
+        m = json.loads(line)
+        by_topic.setdefault(m["topic"], []).append((m["log_time_ns"], m["data"]))
+    return by_topic
+
+
+def same(a, b, is_f32):
+    if is_f32:
+        return f32(a) == f32(b)
+    return a == b
+
+
+def check_values(exe, logpath, log, failures):
+    by_topic = decoded(exe, logpath)
+    start = log["start"]
+    compared = 0
+    for ch in log["channels"]:
+        if " #" in ch["label"] or not ch["series"]:
+            continue
+        msgs = by_topic.get(ch["topic"], [])
+        for s in ch["series"]:
+            if ":" in s["name"]:
+                continue  # derived (roll, pitch, yaw)
+            parts = path_parts(s["name"])
+            want = []
+            for t, d in msgs:
+                v = lookup(d, parts)
+                if v is not None and math.isfinite(v):
+                    want.append((t, v))
+            # Infinities are drawn nowhere and written as null.
+            got = [(start + t, v) for t, v in zip(s["t"], s["v"]) if v is not None]
+            where = f'{os.path.basename(logpath)}: {ch["label"]}.{s["name"]}'
+            if not got and not want:
+                compared += 1  # every value NaN: nothing drawn
+                continue
+            if not s["reduced"]:
+                if len(got) != len(want) or any(
+                    g[0] != w[0] or not same(g[1], w[1], s["f32"]) for g, w in zip(got, want)
+                ):
+                    failures.append(f"{where}: {len(got)} points differ from the {len(want)} decoded values")
+                    continue
+            else:
+                keys = {(t, f32(v) if s["f32"] else v) for t, v in want}
+                stray = [g for g in got if (g[0], f32(g[1]) if s["f32"] else g[1]) not in keys]
+                if stray:
+                    failures.append(f"{where}: {len(stray)} reduced points are not decoded values, the first {stray[0]}")
+                    continue
+                if not got or not want:
+                    if not got and not want:
+                        compared += 1
+                        continue
+                    failures.append(f"{where}: {len(got)} points for {len(want)} decoded values")
+                    continue
+                lo, hi = min(v for _, v in want), max(v for _, v in want)
+                glo, ghi = min(v for _, v in got), max(v for _, v in got)
+                if not (same(lo, glo, s["f32"]) and same(hi, ghi, s["f32"])):
+                    failures.append(f"{where}: extremes {glo}..{ghi}, decoded {lo}..{hi}")
+                    continue
+                if len(got) > MAX_POINTS:
+                    failures.append(f"{where}: {len(got)} points, more than {MAX_POINTS}")
+                    continue
+            compared += 1
+    return compared
+
+
+def main():
+    exe, out_dir, manifest = sys.argv[1], sys.argv[2], sys.argv[3]
+    entries = json.load(open(manifest))
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    failures, pages = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        problems = []
+        page.on("console", lambda m: problems.append("console: " + m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append("exception: " + str(e)))
+        for e in entries:
+            html_path = os.path.join(out_dir, e["name"] + ".html")
+            t0 = time.time()
+            r = subprocess.run([exe, "report", *e["logs"], "-o", html_path, "--force"], capture_output=True, text=True)
+            written = time.time() - t0
+            if r.returncode != 0:
+                failures.append(f'{e["name"]}: robolog report exited {r.returncode}: {r.stderr.strip()}')
+                continue
+            html = open(html_path, encoding="utf-8").read()
+            data = page_data(html)
+            problems.clear()
+            t0 = time.time()
+            page.goto("file://" + os.path.abspath(html_path))
+            try:
+                page.wait_for_selector("body[data-ready='1']", timeout=60000)
+            except Exception as ex:  # noqa: BLE001 - reported as a failure
+                failures.append(f'{e["name"]}: the page never became ready: {ex}; {problems}')
+                continue
+            shown = time.time() - t0
+            page.screenshot(path=os.path.join(out_dir, e["name"] + ".png"))
+            where = e["name"]
+            if problems:
+                failures.append(f"{where}: {problems}")
+            if page.get_attribute("body", "data-errors") != "0":
+                failures.append(f'{where}: the page recorded errors: {page.inner_text("#errors")}')
+            logs = data["logs"]
+            n = lambda sel: page.eval_on_selector_all(sel, "els => els.length")  # noqa: E731
+            if n("section.log") != len(logs) or n(".panel.timeline") != len(logs):
+                failures.append(f"{where}: {n('section.log')} log sections and {n('.panel.timeline')} timelines for {len(logs)} logs")
+            labels = {c["label"] for l in logs for c in l["channels"] if any(s["t"] for s in c["series"])}
+            if n("section.channel") != len(labels):
+                failures.append(f"{where}: {n('section.channel')} channel sections for {len(labels)} channels with numeric fields")
+            for kind, key in (("track", "tracks"), ("path", "paths"), ("scene", "scenes")):
+                want = sum(len(l[key]) for l in logs)
+                if n(".panel." + kind) != want:
+                    failures.append(f"{where}: {n('.panel.' + kind)} {kind} panels for {want} {key}")
+            plots = page.eval_on_selector_all(".panel.plot", "els => els.map(e => [+e.dataset.points, +(e.dataset.drawn || 0)])")
+            empty = [i for i, (pts, _) in enumerate(plots) if pts == 0]
+            if empty:
+                failures.append(f"{where}: plot panels {empty} have no points")
+            maps = page.eval_on_selector_all(".panel.map", "els => els.map(e => +e.dataset.points)")
+            if any(m == 0 for m in maps):
+                failures.append(f"{where}: a map has no points")
+            size = os.path.getsize(html_path)
+            if size > 10_000_000:
+                failures.append(f"{where}: the page is {size} bytes, more than 10 MB")
+            compared = 0
+            if e.get("values"):
+                for path, log in zip(e["logs"], logs):
+                    compared += check_values(exe, path, log, failures)
+            pages.append({
+                "name": where, "logs": len(logs), "bytes": size, "plots": len(plots),
+                "points": sum(p[0] for p in plots), "maps": len(maps), "series_compared": compared,
+                "write_s": round(written, 2), "open_s": round(shown, 2),
+            })
+        browser.close()
+    print(json.dumps({"pages": pages, "failures": failures}))
+
+
+if __name__ == "__main__":
+    main()
