@@ -484,7 +484,9 @@ fn ci_steps(args: &[String]) -> Result {
     let mut ros2_args = vec!["interop".to_string()];
     ros2_args.extend(args.iter().cloned());
     ros2::cmd(&ros2_args)?;
-    gate_step("report: every corpus log's page in headless Chromium, its values against robolog cat");
+    gate_step(
+        "report: every corpus log's page in headless Chromium, its values against robolog cat",
+    );
     report::cmd(args)?;
     gate_step(
         "python: the robolog package installed from its wheel, checked against pyulog and rosbags",

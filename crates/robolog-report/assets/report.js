@@ -264,7 +264,7 @@
     box.appendChild(this.readout);
     parent.appendChild(box);
     this.L = 200; this.R = 10; this.row = 14;
-    this.bandRows = log.bands.length; this.li = li;
+    this.bandRows = log.bands.length + (log.events.length ? 1 : 0); this.li = li;
     timeAxisEvents(this.canvas, this.L, this.R);
     this.canvas.addEventListener('mousemove', function (e) { self.hover(e); });
     this.canvas.addEventListener('mouseleave', function () { self.readout.style.display = 'none'; });
@@ -289,6 +289,16 @@
         }
       });
     });
+    if (log.events.length) {
+      var ey = 14 + log.bands.length * row;
+      g.fillStyle = '#5b6475'; g.textAlign = 'right'; g.fillText('messages/events', L - 6, ey + 10);
+      log.events.forEach(function (e) {
+        var x = X(secs(e.t));
+        if (x < L || x > L + pw) { return; }
+        g.fillStyle = /ERROR|CRITICAL|ALERT|EMERGENCY|COLLISION/.test(e.level) ? '#c62828' : (e.level === 'WARNING' ? '#e69100' : '#1f77b4');
+        g.fillRect(x - 1, ey, 3, row - 2);
+      });
+    }
     var n = log.channels[0] ? log.channels[0].density.length : 1;
     log.channels.forEach(function (ch, i) {
       var y = top + i * row, max = 0;
@@ -413,13 +423,17 @@
     });
     return t;
   }
+  // The band drawn behind a log's plots: its flight modes (other bands,
+  // such as traffic lights, stay in the timeline).
+  function plotBands(log) { return log.bands.filter(function (b) { return b.name === 'flight mode'; }); }
   function logTag(l) { return many ? ' (' + l.name + ')' : ''; }
+  var NAMED_COLORS = { Red: '#ffcdd2', Yellow: '#fff59d', Green: '#c8e6c9', Off: '#eeeeee' };
   function bandColors(log) {
     log.bands.forEach(function (b) {
       b.colors = {};
       var names = [];
       b.spans.forEach(function (s) { if (names.indexOf(s[2]) < 0) { names.push(s[2]); } });
-      names.forEach(function (n, i) { b.colors[n] = BAND_COLORS[i % BAND_COLORS.length]; });
+      names.forEach(function (n, i) { b.colors[n] = NAMED_COLORS[n] || BAND_COLORS[i % BAND_COLORS.length]; });
     });
   }
 
@@ -475,7 +489,7 @@
     probs.appendChild(ul);
     s.appendChild(probs);
     if (log.events.length) {
-      s.appendChild(el('h3', { text: 'Logged messages (' + log.events.length + ')' }));
+      s.appendChild(el('h3', { text: 'Messages and events (' + log.events.length + ')' }));
       s.appendChild(el('div', { cls: 'scroll' }, table(['time', 'level', 'message'], log.events.map(function (e) {
         return [fmtSecs(secs(e.t)), { text: e.level, cls: 'level-' + e.level }, e.text];
       }), 'events')));
@@ -492,7 +506,7 @@
       new MapView(s, 'Track: ' + log.channels[tr.channel].label, 'track', [pts3(tr.points)], true, null);
     });
     log.paths.forEach(function (p) {
-      new MapView(s, 'Path: ' + log.channels[p.channel].label, 'path', [pts3(p.points)], false, null);
+      new MapView(s, 'Path: ' + (p.title || log.channels[p.channel].label), 'path', [pts3(p.points)], false, null);
     });
     log.scenes.forEach(function (sc) {
       var lines = sc.objects.map(function (o, i) { var l = pts3(o.points); l.color = COLORS[i % COLORS.length]; l.id = o.id; return l; });
@@ -511,11 +525,13 @@
   var panelsSection = null;
   data.logs.forEach(function (log, li) {
     log.panels.forEach(function (p) {
-      if (!panelsSection) { panelsSection = section('Flight'); }
+      if (!panelsSection) { panelsSection = section(log.format.indexOf('ULog') >= 0 ? 'Flight' : 'Overview plots'); }
       var series = p.series.map(function (x, i) {
         return seriesOf(log, li, log.channels[x[0]], log.channels[x[0]].series[x[1]], x[2], COLORS[i % COLORS.length]);
-      });
-      new Plot(panelsSection, p.title + logTag(log), null, series, log.bands);
+      }).concat(p.own.map(function (s, i) {
+        return seriesOf(log, li, null, s, s.name, COLORS[(p.series.length + i) % COLORS.length]);
+      }));
+      new Plot(panelsSection, p.title + logTag(log), null, series, plotBands(log));
     });
   });
   var byLabel = new Map();
@@ -564,7 +580,7 @@
         if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
         if (entries[0].ch.empty.length) { notes.push('only NaN: ' + entries[0].ch.empty.join(', ')); }
         var skipped = notes.length ? notes.join('; ') : null;
-        new Plot(sec, g.length === names.length ? label : label + ': ' + g[0].split(/[.[:]/)[0] + (g.length > 1 ? ' \u2026' : ''), skipped, series, entries[0].log.bands);
+        new Plot(sec, g.length === names.length ? label : label + ': ' + g[0].split(/[.[:]/)[0] + (g.length > 1 ? ' \u2026' : ''), skipped, series, plotBands(entries[0].log));
       });
     });
   }

@@ -329,6 +329,7 @@ pub(crate) fn collect(
             paths.push(XyPath {
                 channel: acc.index,
                 points: p.points,
+                title: None,
             });
         }
         // Objects that move: what stands still (a traffic light, a

@@ -27,6 +27,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod carla;
 mod collect;
 mod html;
 mod model;
@@ -152,6 +153,9 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
                 ),
             });
         }
+    }
+    if summary.format == logcore::Format::CarlaRecorder {
+        carla::extras(log, &mut report, opts)?;
     }
     if opts.check {
         match robolog::check_path(

@@ -137,6 +137,9 @@ pub struct Path {
     pub channel: usize,
     /// (time, x, y).
     pub points: Vec<(i64, f64, f64)>,
+    /// What the path is of, when not simply the channel's position (the
+    /// ego vehicle among a channel's objects).
+    pub title: Option<String>,
 }
 
 /// Objects of a channel seen from above.
@@ -197,6 +200,9 @@ pub struct Panel {
     pub title: String,
     /// (channel index, series index, label).
     pub series: Vec<(usize, usize, String)>,
+    /// Series of the panel's own, derived from several messages (a CARLA
+    /// ego's speed), labelled by their names.
+    pub own: Vec<Series>,
 }
 
 /// Appends a JSON string.
@@ -234,6 +240,25 @@ fn list<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T))
         each(out, item);
     }
     out.push(']');
+}
+
+fn series(o: &mut String, s: &Series, t0: i64) {
+    o.push_str("{\"name\":");
+    string(o, &s.name);
+    let _ = write!(
+        o,
+        ",\"f32\":{},\"count\":{},\"nan\":{},\"reduced\":{},\"t\":",
+        s.is_f32(),
+        s.count,
+        s.nan,
+        s.reduced
+    );
+    list(o, &s.points, |o, p| {
+        let _ = write!(o, "{}", p.0 - t0);
+    });
+    o.push_str(",\"v\":");
+    list(o, &s.points, |o, p| number(o, p.1, s.kind));
+    o.push('}');
 }
 
 fn points3(out: &mut String, pts: &[(i64, f64, f64)], t0: i64) {
@@ -309,24 +334,7 @@ impl LogReport {
                 let _ = write!(o, "{}", t - t0);
             });
             let _ = write!(o, ",\"skipped\":{},\"series\":", c.fields_skipped);
-            list(o, &c.series, |o, s| {
-                o.push_str("{\"name\":");
-                string(o, &s.name);
-                let _ = write!(
-                    o,
-                    ",\"f32\":{},\"count\":{},\"nan\":{},\"reduced\":{},\"t\":",
-                    s.is_f32(),
-                    s.count,
-                    s.nan,
-                    s.reduced
-                );
-                list(o, &s.points, |o, p| {
-                    let _ = write!(o, "{}", p.0 - t0);
-                });
-                o.push_str(",\"v\":");
-                list(o, &s.points, |o, p| number(o, p.1, s.kind));
-                o.push('}');
-            });
+            list(o, &c.series, |o, s| series(o, s, t0));
             o.push('}');
         });
         o.push_str(",\"problems\":");
@@ -352,7 +360,12 @@ impl LogReport {
         });
         o.push_str(",\"paths\":");
         list(&mut o, &self.paths, |o, p| {
-            let _ = write!(o, "{{\"channel\":{},\"points\":", p.channel);
+            let _ = write!(o, "{{\"channel\":{},\"title\":", p.channel);
+            match &p.title {
+                Some(t) => string(o, t),
+                None => o.push_str("null"),
+            }
+            o.push_str(",\"points\":");
             points3(o, &p.points, t0);
             o.push('}');
         });
@@ -420,6 +433,8 @@ impl LogReport {
                 string(o, l);
                 o.push(']');
             });
+            o.push_str(",\"own\":");
+            list(o, &p.own, |o, s| series(o, s, t0));
             o.push('}');
         });
         o.push('}');

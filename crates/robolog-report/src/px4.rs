@@ -234,6 +234,7 @@ pub(crate) fn panels(channels: &[Channel]) -> Vec<Panel> {
             out.push(Panel {
                 title: title.to_string(),
                 series,
+                own: Vec::new(),
             });
         }
     }
