@@ -10,13 +10,13 @@ use arrow_array::{
     RecordBatch, RecordBatchIterator, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
     UInt16Array, UInt32Array, UInt64Array,
 };
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow_schema::ffi::FFI_ArrowSchema;
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use logcore::FieldName;
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use logcore::FieldName;
 use robolog_arrow::{LOG_TIME, MULTI_ID, ScanOptions, TableNames, scan, table_in};
 use ulogfile::{Column, Subscription};
 
@@ -346,7 +346,11 @@ pub(crate) fn build_flat(
         if col == LOG_TIME {
             let values: Vec<i64> = order
                 .iter()
-                .map(|&(k, r)| i64::try_from(times[k][r]).unwrap_or(i64::MAX).saturating_mul(1000))
+                .map(|&(k, r)| {
+                    i64::try_from(times[k][r])
+                        .unwrap_or(i64::MAX)
+                        .saturating_mul(1000)
+                })
                 .collect();
             arrow_fields.push(Field::new(
                 LOG_TIME,

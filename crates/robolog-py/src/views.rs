@@ -286,22 +286,16 @@ impl ULogView {
     /// The compat flags of the flag bits message, a list of 8 ints (all 0
     /// for a log without one).
     #[getter]
-    fn compat_flags(&self) -> PyResult<Vec<u8>> {
-        Ok(self
-            .ulog()?
-            .flag_bits
-            .map_or([0; 8], |f| f.compat_flags)
-            .to_vec())
+    fn compat_flags(&self) -> PyResult<Vec<u32>> {
+        let flags = self.ulog()?.flag_bits.map_or([0; 8], |f| f.compat_flags);
+        Ok(flags.into_iter().map(u32::from).collect())
     }
 
     /// The incompat flags of the flag bits message, a list of 8 ints.
     #[getter]
-    fn incompat_flags(&self) -> PyResult<Vec<u8>> {
-        Ok(self
-            .ulog()?
-            .flag_bits
-            .map_or([0; 8], |f| f.incompat_flags)
-            .to_vec())
+    fn incompat_flags(&self) -> PyResult<Vec<u32>> {
+        let flags = self.ulog()?.flag_bits.map_or([0; 8], |f| f.incompat_flags);
+        Ok(flags.into_iter().map(u32::from).collect())
     }
 
     /// The number of sync messages ('S').
@@ -626,41 +620,47 @@ enum Definition {
     Channel(mcapfile::Channel),
 }
 
-/// The schemas and channels of the file: the summary's, or those a pass
-/// over every record finds (the first of each id kept) when the file has
-/// no summary.
+/// The schemas and channels of the file: those of the summary, or for a
+/// file whose summary has none of a kind (or no summary) those a pass
+/// over every record finds (the first of each id kept).
 fn definitions(mcap: &Mcap<'_>, shared: &Shared) -> Vec<Definition> {
-    if let Some(s) = mcap.mcap_summary() {
-        let mut out: Vec<Definition> = s
-            .schemas
-            .values()
-            .map(|x| Definition::Schema(x.id, x.name.clone(), x.encoding.clone(), x.data.to_vec()))
-            .collect();
-        out.extend(s.channels.values().cloned().map(Definition::Channel));
-        return out;
-    }
-    let opts = ReadOptions {
-        mode: ReadMode::Lenient,
-        limits: mcap.limits(),
-        ..ReadOptions::default()
+    let schema = |x: &mcapfile::Schema<'_>| {
+        Definition::Schema(x.id, x.name.clone(), x.encoding.clone(), x.data.to_vec())
     };
     let mut schemas: BTreeMap<u16, Definition> = BTreeMap::new();
     let mut channels: BTreeMap<u16, Definition> = BTreeMap::new();
-    for r in mcap.records(opts) {
-        match r {
-            Ok(Record::Schema(x)) => {
-                schemas.entry(x.id).or_insert_with(|| {
-                    Definition::Schema(x.id, x.name.clone(), x.encoding.clone(), x.data.to_vec())
-                });
+    if let Some(s) = mcap.mcap_summary() {
+        schemas.extend(s.schemas.iter().map(|(id, x)| (*id, schema(x))));
+        channels.extend(
+            s.channels
+                .iter()
+                .map(|(id, c)| (*id, Definition::Channel(c.clone()))),
+        );
+    }
+    let (scan_schemas, scan_channels) = (schemas.is_empty(), channels.is_empty());
+    if scan_schemas || scan_channels {
+        let opts = ReadOptions {
+            mode: ReadMode::Lenient,
+            limits: mcap.limits(),
+            ..ReadOptions::default()
+        };
+        for r in mcap.records(opts) {
+            match r {
+                Ok(Record::Schema(x)) if scan_schemas => {
+                    schemas.entry(x.id).or_insert_with(|| schema(&x));
+                }
+                Ok(Record::Channel(c)) if scan_channels => {
+                    channels.entry(c.id).or_insert(Definition::Channel(c));
+                }
+                Ok(_) => {}
+                Err(e) => shared.add_problem(e.to_string()),
             }
-            Ok(Record::Channel(c)) => {
-                channels.entry(c.id).or_insert(Definition::Channel(c));
-            }
-            Ok(_) => {}
-            Err(e) => shared.add_problem(e.to_string()),
         }
     }
-    schemas.into_values().chain(channels.into_values()).collect()
+    schemas
+        .into_values()
+        .chain(channels.into_values())
+        .collect()
 }
 
 #[pymethods]
@@ -1069,7 +1069,13 @@ impl CarlaView {
     /// reproducing its text; utc_offset: the time zone of the header date,
     /// in seconds east of UTC.
     #[pyo3(signature = (show_all = false, *, fixed = false, utc_offset = 0))]
-    fn info(&self, py: Python<'_>, show_all: bool, fixed: bool, utc_offset: i32) -> PyResult<String> {
+    fn info(
+        &self,
+        py: Python<'_>,
+        show_all: bool,
+        fixed: bool,
+        utc_offset: i32,
+    ) -> PyResult<String> {
         let opts = ReportOptions {
             fixed,
             utc_offset_secs: utc_offset,

@@ -92,7 +92,12 @@ def test_flatten_gives_pyulog_columns(path):
                 topic = name if d.multi_id == 0 else f"{name}[{d.multi_id}]"
                 if d.multi_id:
                     one = log.table(topic, flatten=True).to_pyarrow()
-                    assert one.equals(mine.combine_chunks())
+                    assert one.column_names == mine.column_names
+                    for key in one.column_names:
+                        a = one.column(key).to_numpy()
+                        b = mine.column(key).to_numpy()
+                        nan = a.dtype.kind == "f"
+                        assert np.array_equal(a, b, equal_nan=nan), f"{where}: {topic}.{key}"
     STATS["ULog flattened values compared with pyulog"] += values
 
 
