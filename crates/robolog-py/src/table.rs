@@ -1,7 +1,8 @@
 //! `Log.table`: a topic's typed Arrow table, handed to pyarrow, pandas,
 //! polars or DuckDB through the Arrow PyCapsule interface.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -242,8 +243,8 @@ pub(crate) fn frames<'py>(
 /// multi_id, then one column per field of pyulog's `data` dict, named as
 /// pyulog names them (`q[0]`, `esc[1].esc_rpm`, nested padding kept) and
 /// of pyulog's numpy dtypes (`bool` and `char` as int8). Rows are each
-/// instance's samples in file order, the instances merged by timestamp as
-/// Log.table merges them. Done without the GIL.
+/// instance's samples in file order, the instances merged by timestamp
+/// (ties: file order) as Log.table merges them. Done without the GIL.
 pub(crate) fn build_flat(
     shared: &Shared,
     topic: &str,
@@ -313,26 +314,31 @@ pub(crate) fn build_flat(
         start.is_none_or(|s| ns >= s) && end.is_none_or(|e| ns < e)
     };
     let times: Vec<Vec<u64>> = subs.iter().map(|s| s.timestamps()).collect();
+    let offsets: Vec<Vec<u64>> = subs
+        .iter()
+        .map(|s| s.samples.iter().map(|x| x.offset).collect())
+        .collect();
     let kept: Vec<Vec<usize>> = times
         .iter()
         .map(|ts| (0..ts.len()).filter(|&i| in_range(ts[i])).collect())
         .collect();
-    let mut next = vec![0usize; subs.len()];
+    // One pending row per instance, the earliest first; ties go to the
+    // sample stored first, as in the log's message order.
     let total: usize = kept.iter().map(Vec::len).sum();
     let mut order: Vec<(usize, usize)> = Vec::with_capacity(total);
-    for _ in 0..total {
-        let mut best: Option<(u64, usize)> = None;
-        for (k, rows) in kept.iter().enumerate() {
-            if let Some(&row) = rows.get(next[k]) {
-                let t = times[k][row];
-                if best.is_none_or(|(bt, _)| t < bt) {
-                    best = Some((t, k));
-                }
-            }
-        }
-        let Some((_, k)) = best else { break };
+    let mut next = vec![0usize; subs.len()];
+    let key = |k: usize, r: usize| Reverse((times[k][r], offsets[k][r], k));
+    let mut pending: BinaryHeap<Reverse<(u64, u64, usize)>> = kept
+        .iter()
+        .enumerate()
+        .filter_map(|(k, rows)| rows.first().map(|&r| key(k, r)))
+        .collect();
+    while let Some(Reverse((_, _, k))) = pending.pop() {
         order.push((k, kept[k][next[k]]));
         next[k] += 1;
+        if let Some(&r) = kept[k].get(next[k]) {
+            pending.push(key(k, r));
+        }
     }
     let needs_values = wanted.iter().any(|c| c != LOG_TIME && c != MULTI_ID);
     let per_sub: Vec<Vec<(FieldName, Column)>> = if needs_values {

@@ -11,8 +11,8 @@ first differ, or None when they are equal under these rules:
   unsigned byte;
 - integers equal (a signed char modulo 256 as above), booleans equal;
 - floats equal bit for bit, NaN equal to NaN; with `f32_text=True` (JSON
-  from `cat --json`, which prints a float32 as its shortest text) a
-  float equals a number that reads back to the same float32;
+  from `cat --json`, which prints a float32 as its shortest text) our
+  float may also be the float32 nearest to their number, widened;
 - JSON's "NaN", "Infinity" and "-Infinity" equal those floats; JSON's
   {"sec": s, "nsec": n} of a time equals int nanoseconds s * 1e9 + n.
 """
@@ -44,7 +44,9 @@ def _same_float(a, b, f32_text):
         return True
     if a == b:
         return True
-    return f32_text and bool(np.float32(a) == np.float32(b)) and math.isfinite(a)
+    # `cat --json` prints a float32 as the shortest text that reads back
+    # to it: ours must be that float32, widened.
+    return f32_text and math.isfinite(b) and float(np.float32(b)) == a
 
 
 def differs(ours, theirs, where="", *, ordered=True, f32_text=False):

@@ -72,6 +72,10 @@ def test_flatten_gives_pyulog_columns(path):
         for name in sorted({d.name for d in ref.data_list}):
             table = log.table(name, flatten=True).to_pyarrow()
             multi = table.column("multi_id").to_numpy()
+            # The rows come in the order of Log.table's.
+            plain = log.table(name, columns=["log_time", "multi_id"]).to_pyarrow()
+            assert plain.column("multi_id").to_pylist() == multi.tolist(), name
+            assert plain.column("log_time").equals(table.column("log_time")), name
             for d in [d for d in ref.data_list if d.name == name]:
                 where = f"{file_id(path)}: {name}[{d.multi_id}]"
                 mine = table.filter(pa.array(multi == d.multi_id))
