@@ -22,11 +22,16 @@ use std::time::Instant;
 use crate::python::{Venv, stdout_of};
 use crate::{Result, corpus, opt, root, run, step};
 
-/// The packages of the checks, pinned (pyulog, rosbags and pyarrow at the
-/// versions of the other interop checks).
-const PACKAGES: [&str; 7] = [
+/// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
+/// mcap and its decoders at the versions of the other interop checks).
+const PACKAGES: [&str; 12] = [
     "pyulog==1.3.0",
     "rosbags==0.11.9",
+    "mcap==1.6.0",
+    "mcap-ros1-support==0.9.0",
+    "mcap-ros2-support==0.6.0",
+    "mcap-protobuf-support==0.6.0",
+    "protobuf==7.36.2",
     "pyarrow==26.0.1",
     "pandas==3.1.1",
     "polars==2.1.0",

@@ -10,6 +10,8 @@
 //! - `tools`: `robolog.check`, `robolog.convert`, `robolog.export`, the
 //!   command-line tool's jobs;
 //! - `values`: decoded values and JSON as Python objects;
+//! - `views`: the formats' own views (`Log.ulog`, `Log.bag`, `Log.mcap`,
+//!   `Log.carla`);
 //! - `errors`: `FormatError`, `UnsupportedError`, the mapping of the
 //!   library's errors, panics kept from Python.
 //!
@@ -22,6 +24,7 @@ mod source;
 mod table;
 mod tools;
 mod values;
+mod views;
 
 use pyo3::prelude::*;
 
@@ -34,6 +37,19 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<messages::Messages>()?;
     m.add_class::<messages::Message>()?;
     m.add_class::<table::Table>()?;
+    m.add_class::<views::ULogView>()?;
+    m.add_class::<views::LoggedMessage>()?;
+    m.add_class::<views::Dropout>()?;
+    m.add_class::<views::BagView>()?;
+    m.add_class::<views::BagConnection>()?;
+    m.add_class::<views::McapView>()?;
+    m.add_class::<views::McapSchema>()?;
+    m.add_class::<views::McapChannel>()?;
+    m.add_class::<views::McapAttachment>()?;
+    m.add_class::<views::McapMetadata>()?;
+    m.add_class::<views::CarlaView>()?;
+    m.add_class::<views::CarlaFrame>()?;
+    m.add_class::<views::CarlaActor>()?;
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;

@@ -15,6 +15,7 @@ use crate::messages::Messages;
 use crate::source::{Input, Shared};
 use crate::table::{self, Table};
 use crate::values::json_to_py;
+use crate::views::{BagView, CarlaView, McapView, ULogView};
 
 /// Opens a log of any format robolog reads (ROS 1 bag, PX4 ULog, MCAP,
 /// CARLA recorder file, VEL log), recognised from its first bytes, and
@@ -270,6 +271,36 @@ impl Log {
         Ok(self.shared()?.problems())
     }
 
+    /// The PX4 ULog's own view (ULogView: info, parameters, logged
+    /// messages, dropouts, as pyulog names them), or None for a log of
+    /// another format.
+    #[getter]
+    fn ulog(&self) -> PyResult<Option<ULogView>> {
+        Ok(ULogView::of(&self.shared()?))
+    }
+
+    /// The ROS 1 bag's own view (BagView: version, index, connections
+    /// with their headers), or None for a log of another format.
+    #[getter]
+    fn bag(&self) -> PyResult<Option<BagView>> {
+        Ok(BagView::of(&self.shared()?))
+    }
+
+    /// The MCAP file's own view (McapView: header, schemas, channels,
+    /// attachments, metadata records), or None for a log of another
+    /// format.
+    #[getter]
+    fn mcap(&self) -> PyResult<Option<McapView>> {
+        Ok(McapView::of(&self.shared()?))
+    }
+
+    /// The CARLA recording's own view (CarlaView: header, frames, actors,
+    /// CARLA's recorder reports), or None for a log of another format.
+    #[getter]
+    fn carla(&self) -> PyResult<Option<CarlaView>> {
+        Ok(CarlaView::of(&self.shared()?))
+    }
+
     /// A dict: the log at a glance, as `robolog info --json` prints it: path,
     /// size_bytes, format, format_name, version, clock, clock_anchor,
     /// message_count, start_ns, end_ns, duration_ns, start_date,
@@ -329,11 +360,19 @@ impl Log {
     /// columns: the columns to build, in order (None: all).
     /// start, end: only messages with start <= log_time < end (int ns).
     ///
+    /// flatten: for ULog only, pyulog's columns instead of the message's
+    /// fields: after log_time and multi_id, one column per key of pyulog's
+    /// dataset `.data` dict, named as pyulog names them (`q[0]`,
+    /// `esc[1].esc_rpm`, the padding of nested formats kept) and of its
+    /// numpy dtypes (`bool` and `char` fields as int8); rows are each
+    /// instance's samples in file order, merged by timestamp. ValueError
+    /// for a log of another format.
+    ///
     /// Built without the GIL. Raises KeyError naming the topics for an
     /// unknown topic, and for an unknown column. Messages that do not
     /// decode are rows with null message columns, counted in
     /// Log.problems.
-    #[pyo3(signature = (topic, columns = None, start = None, end = None))]
+    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
     fn table(
         &self,
         py: Python<'_>,
@@ -341,18 +380,27 @@ impl Log {
         columns: Option<Vec<String>>,
         start: Option<i64>,
         end: Option<i64>,
+        flatten: bool,
     ) -> PyResult<Table> {
         let shared = self.shared()?;
         let topic = topic.to_string();
         let for_scan = Arc::clone(&shared);
-        let built =
-            py.detach(move || guarded(|| table::build(&for_scan, &topic, columns, start, end)));
+        let built = py.detach(move || {
+            guarded(|| {
+                if flatten {
+                    table::build_flat(&for_scan, &topic, columns, start, end)
+                } else {
+                    table::build(&for_scan, &topic, columns, start, end)
+                }
+            })
+        });
         built.map_err(|e| e.into_py(py, shared.path.as_deref()))
     }
 
     /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs
-    /// pandas and pyarrow).
-    #[pyo3(signature = (topic, columns = None, start = None, end = None))]
+    /// pandas and pyarrow). With flatten=True (ULog), pyulog's columns and
+    /// dtypes, as Log.table.
+    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
     fn to_pandas<'py>(
         &self,
         py: Python<'py>,
@@ -360,14 +408,15 @@ impl Log {
         columns: Option<Vec<String>>,
         start: Option<i64>,
         end: Option<i64>,
+        flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let t = Bound::new(py, self.table(py, topic, columns, start, end)?)?;
+        let t = Bound::new(py, self.table(py, topic, columns, start, end, flatten)?)?;
         table::frames(py, "to_pandas", t.into_any())
     }
 
     /// Log.table(...).to_polars(): the topic as a polars DataFrame (needs
-    /// polars).
-    #[pyo3(signature = (topic, columns = None, start = None, end = None))]
+    /// polars). With flatten=True (ULog), pyulog's columns, as Log.table.
+    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
     fn to_polars<'py>(
         &self,
         py: Python<'py>,
@@ -375,8 +424,9 @@ impl Log {
         columns: Option<Vec<String>>,
         start: Option<i64>,
         end: Option<i64>,
+        flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let t = Bound::new(py, self.table(py, topic, columns, start, end)?)?;
+        let t = Bound::new(py, self.table(py, topic, columns, start, end, flatten)?)?;
         table::frames(py, "to_polars", t.into_any())
     }
 

@@ -1,17 +1,25 @@
 //! `Log.table`: a topic's typed Arrow table, handed to pyarrow, pandas,
 //! polars or DuckDB through the Arrow PyCapsule interface.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{RecordBatch, RecordBatchIterator};
-use arrow_schema::SchemaRef;
+use arrow_array::{
+    ArrayRef, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
+    RecordBatch, RecordBatchIterator, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
+    UInt16Array, UInt32Array, UInt64Array,
+};
 use arrow_schema::ffi::FFI_ArrowSchema;
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use logcore::FieldName;
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use robolog_arrow::{ScanOptions, TableNames, scan, table_in};
+use robolog_arrow::{LOG_TIME, MULTI_ID, ScanOptions, TableNames, scan, table_in};
+use ulogfile::{Column, Subscription};
 
 use crate::errors::Failure;
 use crate::log::unknown_topic;
@@ -228,4 +236,199 @@ pub(crate) fn frames<'py>(
     table: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     py.import("robolog._frames")?.getattr(what)?.call1((table,))
+}
+
+/// Builds the table of a ULog message name (every instance) or instance
+/// topic (`name[1]`) with pyulog's columns (`flatten=True`): log_time and
+/// multi_id, then one column per field of pyulog's `data` dict, named as
+/// pyulog names them (`q[0]`, `esc[1].esc_rpm`, nested padding kept) and
+/// of pyulog's numpy dtypes (`bool` and `char` as int8). Rows are each
+/// instance's samples in file order, the instances merged by timestamp
+/// (ties: file order) as Log.table merges them. Done without the GIL.
+pub(crate) fn build_flat(
+    shared: &Shared,
+    topic: &str,
+    columns: Option<Vec<String>>,
+    start: Option<i64>,
+    end: Option<i64>,
+) -> Result<Table, Failure> {
+    let Some(ulog) = shared.log().as_ulog() else {
+        return Err(Failure::Log(logcore::Error::invalid_argument(format!(
+            "flatten=True is for ULog topics; this log is {}",
+            shared.summary.format.name()
+        ))));
+    };
+    let instance = |s: &Subscription<'_>| {
+        if s.multi_id == 0 {
+            s.name.clone()
+        } else {
+            format!("{}[{}]", s.name, s.multi_id)
+        }
+    };
+    let mut subs: Vec<&Subscription<'_>> = ulog
+        .subscriptions
+        .iter()
+        .filter(|s| s.name == topic)
+        .collect();
+    if subs.is_empty() {
+        subs = ulog
+            .subscriptions
+            .iter()
+            .filter(|s| instance(s) == topic)
+            .collect();
+    }
+    let Some(first) = subs.first() else {
+        return Err(Failure::Missing(unknown_topic(shared, topic)));
+    };
+    let name = first.name.clone();
+    let fields = first.fields();
+    for s in &subs {
+        if s.fields() != fields {
+            return Err(Failure::Log(logcore::Error::invalid_argument(format!(
+                "flatten=True: the instances of {name} have different fields"
+            ))));
+        }
+    }
+    // The columns asked for, checked before anything is read.
+    let all: Vec<String> = [LOG_TIME, MULTI_ID]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(fields.iter().map(|f| f.name.as_str().to_string()))
+        .collect();
+    let wanted: Vec<String> = match columns {
+        Some(cols) => {
+            if let Some(c) = cols.iter().find(|c| !all.contains(c)) {
+                return Err(Failure::Missing(format!(
+                    "table {name} has no column {c:?}; its columns: {}",
+                    all.join(", ")
+                )));
+            }
+            cols
+        }
+        None => all,
+    };
+    // Each instance's samples within the time range, then the rows: a
+    // merge by timestamp keeping each instance's file order.
+    let in_range = |t: u64| {
+        let ns = i64::try_from(t).unwrap_or(i64::MAX).saturating_mul(1000);
+        start.is_none_or(|s| ns >= s) && end.is_none_or(|e| ns < e)
+    };
+    let times: Vec<Vec<u64>> = subs.iter().map(|s| s.timestamps()).collect();
+    let offsets: Vec<Vec<u64>> = subs
+        .iter()
+        .map(|s| s.samples.iter().map(|x| x.offset).collect())
+        .collect();
+    let kept: Vec<Vec<usize>> = times
+        .iter()
+        .map(|ts| (0..ts.len()).filter(|&i| in_range(ts[i])).collect())
+        .collect();
+    // One pending row per instance, the earliest first; ties go to the
+    // sample stored first, as in the log's message order.
+    let total: usize = kept.iter().map(Vec::len).sum();
+    let mut order: Vec<(usize, usize)> = Vec::with_capacity(total);
+    let mut next = vec![0usize; subs.len()];
+    let key = |k: usize, r: usize| Reverse((times[k][r], offsets[k][r], k));
+    let mut pending: BinaryHeap<Reverse<(u64, u64, usize)>> = kept
+        .iter()
+        .enumerate()
+        .filter_map(|(k, rows)| rows.first().map(|&r| key(k, r)))
+        .collect();
+    while let Some(Reverse((_, _, k))) = pending.pop() {
+        order.push((k, kept[k][next[k]]));
+        next[k] += 1;
+        if let Some(&r) = kept[k].get(next[k]) {
+            pending.push(key(k, r));
+        }
+    }
+    let needs_values = wanted.iter().any(|c| c != LOG_TIME && c != MULTI_ID);
+    let per_sub: Vec<Vec<(FieldName, Column)>> = if needs_values {
+        subs.iter().map(|s| s.columns()).collect()
+    } else {
+        Vec::new()
+    };
+    let mut arrow_fields = Vec::with_capacity(wanted.len());
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(wanted.len());
+    for col in &wanted {
+        if col == LOG_TIME {
+            let values: Vec<i64> = order
+                .iter()
+                .map(|&(k, r)| {
+                    i64::try_from(times[k][r])
+                        .unwrap_or(i64::MAX)
+                        .saturating_mul(1000)
+                })
+                .collect();
+            arrow_fields.push(Field::new(
+                LOG_TIME,
+                DataType::Timestamp(TimeUnit::Nanosecond, None),
+                false,
+            ));
+            arrays.push(Arc::new(TimestampNanosecondArray::from(values)));
+        } else if col == MULTI_ID {
+            let values: Vec<u8> = order.iter().map(|&(k, _)| subs[k].multi_id).collect();
+            arrow_fields.push(Field::new(MULTI_ID, DataType::UInt8, false));
+            arrays.push(Arc::new(UInt8Array::from(values)));
+        } else {
+            let i = fields
+                .iter()
+                .position(|f| f.name.as_str() == col)
+                .unwrap_or_default();
+            let cols: Vec<&Column> = per_sub.iter().map(|c| &c[i].1).collect();
+            let array = gather(&cols, &order);
+            arrow_fields.push(Field::new(col, array.data_type().clone(), false));
+            arrays.push(array);
+        }
+    }
+    let mut meta = HashMap::new();
+    meta.insert("robolog.table".to_string(), name.clone());
+    meta.insert("robolog.topic".to_string(), name.clone());
+    meta.insert("robolog.format".to_string(), "ulog".to_string());
+    meta.insert("robolog.type".to_string(), name.clone());
+    let schema = Arc::new(Schema::new_with_metadata(arrow_fields, meta));
+    let batch = RecordBatch::try_new_with_options(
+        Arc::clone(&schema),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(order.len())),
+    )
+    .map_err(|e| {
+        Failure::Log(logcore::Error::invalid_argument(format!(
+            "flatten=True: {e}"
+        )))
+    })?;
+    Ok(Table {
+        name: name.clone(),
+        topic: name,
+        schema,
+        batches: vec![batch],
+    })
+}
+
+/// The values of one field at the rows `order` names (instance, sample),
+/// as an Arrow array of pyulog's dtype for the field.
+fn gather(cols: &[&Column], order: &[(usize, usize)]) -> ArrayRef {
+    macro_rules! take {
+        ($variant:ident, $array:ty, $conv:expr) => {{
+            let values = order.iter().map(|&(k, r)| match cols[k] {
+                Column::$variant(v) => v.get(r).copied().map($conv).unwrap_or_default(),
+                _ => Default::default(),
+            });
+            Arc::new(<$array>::from_iter_values(values)) as ArrayRef
+        }};
+    }
+    match cols.first() {
+        Some(Column::I8(_)) => take!(I8, Int8Array, |x: i8| x),
+        Some(Column::U8(_)) => take!(U8, UInt8Array, |x: u8| x),
+        Some(Column::I16(_)) => take!(I16, Int16Array, |x: i16| x),
+        Some(Column::U16(_)) => take!(U16, UInt16Array, |x: u16| x),
+        Some(Column::I32(_)) => take!(I32, Int32Array, |x: i32| x),
+        Some(Column::U32(_)) => take!(U32, UInt32Array, |x: u32| x),
+        Some(Column::I64(_)) => take!(I64, Int64Array, |x: i64| x),
+        Some(Column::U64(_)) => take!(U64, UInt64Array, |x: u64| x),
+        Some(Column::F32(_)) => take!(F32, Float32Array, |x: f32| x),
+        Some(Column::F64(_)) => take!(F64, Float64Array, |x: f64| x),
+        Some(Column::Bool(_)) => take!(Bool, Int8Array, i8::from),
+        // numpy's int8: the byte's bits.
+        Some(Column::Char(_)) => take!(Char, Int8Array, |x: u8| x as i8),
+        None => Arc::new(Int8Array::from_iter_values([])),
+    }
 }

@@ -242,7 +242,15 @@ def test_help_is_useful():
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
     assert "max_chunk_size" in str(inspect.signature(robolog.open))
     assert list(inspect.signature(robolog.Log.messages).parameters) == ["self", "topics", "start", "end", "raw"]
-    assert list(inspect.signature(robolog.Log.table).parameters) == ["self", "topic", "columns", "start", "end"]
+    assert list(inspect.signature(robolog.Log.table).parameters) == [
+        "self", "topic", "columns", "start", "end", "flatten"
+    ]
+    for obj in (robolog.ULogView, robolog.BagView, robolog.McapView, robolog.CarlaView,
+                robolog.LoggedMessage, robolog.Dropout, robolog.BagConnection, robolog.McapSchema,
+                robolog.McapChannel, robolog.McapAttachment, robolog.McapMetadata,
+                robolog.CarlaFrame, robolog.CarlaActor, robolog.Log.ulog, robolog.Log.carla,
+                robolog.CarlaView.info, robolog.ULogView.get_default_parameters):
+        assert obj.__doc__ and len(obj.__doc__) > 40, obj
     assert robolog.Log.format.__doc__
     assert isinstance(robolog.__version__, str)
     assert (Path(robolog.__file__).parent / "py.typed").exists()

@@ -18,6 +18,12 @@ and VEL logs through one API, read by a Rust library without the GIL.
 - ``Log.table(topic)`` gives a typed Arrow ``Table`` (the Arrow PyCapsule
   interface: ``pyarrow.table(t)``, ``polars.DataFrame(t)``, DuckDB), with
   ``to_pyarrow()``, ``to_pandas()`` and ``to_polars()``.
+- ``Log.ulog``, ``Log.bag``, ``Log.mcap`` and ``Log.carla``: the formats' own
+  views (ULog info, parameters, logged messages and dropouts as pyulog names
+  them; bag connections with their headers; MCAP schemas, attachments and
+  metadata records; CARLA frames, actors and recorder reports), None for a
+  log of another format. ``Log.table(topic, flatten=True)`` gives a ULog
+  topic with pyulog's column names and dtypes.
 - ``robolog.check(path)``, ``robolog.convert(src, dst)`` and
   ``robolog.export(src, folder)`` do what the ``robolog`` command does and
   return reports (``CheckReport``, ``ConvertReport``, ``ExportReport``).
@@ -28,12 +34,25 @@ See ``help(robolog.Log)`` for everything a log offers.
 """
 
 from ._robolog import (
+    BagConnection,
+    BagView,
+    CarlaActor,
+    CarlaFrame,
+    CarlaView,
     Channel,
+    Dropout,
     FormatError,
     Log,
+    LoggedMessage,
+    McapAttachment,
+    McapChannel,
+    McapMetadata,
+    McapSchema,
+    McapView,
     Message,
     Messages,
     Table,
+    ULogView,
     UnsupportedError,
     __version__,
     open,
@@ -49,7 +68,20 @@ from ._tools import (
 )
 
 __all__ = [
+    "BagConnection",
+    "BagView",
+    "CarlaActor",
+    "CarlaFrame",
+    "CarlaView",
     "Channel",
+    "Dropout",
+    "LoggedMessage",
+    "McapAttachment",
+    "McapChannel",
+    "McapMetadata",
+    "McapSchema",
+    "McapView",
+    "ULogView",
     "CheckReport",
     "ConvertReport",
     "ExportedTable",
@@ -70,19 +102,19 @@ __all__ = [
 ]
 
 
-def read_table(path_or_bytes, topic, columns=None, start=None, end=None):
+def read_table(path_or_bytes, topic, columns=None, start=None, end=None, *, flatten=False):
     """Opens a log, builds one topic's Arrow ``Table`` and closes the log.
 
     The same as ``robolog.open(path_or_bytes).table(topic, columns, start,
-    end)``; see ``Log.table``.
+    end, flatten=flatten)``; see ``Log.table``.
     """
     with open(path_or_bytes) as log:
-        return log.table(topic, columns, start, end)
+        return log.table(topic, columns, start, end, flatten=flatten)
 
 
-def read_pandas(path_or_bytes, topic, columns=None, start=None, end=None):
+def read_pandas(path_or_bytes, topic, columns=None, start=None, end=None, *, flatten=False):
     """Opens a log and returns one topic as a ``pandas.DataFrame``.
 
     The same as ``read_table(...).to_pandas()``; needs pandas and pyarrow.
     """
-    return read_table(path_or_bytes, topic, columns, start, end).to_pandas()
+    return read_table(path_or_bytes, topic, columns, start, end, flatten=flatten).to_pandas()

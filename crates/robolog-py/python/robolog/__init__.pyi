@@ -3,12 +3,25 @@
 import datetime
 import os
 from types import TracebackType
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Type, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 __version__: str
 
 __all__ = [
+    "BagConnection",
+    "BagView",
+    "CarlaActor",
+    "CarlaFrame",
+    "CarlaView",
     "Channel",
+    "Dropout",
+    "LoggedMessage",
+    "McapAttachment",
+    "McapChannel",
+    "McapMetadata",
+    "McapSchema",
+    "McapView",
+    "ULogView",
     "CheckReport",
     "ConvertReport",
     "ExportedTable",
@@ -112,6 +125,253 @@ class Table:
         """A polars.DataFrame (needs polars)."""
     def __len__(self) -> int: ...
 
+InfoValue = Union[str, int, float, bool, bytes]
+
+class LoggedMessage:
+    """A ULog logged string ('L', or 'C' with a tag), as pyulog's MessageLogging."""
+
+    @property
+    def log_level(self) -> int:
+        """The level byte: ord('0') emergency to ord('7') debug."""
+    @property
+    def timestamp(self) -> int:
+        """Microseconds since boot."""
+    @property
+    def message(self) -> str: ...
+    @property
+    def tag(self) -> Optional[int]:
+        """The tag of a tagged message ('C'), None for 'L'."""
+    def log_level_str(self) -> str:
+        """"EMERGENCY" ... "DEBUG", or "UNKNOWN"."""
+
+class Dropout:
+    """Data a ULog's logger lost: duration ms after timestamp (µs)."""
+
+    @property
+    def timestamp(self) -> int: ...
+    @property
+    def duration(self) -> int: ...
+
+class ULogView:
+    """A ULog's info, parameters, logged messages and dropouts, named as pyulog names them."""
+
+    @property
+    def file_version(self) -> int: ...
+    @property
+    def start_timestamp(self) -> int: ...
+    @property
+    def last_timestamp(self) -> int: ...
+    @property
+    def msg_info_dict(self) -> Dict[str, InfoValue]: ...
+    @property
+    def msg_info_dict_types(self) -> Dict[str, str]: ...
+    @property
+    def msg_info_multiple_dict(self) -> Dict[str, List[List[InfoValue]]]: ...
+    @property
+    def msg_info_multiple_dict_types(self) -> Dict[str, str]: ...
+    @property
+    def initial_parameters(self) -> Dict[str, Union[int, float]]: ...
+    @property
+    def changed_parameters(self) -> List[Tuple[int, str, Union[int, float]]]: ...
+    @property
+    def has_default_parameters(self) -> bool: ...
+    @property
+    def default_parameters(self) -> Dict[int, Dict[str, Union[int, float]]]: ...
+    def get_default_parameters(self, default_type: int) -> Dict[str, Union[int, float]]:
+        """0: the system's defaults, 1: the current setup's."""
+    @property
+    def logged_messages(self) -> List[LoggedMessage]: ...
+    @property
+    def logged_messages_tagged(self) -> Dict[int, List[LoggedMessage]]: ...
+    @property
+    def dropouts(self) -> List[Dropout]: ...
+    @property
+    def file_corruption(self) -> bool: ...
+    @property
+    def has_data_appended(self) -> bool: ...
+    @property
+    def compat_flags(self) -> List[int]: ...
+    @property
+    def incompat_flags(self) -> List[int]: ...
+    @property
+    def sync_count(self) -> int: ...
+
+class BagConnection:
+    """A ROS 1 bag connection with its full header."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def md5sum(self) -> str: ...
+    @property
+    def message_definition(self) -> str: ...
+    @property
+    def callerid(self) -> Optional[str]: ...
+    @property
+    def latching(self) -> bool: ...
+    @property
+    def header(self) -> Dict[str, bytes]:
+        """Every field of the connection header, unknown ones included."""
+    @property
+    def offset(self) -> int: ...
+    @property
+    def message_count(self) -> int: ...
+
+class BagView:
+    """A ROS 1 bag's version, index and connections."""
+
+    @property
+    def version(self) -> str: ...
+    @property
+    def indexed(self) -> bool: ...
+    @property
+    def chunk_count(self) -> int: ...
+    @property
+    def connections(self) -> List[BagConnection]: ...
+
+class McapSchema:
+    """An MCAP schema record."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def encoding(self) -> str: ...
+    @property
+    def data(self) -> bytes: ...
+
+class McapChannel:
+    """An MCAP channel record."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def schema_id(self) -> int: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def message_encoding(self) -> str: ...
+    @property
+    def metadata(self) -> Dict[str, str]: ...
+
+class McapAttachment:
+    """An MCAP attachment (times int ns)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def media_type(self) -> str: ...
+    @property
+    def log_time(self) -> int: ...
+    @property
+    def create_time(self) -> int: ...
+    @property
+    def data(self) -> bytes: ...
+
+class McapMetadata:
+    """An MCAP metadata record."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def metadata(self) -> Dict[str, str]: ...
+
+class McapView:
+    """An MCAP file's header, schemas, channels, attachments and metadata records."""
+
+    @property
+    def profile(self) -> str: ...
+    @property
+    def library(self) -> str: ...
+    @property
+    def indexed(self) -> bool: ...
+    @property
+    def schemas(self) -> List[McapSchema]: ...
+    @property
+    def channels(self) -> List[McapChannel]: ...
+    @property
+    def attachments(self) -> List[McapAttachment]: ...
+    @property
+    def metadata(self) -> List[McapMetadata]: ...
+
+class CarlaFrame:
+    """A frame of a CARLA recording (times in seconds)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def elapsed(self) -> float: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def offset(self) -> int: ...
+
+class CarlaActor:
+    """An actor of a CARLA recording and its lifetime."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def attributes(self) -> Dict[str, str]: ...
+    @property
+    def location(self) -> Tuple[float, float, float]: ...
+    @property
+    def rotation(self) -> Tuple[float, float, float]: ...
+    @property
+    def added_frame(self) -> int: ...
+    @property
+    def added_time(self) -> float: ...
+    @property
+    def removed_frame(self) -> Optional[int]: ...
+    @property
+    def removed_time(self) -> Optional[float]: ...
+    @property
+    def parent(self) -> Optional[int]: ...
+
+class CarlaView:
+    """A CARLA recording's header, frames, actors and CARLA's recorder reports."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def map(self) -> str: ...
+    @property
+    def date(self) -> int: ...
+    @property
+    def frames(self) -> List[CarlaFrame]: ...
+    @property
+    def frame_count(self) -> int: ...
+    @property
+    def start_time(self) -> Optional[float]: ...
+    @property
+    def end_time(self) -> Optional[float]: ...
+    @property
+    def actors(self) -> List[CarlaActor]: ...
+    def info(self, show_all: bool = False, *, fixed: bool = False, utc_offset: int = 0) -> str:
+        """What `robolog carla info` prints."""
+    def collisions(
+        self, type1: str = "a", type2: str = "a", *, fixed: bool = False, utc_offset: int = 0
+    ) -> str:
+        """What `robolog carla collisions` prints."""
+    def actors_blocked(
+        self,
+        min_time: float = 30.0,
+        min_distance: float = 10.0,
+        *,
+        fixed: bool = False,
+        utc_offset: int = 0,
+    ) -> str:
+        """What `robolog carla blocked` prints."""
+
 class Log:
     """An opened log (see robolog.open); a context manager."""
 
@@ -142,6 +402,14 @@ class Log:
     def topics(self) -> List[Channel]: ...
     @property
     def problems(self) -> List[str]: ...
+    @property
+    def ulog(self) -> Optional[ULogView]: ...
+    @property
+    def bag(self) -> Optional[BagView]: ...
+    @property
+    def mcap(self) -> Optional[McapView]: ...
+    @property
+    def carla(self) -> Optional[CarlaView]: ...
     def summary(self) -> Dict[str, Any]: ...
     def messages(
         self,
@@ -157,6 +425,8 @@ class Log:
         columns: Optional[Sequence[str]] = None,
         start: Optional[int] = None,
         end: Optional[int] = None,
+        *,
+        flatten: bool = False,
     ) -> Table: ...
     def to_pandas(
         self,
@@ -164,6 +434,8 @@ class Log:
         columns: Optional[Sequence[str]] = None,
         start: Optional[int] = None,
         end: Optional[int] = None,
+        *,
+        flatten: bool = False,
     ) -> Any: ...
     def to_polars(
         self,
@@ -171,6 +443,8 @@ class Log:
         columns: Optional[Sequence[str]] = None,
         start: Optional[int] = None,
         end: Optional[int] = None,
+        *,
+        flatten: bool = False,
     ) -> Any: ...
     def close(self) -> None: ...
     def __enter__(self) -> "Log": ...
@@ -195,6 +469,8 @@ def read_table(
     columns: Optional[Sequence[str]] = None,
     start: Optional[int] = None,
     end: Optional[int] = None,
+    *,
+    flatten: bool = False,
 ) -> Table: ...
 def read_pandas(
     path_or_bytes: PathOrBytes,
@@ -202,6 +478,8 @@ def read_pandas(
     columns: Optional[Sequence[str]] = None,
     start: Optional[int] = None,
     end: Optional[int] = None,
+    *,
+    flatten: bool = False,
 ) -> Any: ...
 
 PathLike = Union[str, "os.PathLike[str]"]
