@@ -600,7 +600,7 @@ pub(crate) fn bench_inner(args: &[String]) -> Result {
     // One large bag from the corpus's 2.0 bags, to time against the peers.
     let big = dir.join("bench.bag");
     if !big.exists() {
-        make_big_bag(corpus.as_deref(), &big)?;
+        make_big_bag(corpus.as_deref(), &big, 100_000_000)?;
     }
     let size = std::fs::metadata(&big).map_err(|e| e.to_string())?.len() as f64 / 1e6;
     let exe = root().join("target/release/robolog");
@@ -692,9 +692,9 @@ const BENCH_SOURCES: [&str; 5] = [
     "sample.bag",
 ];
 
-/// About 100 MB of uncompressed 2.0 bag made of the messages of
+/// About `bytes` of messages in an uncompressed 2.0 bag made of the messages of
 /// [`BENCH_SOURCES`], repeated with shifted times.
-fn make_big_bag(corpus: Option<&Path>, dest: &Path) -> Result {
+pub(crate) fn make_big_bag(corpus: Option<&Path>, dest: &Path, bytes: u64) -> Result {
     let mut sources = Vec::new();
     for p in logs(corpus) {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -718,7 +718,7 @@ fn make_big_bag(corpus: Option<&Path>, dest: &Path) -> Result {
     let mut written = 0u64;
     let mut round = 0u32;
     let mut ids: BTreeMap<(usize, u32), u32> = BTreeMap::new();
-    while written < 100_000_000 && !sources.is_empty() {
+    while written < bytes && !sources.is_empty() {
         for (k, bytes) in sources.iter().enumerate() {
             let bag = Bag::new(bytes).map_err(|e| e.to_string())?;
             for m in bag.messages(&MessageFilter::all()) {

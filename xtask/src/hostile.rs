@@ -72,7 +72,7 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
 
 /// Builds the release `robolog` without the sql command (DataFusion reads
 /// no log file itself) and returns its path.
-fn release_robolog() -> Result<PathBuf> {
+pub(crate) fn release_robolog() -> Result<PathBuf> {
     step("build robolog (release, without the sql command: DataFusion reads no log file itself)");
     run(cargo().args([
         "build",

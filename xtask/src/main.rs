@@ -246,7 +246,7 @@ fn fixtures_cmd(args: &[String]) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 8] = [
+const BENCHES: [(&str, &str); 9] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
@@ -255,6 +255,7 @@ const BENCHES: [(&str, &str); 8] = [
     ("convert", "robolog"),
     ("sql", "robolog-sql"),
     ("export", "robolog-arrow"),
+    ("report", "robolog-report"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -289,6 +290,7 @@ fn bench_cmd(args: &[String]) -> Result {
             "carla" => carla::bench(args)?,
             "convert" => convert::bench(args)?,
             "sql" => sql::bench(args)?,
+            "report" => report::bench(args)?,
             "export" => {
                 step("bench export: time against the number of logs and topics");
                 hostile::scaling_bench()?;

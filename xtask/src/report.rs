@@ -226,3 +226,114 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         &failures,
     )
 }
+
+/// Runs `exe args` and returns (wall seconds, peak RSS in KiB where GNU
+/// time is there to measure it).
+fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, Option<u64>)> {
+    let gnu_time = Path::new("/usr/bin/time");
+    let start = std::time::Instant::now();
+    let out = if gnu_time.exists() {
+        Command::new(gnu_time)
+            .args(["-f", "%M"])
+            .arg(exe)
+            .args(args)
+            .output()
+    } else {
+        Command::new(exe).args(args).output()
+    }
+    .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let secs = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let rss = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok());
+    Ok((secs, rss))
+}
+
+/// `cargo xtask bench report`: the release `robolog report` of the largest
+/// corpus log and of a generated 1 GB MCAP file (the corpus bags' messages
+/// repeated, converted by `robolog convert`), with and without `robolog
+/// check`'s second read: wall time (best of three), MB/s, page size and
+/// peak memory.
+pub(crate) fn bench(args: &[String]) -> Result {
+    step("bench report: robolog report of the largest corpus log and of a 1 GB MCAP file");
+    let dir = corpus::locate(crate::opt(args, "--corpus"))?;
+    let exe = crate::hostile::release_robolog()?;
+    let work = root().join("target/bench-report");
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    if let Some(d) = dir.as_deref() {
+        let mut files = Vec::new();
+        corpus::walk(d, &mut files)?;
+        if let Some(largest) = files
+            .into_iter()
+            .filter(|f| corpus::expected_format(f).is_some())
+            .max_by_key(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        {
+            inputs.push(largest);
+        }
+    }
+    let big = work.join("big.mcap");
+    if !big.exists() {
+        let bag = work.join("big.bag");
+        crate::convert::make_big_bag(dir.as_deref(), &bag, 1_000_000_000)?;
+        run(Command::new(&exe)
+            .arg("convert")
+            .arg(&bag)
+            .arg(&big)
+            .arg("--force"))?;
+        let _ = std::fs::remove_file(&bag);
+    }
+    inputs.push(big);
+    eprintln!("| log | size | report | MB/s | page | peak RSS | without check | MB/s |");
+    eprintln!("|---|---|---|---|---|---|---|---|");
+    for input in &inputs {
+        let size = std::fs::metadata(input).map_or(0, |m| m.len());
+        let page = work.join("page.html");
+        let mut best = [(f64::MAX, None), (f64::MAX, None)];
+        for (k, extra) in [[].as_slice(), ["--no-check"].as_slice()]
+            .iter()
+            .enumerate()
+        {
+            for _ in 0..3 {
+                let mut a: Vec<&std::ffi::OsStr> = vec![
+                    "report".as_ref(),
+                    input.as_os_str(),
+                    "-o".as_ref(),
+                    page.as_os_str(),
+                    "--force".as_ref(),
+                ];
+                a.extend(extra.iter().map(|s| std::ffi::OsStr::new(*s)));
+                let (secs, rss) = timed(&exe, &a)?;
+                if secs < best[k].0 {
+                    best[k] = (secs, rss);
+                }
+            }
+        }
+        let page_size = std::fs::metadata(&page).map_or(0, |m| m.len());
+        let mb = size as f64 / 1e6;
+        eprintln!(
+            "| {} | {mb:.1} MB | {:.2} s | {:.0} | {:.2} MB | {} | {:.2} s | {:.0} |",
+            input
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            best[0].0,
+            mb / best[0].0,
+            page_size as f64 / 1e6,
+            best[0].1.map_or("-".to_string(), |k: u64| format!(
+                "{:.0} MB",
+                k as f64 / 1024.0
+            )),
+            best[1].0,
+            mb / best[1].0,
+        );
+    }
+    Ok(())
+}
