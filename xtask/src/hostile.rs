@@ -35,7 +35,7 @@ pub(crate) const MAX_SECONDS: u64 = 60;
 
 /// `cargo xtask hostile`.
 pub(crate) fn cmd(_args: &[String]) -> Result {
-    let exe = release_robolog()?;
+    let exe = optimized_robolog("gate")?;
     let dir = root().join("target/hostile");
     step("generate hostile files");
     // In a process of its own: the memory the generators leave to the
@@ -73,16 +73,26 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
 /// Builds the release `robolog` without the sql command (DataFusion reads
 /// no log file itself) and returns its path.
 pub(crate) fn release_robolog() -> Result<PathBuf> {
-    step("build robolog (release, without the sql command: DataFusion reads no log file itself)");
+    optimized_robolog("release")
+}
+
+/// `robolog` without the sql command, built with the Cargo profile
+/// `profile` (`release`, or the gate's `gate`: the same code compiled in
+/// parallel), and its path.
+pub(crate) fn optimized_robolog(profile: &str) -> Result<PathBuf> {
+    step(&format!(
+        "build robolog ({profile} profile, without the sql command: DataFusion reads no log file itself)"
+    ));
     run(cargo().args([
         "build",
-        "--release",
+        "--profile",
+        profile,
         "--locked",
         "-p",
         "robolog-cli",
         "--no-default-features",
     ]))?;
-    Ok(root().join("target/release/robolog"))
+    Ok(root().join("target").join(profile).join("robolog"))
 }
 
 /// Prints the table row of one run and returns its failure, if any: a
