@@ -259,7 +259,7 @@ fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, Option<u64>)> {
 
 /// `cargo xtask bench report`: the release `robolog report` of the largest
 /// corpus log and of a generated 1 GB MCAP file (the corpus bags' messages
-/// repeated, converted by `robolog convert`), with and without `robolog
+/// repeated, converted by `robolog convert` into uncompressed chunks), with and without `robolog
 /// check`'s second read: wall time (best of three), MB/s, page size and
 /// peak memory.
 pub(crate) fn bench(args: &[String]) -> Result {
@@ -284,11 +284,12 @@ pub(crate) fn bench(args: &[String]) -> Result {
     if !big.exists() {
         let bag = work.join("big.bag");
         crate::convert::make_big_bag(dir.as_deref(), &bag, 1_000_000_000)?;
-        run(Command::new(&exe)
-            .arg("convert")
-            .arg(&bag)
-            .arg(&big)
-            .arg("--force"))?;
+        // Uncompressed chunks: a 1 GB file, every byte of it read.
+        run(Command::new(&exe).arg("convert").arg(&bag).arg(&big).args([
+            "--compression",
+            "none",
+            "--force",
+        ]))?;
         let _ = std::fs::remove_file(&bag);
     }
     inputs.push(big);

@@ -120,6 +120,7 @@ pub(crate) enum Subject {
     Path(PathBuf),
     /// Something other than a file: `query`, `standard output`, `sql` (the
     /// command itself).
+    #[cfg_attr(not(feature = "sql"), allow(dead_code))]
     Named(&'static str),
 }
 
@@ -164,6 +165,7 @@ impl Failure {
 
     /// A failure about something other than a file (exit code 1), such as
     /// the query of `robolog sql`.
+    #[cfg_attr(not(feature = "sql"), allow(dead_code))]
     pub(crate) fn named(subject: &'static str, error: impl Into<Cause>) -> Self {
         Failure {
             subject: Subject::Named(subject),

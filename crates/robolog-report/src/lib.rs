@@ -93,7 +93,35 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
     let summary = log.summary()?;
     let start = summary.start.map_or(0, |t| t.as_nanos());
     let end = summary.end.map_or(start, |t| t.as_nanos()).max(start);
-    let collected = collect::collect(log, start, end, opts)?;
+    // `robolog check` reads the log a second time: on another core, over
+    // the same bytes, while this thread collects.
+    let check_opts = robolog::CheckOptions {
+        limits: opts.limits,
+        ..robolog::CheckOptions::default()
+    };
+    let bytes = log.bytes();
+    let folder = summary.format == logcore::Format::Rosbag2;
+    let (collected, checked) = std::thread::scope(|scope| {
+        let check = opts.check.then(|| {
+            scope.spawn(|| {
+                let checked = if folder {
+                    robolog::check_path(path, &check_opts)
+                } else {
+                    robolog::check(bytes, &check_opts)
+                };
+                checked
+                    .map(|c| (c.passed(), c.errors()))
+                    .map_err(|e| e.to_string())
+            })
+        });
+        let collected = collect::collect(log, start, end, opts);
+        let checked = check.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err("the check stopped unexpectedly".to_string()))
+        });
+        (collected, checked)
+    });
+    let collected = collected?;
     let mut problems: Vec<Problem> = log
         .open_warnings()
         .into_iter()
@@ -157,31 +185,24 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
     if summary.format == logcore::Format::CarlaRecorder {
         carla::extras(log, &mut report, opts)?;
     }
-    if opts.check {
-        match robolog::check_path(
-            path,
-            &robolog::CheckOptions {
-                limits: opts.limits,
-                ..robolog::CheckOptions::default()
-            },
-        ) {
-            Ok(checked) => {
-                report.check_passed = Some(checked.passed());
-                for e in checked.errors() {
-                    report.problems.push(Problem {
-                        t: None,
-                        text: format!("check: {e}"),
-                    });
-                }
-            }
-            Err(e) => {
-                report.check_passed = Some(false);
+    match checked {
+        Some(Ok((passed, errors))) => {
+            report.check_passed = Some(passed);
+            for e in errors {
                 report.problems.push(Problem {
                     t: None,
                     text: format!("check: {e}"),
                 });
             }
         }
+        Some(Err(e)) => {
+            report.check_passed = Some(false);
+            report.problems.push(Problem {
+                t: None,
+                text: format!("check: {e}"),
+            });
+        }
+        None => {}
     }
     // The problems listed once each, in the order met.
     let mut seen = std::collections::HashSet::new();
