@@ -29,7 +29,9 @@
 //!   which ROS 1 tools other than rosbags do not read); constants as
 //!   rosbags writes them (their Python values: `True`, `1.125`, `100.0`,
 //!   strings unquoted; a float constant written as an integer literal, such
-//!   as `float64 X=1`, is written `1.0` where rosbags keeps `1`);
+//!   as `float64 X=1`, is written `1.0` where rosbags keeps `1`); a type of
+//!   nothing (`std_msgs/Empty`) has the definition `"\n"`, as ROS 1
+//!   writes it (rosbags writes it empty);
 //! - the md5sum is computed from that definition as ROS 1 computes it
 //!   ([`rosbag12::msg::md5sums`]).
 //!
@@ -64,16 +66,22 @@ use crate::Log;
 use types::Compiled;
 
 /// Whether [`super::to_bag`] converts `log` from ROS 2: a rosbag2 bag, or
-/// an MCAP file whose kept channels include a `cdr` one and no `ros1` one
-/// (an MCAP file of ROS 1 channels goes to the ROS 1 path).
+/// an MCAP file whose kept channels include a ROS 2 one (message encoding
+/// `cdr`, or a `ros2msg` or `ros2idl` schema) and no `ros1` one (an MCAP
+/// file of ROS 1 channels goes to the ROS 1 path).
 pub(crate) fn applies(log: &Log<'_>, cx: &Context<'_>) -> Result<bool, Error> {
     Ok(match log.format() {
         Format::Rosbag2 => true,
         Format::Mcap => {
             let channels = log.channels()?;
             let kept = || channels.iter().filter(|c| cx.keep_topic(&c.topic));
-            kept().any(|c| c.message_encoding == "cdr")
-                && !kept().any(|c| c.message_encoding == "ros1")
+            let ros2 = |c: &ChannelInfo| {
+                c.message_encoding == "cdr"
+                    || c.schema
+                        .as_ref()
+                        .is_some_and(|s| s.encoding == "ros2msg" || s.encoding == "ros2idl")
+            };
+            kept().any(ros2) && !kept().any(|c| c.message_encoding == "ros1")
         }
         _ => false,
     })
@@ -223,4 +231,33 @@ pub(crate) fn to_bag<W: Write + Seek>(
     w.finish()?;
     cx.report(cx.total_bytes);
     Ok(w.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ros1to2::LATCHED_QOS;
+    use super::*;
+
+    /// Latching follows durability, by name (metadata 9, what the ROS 1
+    /// to ROS 2 conversion writes) or by number (metadata up to 8: 1 is
+    /// transient_local, 2 volatile).
+    #[test]
+    fn latching_from_qos_durability() {
+        assert!(latched_qos(LATCHED_QOS));
+        assert!(!latched_qos("[]"));
+        let v8 = |d: u8| {
+            format!(
+                "- history: 3\n  depth: 4\n  reliability: 1\n  durability: {d}\n  deadline:\n    \
+                 sec: 0\n    nsec: 0\n  lifespan:\n    sec: 0\n    nsec: 0\n  liveliness: 1\n  \
+                 liveliness_lease_duration:\n    sec: 0\n    nsec: 0\n  \
+                 avoid_ros_namespace_conventions: false"
+            )
+        };
+        assert!(latched_qos(&v8(1)));
+        assert!(!latched_qos(&v8(2)));
+        assert!(!latched_qos(
+            &LATCHED_QOS.replace("transient_local", "volatile")
+        ));
+        assert!(!latched_qos("not: [yaml"));
+    }
 }

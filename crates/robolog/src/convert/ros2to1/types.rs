@@ -181,6 +181,12 @@ fn definition(defs: &[MsgDef]) -> Result<(String, Vec<M1>), String> {
         text.push_str(&body);
         ros1.push(def);
     }
+    if text.is_empty() {
+        // A type without fields nor constants (`std_msgs/Empty`): ROS 1
+        // stores one newline (rosbags none, which ROS 1 readers that
+        // require a definition refuse); the md5sum is the same.
+        text.push('\n');
+    }
     Ok((text, ros1))
 }
 
