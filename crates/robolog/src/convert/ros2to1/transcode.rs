@@ -236,3 +236,108 @@ impl Walk<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(text: &str) -> Compiled {
+        let t = ros2cdr::MessageType::parse("p/msg/T", text).unwrap();
+        super::super::types::compile(&t).unwrap()
+    }
+
+    /// One payload in either byte order (CDR aligned after the header),
+    /// and what ROS 1 packs of it.
+    fn payload(big: bool) -> Vec<u8> {
+        let (h, n16, n32, n64): (
+            [u8; 4],
+            fn(i16) -> [u8; 2],
+            fn(u32) -> [u8; 4],
+            fn(f64) -> [u8; 8],
+        ) = if big {
+            (
+                [0, 0, 0, 0],
+                i16::to_be_bytes,
+                u32::to_be_bytes,
+                f64::to_be_bytes,
+            )
+        } else {
+            (
+                [0, 1, 0, 0],
+                i16::to_le_bytes,
+                u32::to_le_bytes,
+                f64::to_le_bytes,
+            )
+        };
+        let mut p = h.to_vec();
+        p.extend(n16(-3)); // a: int16 at 0
+        p.extend([0; 6]); // b aligned to 8
+        p.extend(n64(2.5));
+        p.extend(n32(3)); // s: "hi" and its NUL
+        p.extend(b"hi\0");
+        p.push(0); // v's count aligned to 4
+        p.extend(n32(2));
+        p.extend(n32(7));
+        p.extend(n32(8));
+        p
+    }
+
+    #[test]
+    fn both_byte_orders_pack_alike() {
+        let c = compiled("int16 a\nfloat64 b\nstring s\nuint32[] v\n");
+        let mut want = Vec::new();
+        want.extend((-3i16).to_le_bytes());
+        want.extend(2.5f64.to_le_bytes());
+        want.extend(2u32.to_le_bytes());
+        want.extend(b"hi");
+        want.extend(2u32.to_le_bytes());
+        want.extend(7u32.to_le_bytes());
+        want.extend(8u32.to_le_bytes());
+        for big in [false, true] {
+            let mut out = Vec::new();
+            transcode(&c, &payload(big), &mut out).unwrap();
+            assert_eq!(out, want, "big-endian: {big}");
+        }
+        // Padding of up to three bytes at the end is accepted, four not.
+        let mut p = payload(false);
+        p.extend([0; 3]);
+        let mut out = Vec::new();
+        transcode(&c, &p, &mut out).unwrap();
+        p.push(0);
+        let e = transcode(&c, &p, &mut out).unwrap_err().to_string();
+        assert!(e.contains("4 bytes left over"), "{e}");
+        // Another encapsulation is refused at byte 0.
+        let mut p = payload(false);
+        p[1] = 7;
+        let e = transcode(&c, &p, &mut out).unwrap_err().to_string();
+        assert!(
+            e.starts_with("at byte 0 of the CDR payload: encapsulation kind 0x0007"),
+            "{e}"
+        );
+    }
+
+    /// A type without fields takes its placeholder byte in CDR and nothing
+    /// in ROS 1; a string missing its NUL is an error at that byte.
+    #[test]
+    fn empty_types_and_terminators() {
+        let c = compiled("");
+        let mut out = vec![9];
+        transcode(&c, &[0, 1, 0, 0, 0], &mut out).unwrap();
+        assert!(out.is_empty());
+        let e = transcode(&c, &[0, 1, 0, 0], &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("at byte 4 of the CDR payload: the placeholder"),
+            "{e}"
+        );
+        let c = compiled("string s\n");
+        let e = transcode(&c, &[0, 1, 0, 0, 2, 0, 0, 0, b'a', b'b'], &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("at byte 9 of the CDR payload: a string's NUL"),
+            "{e}"
+        );
+    }
+}
