@@ -249,36 +249,23 @@ mod tests {
     /// One payload in either byte order (CDR aligned after the header),
     /// and what ROS 1 packs of it.
     fn payload(big: bool) -> Vec<u8> {
-        let (h, n16, n32, n64): (
-            [u8; 4],
-            fn(i16) -> [u8; 2],
-            fn(u32) -> [u8; 4],
-            fn(f64) -> [u8; 8],
-        ) = if big {
-            (
-                [0, 0, 0, 0],
-                i16::to_be_bytes,
-                u32::to_be_bytes,
-                f64::to_be_bytes,
-            )
-        } else {
-            (
-                [0, 1, 0, 0],
-                i16::to_le_bytes,
-                u32::to_le_bytes,
-                f64::to_le_bytes,
-            )
+        // A number's little-endian bytes, reversed for big-endian.
+        let put = |p: &mut Vec<u8>, mut le: Vec<u8>| {
+            if big {
+                le.reverse();
+            }
+            p.extend(le);
         };
-        let mut p = h.to_vec();
-        p.extend(n16(-3)); // a: int16 at 0
+        let mut p = vec![0, u8::from(!big), 0, 0];
+        put(&mut p, (-3i16).to_le_bytes().to_vec()); // a: int16 at 0
         p.extend([0; 6]); // b aligned to 8
-        p.extend(n64(2.5));
-        p.extend(n32(3)); // s: "hi" and its NUL
+        put(&mut p, 2.5f64.to_le_bytes().to_vec());
+        put(&mut p, 3u32.to_le_bytes().to_vec()); // s: "hi" and its NUL
         p.extend(b"hi\0");
         p.push(0); // v's count aligned to 4
-        p.extend(n32(2));
-        p.extend(n32(7));
-        p.extend(n32(8));
+        for n in [2u32, 7, 8] {
+            put(&mut p, n.to_le_bytes().to_vec());
+        }
         p
     }
 
