@@ -318,3 +318,97 @@ fn ros2_makes_ros2_mcap_of_a_ros1_bag_and_only_of_one() {
         .code(2);
     assert!(!dir.join("u.mcap").exists() && !dir.join("b.bag").exists());
 }
+
+/// A ROS 2 log to a ROS 1 bag: ROS 2 MCAP (made here from a ROS 1 bag)
+/// and a rosbag2 folder of the corpus (`../shared/corpus/rosbag2`,
+/// skipped when absent) convert with nothing but the output's extension,
+/// to the messages they hold, in ROS 1 form.
+#[test]
+fn ros2_logs_convert_to_ros1_bags() {
+    let dir = scratch("ros2-to-bag");
+    let bag = testdata("rosbag/sample.bag");
+    let ros2 = dir.join("sample.mcap");
+    robolog()
+        .args(["convert", "--ros2"])
+        .arg(&bag)
+        .arg(&ros2)
+        .assert()
+        .success();
+    let back = dir.join("back.bag");
+    robolog()
+        .arg("convert")
+        .arg(&ros2)
+        .arg(&back)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("messages on 3 channel(s)"));
+    let info = info_json(&back);
+    assert_eq!(info["format"], "rosbag", "{info}");
+    let types: Vec<&str> = info["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "std_msgs/String",
+            "std_msgs/Int32",
+            "geometry_msgs/PointStamped"
+        ]
+    );
+    // The same messages as the ROS 1 bag, Header seq aside (ROS 2 has
+    // none; it is 0).
+    let zero_seq = |s: String| {
+        s.lines()
+            .map(|l| match l.find(r#""seq":"#) {
+                Some(at) => {
+                    let end = l[at + 6..].find(|c: char| !c.is_ascii_digit()).unwrap() + at + 6;
+                    format!("{}\"seq\":0{}", &l[..at], &l[end..])
+                }
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let original = zero_seq(cat_json(&bag, &[]));
+    assert!(!original.is_empty());
+    assert_eq!(zero_seq(cat_json(&back, &[])), original);
+    // A rosbag2 folder.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/rosbag2/sqlite3/cdr_test");
+    if !folder.is_dir() {
+        eprintln!(
+            "note: rosbag2 part skipped: no corpus at {}",
+            folder.display()
+        );
+        return;
+    }
+    let out = dir.join("cdr_test.bag");
+    robolog()
+        .arg("convert")
+        .arg(&folder)
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("7 messages on 2 channel(s)"));
+    let info = info_json(&out);
+    let mut types: Vec<&str> = info["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    types.sort_unstable();
+    assert_eq!(types, ["test_msgs/Arrays", "test_msgs/BasicTypes"]);
+    let text = cat_json(&out, &["--topic", "/test_topic"]);
+    assert_eq!(text.lines().count(), 3);
+    assert!(text.contains(r#""int32_value":"#), "{text}");
+    // An existing output is refused.
+    robolog()
+        .arg("convert")
+        .arg(&folder)
+        .arg(&out)
+        .assert()
+        .code(2);
+}

@@ -142,19 +142,7 @@ pub(crate) fn to_bag<W: Write + Seek>(
     out: W,
     cx: &mut Context<'_>,
 ) -> Result<W, Error> {
-    let compression = match cx.opts.compression {
-        Compression::None => rosbag12::Compression::None,
-        Compression::Lz4 => rosbag12::Compression::Lz4,
-        Compression::Zstd => {
-            return Err(Error::InvalidArgument(
-                "ROS bags have no zstd compression: choose lz4 or none".into(),
-            ));
-        }
-    };
-    let options = WriterOptions {
-        chunk_threshold: usize::try_from(cx.opts.chunk_size).unwrap_or(usize::MAX),
-        ..WriterOptions::compressed(compression)
-    };
+    let options = writer_options(cx)?;
     let conns = connections(log)?;
     let mut w = BagWriter::new(out, options)?;
     // Channel id -> connection id in the output.
@@ -170,14 +158,7 @@ pub(crate) fn to_bag<W: Write + Seek>(
         let Some(&conn) = ids.get(&m.channel) else {
             return Ok(());
         };
-        let time = RosTime::from_timestamp(m.log_time).ok_or_else(|| {
-            Error::malformed(
-                m.offset.unwrap_or(0),
-                "a log time a ROS time can hold (1970 to 2106)",
-                format!("{} ns", m.log_time.as_nanos()),
-            )
-        })?;
-        w.write(conn, time, &m.payload)?;
+        w.write(conn, ros_time(&m)?, &m.payload)?;
         cx.stats.messages += 1;
         cx.tick(m.offset.unwrap_or(0));
         Ok(())
@@ -185,6 +166,36 @@ pub(crate) fn to_bag<W: Write + Seek>(
     w.finish()?;
     cx.report(cx.total_bytes);
     Ok(w.into_inner())
+}
+
+/// The options of a bag writer for the conversion's compression (none or
+/// lz4; zstd is refused) and chunk size.
+pub(crate) fn writer_options(cx: &Context<'_>) -> Result<WriterOptions, Error> {
+    let compression = match cx.opts.compression {
+        Compression::None => rosbag12::Compression::None,
+        Compression::Lz4 => rosbag12::Compression::Lz4,
+        Compression::Zstd => {
+            return Err(Error::InvalidArgument(
+                "ROS bags have no zstd compression: choose lz4 or none".into(),
+            ));
+        }
+    };
+    Ok(WriterOptions {
+        chunk_threshold: usize::try_from(cx.opts.chunk_size).unwrap_or(usize::MAX),
+        ..WriterOptions::compressed(compression)
+    })
+}
+
+/// The bag time of message `m`: its log time, which must lie in what a
+/// ROS time holds.
+pub(crate) fn ros_time(m: &logcore::Message<'_>) -> Result<RosTime, Error> {
+    RosTime::from_timestamp(m.log_time).ok_or_else(|| {
+        Error::malformed(
+            m.offset.unwrap_or(0),
+            "a log time a ROS time can hold (1970 to 2106)",
+            format!("{} ns", m.log_time.as_nanos()),
+        )
+    })
 }
 
 /// The bag connections of `log`'s channels, in channel id order: a bag's

@@ -11,7 +11,8 @@
 //! with their metadata and attachments kept (an OSI trace stays one).
 //! With [`ConvertOptions::ros2`], a ROS 1 bag becomes ROS 2 MCAP instead
 //! (profile `ros2`, payloads re-encoded as CDR, ROS 2 definitions), mapped
-//! as `rosbags-convert` maps it.
+//! as `rosbags-convert` maps it; and [`to_bag`] writes a ROS 2 log (a
+//! rosbag2 bag, ROS 2 MCAP) as a ROS 1 bag, the mapping reversed.
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
@@ -59,6 +60,8 @@ mod jsonschema;
 mod mcap;
 #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
 mod ros1to2;
+#[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
+mod ros2to1;
 #[cfg(feature = "rosbag2")]
 mod rosbag2;
 #[cfg(feature = "ulog")]
@@ -335,6 +338,13 @@ pub fn to_mcap<W: Write>(
 /// record` does). Any other channel is refused ([`Error::Unsupported`]
 /// naming it); filter it out with [`ConvertOptions::topics`]. Compression
 /// is none or lz4 ([`Compression::Zstd`] is [`Error::InvalidArgument`]).
+///
+/// A ROS 2 log, a rosbag2 bag or an MCAP file of `cdr` channels (and no
+/// `ros1` ones), converts too (with the `ros2` and `rosbag2` features):
+/// payloads re-encoded from CDR to ROS 1, definitions and md5sums in ROS 1
+/// form, latching from the QoS profiles, mapped as `rosbags-convert`
+/// maps it; a channel that does not map, or a payload that does not
+/// re-encode, is left out and listed in [`ConvertStats::skipped`].
 pub fn to_bag<W: Write + Seek>(
     log: &Log<'_>,
     out: W,
@@ -342,6 +352,11 @@ pub fn to_bag<W: Write + Seek>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(W, ConvertStats), Error> {
     let mut cx = Context::new(log, opts, progress);
+    #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
+    if ros2to1::applies(log, &cx)? {
+        let sink = ros2to1::to_bag(log, out, &mut cx)?;
+        return Ok((sink, cx.stats));
+    }
     #[cfg(feature = "rosbag")]
     {
         let sink = bag::to_bag(log, out, &mut cx)?;

@@ -73,6 +73,7 @@ use rosbag2::{Definitions, Distro};
 
 use super::Context;
 use crate::Log;
+pub(super) use transcode::TranscodeError;
 use types::Compiled;
 
 /// The offered QoS profiles rosbags-convert writes for a latched ROS 1
@@ -92,6 +93,19 @@ pub(crate) const LATCHED_QOS: &str = "- avoid_ros_namespace_conventions: false
     nsec: 4294967295
     sec: 2147483647
   reliability: reliable";
+
+/// Whether the offered QoS profiles `text` (YAML, as rosbag2 metadata and
+/// MCAP channel metadata hold them) make a latched topic in ROS 1: one
+/// profile's durability is `transient_local` (by name, or by its number
+/// 1 in metadata before version 9), as rosbags-convert decides it. Text
+/// that does not parse is not latched.
+pub(crate) fn latched_qos(text: &str) -> bool {
+    rosbag2::metadata::parse_qos_text(text, "offered_qos_profiles").is_ok_and(|profiles| {
+        profiles
+            .iter()
+            .any(|p| p.durability == "transient_local" || p.durability == "1")
+    })
+}
 
 /// Converts the RosBag `log` into ROS 2 MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {

@@ -11,11 +11,13 @@ use super::types::{Compiled, Count, Dst, Elem1, Elem2, Op, Pair};
 /// each, so the output stays bounded.
 const MAX_EMPTY_ELEMENTS: u64 = 1 << 20;
 
-/// Why a payload does not transcode: the byte offset in the ROS 1 payload
-/// and what was wrong there.
+/// Why a payload does not transcode (from ROS 1 to CDR here, from CDR
+/// to ROS 1 in `ros2to1`): the byte offset in the input payload, which
+/// encoding it is in (`"ROS 1"`, `"CDR"`) and what was wrong there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TranscodeError {
     pub offset: usize,
+    pub payload: &'static str,
     pub what: String,
 }
 
@@ -23,8 +25,8 @@ impl std::fmt::Display for TranscodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "at byte {} of the ROS 1 payload: {}",
-            self.offset, self.what
+            "at byte {} of the {} payload: {}",
+            self.offset, self.payload, self.what
         )
     }
 }
@@ -56,6 +58,7 @@ impl Walk<'_, '_> {
     fn err(&self, what: String) -> TranscodeError {
         TranscodeError {
             offset: self.pos,
+            payload: "ROS 1",
             what,
         }
     }
@@ -98,6 +101,7 @@ impl Walk<'_, '_> {
         if need > self.left() as u64 || (min == 0 && n > MAX_EMPTY_ELEMENTS) {
             return Err(TranscodeError {
                 offset: self.pos.saturating_sub(4),
+                payload: "ROS 1",
                 what: format!(
                     "an array of {n} elements needs at least {need} bytes, {} left",
                     self.left()
