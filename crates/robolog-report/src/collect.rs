@@ -690,6 +690,25 @@ mod tests {
     }
 
     #[test]
+    fn arrays_of_objects_of_any_length_are_not_plotted() {
+        use logcore::types::Field;
+        let record = s(vec![("id", Value::U64(1))]);
+        let v = s(vec![
+            ("records", Value::Array(vec![record.clone()])),
+            ("fixed", Value::Array(vec![record])),
+        ]);
+        let record_ty = ValueType::Struct(vec![Field::new("id", ValueType::U32)]);
+        let ty = ValueType::Struct(vec![
+            Field::new("records", ValueType::List(Box::new(record_ty.clone()))),
+            Field::new("fixed", ValueType::FixedArray(Box::new(record_ty), 1)),
+        ]);
+        let mut out = Vec::new();
+        flatten(&v, Some(&ty), &mut String::new(), &mut out, true);
+        let names: Vec<&str> = out.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(names, ["fixed[0].id"]);
+    }
+
+    #[test]
     fn euler_of_a_yaw_rotation() {
         // 90 degrees about z: w = cos 45, z = sin 45.
         let h = std::f64::consts::FRAC_1_SQRT_2;
