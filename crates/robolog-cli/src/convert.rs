@@ -5,7 +5,7 @@
 //! OUT's extension (`.mcap`, `.bag`, none for a folder) or `--storage`
 //! chooses.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use logcore::{Error, Format, LogReader};
@@ -131,29 +131,33 @@ fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
 /// Runs `robolog convert`.
 pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
     let (input, output) = (&args.input, &args.output);
-    let target = target(output)?;
-    let compression = match (args.compression, target) {
-        (Some(Codec::Zstd), Target::Bag) => {
-            return Err(Failure::usage(
-                output,
-                Error::InvalidArgument(
-                    "ROS bags have no zstd compression: use --compression lz4 or none".into(),
-                ),
-            ));
-        }
-        (Some(Codec::Zstd) | None, Target::Mcap) => Compression::Zstd,
-        (Some(Codec::Lz4), _) => Compression::Lz4,
-        (Some(Codec::None), _) | (None, Target::Bag) => Compression::None,
-    };
+    let (target, compression) = target(args)?;
     let policy = OutputPolicy::new(args.force).reading(input);
     write::check(output, &policy)?;
     let log = ctx.open(input)?;
-    if args.ros2 && (log.format() != Format::RosBag || target != Target::Mcap) {
+    if args.ros2 && (log.format() != Format::RosBag || target == Target::Bag) {
         return Err(Failure::usage(
             input,
             Error::InvalidArgument(
-                "--ros2 converts a ROS 1 bag to MCAP: give a .bag input and a .mcap output".into(),
+                "--ros2 converts a ROS 1 bag to ROS 2 MCAP or a ROS 2 bag folder: give a .bag \
+                 input and a .mcap output or a folder"
+                    .into(),
             ),
+        ));
+    }
+    if matches!(target, Target::Rosbag2 { .. })
+        && !matches!(
+            log.format(),
+            Format::RosBag | Format::Rosbag2 | Format::Mcap
+        )
+    {
+        return Err(Failure::usage(
+            input,
+            Error::InvalidArgument(format!(
+                "a ROS 2 bag folder is written from a ROS 1 bag, a ROS 2 bag or a ROS 2 MCAP \
+                 file, not from {}: convert it to .mcap instead",
+                log.format()
+            )),
         ));
     }
     let fail = |e: Error| Failure::new(input, e);
@@ -178,7 +182,15 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
 
     let mut bar = Progress::bytes(log.size());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
-    let written = convert_file_to(&log, input, output, target, &opts, args.force, &mut progress);
+    let written = convert_file_to(
+        &log,
+        input,
+        output,
+        target,
+        &opts,
+        args.force,
+        &mut progress,
+    );
     let stats: ConvertStats = match written {
         Ok(s) => s,
         // What the conversion found names the input, whose bytes it

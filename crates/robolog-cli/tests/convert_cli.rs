@@ -389,7 +389,9 @@ fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
             .args(["--storage", "mcap"])
             .assert()
             .code(2)
-            .stderr(predicate::str::contains("--storage writes a ROS 2 bag folder"));
+            .stderr(predicate::str::contains(
+                "--storage writes a ROS 2 bag folder",
+            ));
     }
     // lz4 is no rosbag2 compression; a ULog file does not become a ROS 2 bag.
     robolog()
@@ -406,14 +408,21 @@ fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
         .arg(dir.join("ulog"))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("a ROS 2 bag folder is written from"));
+        .stderr(predicate::str::contains(
+            "a ROS 2 bag folder is written from",
+        ));
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
     assert!(left.is_empty(), "{left:?}");
 
     // A folder without extension: SQLite storage, the ROS 2 mapping; a
     // name with a dot given --storage: MCAP storage.
     let db3 = dir.join("sample");
-    robolog().arg("convert").arg(&bag).arg(&db3).assert().success();
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&db3)
+        .assert()
+        .success();
     assert!(db3.join("sample_0.db3").is_file());
     let mcap = dir.join("sample.v2");
     robolog()
@@ -429,7 +438,14 @@ fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
         ("/count", "std_msgs/msg/Int32", "30"),
         ("/point", "geometry_msgs/msg/PointStamped", "30"),
     ]
-    .map(|(t, ty, n)| (t.to_string(), ty.to_string(), "cdr".to_string(), n.to_string()));
+    .map(|(t, ty, n)| {
+        (
+            t.to_string(),
+            ty.to_string(),
+            "cdr".to_string(),
+            n.to_string(),
+        )
+    });
     assert_eq!(bag_topics(&db3), want);
     assert_eq!(bag_topics(&mcap), want);
     assert_eq!(raw_messages(&db3), raw_messages(&mcap));
@@ -504,7 +520,11 @@ fn ros2_bags_are_copied_byte_for_byte_into_another_storage() {
         "rosbag2/mcap/test_bag_for_seek",
     ] {
         let Some(input) = corpus(rel) else { return };
-        let storage = if rel.contains("sqlite3") { "mcap" } else { "sqlite3" };
+        let storage = if rel.contains("sqlite3") {
+            "mcap"
+        } else {
+            "sqlite3"
+        };
         let out = dir.join(rel.replace('/', "-"));
         robolog()
             .arg("convert")
@@ -532,9 +552,16 @@ fn ros2_bags_are_copied_byte_for_byte_into_another_storage() {
         assert!(out.join(format!("{name}_0.{ext}")).is_file(), "{rel}");
     }
     // A ROS 2 MCAP file: its payloads too.
-    let Some(input) = corpus("ros2-mcap/cdr_test_0.mcap") else { return };
+    let Some(input) = corpus("ros2-mcap/cdr_test_0.mcap") else {
+        return;
+    };
     let out = dir.join("from-mcap");
-    robolog().arg("convert").arg(&input).arg(&out).assert().success();
+    robolog()
+        .arg("convert")
+        .arg(&input)
+        .arg(&out)
+        .assert()
+        .success();
     assert!(raw_messages(&out) == raw_messages(&input));
     // A ROS 1 MCAP file is no ROS 2 one: refused, naming the channel.
     let ros1 = dir.join("ros1.mcap");

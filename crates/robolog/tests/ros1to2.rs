@@ -234,7 +234,11 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     let theirs_topics = &reply["theirs_topics"];
     let counts = per_topic(&theirs);
     for (t, c) in theirs_topics.as_object().unwrap() {
-        assert_eq!(c[0], json!(counts.get(t).copied().unwrap_or(0)), "{name}: {t}");
+        assert_eq!(
+            c[0],
+            json!(counts.get(t).copied().unwrap_or(0)),
+            "{name}: {t}"
+        );
     }
     let replies = reply["folders"].as_array().unwrap();
     assert_eq!(replies.len(), folders.len());
@@ -308,7 +312,11 @@ fn to_folders(
         let f = folder.display();
         assert_eq!(got.messages, stats.messages, "{f}");
         assert_eq!(got.skipped, stats.skipped, "{f}");
-        let ext = if storage == Storage::Mcap { "mcap" } else { "db3" };
+        let ext = if storage == Storage::Mcap {
+            "mcap"
+        } else {
+            "db3"
+        };
         let file = format!("ours-{name}_0.{ext}{}", if zstd { ".zstd" } else { "" });
         assert!(folder.join(&file).is_file(), "{f}: no {file}");
         let back = robolog::open(&folder).unwrap();

@@ -88,7 +88,9 @@ impl Folder<'_> {
     /// or (without force) one that exists.
     fn check(&self) -> Result<(), ConvertFileError> {
         let policy = OutputPolicy::new(self.force).reading(self.input);
-        policy.check(self.output).map_err(ConvertFileError::Refused)?;
+        policy
+            .check(self.output)
+            .map_err(ConvertFileError::Refused)?;
         if let (Ok(input), Ok(output)) = (self.input.canonicalize(), self.output.canonicalize())
             && input.starts_with(&output)
         {
@@ -153,8 +155,8 @@ mod bag2 {
         let options = WriteOptions::new(storage)
             .with_compression(compression)
             .with_overwrite(folder.force);
-        let mut w = Bag2Writer::create(folder.output, options)
-            .map_err(|e| file_error(Error::from(e)))?;
+        let mut w =
+            Bag2Writer::create(folder.output, options).map_err(|e| file_error(Error::from(e)))?;
         let mut cx = Context::new(log, opts, progress);
         let written = if ros1 {
             from_ros1(log, &mut w, &mut cx)
@@ -258,10 +260,10 @@ mod bag2 {
             {
                 match parse_qos_text(text, "offered_qos_profiles") {
                     Ok(q) => spec.qos = q,
-                    Err(e) => cx.stats.warnings.push(format!(
-                        "{}: offered QoS profiles left out: {e}",
-                        c.topic
-                    )),
+                    Err(e) => cx
+                        .stats
+                        .warnings
+                        .push(format!("{}: offered QoS profiles left out: {e}", c.topic)),
                 }
             }
             if let Some(h) = c
