@@ -459,7 +459,8 @@ fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
         .success();
     assert_eq!(cat_json(&db3, &[]), cat_json(&ros2, &[]));
 
-    // It exists now: refused without --force, replaced with it.
+    // It exists now: refused without --force, replaced with it (here
+    // with the topic and time filters: --start is relative to the start).
     let before = std::fs::read(db3.join("metadata.yaml")).unwrap();
     robolog()
         .arg("convert")
@@ -474,7 +475,7 @@ fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
         .arg("convert")
         .arg(&bag)
         .arg(&db3)
-        .args(["--topic", "/count", "--start", "1600000001", "--force"])
+        .args(["--topic", "/count", "--start", "1", "--force"])
         .assert()
         .success();
     let topics = bag_topics(&db3);
@@ -491,14 +492,15 @@ fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
         .arg("convert")
         .arg(&mcap)
         .arg(&mcap)
-        .arg("--force")
+        .args(["--storage", "mcap", "--force"])
         .assert()
-        .code(2);
+        .code(2)
+        .stderr(predicate::str::contains("is the input"));
     robolog()
         .arg("convert")
         .arg(mcap.join("metadata.yaml"))
         .arg(&mcap)
-        .arg("--force")
+        .args(["--storage", "mcap", "--force"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("is the input"));
