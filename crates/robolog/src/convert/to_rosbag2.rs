@@ -1,4 +1,4 @@
-//! Conversions into a ROS 2 bag folder ([`Target::Rosbag2`]): a rosbag2
+//! Conversions into a ROS 2 bag folder ([`Target::Rosbag2`](super::Target)): a rosbag2
 //! bag of SQLite (`.db3`) or MCAP storage with a version 9
 //! `metadata.yaml` (each topic's `message_count`, offered QoS profiles and
 //! type hash), written by [`rosbag2::Bag2Writer`] into a temporary folder
