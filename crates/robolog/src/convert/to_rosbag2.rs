@@ -7,7 +7,7 @@
 //! What goes in, by input:
 //!
 //! - **a ROS 1 bag**: mapped and re-encoded as CDR exactly as for ROS 2
-//!   MCAP ([`ConvertOptions::ros2`](super::ConvertOptions), the
+//!   MCAP ([`ConvertOptions::ros2`], the
 //!   `ros1to2` module's mapping fed into the bag through its `Sink`): one
 //!   topic per name and ROS 2 type, type `pkg/msg/Type`, the `ros2msg`
 //!   definition, offered QoS profiles `transient_local` for a latched
@@ -28,7 +28,7 @@
 //!   filter).
 //!
 //! Any other input is refused before anything is written. The topic and
-//! time filters of [`ConvertOptions`](super::ConvertOptions) apply; its
+//! time filters of [`ConvertOptions`] apply; its
 //! chunk options do not (the MCAP storage compresses its chunks with zstd
 //! as rosbag2 does, unless the whole file is compressed).
 //!
