@@ -1,14 +1,18 @@
 //! `robolog convert IN OUT [--compression zstd|lz4|none] [--chunk-size N]
-//! [--topic T]... [--start S] [--end S] [--force]`: any log to MCAP, or a
-//! ROS 1 MCAP file (or a bag) to a bag; OUT's extension (`.mcap`, `.bag`)
+//! [--storage sqlite3|mcap] [--topic T]... [--start S] [--end S] [--force]
+//! [--ros2]`: any log to MCAP, a ROS 1 MCAP file (or a bag) to a bag, or a
+//! ROS 1 bag, a ROS 2 bag or a ROS 2 MCAP file to a ROS 2 bag folder;
+//! OUT's extension (`.mcap`, `.bag`, none for a folder) or `--storage`
 //! chooses.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use logcore::{Error, Format, LogReader};
 use mcapfile::Compression;
-use robolog::convert::{ConvertFileError, ConvertOptions, ConvertStats, Target, convert_file};
+use robolog::convert::{
+    ConvertFileError, ConvertOptions, ConvertStats, Storage, Target, convert_file_to,
+};
 use robolog::write::OutputPolicy;
 
 use crate::context::Context;
@@ -22,12 +26,22 @@ pub(crate) struct ConvertArgs {
     /// The log to convert (format detected from its first bytes).
     input: PathBuf,
     /// The file to write: `.mcap` for MCAP, `.bag` for a ROS 1 bag (from an
-    /// MCAP file whose channels are ROS 1, or a bag).
+    /// MCAP file whose channels are ROS 1, or a bag), a name without
+    /// extension (or any name with --storage) for a ROS 2 bag folder (from
+    /// a ROS 1 bag, mapped as with --ros2, a ROS 2 bag or a ROS 2 MCAP
+    /// file).
     output: PathBuf,
     /// Chunk compression of the output (default: zstd for MCAP, none for
-    /// a bag; bags have no zstd).
+    /// a bag; bags have no zstd). For a ROS 2 bag folder: zstd compresses
+    /// the storage file once complete (compression_mode FILE), none (the
+    /// default) leaves it uncompressed.
     #[arg(long, value_enum)]
     compression: Option<Codec>,
+    /// Write a ROS 2 bag folder with this storage plugin (default for a
+    /// folder: sqlite3, a .db3 file; mcap: a .mcap file), with a
+    /// metadata.yaml as rosbag2 writes it.
+    #[arg(long, value_enum)]
+    storage: Option<StorageArg>,
     /// Uncompressed chunk size of the output, in bytes.
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     chunk_size: u64,
@@ -40,7 +54,8 @@ pub(crate) struct ConvertArgs {
     /// definitions), as rosbags-convert maps the types: `pkg/Type` becomes
     /// `pkg/msg/Type`, `Header.seq` is dropped, `time`/`duration` become
     /// `builtin_interfaces` types; fields of types whose ROS 2 definition
-    /// differs are mapped by name (the run says which).
+    /// differs are mapped by name (the run says which). A ROS 2 bag folder
+    /// output always maps so.
     #[arg(long)]
     ros2: bool,
 }
@@ -53,45 +68,96 @@ enum Codec {
     None,
 }
 
-/// The format OUT's extension chooses; another extension is a usage
+/// The storage plugins of `--storage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StorageArg {
+    Sqlite3,
+    Mcap,
+}
+
+/// The format OUT's extension (and `--storage`) chooses, with the chunk
+/// compression of an MCAP file or a bag; another extension, or
+/// `--storage` or a compression the target does not have, is a usage
 /// error.
-fn target(output: &Path) -> Result<Target, Failure> {
-    Target::of(output).ok_or_else(|| {
-        Failure::usage(
-            output,
-            Error::InvalidArgument(
-                "the output's extension chooses its format: end it in .mcap or .bag".into(),
-            ),
-        )
+fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
+    let output = &args.output;
+    let usage = |msg: &str| Failure::usage(output, Error::InvalidArgument(msg.into()));
+    let target = match (Target::of(output), args.storage) {
+        (Some(Target::Mcap | Target::Bag), Some(_)) => {
+            return Err(usage(
+                "--storage writes a ROS 2 bag folder: give an output without the .mcap or \
+                 .bag extension",
+            ));
+        }
+        (Some(Target::Rosbag2 { .. }) | None, Some(s)) => Target::Rosbag2 {
+            storage: match s {
+                StorageArg::Sqlite3 => Storage::Sqlite3,
+                StorageArg::Mcap => Storage::Mcap,
+            },
+            zstd: false,
+        },
+        (Some(t), None) => t,
+        (None, None) => {
+            return Err(usage(
+                "the output's extension chooses its format: end it in .mcap or .bag, or give \
+                 a folder name without extension (or --storage) for a ROS 2 bag",
+            ));
+        }
+    };
+    Ok(match (args.compression, target) {
+        (Some(Codec::Zstd), Target::Bag) => {
+            return Err(usage(
+                "ROS bags have no zstd compression: use --compression lz4 or none",
+            ));
+        }
+        (Some(Codec::Lz4), Target::Rosbag2 { .. }) => {
+            return Err(usage(
+                "a ROS 2 bag is compressed with zstd only: use --compression zstd or none",
+            ));
+        }
+        (Some(Codec::Zstd), Target::Rosbag2 { storage, .. }) => (
+            Target::Rosbag2 {
+                storage,
+                zstd: true,
+            },
+            Compression::None,
+        ),
+        (Some(Codec::Zstd) | None, Target::Mcap) => (target, Compression::Zstd),
+        (Some(Codec::Lz4), _) => (target, Compression::Lz4),
+        (Some(Codec::None) | None, _) => (target, Compression::None),
     })
 }
 
 /// Runs `robolog convert`.
 pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
     let (input, output) = (&args.input, &args.output);
-    let target = target(output)?;
-    let compression = match (args.compression, target) {
-        (Some(Codec::Zstd), Target::Bag) => {
-            return Err(Failure::usage(
-                output,
-                Error::InvalidArgument(
-                    "ROS bags have no zstd compression: use --compression lz4 or none".into(),
-                ),
-            ));
-        }
-        (Some(Codec::Zstd) | None, Target::Mcap) => Compression::Zstd,
-        (Some(Codec::Lz4), _) => Compression::Lz4,
-        (Some(Codec::None), _) | (None, Target::Bag) => Compression::None,
-    };
+    let (target, compression) = target(args)?;
     let policy = OutputPolicy::new(args.force).reading(input);
     write::check(output, &policy)?;
     let log = ctx.open(input)?;
-    if args.ros2 && (log.format() != Format::RosBag || target != Target::Mcap) {
+    if args.ros2 && (log.format() != Format::RosBag || target == Target::Bag) {
         return Err(Failure::usage(
             input,
             Error::InvalidArgument(
-                "--ros2 converts a ROS 1 bag to MCAP: give a .bag input and a .mcap output".into(),
+                "--ros2 converts a ROS 1 bag to ROS 2 MCAP or a ROS 2 bag folder: give a .bag \
+                 input and a .mcap output or a folder"
+                    .into(),
             ),
+        ));
+    }
+    if matches!(target, Target::Rosbag2 { .. })
+        && !matches!(
+            log.format(),
+            Format::RosBag | Format::Rosbag2 | Format::Mcap
+        )
+    {
+        return Err(Failure::usage(
+            input,
+            Error::InvalidArgument(format!(
+                "a ROS 2 bag folder is written from a ROS 1 bag, a ROS 2 bag or a ROS 2 MCAP \
+                 file, not from {}: convert it to .mcap instead",
+                log.format()
+            )),
         ));
     }
     let fail = |e: Error| Failure::new(input, e);
@@ -116,7 +182,15 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
 
     let mut bar = Progress::bytes(log.size());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
-    let written = convert_file(&log, input, output, &opts, args.force, &mut progress);
+    let written = convert_file_to(
+        &log,
+        input,
+        output,
+        target,
+        &opts,
+        args.force,
+        &mut progress,
+    );
     let stats: ConvertStats = match written {
         Ok(s) => s,
         // What the conversion found names the input, whose bytes it

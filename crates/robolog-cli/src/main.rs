@@ -76,8 +76,9 @@ enum Command {
     /// folder, or with --parquet logs as a Parquet dataset.
     Export(export::ExportArgs),
     /// Convert a log to MCAP (ROS bags losslessly, MCAP files re-chunked and
-    /// filtered), or a ROS 1 MCAP file to a bag; OUT's extension (.mcap,
-    /// .bag) chooses. Shows progress on a terminal.
+    /// filtered), a ROS 1 MCAP file to a bag, or a ROS 1 bag, ROS 2 bag or
+    /// ROS 2 MCAP file to a ROS 2 bag folder; OUT's extension (.mcap, .bag,
+    /// none for a folder) or --storage chooses. Shows progress on a terminal.
     Convert(convert::ConvertArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]

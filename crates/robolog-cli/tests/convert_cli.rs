@@ -1,6 +1,8 @@
 //! `robolog convert`: bags to MCAP and back, MCAP re-chunked and filtered,
 //! damaged input reported, the safe-write rules, no progress output when
-//! stderr is not a terminal.
+//! stderr is not a terminal; ROS 2 bag folders (`--storage`) from ROS 1
+//! bags, ROS 2 bags (a corpus bag's messages kept byte for byte) and ROS 2
+//! MCAP files.
 
 mod common;
 
@@ -317,6 +319,268 @@ fn ros2_makes_ros2_mcap_of_a_ros1_bag_and_only_of_one() {
         .assert()
         .code(2);
     assert!(!dir.join("u.mcap").exists() && !dir.join("b.bag").exists());
+}
+
+/// `../shared/corpus/<rel>`, or `None` (with a note) when absent.
+fn corpus(rel: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus")
+        .join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("note: skipped: {} is absent", p.display());
+        None
+    }
+}
+
+/// Every message of the log at `path` as our reader gives it: topic, log
+/// time and payload bytes, in time order (by topic at equal times).
+fn raw_messages(path: &Path) -> Vec<(String, i64, Vec<u8>)> {
+    use logcore::{LogReader, MessageFilter, ReadMode};
+    let log = robolog::open(path).unwrap();
+    let topics: std::collections::HashMap<_, _> = log
+        .channels()
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.id, c.topic))
+        .collect();
+    let mut out: Vec<_> = log
+        .messages(&MessageFilter::all().mode(ReadMode::Strict))
+        .unwrap()
+        .map(|m| {
+            let m = m.unwrap();
+            let topic = topics[&m.channel].clone();
+            (topic, m.log_time.as_nanos(), m.payload.to_vec())
+        })
+        .collect();
+    out.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    out
+}
+
+/// Each topic of the ROS 2 bag folder at `path`: type, serialization
+/// format and the message count its metadata states.
+fn bag_topics(path: &Path) -> Vec<(String, String, String, String)> {
+    use logcore::LogReader;
+    let log = robolog::open(path).unwrap();
+    let mut out: Vec<_> = log
+        .channels()
+        .unwrap()
+        .into_iter()
+        .map(|c| {
+            let count = c.metadata["metadata_message_count"].clone();
+            (c.topic, c.type_name, c.message_encoding, count)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn storage_makes_a_ros2_bag_folder_and_only_a_folder() {
+    let dir = scratch("storage-usage");
+    let bag = testdata("rosbag/sample.bag");
+    // --storage with an .mcap or .bag output: a usage error, nothing written.
+    for out in ["out.mcap", "out.bag"] {
+        robolog()
+            .arg("convert")
+            .arg(&bag)
+            .arg(dir.join(out))
+            .args(["--storage", "mcap"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "--storage writes a ROS 2 bag folder",
+            ));
+    }
+    // lz4 is no rosbag2 compression; a ULog file does not become a ROS 2 bag.
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(dir.join("lz4"))
+        .args(["--compression", "lz4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("zstd only"));
+    robolog()
+        .arg("convert")
+        .arg(testdata("ulog/example.ulg"))
+        .arg(dir.join("ulog"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a ROS 2 bag folder is written from",
+        ));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    // A folder without extension: SQLite storage, the ROS 2 mapping; a
+    // name with a dot given --storage: MCAP storage.
+    let db3 = dir.join("sample");
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&db3)
+        .assert()
+        .success();
+    assert!(db3.join("sample_0.db3").is_file());
+    let mcap = dir.join("sample.v2");
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&mcap)
+        .args(["--storage", "mcap", "--compression", "zstd"])
+        .assert()
+        .success();
+    assert!(mcap.join("sample.v2_0.mcap.zstd").is_file());
+    let want = [
+        ("/chatter", "std_msgs/msg/String", "15"),
+        ("/count", "std_msgs/msg/Int32", "30"),
+        ("/point", "geometry_msgs/msg/PointStamped", "30"),
+    ]
+    .map(|(t, ty, n)| {
+        (
+            t.to_string(),
+            ty.to_string(),
+            "cdr".to_string(),
+            n.to_string(),
+        )
+    });
+    assert_eq!(bag_topics(&db3), want);
+    assert_eq!(bag_topics(&mcap), want);
+    assert_eq!(raw_messages(&db3), raw_messages(&mcap));
+    // The values of the ROS 2 MCAP conversion.
+    let ros2 = dir.join("sample.mcap");
+    robolog()
+        .args(["convert", "--ros2"])
+        .arg(&bag)
+        .arg(&ros2)
+        .assert()
+        .success();
+    assert_eq!(cat_json(&db3, &[]), cat_json(&ros2, &[]));
+
+    // It exists now: refused without --force, replaced with it (here
+    // with the topic and time filters: --start is relative to the start).
+    let before = std::fs::read(db3.join("metadata.yaml")).unwrap();
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&db3)
+        .args(["--topic", "/count"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read(db3.join("metadata.yaml")).unwrap(), before);
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(&db3)
+        .args(["--topic", "/count", "--start", "1", "--force"])
+        .assert()
+        .success();
+    let topics = bag_topics(&db3);
+    assert_eq!(topics.len(), 1, "{topics:?}");
+    let kept = raw_messages(&db3);
+    let all: Vec<_> = raw_messages(&mcap)
+        .into_iter()
+        .filter(|m| m.0 == "/count" && m.1 >= 1_600_000_001_000_000_000)
+        .collect();
+    assert!(!all.is_empty() && kept == all);
+    assert_eq!(topics[0].3, kept.len().to_string());
+    // Never over the input, nor over a folder holding it.
+    robolog()
+        .arg("convert")
+        .arg(&mcap)
+        .arg(&mcap)
+        .args(["--storage", "mcap", "--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is the input"));
+    robolog()
+        .arg("convert")
+        .arg(mcap.join("metadata.yaml"))
+        .arg(&mcap)
+        .args(["--storage", "mcap", "--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is the input"));
+    assert!(mcap.join("sample.v2_0.mcap.zstd").is_file());
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "temporary folders left: {names:?}");
+}
+
+#[test]
+fn ros2_bags_are_copied_byte_for_byte_into_another_storage() {
+    let dir = scratch("storage-copy");
+    for rel in [
+        "rosbag2/sqlite3/cdr_test",
+        "rosbag2/sqlite3/rewriter_b",
+        "rosbag2/mcap/test_bag_for_seek",
+    ] {
+        let Some(input) = corpus(rel) else { return };
+        let storage = if rel.contains("sqlite3") {
+            "mcap"
+        } else {
+            "sqlite3"
+        };
+        let out = dir.join(rel.replace('/', "-"));
+        robolog()
+            .arg("convert")
+            .arg(&input)
+            .arg(&out)
+            .args(["--storage", storage])
+            .assert()
+            .success();
+        let theirs = raw_messages(&input);
+        assert!(!theirs.is_empty(), "{rel}");
+        assert!(raw_messages(&out) == theirs, "{rel}");
+        // The same topics, types and counts in the metadata (the input's
+        // counted from its messages: some of the corpus's metadata is off).
+        let mut counts = std::collections::BTreeMap::new();
+        for m in &theirs {
+            *counts.entry(m.0.clone()).or_insert(0u64) += 1;
+        }
+        for (topic, _, format, count) in bag_topics(&out) {
+            assert_eq!(format, "cdr", "{rel}");
+            let want = counts.get(&topic).copied().unwrap_or(0);
+            assert_eq!(count, want.to_string(), "{rel}: {topic}");
+        }
+        let ext = if storage == "mcap" { "mcap" } else { "db3" };
+        let name = out.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(out.join(format!("{name}_0.{ext}")).is_file(), "{rel}");
+    }
+    // A ROS 2 MCAP file: its payloads too.
+    let Some(input) = corpus("ros2-mcap/cdr_test_0.mcap") else {
+        return;
+    };
+    let out = dir.join("from-mcap");
+    robolog()
+        .arg("convert")
+        .arg(&input)
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(raw_messages(&out) == raw_messages(&input));
+    // A ROS 1 MCAP file is no ROS 2 one: refused, naming the channel.
+    let ros1 = dir.join("ros1.mcap");
+    robolog()
+        .arg("convert")
+        .arg(testdata("rosbag/sample.bag"))
+        .arg(&ros1)
+        .assert()
+        .success();
+    robolog()
+        .arg("convert")
+        .arg(&ros1)
+        .arg(dir.join("from-ros1-mcap"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("only ROS 2 channels"));
+    assert!(!dir.join("from-ros1-mcap").exists());
 }
 
 /// A ROS 2 log to a ROS 1 bag: ROS 2 MCAP (made here from a ROS 1 bag)

@@ -8,6 +8,15 @@
 //! `ros1to2_rosbags.py`, run with the Python of rosbags 0.11.9:
 //! `$ROSBAGS_PYTHON`, which `cargo xtask ci` sets, else the checkout's
 //! `target/interop-venv`; skipped when absent). The QoS metadata is what rosbags-convert writes.
+//!
+//! The same bags converted into rosbag2 folders (`Target::Rosbag2`, SQLite
+//! and MCAP storage, and zstd-compressed files for testdata's bags): our
+//! reader reads from each folder the values of our MCAP, with the same
+//! QoS profiles and the right `message_count` per topic in
+//! `metadata.yaml`; rosbags opens each folder (parsing its
+//! `metadata.yaml`), reads the values it reads from rosbags-convert's
+//! conversion, and the message counts and offered QoS profiles it reads
+//! from the folder's metadata are those of rosbags-convert's.
 #![cfg(all(
     feature = "rosbag",
     feature = "ros2",
@@ -20,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use logcore::{LogReader, MessageFilter, ReadMode, Value};
-use robolog::convert::{ConvertOptions, ConvertStats, to_mcap};
+use robolog::convert::{ConvertOptions, ConvertStats, Storage, Target, convert_file_to, to_mcap};
 use serde_json::{Value as Json, json};
 
 fn corpus() -> Option<PathBuf> {
@@ -112,7 +121,11 @@ fn convert(bytes: &[u8]) -> (Vec<u8>, ConvertStats) {
 /// Our MCAP's messages, decoded by robolog's registry, in the script's
 /// form, and each channel's QoS metadata by topic.
 fn ours(mcap: &[u8]) -> (Vec<Json>, BTreeMap<String, String>) {
-    let log = robolog::open_bytes(mcap).unwrap();
+    ours_in(&robolog::open_bytes(mcap).unwrap())
+}
+
+/// [`ours`] for an opened log (a rosbag2 folder too).
+fn ours_in(log: &robolog::Log<'_>) -> (Vec<Json>, BTreeMap<String, String>) {
     let channels = log.channels().unwrap();
     let mut qos = BTreeMap::new();
     for c in &channels {
@@ -169,6 +182,7 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     let (mine, qos) = ours(&mcap);
     assert_eq!(mine.len() as u64, stats.messages, "{name}");
     let mine = sorted(mine);
+    let folders = to_folders(bag, &dir, &stats, &mine, &qos);
     let py = py?;
     let path = dir.join("ours.mcap");
     std::fs::write(&path, &mcap).unwrap();
@@ -178,6 +192,7 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
         .arg(bag)
         .arg(&dir)
         .arg(&path)
+        .args(&folders)
         .output()
         .unwrap();
     assert!(
@@ -213,7 +228,114 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
         .map(|(t, q)| (t.clone(), q.as_str().unwrap().to_string()))
         .collect();
     assert_eq!(qos, want, "{name}");
+    // rosbags reads our folders as it reads rosbags-convert's output: the
+    // same values, and from metadata.yaml the same message counts (those
+    // of the messages) and offered QoS profiles per topic.
+    let theirs_topics = &reply["theirs_topics"];
+    let counts = per_topic(&theirs);
+    for (t, c) in theirs_topics.as_object().unwrap() {
+        assert_eq!(
+            c[0],
+            json!(counts.get(t).copied().unwrap_or(0)),
+            "{name}: {t}"
+        );
+    }
+    let replies = reply["folders"].as_array().unwrap();
+    assert_eq!(replies.len(), folders.len());
+    for (folder, r) in folders.iter().zip(replies) {
+        let f = folder.display();
+        let msgs = r["messages"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{f}: rosbags cannot read it: {}", r["error"]));
+        let msgs = sorted(msgs.clone());
+        assert!(msgs == theirs, "{f}: {}", first_difference(&msgs, &theirs));
+        assert_eq!(&r["topics"], theirs_topics, "{f}");
+    }
     Some(mine.len())
+}
+
+/// The number of messages per topic of a messages list.
+fn per_topic(msgs: &[Json]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for m in msgs {
+        *out.entry(m[0].as_str().unwrap().to_string()).or_insert(0) += 1;
+    }
+    out
+}
+
+/// Offered QoS profiles as YAML text, parsed.
+fn parsed_qos(qos: &BTreeMap<String, String>) -> BTreeMap<String, Vec<rosbag2::QosProfile>> {
+    qos.iter()
+        .map(|(t, q)| {
+            let p = rosbag2::metadata::parse_qos_text(q, t).unwrap_or_else(|e| panic!("{t}: {e}"));
+            (t.clone(), p)
+        })
+        .collect()
+}
+
+/// Converts `bag` into rosbag2 folders in `dir` (SQLite and MCAP storage,
+/// and for testdata's bags SQLite compressed with zstd) and checks that
+/// our reader reads from each the messages `mine` (sorted) and QoS
+/// profiles `qos` of our MCAP conversion, whose `stats` the folder's
+/// conversion repeats, with each topic's message count in the metadata.
+/// The folders.
+fn to_folders(
+    bag: &Path,
+    dir: &Path,
+    stats: &ConvertStats,
+    mine: &[Json],
+    qos: &BTreeMap<String, String>,
+) -> Vec<PathBuf> {
+    let log = robolog::open(bag).unwrap();
+    let mut targets = vec![
+        ("sqlite3", Storage::Sqlite3, false),
+        ("mcap", Storage::Mcap, false),
+    ];
+    if bag.components().any(|c| c.as_os_str() == "testdata") {
+        targets.push(("sqlite3-zstd", Storage::Sqlite3, true));
+    }
+    let counts = per_topic(mine);
+    let mut out = Vec::new();
+    for (name, storage, zstd) in targets {
+        let folder = dir.join(format!("ours-{name}"));
+        let target = Target::Rosbag2 { storage, zstd };
+        let got = convert_file_to(
+            &log,
+            bag,
+            &folder,
+            target,
+            &ConvertOptions::default(),
+            false,
+            &mut |_| {},
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+        let f = folder.display();
+        assert_eq!(got.messages, stats.messages, "{f}");
+        assert_eq!(got.skipped, stats.skipped, "{f}");
+        let ext = if storage == Storage::Mcap {
+            "mcap"
+        } else {
+            "db3"
+        };
+        let file = format!("ours-{name}_0.{ext}{}", if zstd { ".zstd" } else { "" });
+        assert!(folder.join(&file).is_file(), "{f}: no {file}");
+        let back = robolog::open(&folder).unwrap();
+        let (msgs, fqos) = ours_in(&back);
+        let msgs = sorted(msgs);
+        assert!(msgs == mine, "{f}: {}", first_difference(&msgs, mine));
+        assert_eq!(parsed_qos(&fqos), parsed_qos(qos), "{f}");
+        for c in back.channels().unwrap() {
+            let want = counts.get(&c.topic).copied().unwrap_or(0);
+            assert_eq!(
+                c.metadata["metadata_message_count"],
+                want.to_string(),
+                "{f}: {}",
+                c.topic
+            );
+        }
+        out.push(folder);
+    }
+    out
 }
 
 #[test]

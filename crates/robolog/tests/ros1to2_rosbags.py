@@ -1,18 +1,23 @@
 """rosbags' side of the `ros1to2` test: convert a ROS 1 bag to ROS 2 MCAP
 with rosbags-convert and dump the values rosbags reads back, and the values
-rosbags reads from our own conversion of the same bag.
+rosbags reads from our own conversions of the same bag (an MCAP file and
+any number of rosbag2 folders).
 
 Usage (the venv of rosbags 0.11.9):
 
     target/interop-venv/bin/python crates/robolog/tests/ros1to2_rosbags.py \
-        BAG WORKDIR OURS.mcap
+        BAG WORKDIR OURS.mcap [OURS_FOLDER]...
 
 Prints one JSON object: `theirs` (the messages of rosbags-convert's output,
 `--dst-storage mcap --dst-typestore ros2_jazzy`, as rosbags' AnyReader
 decodes them), `ours` (the same for OURS.mcap, or an `error` string when
 rosbags cannot read it), `qos` (topic -> the `offered_qos_profiles`
-channel metadata rosbags-convert wrote), or `{"skip": reason}` when
-rosbags-convert refuses the bag. Messages are `[topic, log time ns,
+channel metadata rosbags-convert wrote), `theirs_topics` (topic -> the
+message count and the offered QoS profiles rosbags reads from the
+`metadata.yaml` of rosbags-convert's output), `folders` (for each
+OURS_FOLDER: `messages`, `topics` as `theirs_topics` has them for that
+folder, or an `error` string when rosbags cannot open it), or
+`{"skip": reason}` when rosbags-convert refuses the bag. Messages are `[topic, log time ns,
 value]`; values are objects of their fields, lists, ints, bools, strings,
 floats as `"f:"` + the 16 hex digits of the float64 bits (float32
 widened: exact), so that the comparison is bit for bit, and `byte` values
@@ -76,16 +81,30 @@ def norm(v, store):
 
 
 def dump(path: Path):
+    return dump_with_topics(path)[0]
+
+
+def dump_with_topics(path: Path):
+    """The messages of the bag at `path`, and for a rosbag2 folder each
+    topic's `[message count, offered QoS profiles]` as rosbags reads them
+    from its `metadata.yaml` (profiles as the repr of rosbags' `Qos`
+    objects)."""
     out = []
+    topics = {}
     with AnyReader([path]) as reader:
+        for conn in reader.connections:
+            qos = getattr(conn.ext, 'offered_qos_profiles', None)
+            count, _ = topics.get(conn.topic, (0, None))
+            topics[conn.topic] = (count + conn.msgcount, repr(qos))
         for conn, timestamp, raw in reader.messages():
             msg = reader.deserialize(raw, conn.msgtype)
             out.append([conn.topic, timestamp, norm(msg, reader.typestore)])
-    return out
+    return out, topics
 
 
 def main() -> None:
     bag, work, ours = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    folders = [Path(f) for f in sys.argv[4:]]
     dst = work / 'rosbags'
     exe = Path(sys.executable).parent / 'rosbags-convert'
     run = subprocess.run(
@@ -102,12 +121,25 @@ def main() -> None:
         summary = make_reader(f).get_summary()
         for c in summary.channels.values():
             qos[c.topic] = c.metadata.get('offered_qos_profiles')
-    theirs = dump(dst)
+    theirs, theirs_topics = dump_with_topics(dst)
     try:
         mine = dump(ours)
     except Exception as e:  # noqa: BLE001
         mine = {'error': repr(e)}
-    print(json.dumps({'theirs': theirs, 'ours': mine, 'qos': qos}))
+    ours_folders = []
+    for folder in folders:
+        try:
+            msgs, topics = dump_with_topics(folder)
+            ours_folders.append({'messages': msgs, 'topics': topics})
+        except Exception as e:  # noqa: BLE001
+            ours_folders.append({'error': repr(e)})
+    print(json.dumps({
+        'theirs': theirs,
+        'ours': mine,
+        'qos': qos,
+        'theirs_topics': theirs_topics,
+        'folders': ours_folders,
+    }))
 
 
 if __name__ == '__main__':

@@ -1,5 +1,6 @@
-//! [`convert_file`]: a conversion written to a file, safely, the output's
-//! extension choosing its format.
+//! [`convert_file`]: a conversion written to a file (or a ROS 2 bag
+//! folder), safely, the output's extension choosing its format;
+//! [`convert_file_to`] for a target chosen otherwise.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -17,20 +18,54 @@ pub enum Target {
     Mcap,
     /// A ROS 1 bag (`.bag`).
     Bag,
+    /// A ROS 2 bag: a rosbag2 folder of `metadata.yaml` and one storage
+    /// file (an output without extension), with a version 9
+    /// `metadata.yaml`; [`convert_file_to`] says from which inputs.
+    Rosbag2 {
+        /// The storage plugin of the bag.
+        storage: Storage,
+        /// Whether the storage file is zstd-compressed once complete
+        /// (`compression_mode: FILE`, as `ros2 bag record
+        /// --compression-mode file --compression-format zstd`).
+        zstd: bool,
+    },
+}
+
+/// The storage plugin of a [`Target::Rosbag2`] bag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Storage {
+    /// SQLite (`.db3`, `storage_identifier: sqlite3`), what `ros2 bag
+    /// record` writes by default up to ROS 2 Humble and what a folder
+    /// output gets unless told otherwise.
+    #[default]
+    Sqlite3,
+    /// MCAP (`.mcap`, `storage_identifier: mcap`).
+    Mcap,
 }
 
 impl Target {
     /// The target of an output at `path`: `.mcap` or `.bag` (in any case),
-    /// `None` for any other extension.
+    /// a ROS 2 bag folder with SQLite storage for a path without
+    /// extension, `None` for any other extension.
     ///
     /// ```
-    /// use robolog::convert::Target;
+    /// use robolog::convert::{Storage, Target};
     /// assert_eq!(Target::of("run.MCAP".as_ref()), Some(Target::Mcap));
     /// assert_eq!(Target::of("run.bag".as_ref()), Some(Target::Bag));
+    /// assert_eq!(
+    ///     Target::of("out/run".as_ref()),
+    ///     Some(Target::Rosbag2 { storage: Storage::Sqlite3, zstd: false })
+    /// );
     /// assert_eq!(Target::of("run.db3".as_ref()), None);
     /// ```
     pub fn of(path: &Path) -> Option<Target> {
-        let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
+        let Some(ext) = path.extension() else {
+            return Some(Target::Rosbag2 {
+                storage: Storage::Sqlite3,
+                zstd: false,
+            });
+        };
+        let ext = ext.to_string_lossy().to_ascii_lowercase();
         match ext.as_str() {
             "mcap" => Some(Target::Mcap),
             "bag" => Some(Target::Bag),
@@ -42,7 +77,8 @@ impl Target {
 /// Why [`convert_file`] wrote nothing.
 #[derive(Debug)]
 pub enum ConvertFileError {
-    /// The output's extension chooses no format (`.mcap` or `.bag`).
+    /// The output's extension chooses no format (`.mcap`, `.bag`, or
+    /// none for a ROS 2 bag folder).
     Target(PathBuf),
     /// The output was refused before anything was written: it exists
     /// (and replacing it was not asked for), or it is the input.
@@ -59,7 +95,8 @@ impl fmt::Display for ConvertFileError {
         match self {
             ConvertFileError::Target(p) => write!(
                 f,
-                "{}: the output's extension chooses its format: end it in .mcap or .bag",
+                "{}: the output's extension chooses its format: end it in .mcap or .bag, \
+                 or give a folder name without extension for a ROS 2 bag",
                 p.display()
             ),
             ConvertFileError::Refused(r) => r.fmt(f),
@@ -71,12 +108,14 @@ impl fmt::Display for ConvertFileError {
 
 impl std::error::Error for ConvertFileError {}
 
-/// Converts `log`, read from `input`, into the file `output` (MCAP or a
-/// ROS 1 bag, by its extension: see [`Target`]), through a temporary file
-/// renamed into place only when complete: an output that exists is
-/// refused unless `force`, the input always. `opts` as for [`to_mcap`]
-/// and [`to_bag`] (bags know no zstd: zstd, the MCAP default, means
-/// uncompressed chunks for a bag, as [`ConvertOptions::for_bag`] has).
+/// Converts `log`, read from `input`, into the file `output` (MCAP, a
+/// ROS 1 bag or a ROS 2 bag folder, by its extension: see
+/// [`Target::of`]), through a temporary file (or folder) renamed into
+/// place only when complete: an output that exists is refused unless
+/// `force`, the input always. `opts` as for [`to_mcap`] and [`to_bag`]
+/// (bags know no zstd: zstd, the MCAP default, means uncompressed chunks
+/// for a bag, as [`ConvertOptions::for_bag`] has; a ROS 2 bag folder
+/// takes the topic and time filters only).
 ///
 /// ```
 /// use robolog::convert::{ConvertOptions, convert_file};
@@ -101,14 +140,52 @@ pub fn convert_file(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ConvertStats, ConvertFileError> {
     let target = Target::of(output).ok_or_else(|| ConvertFileError::Target(output.into()))?;
+    convert_file_to(log, input, output, target, opts, force, progress)
+}
+
+/// [`convert_file`] writing `target` whatever the output's name: a
+/// [`Target::Rosbag2`] folder of another storage or compressed, or a
+/// folder whose name has a dot.
+///
+/// A ROS 2 bag is written from a ROS 1 bag (mapped and re-encoded as
+/// with [`ConvertOptions::ros2`]), a ROS 2 bag (its topics and message
+/// bytes copied into the chosen storage) or a ROS 2 MCAP file (its `cdr`
+/// channels; any other is refused, naming it). The input must not lie in
+/// the output folder.
+pub fn convert_file_to(
+    log: &Log<'_>,
+    input: &Path,
+    output: &Path,
+    target: Target,
+    opts: &ConvertOptions,
+    force: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ConvertStats, ConvertFileError> {
+    let bag = match target {
+        Target::Mcap => false,
+        Target::Bag => true,
+        Target::Rosbag2 { storage, zstd } => {
+            let folder = super::to_rosbag2::Folder {
+                input,
+                output,
+                storage,
+                zstd,
+                force,
+            };
+            return folder.write(log, opts, progress);
+        }
+    };
     let mut opts = opts.clone();
-    if target == Target::Bag && opts.compression == mcapfile::Compression::Zstd {
+    if bag && opts.compression == mcapfile::Compression::Zstd {
         opts.compression = mcapfile::Compression::None;
     }
     let policy = OutputPolicy::new(force).reading(input);
-    let written = write_atomically(output, &policy, |f| match target {
-        Target::Mcap => to_mcap(log, f, &opts, progress).map(|(_, s)| s),
-        Target::Bag => to_bag(log, f, &opts, progress).map(|(_, s)| s),
+    let written = write_atomically(output, &policy, |f| {
+        if bag {
+            to_bag(log, f, &opts, progress).map(|(_, s)| s)
+        } else {
+            to_mcap(log, f, &opts, progress).map(|(_, s)| s)
+        }
     });
     written.map_err(|e| match e {
         WriteError::Refused(r) => ConvertFileError::Refused(r),

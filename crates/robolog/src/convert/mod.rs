@@ -14,6 +14,11 @@
 //! as `rosbags-convert` maps it; and [`to_bag`] writes a ROS 2 log (a
 //! rosbag2 bag, ROS 2 MCAP) as a ROS 1 bag, the mapping reversed.
 //!
+//! [`convert_file`] writes a ROS 2 bag folder (rosbag2, SQLite or MCAP
+//! storage: [`Target::Rosbag2`]) from a ROS 1 bag (the same ROS 2
+//! mapping), a ROS 2 bag (re-stored) or a ROS 2 MCAP file: see
+//! [`convert_file_to`].
+//!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
 //! by an input chunk, an output chunk (`chunk_size`) and the indexes,
@@ -374,7 +379,8 @@ pub fn to_bag<W: Write + Seek>(
 }
 
 mod file;
-pub use file::{ConvertFileError, Target, convert_file};
+mod to_rosbag2;
+pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 
 /// The error of a converter given a log of another format: `wanted`
 /// names the format it converts (`"a ROS 1 bag"`).

@@ -1,6 +1,12 @@
-//! ROS 1 bags to ROS 2 MCAP ([`ConvertOptions::ros2`](super::ConvertOptions)),
-//! mapped the way rosbags (`rosbags-convert --dst-typestore ros2_jazzy`)
-//! maps them and re-encoded from ROS 1 bytes to CDR directly:
+//! ROS 1 bags to ROS 2 MCAP ([`ConvertOptions::ros2`](super::ConvertOptions))
+//! or to a rosbag2 folder ([`Target::Rosbag2`](super::Target)), mapped the
+//! way rosbags (`rosbags-convert --dst-typestore ros2_jazzy`) maps them and
+//! re-encoded from ROS 1 bytes to CDR directly. One mapping feeds both
+//! outputs through a [`Sink`]: the MCAP one below, and the rosbag2 one of
+//! `super::to_rosbag2` (a topic per name and type, the same definitions
+//! and offered QoS profiles, the bag time as each message's timestamp).
+//!
+//! In MCAP:
 //!
 //! - header profile `ros2`; one schema per ROS 2 type and definition,
 //!   named `pkg/msg/Type`, encoding `ros2msg`, holding the concatenated
@@ -64,7 +70,7 @@
 mod transcode;
 mod types;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
 use logcore::{ChannelId, Error};
@@ -107,8 +113,102 @@ pub(crate) fn latched_qos(text: &str) -> bool {
     })
 }
 
+/// One ROS 2 topic a conversion declares to its [`Sink`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ros2Topic<'a> {
+    /// Topic name.
+    pub(crate) name: &'a str,
+    /// ROS 2 type, `pkg/msg/Type`.
+    pub(crate) type_name: &'a str,
+    /// The concatenated `ros2msg` definition.
+    pub(crate) definition: &'a str,
+    /// Whether a connection of the topic was latched: its offered QoS
+    /// profile is [`LATCHED_QOS`], else none (`[]`).
+    pub(crate) latched: bool,
+}
+
+/// Where the mapped topics and re-encoded CDR messages go: ROS 2 MCAP
+/// ([`McapSink`]) or a rosbag2 folder (`super::to_rosbag2`). The mapping
+/// and the re-encoding are the same for both.
+pub(crate) trait Sink {
+    /// Declares `topic`; the id [`Sink::write`] takes (the same id for a
+    /// topic the sink stores as one already declared).
+    fn topic(&mut self, topic: &Ros2Topic<'_>) -> Result<u32, Error>;
+    /// Writes one CDR message of topic `id` received at `time` (bag time,
+    /// nanoseconds since the epoch).
+    fn write(&mut self, id: u32, time: u64, data: &[u8]) -> Result<(), Error>;
+}
+
+/// ROS 2 MCAP: one schema per type and definition, one channel per topic,
+/// schema and latching, sequence numbers counting the messages from 0.
+pub(crate) struct McapSink<W: Write> {
+    w: Writer<W>,
+    schemas: HashMap<(String, String), u16>,
+    channels: HashMap<(String, u16, bool), u16>,
+    sequence: u32,
+}
+
+impl<W: Write> Sink for McapSink<W> {
+    fn topic(&mut self, t: &Ros2Topic<'_>) -> Result<u32, Error> {
+        let skey = (t.type_name.to_string(), t.definition.to_string());
+        let schema = match self.schemas.get(&skey) {
+            Some(&id) => id,
+            None => {
+                let id = self
+                    .w
+                    .add_schema(t.type_name, "ros2msg", t.definition.as_bytes())?;
+                self.schemas.insert(skey, id);
+                id
+            }
+        };
+        let ckey = (t.name.to_string(), schema, t.latched);
+        if let Some(&id) = self.channels.get(&ckey) {
+            return Ok(u32::from(id));
+        }
+        let mut metadata = BTreeMap::new();
+        let qos = if t.latched { LATCHED_QOS } else { "[]" };
+        metadata.insert("offered_qos_profiles".to_string(), qos.to_string());
+        let id = self.w.add_channel(schema, t.name, "cdr", &metadata)?;
+        self.channels.insert(ckey, id);
+        Ok(u32::from(id))
+    }
+
+    fn write(&mut self, id: u32, time: u64, data: &[u8]) -> Result<(), Error> {
+        let channel = u16::try_from(id).map_err(|_| {
+            Error::invalid_argument(format!("channel id {id} is no MCAP channel id"))
+        })?;
+        self.w
+            .write_message(channel, self.sequence, time, time, data)?;
+        self.sequence = self.sequence.wrapping_add(1);
+        Ok(())
+    }
+}
+
 /// Converts the RosBag `log` into ROS 2 MCAP written to `out`.
 pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
+    if log.as_bag().is_none() {
+        return Err(super::not_a("a ROS 1 bag", log));
+    }
+    let mut sink = McapSink {
+        w: Writer::new(out, super::write_options(&cx.opts, "ros2"))?,
+        schemas: HashMap::new(),
+        channels: HashMap::new(),
+        sequence: 0,
+    };
+    write_into(log, &mut sink, cx)?;
+    let out = sink.w.finish()?;
+    cx.report(cx.total_bytes);
+    Ok(out)
+}
+
+/// Maps the RosBag `log`'s connections to ROS 2 topics and writes its
+/// messages, re-encoded as CDR, into `sink` (see the module docs); the
+/// caller finishes the sink and reports the end.
+pub(crate) fn write_into<S: Sink>(
+    log: &Log<'_>,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+) -> Result<(), Error> {
     let Some(bag) = log.as_bag() else {
         return Err(super::not_a("a ROS 1 bag", log));
     };
@@ -117,15 +217,13 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
     }
     let limits = log.limits();
     let store = Definitions::bundled(Distro::Jazzy);
-    let mut w = Writer::new(out, super::write_options(&cx.opts, "ros2"))?;
     // One compiled type per ROS 1 type and definition.
     let mut compiled: Vec<Compiled> = Vec::new();
     let mut by_def: HashMap<(&str, &str), Result<usize, String>> = HashMap::new();
-    let mut schemas: HashMap<(String, String), u16> = HashMap::new();
-    let mut channels: HashMap<(String, u16, bool), u16> = HashMap::new();
-    // Connection id -> (channel, compiled type, topic).
-    let mut conns: HashMap<u32, (u16, usize, &str)> = HashMap::new();
-    let mut warned = std::collections::HashSet::new();
+    let mut topics = HashSet::new();
+    // Connection id -> (sink topic, compiled type, topic name).
+    let mut conns: HashMap<u32, (u32, usize, &str)> = HashMap::new();
+    let mut warned = HashSet::new();
     for c in bag.connections() {
         if !cx.keep_topic(&c.topic) {
             continue;
@@ -154,41 +252,27 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
                 cx.stats.warnings.push(line.clone());
             }
         }
-        let skey = (ty.name.clone(), ty.text.clone());
-        let schema = match schemas.get(&skey) {
-            Some(&id) => id,
-            None => {
-                let id = w.add_schema(&ty.name, "ros2msg", ty.text.as_bytes())?;
-                schemas.insert(skey, id);
-                id
-            }
-        };
         let latched = c.latching
             || c.header
                 .iter()
                 .any(|(n, v)| n == "latching" && v.as_slice() == b"1");
-        let ckey = (c.topic.clone(), schema, latched);
-        let channel = match channels.get(&ckey) {
-            Some(&id) => id,
-            None => {
-                let mut metadata = BTreeMap::new();
-                let qos = if latched { LATCHED_QOS } else { "[]" };
-                metadata.insert("offered_qos_profiles".to_string(), qos.to_string());
-                let id = w.add_channel(schema, &c.topic, "cdr", &metadata)?;
-                channels.insert(ckey, id);
-                cx.stats.channels += 1;
-                id
-            }
-        };
-        conns.insert(c.id, (channel, t, c.topic.as_str()));
+        let id = sink.topic(&Ros2Topic {
+            name: &c.topic,
+            type_name: &ty.name,
+            definition: &ty.text,
+            latched,
+        })?;
+        if topics.insert(id) {
+            cx.stats.channels += 1;
+        }
+        conns.insert(c.id, (id, t, c.topic.as_str()));
     }
     let filter = cx
         .lenient_filter()
         .channels(conns.keys().map(|&id| ChannelId(id)));
-    let mut sequence = 0u32;
     let mut buf = Vec::new();
     cx.each_message(bag.messages(&filter), |cx, m| {
-        let Some(&(channel, t, topic)) = conns.get(&m.conn) else {
+        let Some(&(id, t, topic)) = conns.get(&m.conn) else {
             return Ok(());
         };
         if let Err(e) = transcode::transcode(&compiled[t], &m.data, &mut buf) {
@@ -200,13 +284,9 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
             return Ok(());
         }
         let t = m.time.to_timestamp().as_nanos() as u64;
-        w.write_message(channel, sequence, t, t, &buf)?;
-        sequence = sequence.wrapping_add(1);
+        sink.write(id, t, &buf)?;
         cx.stats.messages += 1;
         cx.tick(m.offset);
         Ok(())
-    })?;
-    let sink = w.finish()?;
-    cx.report(cx.total_bytes);
-    Ok(sink)
+    })
 }
