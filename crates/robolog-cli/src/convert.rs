@@ -1,5 +1,5 @@
 //! `robolog convert IN OUT [--compression zstd|lz4|none] [--chunk-size N]
-//! [--topic T]... [--start S] [--end S] [--force]`: any log to MCAP, or a
+//! [--topic T]... [--start S] [--end S] [--encoding protobuf|json] [--force]`: any log to MCAP, or a
 //! ROS 1 MCAP file (or a bag) to a bag; OUT's extension (`.mcap`, `.bag`)
 //! chooses.
 
@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use logcore::{Error, Format, LogReader};
 use mcapfile::Compression;
-use robolog::convert::{ConvertFileError, ConvertOptions, ConvertStats, Target, convert_file};
+use robolog::convert::{
+    ConvertFileError, ConvertOptions, ConvertStats, Encoding, Target, convert_file,
+};
 use robolog::write::OutputPolicy;
 
 use crate::context::Context;
@@ -43,6 +45,19 @@ pub(crate) struct ConvertArgs {
     /// differs are mapped by name (the run says which).
     #[arg(long)]
     ros2: bool,
+    /// Message encoding of a ULog, CARLA or VEL conversion (default:
+    /// protobuf, which both Foxglove and Rerun show; json for JSON Schema
+    /// channels). Other inputs keep their own encoding: giving it for them
+    /// is a usage error.
+    #[arg(long, value_enum)]
+    encoding: Option<EncodingArg>,
+}
+
+/// The message encodings of `--encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EncodingArg {
+    Protobuf,
+    Json,
 }
 
 /// The chunk compressions of `--compression`.
@@ -94,6 +109,20 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
             ),
         ));
     }
+    let generated = matches!(
+        log.format(),
+        Format::ULog | Format::CarlaRecorder | Format::VelLog
+    );
+    if args.encoding.is_some() && !(generated && target == Target::Mcap) {
+        return Err(Failure::usage(
+            input,
+            Error::InvalidArgument(
+                "--encoding applies to ULog, CARLA and VEL logs converted to MCAP; \
+                 other logs keep their own encoding"
+                    .into(),
+            ),
+        ));
+    }
     let fail = |e: Error| Failure::new(input, e);
     if !args.filter.topics.is_empty() {
         let known = robolog::convert::topics(&log).map_err(fail)?;
@@ -106,6 +135,10 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         chunk_size: args.chunk_size.max(1),
         topics: args.filter.topics.clone(),
         ros2: args.ros2,
+        encoding: match args.encoding {
+            Some(EncodingArg::Json) => Encoding::Json,
+            Some(EncodingArg::Protobuf) | None => Encoding::Protobuf,
+        },
         ..ConvertOptions::default()
     };
     args.filter.resolve_times(

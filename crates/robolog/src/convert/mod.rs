@@ -11,7 +11,10 @@
 //! with their metadata and attachments kept (an OSI trace stays one).
 //! With [`ConvertOptions::ros2`], a ROS 1 bag becomes ROS 2 MCAP instead
 //! (profile `ros2`, payloads re-encoded as CDR, ROS 2 definitions), mapped
-//! as `rosbags-convert` maps it.
+//! as `rosbags-convert` maps it. ULog files, CARLA recordings and VEL logs
+//! become channels of types generated from their own definitions plus
+//! Foxglove views, `json` or `protobuf` as [`ConvertOptions::encoding`]
+//! says (see [`Encoding`] for the default and why).
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
@@ -57,6 +60,8 @@ mod foxglove;
 #[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
 mod jsonschema;
 mod mcap;
+#[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
+mod protobuf;
 #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
 mod ros1to2;
 #[cfg(feature = "rosbag2")]
@@ -86,6 +91,31 @@ pub struct ConvertOptions {
     /// rosbags-convert maps it, instead of ROS 1 MCAP. Needs the `rosbag`,
     /// `ros2` and `rosbag2` features; other formats ignore it.
     pub ros2: bool,
+    /// The message encoding of the channels written from ULog files, CARLA
+    /// recordings and VEL logs (see [`Encoding`]); other formats keep their
+    /// own (`ros1`, `cdr`, an MCAP file's) and ignore it.
+    pub encoding: Encoding,
+}
+
+/// How a conversion of a ULog file, CARLA recording or VEL log encodes
+/// its messages. Both viewers' best is [`Encoding::Protobuf`]: Foxglove
+/// and Lichtblick show either, Rerun's MCAP decoders read only protobuf,
+/// and protobuf keeps what JSON cannot (NaN and infinities as floats,
+/// 64-bit integers exactly). `robolog convert` defaults to it; the
+/// library's [`ConvertOptions::default`] keeps [`Encoding::Json`] so that
+/// callers reading the JSON output stay as they are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// `json` messages with `jsonschema` schemas: Foxglove's JSON Schemas
+    /// for the Foxglove views, JSON Schemas generated from the log's own
+    /// types for its topics.
+    #[default]
+    Json,
+    /// `protobuf` messages whose schemas are file descriptor sets:
+    /// Foxglove's own `.proto` definitions for the Foxglove views, one
+    /// message type generated per ULog format, CARLA packet and VEL record
+    /// (the fields of the JSON form; see the `protobuf` module).
+    Protobuf,
 }
 
 impl Default for ConvertOptions {
@@ -97,6 +127,7 @@ impl Default for ConvertOptions {
             start: None,
             end: None,
             ros2: false,
+            encoding: Encoding::Json,
         }
     }
 }
