@@ -73,51 +73,73 @@ fn convert(log: &robolog::Log<'_>, encoding: Encoding, out: &Path) -> Result<u64
     Ok(stats.messages)
 }
 
+/// Converts the `i`th input `path` with both encodings into `dir`: its
+/// manifest entry, `None` when it is no ULog, CARLA or VEL log (or does
+/// not open), or the failure.
+fn convert_both(path: &Path, dir: &Path, i: usize) -> Result<Option<serde_json::Value>> {
+    let shown = path.display().to_string();
+    let log = match robolog::open(path) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("xtask: {shown}: not converted, it does not open: {e}");
+            return Ok(None);
+        }
+    };
+    if !matches!(
+        log.format(),
+        Format::ULog | Format::CarlaRecorder | Format::VelLog
+    ) {
+        return Ok(None);
+    }
+    let proto = dir.join(format!("{i:03}.mcap"));
+    let json = dir.join(format!("{i:03}.json.mcap"));
+    let p = convert(&log, Encoding::Protobuf, &proto).map_err(|e| format!("{shown}: {e}"))?;
+    let j = convert(&log, Encoding::Json, &json).map_err(|e| format!("{shown}: {e}"))?;
+    if p != j {
+        return Err(format!("{shown}: {p} protobuf messages, {j} json ones"));
+    }
+    Ok(Some(serde_json::json!({
+        "source": shown,
+        "proto": proto.display().to_string(),
+        "json": json.display().to_string(),
+        "rrd": dir.join(format!("{i:03}.rrd")).display().to_string(),
+    })))
+}
+
 /// `cargo xtask rerun [--corpus DIR]`.
 pub(crate) fn cmd(args: &[String]) -> Result {
     let started = std::time::Instant::now();
     let corpus = corpus::locate(opt(args, "--corpus"))?;
     let dir = root().join("target/rerun-check");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let files = inputs(corpus.as_deref());
+    // Two workers: the conversions run in the debug build.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(path) = files.get(i) else { break };
+                    let outcome = convert_both(path, &dir, i);
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, outcome));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
     let mut failures = Vec::new();
     let mut manifest = Vec::new();
-    for (i, path) in inputs(corpus.as_deref()).iter().enumerate() {
-        let shown = path.display().to_string();
-        let log = match robolog::open(path) {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("xtask: {shown}: not converted, it does not open: {e}");
-                continue;
-            }
-        };
-        if !matches!(
-            log.format(),
-            Format::ULog | Format::CarlaRecorder | Format::VelLog
-        ) {
-            continue;
+    for (_, outcome) in done {
+        match outcome {
+            Ok(Some(entry)) => manifest.push(entry),
+            Ok(None) => {}
+            Err(e) => failures.push(e),
         }
-        let proto = dir.join(format!("{i:03}.mcap"));
-        let json = dir.join(format!("{i:03}.json.mcap"));
-        match (
-            convert(&log, Encoding::Protobuf, &proto),
-            convert(&log, Encoding::Json, &json),
-        ) {
-            (Ok(p), Ok(j)) if p == j => {}
-            (Ok(p), Ok(j)) => {
-                failures.push(format!("{shown}: {p} protobuf messages, {j} json ones"));
-                continue;
-            }
-            (Err(e), _) | (_, Err(e)) => {
-                failures.push(format!("{shown}: conversion failed: {e}"));
-                continue;
-            }
-        }
-        manifest.push(serde_json::json!({
-            "source": shown,
-            "proto": proto.display().to_string(),
-            "json": json.display().to_string(),
-            "rrd": dir.join(format!("{i:03}.rrd")).display().to_string(),
-        }));
     }
     let converted = started.elapsed();
     let manifest_path = dir.join("manifest.json");
@@ -153,7 +175,7 @@ pub(crate) fn cmd(args: &[String]) -> Result {
             failures.push(format!("{shown}: {}", e.as_str().unwrap_or_default()));
         }
         eprintln!(
-            "xtask: {shown}: {} channels, {} messages in Rerun; {} Foxglove messages decoded, {} compared with json",
+            "xtask: {shown}: {} channels and {} messages found in Rerun; {} Foxglove messages decoded, {} compared with json",
             got["channels"], got["messages"], got["foxglove"], got["compared"]
         );
     }

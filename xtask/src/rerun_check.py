@@ -4,6 +4,7 @@ import base64
 import importlib
 import json
 import math
+import multiprocessing
 import re
 import struct
 import subprocess
@@ -146,8 +147,8 @@ def rrd_rows(path):
     return rows
 
 
-results = []
-for entry in manifest:
+def check(entry):
+    """The result of one converted file."""
     errors = []
     proto, js = read(entry["proto"]), read(entry["json"])
     if sorted(proto) != sorted(js):
@@ -183,9 +184,15 @@ for entry in manifest:
                 if diff:
                     errors += diff[:3]
                     break
-    subprocess.run([RERUN, "mcap", "convert", "-d", "foxglove", "-d", "protobuf",
-                    "--disable-raw-fallback", entry["proto"], "-o", entry["rrd"]],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    run = subprocess.run([RERUN, "mcap", "convert", "-d", "foxglove", "-d", "protobuf",
+                          "--disable-raw-fallback", entry["proto"], "-o", entry["rrd"]],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        errors.append(f"rerun mcap convert failed: {run.stderr[-2000:]}")
+        return {"channels": len(proto), "messages": 0, "foxglove": foxglove,
+                "compared": compared, "errors": errors}
+    # Rerun logs a channel it cannot decode as an error and goes on.
+    errors += [f"rerun: {line}" for line in run.stderr.splitlines() if " ERROR " in line]
     rows = rrd_rows(entry["rrd"])
     for topic, (schema, _, payloads) in proto.items():
         got = rows.get("/" + topic.lstrip("/"), 0)
@@ -195,12 +202,16 @@ for entry in manifest:
             want = sum(len(json.loads(j)["transforms"]) for j in js.get(topic, (None, None, []))[2])
         if got != want:
             errors.append(f"{topic}: {got} rows in Rerun, {want} wanted ({len(payloads)} messages)")
-    results.append({
+    return {
         "channels": len(proto),
         "messages": sum(len(p) for _, _, p in proto.values()),
         "foxglove": foxglove,
         "compared": compared,
         "errors": errors,
-        "entities": {k: v for k, v in rows.items()},
-    })
-print(json.dumps(results))
+    }
+
+
+if __name__ == "__main__":
+    with multiprocessing.Pool(2) as pool:
+        results = pool.map(check, manifest, chunksize=1)
+    print(json.dumps(results))

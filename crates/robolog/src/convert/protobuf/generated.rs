@@ -198,7 +198,8 @@ mod tests {
             Field::new("ok", Type::Bool),
             Field::new("odd name", Type::Int),
         ]);
-        let (file, msg) = generate("ulog.esc_status", &schema_text("ulog.esc_status", &ty)).unwrap();
+        let (file, msg) =
+            generate("ulog.esc_status", &schema_text("ulog.esc_status", &ty)).unwrap();
         assert_eq!(file.package(), "ulog");
         assert_eq!(msg.name, "ulog.esc_status");
         let m = &file.message_type[0];
@@ -231,6 +232,6 @@ mod tests {
         assert_eq!(identifier("3d"), "f_3d");
         assert_eq!(identifier(""), "f_");
         assert_eq!(camel("esc_report"), "EscReport");
-        assert_eq!(camel("0"), "T0");
+        assert_eq!(camel("0"), "F0");
     }
 }

@@ -385,14 +385,18 @@ fn value(kind: &Kind, v: &Json, out: &mut Vec<u8>) -> Result<(), String> {
         match v {
             Json::Null => Ok(0),
             Json::Bool(b) => Ok(i64::from(*b)),
-            _ => v.as_i64().ok_or_else(|| format!("{v} is no signed integer")),
+            _ => v
+                .as_i64()
+                .ok_or_else(|| format!("{v} is no signed integer")),
         }
     };
     let uint = || -> Result<u64, String> {
         match v {
             Json::Null => Ok(0),
             Json::Bool(b) => Ok(u64::from(*b)),
-            _ => v.as_u64().ok_or_else(|| format!("{v} is no unsigned integer")),
+            _ => v
+                .as_u64()
+                .ok_or_else(|| format!("{v} is no unsigned integer")),
         }
     };
     match kind {
@@ -444,7 +448,10 @@ fn unbase64(s: &str) -> Result<Vec<u8>, String> {
     }
     let bytes = s.as_bytes();
     if bytes.len() % 4 != 0 {
-        return Err(format!("base64 of length {} (not a multiple of 4)", bytes.len()));
+        return Err(format!(
+            "base64 of length {} (not a multiple of 4)",
+            bytes.len()
+        ));
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
     for (i, quad) in bytes.chunks(4).enumerate() {
@@ -476,8 +483,20 @@ mod tests {
 
     #[test]
     fn base64_round_trips() {
-        for plain in ["", "f", "fo", "foo", "foob", "fooba", "foobar", "\u{ff}\u{fe}"] {
-            assert_eq!(unbase64(&foxglove::base64(plain.as_bytes())).unwrap(), plain.as_bytes());
+        for plain in [
+            "",
+            "f",
+            "fo",
+            "foo",
+            "foob",
+            "fooba",
+            "foobar",
+            "\u{ff}\u{fe}",
+        ] {
+            assert_eq!(
+                unbase64(&foxglove::base64(plain.as_bytes())).unwrap(),
+                plain.as_bytes()
+            );
         }
         assert!(unbase64("Zm9").unwrap_err().contains("multiple of 4"));
         assert!(unbase64("Zm=v").is_err());
@@ -492,7 +511,10 @@ mod tests {
         assert_eq!(out, [0x96, 0x01]);
         out.clear();
         varint(&mut out, (-2i64) as u64);
-        assert_eq!(out, [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        assert_eq!(
+            out,
+            [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]
+        );
     }
 
     #[test]
@@ -513,7 +535,10 @@ mod tests {
         );
         let set = FileDescriptorSet::decode(s.data.as_slice()).unwrap();
         let names: Vec<&str> = set.file.iter().map(|f| f.name()).collect();
-        assert_eq!(names, ["google/protobuf/timestamp.proto", "foxglove/Log.proto"]);
+        assert_eq!(
+            names,
+            ["google/protobuf/timestamp.proto", "foxglove/Log.proto"]
+        );
     }
 
     #[test]
@@ -534,8 +559,103 @@ mod tests {
         assert_eq!(&out[..2], [0x22, 24]);
         assert_eq!(&out[2..10], 1.0f64.to_le_bytes());
         assert!(f64::from_le_bytes(out[10..18].try_into().unwrap()).is_nan());
-        assert!(encode(&ty, &json!({"w": 1}), &mut out).unwrap_err().contains("no field w"));
-        assert!(encode(&ty, &json!({"v": 1}), &mut out).unwrap_err().contains("not an array"));
+        assert!(
+            encode(&ty, &json!({"w": 1}), &mut out)
+                .unwrap_err()
+                .contains("no field w")
+        );
+        assert!(
+            encode(&ty, &json!({"v": 1}), &mut out)
+                .unwrap_err()
+                .contains("not an array")
+        );
+    }
+
+    /// The vendored `.proto` files are those of Foxglove's schema folder
+    /// (`../shared/foxglove-schemas` beside the checkout, or
+    /// `$FOXGLOVE_SCHEMAS`), byte for byte; skipped when it is absent.
+    #[test]
+    fn vendored_proto_files_are_foxglove_s_own() {
+        let dir = match std::env::var_os("FOXGLOVE_SCHEMAS") {
+            Some(d) => std::path::PathBuf::from(d),
+            None => std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared/foxglove-schemas"),
+        };
+        if !dir.is_dir() {
+            eprintln!("skipped: no Foxglove schemas at {}", dir.display());
+            return;
+        }
+        for (name, text) in FOXGLOVE {
+            let theirs = std::fs::read_to_string(dir.join("proto").join(name)).unwrap();
+            assert_eq!(&theirs, text, "{name}");
+        }
+    }
+
+    /// Field numbers and types read from the vendored files, as
+    /// Foxglove's `LocationFix.proto`, `PackedElementField.proto`,
+    /// `SceneEntity.proto` and `Log.proto` give them.
+    #[test]
+    fn descriptors_have_foxglove_s_numbers_and_types() {
+        let files = foxglove_files().as_ref().unwrap();
+        let message = |file: &str, name: &str| {
+            files
+                .iter()
+                .find(|f| f.name() == file)
+                .and_then(|f| f.message_type.iter().find(|m| m.name() == name))
+                .unwrap()
+                .clone()
+        };
+        let field = |m: &DescriptorProto, name: &str| {
+            let f = m.field.iter().find(|f| f.name() == name).unwrap();
+            (f.number(), f.r#type(), f.label(), f.type_name().to_string())
+        };
+        let fix = message("foxglove/LocationFix.proto", "LocationFix");
+        let opt = Label::Optional;
+        assert_eq!(
+            field(&fix, "timestamp"),
+            (6, PbType::Message, opt, ".google.protobuf.Timestamp".into())
+        );
+        assert_eq!(
+            field(&fix, "latitude"),
+            (1, PbType::Double, opt, String::new())
+        );
+        assert_eq!(
+            field(&fix, "position_covariance"),
+            (4, PbType::Double, Label::Repeated, String::new())
+        );
+        assert_eq!(
+            field(&fix, "position_covariance_type"),
+            (
+                5,
+                PbType::Enum,
+                opt,
+                ".foxglove.LocationFix.PositionCovarianceType".into()
+            )
+        );
+        let packed = message("foxglove/PackedElementField.proto", "PackedElementField");
+        assert_eq!(
+            field(&packed, "offset"),
+            (2, PbType::Fixed32, opt, String::new())
+        );
+        let entity = message("foxglove/SceneEntity.proto", "SceneEntity");
+        assert_eq!(
+            field(&entity, "lifetime"),
+            (4, PbType::Message, opt, ".google.protobuf.Duration".into())
+        );
+        assert_eq!(
+            field(&entity, "cubes"),
+            (
+                8,
+                PbType::Message,
+                Label::Repeated,
+                ".foxglove.CubePrimitive".into()
+            )
+        );
+        let log = message("foxglove/Log.proto", "Log");
+        assert_eq!(
+            field(&log, "line"),
+            (6, PbType::Fixed32, opt, String::new())
+        );
     }
 
     #[test]

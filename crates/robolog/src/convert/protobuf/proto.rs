@@ -51,7 +51,9 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
             }
         } else if c == b'"' {
-            let close = self.text[start + 1..].find('"').map_or(bytes.len(), |i| start + 1 + i + 1);
+            let close = self.text[start + 1..]
+                .find('"')
+                .map_or(bytes.len(), |i| start + 1 + i + 1);
             self.pos = close;
         } else {
             self.pos += 1;
@@ -389,7 +391,7 @@ mod tests {
     #[test]
     fn bad_text_names_the_byte_and_what_was_expected() {
         let e = parse("x.proto", "syntax = \"proto3\";\nmessage M { double = 1; }").unwrap_err();
-        assert_eq!(e, "x.proto at byte 40: expected a name, found `=`");
+        assert_eq!(e, "x.proto at byte 38: expected a name, found `=`");
         let e = parse("x.proto", "message M { double x = 1 }").unwrap_err();
         assert!(e.contains("expected `;`"), "{e}");
         let e = parse("x.proto", "message M {").unwrap_err();
