@@ -205,10 +205,14 @@ impl Serialize for JsonValue<'_> {
 pub(crate) struct JsonOut<W: Write> {
     w: Writer<W>,
     encoding: Encoding,
-    schemas: BTreeMap<(String, String), (u16, Option<Arc<MessageType>>)>,
+    schemas: BTreeMap<(String, String), SchemaId>,
     channels: BTreeMap<String, Lane>,
     buf: Vec<u8>,
 }
+
+/// A schema written by a [`JsonOut`]: its id, and its message type when
+/// it is a protobuf one.
+type SchemaId = (u16, Option<Arc<MessageType>>);
 
 /// A channel of a [`JsonOut`].
 struct Lane {

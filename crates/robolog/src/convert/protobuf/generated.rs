@@ -39,7 +39,7 @@ fn camel(name: &str) -> String {
         }
     }
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, "T");
+        out.insert(0, 'T');
     }
     out
 }
