@@ -1,7 +1,7 @@
 //! `robolog convert IN OUT [--compression zstd|lz4|none] [--chunk-size N]
-//! [--topic T]... [--start S] [--end S] [--encoding protobuf|json] [--force]`: any log to MCAP, or a
-//! ROS 1 MCAP file (or a bag) to a bag; OUT's extension (`.mcap`, `.bag`)
-//! chooses.
+//! [--topic T]... [--start S] [--end S] [--encoding protobuf|json]
+//! [--force]`: any log to MCAP, or a ROS 1 MCAP file (or a bag) to a bag;
+//! OUT's extension (`.mcap`, `.bag`) chooses.
 
 use std::path::{Path, PathBuf};
 

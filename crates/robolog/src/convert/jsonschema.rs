@@ -15,6 +15,10 @@
 //! (`robolog cat --json`); its schema still says `number`, since that
 //! parser takes one type per field, so such a value is the one place where
 //! a message departs from its schema.
+//!
+//! The writer also writes the `protobuf` encoding: the same JSON form,
+//! encoded by a message type made from the schema (see the `protobuf`
+//! module).
 
 use std::collections::BTreeMap;
 use std::io::Write;
