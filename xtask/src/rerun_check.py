@@ -192,7 +192,8 @@ def check(entry):
         return {"channels": len(proto), "messages": 0, "foxglove": foxglove,
                 "compared": compared, "errors": errors}
     # Rerun logs a channel it cannot decode as an error and goes on.
-    errors += [f"rerun: {line}" for line in run.stderr.splitlines() if " ERROR " in line]
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", run.stderr)
+    errors += [f"rerun: {line}" for line in plain.splitlines() if re.search(r"\bERROR\b", line)]
     rows = rrd_rows(entry["rrd"])
     for topic, (schema, _, payloads) in proto.items():
         got = rows.get("/" + topic.lstrip("/"), 0)
