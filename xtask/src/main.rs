@@ -42,6 +42,7 @@ mod sql;
 mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
 mod python;
+mod rerun;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -69,6 +70,8 @@ commands:
                                    mcap-ros2-support
   foxglove [--corpus DIR]          ULog/CARLA/VEL -> MCAP, every message validated against its
                                    JSON Schema and Foxglove's (python jsonschema, mcap, pyulog)
+  rerun [--corpus DIR]             ULog/CARLA/VEL -> protobuf MCAP, read by Rerun and Foxglove's
+                                   protobuf classes, compared with the json conversion
   convert corpus|interop|bench [--corpus DIR]
                                    robolog convert on every file, round trips, python mcap
                                    reading converted bags, speed against rosbags-convert
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Some("carla") => carla::cmd(&args[1..]),
         Some("export") => export::cmd(&args[1..]),
         Some("foxglove") => foxglove::cmd(&args[1..]),
+        Some("rerun") => rerun::cmd(&args[1..]),
         Some("bench") => bench_cmd(&args[1..]),
         Some("package") => package::each_alone().and_then(|()| package::build_from_packages()),
         Some("python") => py::cmd(&args[1..]),

@@ -1,9 +1,9 @@
 //! `robolog convert IN OUT [--compression zstd|lz4|none] [--chunk-size N]
-//! [--storage sqlite3|mcap] [--topic T]... [--start S] [--end S] [--force]
-//! [--ros2]`: any log to MCAP, a ROS 1 MCAP file (or a bag) to a bag, or a
-//! ROS 1 bag, a ROS 2 bag or a ROS 2 MCAP file to a ROS 2 bag folder;
-//! OUT's extension (`.mcap`, `.bag`, none for a folder) or `--storage`
-//! chooses.
+//! [--storage sqlite3|mcap] [--topic T]... [--start S] [--end S]
+//! [--encoding protobuf|json] [--force] [--ros2]`: any log to MCAP, a ROS 1
+//! MCAP file (or a bag) to a bag, or a ROS 1 bag, a ROS 2 bag or a ROS 2
+//! MCAP file to a ROS 2 bag folder; OUT's extension (`.mcap`, `.bag`, none
+//! for a folder) or `--storage` chooses.
 
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use logcore::{Error, Format, LogReader};
 use mcapfile::Compression;
 use robolog::convert::{
-    ConvertFileError, ConvertOptions, ConvertStats, Storage, Target, convert_file_to,
+    ConvertFileError, ConvertOptions, ConvertStats, Encoding, Storage, Target, convert_file_to,
 };
 use robolog::write::OutputPolicy;
 
@@ -58,6 +58,19 @@ pub(crate) struct ConvertArgs {
     /// output always maps so.
     #[arg(long)]
     ros2: bool,
+    /// Message encoding of a ULog, CARLA or VEL conversion (default:
+    /// protobuf, which both Foxglove and Rerun show; json for JSON Schema
+    /// channels). Other inputs keep their own encoding: giving it for them
+    /// is a usage error.
+    #[arg(long, value_enum)]
+    encoding: Option<EncodingArg>,
+}
+
+/// The message encodings of `--encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EncodingArg {
+    Protobuf,
+    Json,
 }
 
 /// The chunk compressions of `--compression`.
@@ -160,6 +173,20 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
             )),
         ));
     }
+    let generated = matches!(
+        log.format(),
+        Format::ULog | Format::CarlaRecorder | Format::VelLog
+    );
+    if args.encoding.is_some() && !(generated && target == Target::Mcap) {
+        return Err(Failure::usage(
+            input,
+            Error::InvalidArgument(
+                "--encoding applies to ULog, CARLA and VEL logs converted to MCAP; \
+                 other logs keep their own encoding"
+                    .into(),
+            ),
+        ));
+    }
     let fail = |e: Error| Failure::new(input, e);
     if !args.filter.topics.is_empty() {
         let known = robolog::convert::topics(&log).map_err(fail)?;
@@ -172,6 +199,10 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         chunk_size: args.chunk_size.max(1),
         topics: args.filter.topics.clone(),
         ros2: args.ros2,
+        encoding: match args.encoding {
+            Some(EncodingArg::Json) => Encoding::Json,
+            Some(EncodingArg::Protobuf) | None => Encoding::Protobuf,
+        },
         ..ConvertOptions::default()
     };
     args.filter.resolve_times(

@@ -5,7 +5,9 @@
 //! (its `jsonschema` export), vendored under `schemas/foxglove/` with the
 //! package's licence. The builders here make `serde_json` values with the
 //! field layout of those schemas: times are `{sec, nsec}`, binary fields
-//! (point data, image data) base64 strings, enums their numbers.
+//! (point data, image data) base64 strings, enums their numbers. With the
+//! `protobuf` encoding the same values are written in Foxglove's `.proto`
+//! message types instead (see the `protobuf` module).
 
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};

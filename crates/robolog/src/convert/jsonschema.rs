@@ -15,9 +15,14 @@
 //! (`robolog cat --json`); its schema still says `number`, since that
 //! parser takes one type per field, so such a value is the one place where
 //! a message departs from its schema.
+//!
+//! The writer also writes the `protobuf` encoding: the same JSON form,
+//! encoded by a message type made from the schema (see the `protobuf`
+//! module).
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -26,8 +31,9 @@ use serde_json::{Map, Value as Json, json};
 use logcore::{Error, Timestamp, Value, WallClockAnchor};
 use mcapfile::Writer;
 
-use super::Context;
 use super::foxglove::{WellKnown, base64};
+use super::protobuf::{self, MessageType};
+use super::{Context, Encoding};
 
 /// The type of a field, as far as JSON tells types apart.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,17 +203,27 @@ impl Serialize for JsonValue<'_> {
 /// The output of a conversion: an MCAP writer whose channels are `json`
 /// with `jsonschema` schemas, created on their first message (so a topic
 /// the filter drops leaves no channel), one schema per distinct text.
+///
+/// With [`Encoding::Protobuf`] the channels are `protobuf` instead, their
+/// schemas and messages made from the JSON ones by [`super::protobuf`].
 pub(crate) struct JsonOut<W: Write> {
     w: Writer<W>,
-    schemas: BTreeMap<(String, String), u16>,
+    encoding: Encoding,
+    schemas: BTreeMap<(String, String), SchemaId>,
     channels: BTreeMap<String, Lane>,
     buf: Vec<u8>,
 }
+
+/// A schema written by a [`JsonOut`]: its id, and its message type when
+/// it is a protobuf one.
+type SchemaId = (u16, Option<Arc<MessageType>>);
 
 /// A channel of a [`JsonOut`].
 struct Lane {
     id: u16,
     sequence: u32,
+    /// The message type of a `protobuf` channel.
+    proto: Option<Arc<MessageType>>,
 }
 
 /// What a channel is: its schema name and text and its metadata.
@@ -237,6 +253,7 @@ impl<W: Write> JsonOut<W> {
     pub(crate) fn new(out: W, cx: &Context<'_>, profile: &str) -> Result<Self, Error> {
         Ok(JsonOut {
             w: Writer::new(out, super::write_options(&cx.opts, profile))?,
+            encoding: cx.opts.encoding,
             schemas: BTreeMap::new(),
             channels: BTreeMap::new(),
             buf: Vec::new(),
@@ -264,21 +281,40 @@ impl<W: Write> JsonOut<W> {
         }
         let spec = spec();
         let key = (spec.schema_name.to_string(), spec.schema_text.to_string());
-        let schema = match self.schemas.get(&key) {
-            Some(id) => *id,
+        let (schema, proto) = match self.schemas.get(&key) {
+            Some(known) => known.clone(),
             None => {
-                let id = self.w.add_schema(
-                    spec.schema_name,
-                    "jsonschema",
-                    spec.schema_text.as_bytes(),
-                )?;
-                self.schemas.insert(key, id);
-                id
+                let made = match self.encoding {
+                    Encoding::Json => (
+                        self.w.add_schema(
+                            spec.schema_name,
+                            "jsonschema",
+                            spec.schema_text.as_bytes(),
+                        )?,
+                        None,
+                    ),
+                    Encoding::Protobuf => {
+                        let s = protobuf::schema(spec.schema_name, spec.schema_text)?;
+                        let id = self.w.add_schema(&s.name, "protobuf", &s.data)?;
+                        (id, Some(s.message))
+                    }
+                };
+                self.schemas.insert(key, made.clone());
+                made
             }
         };
-        let id = self.w.add_channel(schema, topic, "json", &spec.metadata)?;
-        self.channels
-            .insert(topic.to_string(), Lane { id, sequence: 0 });
+        let encoding = if proto.is_some() { "protobuf" } else { "json" };
+        let id = self
+            .w
+            .add_channel(schema, topic, encoding, &spec.metadata)?;
+        self.channels.insert(
+            topic.to_string(),
+            Lane {
+                id,
+                sequence: 0,
+                proto,
+            },
+        );
         cx.stats.channels += 1;
         Ok(())
     }
@@ -292,6 +328,10 @@ impl<W: Write> JsonOut<W> {
         time: Timestamp,
         message: &impl Serialize,
     ) -> Result<(), Error> {
+        if self.encoding == Encoding::Protobuf {
+            let value = serde_json::to_value(message).map_err(json_error)?;
+            return self.write_value(cx, topic, time, &value);
+        }
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         serde_json::to_writer(&mut buf, message).map_err(json_error)?;
@@ -300,10 +340,49 @@ impl<W: Write> JsonOut<W> {
         written
     }
 
+    /// Writes the JSON form `value` on a `protobuf` channel `topic`,
+    /// encoded by its message type.
+    fn write_value(
+        &mut self,
+        cx: &mut Context<'_>,
+        topic: &str,
+        time: Timestamp,
+        value: &Json,
+    ) -> Result<(), Error> {
+        let Some(ty) = self.channels.get(topic).and_then(|l| l.proto.clone()) else {
+            return Err(Error::InvalidArgument(format!(
+                "no protobuf channel {topic} was added"
+            )));
+        };
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let encoded = protobuf::encode(&ty, value, &mut buf).map_err(|e| {
+            Error::InvalidArgument(format!("cannot write a {topic} message as protobuf: {e}"))
+        });
+        let written = encoded.and_then(|()| self.write_bytes(cx, topic, time, &buf));
+        self.buf = buf;
+        written
+    }
+
     /// Writes the JSON text `message` on `topic` (added by
     /// [`JsonOut::ensure`]) at log and publish time `time`, as
     /// [`JsonOut::write`] does for a serializable value.
     pub(crate) fn write_text(
+        &mut self,
+        cx: &mut Context<'_>,
+        topic: &str,
+        time: Timestamp,
+        message: &[u8],
+    ) -> Result<(), Error> {
+        if self.encoding == Encoding::Protobuf {
+            let value: Json = serde_json::from_slice(message).map_err(json_error)?;
+            return self.write_value(cx, topic, time, &value);
+        }
+        self.write_bytes(cx, topic, time, message)
+    }
+
+    /// Writes the payload `message` on `topic` at `time`.
+    fn write_bytes(
         &mut self,
         cx: &mut Context<'_>,
         topic: &str,

@@ -12,7 +12,11 @@
 //! With [`ConvertOptions::ros2`], a ROS 1 bag becomes ROS 2 MCAP instead
 //! (profile `ros2`, payloads re-encoded as CDR, ROS 2 definitions), mapped
 //! as `rosbags-convert` maps it; and [`to_bag`] writes a ROS 2 log (a
-//! rosbag2 bag, ROS 2 MCAP) as a ROS 1 bag, the mapping reversed.
+//! rosbag2 bag, ROS 2 MCAP) as a ROS 1 bag, the mapping reversed. ULog
+//! files, CARLA recordings and VEL logs become channels of types generated
+//! from their own definitions plus Foxglove views, `json` or `protobuf` as
+//! [`ConvertOptions::encoding`] says (see [`Encoding`] for the default and
+//! why).
 //!
 //! [`convert_file`] writes a ROS 2 bag folder (rosbag2, SQLite or MCAP
 //! storage: [`Target::Rosbag2`]) from a ROS 1 bag (the same ROS 2
@@ -63,6 +67,8 @@ mod foxglove;
 #[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
 mod jsonschema;
 mod mcap;
+#[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
+mod protobuf;
 #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
 mod ros1to2;
 #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
@@ -94,6 +100,31 @@ pub struct ConvertOptions {
     /// rosbags-convert maps it, instead of ROS 1 MCAP. Needs the `rosbag`,
     /// `ros2` and `rosbag2` features; other formats ignore it.
     pub ros2: bool,
+    /// The message encoding of the channels written from ULog files, CARLA
+    /// recordings and VEL logs (see [`Encoding`]); other formats keep their
+    /// own (`ros1`, `cdr`, an MCAP file's) and ignore it.
+    pub encoding: Encoding,
+}
+
+/// How a conversion of a ULog file, CARLA recording or VEL log encodes
+/// its messages. Both viewers' best is [`Encoding::Protobuf`]: Foxglove
+/// and Lichtblick show either, Rerun's MCAP decoders read only protobuf,
+/// and protobuf keeps what JSON cannot (NaN and infinities as floats,
+/// 64-bit integers exactly). `robolog convert` defaults to it; the
+/// library's [`ConvertOptions::default`] keeps [`Encoding::Json`] so that
+/// callers reading the JSON output stay as they are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// `json` messages with `jsonschema` schemas: Foxglove's JSON Schemas
+    /// for the Foxglove views, JSON Schemas generated from the log's own
+    /// types for its topics.
+    #[default]
+    Json,
+    /// `protobuf` messages whose schemas are file descriptor sets:
+    /// Foxglove's own `.proto` definitions for the Foxglove views, one
+    /// message type generated per ULog format, CARLA packet and VEL record
+    /// (the fields of the JSON form; see the `protobuf` module).
+    Protobuf,
 }
 
 impl Default for ConvertOptions {
@@ -105,6 +136,7 @@ impl Default for ConvertOptions {
             start: None,
             end: None,
             ros2: false,
+            encoding: Encoding::Json,
         }
     }
 }

@@ -114,7 +114,10 @@ fn write_scene<W: Write>(
         })?;
         out.write_text(cx, SCENE_TOPIC, t, &text.scene)?;
     }
-    if cx.keep(TF_TOPIC, t) {
+    // A frame without actors has no transform to send: an empty
+    // `foxglove.FrameTransforms` says nothing, and Rerun's Foxglove decoder
+    // drops a whole `tf` channel holding one.
+    if cx.keep(TF_TOPIC, t) && text.tf.as_slice() != b"{\"transforms\":[]}" {
         out.ensure(cx, TF_TOPIC, || {
             ChannelSpec::well_known(foxglove::FRAME_TRANSFORMS)
         })?;

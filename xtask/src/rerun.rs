@@ -1,0 +1,195 @@
+//! `cargo xtask rerun [--corpus DIR]`: converts every ULog, CARLA and VEL
+//! file of `testdata/` and the corpus to MCAP with the `protobuf` encoding
+//! (and with `json`, to compare), then checks the protobuf files with
+//! Rerun and Foxglove's published protobuf classes:
+//!
+//! - `rerun mcap convert -d foxglove -d protobuf --disable-raw-fallback`
+//!   (python `rerun-sdk`) turns every file into an `.rrd` in which every
+//!   channel is an entity holding a row for every message (read back with
+//!   `rerun.chunk.RrdReader`);
+//! - every `foxglove.*` message decodes with the classes of python
+//!   `foxglove-schemas-protobuf`, and every schema's descriptors equal
+//!   those classes' (names, numbers, types, labels);
+//! - every message of every channel (Foxglove's, and the generated types
+//!   read through python `protobuf` from the channel's file descriptor
+//!   set) holds the values of the same message of the `json` conversion,
+//!   field by field (floats exactly, NaN as NaN, base64 as bytes).
+
+use std::path::{Path, PathBuf};
+
+use logcore::Format;
+use robolog::convert::{ConvertOptions, Encoding, to_mcap};
+
+use crate::python::Venv;
+use crate::{Result, corpus, opt, root, verdict};
+
+/// The exact versions the check was written against.
+const PACKAGES: [&str; 6] = [
+    "rerun-sdk==0.41.0",
+    "protobuf==7.36.2",
+    "foxglove-schemas-protobuf==0.4.0",
+    "mcap==1.6.0",
+    "zstandard==0.23.0",
+    "lz4==4.3.3",
+];
+
+const SCRIPT: &str = include_str!("rerun_check.py");
+
+/// The input files: ULog, CARLA and VEL fixtures, and the corpus's.
+fn inputs(corpus: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs = vec![
+        root().join("testdata/ulog"),
+        root().join("testdata/carla"),
+        root().join("testdata/vellog"),
+    ];
+    if let Some(c) = corpus {
+        dirs.push(c.join("ulog"));
+        dirs.push(c.join("carla"));
+        dirs.push(c.join("vellog"));
+    }
+    let keep = |p: &Path| {
+        matches!(
+            p.extension().and_then(|x| x.to_str()),
+            Some("ulg" | "log" | "rec" | "vel")
+        )
+    };
+    let mut files = Vec::new();
+    for d in dirs {
+        crate::convert::walk_files(&d, &keep, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// Converts `log` with `encoding` into `out`.
+fn convert(log: &robolog::Log<'_>, encoding: Encoding, out: &Path) -> Result<u64> {
+    let opts = ConvertOptions {
+        encoding,
+        ..ConvertOptions::default()
+    };
+    let (bytes, stats) =
+        to_mcap(log, Vec::new(), &opts, &mut |_| {}).map_err(|e| format!("{encoding:?}: {e}"))?;
+    std::fs::write(out, bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(stats.messages)
+}
+
+/// Converts the `i`th input `path` with both encodings into `dir`: its
+/// manifest entry, `None` when it is no ULog, CARLA or VEL log (or does
+/// not open), or the failure.
+fn convert_both(path: &Path, dir: &Path, i: usize) -> Result<Option<serde_json::Value>> {
+    let shown = path.display().to_string();
+    let log = match robolog::open(path) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("xtask: {shown}: not converted, it does not open: {e}");
+            return Ok(None);
+        }
+    };
+    if !matches!(
+        log.format(),
+        Format::ULog | Format::CarlaRecorder | Format::VelLog
+    ) {
+        return Ok(None);
+    }
+    let proto = dir.join(format!("{i:03}.mcap"));
+    let json = dir.join(format!("{i:03}.json.mcap"));
+    let p = convert(&log, Encoding::Protobuf, &proto).map_err(|e| format!("{shown}: {e}"))?;
+    let j = convert(&log, Encoding::Json, &json).map_err(|e| format!("{shown}: {e}"))?;
+    if p != j {
+        return Err(format!("{shown}: {p} protobuf messages, {j} json ones"));
+    }
+    Ok(Some(serde_json::json!({
+        "source": shown,
+        "proto": proto.display().to_string(),
+        "json": json.display().to_string(),
+        "rrd": dir.join(format!("{i:03}.rrd")).display().to_string(),
+    })))
+}
+
+/// `cargo xtask rerun [--corpus DIR]`.
+pub(crate) fn cmd(args: &[String]) -> Result {
+    let started = std::time::Instant::now();
+    let corpus = corpus::locate(opt(args, "--corpus"))?;
+    let dir = root().join("target/rerun-check");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let files = inputs(corpus.as_deref());
+    // Two workers: the conversions run in the debug build.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(path) = files.get(i) else { break };
+                    let outcome = convert_both(path, &dir, i);
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, outcome));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    let mut failures = Vec::new();
+    let mut manifest = Vec::new();
+    for (_, outcome) in done {
+        match outcome {
+            Ok(Some(entry)) => manifest.push(entry),
+            Ok(None) => {}
+            Err(e) => failures.push(e),
+        }
+    }
+    let converted = started.elapsed();
+    let manifest_path = dir.join("manifest.json");
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_string(&manifest).unwrap_or_default(),
+    )
+    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
+    let script = dir.join("check.py");
+    std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+    let venv = Venv::with(&PACKAGES)?;
+    let output = venv
+        .command()
+        .arg(&script)
+        .arg(venv.python().with_file_name("rerun"))
+        .arg(&manifest_path)
+        .env("RERUN_ANALYTICS", "0")
+        .output()
+        .map_err(|e| format!("could not run {}: {e}", script.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed:\n{}",
+            script.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let results: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("{}: unreadable output: {e}", script.display()))?;
+    let results = results.as_array().cloned().unwrap_or_default();
+    for (entry, got) in manifest.iter().zip(&results) {
+        let shown = entry["source"].as_str().unwrap_or_default();
+        for e in got["errors"].as_array().into_iter().flatten() {
+            failures.push(format!("{shown}: {}", e.as_str().unwrap_or_default()));
+        }
+        eprintln!(
+            "xtask: {shown}: {} channels and {} messages found in Rerun; {} Foxglove messages decoded, {} compared with json",
+            got["channels"], got["messages"], got["foxglove"], got["compared"]
+        );
+    }
+    if results.len() != manifest.len() {
+        failures.push(format!(
+            "the checker reported on {} files of {}",
+            results.len(),
+            manifest.len()
+        ));
+    }
+    eprintln!(
+        "xtask: rerun check took {:.1} s ({:.1} s converting)",
+        started.elapsed().as_secs_f64(),
+        converted.as_secs_f64()
+    );
+    verdict("Rerun/protobuf conversion checks that failed", &failures)
+}
