@@ -676,3 +676,52 @@ fn ros2_logs_convert_to_ros1_bags() {
         .assert()
         .code(2);
 }
+
+/// `--encoding`: a ULog converts to protobuf channels by default (with
+/// schemas of encoding `protobuf`), to `json` channels when asked, both
+/// with every message; for a bag, which keeps its own encoding, the flag is
+/// a usage error (exit 2) and nothing is written.
+#[test]
+fn encoding_chooses_protobuf_or_json_for_ulog() {
+    use logcore::LogReader;
+    let dir = scratch("encoding");
+    let ulog = testdata("ulog/features.ulg");
+    let want = info_json(&ulog)["message_count"].as_u64().unwrap();
+    for (flag, encoding) in [
+        (None, "protobuf"),
+        (Some("json"), "json"),
+        (Some("protobuf"), "protobuf"),
+    ] {
+        let out = dir.join(format!("{encoding}-{}.mcap", flag.unwrap_or("default")));
+        let mut cmd = robolog();
+        cmd.arg("convert").arg(&ulog).arg(&out);
+        if let Some(f) = flag {
+            cmd.args(["--encoding", f]);
+        }
+        cmd.assert().success();
+        let log = robolog::open(&out).unwrap();
+        let channels = log.channels().unwrap();
+        assert!(!channels.is_empty());
+        for c in &channels {
+            assert_eq!(c.message_encoding, encoding, "{}", c.topic);
+            assert_eq!(
+                c.schema.as_ref().unwrap().encoding,
+                if encoding == "json" {
+                    "jsonschema"
+                } else {
+                    "protobuf"
+                }
+            );
+        }
+        assert!(info_json(&out)["message_count"].as_u64().unwrap() >= want);
+    }
+    let bag = testdata("rosbag/sample.bag");
+    robolog()
+        .arg("convert")
+        .arg(&bag)
+        .arg(dir.join("bag.mcap"))
+        .args(["--encoding", "json"])
+        .assert()
+        .code(2);
+    assert!(!dir.join("bag.mcap").exists());
+}
