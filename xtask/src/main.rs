@@ -491,6 +491,10 @@ fn ci_steps(args: &[String]) -> Result {
     ros2_args.extend(args.iter().cloned());
     ros2::cmd(&ros2_args)?;
     gate_step(
+        "rerun: ULog, CARLA and VEL protobuf conversions read by Rerun and Foxglove's classes",
+    );
+    rerun::cmd(args)?;
+    gate_step(
         "report: every corpus log's page in headless Chromium, its values against robolog cat",
     );
     report::cmd(args)?;
