@@ -69,7 +69,7 @@ pub(crate) fn check(
 /// The native part of robolog.convert: (messages, channels, skipped,
 /// warnings).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, topics = None, start = None, end = None, compression = None, chunk_size = 1 << 20, force = false, ros2 = false, max_chunk_size = None, max_nesting = None))]
+#[pyo3(signature = (src, dst, *, topics = None, start = None, end = None, compression = None, chunk_size = 1 << 20, force = false, ros2 = false, encoding = None, max_chunk_size = None, max_nesting = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
@@ -82,6 +82,7 @@ pub(crate) fn convert(
     chunk_size: u64,
     force: bool,
     ros2: bool,
+    encoding: Option<&str>,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
 ) -> PyResult<(u64, u64, Vec<String>, Vec<String>)> {
@@ -96,6 +97,16 @@ pub(crate) fn convert(
             )));
         }
     };
+    // The command's default: protobuf, which Foxglove and Rerun both show.
+    let encoding = match encoding {
+        None | Some("protobuf") => robolog::convert::Encoding::Protobuf,
+        Some("json") => robolog::convert::Encoding::Json,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "encoding must be 'protobuf' or 'json', not {other:?}"
+            )));
+        }
+    };
     let opts = ConvertOptions {
         compression,
         chunk_size: chunk_size.max(1),
@@ -103,6 +114,7 @@ pub(crate) fn convert(
         start: start.map(Timestamp),
         end: end.map(Timestamp),
         ros2,
+        encoding,
     };
     let limits = limits(max_chunk_size, max_nesting)?;
     let file = src.display().to_string();

@@ -538,10 +538,11 @@ def convert(
     chunk_size: int = 1 << 20,
     force: bool = False,
     ros2: bool = False,
+    encoding: Optional[str] = None,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
 ) -> ConvertReport:
-    """Converts a log to MCAP (.mcap) or a ROS 1 bag (.bag) as `robolog convert` does."""
+    """Converts a log to MCAP (.mcap), a ROS 1 bag (.bag) or a ROS 2 bag folder (no extension) as `robolog convert` does."""
 
 def export(
     src: PathLike,

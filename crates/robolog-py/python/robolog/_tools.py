@@ -88,7 +88,7 @@ def check(path, *, profile=None, max_per_rule=20, strict_time=False,
 
 def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end=None,
             compression=None, chunk_size=1 << 20, force=False, ros2=False,
-            max_chunk_size=None, max_nesting=None) -> ConvertReport:
+            encoding=None, max_chunk_size=None, max_nesting=None) -> ConvertReport:
     """Converts a log as ``robolog convert`` does: to MCAP when ``dst`` ends
     in ``.mcap`` (ROS bags and ROS 2 bags losslessly, ULog, CARLA and VEL
     logs with Foxglove's views, MCAP re-chunked), to a ROS 1 bag when it
@@ -96,7 +96,10 @@ def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end
     nanoseconds on the log's clock) a time range, ``compression``
     ``"zstd"`` (MCAP default), ``"lz4"`` or ``"none"`` (bag default).
     ``ros2=True`` converts a ROS 1 bag to ROS 2 MCAP (CDR, ROS 2
-    definitions) as rosbags-convert maps the types.
+    definitions) as rosbags-convert maps the types. ``encoding``
+    (``"protobuf"``, the default, or ``"json"``) is the message encoding of
+    a ULog, CARLA or VEL conversion; other logs keep their own. A ``dst``
+    without extension is a ROS 2 bag folder (SQLite storage).
 
     The output is written to a temporary file and renamed when complete;
     an existing ``dst`` raises ``FileExistsError`` unless ``force``, and
@@ -106,7 +109,7 @@ def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end
     messages, channels, skipped, warnings = _robolog.convert(
         os.fspath(src), os.fspath(dst), topics=t, start=start, end=end,
         compression=compression, chunk_size=chunk_size, force=force, ros2=ros2,
-        max_chunk_size=max_chunk_size, max_nesting=max_nesting)
+        encoding=encoding, max_chunk_size=max_chunk_size, max_nesting=max_nesting)
     return ConvertReport(messages, channels, skipped, warnings)
 
 

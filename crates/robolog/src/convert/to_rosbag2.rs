@@ -53,8 +53,10 @@ pub(crate) struct Folder<'p> {
     /// The bag folder to create.
     pub(crate) output: &'p Path,
     /// The storage plugin.
+    #[cfg_attr(not(feature = "rosbag2"), allow(dead_code))]
     pub(crate) storage: Storage,
     /// zstd-compress the storage file once complete.
+    #[cfg_attr(not(feature = "rosbag2"), allow(dead_code))]
     pub(crate) zstd: bool,
     /// Replace an existing bag folder.
     pub(crate) force: bool,
@@ -105,6 +107,7 @@ impl Folder<'_> {
 
 /// A conversion's error as [`convert_file`](super::convert_file) reports
 /// it: I/O errors (the output's) apart from what the input's bytes caused.
+#[cfg_attr(not(feature = "rosbag2"), allow(dead_code))]
 fn file_error(e: Error) -> ConvertFileError {
     match e {
         Error::Io(e) => ConvertFileError::Io(std::io::Error::new(e.kind(), e.to_string())),
