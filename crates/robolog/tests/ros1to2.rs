@@ -24,6 +24,8 @@
     feature = "mcap"
 ))]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,41 +34,11 @@ use logcore::{LogReader, MessageFilter, ReadMode, Value};
 use robolog::convert::{ConvertOptions, ConvertStats, Storage, Target, convert_file_to, to_mcap};
 use serde_json::{Value as Json, json};
 
-fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("rosbag"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/rosbag"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: corpus skipped: no ROS 1 corpus at {}", dir.display());
-        None
-    }
-}
-
-fn python() -> Option<PathBuf> {
-    let py = std::env::var_os("ROSBAGS_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python")
-        });
-    if py.is_file() && py.with_file_name("rosbags-convert").is_file() {
-        Some(py)
-    } else {
-        eprintln!(
-            "note: rosbags comparison skipped: no Python with rosbags at {}",
-            py.display()
-        );
-        None
-    }
-}
-
 /// The ROS 1 bags to compare: the corpus's and testdata's.
 fn bags() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let testdata = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/rosbag");
-    for dir in corpus().into_iter().chain([testdata]) {
+    for dir in common::corpus("rosbag").into_iter().chain([testdata]) {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             let p = e.path();
             if p.extension().is_some_and(|x| x == "bag") {
@@ -340,7 +312,7 @@ fn to_folders(
 
 #[test]
 fn values_equal_rosbags_convert() {
-    let py = python();
+    let py = common::rosbags_python();
     let work = std::env::temp_dir().join(format!("robolog-ros1to2-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     let bags = bags();
@@ -587,7 +559,9 @@ fn crafted_bag_equals_rosbags_convert() {
         "{:?}",
         stats.warnings
     );
-    let Some(py) = python() else { return };
+    let Some(py) = common::rosbags_python() else {
+        return;
+    };
     let work = std::env::temp_dir().join(format!("robolog-ros1to2-crafted-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();

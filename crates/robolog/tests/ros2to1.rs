@@ -24,6 +24,8 @@
     feature = "mcap"
 ))]
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -33,42 +35,10 @@ use logcore::{LogReader, MessageFilter, ReadMode, Value};
 use robolog::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
 use serde_json::Value as Json;
 
-fn corpus(kind: &str) -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join(kind),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus")
-            .join(kind),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: corpus skipped: nothing at {}", dir.display());
-        None
-    }
-}
-
-fn python() -> Option<PathBuf> {
-    let py = std::env::var_os("ROSBAGS_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python")
-        });
-    if py.is_file() && py.with_file_name("rosbags-convert").is_file() {
-        Some(py)
-    } else {
-        eprintln!(
-            "note: rosbags comparison skipped: no Python with rosbags at {}",
-            py.display()
-        );
-        None
-    }
-}
-
 /// The ROS 2 logs of the corpus: rosbag2 folders and ROS 2 MCAP files.
 fn ros2_logs() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if let Some(root) = corpus("rosbag2") {
+    if let Some(root) = common::corpus("rosbag2") {
         for kind in ["sqlite3", "mcap"] {
             for e in std::fs::read_dir(root.join(kind)).unwrap().flatten() {
                 if e.path().join("metadata.yaml").is_file() {
@@ -77,7 +47,7 @@ fn ros2_logs() -> Vec<PathBuf> {
             }
         }
     }
-    if let Some(root) = corpus("ros2-mcap") {
+    if let Some(root) = common::corpus("ros2-mcap") {
         for e in std::fs::read_dir(root).unwrap().flatten() {
             if e.path().extension().is_some_and(|x| x == "mcap") {
                 out.push(e.path());
@@ -234,7 +204,7 @@ fn compare(py: &Path, src: &Path, work: &Path) -> Option<usize> {
 #[test]
 fn values_and_connections_equal_rosbags_convert() {
     let logs = ros2_logs();
-    let Some(py) = python() else {
+    let Some(py) = common::rosbags_python() else {
         // Every log converts all the same.
         for l in &logs {
             convert_path(l);
@@ -390,7 +360,7 @@ fn decoded(bytes: &[u8]) -> Vec<(String, i64, String, Value)> {
 fn ros1_bags() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let testdata = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/rosbag");
-    for dir in corpus("rosbag").into_iter().chain([testdata]) {
+    for dir in common::corpus("rosbag").into_iter().chain([testdata]) {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             if e.path().extension().is_some_and(|x| x == "bag") {
                 out.push(e.path());

@@ -7,22 +7,11 @@
 //! when absent).
 #![cfg(all(feature = "rosbag2", feature = "mcap", feature = "ros2"))]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use logcore::{Format, LogReader, MessageFilter, ReadMode, Value};
-
-fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("rosbag2"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/rosbag2"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no corpus at {}", dir.display());
-        None
-    }
-}
 
 /// Every message of `log`: topic, time, payload and decoded value.
 fn messages(log: &dyn LogReader) -> Vec<(String, i64, Vec<u8>, Value)> {
@@ -67,7 +56,9 @@ fn bags(root: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn every_corpus_bag_opens_as_its_reader_reads_it() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = common::corpus("rosbag2") else {
+        return;
+    };
     let bags = bags(&root);
     assert!(bags.len() >= 13, "{bags:?}");
     let mut total = 0;
@@ -98,7 +89,9 @@ fn every_corpus_bag_opens_as_its_reader_reads_it() {
 
 #[test]
 fn a_bag_converts_to_mcap_with_the_same_messages_and_values() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = common::corpus("rosbag2") else {
+        return;
+    };
     for path in bags(&root) {
         let name = path.display();
         let log = robolog::open(&path).unwrap();
@@ -128,7 +121,9 @@ fn a_bag_converts_to_mcap_with_the_same_messages_and_values() {
 
 #[test]
 fn a_bag_is_refused_where_it_cannot_be_read() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = common::corpus("rosbag2") else {
+        return;
+    };
     let db3 = root.join("sqlite3/cdr_test/cdr_test_0.db3");
     let bytes = std::fs::read(&db3).unwrap();
     let err = robolog::open_bytes(&bytes).unwrap_err();

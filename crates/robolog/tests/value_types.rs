@@ -10,26 +10,11 @@
     feature = "ros2"
 ))]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use logcore::{LogReader, MessageFilter, ReadMode, Value, ValueType};
-
-/// `$ROBOLOG_CORPUS/sub`, else `../shared/corpus/sub` beside the checkout;
-/// `None` (and a note) when it is absent.
-fn corpus(sub: &str) -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join(sub),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus")
-            .join(sub),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no corpus at {}", dir.display());
-        None
-    }
-}
 
 fn testdata(sub: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -128,7 +113,7 @@ fn check(path: &Path) -> Checked {
 fn ros_bags_declare_the_types_of_their_messages() {
     let mut all = Vec::new();
     all.extend(files(&testdata("rosbag"), "bag"));
-    if let Some(dir) = corpus("rosbag") {
+    if let Some(dir) = common::corpus("rosbag") {
         all.extend(files(&dir, "bag"));
     }
     let mut values = 0;
@@ -145,7 +130,7 @@ fn ros_bags_declare_the_types_of_their_messages() {
 
 #[test]
 fn ros2_mcap_files_declare_the_types_of_their_messages() {
-    let Some(dir) = corpus("ros2-mcap") else {
+    let Some(dir) = common::corpus("ros2-mcap") else {
         return;
     };
     let mut values = 0;
@@ -162,7 +147,7 @@ fn ros2_mcap_files_declare_the_types_of_their_messages() {
 #[test]
 fn osi_mcap_protobuf_channels_declare_types_that_admit_every_message() {
     let mut all = files(&testdata("osi"), "mcap");
-    if let Some(dir) = corpus("osi-mcap") {
+    if let Some(dir) = common::corpus("osi-mcap") {
         all.extend(files(&dir, "mcap"));
     }
     let (mut typed, mut values) = (0, 0);
