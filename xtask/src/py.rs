@@ -2,16 +2,23 @@
 //! `robolog-py`, crate `crates/robolog-py`) built as a wheel, installed and
 //! checked against the reference readers.
 //!
-//! 1. `maturin build --profile dev` builds the wheel into `target/wheels`,
-//!    in the workspace's target folder with the dev profile, so it shares
-//!    the dependencies' builds with the rest of the gate (and compiles no
-//!    DataFusion: the package depends on robolog-arrow, not robolog-sql).
-//! 2. The wheel is installed (forced) into the interop venv beside pinned
+//! 1. The extension module is the workspace's own dev build of the crate:
+//!    `cargo build --workspace --lib --tests` with the gate's features,
+//!    which after the gate's `cargo test` compiles only the module, since
+//!    Cargo resolves the same features for every dependency. (maturin
+//!    builds the crate alone, and Cargo then resolves the features of its
+//!    dependencies without the workspace's dev-dependencies: DataFusion,
+//!    Arrow and most of the rest compiled a second time, 8 minutes on 2
+//!    cores. `--maturin` still builds it that way, in the dev profile.)
+//! 2. `wheel.py` packs the wheel into `target/wheels` as maturin lays it
+//!    out for this crate's `pyproject.toml`: the Python files, the module
+//!    as `robolog/_robolog.abi3.so`, METADATA, WHEEL and RECORD.
+//! 3. The wheel is installed (forced) into the interop venv beside pinned
 //!    pyulog, rosbags, pyarrow, pandas, polars and pytest.
-//! 3. pytest runs `crates/robolog-py/tests` there, with the corpus in
-//!    `ROBOLOG_CORPUS` (values equal to pyulog and rosbags, errors,
-//!    threads, the API).
-//! 4. The wheel installs into a fresh venv without any index, and
+//! 4. pytest runs `crates/robolog-py/tests` there, with the corpus in
+//!    `ROBOLOG_CORPUS` (values equal to pyulog, rosbags and python mcap,
+//!    SQL answers, errors, threads, the API).
+//! 5. The wheel installs into a fresh venv without any index, and
 //!    `import robolog` reads a fixture there (pyarrow and pandas absent:
 //!    their conversions say what to install).
 
@@ -20,11 +27,11 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::python::{Venv, stdout_of};
-use crate::{Result, corpus, opt, root, run, step};
+use crate::{Result, cargo, corpus, opt, root, run, step};
 
 /// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
 /// mcap and its decoders at the versions of the other interop checks).
-const PACKAGES: [&str; 12] = [
+const PACKAGES: [&str; 11] = [
     "pyulog==1.3.0",
     "rosbags==0.11.9",
     "mcap==1.6.0",
@@ -36,8 +43,10 @@ const PACKAGES: [&str; 12] = [
     "pandas==3.1.1",
     "polars==2.1.0",
     "pytest==9.2.0",
-    "maturin==1.16.0",
 ];
+
+/// maturin, for `--maturin`.
+const MATURIN: &str = "maturin==1.16.0";
 
 /// The crate of the package.
 const CRATE: &str = "crates/robolog-py";
@@ -46,7 +55,7 @@ const CRATE: &str = "crates/robolog-py";
 pub(crate) fn cmd(args: &[String]) -> Result {
     match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
-        _ => Err("usage: cargo xtask python test [--corpus DIR]".into()),
+        _ => Err("usage: cargo xtask python test [--corpus DIR] [--maturin]".into()),
     }
 }
 
@@ -54,10 +63,20 @@ pub(crate) fn cmd(args: &[String]) -> Result {
 fn test(args: &[String]) -> Result {
     let began = Instant::now();
     let corpus = corpus::locate(opt(args, "--corpus"))?;
-    step("python: the interop venv (pinned reference readers, pytest, maturin)");
-    let venv = Venv::with(&PACKAGES)?;
-    step("python: the wheel (maturin, dev profile, the workspace's target folder)");
-    let wheel = build_wheel(&venv)?;
+    let maturin = args.iter().any(|a| a == "--maturin");
+    step("python: the interop venv (pinned reference readers, pytest)");
+    let mut packages = PACKAGES.to_vec();
+    if maturin {
+        packages.push(MATURIN);
+    }
+    let venv = Venv::with(&packages)?;
+    let wheel = if maturin {
+        step("python: the wheel (maturin, dev profile, the workspace's target folder)");
+        build_wheel(&venv)?
+    } else {
+        step("python: the wheel (the workspace's dev build of the module, packed)");
+        pack_wheel(&venv)?
+    };
     run(venv
         .command()
         .args([
@@ -94,11 +113,10 @@ fn test(args: &[String]) -> Result {
     Ok(())
 }
 
-/// Builds the wheel with `venv`'s maturin; its path.
-fn build_wheel(venv: &Venv) -> Result<PathBuf> {
-    let out = root().join("target/wheels");
-    // Only this build's wheel is left, so it is the one installed.
-    if let Ok(entries) = std::fs::read_dir(&out) {
+/// Removes the robolog_py wheels of `out`, so that the one built next is
+/// the one installed.
+fn clear_wheels(out: &Path) -> Result {
+    if let Ok(entries) = std::fs::read_dir(out) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with("robolog_py-") && name.ends_with(".whl") {
@@ -106,6 +124,38 @@ fn build_wheel(venv: &Venv) -> Result<PathBuf> {
             }
         }
     }
+    Ok(())
+}
+
+/// Builds the module as the gate's tests build the workspace and packs it
+/// into a wheel (see the module docs); the wheel's path.
+fn pack_wheel(venv: &Venv) -> Result<PathBuf> {
+    run(cargo().args([
+        "build",
+        "--workspace",
+        "--lib",
+        "--tests",
+        "--locked",
+        "--quiet",
+        "--features",
+        crate::GATE_FEATURES,
+    ]))?;
+    let out = root().join("target/wheels");
+    clear_wheels(&out)?;
+    let mut pack = venv.command();
+    pack.arg(root().join("xtask/src/wheel.py"))
+        .arg(root().join("target/debug/lib_robolog.so"))
+        .arg(root().join(CRATE))
+        .arg(root().join("Cargo.toml"))
+        .arg(&out);
+    let printed = stdout_of(pack, "packing the wheel")?;
+    Ok(PathBuf::from(printed.trim()))
+}
+
+/// Builds the wheel with `venv`'s maturin; its path.
+fn build_wheel(venv: &Venv) -> Result<PathBuf> {
+    let out = root().join("target/wheels");
+    clear_wheels(&out)?;
     run(venv
         .command()
         .args([

@@ -155,13 +155,21 @@ def main():
         problems = []
         page.on("console", lambda m: problems.append("console: " + m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: problems.append("exception: " + str(e)))
-        for e in entries:
+        # The next page is written while the browser checks this one: the
+        # writing and the checking use a core each.
+        def write(e):
             html_path = os.path.join(out_dir, e["name"] + ".html")
-            t0 = time.time()
-            r = subprocess.run([exe, "report", *e["logs"], "-o", html_path, "--force"], capture_output=True, text=True)
+            cmd = [exe, "report", *e["logs"], "-o", html_path, "--force"]
+            return html_path, time.time(), subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+        writing = write(entries[0]) if entries else None
+        for i, e in enumerate(entries):
+            html_path, t0, proc = writing
+            _, stderr = proc.communicate()
             written = time.time() - t0
-            if r.returncode != 0:
-                failures.append(f'{e["name"]}: robolog report exited {r.returncode}: {r.stderr.strip()}')
+            writing = write(entries[i + 1]) if i + 1 < len(entries) else None
+            if proc.returncode != 0:
+                failures.append(f'{e["name"]}: robolog report exited {proc.returncode}: {stderr.strip()}')
                 continue
             html = open(html_path, encoding="utf-8").read()
             data = page_data(html)

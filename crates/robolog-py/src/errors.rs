@@ -6,6 +6,8 @@
 //!   byte, `.path` the file.
 //! - [`UnsupportedError`] (a `FormatError`): a known format in a version
 //!   or with a feature this build cannot read.
+//! - [`QueryError`] (a `ValueError`): a query of robolog.sql that does not
+//!   parse, plan or run, or is not a query.
 //! - I/O errors become `OSError` with the errno, so Python raises the
 //!   subclass it names (`FileNotFoundError`, `PermissionError`, ...).
 //! - A panic caught in the library (a bug) becomes a `RuntimeError`, never
@@ -36,6 +38,17 @@ pyo3::create_exception!(
      read. A FormatError, with the same offset and path attributes."
 );
 
+pyo3::create_exception!(
+    robolog,
+    QueryError,
+    PyValueError,
+    "robolog.sql's query does not parse or plan (an unknown table or column,\n\
+     a syntax error), is not a query (SQL over logs only reads: COPY, CREATE,\n\
+     INSERT, SET and the like are refused before any log is opened), or failed\n\
+     while running for a reason of its own. Errors of a log (one that does\n\
+     not open, or is damaged) are FormatError and OSError, as for open."
+);
+
 /// Adds the exceptions to the module, with `offset` and `path` defaulting
 /// to `None` on the class (an exception raised from Python code has them).
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -45,6 +58,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     format.setattr("path", py.None())?;
     m.add("FormatError", format)?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add("QueryError", py.get_type::<QueryError>())?;
     Ok(())
 }
 
@@ -133,7 +147,7 @@ pub(crate) fn log_error(py: Python<'_>, e: &logcore::Error, path: Option<&str>) 
 
 /// An exception of type `E` (a [`FormatError`]) saying `text`, with its
 /// `offset` and `path` attributes set.
-fn format_error<E: pyo3::PyTypeInfo>(
+pub(crate) fn format_error<E: pyo3::PyTypeInfo>(
     py: Python<'_>,
     text: &str,
     offset: Option<u64>,

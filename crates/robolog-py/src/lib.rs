@@ -9,6 +9,7 @@
 //! - `source`: the opened log shared by those objects;
 //! - `tools`: `robolog.check`, `robolog.convert`, `robolog.export`, the
 //!   command-line tool's jobs;
+//! - `sql`: `robolog.sql`, SQL over a set of logs (DataFusion);
 //! - `values`: decoded values and JSON as Python objects;
 //! - `views`: the formats' own views (`Log.ulog`, `Log.bag`, `Log.mcap`,
 //!   `Log.carla`);
@@ -21,6 +22,7 @@ mod errors;
 mod log;
 mod messages;
 mod source;
+mod sql;
 mod table;
 mod tools;
 mod values;
@@ -53,6 +55,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;
+    m.add_function(wrap_pyfunction!(sql::sql, m)?)?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -85,8 +85,9 @@ pub(crate) fn build(
     for b in reader.by_ref() {
         batches.push(b?);
     }
+    let mut problems = Vec::new();
     if reader.skipped() > 0 {
-        shared.add_problem(format!(
+        let problem = format!(
             "table {name}: {} damaged record{} skipped",
             reader.skipped(),
             if reader.skipped() == 1 {
@@ -94,24 +95,29 @@ pub(crate) fn build(
             } else {
                 "s were"
             }
-        ));
+        );
+        shared.add_problem(problem.clone());
+        problems.push(problem);
     }
     if let Some(first) = reader.first_undecoded() {
         let n = reader.undecoded();
-        shared.add_problem(format!(
+        let problem = format!(
             "table {name}: {n} message{} could not be decoded and {} rows of null message \
              columns; the first at byte {}: {}",
             if n == 1 { "" } else { "s" },
             if n == 1 { "is" } else { "are" },
             first.offset,
             first.reason
-        ));
+        );
+        shared.add_problem(problem.clone());
+        problems.push(problem);
     }
     Ok(Table {
         name: name.to_string(),
         topic: key.to_string(),
         schema,
         batches,
+        problems,
     })
 }
 
@@ -132,6 +138,27 @@ pub(crate) struct Table {
     schema: SchemaRef,
     /// The rows.
     batches: Vec<RecordBatch>,
+    /// What was met building it.
+    problems: Vec<String>,
+}
+
+impl Table {
+    /// A table of `batches` (all of `schema`) named `name`.
+    pub(crate) fn new(
+        name: String,
+        topic: String,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+        problems: Vec<String>,
+    ) -> Table {
+        Table {
+            name,
+            topic,
+            schema,
+            batches,
+            problems,
+        }
+    }
 }
 
 #[pymethods]
@@ -147,6 +174,16 @@ impl Table {
     #[getter]
     fn topic(&self) -> &str {
         &self.topic
+    }
+
+    /// What was met building the table, one line each: messages that did
+    /// not decode (their rows have null message columns), and for
+    /// robolog.sql what the readers of the logs worked around. Empty for
+    /// a table read without trouble. (Log.table's problems are also in
+    /// Log.problems.)
+    #[getter]
+    fn problems(&self) -> Vec<String> {
+        self.problems.clone()
     }
 
     /// The number of rows (messages).
@@ -400,6 +437,7 @@ pub(crate) fn build_flat(
         topic: name,
         schema,
         batches: vec![batch],
+        problems: Vec::new(),
     })
 }
 

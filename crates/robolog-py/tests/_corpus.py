@@ -1,8 +1,11 @@
 """Where the tests' files are, and what they compared (printed at the end)."""
 
 import os
+import subprocess
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 TESTDATA = REPO / "testdata"
@@ -38,3 +41,13 @@ BAGS = corpus_files("rosbag", "*.bag")
 
 # What was compared, by kind: files, datasets, messages, values.
 STATS = Counter()
+
+
+def cli(*args):
+    """The robolog command's stdout and exit code ($ROBOLOG_EXE, else the
+    debug build; the test skips when neither is there)."""
+    exe = os.environ.get("ROBOLOG_EXE") or str(REPO / "target" / "debug" / "robolog")
+    if not Path(exe).is_file():
+        pytest.skip(f"no robolog command at {exe}")
+    p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True)
+    return p.stdout, p.returncode

@@ -4,26 +4,12 @@ functions are the command's jobs with reports instead of exit codes."""
 
 import csv
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import robolog
-from _corpus import REPO, TESTDATA, corpus_dir
-
-EXE = os.environ.get("ROBOLOG_EXE")
-
-
-def cli(*args):
-    """The robolog command's stdout, exit code (skip when not built)."""
-    exe = EXE or str(REPO / "target" / "debug" / "robolog")
-    if not Path(exe).is_file():
-        pytest.skip(f"no robolog command at {exe}")
-    p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True)
-    return p.stdout, p.returncode
-
+from _corpus import TESTDATA, cli, corpus_dir
 
 CHECKED = [
     TESTDATA / "rosbag" / "sample.bag",

@@ -310,15 +310,17 @@ fn to_folders(
     out
 }
 
-#[test]
-fn values_equal_rosbags_convert() {
+/// Compares the bags of `half` (0: the even-numbered, 1: the odd) with
+/// rosbags-convert's conversions: the two halves are two tests, which the
+/// test harness runs at once.
+fn values_equal_rosbags_convert_in(half: usize) {
     let py = common::rosbags_python();
-    let work = std::env::temp_dir().join(format!("robolog-ros1to2-{}", std::process::id()));
+    let work = std::env::temp_dir().join(format!("robolog-ros1to2-{}-{half}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     let bags = bags();
     assert!(bags.len() >= 5, "{bags:?}");
     let (mut compared, mut messages) = (0, 0);
-    for bag in &bags {
+    for bag in bags.iter().skip(half).step_by(2) {
         if let Some(n) = compare(py.as_deref(), bag, &work) {
             compared += 1;
             messages += n;
@@ -327,11 +329,21 @@ fn values_equal_rosbags_convert() {
     let _ = std::fs::remove_dir_all(&work);
     eprintln!(
         "{compared} of {} bags compared, {messages} messages",
-        bags.len()
+        bags.len().div_ceil(2)
     );
     if py.is_some() {
-        assert!(compared >= 3 && messages > 0);
+        assert!(compared >= 2 && messages > 0);
     }
+}
+
+#[test]
+fn values_equal_rosbags_convert_even() {
+    values_equal_rosbags_convert_in(0);
+}
+
+#[test]
+fn values_equal_rosbags_convert_odd() {
+    values_equal_rosbags_convert_in(1);
 }
 
 /// The 1.2 and compressed copies of testdata's sample bag (which rosbags

@@ -27,8 +27,10 @@ and VEL logs through one API, read by a Rust library without the GIL.
 - ``robolog.check(path)``, ``robolog.convert(src, dst)`` and
   ``robolog.export(src, folder)`` do what the ``robolog`` command does and
   return reports (``CheckReport``, ``ConvertReport``, ``ExportReport``).
+- ``robolog.sql(query, paths)`` answers SQL over a fleet of logs (one table
+  per topic, a ``log`` column first) as a ``Table``; it only reads.
 - Errors: ``FormatError`` (a ``ValueError``, with ``offset`` and ``path``),
-  ``UnsupportedError``, and ``FileNotFoundError``/``PermissionError``/``OSError``.
+  ``UnsupportedError``, ``QueryError`` (robolog.sql), and ``FileNotFoundError``/``PermissionError``/``OSError``.
 
 See ``help(robolog.Log)`` for everything a log offers.
 """
@@ -51,6 +53,7 @@ from ._robolog import (
     McapView,
     Message,
     Messages,
+    QueryError,
     Table,
     ULogView,
     UnsupportedError,
@@ -65,6 +68,7 @@ from ._tools import (
     check,
     convert,
     export,
+    sql,
 )
 
 __all__ = [
@@ -89,7 +93,9 @@ __all__ = [
     "check",
     "convert",
     "export",
+    "sql",
     "FormatError",
+    "QueryError",
     "Log",
     "Message",
     "Messages",

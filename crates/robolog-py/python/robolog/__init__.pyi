@@ -54,6 +54,9 @@ class FormatError(ValueError):
 class UnsupportedError(FormatError):
     """A known format in a version or with a feature this build cannot read."""
 
+class QueryError(ValueError):
+    """robolog.sql's query does not parse, plan or run, or is not a query."""
+
 class Channel:
     """A channel of a log: topic, type, encoding, message count, metadata, schema."""
 
@@ -115,6 +118,9 @@ class Table:
     def num_columns(self) -> int: ...
     @property
     def column_names(self) -> List[str]: ...
+    @property
+    def problems(self) -> List[str]:
+        """What was met building the table: undecoded messages, damage skipped."""
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
     def __arrow_c_schema__(self) -> object: ...
     def to_pyarrow(self) -> Any:
@@ -555,3 +561,12 @@ def export(
     max_nesting: Optional[int] = None,
 ) -> ExportReport:
     """Writes one CSV file per topic into a folder as `robolog export` does."""
+
+def sql(
+    query: str,
+    paths: Union[PathLike, Sequence[PathLike]],
+    *,
+    max_chunk_size: Optional[int] = None,
+    max_nesting: Optional[int] = None,
+) -> Table:
+    """Answers a read-only SQL query over a set of logs as `robolog sql` does (one table per topic)."""

@@ -1,10 +1,11 @@
-"""The command-line tool's jobs as functions: ``check``, ``convert`` and
-``export``, with the options and semantics of ``robolog check``,
-``robolog convert`` and ``robolog export``, returning reports instead of
-exit codes."""
+"""The command-line tool's jobs as functions: ``check``, ``convert``,
+``export`` and ``sql``, with the options and semantics of ``robolog
+check``, ``robolog convert``, ``robolog export`` and ``robolog sql``,
+returning reports (and answers) instead of exit codes."""
 
 import json
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
@@ -125,3 +126,33 @@ def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,
         max_array_columns=max_array_columns, max_chunk_size=max_chunk_size,
         max_nesting=max_nesting)
     return ExportReport([ExportedTable(*row) for row in tables], problems)
+
+
+def sql(query: str, paths, *, max_chunk_size=None, max_nesting=None):
+    """Answers a SQL query over a set of logs as ``robolog sql`` does, and
+    returns the answer as a ``robolog.Table`` (the Arrow PyCapsule
+    interface: ``pyarrow.table(t)``, ``t.to_pandas()``, ``t.to_polars()``).
+
+    ``paths`` is a log or a folder, or a list of them; folders are searched
+    recursively for logs of every format. Each topic (ULog: each message)
+    is a table named after it (``/imu/data`` is ``imu_data``) with the rows
+    of every log, a ``log`` column first naming the log; the table ``logs``
+    has one row per log. A table's logs are opened only when the query
+    reads it, and time filters on ``log_time`` are pushed into the scans.
+    ``robolog sql --schema PATH`` (or ``SELECT * FROM
+    information_schema.columns``) lists the tables and columns.
+
+    SQL over logs only reads: any statement other than a query raises
+    ``QueryError`` before a log is opened, as does a query that does not
+    parse or plan. A log that cannot be opened raises ``FormatError`` or
+    ``OSError`` naming it. Messages that did not decode are rows with null
+    message columns; they and what the readers worked around are listed in
+    the table's ``problems`` and issued as ``RuntimeWarning``s (the
+    command's exit code 1)."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    table = _robolog.sql(query, [os.fspath(p) for p in paths],
+                         max_chunk_size=max_chunk_size, max_nesting=max_nesting)
+    for problem in table.problems:
+        warnings.warn(f"robolog.sql: {problem}", RuntimeWarning, stacklevel=2)
+    return table

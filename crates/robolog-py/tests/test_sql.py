@@ -1,0 +1,178 @@
+"""robolog.sql: a fleet's answers equal pyulog's and rosbags' reading of
+the same files and the robolog command's answer to the same query; it only
+reads; its errors name the query or the log."""
+
+import json
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import robolog
+from _corpus import STATS, TESTDATA, ULOGS, cli
+
+pa = pytest.importorskip("pyarrow")
+
+
+def rows(table):
+    """The answer as a list of dicts (through the Arrow C stream)."""
+    return pa.table(table).to_pylist()
+
+
+def test_a_ulog_fleet_equals_pyulog(corpus):
+    pyulog = pytest.importorskip("pyulog")
+    # Every ULog of the corpus, found by the folder; per log, the rows of
+    # vehicle_attitude (every instance) and their timestamps' range.
+    t = robolog.sql(
+        "SELECT l.path AS path, count(*) AS n, min(v.timestamp) AS t0, "
+        "max(v.timestamp) AS t1, sum(CAST(v.timestamp % 1000 AS BIGINT)) AS s "
+        "FROM vehicle_attitude v JOIN logs l ON v.log = l.log GROUP BY l.path",
+        corpus / "ulog",
+    )
+    ours = {Path(r["path"]).resolve(): r for r in rows(t)}
+    expected = {}
+    for path in ULOGS:
+        datasets = [d for d in pyulog.ULog(str(path)).data_list if d.name == "vehicle_attitude"]
+        stamps = [int(x) for d in datasets for x in d.data["timestamp"]]
+        if stamps:
+            expected[path.resolve()] = {
+                "n": len(stamps),
+                "t0": min(stamps),
+                "t1": max(stamps),
+                "s": sum(x % 1000 for x in stamps),
+            }
+    assert len(expected) >= 5, "the corpus has PX4 flights with vehicle_attitude"
+    assert set(ours) == set(expected)
+    for path, e in expected.items():
+        got = {k: ours[path][k] for k in e}
+        assert got == e, path
+    STATS["sql: ULog fleet answers equal to pyulog (logs)"] += len(expected)
+
+
+def test_a_bag_topic_equals_rosbags():
+    highlevel = pytest.importorskip("rosbags.highlevel")
+    bag = TESTDATA / "rosbag" / "sample.bag"
+    t = robolog.sql(
+        "SELECT count(*) AS n, sum(data) AS total, min(log_time) AS first FROM count", bag
+    )
+    [answer] = rows(t)
+    values, times = [], []
+    with highlevel.AnyReader([bag]) as reader:
+        for conn, stamp, raw in reader.messages():
+            if conn.topic == "/count":
+                values.append(reader.deserialize(raw, conn.msgtype).data)
+                times.append(stamp)
+    assert answer["n"] == len(values) > 0
+    assert answer["total"] == sum(values)
+    assert answer["first"].value == min(times)
+
+
+def test_the_answer_equals_the_command():
+    query = (
+        "SELECT log, format, message_count, duration_s FROM logs ORDER BY log"
+    )
+    paths = [TESTDATA / "rosbag", TESTDATA / "ulog", TESTDATA / "mcap"]
+    out, code = cli("sql", query, *paths, "--format", "json")
+    theirs = [json.loads(line) for line in out.splitlines()]
+    with pytest.warns(RuntimeWarning) as warned:
+        t = robolog.sql(query, paths)
+    ours = rows(t)
+    assert ours == theirs and len(ours) >= 5
+    # The damaged test files make the command exit 1; the same problems
+    # are the table's, and each was issued as a warning.
+    assert code == 1 and t.problems
+    assert [str(w.message) for w in warned] == [f"robolog.sql: {p}" for p in t.problems]
+    assert any("truncated" in p for p in t.problems), t.problems
+
+
+def test_the_answer_goes_to_pandas_and_polars_without_copying():
+    t = robolog.sql("SELECT * FROM chatter ORDER BY log_time", TESTDATA / "rosbag" / "sample.bag")
+    assert t.name == "sql" and t.problems == []
+    assert t.column_names[:2] == ["log", "log_time"]
+    df = t.to_pandas()
+    assert len(df) == t.num_rows == len(t) > 0
+    assert str(df["log_time"].dtype) == "datetime64[ns]"
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "COPY (SELECT 1) TO '{out}'",
+        "CREATE TABLE t AS SELECT 1",
+        "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{out}'",
+        "INSERT INTO logs SELECT * FROM logs",
+        "DROP TABLE logs",
+        "SET datafusion.execution.batch_size = 1",
+        "SELECT 1; COPY (SELECT 1) TO '{out}'",
+    ],
+)
+def test_only_queries_are_answered(tmp_path, statement):
+    out = tmp_path / "written.csv"
+    # Refused as not a query, or (two statements) as more than one.
+    with pytest.raises(robolog.QueryError, match="refused|only reads|not allowed|single SQL statement"):
+        robolog.sql(statement.format(out=out), TESTDATA / "rosbag" / "sample.bag")
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_query_errors_are_query_errors():
+    bag = TESTDATA / "rosbag" / "sample.bag"
+    with pytest.raises(robolog.QueryError, match="no_such_table"):
+        robolog.sql("SELECT * FROM no_such_table", bag)
+    with pytest.raises(robolog.QueryError):
+        robolog.sql("SELEC 1", bag)
+    with pytest.raises(robolog.QueryError, match="nope"):
+        robolog.sql("SELECT nope FROM chatter", bag)
+    assert issubclass(robolog.QueryError, ValueError)
+
+
+def test_log_errors_name_the_log(tmp_path):
+    with pytest.raises(FileNotFoundError) as e:
+        robolog.sql("SELECT * FROM logs", tmp_path / "missing.bag")
+    assert e.value.filename == str(tmp_path / "missing.bag")
+    junk = tmp_path / "junk.bag"
+    junk.write_bytes(b"#ROSBAG V2.0\n" + bytes(range(256)) * 4)
+    with pytest.raises(robolog.FormatError) as e:
+        robolog.sql("SELECT * FROM logs", junk)
+    assert e.value.path == str(junk) and e.value.offset is not None
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no log files"):
+        robolog.sql("SELECT * FROM logs", empty)
+
+
+def test_a_python_thread_runs_while_a_query_runs(corpus):
+    from test_threads import Counter, counts_during
+
+    query = "SELECT log, count(*) FROM vehicle_attitude GROUP BY log"
+    with Counter() as counter:
+        assert counts_during(counter, lambda: robolog.sql(query, corpus / "ulog"))
+
+
+def test_tables_of_a_fleet_keep_topics_apart(corpus):
+    # Every table's rows are one topic's: per log, the rows of each table
+    # equal that log's message count of the topic (rosbags counts them).
+    highlevel = pytest.importorskip("rosbags.highlevel")
+    bags = [
+        corpus / "rosbag" / "rosbagjs-example.bag",
+        corpus / "rosbag" / "embag-test.bag",
+        corpus / "rosbag" / "swri-Bool.bag",
+        TESTDATA / "rosbag" / "sample.bag",
+    ]
+    counts = defaultdict(int)
+    for bag in bags:
+        with highlevel.AnyReader([bag]) as reader:
+            for conn in reader.connections:
+                counts[(bag.name, conn.topic)] += conn.msgcount
+    tables = json.loads
+    [logs] = [rows(robolog.sql("SELECT log, tables FROM logs ORDER BY log", bags))]
+    seen = 0
+    for row in logs:
+        for table, topic in tables(row["tables"]).items():
+            [n] = rows(robolog.sql(
+                f'SELECT count(*) AS n FROM "{table}" WHERE log = \'{row["log"]}\'', bags))
+            assert n["n"] == counts[(row["log"], topic)], (row["log"], topic)
+            seen += 1
+    assert seen == len(counts)
+    STATS["sql: per-log table row counts equal to rosbags (tables)"] += seen
