@@ -260,9 +260,8 @@ pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
         if names.contains(name) {
             continue;
         }
-        let parsed =
-            grammar::parse_section(section.name, section.body, section.pos, Dialect::Ros1)
-                .map_err(|e| grammar_error(&e, name))?;
+        let parsed = grammar::parse_section(section.name, section.body, section.pos, Dialect::Ros1)
+            .map_err(|e| grammar_error(&e, name))?;
         defs.push(to_msg_def(name, &parsed));
         names.insert(name.to_string());
     }

@@ -75,9 +75,7 @@ mod types;
 pub use error::ParseError;
 pub use names::{canonical_name, resolve_name};
 pub use parse::{RawSection, is_separator, parse, parse_section, split_sections};
-pub use types::{
-    ArrayKind, BaseType, Builtin, Constant, Dialect, Field, Pos, Section, TypeSpec,
-};
+pub use types::{ArrayKind, BaseType, Builtin, Constant, Dialect, Field, Pos, Section, TypeSpec};
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.
 #[cfg(doctest)]

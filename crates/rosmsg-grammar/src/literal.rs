@@ -39,12 +39,7 @@ type Res<'a, T> = IResult<&'a str, T>;
 /// A quoted string (`"..."` or `'...'`) with backslash escapes of the
 /// quote and the backslash; other escapes are kept as written.
 fn quoted(i: &str) -> Res<'_, String> {
-    let fail = || {
-        nom::Err::Error(nom::error::Error::new(
-            i,
-            nom::error::ErrorKind::Char,
-        ))
-    };
+    let fail = || nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Char));
     let mut chars = i.char_indices();
     let q = match chars.next() {
         Some((_, q @ ('"' | '\''))) => q,

@@ -46,7 +46,12 @@ pub fn canonical_name(name: &str) -> String {
 /// assert_eq!(resolve_name("Point", "a/Top", Dialect::Ros1, &names), "b/Point");
 /// assert_eq!(resolve_name("c/msg/X", "a/Top", Dialect::Ros2, &names), "c/X");
 /// ```
-pub fn resolve_name(written: &str, owner: &str, dialect: Dialect, names: &HashSet<String>) -> String {
+pub fn resolve_name(
+    written: &str,
+    owner: &str,
+    dialect: Dialect,
+    names: &HashSet<String>,
+) -> String {
     if dialect == Dialect::Ros1 && written == "Header" {
         let std = "std_msgs/Header";
         return if names.contains(std) || !names.contains("roslib/Header") {

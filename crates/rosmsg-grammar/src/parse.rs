@@ -396,14 +396,29 @@ mod tests {
         let cases: [(&str, Dialect, (usize, usize, usize), &str); 10] = [
             ("int32", Dialect::Ros2, (1, 6, 5), "a name after the type"),
             ("int32 1x", Dialect::Ros1, (1, 7, 6), "a name (a letter"),
-            ("int32 a\n  int32 a", Dialect::Ros1, (2, 9, 16), "not used before"),
+            (
+                "int32 a\n  int32 a",
+                Dialect::Ros1,
+                (2, 9, 16),
+                "not used before",
+            ),
             ("int32[ x", Dialect::Ros1, (1, 6, 5), "a type"),
             ("int32[0] a", Dialect::Ros2, (1, 1, 0), "at least 1"),
             ("int32<=3 a", Dialect::Ros1, (1, 1, 0), "not a string type"),
             ("int32 a 5", Dialect::Ros1, (1, 9, 8), "no default values"),
             ("int32[] X=1", Dialect::Ros2, (1, 1, 0), "not an array"),
-            ("int8 A=1\nint8 A=2", Dialect::Ros2, (2, 6, 14), "constant name"),
-            ("a\n===\nnope\n", Dialect::Ros1, (3, 1, 6), "`MSG: pkg/Type`"),
+            (
+                "int8 A=1\nint8 A=2",
+                Dialect::Ros2,
+                (2, 6, 14),
+                "constant name",
+            ),
+            (
+                "a\n===\nnope\n",
+                Dialect::Ros1,
+                (3, 1, 6),
+                "`MSG: pkg/Type`",
+            ),
         ];
         for (text, dialect, (line, column, offset), want) in cases {
             let e = parse(text, dialect).unwrap_err();
@@ -429,7 +444,14 @@ mod tests {
         let text = "# top\r\nint8 a\r\n=====\r\n\r\nMSG:  p/B \r\nuint8[<=3] b # c\r\n";
         let s = parse(text, Dialect::Ros2).unwrap();
         assert_eq!(s.len(), 2);
-        assert_eq!(s[0].fields[0].pos, Pos { line: 2, column: 1, offset: 7 });
+        assert_eq!(
+            s[0].fields[0].pos,
+            Pos {
+                line: 2,
+                column: 1,
+                offset: 7
+            }
+        );
         assert_eq!(s[1].name, Some("p/B"));
         let b = &s[1].fields[0];
         assert_eq!((b.pos.line, b.pos.offset), (6, 36));

@@ -52,8 +52,15 @@ impl Pos {
         }
     }
 
-    /// This position moved over `text` (which starts here).
-    pub(crate) fn advance(self, text: &str) -> Pos {
+    /// This position moved over `text` (which starts here): where the
+    /// byte after `text` is.
+    ///
+    /// ```
+    /// use rosmsg_grammar::Pos;
+    /// let p = Pos::START.advance("ab\nc");
+    /// assert_eq!((p.line, p.column, p.offset), (2, 2, 4));
+    /// ```
+    pub fn advance(self, text: &str) -> Pos {
         match text.rfind('\n') {
             Some(nl) => Pos {
                 line: self.line + text.bytes().filter(|&b| b == b'\n').count(),
