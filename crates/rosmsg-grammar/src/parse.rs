@@ -393,7 +393,7 @@ mod tests {
 
     #[test]
     fn errors_name_line_column_and_offset() {
-        let cases: [(&str, Dialect, (usize, usize, usize), &str); 10] = [
+        let cases = [
             ("int32", Dialect::Ros2, (1, 6, 5), "a name after the type"),
             ("int32 1x", Dialect::Ros1, (1, 7, 6), "a name (a letter"),
             (
