@@ -9,6 +9,12 @@
 //! Type names are kept in the canonical form `pkg/Type`: `pkg/msg/Type`
 //! and `pkg/srv/Type` are the same names with the interface kind in the
 //! middle ([`canonical_name`]).
+//!
+//! The grammar is `rosmsg_grammar`'s ROS 2 dialect, the parser `rosbag12`
+//! shares for ROS 1; this module turns constants and defaults into
+//! [`Value`]s, builds service events and resolves names. Errors name the
+//! line and byte offset in the stored text (grammar errors the column too)
+//! and what was expected there.
 
 use std::collections::HashSet;
 
