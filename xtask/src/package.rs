@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::{GATE_FEATURES, Result, cargo, root, run, verdict};
 
 /// The publishable crates (every workspace member but xtask).
-pub(crate) const LIBRARY_CRATES: [&str; 13] = [
+pub(crate) const LIBRARY_CRATES: [&str; 14] = [
     "logcore",
+    "rosmsg-grammar",
     "rosbag12",
     "ros2cdr",
     "rosbag2",

@@ -17,7 +17,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// let e = ros2cdr::MessageType::parse("pkg/msg/T", "int32 a\nint8 X=128").unwrap_err();
 /// assert_eq!(
 ///     e.to_string(),
-///     "expected a valid ros2msg definition of pkg/T, found in line 2 `int8 X=128`: \
+///     "expected a valid ros2msg definition of pkg/T, found in line 2 `int8 X=128` (byte 8): \
 ///      `128` is not a valid int8"
 /// );
 /// let e = ros2cdr::MessageType::parse("pkg/msg/T", "int33 x").unwrap_err();
@@ -25,6 +25,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///     e.to_string(),
 ///     "expected a valid ros2msg definition of pkg/T, found \
 ///      no definition of the type pkg/int33 (used by field `x`)"
+/// );
+/// let e = ros2cdr::MessageType::parse("pkg/msg/T", "int32 a\nint32[x] b").unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "expected a valid ros2msg definition of pkg/T, found in line 2, column 6 (byte 13): \
+///      expected a type (`int32`, `string<=8`, `pkg/Type`, then `[]`, `[N]` or `[<=N]`), \
+///      found `int32[x]`"
 /// );
 /// ```
 #[derive(Debug, Clone, thiserror::Error)]

@@ -9,17 +9,19 @@
 //! Type names are kept in the canonical form `pkg/Type`: `pkg/msg/Type`
 //! and `pkg/srv/Type` are the same names with the interface kind in the
 //! middle ([`canonical_name`]).
+//!
+//! The grammar is `rosmsg_grammar`'s ROS 2 dialect, the parser `rosbag12`
+//! shares for ROS 1; this module turns constants and defaults into
+//! [`Value`]s, builds service events and resolves names. Errors name the
+//! line and byte offset in the stored text (grammar errors the column too)
+//! and what was expected there.
 
 use std::collections::HashSet;
 
 use logcore::Value;
-use nom::branch::alt;
-use nom::bytes::complete::{tag, take_while, take_while1};
-use nom::character::complete::{char, digit1, space0, space1};
-use nom::combinator::{all_consuming, map_res, opt, recognize, rest};
-use nom::multi::{many0, separated_list0};
-use nom::sequence::{delimited, pair, preceded};
-use nom::{IResult, Parser};
+use rosmsg_grammar::{self as grammar, Builtin, Dialect, Pos, literal};
+
+pub(crate) use rosmsg_grammar::is_separator;
 
 use crate::error::{Error, Result};
 
@@ -197,12 +199,7 @@ pub struct MsgDef {
 /// assert_eq!(ros2cdr::msg::canonical_name("test_msgs/BasicTypes"), "test_msgs/BasicTypes");
 /// ```
 pub fn canonical_name(name: &str) -> String {
-    let name = name.trim();
-    let parts: Vec<&str> = name.split('/').collect();
-    match parts.as_slice() {
-        [pkg, _, ty] => format!("{pkg}/{ty}"),
-        _ => name.to_string(),
-    }
+    grammar::canonical_name(name)
 }
 
 /// Definitions used when a definition text refers to them without
@@ -225,166 +222,7 @@ pub(crate) fn builtin_def(name: &str) -> Option<Result<MsgDef>> {
     BUILTIN_SECTIONS
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(n, body)| parse_section(n, body))
-}
-
-pub(crate) fn is_separator(line: &str) -> bool {
-    let t = line.trim();
-    t.len() >= 3 && t.bytes().all(|b| b == b'=')
-}
-
-/// Splits a concatenated text into (canonical name, section text) pairs,
-/// the top-level type first.
-fn sections<'t>(top: &str, text: &'t str) -> Result<Vec<(String, &'t str)>> {
-    let mut out = Vec::new();
-    let mut name = canonical_name(top);
-    let mut start = 0usize;
-    let mut pos = 0usize;
-    let mut expect_header = false;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        let line_start = pos;
-        pos += line.len();
-        if expect_header {
-            if trimmed.is_empty() {
-                continue;
-            }
-            let Some(n) = trimmed.strip_prefix("MSG:") else {
-                return Err(Error::definition(
-                    &name,
-                    format!("`{trimmed}` where a `MSG: pkg/Type` line follows a separator"),
-                ));
-            };
-            name = canonical_name(n);
-            start = pos;
-            expect_header = false;
-        } else if is_separator(line) {
-            out.push((std::mem::take(&mut name), &text[start..line_start]));
-            expect_header = true;
-        }
-    }
-    if expect_header {
-        return Err(Error::definition(
-            top,
-            "no `MSG:` line after the last separator",
-        ));
-    }
-    out.push((name, &text[start..]));
-    Ok(out)
-}
-
-type Res<'a, T> = IResult<&'a str, T>;
-
-fn identifier(i: &str) -> Res<'_, &str> {
-    recognize(pair(
-        take_while1(|c: char| c.is_ascii_alphabetic()),
-        take_while(|c: char| c.is_ascii_alphanumeric() || c == '_'),
-    ))
-    .parse(i)
-}
-
-fn number_u32(i: &str) -> Res<'_, u32> {
-    map_res(digit1, str::parse::<u32>).parse(i)
-}
-
-/// `base[<=N]` then an optional array suffix: `[]`, `[N]`, `[<=N]`.
-fn type_token(i: &str) -> Res<'_, (&str, Option<u32>, ArrayKind)> {
-    let base = recognize(pair(identifier, many0(preceded(char('/'), identifier))));
-    let bound = opt(preceded(tag("<="), number_u32));
-    let array = opt(delimited(
-        char('['),
-        opt(pair(opt(tag("<=")), number_u32)),
-        char(']'),
-    ));
-    let (i, (base, bound, array)) = (base, bound, array).parse(i)?;
-    let array = match array {
-        None => ArrayKind::Scalar,
-        Some(None) => ArrayKind::Unbounded,
-        Some(Some((None, n))) => ArrayKind::Fixed(n),
-        Some(Some((Some(_), n))) => ArrayKind::Bounded(n),
-    };
-    Ok((i, (base, bound, array)))
-}
-
-/// One line (comment removed, trimmed, not empty): the type token, the
-/// name, and for a constant `Some('=')` with the value, for a field the
-/// default value text (possibly empty).
-fn line(i: &str) -> Res<'_, (&str, &str, Option<char>, &str)> {
-    let (i, ty) = take_while1(|c: char| !c.is_whitespace()).parse(i)?;
-    let (i, _) = space1.parse(i)?;
-    let (i, name) = identifier.parse(i)?;
-    let (i, _) = space0.parse(i)?;
-    let (i, eq) = opt(char('=')).parse(i)?;
-    let (i, _) = space0.parse(i)?;
-    let (i, value) = rest.parse(i)?;
-    Ok((i, (ty, name, eq, value.trim())))
-}
-
-/// The part of `line` before a `#` that is not inside quotes.
-fn strip_comment(line: &str) -> &str {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (at, c) in line.char_indices() {
-        match (quote, c) {
-            _ if escaped => escaped = false,
-            (Some(_), '\\') => escaped = true,
-            (Some(q), c) if c == q => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') => return &line[..at],
-            _ => {}
-        }
-    }
-    line
-}
-
-/// A quoted string (`"..."` or `'...'`) with backslash escapes of the
-/// quote and the backslash; other escapes are kept as written.
-fn quoted(i: &str) -> Res<'_, String> {
-    let mut chars = i.char_indices();
-    let q = match chars.next() {
-        Some((_, q @ ('"' | '\''))) => q,
-        _ => {
-            return Err(nom::Err::Error(nom::error::Error::new(
-                i,
-                nom::error::ErrorKind::Char,
-            )));
-        }
-    };
-    let mut out = String::new();
-    let mut escaped = false;
-    for (at, c) in chars {
-        if escaped {
-            if c != q && c != '\\' {
-                out.push('\\');
-            }
-            out.push(c);
-            escaped = false;
-        } else if c == '\\' {
-            escaped = true;
-        } else if c == q {
-            return Ok((&i[at + c.len_utf8()..], out));
-        } else {
-            out.push(c);
-        }
-    }
-    Err(nom::Err::Error(nom::error::Error::new(
-        i,
-        nom::error::ErrorKind::Char,
-    )))
-}
-
-/// The element texts of an array literal `[a, b, "c, d"]`.
-fn array_literal(i: &str) -> Res<'_, Vec<String>> {
-    let element = alt((
-        quoted,
-        take_while1(|c: char| c != ',' && c != ']').map(|s: &str| s.trim().to_string()),
-    ));
-    delimited(
-        pair(char('['), space0),
-        separated_list0(delimited(space0, char(','), space0), element),
-        pair(space0, char(']')),
-    )
-    .parse(i)
+        .map(|(n, body)| parse_section(n, body, Pos::START))
 }
 
 /// A scalar literal of type `ty` as a [`Value`].
@@ -395,7 +233,7 @@ pub(crate) fn scalar_literal(ty: &FieldType, text: &str) -> std::result::Result<
     match ty {
         FieldType::String { .. } | FieldType::WString { .. } => {
             if text.starts_with(['"', '\'']) {
-                let (_, s) = all_consuming(quoted).parse(text).map_err(|_| bad())?;
+                let s = literal::unquote(text).ok_or_else(bad)?;
                 Ok(Value::String(s))
             } else {
                 Ok(Value::String(text.to_string()))
@@ -460,9 +298,8 @@ fn default_literal(
     if array == ArrayKind::Scalar {
         return scalar_literal(ty, text);
     }
-    let (_, items) = all_consuming(array_literal)
-        .parse(text)
-        .map_err(|_| format!("an array literal `[a, b, ...]`, found `{text}`"))?;
+    let items = literal::array_elements(text)
+        .ok_or_else(|| format!("an array literal `[a, b, ...]`, found `{text}`"))?;
     let n = items.len() as u64;
     match array {
         ArrayKind::Fixed(len) if n != u64::from(len) => {
@@ -487,83 +324,72 @@ fn default_literal(
         .map(Value::Array)
 }
 
-/// Parses the text of one type (no separators) into constants and
-/// fields, message types still as written.
-fn parse_section(name: &str, text: &str) -> Result<MsgDef> {
+/// The field type of a type as the shared grammar parsed it (ROS 2
+/// dialect).
+fn field_type(ty: &grammar::TypeSpec<'_>) -> FieldType {
+    match ty.base {
+        grammar::BaseType::Builtin(Builtin::String) => FieldType::String {
+            bound: ty.string_bound,
+        },
+        grammar::BaseType::Builtin(Builtin::WString) => FieldType::WString {
+            bound: ty.string_bound,
+        },
+        grammar::BaseType::Builtin(b) => match Primitive::from_name(b.name()) {
+            Some(p) => FieldType::Primitive(p),
+            None => FieldType::Message(b.name().to_string()),
+        },
+        grammar::BaseType::Message(m) => FieldType::Message(m.to_string()),
+    }
+}
+
+fn array_kind(array: grammar::ArrayKind) -> ArrayKind {
+    match array {
+        grammar::ArrayKind::Scalar => ArrayKind::Scalar,
+        grammar::ArrayKind::Fixed(n) => ArrayKind::Fixed(n),
+        grammar::ArrayKind::Bounded(n) => ArrayKind::Bounded(n),
+        grammar::ArrayKind::Unbounded => ArrayKind::Unbounded,
+    }
+}
+
+/// Parses the text of one type (no separators), which starts at `pos` of
+/// the stored text, into constants and fields, message types still as
+/// written: the shared grammar's ROS 2 dialect, then the values of
+/// constants and defaults.
+fn parse_section(name: &str, text: &str, pos: Pos) -> Result<MsgDef> {
+    let section = grammar::parse_section(None, text, pos, Dialect::Ros2)
+        .map_err(|e| Error::definition(name, format!("in {e}")))?;
+    let err = |at: Pos, code: &str, what: String| {
+        Error::definition(
+            name,
+            format!("in line {} `{code}` (byte {}): {what}", at.line, at.offset),
+        )
+    };
     let mut def = MsgDef {
         name: name.to_string(),
-        constants: Vec::new(),
-        fields: Vec::new(),
+        constants: Vec::with_capacity(section.constants.len()),
+        fields: Vec::with_capacity(section.fields.len()),
     };
-    for (n, raw) in text.lines().enumerate() {
-        let code = strip_comment(raw.trim_end_matches('\r')).trim();
-        if code.is_empty() {
-            continue;
-        }
-        let err =
-            |what: String| Error::definition(name, format!("in line {} `{code}`: {what}", n + 1));
-        let (ty, fname, eq, value) = match all_consuming(line).parse(code) {
-            Ok((_, parts)) => parts,
-            Err(_) => {
-                return Err(err(
-                    "`type name`, `type name default` or `type NAME=value`".into()
-                ));
+    for c in &section.constants {
+        let ty = field_type(&c.ty);
+        let value = scalar_literal(&ty, c.value).map_err(|w| err(c.pos, c.code, w))?;
+        def.constants.push(ConstantDef {
+            name: c.name.to_string(),
+            ty,
+            value,
+        });
+    }
+    for f in &section.fields {
+        let ty = field_type(&f.ty);
+        let array = array_kind(f.ty.array);
+        let default = match f.default {
+            None => None,
+            Some(text) => {
+                Some(default_literal(&ty, array, text).map_err(|w| err(f.pos, f.code, w))?)
             }
-        };
-        let (base, bound, array) = match all_consuming(type_token).parse(ty) {
-            Ok((_, t)) => t,
-            Err(_) => {
-                return Err(err(format!(
-                    "a type (`int32`, `string<=8`, `pkg/Type`, with `[]`, `[N]` or `[<=N]`), found `{ty}`"
-                )));
-            }
-        };
-        if array == ArrayKind::Fixed(0) {
-            return Err(err("an array length of at least 1".into()));
-        }
-        let fty = match (base, bound) {
-            ("string", b) => FieldType::String { bound: b },
-            ("wstring", b) => FieldType::WString { bound: b },
-            (_, Some(_)) => {
-                return Err(err(format!(
-                    "a bound `<=N` on `{base}`, which is not a string type"
-                )));
-            }
-            (b, None) => match Primitive::from_name(b) {
-                Some(p) => FieldType::Primitive(p),
-                None => FieldType::Message(b.to_string()),
-            },
-        };
-        if eq.is_some() {
-            if array != ArrayKind::Scalar || matches!(fty, FieldType::Message(_)) {
-                return Err(err("a constant of a builtin type, not an array".into()));
-            }
-            if def.constants.iter().any(|c| c.name == fname) {
-                return Err(err(format!(
-                    "a constant name not used before, found `{fname}` again"
-                )));
-            }
-            let value = scalar_literal(&fty, value).map_err(err)?;
-            def.constants.push(ConstantDef {
-                name: fname.to_string(),
-                ty: fty,
-                value,
-            });
-            continue;
-        }
-        if def.fields.iter().any(|f| f.name == fname) {
-            return Err(err(format!(
-                "a field name not used before, found `{fname}` again"
-            )));
-        }
-        let default = if value.is_empty() {
-            None
-        } else {
-            Some(default_literal(&fty, array, value).map_err(err)?)
         };
         def.fields.push(FieldDef {
-            name: fname.to_string(),
-            ty: fty,
+            name: f.name.to_string(),
+            ty,
             array,
             default,
         });
@@ -572,25 +398,28 @@ fn parse_section(name: &str, text: &str) -> Result<MsgDef> {
 }
 
 /// The request and response halves of `.srv` text, if it has a `---`
-/// line.
-fn split_service(text: &str) -> Option<(&str, &str)> {
+/// line, and the offset of the response in `text`.
+fn split_service(text: &str) -> Option<(&str, &str, usize)> {
     let mut pos = 0usize;
     for line in text.split_inclusive('\n') {
-        if strip_comment(line).trim() == "---" {
-            return Some((&text[..pos], &text[pos + line.len()..]));
+        if literal::strip_comment(line).trim() == "---" {
+            let response = pos + line.len();
+            return Some((&text[..pos], &text[response..], response));
         }
         pos += line.len();
     }
     None
 }
 
-/// The top-level section, which may be `.srv` text: for a `<Srv>_Event`
-/// type the event struct plus the request and response types, for
-/// `<Srv>_Request`/`<Srv>_Response` the matching half.
-fn top_defs(name: &str, text: &str) -> Result<Vec<MsgDef>> {
-    let Some((request, response)) = split_service(text) else {
-        return Ok(vec![parse_section(name, text)?]);
+/// The top-level section (starting at `pos` of the stored text), which may
+/// be `.srv` text: for a `<Srv>_Event` type the event struct plus the
+/// request and response types, for `<Srv>_Request`/`<Srv>_Response` the
+/// matching half.
+fn top_defs(name: &str, text: &str, pos: Pos) -> Result<Vec<MsgDef>> {
+    let Some((request, response, at)) = split_service(text) else {
+        return Ok(vec![parse_section(name, text, pos)?]);
     };
+    let response_pos = pos.advance(&text[..at]);
     if split_service(response).is_some() {
         return Err(Error::definition(
             name,
@@ -598,10 +427,10 @@ fn top_defs(name: &str, text: &str) -> Result<Vec<MsgDef>> {
         ));
     }
     if name.ends_with("_Request") {
-        return Ok(vec![parse_section(name, request)?]);
+        return Ok(vec![parse_section(name, request, pos)?]);
     }
     if name.ends_with("_Response") {
-        return Ok(vec![parse_section(name, response)?]);
+        return Ok(vec![parse_section(name, response, response_pos)?]);
     }
     let Some(srv) = name.strip_suffix("_Event") else {
         return Err(Error::definition(
@@ -637,8 +466,8 @@ fn top_defs(name: &str, text: &str) -> Result<Vec<MsgDef>> {
     };
     Ok(vec![
         event,
-        parse_section(&format!("{srv}_Request"), request)?,
-        parse_section(&format!("{srv}_Response"), response)?,
+        parse_section(&format!("{srv}_Request"), request, pos)?,
+        parse_section(&format!("{srv}_Response"), response, response_pos)?,
     ])
 }
 
@@ -675,25 +504,39 @@ fn top_defs(name: &str, text: &str) -> Result<Vec<MsgDef>> {
 pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>> {
     let mut defs: Vec<MsgDef> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
-    let mut parts = sections(top, text)?;
+    let top_name = canonical_name(top);
+    let mut parts: Vec<(String, &str, Pos)> = grammar::split_sections(text)
+        .map_err(|e| Error::definition(&top_name, format!("in {e}")))?
+        .into_iter()
+        .map(|r| {
+            (
+                r.name.map_or_else(|| top_name.clone(), canonical_name),
+                r.body,
+                r.pos,
+            )
+        })
+        .collect();
     // A text that starts with a separator and the top type's own `MSG:`
     // section leaves the first part empty.
-    let blank = |t: &str| t.lines().all(|l| strip_comment(l).trim().is_empty());
-    if parts.len() > 1 && blank(parts[0].1) && parts[1..].iter().any(|(n, _)| *n == parts[0].0) {
+    let blank = |t: &str| {
+        t.lines()
+            .all(|l| literal::strip_comment(l).trim().is_empty())
+    };
+    if parts.len() > 1 && blank(parts[0].1) && parts[1..].iter().any(|(n, ..)| *n == parts[0].0) {
         parts.remove(0);
-        if let Some(at) = parts.iter().position(|(n, _)| *n == canonical_name(top)) {
+        if let Some(at) = parts.iter().position(|(n, ..)| *n == top_name) {
             let own = parts.remove(at);
             parts.insert(0, own);
         }
     }
-    for (i, (name, body)) in parts.into_iter().enumerate() {
+    for (i, (name, body, pos)) in parts.into_iter().enumerate() {
         if names.contains(&name) {
             continue;
         }
         let parsed = if i == 0 {
-            top_defs(&name, body)?
+            top_defs(&name, body, pos)?
         } else {
-            vec![parse_section(&name, body)?]
+            vec![parse_section(&name, body, pos)?]
         };
         for d in parsed {
             if names.insert(d.name.clone()) {
@@ -705,28 +548,13 @@ pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>> {
     // needed (the list grows while it is walked).
     let mut k = 0;
     while k < defs.len() {
-        let package = defs[k]
-            .name
-            .split_once('/')
-            .map(|(p, _)| p.to_string())
-            .unwrap_or_default();
         let mut added = Vec::new();
         let owner = defs[k].name.clone();
         for f in &mut defs[k].fields {
             let FieldType::Message(written) = &f.ty else {
                 continue;
             };
-            let full = if written.contains('/') {
-                canonical_name(written)
-            } else {
-                let local = format!("{package}/{written}");
-                let suffix = format!("/{written}");
-                let mut hits = names.iter().filter(|n| n.ends_with(&suffix));
-                match (names.contains(&local), hits.next(), hits.next()) {
-                    (false, Some(one), None) => one.clone(),
-                    _ => local,
-                }
-            };
+            let full = grammar::resolve_name(written, &owner, Dialect::Ros2, &names);
             if !names.contains(&full) {
                 match builtin_def(&full) {
                     Some(def) => {
@@ -865,7 +693,7 @@ mod tests {
         for (text, want) in [
             (
                 "int8 X=128",
-                "in line 1 `int8 X=128`: `128` is not a valid int8",
+                "in line 1 `int8 X=128` (byte 0): `128` is not a valid int8",
             ),
             ("int32[0] a", "an array length of at least 1"),
             ("int32 a\nint32 a", "in line 2"),

@@ -8,7 +8,10 @@
 //!   [`Bag::decode`] to a [`logcore::Value`]. Unindexed, damaged and
 //!   truncated bags are read by scanning their records. [`logcore::LogReader`]
 //!   is implemented on top.
-//! - [`msg`] parses `.msg` definitions, resolves types (including the
+//! - [`msg`] parses `.msg` definitions (with `rosmsg_grammar`, the
+//!   parser the ROS 2 crate shares; bounded types that ROS 2 to ROS 1
+//!   conversions write are read as unbounded, their ROS 1 wire form),
+//!   resolves types (including the
 //!   2010-era `roslib/Header`) and computes md5 sums the way ROS does;
 //!   [`MessageType::decode`] turns ROS 1 wire bytes into values and checks
 //!   that no byte is left over; [`MessageType::encode`] turns values

@@ -1,11 +1,25 @@
 //! Message definitions (spec 6.1, 6.2, 6.5): the full text a bag stores
 //! per connection, its `.msg` grammar, type resolution (including the
 //! pre-Diamondback `roslib/Header`), and the md5 rule.
+//!
+//! The grammar is `rosmsg_grammar`'s ROS 1 dialect, the parser `ros2cdr`
+//! shares for ROS 2; errors name the line, column and byte offset in the
+//! stored text and what was expected there.
+//!
+//! ROS 1 has no bounded types, but ROS 2 to ROS 1 conversions (rosbags,
+//! and `robolog`'s) write ROS 2's `string<=N` and `T[<=N]` into the ROS 1
+//! definitions they store. Such a definition is read, not refused: a
+//! bounded string is a `string`, a bounded sequence `T[<=N]` a variable
+//! array ([`ArrayKind::Variable`]), since that is their ROS 1 wire form
+//! (a `u32` length, then the bytes or elements) and the bound is not on
+//! the wire to check. [`FieldDef::type_text`] keeps the bound as written,
+//! so the md5 is that of the stored text (the one the converter computed).
 
 use std::collections::{HashMap, HashSet};
 
 use logcore::FieldName;
 use md5::{Digest, Md5};
+use rosmsg_grammar::{self as grammar, Builtin, Dialect};
 
 use crate::Limits;
 use crate::error::{Error, Result};
@@ -145,129 +159,81 @@ pub struct MsgDef {
 /// references `Header` without carrying its section.
 const STD_HEADER: &str = "uint32 seq\ntime stamp\nstring frame_id";
 
-/// Splits a full definition text into (type name, section text) pairs,
-/// the top-level type first (spec 6.1).
-fn sections<'t>(top: &str, text: &'t str) -> Result<Vec<(String, &'t str)>, String> {
-    let mut out = Vec::new();
-    let mut name = top.to_string();
-    let mut start = 0usize;
-    let mut pos = 0usize;
-    let mut expect_msg_line = false;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        let line_start = pos;
-        pos += line.len();
-        if expect_msg_line {
-            if trimmed.is_empty() {
-                continue;
-            }
-            let Some(n) = trimmed.strip_prefix("MSG:") else {
-                return Err(format!(
-                    "`MSG: <type>` after a separator line, found `{trimmed}`"
-                ));
-            };
-            name = n.trim().to_string();
-            start = pos;
-            expect_msg_line = false;
-        } else if trimmed.len() >= 3 && trimmed.bytes().all(|b| b == b'=') {
-            out.push((std::mem::take(&mut name), &text[start..line_start]));
-            expect_msg_line = true;
-        }
+/// The primitive of a builtin of the ROS 1 dialect (`wstring` is not
+/// one there, so it never comes up).
+fn primitive(b: Builtin) -> Primitive {
+    match b {
+        Builtin::Bool => Primitive::Bool,
+        Builtin::Byte => Primitive::Byte,
+        Builtin::Char => Primitive::Char,
+        Builtin::Int8 => Primitive::Int8,
+        Builtin::UInt8 => Primitive::UInt8,
+        Builtin::Int16 => Primitive::Int16,
+        Builtin::UInt16 => Primitive::UInt16,
+        Builtin::Int32 => Primitive::Int32,
+        Builtin::UInt32 => Primitive::UInt32,
+        Builtin::Int64 => Primitive::Int64,
+        Builtin::UInt64 => Primitive::UInt64,
+        Builtin::Float32 => Primitive::Float32,
+        Builtin::Float64 => Primitive::Float64,
+        Builtin::String | Builtin::WString => Primitive::String,
+        Builtin::Time => Primitive::Time,
+        Builtin::Duration => Primitive::Duration,
     }
-    if expect_msg_line {
-        return Err("a `MSG:` line after the last separator".into());
-    }
-    out.push((name, &text[start..]));
-    Ok(out)
 }
 
-fn valid_name(s: &str) -> bool {
-    let mut c = s.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic())
-        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
-}
-
-fn parse_type(text: &str) -> Result<(&str, ArrayKind), String> {
-    let Some(open) = text.find('[') else {
-        return Ok((text, ArrayKind::Scalar));
-    };
-    let inner = text[open + 1..]
-        .strip_suffix(']')
-        .ok_or_else(|| format!("a closing `]` in type `{text}`"))?;
-    let kind = if inner.is_empty() {
-        ArrayKind::Variable
-    } else {
-        ArrayKind::Fixed(
-            inner
-                .parse()
-                .map_err(|_| format!("an array length in type `{text}`"))?,
-        )
-    };
-    Ok((&text[..open], kind))
-}
-
-/// Parses one section's text into constants and fields, with base types
-/// still unresolved (`Message` holds the name as written).
-fn parse_section(name: &str, text: &str) -> Result<MsgDef, String> {
-    let mut def = MsgDef {
+/// One section parsed by the shared grammar (ROS 1 dialect) as a
+/// [`MsgDef`] named `name`, base types still as written. Bounded strings
+/// and sequences (`string<=N`, `T[<=N]`, which ROS 2 to ROS 1
+/// conversions write) are read as unbounded: their ROS 1 wire form is the
+/// unbounded one; the type text keeps the bound (the md5 covers the text
+/// as written).
+fn to_msg_def(name: &str, section: &grammar::Section<'_>) -> MsgDef {
+    MsgDef {
         name: name.to_string(),
-        constants: Vec::new(),
-        fields: Vec::new(),
-    };
-    for (n, raw) in text.lines().enumerate() {
-        let raw = raw.trim_end_matches('\r');
-        let code = raw.split('#').next().unwrap_or_default().trim();
-        if code.is_empty() {
-            continue;
-        }
-        let line_err = |what: &str| format!("{what} in line {} `{}` of {name}", n + 1, raw.trim());
-        let (ty, rest) = code
-            .split_once(char::is_whitespace)
-            .ok_or_else(|| line_err("a `type name` pair"))?;
-        if let Some(eq) = code.find('=') {
-            let cname = code
-                .get(ty.len()..eq)
-                .ok_or_else(|| line_err("a constant `type NAME=value`"))?
-                .trim();
-            if Primitive::from_name(ty).is_none() {
-                return Err(line_err("a builtin type for the constant"));
-            }
-            if !valid_name(cname) {
-                return Err(line_err("a constant name"));
-            }
-            let value = if ty == "string" {
-                let at = raw.find('=').unwrap_or(raw.len());
-                raw[(at + 1).min(raw.len())..].trim()
-            } else {
-                code[eq + 1..].trim()
-            };
-            def.constants.push(ConstantDef {
-                type_name: ty.to_string(),
-                name: cname.to_string(),
-                value: value.to_string(),
-            });
-            continue;
-        }
-        let fname = rest.trim();
-        if !valid_name(fname) {
-            return Err(line_err("a field name (letter, then letters, digits, `_`)"));
-        }
-        if def.fields.iter().any(|f| f.name == fname) {
-            return Err(line_err("a field name not used before"));
-        }
-        let (base, array) = parse_type(ty).map_err(|e| line_err(&e))?;
-        let base = match Primitive::from_name(base) {
-            Some(p) => BaseType::Primitive(p),
-            None => BaseType::Message(base.to_string()),
-        };
-        def.fields.push(FieldDef {
-            name: fname.to_string(),
-            base,
-            array,
-            type_text: ty.to_string(),
-        });
+        constants: section
+            .constants
+            .iter()
+            .map(|c| ConstantDef {
+                type_name: c.ty.text.to_string(),
+                name: c.name.to_string(),
+                value: c.value.to_string(),
+            })
+            .collect(),
+        fields: section
+            .fields
+            .iter()
+            .map(|f| FieldDef {
+                name: f.name.to_string(),
+                base: match f.ty.base {
+                    grammar::BaseType::Builtin(b) => BaseType::Primitive(primitive(b)),
+                    grammar::BaseType::Message(m) => BaseType::Message(m.to_string()),
+                },
+                array: match f.ty.array {
+                    grammar::ArrayKind::Scalar => ArrayKind::Scalar,
+                    grammar::ArrayKind::Fixed(n) => ArrayKind::Fixed(n),
+                    grammar::ArrayKind::Bounded(_) | grammar::ArrayKind::Unbounded => {
+                        ArrayKind::Variable
+                    }
+                },
+                type_text: f.ty.text.to_string(),
+            })
+            .collect(),
     }
-    Ok(def)
+}
+
+/// A grammar error as the reason of a definition error, naming the
+/// section it is in.
+fn grammar_error(e: &grammar::ParseError, section: &str) -> String {
+    format!("{e} (in the definition of {section})")
+}
+
+/// Parses the definition of `std_msgs/Header`.
+fn std_header() -> Result<MsgDef, String> {
+    let name = "std_msgs/Header";
+    let s = grammar::parse_section(None, STD_HEADER, grammar::Pos::START, Dialect::Ros1)
+        .map_err(|e| grammar_error(&e, name))?;
+    Ok(to_msg_def(name, &s))
 }
 
 /// Parses a stored full definition text of type `top` into its types,
@@ -288,48 +254,24 @@ fn parse_section(name: &str, text: &str) -> Result<MsgDef, String> {
 pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
     let mut defs = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
-    for (name, body) in sections(top, text)? {
-        if names.contains(&name) {
+    let raw = grammar::split_sections(text).map_err(|e| grammar_error(&e, top))?;
+    for section in raw {
+        let name = section.name.unwrap_or(top);
+        if names.contains(name) {
             continue;
         }
-        defs.push(parse_section(&name, body)?);
-        names.insert(name);
+        let parsed = grammar::parse_section(section.name, section.body, section.pos, Dialect::Ros1)
+            .map_err(|e| grammar_error(&e, name))?;
+        defs.push(to_msg_def(name, &parsed));
+        names.insert(name.to_string());
     }
-    let header = if names.contains("std_msgs/Header") || !names.contains("roslib/Header") {
-        "std_msgs/Header"
-    } else {
-        "roslib/Header"
-    };
     let mut need_std_header = false;
     for d in &mut defs {
-        let package = d
-            .name
-            .split_once('/')
-            .map(|(p, _)| p.to_string())
-            .unwrap_or_default();
         for f in &mut d.fields {
             let BaseType::Message(written) = &f.base else {
                 continue;
             };
-            let full = if written == "Header" {
-                header.to_string()
-            } else if written.contains('/') {
-                written.clone()
-            } else {
-                let local = format!("{package}/{written}");
-                if names.contains(&local) {
-                    local
-                } else {
-                    // Tolerate a section filed under another package when
-                    // exactly one section has that short name.
-                    let suffix = format!("/{written}");
-                    let mut hits = names.iter().filter(|n| n.ends_with(&suffix));
-                    match (hits.next(), hits.next()) {
-                        (Some(one), None) => one.clone(),
-                        _ => local,
-                    }
-                }
-            };
+            let full = grammar::resolve_name(written, &d.name, Dialect::Ros1, &names);
             if !names.contains(&full) {
                 if full == "std_msgs/Header" {
                     need_std_header = true;
@@ -344,7 +286,7 @@ pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>, String> {
         }
     }
     if need_std_header {
-        defs.push(parse_section("std_msgs/Header", STD_HEADER)?);
+        defs.push(std_header()?);
     }
     Ok(defs)
 }

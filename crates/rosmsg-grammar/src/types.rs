@@ -1,0 +1,266 @@
+//! What a definition parses into.
+
+/// Which grammar a text follows: where ROS 1 and ROS 2 differ (see the
+/// crate documentation's table), the parser follows this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// ROS 1 `.msg` text (bags' `message_definition`, `ros1msg` schemas).
+    Ros1,
+    /// ROS 2 `.msg` text (`ros2msg` schemas, rosbag2's definitions).
+    Ros2,
+}
+
+/// A place in the text given to the parser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Pos {
+    /// The line, counted from 1.
+    pub line: usize,
+    /// The column in characters, counted from 1.
+    pub column: usize,
+    /// The byte offset from the start of the text.
+    pub offset: usize,
+}
+
+impl Pos {
+    /// The start of a text: line 1, column 1, offset 0.
+    pub const START: Pos = Pos {
+        line: 1,
+        column: 1,
+        offset: 0,
+    };
+
+    /// The position of byte `offset` of `text` (an offset past the end,
+    /// or inside a character, counts to the end of the text or the
+    /// character's start).
+    ///
+    /// ```
+    /// use rosmsg_grammar::Pos;
+    /// let p = Pos::of("ab\ncé d", 7);
+    /// assert_eq!((p.line, p.column, p.offset), (2, 4, 7));
+    /// ```
+    pub fn of(text: &str, offset: usize) -> Pos {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Pos {
+            line: before.bytes().filter(|&b| b == b'\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+            offset,
+        }
+    }
+
+    /// This position moved over `text` (which starts here): where the
+    /// byte after `text` is.
+    ///
+    /// ```
+    /// use rosmsg_grammar::Pos;
+    /// let p = Pos::START.advance("ab\nc");
+    /// assert_eq!((p.line, p.column, p.offset), (2, 2, 4));
+    /// ```
+    pub fn advance(self, text: &str) -> Pos {
+        match text.rfind('\n') {
+            Some(nl) => Pos {
+                line: self.line + text.bytes().filter(|&b| b == b'\n').count(),
+                column: text[nl + 1..].chars().count() + 1,
+                offset: self.offset + text.len(),
+            },
+            None => Pos {
+                line: self.line,
+                column: self.column + text.chars().count(),
+                offset: self.offset + text.len(),
+            },
+        }
+    }
+}
+
+/// A builtin type. Which names are builtins depends on the [`Dialect`]
+/// ([`Builtin::from_name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `bool`.
+    Bool,
+    /// `byte`: ROS 1's deprecated alias of `int8`, ROS 2's octet.
+    Byte,
+    /// `char`: ROS 1's deprecated alias of `uint8`, ROS 2's 8-bit character.
+    Char,
+    /// `int8`.
+    Int8,
+    /// `uint8`.
+    UInt8,
+    /// `int16`.
+    Int16,
+    /// `uint16`.
+    UInt16,
+    /// `int32`.
+    Int32,
+    /// `uint32`.
+    UInt32,
+    /// `int64`.
+    Int64,
+    /// `uint64`.
+    UInt64,
+    /// `float32`.
+    Float32,
+    /// `float64`.
+    Float64,
+    /// `string` (a bound `string<=N` is [`TypeSpec::string_bound`]).
+    String,
+    /// `wstring`, ROS 2 only.
+    WString,
+    /// `time`, ROS 1 only (ROS 2 uses the message `builtin_interfaces/Time`).
+    Time,
+    /// `duration`, ROS 1 only.
+    Duration,
+}
+
+impl Builtin {
+    /// The builtin named `name` in `dialect`, if it is one: `time` and
+    /// `duration` only in ROS 1, `wstring` only in ROS 2.
+    ///
+    /// ```
+    /// use rosmsg_grammar::{Builtin, Dialect};
+    /// assert_eq!(Builtin::from_name("time", Dialect::Ros1), Some(Builtin::Time));
+    /// assert_eq!(Builtin::from_name("time", Dialect::Ros2), None);
+    /// assert_eq!(Builtin::from_name("wstring", Dialect::Ros2), Some(Builtin::WString));
+    /// ```
+    pub fn from_name(name: &str, dialect: Dialect) -> Option<Self> {
+        use Builtin as B;
+        Some(match (name, dialect) {
+            ("bool", _) => B::Bool,
+            ("byte", _) => B::Byte,
+            ("char", _) => B::Char,
+            ("int8", _) => B::Int8,
+            ("uint8", _) => B::UInt8,
+            ("int16", _) => B::Int16,
+            ("uint16", _) => B::UInt16,
+            ("int32", _) => B::Int32,
+            ("uint32", _) => B::UInt32,
+            ("int64", _) => B::Int64,
+            ("uint64", _) => B::UInt64,
+            ("float32", _) => B::Float32,
+            ("float64", _) => B::Float64,
+            ("string", _) => B::String,
+            ("wstring", Dialect::Ros2) => B::WString,
+            ("time", Dialect::Ros1) => B::Time,
+            ("duration", Dialect::Ros1) => B::Duration,
+            _ => return None,
+        })
+    }
+
+    /// The name in definitions.
+    pub fn name(self) -> &'static str {
+        use Builtin as B;
+        match self {
+            B::Bool => "bool",
+            B::Byte => "byte",
+            B::Char => "char",
+            B::Int8 => "int8",
+            B::UInt8 => "uint8",
+            B::Int16 => "int16",
+            B::UInt16 => "uint16",
+            B::Int32 => "int32",
+            B::UInt32 => "uint32",
+            B::Int64 => "int64",
+            B::UInt64 => "uint64",
+            B::Float32 => "float32",
+            B::Float64 => "float64",
+            B::String => "string",
+            B::WString => "wstring",
+            B::Time => "time",
+            B::Duration => "duration",
+        }
+    }
+
+    /// Whether it is `string` or `wstring`, the types that take a bound
+    /// `<=N`.
+    pub fn is_string(self) -> bool {
+        matches!(self, Builtin::String | Builtin::WString)
+    }
+}
+
+/// The element type of a field or constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BaseType<'t> {
+    /// A builtin of the dialect.
+    Builtin(Builtin),
+    /// Any other name, as written (`Type`, `pkg/Type`, `pkg/msg/Type`,
+    /// ROS 1's `Header`); [`resolve_name`](crate::resolve_name) gives its
+    /// full name.
+    Message(&'t str),
+}
+
+/// Whether a field is one value or an array of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArrayKind {
+    /// One value.
+    Scalar,
+    /// `T[N]`: exactly `N` values.
+    Fixed(u32),
+    /// `T[<=N]`: at most `N` values.
+    Bounded(u32),
+    /// `T[]`: any number of values.
+    Unbounded,
+}
+
+/// A type as written: `float64[9]`, `string<=8[<=2]`, `pkg/Type[]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TypeSpec<'t> {
+    /// The element type.
+    pub base: BaseType<'t>,
+    /// The `N` of `string<=N` / `wstring<=N`.
+    pub string_bound: Option<u32>,
+    /// The array suffix.
+    pub array: ArrayKind,
+    /// The whole type token exactly as written (ROS 1's md5 covers it).
+    pub text: &'t str,
+}
+
+/// A field: `TYPE name` (ROS 2: `TYPE name default`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Field<'t> {
+    /// Its type.
+    pub ty: TypeSpec<'t>,
+    /// Its name (a letter, then letters, digits and `_`).
+    pub name: &'t str,
+    /// ROS 2's default value text, trimmed, as written (see
+    /// [`literal`](crate::literal) to take it apart).
+    pub default: Option<&'t str>,
+    /// Where the line starts.
+    pub pos: Pos,
+    /// The line without its comment, trimmed (for messages that quote it).
+    pub code: &'t str,
+}
+
+/// A constant: `TYPE NAME=value`, part of the definition but not of the
+/// messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Constant<'t> {
+    /// Its type: a builtin, not an array.
+    pub ty: TypeSpec<'t>,
+    /// Its name.
+    pub name: &'t str,
+    /// The value's text, trimmed: for a ROS 1 `string` constant everything
+    /// after the `=` (a `#` is part of it), else up to the comment.
+    pub value: &'t str,
+    /// Where the line starts.
+    pub pos: Pos,
+    /// The line without its comment, trimmed.
+    pub code: &'t str,
+}
+
+/// One type's definition: its constants and fields in order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Section<'t> {
+    /// The name after `MSG:`, trimmed; `None` for the first section (the
+    /// type the text defines, whose name the text does not hold).
+    pub name: Option<&'t str>,
+    /// Constants in definition order.
+    pub constants: Vec<Constant<'t>>,
+    /// Fields in definition (and wire) order.
+    pub fields: Vec<Field<'t>>,
+    /// Where the section's body (after its `MSG:` line) starts.
+    pub pos: Pos,
+}
