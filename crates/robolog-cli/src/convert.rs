@@ -28,17 +28,17 @@ use crate::{Failure, Outcome, topics, write};
 #[derive(Debug, Args)]
 pub(crate) struct ConvertArgs {
     /// The logs to convert (formats detected from their first bytes), then
-    /// the output. Several logs are merged by log time into one output
-    /// (ties in the order given): ROS 1 bags (and ROS 1 MCAP files), or
-    /// ROS 2 bags and ROS 2 MCAP files, not both; a topic in several must
-    /// have the same type and definition, and becomes one channel.
+    /// OUT, the file to write. Several logs are merged by log time into one
+    /// output (ties in the order given): ROS 1 bags (and ROS 1 MCAP files),
+    /// or ROS 2 bags and ROS 2 MCAP files, not both; a topic in several
+    /// must have the same type and definition, and becomes one channel.
     ///
-    /// The output: `.mcap` for MCAP, `.bag` for a ROS 1 bag (from an
+    /// OUT: `.mcap` for MCAP, `.bag` for a ROS 1 bag (from an
     /// MCAP file whose channels are ROS 1, or a bag), a name without
     /// extension (or any name with --storage) for a ROS 2 bag folder (from
     /// a ROS 1 bag, mapped as with --ros2, a ROS 2 bag or a ROS 2 MCAP
     /// file).
-    #[arg(value_name = "IN... OUT", num_args = 2.., required = true)]
+    #[arg(value_name = "IN... OUT", required = true)]
     paths: Vec<PathBuf>,
     /// Chunk compression of the output (default: zstd for MCAP, none for
     /// a bag; bags have no zstd). For a ROS 2 bag folder: zstd compresses
@@ -102,7 +102,7 @@ enum StorageArg {
 /// `--storage` or a compression the target does not have, is a usage
 /// error.
 fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
-    let output = args.output();
+    let output = args.output()?;
     let usage = |msg: &str| Failure::usage(output, Error::InvalidArgument(msg.into()));
     let target = match (Target::of(output), args.storage) {
         (Some(Target::Mcap | Target::Bag), Some(_)) => {
@@ -156,9 +156,19 @@ impl ConvertArgs {
         &self.paths[..self.paths.len().saturating_sub(1)]
     }
 
-    /// The output: the last path.
-    fn output(&self) -> &Path {
-        self.paths.last().map_or(Path::new(""), PathBuf::as_path)
+    /// The output: the last path, after at least one input.
+    fn output(&self) -> Result<&Path, Failure> {
+        match self.paths.as_slice() {
+            [input] => Err(Failure::usage(
+                input,
+                Error::InvalidArgument(
+                    "no output: give the file to write after the input(s): robolog convert \
+                     IN... OUT"
+                        .into(),
+                ),
+            )),
+            paths => Ok(paths.last().map_or(Path::new(""), PathBuf::as_path)),
+        }
     }
 }
 
@@ -215,7 +225,7 @@ fn check_input(
 
 /// Runs `robolog convert`.
 pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
-    let (inputs, output) = (args.inputs(), args.output());
+    let (inputs, output) = (args.inputs(), args.output()?);
     let (target, compression) = target(args)?;
     let mut policy = OutputPolicy::new(args.force);
     policy.add_inputs(inputs);
