@@ -146,9 +146,10 @@ pub(crate) fn to_bag<W: Write + Seek>(
 }
 
 /// [`to_bag`] of several logs merged by time into one bag. A connection
-/// of a later log whose topic, type, md5sum and definition equal those of
-/// a connection an earlier log made joins it (the first log's header
-/// fields are kept); connections within one log stay apart as in [`to_bag`].
+/// of a later log whose topic, type and md5sum equal those of a
+/// connection an earlier log made joins it (the first log's header fields
+/// and definition are kept); connections within one log stay apart as in
+/// [`to_bag`].
 pub(crate) fn to_bag_merged<W: Write + Seek>(
     logs: &[&Log<'_>],
     out: W,
@@ -158,8 +159,8 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
     let mut w = BagWriter::new(out, options)?;
     // Per log: channel id -> connection id in the output.
     let mut ids: Vec<HashMap<ChannelId, u32>> = Vec::with_capacity(logs.len());
-    // The connections earlier logs made, by topic, type, md5sum and definition.
-    let mut made: HashMap<[String; 4], u32> = HashMap::new();
+    // The connections earlier logs made, by topic, type and md5sum.
+    let mut made: HashMap<[String; 3], u32> = HashMap::new();
     for log in logs {
         let mut mine = HashMap::new();
         let mut added = Vec::new();
@@ -171,7 +172,6 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
                 conn.topic.clone(),
                 conn.type_name.clone(),
                 conn.md5sum.clone(),
-                conn.message_definition.clone(),
             ];
             let id = match made.get(&key) {
                 Some(&id) => id,

@@ -9,7 +9,9 @@
 //! reader holds (a chunk, a page of rows), never the files.
 //!
 //! A topic in several inputs must have the same type and definition in
-//! each (ROS 1: type and md5sum; ROS 2: type and definition), and then is
+//! each (ROS 1: type and md5sum; ROS 2: type and definition, where the
+//! files store one: a definition a rosbag2 reader supplies from its
+//! bundled ones is not compared), and then is
 //! one channel (one connection, one topic) of the output;
 //! [`check_merge`] refuses anything else before a byte is written. The
 //! topic and time filters apply to the merged stream.
@@ -18,13 +20,13 @@
 //! [`to_mcap`](super::to_mcap), [`to_bag`](super::to_bag) and
 //! [`convert_file_to`](super::convert_file_to)), combined: for MCAP, the
 //! schemas and channels of every input (a channel of a later input joins
-//! the first input's channel of the same topic, encoding and schema, whose
-//! metadata it keeps; channels within one input stay apart as in its own
-//! conversion), header profile `ros1` or `ros2`, every Metadata and
-//! Attachment record of the MCAP inputs (from their summaries) before the
-//! messages, the inputs' sequence numbers for MCAP inputs and a count from
-//! 0 for the others; for a ROS 1 bag, the same rule for connections (by
-//! topic, type, md5sum and definition); for ROS 2 outputs (ROS 2 MCAP of
+//! the channel an earlier input made of the same topic, encoding and type,
+//! whose schema and metadata it keeps; channels within one input stay
+//! apart as in its own conversion), header profile `ros1` or `ros2`, every
+//! Metadata and Attachment record of the MCAP inputs (from their
+//! summaries) before the messages, the inputs' sequence numbers for MCAP
+//! inputs and a count from 0 for the others; for a ROS 1 bag, the same
+//! rule for connections (by topic, type and md5sum); for ROS 2 outputs (ROS 2 MCAP of
 //! ROS 1 bags, ROS 2 bag folders, ROS 1 bags of ROS 2 logs), the topics
 //! and connections the single conversions share already (by topic, type
 //! and latching).
@@ -206,10 +208,20 @@ fn identities(log: &Log<'_>, opts: &ConvertOptions) -> Result<Vec<(String, Ident
         .into_iter()
         .filter(|c| keep(&c.topic))
         .map(|c| {
+            // A definition the reader supplied (a rosbag2 bag storing none
+            // read with bundled or added ones) is not the file's own.
+            let supplied = c
+                .metadata
+                .get("definition_source")
+                .is_some_and(|s| s != "bag");
             let id = Identity {
                 type_name: c.type_name.clone(),
                 md5sum: c.metadata.get("md5sum").cloned(),
-                definition: c.schema.as_ref().map(|s| s.data.clone()),
+                definition: c
+                    .schema
+                    .as_ref()
+                    .filter(|s| !supplied && !s.data.is_empty())
+                    .map(|s| s.data.clone()),
             };
             (c.topic, id)
         })
@@ -413,8 +425,9 @@ fn to_mcap_merged<W: Write>(
 ) -> Result<W, Error> {
     let mut w = Writer::new(out, super::write_options(&cx.opts, profile))?;
     let mut schemas: HashMap<(String, String, Vec<u8>), u16> = HashMap::new();
-    // The channels earlier logs made, by topic, encoding and schema.
-    type ChannelKey = (String, String, Option<(String, String, Vec<u8>)>);
+    // The channels earlier logs made, by topic, encoding and schema name
+    // (the types of a topic agree across logs: see `check_merge`).
+    type ChannelKey = (String, String, Option<String>);
     let mut made: HashMap<ChannelKey, u16> = HashMap::new();
     // Per log: channel -> output channel.
     let mut ids: Vec<HashMap<ChannelId, u16>> = Vec::with_capacity(logs.len());
@@ -423,7 +436,11 @@ fn to_mcap_merged<W: Write>(
         let mut mine = HashMap::new();
         let mut added = Vec::new();
         for d in declared(log, cx)? {
-            let key = (d.topic.clone(), d.encoding.clone(), d.schema.clone());
+            let key = (
+                d.topic.clone(),
+                d.encoding.clone(),
+                d.schema.as_ref().map(|s| s.0.clone()),
+            );
             if let Some(&id) = made.get(&key) {
                 mine.insert(d.id, id);
                 continue;
