@@ -298,14 +298,7 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
 
     let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
-    let written = convert_files_to(
-        &merged,
-        output,
-        target,
-        &opts,
-        args.force,
-        &mut progress,
-    );
+    let written = convert_files_to(&merged, output, target, &opts, args.force, &mut progress);
     let stats: ConvertStats = match written {
         Ok(s) => s,
         // What the conversion found names the input, whose bytes it

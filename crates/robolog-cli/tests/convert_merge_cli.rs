@@ -107,7 +107,11 @@ fn merged_mcap_holds_every_message_in_time_order() {
     assert_eq!(msgs.len() as u64, want);
     assert_eq!(count(&out, None), want);
     if let Some(i) = msgs.windows(2).position(|w| w[1].1 < w[0].1) {
-        panic!("log time goes back at message {}: {:?}", i + 1, &msgs[i..i + 2]);
+        panic!(
+            "log time goes back at message {}: {:?}",
+            i + 1,
+            &msgs[i..i + 2]
+        );
     }
     // Merged, not concatenated: the first message is the earliest
     // input's first, though that input is given last.
@@ -237,12 +241,12 @@ fn an_input_as_output_is_refused_and_one_path_is_a_usage_error() {
         assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
         assert_eq!(std::fs::read(&second).unwrap(), before);
     }
-    let run = robolog()
-        .arg("convert")
-        .arg(&bags[0])
-        .output()
-        .unwrap();
+    let run = robolog().arg("convert").arg(&bags[0]).output().unwrap();
     assert_eq!(run.status.code(), Some(2));
-    assert!(text(&run.stderr).contains("no output"), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("no output"),
+        "{}",
+        text(&run.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

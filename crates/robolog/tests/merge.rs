@@ -34,8 +34,7 @@ use std::process::Command;
 use logcore::{LogReader, MessageFilter, ReadMode};
 use robolog::Log;
 use robolog::convert::{
-    ConvertFileError, ConvertOptions, ConvertStats, Storage, Target, check_merge,
-    convert_files_to,
+    ConvertFileError, ConvertOptions, ConvertStats, Storage, Target, check_merge, convert_files_to,
 };
 use serde_json::Value as Json;
 
@@ -213,7 +212,12 @@ fn ros2_logs_merge_as_rosbags_reads_them() {
     assert_eq!(stats.messages, total);
     // The topics the inputs share are one channel each.
     let merged = robolog::open(&mcap).unwrap();
-    let mut topics: Vec<String> = merged.channels().unwrap().into_iter().map(|c| c.topic).collect();
+    let mut topics: Vec<String> = merged
+        .channels()
+        .unwrap()
+        .into_iter()
+        .map(|c| c.topic)
+        .collect();
     let n = topics.len();
     topics.sort();
     topics.dedup();
@@ -253,9 +257,16 @@ fn ros1_bags_merge_into_one_bag_and_ros1_mcap() {
     let logs = open_all(&paths);
     // Each input read on its own, merged by time, ties in input order
     // (a stable sort of the concatenation).
-    let mut want: Vec<_> = logs.iter().enumerate().flat_map(|(i, l)| raw(l, i)).collect();
+    let mut want: Vec<_> = logs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| raw(l, i))
+        .collect();
     want.sort_by_key(|m| m.0);
-    let want: Vec<_> = want.into_iter().map(|(t, _, topic, p)| (t, topic, p)).collect();
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, _, topic, p)| (t, topic, p))
+        .collect();
     let dir = scratch("ros1-raw");
     for (name, target) in [("out.bag", Target::Bag), ("out.mcap", Target::Mcap)] {
         let out = dir.join(name);
@@ -268,19 +279,35 @@ fn ros1_bags_merge_into_one_bag_and_ros1_mcap() {
             .collect();
         assert_eq!(got.len(), want.len(), "{name}");
         if let Some(i) = got.iter().zip(&want).position(|(a, b)| a != b) {
-            panic!("{name}: message {i}: {:?} against {:?}", got[i].0, want[i].0);
+            panic!(
+                "{name}: message {i}: {:?} against {:?}",
+                got[i].0, want[i].0
+            );
         }
         // The recording given twice has its channels once: the
         // connections of the first input, and the other two inputs' own.
-        let own: usize = [0, 1, 3].iter().map(|&i| logs[i].channels().unwrap().len()).sum();
+        let own: usize = [0, 1, 3]
+            .iter()
+            .map(|&i| logs[i].channels().unwrap().len())
+            .sum();
         assert_eq!(stats.channels as usize, own, "{name}");
     }
     // ROS 1 MCAP merges too, here with a bag.
     let mixed = [dir.join("out.mcap"), paths[1].clone()];
     let mixed_logs = open_all(&mixed);
     let out = dir.join("again.bag");
-    let stats = merge(&mixed_logs, &mixed, &out, Target::Bag, &ConvertOptions::default()).unwrap();
-    assert_eq!(stats.messages, count(&mixed_logs[0]) + count(&mixed_logs[1]));
+    let stats = merge(
+        &mixed_logs,
+        &mixed,
+        &out,
+        Target::Bag,
+        &ConvertOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        stats.messages,
+        count(&mixed_logs[0]) + count(&mixed_logs[1])
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -300,7 +327,13 @@ fn topic_filter_applies_to_the_merge() {
     let stats = merge(&logs, &paths, &out, Target::Mcap, &opts).unwrap();
     assert_eq!(stats.messages, want);
     let merged = robolog::open(&out).unwrap();
-    assert!(merged.channels().unwrap().iter().all(|c| c.topic == "/rosout"));
+    assert!(
+        merged
+            .channels()
+            .unwrap()
+            .iter()
+            .all(|c| c.topic == "/rosout")
+    );
     assert_eq!(count(&merged), want);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -312,14 +345,25 @@ fn a_topic_of_two_types_and_two_generations_are_refused() {
     };
     let dir = scratch("refused");
     let pairs = [
-        (bags.join("swri-Float32.bag"), bags.join("swri-Int32.bag"), "topic /data"),
-        (bags.join("roscomm-test.bag"), ros2[0].clone(), "cannot share one output"),
+        (
+            bags.join("swri-Float32.bag"),
+            bags.join("swri-Int32.bag"),
+            "topic /data",
+        ),
+        (
+            bags.join("roscomm-test.bag"),
+            ros2[0].clone(),
+            "cannot share one output",
+        ),
     ];
     for (a, b, what) in pairs {
         let paths = [a.clone(), b.clone()];
         let logs = open_all(&paths);
-        let inputs: Vec<(&Log<'_>, &Path)> =
-            logs.iter().zip(&paths).map(|(l, p)| (l, p.as_path())).collect();
+        let inputs: Vec<(&Log<'_>, &Path)> = logs
+            .iter()
+            .zip(&paths)
+            .map(|(l, p)| (l, p.as_path()))
+            .collect();
         let e = check_merge(&inputs, Target::Mcap, &ConvertOptions::default()).unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, logcore::Error::InvalidArgument(_)), "{msg}");
@@ -328,7 +372,14 @@ fn a_topic_of_two_types_and_two_generations_are_refused() {
         }
         assert!(msg.contains(what), "{msg}");
         let out = dir.join("out.mcap");
-        let e = merge(&logs, &paths, &out, Target::Mcap, &ConvertOptions::default()).unwrap_err();
+        let e = merge(
+            &logs,
+            &paths,
+            &out,
+            Target::Mcap,
+            &ConvertOptions::default(),
+        )
+        .unwrap_err();
         assert!(matches!(e, ConvertFileError::Convert(_)), "{e}");
         assert!(!out.exists());
     }
@@ -339,7 +390,11 @@ fn a_topic_of_two_types_and_two_generations_are_refused() {
 /// holding `first`, `first + 1`, ...
 fn int_bag(path: &Path, first: i32, n: u32) {
     use rosbag12::{Connection, RosTime, Writer, WriterOptions};
-    let mut w = Writer::new(std::fs::File::create(path).unwrap(), WriterOptions::default()).unwrap();
+    let mut w = Writer::new(
+        std::fs::File::create(path).unwrap(),
+        WriterOptions::default(),
+    )
+    .unwrap();
     let c = w
         .add_connection(Connection::new(
             0,
@@ -350,7 +405,10 @@ fn int_bag(path: &Path, first: i32, n: u32) {
         ))
         .unwrap();
     for i in 0..n {
-        let t = RosTime { sec: 1 + i, nsec: 0 };
+        let t = RosTime {
+            sec: 1 + i,
+            nsec: 0,
+        };
         w.write(c, t, &(first + i as i32).to_le_bytes()).unwrap();
     }
     w.finish().unwrap();
@@ -399,7 +457,10 @@ fn ties_come_in_input_order() {
                 })
                 .collect();
             assert_eq!(got, want, "{name}");
-            let times: Vec<i64> = raw(&merged, 0).iter().map(|m| m.0 / 1_000_000_000).collect();
+            let times: Vec<i64> = raw(&merged, 0)
+                .iter()
+                .map(|m| m.0 / 1_000_000_000)
+                .collect();
             assert_eq!(times, [1, 1, 2, 2, 3], "{name}");
             drop(merged);
             if out.is_dir() {
@@ -418,12 +479,21 @@ fn ties_come_in_input_order() {
 /// input order.
 #[test]
 fn ros2_bags_merge_byte_for_byte() {
-    let Some(dir) = common::corpus("rosbag2") else { return };
+    let Some(dir) = common::corpus("rosbag2") else {
+        return;
+    };
     let paths = [dir.join("sqlite3/convert_a"), dir.join("sqlite3/convert_b")];
     let logs = open_all(&paths);
-    let mut want: Vec<_> = logs.iter().enumerate().flat_map(|(i, l)| raw(l, i)).collect();
+    let mut want: Vec<_> = logs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| raw(l, i))
+        .collect();
     want.sort_by_key(|m| m.0);
-    let want: Vec<_> = want.into_iter().map(|(t, _, topic, p)| (t, topic, p)).collect();
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(t, _, topic, p)| (t, topic, p))
+        .collect();
     let work = scratch("ros2-raw");
     for (name, target) in [
         ("out.mcap", Target::Mcap),

@@ -39,7 +39,7 @@ use std::path::Path;
 use logcore::{ChannelId, Error, Format, LogReader};
 use mcapfile::Writer;
 
-use super::{ConvertFileError, ConvertOptions, ConvertStats, Context, Progress, Target};
+use super::{Context, ConvertFileError, ConvertOptions, ConvertStats, Progress, Target};
 use crate::Log;
 use crate::write::{OutputPolicy, WriteError, write_atomically};
 
@@ -149,8 +149,8 @@ pub fn check_merge(
                  channels, or ROS 2 bags and MCAP files of ROS 2 (cdr) channels",
                 path.display(),
                 match log.format() {
-                    Format::Mcap => "an MCAP file of neither only ROS 1 nor only ROS 2 channels"
-                        .to_string(),
+                    Format::Mcap =>
+                        "an MCAP file of neither only ROS 1 nor only ROS 2 channels".to_string(),
                     f => format!("a {f} log"),
                 }
             ));
@@ -188,6 +188,7 @@ pub fn check_merge(
 /// connections or channels has several).
 fn identities(log: &Log<'_>, opts: &ConvertOptions) -> Result<Vec<(String, Identity)>, Error> {
     let keep = |t: &str| opts.topics.is_empty() || opts.topics.iter().any(|k| k == t);
+    #[cfg(feature = "rosbag")]
     if let Some(bag) = log.as_bag() {
         return Ok(bag
             .connections()
@@ -322,7 +323,7 @@ pub fn convert_files_to(
     }
     let mut policy = OutputPolicy::new(force);
     policy.add_inputs(inputs.iter().map(|&(_, p)| p));
-    let ros2 = generation(&logs[0], &opts)
+    let ros2 = generation(logs[0], &opts)
         .map_err(ConvertFileError::Convert)?
         .is_some_and(|g| g == Generation::Ros2);
     let written = write_atomically(output, &policy, |f| {

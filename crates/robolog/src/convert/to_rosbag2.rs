@@ -189,11 +189,7 @@ mod bag2 {
 
     /// A ROS 1 bag through the ROS 2 mapping.
     #[cfg(all(feature = "rosbag", feature = "ros2"))]
-    fn from_ros1(
-        logs: &[&Log<'_>],
-        w: &mut Bag2Writer,
-        cx: &mut Context<'_>,
-    ) -> Result<(), Error> {
+    fn from_ros1(logs: &[&Log<'_>], w: &mut Bag2Writer, cx: &mut Context<'_>) -> Result<(), Error> {
         use crate::convert::ros1to2::{LATCHED_QOS, Ros2Topic, Sink, write_into};
 
         /// The ROS 1 mapping's topics and messages into the bag.
