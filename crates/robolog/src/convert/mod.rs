@@ -22,6 +22,8 @@
 //! storage: [`Target::Rosbag2`]) from a ROS 1 bag (the same ROS 2
 //! mapping), a ROS 2 bag (re-stored) or a ROS 2 MCAP file: see
 //! [`convert_file_to`].
+//! [`convert_files_to`] merges several ROS 1 logs, or several ROS 2
+//! logs, by log time into one output of any of these kinds.
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
