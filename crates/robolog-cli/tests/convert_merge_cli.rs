@@ -2,7 +2,9 @@
 //! (`../shared/corpus`, or `$ROBOLOG_CORPUS`; skipped when absent): the
 //! merged MCAP holds every input message (the sum of what `robolog info`
 //! counts per input) with log times that never go back in file order;
-//! `--topic` selects from the merged stream; a topic of two types, or a
+//! `--topic` selects from the merged stream, `--start`/`--end` too
+//! (relative times from the earliest input's first message, as `robolog
+//! cat` counts them in that input); a topic of two types, or a
 //! ROS 1 and a ROS 2 log, is a usage error (exit 2) naming both files,
 //! with nothing written; an output that is one of the inputs is refused.
 //! The values and order of merged outputs are compared with rosbags in
@@ -247,6 +249,60 @@ fn an_input_as_output_is_refused_and_one_path_is_a_usage_error() {
         text(&run.stderr).contains("no output"),
         "{}",
         text(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The number of messages `robolog cat --json FILE extra` prints.
+fn cat_count(file: &Path, extra: &[&str]) -> u64 {
+    let out = robolog()
+        .args(["cat", "--json"])
+        .arg(file)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).lines().count() as u64
+}
+
+#[test]
+fn start_and_end_apply_to_the_merged_stream() {
+    let Some(bags) = bags() else { return };
+    let dir = common::scratch_dir("merge", "times");
+    // Relative times count from the earliest input's first message: that
+    // of the last input here (the others begin years later).
+    let out = dir.join("first10s.mcap");
+    robolog()
+        .arg("convert")
+        .args(&bags)
+        .arg(&out)
+        .args(["--start", "2", "--end", "10"])
+        .assert()
+        .success();
+    let want = cat_count(&bags[2], &["--start", "2", "--end", "10"]);
+    assert!(want > 0 && want < count(&bags[2], None));
+    assert_eq!(count(&out, None), want);
+    // An absolute start at the second input's first message keeps it and
+    // the first input whole, and nothing of the third.
+    let info = robolog()
+        .args(["info", "--json"])
+        .arg(&bags[1])
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    let start = info["start_ns"].as_u64().unwrap();
+    let at = format!("@{}.{:09}", start / 1_000_000_000, start % 1_000_000_000);
+    let out = dir.join("late.bag");
+    robolog()
+        .arg("convert")
+        .args(&bags)
+        .arg(&out)
+        .args(["--start", &at])
+        .assert()
+        .success();
+    assert_eq!(
+        count(&out, None),
+        count(&bags[0], None) + count(&bags[1], None)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
