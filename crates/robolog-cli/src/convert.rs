@@ -293,7 +293,12 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         .map(|(l, p)| (l, p.as_path()))
         .collect();
     if merged.len() > 1 {
-        check_merge(&merged, target, &opts).map_err(|e| Failure::usage(input, e))?;
+        // What does not merge is a usage error; a log that does not read
+        // is not.
+        check_merge(&merged, target, &opts).map_err(|e| match e {
+            e @ Error::InvalidArgument(_) => Failure::usage(input, e),
+            e => Failure::new(input, e),
+        })?;
     }
 
     let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());

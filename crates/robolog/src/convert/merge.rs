@@ -65,7 +65,8 @@ impl fmt::Display for Generation {
 
 /// The generation of `log` as `opts` selects its topics: a ROS 1 bag, a
 /// rosbag2 bag, or an MCAP file by its kept channels' message encodings
-/// (`ros1` only, or `cdr` only); `None` for anything else.
+/// (`ros1` only, or `cdr` only; all its channels' when none is kept);
+/// `None` for anything else.
 fn generation(log: &Log<'_>, opts: &ConvertOptions) -> Result<Option<Generation>, Error> {
     Ok(match log.format() {
         Format::RosBag => Some(Generation::Ros1),
@@ -77,8 +78,13 @@ fn generation(log: &Log<'_>, opts: &ConvertOptions) -> Result<Option<Generation>
                     .iter()
                     .filter(|c| opts.topics.is_empty() || opts.topics.contains(&c.topic))
             };
-            let ros1 = kept().any(|c| c.message_encoding == "ros1");
-            let ros2 = kept().any(|c| c.message_encoding == "cdr");
+            let mut ros1 = kept().any(|c| c.message_encoding == "ros1");
+            let mut ros2 = kept().any(|c| c.message_encoding == "cdr");
+            if !ros1 && !ros2 {
+                // None kept: the file's own kind.
+                ros1 = channels.iter().any(|c| c.message_encoding == "ros1");
+                ros2 = channels.iter().any(|c| c.message_encoding == "cdr");
+            }
             match (ros1, ros2) {
                 (true, false) => Some(Generation::Ros1),
                 (false, true) => Some(Generation::Ros2),
@@ -335,6 +341,14 @@ pub fn convert_files_to(
             (true, false) => super::bag::to_bag_merged(&logs, f, &mut cx)?,
             #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
             (false, false) if opts.ros2 => super::ros1to2::convert(&logs, f, &mut cx)?,
+            #[cfg(not(all(feature = "rosbag", feature = "ros2", feature = "rosbag2")))]
+            (false, false) if opts.ros2 => {
+                return Err(Error::unsupported(
+                    0,
+                    "a ROS 2 output of ROS 1 bags",
+                    "this build leaves out the `ros2` or `rosbag2` feature of the robolog library",
+                ));
+            }
             (false, _) => to_mcap_merged(&logs, f, if ros2 { "ros2" } else { "ros1" }, &mut cx)?,
             #[allow(unreachable_patterns)]
             _ => {
