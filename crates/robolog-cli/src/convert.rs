@@ -1,17 +1,21 @@
-//! `robolog convert IN OUT [--compression zstd|lz4|none] [--chunk-size N]
+//! `robolog convert IN... OUT [--compression zstd|lz4|none] [--chunk-size N]
 //! [--storage sqlite3|mcap] [--topic T]... [--start S] [--end S]
 //! [--encoding protobuf|json] [--force] [--ros2]`: any log to MCAP, a ROS 1
 //! MCAP file (or a bag) to a bag, or a ROS 1 bag, a ROS 2 bag or a ROS 2
 //! MCAP file to a ROS 2 bag folder; OUT's extension (`.mcap`, `.bag`, none
-//! for a folder) or `--storage` chooses.
+//! for a folder) or `--storage` chooses. Several inputs of one ROS
+//! generation are merged by log time into one output
+//! ([`robolog::convert::convert_files_to`]); the filters apply to the
+//! merged stream.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use logcore::{Error, Format, LogReader};
 use mcapfile::Compression;
 use robolog::convert::{
-    ConvertFileError, ConvertOptions, ConvertStats, Encoding, Storage, Target, convert_file_to,
+    ConvertFileError, ConvertOptions, ConvertStats, Encoding, Storage, Target, check_merge,
+    convert_files_to,
 };
 use robolog::write::OutputPolicy;
 
@@ -23,14 +27,19 @@ use crate::{Failure, Outcome, topics, write};
 /// Arguments of `robolog convert`.
 #[derive(Debug, Args)]
 pub(crate) struct ConvertArgs {
-    /// The log to convert (format detected from its first bytes).
-    input: PathBuf,
-    /// The file to write: `.mcap` for MCAP, `.bag` for a ROS 1 bag (from an
+    /// The logs to convert (formats detected from their first bytes), then
+    /// OUT, the file to write. Several logs are merged by log time into one
+    /// output (ties in the order given): ROS 1 bags (and ROS 1 MCAP files),
+    /// or ROS 2 bags and ROS 2 MCAP files, not both; a topic in several
+    /// must have the same type and definition, and becomes one channel.
+    ///
+    /// OUT: `.mcap` for MCAP, `.bag` for a ROS 1 bag (from an
     /// MCAP file whose channels are ROS 1, or a bag), a name without
     /// extension (or any name with --storage) for a ROS 2 bag folder (from
     /// a ROS 1 bag, mapped as with --ros2, a ROS 2 bag or a ROS 2 MCAP
     /// file).
-    output: PathBuf,
+    #[arg(value_name = "IN... OUT", required = true)]
+    paths: Vec<PathBuf>,
     /// Chunk compression of the output (default: zstd for MCAP, none for
     /// a bag; bags have no zstd). For a ROS 2 bag folder: zstd compresses
     /// the storage file once complete (compression_mode FILE), none (the
@@ -93,7 +102,7 @@ enum StorageArg {
 /// `--storage` or a compression the target does not have, is a usage
 /// error.
 fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
-    let output = &args.output;
+    let output = args.output()?;
     let usage = |msg: &str| Failure::usage(output, Error::InvalidArgument(msg.into()));
     let target = match (Target::of(output), args.storage) {
         (Some(Target::Mcap | Target::Bag), Some(_)) => {
@@ -141,13 +150,37 @@ fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
     })
 }
 
-/// Runs `robolog convert`.
-pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
-    let (input, output) = (&args.input, &args.output);
-    let (target, compression) = target(args)?;
-    let policy = OutputPolicy::new(args.force).reading(input);
-    write::check(output, &policy)?;
-    let log = ctx.open(input)?;
+impl ConvertArgs {
+    /// The inputs: every path but the last.
+    fn inputs(&self) -> &[PathBuf] {
+        &self.paths[..self.paths.len().saturating_sub(1)]
+    }
+
+    /// The output: the last path, after at least one input.
+    fn output(&self) -> Result<&Path, Failure> {
+        match self.paths.as_slice() {
+            [input] => Err(Failure::usage(
+                input,
+                Error::InvalidArgument(
+                    "no output: give the file to write after the input(s): robolog convert \
+                     IN... OUT"
+                        .into(),
+                ),
+            )),
+            paths => Ok(paths.last().map_or(Path::new(""), PathBuf::as_path)),
+        }
+    }
+}
+
+/// The checks each input passes on its own: `--ros2` takes a bag to a
+/// ROS 2 output, a ROS 2 bag folder is written from ROS logs only,
+/// `--encoding` applies to generated channels written to MCAP.
+fn check_input(
+    input: &Path,
+    log: &robolog::Log<'_>,
+    args: &ConvertArgs,
+    target: Target,
+) -> Result<(), Failure> {
     if args.ros2 && (log.format() != Format::RosBag || target == Target::Bag) {
         return Err(Failure::usage(
             input,
@@ -187,11 +220,46 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
             ),
         ));
     }
-    let fail = |e: Error| Failure::new(input, e);
+    Ok(())
+}
+
+/// Runs `robolog convert`.
+pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
+    let (inputs, output) = (args.inputs(), args.output()?);
+    let (target, compression) = target(args)?;
+    let mut policy = OutputPolicy::new(args.force);
+    policy.add_inputs(inputs);
+    write::check(output, &policy)?;
+    let mut logs = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let log = ctx.open(input)?;
+        check_input(input, &log, args, target)?;
+        logs.push(log);
+    }
+    // What the messages of a merge are about: every input.
+    let label = match inputs {
+        [one] => one.clone(),
+        _ => PathBuf::from(
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    };
+    let input = label.as_path();
     if !args.filter.topics.is_empty() {
-        let known = robolog::convert::topics(&log).map_err(fail)?;
+        let mut known = Vec::new();
+        for (log, path) in logs.iter().zip(inputs) {
+            known.extend(robolog::convert::topics(log).map_err(|e| Failure::new(path, e))?);
+        }
         let known = known.iter().map(String::as_str);
-        topics::check(input, known, &args.filter.topics, topics::Scope::Log)?;
+        let scope = if inputs.len() == 1 {
+            topics::Scope::Log
+        } else {
+            topics::Scope::Logs
+        };
+        topics::check(input, known, &args.filter.topics, scope)?;
     }
 
     let mut opts = ConvertOptions {
@@ -205,23 +273,37 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         },
         ..ConvertOptions::default()
     };
-    args.filter.resolve_times(
-        || log.summary().map(|s| s.start).map_err(fail),
-        &mut opts.start,
-        &mut opts.end,
-    )?;
+    // Relative times count from the first message of any input.
+    let first = || {
+        let mut first = None;
+        for (log, path) in logs.iter().zip(inputs) {
+            let start = log.summary().map_err(|e| Failure::new(path, e))?.start;
+            first = match (first, start) {
+                (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+                (a, b) => a.or(b),
+            };
+        }
+        Ok(first)
+    };
+    args.filter
+        .resolve_times(first, &mut opts.start, &mut opts.end)?;
+    let merged: Vec<(&robolog::Log<'_>, &Path)> = logs
+        .iter()
+        .zip(inputs)
+        .map(|(l, p)| (l, p.as_path()))
+        .collect();
+    if merged.len() > 1 {
+        // What does not merge is a usage error; a log that does not read
+        // is not.
+        check_merge(&merged, target, &opts).map_err(|e| match e {
+            e @ Error::InvalidArgument(_) => Failure::usage(input, e),
+            e => Failure::new(input, e),
+        })?;
+    }
 
-    let mut bar = Progress::bytes(log.size());
+    let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
-    let written = convert_file_to(
-        &log,
-        input,
-        output,
-        target,
-        &opts,
-        args.force,
-        &mut progress,
-    );
+    let written = convert_files_to(&merged, output, target, &opts, args.force, &mut progress);
     let stats: ConvertStats = match written {
         Ok(s) => s,
         // What the conversion found names the input, whose bytes it

@@ -78,7 +78,9 @@ enum Command {
     /// Convert a log to MCAP (ROS bags losslessly, MCAP files re-chunked and
     /// filtered), a ROS 1 MCAP file to a bag, or a ROS 1 bag, ROS 2 bag or
     /// ROS 2 MCAP file to a ROS 2 bag folder; OUT's extension (.mcap, .bag,
-    /// none for a folder) or --storage chooses. Shows progress on a terminal.
+    /// none for a folder) or --storage chooses; several ROS logs are merged
+    /// by log time into one. Shows progress on a terminal.
+    #[command(override_usage = "robolog convert [OPTIONS] <IN>... <OUT>")]
     Convert(convert::ConvertArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]

@@ -142,27 +142,71 @@ pub(crate) fn to_bag<W: Write + Seek>(
     out: W,
     cx: &mut Context<'_>,
 ) -> Result<W, Error> {
+    to_bag_merged(&[log], out, cx)
+}
+
+/// [`to_bag`] of several logs merged by time into one bag. A connection
+/// of a later log whose topic, type and md5sum equal those of a
+/// connection an earlier log made joins it (the first log's header fields
+/// and definition are kept); connections within one log stay apart as in
+/// [`to_bag`].
+pub(crate) fn to_bag_merged<W: Write + Seek>(
+    logs: &[&Log<'_>],
+    out: W,
+    cx: &mut Context<'_>,
+) -> Result<W, Error> {
     let options = writer_options(cx)?;
-    let conns = connections(log)?;
     let mut w = BagWriter::new(out, options)?;
-    // Channel id -> connection id in the output.
-    let mut ids: HashMap<ChannelId, u32> = HashMap::new();
-    for (channel, conn) in conns {
-        if cx.keep_topic(&conn.topic) {
-            ids.insert(channel, w.add_connection(conn)?);
-            cx.stats.channels += 1;
+    // Per log: channel id -> connection id in the output.
+    let mut ids: Vec<HashMap<ChannelId, u32>> = Vec::with_capacity(logs.len());
+    // The connections earlier logs made, by topic, type and md5sum.
+    let mut made: HashMap<[String; 3], u32> = HashMap::new();
+    for log in logs {
+        let mut mine = HashMap::new();
+        let mut added = Vec::new();
+        for (channel, conn) in connections(log)? {
+            if !cx.keep_topic(&conn.topic) {
+                continue;
+            }
+            let key = [
+                conn.topic.clone(),
+                conn.type_name.clone(),
+                conn.md5sum.clone(),
+            ];
+            let id = match made.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = w.add_connection(conn)?;
+                    cx.stats.channels += 1;
+                    added.push((key, id));
+                    id
+                }
+            };
+            mine.insert(channel, id);
         }
+        for (key, id) in added {
+            made.entry(key).or_insert(id);
+        }
+        ids.push(mine);
     }
-    let filter = cx.lenient_filter().channels(ids.keys().copied());
-    cx.each_message(log.messages(&filter)?, |cx, m| {
-        let Some(&conn) = ids.get(&m.channel) else {
-            return Ok(());
-        };
-        w.write(conn, ros_time(&m)?, &m.payload)?;
-        cx.stats.messages += 1;
-        cx.tick(m.offset.unwrap_or(0));
-        Ok(())
-    })?;
+    let mut streams = Vec::with_capacity(logs.len());
+    for (log, mine) in logs.iter().zip(&ids) {
+        let filter = cx.lenient_filter().channels(mine.keys().copied());
+        streams.push(log.messages(&filter)?);
+    }
+    cx.each_merged(
+        streams,
+        |m| m.log_time.as_nanos(),
+        |cx, i, m| {
+            let Some(&conn) = ids[i].get(&m.channel) else {
+                return Ok(());
+            };
+            w.write(conn, ros_time(&m)?, &m.payload)?;
+            cx.stats.messages += 1;
+            cx.tick_at(i, m.offset.unwrap_or(0));
+            Ok(())
+        },
+    )?;
     w.finish()?;
     cx.report(cx.total_bytes);
     Ok(w.into_inner())

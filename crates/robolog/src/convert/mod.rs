@@ -22,6 +22,8 @@
 //! storage: [`Target::Rosbag2`]) from a ROS 1 bag (the same ROS 2
 //! mapping), a ROS 2 bag (re-stored) or a ROS 2 MCAP file: see
 //! [`convert_file_to`].
+//! [`convert_files_to`] merges several ROS 1 logs, or several ROS 2
+//! logs, by log time into one output of any of these kinds.
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
@@ -185,18 +187,94 @@ pub(crate) struct Context<'p> {
     progress: &'p mut dyn FnMut(Progress),
     /// Input position and message count at the last report.
     reported: (u64, u64),
+    /// How far each input of a merge has been read ([`Context::tick_at`]).
+    positions: Vec<u64>,
 }
 
 impl<'p> Context<'p> {
     /// A conversion of `log` with `opts`, reporting to `progress`.
     fn new(log: &Log<'_>, opts: &ConvertOptions, progress: &'p mut dyn FnMut(Progress)) -> Self {
+        Self::of_logs(&[log], opts, progress)
+    }
+
+    /// A conversion merging `logs` with `opts`, reporting to `progress`
+    /// (the input size is the sum of theirs).
+    pub(crate) fn of_logs(
+        logs: &[&Log<'_>],
+        opts: &ConvertOptions,
+        progress: &'p mut dyn FnMut(Progress),
+    ) -> Self {
         Context {
             opts: opts.clone(),
             stats: ConvertStats::default(),
-            total_bytes: log.size(),
+            total_bytes: logs.iter().map(|l| l.size()).sum(),
             progress,
             reported: (0, 0),
+            positions: vec![0; logs.len()],
         }
+    }
+
+    /// Runs `each` on the messages of several lenient reads merged by
+    /// time (`time` of each item): the earliest first, ties in the order
+    /// of `streams` and then in each stream's own order. `each` gets the
+    /// index of the stream the message came from. What a stream skips is
+    /// recorded as in [`Context::each_message`], and damage it cannot read
+    /// past ends that stream, not the others. Each stream holds one
+    /// message ahead, so memory is what the readers hold plus one message
+    /// per stream.
+    pub(crate) fn each_merged<T, E, I>(
+        &mut self,
+        streams: Vec<I>,
+        time: impl Fn(&T) -> i64,
+        mut each: impl FnMut(&mut Self, usize, T) -> Result<(), Error>,
+    ) -> Result<(), Error>
+    where
+        E: FormatError + std::fmt::Display,
+        I: Iterator<Item = Result<T, E>>,
+    {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+
+        let mut streams: Vec<Option<I>> = streams.into_iter().map(Some).collect();
+        let mut heads: Vec<Option<T>> = streams.iter().map(|_| None).collect();
+        let mut order = BinaryHeap::new();
+        for i in 0..streams.len() {
+            if let Some(m) = self.next_of(&mut streams[i]) {
+                order.push(Reverse((time(&m), i)));
+                heads[i] = Some(m);
+            }
+        }
+        while let Some(Reverse((_, i))) = order.pop() {
+            let Some(m) = heads[i].take() else { continue };
+            each(self, i, m)?;
+            if let Some(m) = self.next_of(&mut streams[i]) {
+                order.push(Reverse((time(&m), i)));
+                heads[i] = Some(m);
+            }
+        }
+        Ok(())
+    }
+
+    /// The next message of `stream`, recording what it skips; `None`
+    /// (and the stream dropped) at its end or at damage it cannot read
+    /// past.
+    fn next_of<T, E, I>(&mut self, stream: &mut Option<I>) -> Option<T>
+    where
+        E: FormatError + std::fmt::Display,
+        I: Iterator<Item = Result<T, E>>,
+    {
+        while let Some(s) = stream {
+            match s.next() {
+                Some(Ok(m)) => return Some(m),
+                Some(Err(e)) => {
+                    if self.skip(&e) {
+                        *stream = None;
+                    }
+                }
+                None => *stream = None,
+            }
+        }
+        None
     }
 
     /// Runs `each` on every item of a lenient read that is a message; a
@@ -283,6 +361,16 @@ impl<'p> Context<'p> {
         }
     }
 
+    /// [`Context::tick`] for input `input` of a merge read up to `bytes`:
+    /// the progress is the sum over the inputs.
+    pub(crate) fn tick_at(&mut self, input: usize, bytes: u64) {
+        if let Some(p) = self.positions.get_mut(input) {
+            *p = bytes;
+        }
+        let sum = self.positions.iter().sum();
+        self.tick(sum);
+    }
+
     /// Reports progress: `bytes` of the input consumed.
     pub(crate) fn report(&mut self, bytes: u64) {
         self.reported = (bytes, self.stats.messages);
@@ -338,7 +426,7 @@ pub fn to_mcap<W: Write>(
     let mut cx = Context::new(log, opts, progress);
     let sink = match log.format() {
         #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
-        Format::RosBag if opts.ros2 => ros1to2::convert(log, out, &mut cx)?,
+        Format::RosBag if opts.ros2 => ros1to2::convert(&[log], out, &mut cx)?,
         #[cfg(all(feature = "rosbag", not(all(feature = "ros2", feature = "rosbag2"))))]
         Format::RosBag if opts.ros2 => {
             return Err(Error::unsupported(
@@ -411,8 +499,10 @@ pub fn to_bag<W: Write + Seek>(
 }
 
 mod file;
+mod merge;
 mod to_rosbag2;
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
+pub use merge::{Input, check_merge, convert_files_to};
 
 /// The error of a converter given a log of another format: `wanted`
 /// names the format it converts (`"a ROS 1 bag"`).

@@ -71,13 +71,24 @@ impl Folder<'_> {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<ConvertStats, ConvertFileError> {
         self.check()?;
+        self.write_merged(&[log], opts, progress)
+    }
+
+    /// Converts `logs`, merged by time, into the folder; the caller has
+    /// run [`Folder::check`] for each input.
+    pub(crate) fn write_merged(
+        &self,
+        logs: &[&Log<'_>],
+        opts: &ConvertOptions,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<ConvertStats, ConvertFileError> {
         #[cfg(feature = "rosbag2")]
         {
-            bag2::write(self, log, opts, progress)
+            bag2::write(self, logs, opts, progress)
         }
         #[cfg(not(feature = "rosbag2"))]
         {
-            let _ = (log, opts, progress);
+            let _ = (logs, opts, progress);
             Err(ConvertFileError::Convert(Error::unsupported(
                 0,
                 "a ROS 2 bag output",
@@ -88,7 +99,7 @@ impl Folder<'_> {
 
     /// Refuses an output that is the input, a folder holding the input,
     /// or (without force) one that exists.
-    fn check(&self) -> Result<(), ConvertFileError> {
+    pub(crate) fn check(&self) -> Result<(), ConvertFileError> {
         let policy = OutputPolicy::new(self.force).reading(self.input);
         policy
             .check(self.output)
@@ -132,20 +143,23 @@ mod bag2 {
     /// What [`Folder::write`] does with the `rosbag2` feature.
     pub(super) fn write(
         folder: &Folder<'_>,
-        log: &Log<'_>,
+        logs: &[&Log<'_>],
         opts: &ConvertOptions,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<ConvertStats, ConvertFileError> {
-        let ros1 = match log.format() {
-            Format::RosBag => true,
-            Format::Rosbag2 | Format::Mcap => false,
-            _ => {
-                return Err(ConvertFileError::Convert(crate::convert::not_a(
-                    "a ROS 1 bag, a ROS 2 bag or a ROS 2 MCAP file",
-                    log,
-                )));
-            }
-        };
+        let mut ros1 = false;
+        for log in logs {
+            ros1 = match log.format() {
+                Format::RosBag => true,
+                Format::Rosbag2 | Format::Mcap => false,
+                _ => {
+                    return Err(ConvertFileError::Convert(crate::convert::not_a(
+                        "a ROS 1 bag, a ROS 2 bag or a ROS 2 MCAP file",
+                        log,
+                    )));
+                }
+            };
+        }
         let storage = match folder.storage {
             Storage::Sqlite3 => StorageId::Sqlite3,
             Storage::Mcap => StorageId::Mcap,
@@ -160,11 +174,11 @@ mod bag2 {
             .with_overwrite(folder.force);
         let mut w =
             Bag2Writer::create(folder.output, options).map_err(|e| file_error(Error::from(e)))?;
-        let mut cx = Context::new(log, opts, progress);
+        let mut cx = Context::of_logs(logs, opts, progress);
         let written = if ros1 {
-            from_ros1(log, &mut w, &mut cx)
+            from_ros1(logs, &mut w, &mut cx)
         } else {
-            copy(log, &mut w, &mut cx)
+            copy(logs, &mut w, &mut cx)
         };
         // On error the writer, dropped, removes its temporary folder.
         written.map_err(file_error)?;
@@ -175,7 +189,7 @@ mod bag2 {
 
     /// A ROS 1 bag through the ROS 2 mapping.
     #[cfg(all(feature = "rosbag", feature = "ros2"))]
-    fn from_ros1(log: &Log<'_>, w: &mut Bag2Writer, cx: &mut Context<'_>) -> Result<(), Error> {
+    fn from_ros1(logs: &[&Log<'_>], w: &mut Bag2Writer, cx: &mut Context<'_>) -> Result<(), Error> {
         use crate::convert::ros1to2::{LATCHED_QOS, Ros2Topic, Sink, write_into};
 
         /// The ROS 1 mapping's topics and messages into the bag.
@@ -202,12 +216,12 @@ mod bag2 {
 
         let latched = parse_qos_text(LATCHED_QOS, "offered_qos_profiles")
             .map_err(|e| Error::invalid_argument(e.to_string()))?;
-        write_into(log, &mut Bag2Sink { w, latched }, cx)
+        write_into(logs, &mut Bag2Sink { w, latched }, cx)
     }
 
     /// Without the ROS 1 to ROS 2 mapping in the build.
     #[cfg(not(all(feature = "rosbag", feature = "ros2")))]
-    fn from_ros1(_: &Log<'_>, _: &mut Bag2Writer, _: &mut Context<'_>) -> Result<(), Error> {
+    fn from_ros1(_: &[&Log<'_>], _: &mut Bag2Writer, _: &mut Context<'_>) -> Result<(), Error> {
         Err(Error::unsupported(
             0,
             "a ROS 2 bag of a ROS 1 bag",
@@ -215,8 +229,49 @@ mod bag2 {
         ))
     }
 
-    /// A ROS 2 bag or a ROS 2 MCAP file: topics and payloads as they are.
-    fn copy(log: &Log<'_>, w: &mut Bag2Writer, cx: &mut Context<'_>) -> Result<(), Error> {
+    /// ROS 2 bags or ROS 2 MCAP files: topics and payloads as they are,
+    /// the messages of several merged by time (a topic of the same name,
+    /// type and serialization format in several is one topic).
+    fn copy(logs: &[&Log<'_>], w: &mut Bag2Writer, cx: &mut Context<'_>) -> Result<(), Error> {
+        let mut topics = HashSet::new();
+        // Per log: channel -> topic id.
+        let mut ids: Vec<HashMap<ChannelId, u32>> = Vec::with_capacity(logs.len());
+        for log in logs {
+            ids.push(copy_topics(log, w, cx, &mut topics)?);
+        }
+        let mut streams = Vec::with_capacity(logs.len());
+        for (log, mine) in logs.iter().zip(&ids) {
+            let filter = cx.lenient_filter().channels(mine.keys().copied());
+            streams.push(log.messages(&filter)?);
+        }
+        // Progress by the input offset where the reader gives one (MCAP),
+        // else by the payload bytes read (a bag's rows have no offsets).
+        let mut read = vec![0u64; logs.len()];
+        let sizes: Vec<u64> = logs.iter().map(|l| l.size()).collect();
+        cx.each_merged(
+            streams,
+            |m| m.log_time.as_nanos(),
+            |cx, i, m| {
+                let Some(&id) = ids[i].get(&m.channel) else {
+                    return Ok(());
+                };
+                w.write(id, m.log_time.as_nanos(), &m.payload)?;
+                cx.stats.messages += 1;
+                read[i] += m.payload.len() as u64;
+                cx.tick_at(i, m.offset.unwrap_or(read[i]).min(sizes[i]));
+                Ok(())
+            },
+        )
+    }
+
+    /// Declares the kept topics of `log` (counting the new ones in
+    /// `topics`), and returns its channel -> topic id map.
+    fn copy_topics(
+        log: &Log<'_>,
+        w: &mut Bag2Writer,
+        cx: &mut Context<'_>,
+        topics: &mut HashSet<u32>,
+    ) -> Result<HashMap<ChannelId, u32>, Error> {
         let mcap = log.format() == Format::Mcap;
         if let Some(bag) = log.as_rosbag2() {
             for n in bag.notices() {
@@ -227,7 +282,6 @@ mod bag2 {
             }
         }
         let mut ids: HashMap<ChannelId, u32> = HashMap::new();
-        let mut topics = HashSet::new();
         for c in log.channels()? {
             if !cx.keep_topic(&c.topic) {
                 continue;
@@ -282,19 +336,6 @@ mod bag2 {
             }
             ids.insert(c.id, id);
         }
-        let filter = cx.lenient_filter().channels(ids.keys().copied());
-        // Progress by the input offset where the reader gives one (MCAP),
-        // else by the payload bytes read (a bag's rows have no offsets).
-        let mut read = 0u64;
-        cx.each_message(log.messages(&filter)?, |cx, m| {
-            let Some(&id) = ids.get(&m.channel) else {
-                return Ok(());
-            };
-            w.write(id, m.log_time.as_nanos(), &m.payload)?;
-            cx.stats.messages += 1;
-            read += m.payload.len() as u64;
-            cx.tick(m.offset.unwrap_or(read).min(cx.total_bytes));
-            Ok(())
-        })
+        Ok(ids)
     }
 }

@@ -184,9 +184,14 @@ impl<W: Write> Sink for McapSink<W> {
     }
 }
 
-/// Converts the RosBag `log` into ROS 2 MCAP written to `out`.
-pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> Result<W, Error> {
-    if log.as_bag().is_none() {
+/// Converts the RosBag `logs` (one, or several merged by time) into
+/// ROS 2 MCAP written to `out`.
+pub(crate) fn convert<W: Write>(
+    logs: &[&Log<'_>],
+    out: W,
+    cx: &mut Context<'_>,
+) -> Result<W, Error> {
+    if let Some(log) = logs.iter().find(|l| l.as_bag().is_none()) {
         return Err(super::not_a("a ROS 1 bag", log));
     }
     let mut sink = McapSink {
@@ -195,98 +200,119 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         channels: HashMap::new(),
         sequence: 0,
     };
-    write_into(log, &mut sink, cx)?;
+    write_into(logs, &mut sink, cx)?;
     let out = sink.w.finish()?;
     cx.report(cx.total_bytes);
     Ok(out)
 }
 
-/// Maps the RosBag `log`'s connections to ROS 2 topics and writes its
-/// messages, re-encoded as CDR, into `sink` (see the module docs); the
-/// caller finishes the sink and reports the end.
+/// Maps the RosBag `logs`' connections to ROS 2 topics and writes their
+/// messages, re-encoded as CDR and merged by time (ties in the order of
+/// `logs`), into `sink` (see the module docs; connections of several logs
+/// share a topic as connections of one do); the caller finishes the sink
+/// and reports the end.
 pub(crate) fn write_into<S: Sink>(
-    log: &Log<'_>,
+    logs: &[&Log<'_>],
     sink: &mut S,
     cx: &mut Context<'_>,
 ) -> Result<(), Error> {
-    let Some(bag) = log.as_bag() else {
-        return Err(super::not_a("a ROS 1 bag", log));
-    };
-    for w in bag.warnings() {
-        cx.stats.warnings.push(w.to_string());
+    let mut bags = Vec::with_capacity(logs.len());
+    for log in logs {
+        let Some(bag) = log.as_bag() else {
+            return Err(super::not_a("a ROS 1 bag", log));
+        };
+        for w in bag.warnings() {
+            cx.stats.warnings.push(w.to_string());
+        }
+        bags.push(bag);
     }
-    let limits = log.limits();
     let store = Definitions::bundled(Distro::Jazzy);
     // One compiled type per ROS 1 type and definition.
     let mut compiled: Vec<Compiled> = Vec::new();
     let mut by_def: HashMap<(&str, &str), Result<usize, String>> = HashMap::new();
     let mut topics = HashSet::new();
-    // Connection id -> (sink topic, compiled type, topic name).
-    let mut conns: HashMap<u32, (u32, usize, &str)> = HashMap::new();
+    // Per bag: connection id -> (sink topic, compiled type, topic name).
+    let mut conns: Vec<HashMap<u32, (u32, usize, &str)>> = Vec::with_capacity(bags.len());
     let mut warned = HashSet::new();
-    for c in bag.connections() {
-        if !cx.keep_topic(&c.topic) {
-            continue;
-        }
-        let key = (c.type_name.as_str(), c.message_definition.as_str());
-        let entry = by_def.entry(key).or_insert_with(|| {
-            let ros1 = rosbag12::MessageType::from_connection_with_limits(c, &limits)
-                .map_err(|e| e.to_string())?;
-            let t = types::compile(&ros1, &store, &limits)?;
-            compiled.push(t);
-            Ok(compiled.len() - 1)
-        });
-        let t = match entry {
-            Ok(t) => *t,
-            Err(e) => {
-                cx.stats.skipped.push(format!(
-                    "connection {} ({}, {}): its messages are left out: {e}",
-                    c.id, c.topic, c.type_name
-                ));
+    for (log, bag) in logs.iter().zip(&bags) {
+        let limits = log.limits();
+        let mut mine = HashMap::new();
+        for c in bag.connections() {
+            if !cx.keep_topic(&c.topic) {
                 continue;
             }
-        };
-        let ty = &compiled[t];
-        for line in &ty.warnings {
-            if warned.insert(line.clone()) {
-                cx.stats.warnings.push(line.clone());
+            let key = (c.type_name.as_str(), c.message_definition.as_str());
+            let entry = by_def.entry(key).or_insert_with(|| {
+                let ros1 = rosbag12::MessageType::from_connection_with_limits(c, &limits)
+                    .map_err(|e| e.to_string())?;
+                let t = types::compile(&ros1, &store, &limits)?;
+                compiled.push(t);
+                Ok(compiled.len() - 1)
+            });
+            let t = match entry {
+                Ok(t) => *t,
+                Err(e) => {
+                    cx.stats.skipped.push(format!(
+                        "connection {} ({}, {}): its messages are left out: {e}",
+                        c.id, c.topic, c.type_name
+                    ));
+                    continue;
+                }
+            };
+            let ty = &compiled[t];
+            for line in &ty.warnings {
+                if warned.insert(line.clone()) {
+                    cx.stats.warnings.push(line.clone());
+                }
             }
+            let latched = c.latching
+                || c.header
+                    .iter()
+                    .any(|(n, v)| n == "latching" && v.as_slice() == b"1");
+            let id = sink.topic(&Ros2Topic {
+                name: &c.topic,
+                type_name: &ty.name,
+                definition: &ty.text,
+                latched,
+            })?;
+            if topics.insert(id) {
+                cx.stats.channels += 1;
+            }
+            mine.insert(c.id, (id, t, c.topic.as_str()));
         }
-        let latched = c.latching
-            || c.header
-                .iter()
-                .any(|(n, v)| n == "latching" && v.as_slice() == b"1");
-        let id = sink.topic(&Ros2Topic {
-            name: &c.topic,
-            type_name: &ty.name,
-            definition: &ty.text,
-            latched,
-        })?;
-        if topics.insert(id) {
-            cx.stats.channels += 1;
-        }
-        conns.insert(c.id, (id, t, c.topic.as_str()));
+        conns.push(mine);
     }
-    let filter = cx
-        .lenient_filter()
-        .channels(conns.keys().map(|&id| ChannelId(id)));
+    let streams: Vec<_> = bags
+        .iter()
+        .zip(&conns)
+        .map(|(bag, mine)| {
+            let filter = cx
+                .lenient_filter()
+                .channels(mine.keys().map(|&id| ChannelId(id)));
+            bag.messages(&filter)
+        })
+        .collect();
     let mut buf = Vec::new();
-    cx.each_message(bag.messages(&filter), |cx, m| {
-        let Some(&(id, t, topic)) = conns.get(&m.conn) else {
-            return Ok(());
-        };
-        if let Err(e) = transcode::transcode(&compiled[t], &m.data, &mut buf) {
-            cx.stats.skipped.push(format!(
-                "{topic}: message at {}.{:09} (record at or in the chunk at file offset {}): \
-                 does not transcode to CDR: {e}",
-                m.time.sec, m.time.nsec, m.offset
-            ));
-            return Ok(());
-        }
-        let t = m.time.to_timestamp().as_nanos() as u64;
-        sink.write(id, t, &buf)?;
-        cx.stats.messages += 1;
-        cx.tick(m.offset);
-        Ok(())
-    })
+    cx.each_merged(
+        streams,
+        |m| m.time.to_timestamp().as_nanos(),
+        |cx, i, m| {
+            let Some(&(id, t, topic)) = conns[i].get(&m.conn) else {
+                return Ok(());
+            };
+            if let Err(e) = transcode::transcode(&compiled[t], &m.data, &mut buf) {
+                cx.stats.skipped.push(format!(
+                    "{topic}: message at {}.{:09} (record at or in the chunk at file offset {}): \
+                     does not transcode to CDR: {e}",
+                    m.time.sec, m.time.nsec, m.offset
+                ));
+                return Ok(());
+            }
+            let t = m.time.to_timestamp().as_nanos() as u64;
+            sink.write(id, t, &buf)?;
+            cx.stats.messages += 1;
+            cx.tick_at(i, m.offset);
+            Ok(())
+        },
+    )
 }

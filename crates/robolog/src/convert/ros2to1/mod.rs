@@ -124,110 +124,133 @@ pub(crate) fn to_bag<W: Write + Seek>(
     out: W,
     cx: &mut Context<'_>,
 ) -> Result<W, Error> {
+    to_bag_merged(&[log], out, cx)
+}
+
+/// [`to_bag`] of several ROS 2 logs merged by time (ties in the order of
+/// `logs`): channels of any log share a connection as channels of one do.
+pub(crate) fn to_bag_merged<W: Write + Seek>(
+    logs: &[&Log<'_>],
+    out: W,
+    cx: &mut Context<'_>,
+) -> Result<W, Error> {
     let options = super::bag::writer_options(cx)?;
-    if let Some(bag) = log.as_rosbag2() {
-        for n in bag.notices() {
-            cx.stats.warnings.push(n.to_string());
-        }
-    }
-    let limits = log.limits();
-    let mut channels = log.channels()?;
-    channels.sort_by_key(|c| c.id);
     let mut w = BagWriter::new(out, options)?;
     let mut compiled: Vec<Compiled> = Vec::new();
     // One compiled type per message encoding and schema.
     let mut by_def: HashMap<Key, Result<usize, String>> = HashMap::new();
     let mut conns: HashMap<(String, String, String, bool), u32> = HashMap::new();
-    // Channel -> (connection, compiled type, topic).
-    let mut ids: HashMap<ChannelId, (u32, usize, String)> = HashMap::new();
-    for c in &channels {
-        if !cx.keep_topic(&c.topic) {
-            continue;
+    // Per log: channel -> (connection, compiled type, topic).
+    let mut ids: Vec<HashMap<ChannelId, (u32, usize, String)>> = Vec::with_capacity(logs.len());
+    for log in logs {
+        if let Some(bag) = log.as_rosbag2() {
+            for n in bag.notices() {
+                cx.stats.warnings.push(n.to_string());
+            }
         }
-        let key = (
-            c.message_encoding.clone(),
-            c.schema
-                .as_ref()
-                .map(|s| (s.name.clone(), s.encoding.clone(), s.data.clone())),
-        );
-        let entry = by_def
-            .entry(key)
-            .or_insert_with(|| {
-                compile(c, &limits).map(|t| {
-                    compiled.push(t);
-                    compiled.len() - 1
-                })
-            })
-            .clone();
-        let t = match entry {
-            Ok(t) => t,
-            Err(e) => {
-                cx.stats.skipped.push(format!(
-                    "channel {} ({}, {}): its messages are left out: {e}",
-                    c.id.0, c.topic, c.type_name
-                ));
+        let limits = log.limits();
+        let mut channels = log.channels()?;
+        channels.sort_by_key(|c| c.id);
+        let mut mine = HashMap::new();
+        for c in &channels {
+            if !cx.keep_topic(&c.topic) {
                 continue;
             }
-        };
-        let ty = &compiled[t];
-        let latched = c
-            .metadata
-            .get("offered_qos_profiles")
-            .is_some_and(|q| latched_qos(q));
-        let ckey = (c.topic.clone(), ty.name.clone(), ty.md5sum.clone(), latched);
-        let conn = match conns.get(&ckey) {
-            Some(&id) => id,
-            None => {
-                let mut conn = Connection::new(0, &c.topic, &ty.name, &ty.md5sum, &ty.text);
-                conn.latching = latched;
-                // Fields in name order, as `rosbag record` writes them.
-                conn.header = vec![
-                    (
-                        "latching".into(),
-                        if latched { b"1" } else { b"0" }.to_vec(),
-                    ),
-                    ("md5sum".into(), ty.md5sum.clone().into_bytes()),
-                    ("message_definition".into(), ty.text.clone().into_bytes()),
-                    ("topic".into(), c.topic.clone().into_bytes()),
-                    ("type".into(), ty.name.clone().into_bytes()),
-                ];
-                let id = w.add_connection(conn)?;
-                conns.insert(ckey, id);
-                cx.stats.channels += 1;
-                id
-            }
-        };
-        ids.insert(c.id, (conn, t, c.topic.clone()));
+            let key = (
+                c.message_encoding.clone(),
+                c.schema
+                    .as_ref()
+                    .map(|s| (s.name.clone(), s.encoding.clone(), s.data.clone())),
+            );
+            let entry = by_def
+                .entry(key)
+                .or_insert_with(|| {
+                    compile(c, &limits).map(|t| {
+                        compiled.push(t);
+                        compiled.len() - 1
+                    })
+                })
+                .clone();
+            let t = match entry {
+                Ok(t) => t,
+                Err(e) => {
+                    cx.stats.skipped.push(format!(
+                        "channel {} ({}, {}): its messages are left out: {e}",
+                        c.id.0, c.topic, c.type_name
+                    ));
+                    continue;
+                }
+            };
+            let ty = &compiled[t];
+            let latched = c
+                .metadata
+                .get("offered_qos_profiles")
+                .is_some_and(|q| latched_qos(q));
+            let ckey = (c.topic.clone(), ty.name.clone(), ty.md5sum.clone(), latched);
+            let conn = match conns.get(&ckey) {
+                Some(&id) => id,
+                None => {
+                    let mut conn = Connection::new(0, &c.topic, &ty.name, &ty.md5sum, &ty.text);
+                    conn.latching = latched;
+                    // Fields in name order, as `rosbag record` writes them.
+                    conn.header = vec![
+                        (
+                            "latching".into(),
+                            if latched { b"1" } else { b"0" }.to_vec(),
+                        ),
+                        ("md5sum".into(), ty.md5sum.clone().into_bytes()),
+                        ("message_definition".into(), ty.text.clone().into_bytes()),
+                        ("topic".into(), c.topic.clone().into_bytes()),
+                        ("type".into(), ty.name.clone().into_bytes()),
+                    ];
+                    let id = w.add_connection(conn)?;
+                    conns.insert(ckey, id);
+                    cx.stats.channels += 1;
+                    id
+                }
+            };
+            mine.insert(c.id, (conn, t, c.topic.clone()));
+        }
+        ids.push(mine);
     }
-    let filter = cx.lenient_filter().channels(ids.keys().copied());
+    let mut streams = Vec::with_capacity(logs.len());
+    for (log, mine) in logs.iter().zip(&ids) {
+        let filter = cx.lenient_filter().channels(mine.keys().copied());
+        streams.push(log.messages(&filter)?);
+    }
     let mut buf = Vec::new();
     // Progress by the payload bytes read where messages have no offsets
     // (a rosbag2 storage's rows).
-    let mut read = 0u64;
-    cx.each_message(log.messages(&filter)?, |cx, m| {
-        let Some((conn, t, topic)) = ids.get(&m.channel) else {
-            return Ok(());
-        };
-        read += m.payload.len() as u64;
-        let at = m.offset.unwrap_or(read.min(cx.total_bytes));
-        if let Err(e) = transcode::transcode(&compiled[*t], &m.payload, &mut buf) {
-            let ns = m.log_time.as_nanos();
-            let place = match m.offset {
-                Some(o) => format!(" (record at file offset {o})"),
-                None => String::new(),
+    let mut read = vec![0u64; logs.len()];
+    let sizes: Vec<u64> = logs.iter().map(|l| l.size()).collect();
+    cx.each_merged(
+        streams,
+        |m| m.log_time.as_nanos(),
+        |cx, i, m| {
+            let Some((conn, t, topic)) = ids[i].get(&m.channel) else {
+                return Ok(());
             };
-            cx.stats.skipped.push(format!(
-                "{topic}: message at {}.{:09}{place}: does not transcode to ROS 1: {e}",
-                ns.div_euclid(1_000_000_000),
-                ns.rem_euclid(1_000_000_000)
-            ));
-            return Ok(());
-        }
-        w.write(*conn, super::bag::ros_time(&m)?, &buf)?;
-        cx.stats.messages += 1;
-        cx.tick(at);
-        Ok(())
-    })?;
+            read[i] += m.payload.len() as u64;
+            let at = m.offset.unwrap_or(read[i].min(sizes[i]));
+            if let Err(e) = transcode::transcode(&compiled[*t], &m.payload, &mut buf) {
+                let ns = m.log_time.as_nanos();
+                let place = match m.offset {
+                    Some(o) => format!(" (record at file offset {o})"),
+                    None => String::new(),
+                };
+                cx.stats.skipped.push(format!(
+                    "{topic}: message at {}.{:09}{place}: does not transcode to ROS 1: {e}",
+                    ns.div_euclid(1_000_000_000),
+                    ns.rem_euclid(1_000_000_000)
+                ));
+                return Ok(());
+            }
+            w.write(*conn, super::bag::ros_time(&m)?, &buf)?;
+            cx.stats.messages += 1;
+            cx.tick_at(i, at);
+            Ok(())
+        },
+    )?;
     w.finish()?;
     cx.report(cx.total_bytes);
     Ok(w.into_inner())
