@@ -139,6 +139,35 @@ impl TopicDefinition {
             text: text.into(),
         }
     }
+
+    /// The ROS 2 type description hash (`RIHS01_...`, see
+    /// [`ros2cdr::hash`]) of `type_name` (`pkg/msg/Type`,
+    /// `pkg/srv/Srv_Event`) under this definition: `None` when the
+    /// definition is empty, of another encoding than `ros2msg` or
+    /// `ros2idl`, or does not parse (a type it uses is not defined in
+    /// it), so the hash of a type is never made up from part of it.
+    ///
+    /// ```
+    /// let d = rosbag2::TopicDefinition::msg("int64 a\nint64 b\n---\nint64 sum\n");
+    /// // The hash rosbag2 recorded for this service's event topics.
+    /// assert_eq!(
+    ///     d.type_description_hash("example_interfaces/srv/AddTwoInts_Event").as_deref(),
+    ///     Some("RIHS01_32c1d140259c71e5c355115942bcb31df98b4330e4d906b1b75ccb1c9b3ce6c8"),
+    /// );
+    /// assert_eq!(rosbag2::TopicDefinition::default().type_description_hash("a/msg/B"), None);
+    /// ```
+    pub fn type_description_hash(&self, type_name: &str) -> Option<String> {
+        if self.text.trim().is_empty() {
+            return None;
+        }
+        let name = crate::interfaces::full_name(type_name);
+        let t = match self.encoding.as_str() {
+            "ros2msg" => ros2cdr::MessageType::parse(&name, &self.text),
+            "ros2idl" => ros2cdr::MessageType::parse_idl(&name, &self.text),
+            _ => return None,
+        };
+        t.ok().map(|t| t.type_description_hash())
+    }
 }
 
 /// Everything the bag keeps about a topic, for
@@ -155,7 +184,11 @@ pub struct TopicSpec {
     pub definition: TopicDefinition,
     /// Offered QoS profiles (policies by number or by name).
     pub qos: Vec<QosProfile>,
-    /// Type description hash (`RIHS01_...`, or empty).
+    /// Type description hash (`RIHS01_...`, or empty). Left empty, the
+    /// writer computes it from [`definition`](Self::definition) when
+    /// that defines the type and every type it uses
+    /// ([`TopicDefinition::type_description_hash`]); it stays empty
+    /// otherwise, as rosbag2 writes it for types it does not know.
     pub type_description_hash: String,
 }
 
