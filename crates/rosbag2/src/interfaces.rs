@@ -235,6 +235,38 @@ impl Definitions {
         names.len()
     }
 
+    /// Every known name (`pkg/msg/Type`, `pkg/srv/Type`), a caller's and
+    /// the bundled ones, in name order, each once.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .own
+            .keys()
+            .chain(self.first.keys())
+            .chain(self.second.keys())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The ROS 2 type description hash (`RIHS01_...`, see
+    /// [`ros2cdr::hash`]) of `type_name` under these definitions (its
+    /// [`resolve`](Self::resolve)d text); `None` when the type, or a type
+    /// it uses, is unknown.
+    ///
+    /// ```
+    /// let d = rosbag2::Definitions::bundled(rosbag2::Distro::Jazzy);
+    /// let h = d.type_description_hash("sensor_msgs/msg/Imu").unwrap();
+    /// assert_eq!(h, "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b");
+    /// assert_eq!(d.type_description_hash("nobody/msg/Knows"), None);
+    /// ```
+    pub fn type_description_hash(&self, type_name: &str) -> Option<String> {
+        let text = self.resolve(type_name)?;
+        let t = ros2cdr::MessageType::parse(&full_name(type_name), &text).ok()?;
+        Some(t.type_description_hash())
+    }
+
     /// True when no definition is known.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
