@@ -143,9 +143,10 @@ impl TopicDefinition {
     /// The ROS 2 type description hash (`RIHS01_...`, see
     /// [`ros2cdr::hash`]) of `type_name` (`pkg/msg/Type`,
     /// `pkg/srv/Srv_Event`) under this definition: `None` when the
-    /// definition is empty, of another encoding than `ros2msg` or
-    /// `ros2idl`, or does not parse (a type it uses is not defined in
-    /// it), so the hash of a type is never made up from part of it.
+    /// definition's encoding is not `ros2msg` or `ros2idl` (empty: the
+    /// definition is unknown), or when it does not parse (a type it uses
+    /// is not defined in it), so the hash of a type is never made up from
+    /// part of it. An empty `ros2msg` text is a type without fields.
     ///
     /// ```
     /// let d = rosbag2::TopicDefinition::msg("int64 a\nint64 b\n---\nint64 sum\n");
@@ -155,11 +156,10 @@ impl TopicDefinition {
     ///     Some("RIHS01_32c1d140259c71e5c355115942bcb31df98b4330e4d906b1b75ccb1c9b3ce6c8"),
     /// );
     /// assert_eq!(rosbag2::TopicDefinition::default().type_description_hash("a/msg/B"), None);
+    /// // test_msgs/msg/Empty, as rosbag2's test bags store it.
+    /// assert!(rosbag2::TopicDefinition::msg("").type_description_hash("test_msgs/msg/Empty").is_some());
     /// ```
     pub fn type_description_hash(&self, type_name: &str) -> Option<String> {
-        if self.text.trim().is_empty() {
-            return None;
-        }
         let name = crate::interfaces::full_name(type_name);
         let t = match self.encoding.as_str() {
             "ros2msg" => ros2cdr::MessageType::parse(&name, &self.text),
