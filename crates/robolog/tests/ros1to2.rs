@@ -15,8 +15,10 @@
 //! QoS profiles and the right `message_count` per topic in
 //! `metadata.yaml`; rosbags opens each folder (parsing its
 //! `metadata.yaml`), reads the values it reads from rosbags-convert's
-//! conversion, and the message counts and offered QoS profiles it reads
-//! from the folder's metadata are those of rosbags-convert's.
+//! conversion, and the message counts, offered QoS profiles and type
+//! description hashes (RIHS01, which rosbags-convert computes with its
+//! own typestore) it reads from the folder's metadata are those of
+//! rosbags-convert's.
 #![cfg(all(
     feature = "rosbag",
     feature = "ros2",
@@ -202,7 +204,7 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     assert_eq!(qos, want, "{name}");
     // rosbags reads our folders as it reads rosbags-convert's output: the
     // same values, and from metadata.yaml the same message counts (those
-    // of the messages) and offered QoS profiles per topic.
+    // of the messages), offered QoS profiles and type hashes per topic.
     let theirs_topics = &reply["theirs_topics"];
     let counts = per_topic(&theirs);
     for (t, c) in theirs_topics.as_object().unwrap() {
@@ -211,6 +213,8 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
             json!(counts.get(t).copied().unwrap_or(0)),
             "{name}: {t}"
         );
+        let hash = c[2].as_str().unwrap_or("");
+        assert!(hash.starts_with("RIHS01_"), "{name}: {t}: hash {hash:?}");
     }
     let replies = reply["folders"].as_array().unwrap();
     assert_eq!(replies.len(), folders.len());
