@@ -240,6 +240,43 @@ impl MessageType {
         out
     }
 
+    /// Whether the top-level type, or a type it uses, has a `char` field
+    /// (a scalar or an array of them). ROS 2 hashes such a field as
+    /// `uint8` (field type id 3); rosbags 0.11.9 hashes it as an IDL
+    /// `char` (13) and its `AnyReader` refuses a bag whose recorded hash
+    /// differs from its own, so a writer may prefer to leave the hash of
+    /// such a type unrecorded.
+    ///
+    /// ```
+    /// let t = ros2cdr::MessageType::parse("std_msgs/msg/Char", "char data\n")?;
+    /// assert!(t.uses_char());
+    /// assert!(!ros2cdr::MessageType::parse("std_msgs/msg/Byte", "byte data\n")?.uses_char());
+    /// # Ok::<(), ros2cdr::Error>(())
+    /// ```
+    pub fn uses_char(&self) -> bool {
+        let top = self.name();
+        let index: HashMap<&str, &MsgDef> =
+            self.defs().iter().map(|d| (d.name.as_str(), d)).collect();
+        let mut seen = std::collections::HashSet::from([top]);
+        let mut stack: Vec<&MsgDef> = self.defs().first().into_iter().collect();
+        while let Some(d) = stack.pop() {
+            for f in &d.fields {
+                match &f.ty {
+                    FieldType::Primitive(Primitive::Char) => return true,
+                    FieldType::Message(m) => {
+                        if let Some(&used) = index.get(m.as_str())
+                            && seen.insert(m.as_str())
+                        {
+                            stack.push(used);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
     /// The ROS 2 type description hash of the top-level type,
     /// `RIHS01_` and the SHA-256 of
     /// [`type_description_json`](Self::type_description_json) in 64

@@ -3,7 +3,8 @@
 //! corpus files that stores a `type_description_hash` (SQLite
 //! `topics_and_services.db3`) or `topic_type_hash` (the ROS 2 MCAP files)
 //! gets the same hash from its stored definition, and a bag written
-//! without hashes gets them from its definitions.
+//! without hashes gets them from its definitions (service events with
+//! their `char`s included, other types using `char` excepted).
 
 mod common;
 
@@ -97,6 +98,17 @@ fn written_bags_carry_the_hashes() {
         let mut partial = TopicSpec::new("/partial", "p/msg/Outer");
         partial.definition = TopicDefinition::msg("p/Inner inner\n");
         w.add_topic_with(partial).unwrap();
+        // A message type with a `char`, which rosbags hashes otherwise
+        // than ROS 2, gets none from the writer, though it has one.
+        let mut char_spec = TopicSpec::new("/char", "std_msgs/msg/Char");
+        char_spec.definition = TopicDefinition::msg("char data\n");
+        assert!(
+            char_spec
+                .definition
+                .type_description_hash("std_msgs/msg/Char")
+                .is_some()
+        );
+        w.add_topic_with(char_spec).unwrap();
         w.finish().unwrap();
         let back = Bag2::open(&out).unwrap();
         let md = back.metadata().unwrap();
@@ -116,6 +128,8 @@ fn written_bags_carry_the_hashes() {
         }
         let p = md.topics.iter().find(|m| m.name == "/partial").unwrap();
         assert_eq!(p.type_description_hash, "");
+        let c = md.topics.iter().find(|m| m.name == "/char").unwrap();
+        assert_eq!(c.type_description_hash, "");
         assert!(back.summary().is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -160,13 +160,19 @@ impl TopicDefinition {
     /// assert!(rosbag2::TopicDefinition::msg("").type_description_hash("test_msgs/msg/Empty").is_some());
     /// ```
     pub fn type_description_hash(&self, type_name: &str) -> Option<String> {
+        self.message_type(type_name)
+            .map(|t| t.type_description_hash())
+    }
+
+    /// The type `type_name` parsed from this definition, if it parses.
+    pub(crate) fn message_type(&self, type_name: &str) -> Option<ros2cdr::MessageType> {
         let name = crate::interfaces::full_name(type_name);
         let t = match self.encoding.as_str() {
             "ros2msg" => ros2cdr::MessageType::parse(&name, &self.text),
             "ros2idl" => ros2cdr::MessageType::parse_idl(&name, &self.text),
             _ => return None,
         };
-        t.ok().map(|t| t.type_description_hash())
+        t.ok()
     }
 }
 
@@ -188,7 +194,13 @@ pub struct TopicSpec {
     /// writer computes it from [`definition`](Self::definition) when
     /// that defines the type and every type it uses
     /// ([`TopicDefinition::type_description_hash`]); it stays empty
-    /// otherwise, as rosbag2 writes it for types it does not know.
+    /// otherwise, as rosbag2 writes it for types it does not know, and
+    /// for a message type that uses a `char` field: ROS 2 and rosbags
+    /// 0.11.9 hash those differently, and rosbags refuses to read a bag
+    /// whose hash differs from its own (see
+    /// `ros2cdr::MessageType::uses_char`; service events, whose
+    /// definitions rosbags does not read, keep theirs). A hash given
+    /// here is written as it is.
     pub type_description_hash: String,
 }
 
