@@ -18,7 +18,7 @@
 //! conversion, and the message counts, offered QoS profiles and type
 //! description hashes (RIHS01, which rosbags-convert computes with its
 //! own typestore) it reads from the folder's metadata are those of
-//! rosbags-convert's.
+//! rosbags-convert's (but for types using `char`, which ours leave empty).
 #![cfg(all(
     feature = "rosbag",
     feature = "ros2",
@@ -225,9 +225,35 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
             .unwrap_or_else(|| panic!("{f}: rosbags cannot read it: {}", r["error"]));
         let msgs = sorted(msgs.clone());
         assert!(msgs == theirs, "{f}: {}", first_difference(&msgs, &theirs));
-        assert_eq!(&r["topics"], theirs_topics, "{f}");
+        // The type hashes too, except that our writer records none for a
+        // type using `char` (rosbags-convert hashes it as an IDL char, ROS
+        // 2 as uint8, and rosbags refuses a bag whose hash is not its own).
+        let uses_char = char_topics(folder);
+        let mut topics = r["topics"].clone();
+        for (t, c) in topics.as_object_mut().unwrap() {
+            if uses_char.contains(t) {
+                assert_eq!(c[2], "", "{f}: {t}");
+                c[2] = theirs_topics[t][2].clone();
+            }
+        }
+        assert_eq!(&topics, theirs_topics, "{f}");
     }
     Some(mine.len())
+}
+
+/// The topics of a rosbag2 folder whose type uses a `char` field.
+fn char_topics(folder: &Path) -> Vec<String> {
+    let bag = rosbag2::Bag2::open(folder).unwrap();
+    bag.topics()
+        .iter()
+        .filter(|t| {
+            let d = t.definition.as_ref().unwrap();
+            ros2cdr::MessageType::parse(&t.type_name, &d.text)
+                .unwrap()
+                .uses_char()
+        })
+        .map(|t| t.name.clone())
+        .collect()
 }
 
 /// The number of messages per topic of a messages list.
