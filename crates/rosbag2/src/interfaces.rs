@@ -277,11 +277,14 @@ impl Definitions {
     /// itself is unknown (a dependency that is unknown is left for the
     /// parser to name). A `pkg/srv/Srv_Event` name gives the `.srv`
     /// text of `pkg/srv/Srv` with the types of its request and response.
+    /// The sections are named `MSG: pkg/Type`, as rosbag2 writes them and
+    /// as fields name the types they use.
     ///
     /// ```
     /// let d = rosbag2::Definitions::default();
     /// let text = d.resolve("geometry_msgs/msg/PointStamped").unwrap();
-    /// assert!(text.contains("MSG: std_msgs/msg/Header"));
+    /// assert!(text.contains("std_msgs/Header header"));
+    /// assert!(text.contains("\nMSG: std_msgs/Header\n"));
     /// let t = ros2cdr::MessageType::parse("geometry_msgs/msg/PointStamped", &text)?;
     /// assert_eq!(t.name(), "geometry_msgs/PointStamped");
     /// # Ok::<(), ros2cdr::Error>(())
@@ -311,8 +314,11 @@ impl Definitions {
                 out.push('\n');
             }
             out.push_str(SEPARATOR);
+            // Sections named `pkg/Type`, as rosbag2 names them and as
+            // fields refer to them: readers that match a field's type to
+            // a section by its text (Rerun's ROS 2 reflection) find it.
             out.push_str("\nMSG: ");
-            out.push_str(&dep);
+            out.push_str(&ros2cdr::msg::canonical_name(&dep));
             out.push('\n');
             out.push_str(text);
             for d in uses(text, &pkg(&dep)) {

@@ -10,7 +10,7 @@
 //!
 //! - header profile `ros2`; one schema per ROS 2 type and definition,
 //!   named `pkg/msg/Type`, encoding `ros2msg`, holding the concatenated
-//!   ROS 2 definition (the type, then a `MSG: pkg/msg/Type` section after
+//!   ROS 2 definition (the type, then a `MSG: pkg/Type` section after
 //!   a line of `=` for each type it uses);
 //! - one channel per topic, type and latching (connections that differ in
 //!   nothing else, such as two publishers, share one, as in rosbags),
