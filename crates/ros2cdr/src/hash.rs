@@ -218,8 +218,8 @@ impl MessageType {
                     && let Some(&used) = index.get(m.as_str())
                 {
                     let full = self.full_name(m);
-                    if !referenced.contains_key(&full) {
-                        referenced.insert(full, used);
+                    if let std::collections::btree_map::Entry::Vacant(e) = referenced.entry(full) {
+                        e.insert(used);
                         stack.push(used);
                     }
                 }
