@@ -158,7 +158,12 @@ def rrd_messages(path):
     of the type named by the schema)."""
     per = defaultdict(lambda: defaultdict(int))
     how = {}
-    store = rrc.RrdReader(path).store()
+    try:
+        store = rrc.RrdReader(path).store()
+    except ValueError:
+        # Nothing was logged (a bag without messages, or no channel Rerun
+        # could read): no recording at all.
+        return {}
     for chunk in store.stream().to_chunks():
         if chunk.is_static:
             continue

@@ -862,3 +862,19 @@ fn schemas_hold_ros2_definitions() {
     assert!(custom.contains(&format!("{SEP}\nMSG: std_msgs/Header\n")));
     assert!(!custom.contains("seq"), "{custom}");
 }
+
+/// Constants whose names ROS 2 refuses (rosidl and Rerun's parser take
+/// upper-case letters, digits and inner underscores only) are left out of
+/// the derived ROS 2 definition: they are not on the wire, and a schema
+/// holding one does not load in Rerun at all (`matlab-constants.bag`).
+#[test]
+fn constants_ros2_refuses_are_left_out() {
+    let def = "int32 LIMIT=7\nint32 lower=3\nuint8 Mixed=1\nint32 A_1=2\nint32 data\n";
+    let bag = one_connection("my_pkg/Consts", def, &[5i32.to_le_bytes().to_vec()]);
+    let (mcap, stats) = convert(&bag);
+    assert_eq!(stats.messages, 1);
+    let s = schemas(&mcap);
+    assert_eq!(s["/t"].1, "int32 LIMIT=7\nint32 A_1=2\nint32 data\n");
+    let (msgs, _) = ours(&mcap);
+    assert_eq!(msgs[0][2]["data"], 5);
+}
