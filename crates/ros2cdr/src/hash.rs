@@ -288,11 +288,10 @@ impl MessageType {
     /// ```
     /// let t = ros2cdr::MessageType::parse(
     ///     "rosbag2_interfaces/msg/WriteSplitEvent",
-    ///     "# The full path of the file that was finished and closed\nstring closed_file\n\
-    ///      # The full path of the new file that was created to continue recording\n\
-    ///      string opened_file\n",
+    ///     "string closed_file  # the file finished\nstring opened_file\n",
     /// )?;
-    /// // The hash rosbag2 itself recorded for this type.
+    /// // The hash rosbag2 itself recorded for this type (whose definition
+    /// // has other comments).
     /// assert_eq!(
     ///     t.type_description_hash(),
     ///     "RIHS01_5ef58f7106a5cff8f5a794028c18117ee21015850ddcc567df449f41932960f8",
