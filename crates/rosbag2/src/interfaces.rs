@@ -235,21 +235,6 @@ impl Definitions {
         names.len()
     }
 
-    /// Every known name (`pkg/msg/Type`, `pkg/srv/Type`), a caller's and
-    /// the bundled ones, in name order, each once.
-    pub fn names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self
-            .own
-            .keys()
-            .chain(self.first.keys())
-            .chain(self.second.keys())
-            .map(String::as_str)
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-    }
-
     /// The ROS 2 type description hash (`RIHS01_...`, see
     /// [`ros2cdr::hash`]) of `type_name` under these definitions (its
     /// [`resolve`](Self::resolve)d text); `None` when the type, or a type
