@@ -4,7 +4,8 @@
 //! our MCAP read back through `robolog::open_bytes` gives, message for
 //! message and bit for bit, the values rosbags reads from
 //! `rosbags-convert`'s own conversion (`--dst-typestore ros2_jazzy`), and
-//! rosbags reads the same values from our MCAP (the script
+//! rosbags reads the same values from our MCAP, whose channels hold the
+//! type hashes rosbags-convert computes (but for types using `char`) (the script
 //! `ros1to2_rosbags.py`, run with the Python of rosbags 0.11.9:
 //! `$ROSBAGS_PYTHON`, which `cargo xtask ci` sets, else the checkout's
 //! `target/interop-venv`; skipped when absent). The QoS metadata is what rosbags-convert writes.
@@ -215,6 +216,22 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
         );
         let hash = c[2].as_str().unwrap_or("");
         assert!(hash.starts_with("RIHS01_"), "{name}: {t}: hash {hash:?}");
+    }
+    // Our MCAP's channels hold the type hash as rosbag2's do
+    // (`topic_type_hash`), equal to rosbags-convert's, but for types using
+    // `char`, which have none.
+    let log = robolog::open_bytes(&mcap).unwrap();
+    for c in log.channels().unwrap() {
+        let s = c.schema.as_ref().unwrap();
+        let text = String::from_utf8_lossy(&s.data);
+        let uses_char = ros2cdr::MessageType::parse(&c.type_name, &text)
+            .unwrap()
+            .uses_char();
+        let want = theirs_topics[&c.topic][2].as_str().unwrap_or("");
+        match c.metadata.get("topic_type_hash") {
+            Some(h) => assert_eq!(h, want, "{name}: {}", c.topic),
+            None => assert!(uses_char, "{name}: {}: no topic_type_hash", c.topic),
+        }
     }
     let replies = reply["folders"].as_array().unwrap();
     assert_eq!(replies.len(), folders.len());

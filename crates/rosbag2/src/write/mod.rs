@@ -255,9 +255,7 @@ impl Bag2Writer {
 
     /// Adds a topic with every field the bag keeps; its id. A spec
     /// without a type description hash gets the one its CDR definition
-    /// gives ([`TopicDefinition::type_description_hash`]), if any and if
-    /// the message type uses no `char` (see
-    /// [`TopicSpec::type_description_hash`]).
+    /// gives ([`TopicDefinition::recorded_type_hash`]), if any.
     pub fn add_topic_with(&mut self, mut spec: TopicSpec) -> Result<u32> {
         self.check_open()?;
         if spec.name.is_empty() || spec.type_name.is_empty() {
@@ -280,14 +278,8 @@ impl Bag2Writer {
         let id = u32::try_from(self.topics.len() + 1)
             .map_err(|_| write_err(&self.target, "too many topics"))?;
         if spec.type_description_hash.is_empty() && spec.serialization_format == "cdr" {
-            // A service event's own `char`s (the client GID of
-            // ServiceEventInfo) do not matter: rosbags reads no `.srv`
-            // definition, so it never compares their hashes.
-            let service = crate::interfaces::full_name(&spec.type_name).contains("/srv/");
-            if let Some(t) = spec.definition.message_type(&spec.type_name)
-                && (service || !t.uses_char())
-            {
-                spec.type_description_hash = t.type_description_hash();
+            if let Some(h) = spec.definition.recorded_type_hash(&spec.type_name) {
+                spec.type_description_hash = h;
             }
         }
         let file = FileTopic {

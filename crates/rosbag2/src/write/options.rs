@@ -164,8 +164,33 @@ impl TopicDefinition {
             .map(|t| t.type_description_hash())
     }
 
+    /// The hash a writer records for a topic of `type_name` under this
+    /// definition when it is given none ([`Bag2Writer`] does, and ROS 2
+    /// MCAP writers may, as rosbag2's `topic_type_hash`): the
+    /// [`type_description_hash`](Self::type_description_hash), but `None`
+    /// for a message type that uses a `char` field, whose hash ROS 2 and
+    /// rosbags 0.11.9 compute differently (rosbags refuses a bag whose
+    /// recorded hash is not its own; see
+    /// `ros2cdr::MessageType::uses_char`). A service event keeps its hash:
+    /// rosbags reads no `.srv` definition, so it never compares it.
+    ///
+    /// ```
+    /// use rosbag2::TopicDefinition;
+    /// let imu = TopicDefinition::msg("uint8 a\n");
+    /// assert!(imu.recorded_type_hash("p/msg/A").is_some());
+    /// assert_eq!(TopicDefinition::msg("char c\n").recorded_type_hash("p/msg/C"), None);
+    /// ```
+    ///
+    /// [`Bag2Writer`]: crate::Bag2Writer
+    pub fn recorded_type_hash(&self, type_name: &str) -> Option<String> {
+        let service = crate::interfaces::full_name(type_name).contains("/srv/");
+        self.message_type(type_name)
+            .filter(|t| service || !t.uses_char())
+            .map(|t| t.type_description_hash())
+    }
+
     /// The type `type_name` parsed from this definition, if it parses.
-    pub(crate) fn message_type(&self, type_name: &str) -> Option<ros2cdr::MessageType> {
+    fn message_type(&self, type_name: &str) -> Option<ros2cdr::MessageType> {
         let name = crate::interfaces::full_name(type_name);
         let t = match self.encoding.as_str() {
             "ros2msg" => ros2cdr::MessageType::parse(&name, &self.text),
