@@ -85,8 +85,8 @@ fn compare(distro: Distro, store: &str, min_types: usize) {
         distro.name()
     );
     // The types where rosbags as shipped differs are exactly those
-    // using a `char` (std_msgs Char, ServiceEventInfo's client_gid, the
-    // rmw_dds_common Gid and what holds it).
+    // using a `char` (std_msgs Char, jazzy's ServiceEventInfo client_gid;
+    // rosbags' rmw_dds_common types, which are not bundled, too).
     for name in &uses_char {
         let text = ours.resolve(name).unwrap();
         assert!(
