@@ -70,8 +70,10 @@ commands:
                                    mcap-ros2-support
   foxglove [--corpus DIR]          ULog/CARLA/VEL -> MCAP, every message validated against its
                                    JSON Schema and Foxglove's (python jsonschema, mcap, pyulog)
-  rerun [--corpus DIR]             ULog/CARLA/VEL -> protobuf MCAP, read by Rerun and Foxglove's
-                                   protobuf classes, compared with the json conversion
+  rerun [--corpus DIR] [--robolog EXE]
+                                   ULog/CARLA/VEL -> protobuf MCAP, read by Rerun and Foxglove's
+                                   protobuf classes, compared with the json conversion; ROS 1
+                                   bags -> ROS 2 MCAP read by Rerun's ROS 2 decoders
   convert corpus|interop|bench [--corpus DIR]
                                    robolog convert on every file, round trips, python mcap
                                    reading converted bags, speed against rosbags-convert
@@ -491,7 +493,8 @@ fn ci_steps(args: &[String]) -> Result {
     ros2_args.extend(args.iter().cloned());
     ros2::cmd(&ros2_args)?;
     gate_step(
-        "rerun: ULog, CARLA and VEL protobuf conversions read by Rerun and Foxglove's classes",
+        "rerun: ULog, CARLA and VEL protobuf conversions read by Rerun and Foxglove's classes, \
+         ROS 1 bags as ROS 2 MCAP read by Rerun's ROS 2 decoders",
     );
     rerun::cmd(args)?;
     gate_step(

@@ -14,6 +14,15 @@
 //!   read through python `protobuf` from the channel's file descriptor
 //!   set) holds the values of the same message of the `json` conversion,
 //!   field by field (floats exactly, NaN as NaN, base64 as bytes).
+//!
+//! And the ROS 2 MCAP conversions of the corpus's ROS 1 bags: every bag
+//! that `robolog convert BAG OUT.mcap --ros2` converts (the gate's debug
+//! binary, or `--robolog EXE`) goes through `rerun mcap convert -d ros2msg
+//! -d ros2_reflection --disable-raw-fallback`, and every topic must be an
+//! entity holding a row for every message, whether Rerun's ROS 2 decoders
+//! know its type (`ros2msg`: images, point clouds, ...) or read it by
+//! reflection from its `ros2msg` schema (`ros2_reflection`). The run says
+//! which types went which way.
 
 use std::path::{Path, PathBuf};
 
@@ -106,7 +115,53 @@ fn convert_both(path: &Path, dir: &Path, i: usize) -> Result<Option<serde_json::
     })))
 }
 
-/// `cargo xtask rerun [--corpus DIR]`.
+/// The ROS 1 bags of the corpus, for the ROS 2 check.
+fn ros1_bags(corpus: Option<&Path>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(c) = corpus {
+        let keep = |p: &Path| p.extension().is_some_and(|x| x == "bag");
+        crate::convert::walk_files(&c.join("rosbag"), &keep, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// Converts the `i`th ROS 1 bag into ROS 2 MCAP in `dir` with the robolog
+/// binary `exe`: its manifest entry, or `None` (and a note) when robolog
+/// does not convert it (a bag version or damage it refuses).
+fn convert_ros2(exe: &Path, path: &Path, dir: &Path, i: usize) -> Option<serde_json::Value> {
+    let shown = path.display().to_string();
+    let out = dir.join(format!("ros2-{i:03}.mcap"));
+    let run = std::process::Command::new(exe)
+        .arg("convert")
+        .arg(path)
+        .arg(&out)
+        .args(["--ros2", "--force"])
+        .output();
+    match run {
+        Ok(o) if o.status.success() => Some(serde_json::json!({
+            "kind": "ros2",
+            "source": shown,
+            "mcap": out.display().to_string(),
+            "rrd": dir.join(format!("ros2-{i:03}.rrd")).display().to_string(),
+        })),
+        Ok(o) => {
+            let why = String::from_utf8_lossy(&o.stderr);
+            let why = why.lines().next().unwrap_or_default();
+            eprintln!(
+                "xtask: {shown}: not converted to ROS 2 ({}): {why}",
+                o.status
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!("xtask: {shown}: could not run {}: {e}", exe.display());
+            None
+        }
+    }
+}
+
+/// `cargo xtask rerun [--corpus DIR] [--robolog EXE]`.
 pub(crate) fn cmd(args: &[String]) -> Result {
     let started = std::time::Instant::now();
     let corpus = corpus::locate(opt(args, "--corpus"))?;
@@ -141,6 +196,21 @@ pub(crate) fn cmd(args: &[String]) -> Result {
             Err(e) => failures.push(e),
         }
     }
+    // The ROS 2 conversions, with the command-line tool.
+    let bags = ros1_bags(corpus.as_deref());
+    let mut ros2_refused = 0usize;
+    if !bags.is_empty() {
+        let exe = match opt(args, "--robolog") {
+            Some(p) => PathBuf::from(p),
+            None => crate::robolog_exe()?,
+        };
+        for (i, bag) in bags.iter().enumerate() {
+            match convert_ros2(&exe, bag, &dir, i) {
+                Some(entry) => manifest.push(entry),
+                None => ros2_refused += 1,
+            }
+        }
+    }
     let converted = started.elapsed();
     let manifest_path = dir.join("manifest.json");
     std::fs::write(
@@ -169,15 +239,42 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     let results: serde_json::Value = serde_json::from_slice(&output.stdout)
         .map_err(|e| format!("{}: unreadable output: {e}", script.display()))?;
     let results = results.as_array().cloned().unwrap_or_default();
+    // ROS 2 types by the way Rerun read them: (semantic, reflection).
+    let mut by_decoder: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    let mut ros2 = (0usize, 0u64);
     for (entry, got) in manifest.iter().zip(&results) {
         let shown = entry["source"].as_str().unwrap_or_default();
         for e in got["errors"].as_array().into_iter().flatten() {
             failures.push(format!("{shown}: {}", e.as_str().unwrap_or_default()));
         }
+        if entry["kind"] == "ros2" {
+            ros2.0 += 1;
+            ros2.1 += got["messages"].as_u64().unwrap_or(0);
+            for (ty, how) in got["decoders"].as_object().into_iter().flatten() {
+                by_decoder
+                    .entry(how.as_str().unwrap_or_default().to_string())
+                    .or_default()
+                    .insert(ty.clone());
+            }
+            eprintln!(
+                "xtask: {shown}: ROS 2: {} topics and {} messages found in Rerun",
+                got["channels"], got["messages"]
+            );
+            continue;
+        }
         eprintln!(
             "xtask: {shown}: {} channels and {} messages found in Rerun; {} Foxglove messages decoded, {} compared with json",
             got["channels"], got["messages"], got["foxglove"], got["compared"]
         );
+    }
+    eprintln!(
+        "xtask: ROS 2: {} bags converted ({ros2_refused} refused by robolog), {} messages, every topic checked in Rerun",
+        ros2.0, ros2.1
+    );
+    for (how, types) in &by_decoder {
+        let list: Vec<&str> = types.iter().map(String::as_str).collect();
+        eprintln!("xtask: ROS 2 types Rerun read {how}: {}", list.join(", "));
     }
     if results.len() != manifest.len() {
         failures.push(format!(

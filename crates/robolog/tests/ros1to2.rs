@@ -4,7 +4,8 @@
 //! our MCAP read back through `robolog::open_bytes` gives, message for
 //! message and bit for bit, the values rosbags reads from
 //! `rosbags-convert`'s own conversion (`--dst-typestore ros2_jazzy`), and
-//! rosbags reads the same values from our MCAP (the script
+//! rosbags reads the same values from our MCAP, whose channels hold the
+//! type hashes rosbags-convert computes (but for types using `char`) (the script
 //! `ros1to2_rosbags.py`, run with the Python of rosbags 0.11.9:
 //! `$ROSBAGS_PYTHON`, which `cargo xtask ci` sets, else the checkout's
 //! `target/interop-venv`; skipped when absent). The QoS metadata is what rosbags-convert writes.
@@ -15,8 +16,10 @@
 //! QoS profiles and the right `message_count` per topic in
 //! `metadata.yaml`; rosbags opens each folder (parsing its
 //! `metadata.yaml`), reads the values it reads from rosbags-convert's
-//! conversion, and the message counts and offered QoS profiles it reads
-//! from the folder's metadata are those of rosbags-convert's.
+//! conversion, and the message counts, offered QoS profiles and type
+//! description hashes (RIHS01, which rosbags-convert computes with its
+//! own typestore) it reads from the folder's metadata are those of
+//! rosbags-convert's (but for types using `char`, which ours leave empty).
 #![cfg(all(
     feature = "rosbag",
     feature = "ros2",
@@ -202,7 +205,7 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     assert_eq!(qos, want, "{name}");
     // rosbags reads our folders as it reads rosbags-convert's output: the
     // same values, and from metadata.yaml the same message counts (those
-    // of the messages) and offered QoS profiles per topic.
+    // of the messages), offered QoS profiles and type hashes per topic.
     let theirs_topics = &reply["theirs_topics"];
     let counts = per_topic(&theirs);
     for (t, c) in theirs_topics.as_object().unwrap() {
@@ -211,6 +214,24 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
             json!(counts.get(t).copied().unwrap_or(0)),
             "{name}: {t}"
         );
+        let hash = c[2].as_str().unwrap_or("");
+        assert!(hash.starts_with("RIHS01_"), "{name}: {t}: hash {hash:?}");
+    }
+    // Our MCAP's channels hold the type hash as rosbag2's do
+    // (`topic_type_hash`), equal to rosbags-convert's, but for types using
+    // `char`, which have none.
+    let log = robolog::open_bytes(&mcap).unwrap();
+    for c in log.channels().unwrap() {
+        let s = c.schema.as_ref().unwrap();
+        let text = String::from_utf8_lossy(&s.data);
+        let uses_char = ros2cdr::MessageType::parse(&c.type_name, &text)
+            .unwrap()
+            .uses_char();
+        let want = theirs_topics[&c.topic][2].as_str().unwrap_or("");
+        match c.metadata.get("topic_type_hash") {
+            Some(h) => assert_eq!(h, want, "{name}: {}", c.topic),
+            None => assert!(uses_char, "{name}: {}: no topic_type_hash", c.topic),
+        }
     }
     let replies = reply["folders"].as_array().unwrap();
     assert_eq!(replies.len(), folders.len());
@@ -221,9 +242,35 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
             .unwrap_or_else(|| panic!("{f}: rosbags cannot read it: {}", r["error"]));
         let msgs = sorted(msgs.clone());
         assert!(msgs == theirs, "{f}: {}", first_difference(&msgs, &theirs));
-        assert_eq!(&r["topics"], theirs_topics, "{f}");
+        // The type hashes too, except that our writer records none for a
+        // type using `char` (rosbags-convert hashes it as an IDL char, ROS
+        // 2 as uint8, and rosbags refuses a bag whose hash is not its own).
+        let uses_char = char_topics(folder);
+        let mut topics = r["topics"].clone();
+        for (t, c) in topics.as_object_mut().unwrap() {
+            if uses_char.contains(t) {
+                assert_eq!(c[2], "", "{f}: {t}");
+                c[2] = theirs_topics[t][2].clone();
+            }
+        }
+        assert_eq!(&topics, theirs_topics, "{f}");
     }
     Some(mine.len())
+}
+
+/// The topics of a rosbag2 folder whose type uses a `char` field.
+fn char_topics(folder: &Path) -> Vec<String> {
+    let bag = rosbag2::Bag2::open(folder).unwrap();
+    bag.topics()
+        .iter()
+        .filter(|t| {
+            let d = t.definition.as_ref().unwrap();
+            ros2cdr::MessageType::parse(&t.type_name, &d.text)
+                .unwrap()
+                .uses_char()
+        })
+        .map(|t| t.name.clone())
+        .collect()
 }
 
 /// The number of messages per topic of a messages list.
@@ -840,9 +887,23 @@ fn schemas_hold_ros2_definitions() {
         ),
         "{custom}"
     );
-    assert!(custom.contains(&format!(
-        "{SEP}\nMSG: my_pkg/msg/Inner\nfloat32 x\nstring s\n"
-    )));
-    assert!(custom.contains(&format!("{SEP}\nMSG: std_msgs/msg/Header\n")));
+    assert!(custom.contains(&format!("{SEP}\nMSG: my_pkg/Inner\nfloat32 x\nstring s\n")));
+    assert!(custom.contains(&format!("{SEP}\nMSG: std_msgs/Header\n")));
     assert!(!custom.contains("seq"), "{custom}");
+}
+
+/// Constants whose names ROS 2 refuses (rosidl and Rerun's parser take
+/// upper-case letters, digits and inner underscores only) are left out of
+/// the derived ROS 2 definition: they are not on the wire, and a schema
+/// holding one does not load in Rerun at all (`matlab-constants.bag`).
+#[test]
+fn constants_ros2_refuses_are_left_out() {
+    let def = "int32 LIMIT=7\nint32 lower=3\nuint8 Mixed=1\nint32 A_1=2\nint32 data\n";
+    let bag = one_connection("my_pkg/Consts", def, &[5i32.to_le_bytes().to_vec()]);
+    let (mcap, stats) = convert(&bag);
+    assert_eq!(stats.messages, 1);
+    let s = schemas(&mcap);
+    assert_eq!(s["/t"].1, "int32 LIMIT=7\nint32 A_1=2\nint32 data\n");
+    let (msgs, _) = ours(&mcap);
+    assert_eq!(msgs[0][2]["data"], 5);
 }

@@ -86,16 +86,16 @@ def dump(path: Path):
 
 def dump_with_topics(path: Path):
     """The messages of the bag at `path`, and for a rosbag2 folder each
-    topic's `[message count, offered QoS profiles]` as rosbags reads them
-    from its `metadata.yaml` (profiles as the repr of rosbags' `Qos`
-    objects)."""
+    topic's `[message count, offered QoS profiles, type description hash]`
+    as rosbags reads them from its `metadata.yaml` (profiles as the repr
+    of rosbags' `Qos` objects)."""
     out = []
     topics = {}
     with AnyReader([path]) as reader:
         for conn in reader.connections:
             qos = getattr(conn.ext, 'offered_qos_profiles', None)
-            count, _ = topics.get(conn.topic, (0, None))
-            topics[conn.topic] = (count + conn.msgcount, repr(qos))
+            count, _, _ = topics.get(conn.topic, (0, None, None))
+            topics[conn.topic] = (count + conn.msgcount, repr(qos), conn.digest)
         for conn, timestamp, raw in reader.messages():
             msg = reader.deserialize(raw, conn.msgtype)
             out.append([conn.topic, timestamp, norm(msg, reader.typestore)])

@@ -76,6 +76,10 @@ pub struct MessageType {
     /// The deepest nesting compiling allowed, which decoding and
     /// [`value_type`](Self::value_type) follow too.
     pub(crate) max_nesting: usize,
+    /// The interface kind of the top-level type (`msg` or `srv`), the
+    /// middle part of its full name in
+    /// [`type_description_hash`](Self::type_description_hash).
+    pub(crate) interface: &'static str,
 }
 
 impl MessageType {
@@ -106,7 +110,7 @@ impl MessageType {
     /// ```
     pub fn parse_with_limits(type_name: &str, text: &str, limits: &Limits) -> Result<Self> {
         let defs = parse_definition(type_name, text)?;
-        Self::from_defs_with_limits(defs, limits)
+        Self::from_defs_with_limits(defs, limits).map(|t| t.named(type_name))
     }
 
     /// Parses a stored `ros2idl` text of type `type_name` (see
@@ -121,7 +125,18 @@ impl MessageType {
     /// [`parse_with_limits`](Self::parse_with_limits)).
     pub fn parse_idl_with_limits(type_name: &str, text: &str, limits: &Limits) -> Result<Self> {
         let defs = crate::idl::parse_idl_with_limits(type_name, text, limits)?;
-        Self::from_defs_with_limits(defs, limits)
+        Self::from_defs_with_limits(defs, limits).map(|t| t.named(type_name))
+    }
+
+    /// Takes the interface kind from a full type name `pkg/srv/Type`
+    /// (`msg` unless the middle part says `srv`); a name of two parts
+    /// keeps what [`from_defs`](Self::from_defs) found.
+    fn named(mut self, type_name: &str) -> Self {
+        let parts: Vec<&str> = type_name.trim().split('/').collect();
+        if let [_, kind, _] = parts.as_slice() {
+            self.interface = if *kind == "srv" { "srv" } else { "msg" };
+        }
+        self
     }
 
     /// Compiles already parsed definitions, the top-level type first,
@@ -176,10 +191,12 @@ impl MessageType {
                 .map_err(|reason| Error::definition(&top.name, reason))?;
             compiled[i].min_size = size;
         }
+        let interface = crate::hash::inferred_interface(&defs);
         Ok(MessageType {
             defs,
             compiled,
             max_nesting,
+            interface,
         })
     }
 

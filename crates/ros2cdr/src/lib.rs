@@ -16,6 +16,8 @@
 //!   that name the byte offset and what was expected;
 //!   [`MessageType::value_type`] is the [`logcore::ValueType`] of the
 //!   values it decodes to.
+//! - [`MessageType::type_description_hash`] is the ROS 2 type hash
+//!   (`RIHS01_...`, REP 2011) rosbag2 records per topic ([`hash`]).
 //!
 //! ```
 //! use logcore::Value;
@@ -29,6 +31,7 @@
 
 mod decode;
 pub mod error;
+pub mod hash;
 pub mod idl;
 pub mod msg;
 mod types;

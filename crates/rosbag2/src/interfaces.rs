@@ -235,6 +235,23 @@ impl Definitions {
         names.len()
     }
 
+    /// The ROS 2 type description hash (`RIHS01_...`, see
+    /// [`ros2cdr::hash`]) of `type_name` under these definitions (its
+    /// [`resolve`](Self::resolve)d text); `None` when the type, or a type
+    /// it uses, is unknown.
+    ///
+    /// ```
+    /// let d = rosbag2::Definitions::bundled(rosbag2::Distro::Jazzy);
+    /// let h = d.type_description_hash("sensor_msgs/msg/Imu").unwrap();
+    /// assert_eq!(h, "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b");
+    /// assert_eq!(d.type_description_hash("nobody/msg/Knows"), None);
+    /// ```
+    pub fn type_description_hash(&self, type_name: &str) -> Option<String> {
+        let text = self.resolve(type_name)?;
+        let t = ros2cdr::MessageType::parse(&full_name(type_name), &text).ok()?;
+        Some(t.type_description_hash())
+    }
+
     /// True when no definition is known.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -245,11 +262,14 @@ impl Definitions {
     /// itself is unknown (a dependency that is unknown is left for the
     /// parser to name). A `pkg/srv/Srv_Event` name gives the `.srv`
     /// text of `pkg/srv/Srv` with the types of its request and response.
+    /// The sections are named `MSG: pkg/Type`, as rosbag2 writes them and
+    /// as fields name the types they use.
     ///
     /// ```
     /// let d = rosbag2::Definitions::default();
     /// let text = d.resolve("geometry_msgs/msg/PointStamped").unwrap();
-    /// assert!(text.contains("MSG: std_msgs/msg/Header"));
+    /// assert!(text.contains("std_msgs/Header header"));
+    /// assert!(text.contains("\nMSG: std_msgs/Header\n"));
     /// let t = ros2cdr::MessageType::parse("geometry_msgs/msg/PointStamped", &text)?;
     /// assert_eq!(t.name(), "geometry_msgs/PointStamped");
     /// # Ok::<(), ros2cdr::Error>(())
@@ -279,8 +299,11 @@ impl Definitions {
                 out.push('\n');
             }
             out.push_str(SEPARATOR);
+            // Sections named `pkg/Type`, as rosbag2 names them and as
+            // fields refer to them: readers that match a field's type to
+            // a section by its text (Rerun's ROS 2 reflection) find it.
             out.push_str("\nMSG: ");
-            out.push_str(&dep);
+            out.push_str(&ros2cdr::msg::canonical_name(&dep));
             out.push('\n');
             out.push_str(text);
             for d in uses(text, &pkg(&dep)) {

@@ -7,7 +7,13 @@ registered from the definitions the bag stores (the `message_definitions`
 table, MCAP schemas), and each message is deserialised by rosbags'
 typestore (ROS2_JAZZY plus those definitions). Output: the JSON form of
 `rosbags_dump.py` (`{"messages": [{topic, type, timestamp, value}]}`)
-plus the metadata rosbags reports.
+plus the metadata rosbags reports: per topic also the type description
+hash rosbags reads (`digest`) and rosbags' own RIHS01 hash of the type it
+registered from the bag's definition (`rihs01`, `Typestore.hash_rihs01`
+with a `.msg` `char` given uint8's field type id 3, as ROS 2 gives it,
+and whether rosbags 0.11.9, which gives it 13, hashes the type otherwise;
+null for types not registered, service events and topics without
+messages).
 
 Usage: python rosbags_read.py OUT.json BAG... (OUT.json: one entry per bag,
 by the argument given; a bag rosbags refuses gets `{"error": ...}`; an
@@ -26,7 +32,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rosbags.interfaces import MessageDefinitionFormat  # noqa: E402
 from rosbags.rosbag2 import Reader  # noqa: E402
 from rosbags.typesys import Stores, get_typestore  # noqa: E402
+from rosbags.typesys import store as store_module  # noqa: E402
 from rosbags_dump import full, msg_name, register, to_json  # noqa: E402
+
+
+def rihs01(store, ty: str, registered: set) -> list | None:
+    """rosbags' hash of a registered message type with `char` as uint8,
+    and whether rosbags as shipped (`char` as 13) gives another."""
+    if ty not in registered:
+        return None
+    store_module.TIDMAP['char'] = 13
+    stock = store.hash_rihs01(ty)
+    store_module.TIDMAP['char'] = 3
+    fixed = store.hash_rihs01(ty)
+    return [fixed, stock != fixed]
 
 
 def read(bag: Path, with_messages: bool) -> dict:
@@ -62,6 +81,8 @@ def read(bag: Path, with_messages: bool) -> dict:
                 c.topic: {
                     'type': c.msgtype,
                     'count': c.msgcount,
+                    'digest': c.digest,
+                    'rihs01': rihs01(store, full(c.msgtype), registered),
                     'qos': [
                         {
                             'history': q.history.name,

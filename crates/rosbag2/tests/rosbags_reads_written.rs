@@ -5,7 +5,10 @@
 //! typestore, with the definitions our bag stores). The values rosbags
 //! deserialises must equal those rosbags gives for the source bag
 //! (`expected/*.json`, made by `rosbags_dump.py`), so the reference is
-//! rosbags, not this crate. Skipped, with a note, without the corpus or
+//! rosbags, not this crate. The type description hash rosbags reads for
+//! each topic with messages must equal rosbags' own RIHS01 hash of the
+//! type it registered from the bag's definition, or be empty for a type
+//! using `char` (which rosbags hashes otherwise than ROS 2). Skipped, with a note, without the corpus or
 //! the Python environment (`target/interop-venv` of the checkout, which
 //! `cargo xtask ci` makes before the tests, or
 //! `$ROSBAGS_PYTHON`).
@@ -267,6 +270,8 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
         }
     }
     let mut qos_checked = 0;
+    let mut hashes_checked = 0;
+    let mut chars = 0;
     for (path, want, counts, mode, source) in &written {
         let key = path.display().to_string();
         let g = &got[&key];
@@ -301,6 +306,18 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
         for (t, (ty, n)) in counts {
             assert_eq!(topics[t]["type"].as_str(), Some(ty.as_str()), "{key} {t}");
             assert_eq!(topics[t]["count"].as_u64(), Some(*n), "{key} {t}");
+            // The type hash our writer computed, as rosbags reads it, is
+            // rosbags' own hash of the type it registered from the bag;
+            // for a type using `char`, which rosbags hashes otherwise than
+            // ROS 2, the writer records none.
+            if let Some(want) = topics[t]["rihs01"][0].as_str() {
+                assert!(want.starts_with("RIHS01_"), "{key} {t}: {want}");
+                let uses_char = topics[t]["rihs01"][1].as_bool().unwrap();
+                let want = if uses_char { "" } else { want };
+                assert_eq!(topics[t]["digest"].as_str(), Some(want), "{key} {t}");
+                hashes_checked += 1;
+                chars += usize::from(uses_char);
+            }
         }
         // The QoS profiles as rosbags reads them from our bag and from
         // the source's metadata (a lone `.db3` has none rosbags reads).
@@ -325,6 +342,18 @@ fn rosbags_reads_our_bags_as_it_reads_the_sources() {
     // The topics of the nine sources with a metadata.yaml, in six bags each.
     // (and the two topics of rewriter_a in its six split bags).
     assert_eq!(qos_checked, 6 * 21 + 6 * 2);
+    eprintln!("{hashes_checked} topic type hashes equal rosbags' own ({chars} empty: char)");
+    // test_msgs BasicTypes has a `char` field, and Arrays, Nested and
+    // others hold it; std_msgs String, Empty, Strings and others none.
+    assert!(chars >= 2 * 6, "{chars} types with char");
+    assert!(
+        hashes_checked - chars >= 6 * 5,
+        "{chars} of {hashes_checked} with char"
+    );
+    assert!(
+        hashes_checked >= 6 * 10,
+        "{hashes_checked} type hashes checked"
+    );
     assert_eq!(
         checked,
         6 * (7 + 150 + 150 + 75 + 75 + 5 + 13 + 7 + 75 + 5) + 6 * 150

@@ -170,7 +170,25 @@ fn every_corpus_bag_round_trips() {
                         assert_eq!(qa.deadline, qb.deadline, "{tag}");
                         assert_eq!(qa.lifespan, qb.lifespan, "{tag}");
                     }
-                    assert_eq!(a.type_description_hash, b.type_description_hash, "{tag}");
+                    // A hash the source has is kept; without one, the
+                    // writer computes it from the definition (none for a
+                    // message type using `char`, see the writer's docs).
+                    let want = match (&a.definition, a.serialization_format.as_str()) {
+                        (Some(d), "cdr") if a.type_description_hash.is_empty() => {
+                            let t = ros2cdr::MessageType::parse(
+                                &rosbag2::interfaces::full_name(&a.type_name),
+                                &d.text,
+                            )
+                            .unwrap();
+                            if t.uses_char() {
+                                String::new()
+                            } else {
+                                t.type_description_hash()
+                            }
+                        }
+                        _ => a.type_description_hash.clone(),
+                    };
+                    assert_eq!(b.type_description_hash, want, "{tag} {}", a.name);
                     // The definition the source was decoded with is stored.
                     // (A topic that is not CDR is read without one.)
                     if let (Some(d), "cdr") = (&a.definition, a.serialization_format.as_str()) {

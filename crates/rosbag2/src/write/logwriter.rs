@@ -6,8 +6,9 @@
 //! an empty definition, as rosbag2 does). The channel's message encoding
 //! is the serialization format (`cdr` when empty); its metadata
 //! `offered_qos_profiles` (YAML text) and `type_description_hash`, as
-//! [`crate::channel_info`] sets them, are kept. `set_metadata` entries go
-//! to `custom_data`.
+//! [`crate::channel_info`] sets them (or `topic_type_hash`, as rosbag2's
+//! MCAP channels hold it), are kept; without a hash the writer computes
+//! it from the definition. `set_metadata` entries go to `custom_data`.
 
 use logcore::{ChannelId, ChannelInfo, LogWriter, Message};
 
@@ -51,7 +52,11 @@ impl LogWriter for Bag2Writer {
                 })?;
             }
         }
-        if let Some(h) = info.metadata.get("type_description_hash") {
+        if let Some(h) = info
+            .metadata
+            .get("type_description_hash")
+            .or_else(|| info.metadata.get("topic_type_hash"))
+        {
             spec.type_description_hash = h.clone();
         }
         Ok(ChannelId(self.add_topic_with(spec)?))

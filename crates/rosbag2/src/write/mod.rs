@@ -1,6 +1,11 @@
 //! [`Bag2Writer`]: writes a rosbag2 bag, SQLite (`.db3`) or MCAP storage,
 //! with `metadata.yaml` version 9 as rosbag2 jazzy writes it.
 //!
+//! - **Type hashes**: a topic added without a `type_description_hash`
+//!   gets the RIHS01 hash of its definition (when that defines every type
+//!   it uses), in `metadata.yaml`, the SQLite tables and the MCAP
+//!   channels' `topic_type_hash`; else it stays empty, as rosbag2 leaves
+//!   it for unknown types.
 //! - **SQLite**: the tables of the current rosbag2 schema (`schema`
 //!   version 4 with the distribution, `metadata` holding the metadata
 //!   YAML, `topics` with QoS profiles and type hash, `messages` with the
@@ -248,8 +253,10 @@ impl Bag2Writer {
         self.add_topic_with(spec)
     }
 
-    /// Adds a topic with every field the bag keeps; its id.
-    pub fn add_topic_with(&mut self, spec: TopicSpec) -> Result<u32> {
+    /// Adds a topic with every field the bag keeps; its id. A spec
+    /// without a type description hash gets the one its CDR definition
+    /// gives ([`TopicDefinition::recorded_type_hash`]), if any.
+    pub fn add_topic_with(&mut self, mut spec: TopicSpec) -> Result<u32> {
         self.check_open()?;
         if spec.name.is_empty() || spec.type_name.is_empty() {
             return Err(write_err(
@@ -270,6 +277,11 @@ impl Bag2Writer {
         }
         let id = u32::try_from(self.topics.len() + 1)
             .map_err(|_| write_err(&self.target, "too many topics"))?;
+        if spec.type_description_hash.is_empty() && spec.serialization_format == "cdr" {
+            if let Some(h) = spec.definition.recorded_type_hash(&spec.type_name) {
+                spec.type_description_hash = h;
+            }
+        }
         let file = FileTopic {
             id,
             name: spec.name.clone(),

@@ -139,6 +139,66 @@ impl TopicDefinition {
             text: text.into(),
         }
     }
+
+    /// The ROS 2 type description hash (`RIHS01_...`, see
+    /// [`ros2cdr::hash`]) of `type_name` (`pkg/msg/Type`,
+    /// `pkg/srv/Srv_Event`) under this definition: `None` when the
+    /// definition's encoding is not `ros2msg` or `ros2idl` (empty: the
+    /// definition is unknown), or when it does not parse (a type it uses
+    /// is not defined in it), so the hash of a type is never made up from
+    /// part of it. An empty `ros2msg` text is a type without fields.
+    ///
+    /// ```
+    /// let d = rosbag2::TopicDefinition::msg("int64 a\nint64 b\n---\nint64 sum\n");
+    /// // The hash rosbag2 recorded for this service's event topics.
+    /// assert_eq!(
+    ///     d.type_description_hash("example_interfaces/srv/AddTwoInts_Event").as_deref(),
+    ///     Some("RIHS01_32c1d140259c71e5c355115942bcb31df98b4330e4d906b1b75ccb1c9b3ce6c8"),
+    /// );
+    /// assert_eq!(rosbag2::TopicDefinition::default().type_description_hash("a/msg/B"), None);
+    /// // test_msgs/msg/Empty, as rosbag2's test bags store it.
+    /// assert!(rosbag2::TopicDefinition::msg("").type_description_hash("test_msgs/msg/Empty").is_some());
+    /// ```
+    pub fn type_description_hash(&self, type_name: &str) -> Option<String> {
+        self.message_type(type_name)
+            .map(|t| t.type_description_hash())
+    }
+
+    /// The hash a writer records for a topic of `type_name` under this
+    /// definition when it is given none ([`Bag2Writer`] does, and ROS 2
+    /// MCAP writers may, as rosbag2's `topic_type_hash`): the
+    /// [`type_description_hash`](Self::type_description_hash), but `None`
+    /// for a message type that uses a `char` field, whose hash ROS 2 and
+    /// rosbags 0.11.9 compute differently (rosbags refuses a bag whose
+    /// recorded hash is not its own; see
+    /// `ros2cdr::MessageType::uses_char`). A service event keeps its hash:
+    /// rosbags reads no `.srv` definition, so it never compares it.
+    ///
+    /// ```
+    /// use rosbag2::TopicDefinition;
+    /// let imu = TopicDefinition::msg("uint8 a\n");
+    /// assert!(imu.recorded_type_hash("p/msg/A").is_some());
+    /// assert_eq!(TopicDefinition::msg("char c\n").recorded_type_hash("p/msg/C"), None);
+    /// ```
+    ///
+    /// [`Bag2Writer`]: crate::Bag2Writer
+    pub fn recorded_type_hash(&self, type_name: &str) -> Option<String> {
+        let service = crate::interfaces::full_name(type_name).contains("/srv/");
+        self.message_type(type_name)
+            .filter(|t| service || !t.uses_char())
+            .map(|t| t.type_description_hash())
+    }
+
+    /// The type `type_name` parsed from this definition, if it parses.
+    fn message_type(&self, type_name: &str) -> Option<ros2cdr::MessageType> {
+        let name = crate::interfaces::full_name(type_name);
+        let t = match self.encoding.as_str() {
+            "ros2msg" => ros2cdr::MessageType::parse(&name, &self.text),
+            "ros2idl" => ros2cdr::MessageType::parse_idl(&name, &self.text),
+            _ => return None,
+        };
+        t.ok()
+    }
 }
 
 /// Everything the bag keeps about a topic, for
@@ -155,7 +215,17 @@ pub struct TopicSpec {
     pub definition: TopicDefinition,
     /// Offered QoS profiles (policies by number or by name).
     pub qos: Vec<QosProfile>,
-    /// Type description hash (`RIHS01_...`, or empty).
+    /// Type description hash (`RIHS01_...`, or empty). Left empty, the
+    /// writer computes it from [`definition`](Self::definition) when
+    /// that defines the type and every type it uses
+    /// ([`TopicDefinition::type_description_hash`]); it stays empty
+    /// otherwise, as rosbag2 writes it for types it does not know, and
+    /// for a message type that uses a `char` field: ROS 2 and rosbags
+    /// 0.11.9 hash those differently, and rosbags refuses to read a bag
+    /// whose hash differs from its own (see
+    /// `ros2cdr::MessageType::uses_char`; service events, whose
+    /// definitions rosbags does not read, keep theirs). A hash given
+    /// here is written as it is.
     pub type_description_hash: String,
 }
 

@@ -10,11 +10,14 @@
 //!
 //! - header profile `ros2`; one schema per ROS 2 type and definition,
 //!   named `pkg/msg/Type`, encoding `ros2msg`, holding the concatenated
-//!   ROS 2 definition (the type, then a `MSG: pkg/msg/Type` section after
+//!   ROS 2 definition (the type, then a `MSG: pkg/Type` section after
 //!   a line of `=` for each type it uses);
 //! - one channel per topic, type and latching (connections that differ in
 //!   nothing else, such as two publishers, share one, as in rosbags),
-//!   message encoding `cdr`, metadata `offered_qos_profiles` as
+//!   message encoding `cdr`, metadata `topic_type_hash` (the RIHS01 type
+//!   hash, as rosbag2 writes it; left out for types using `char`, see
+//!   `rosbag2::TopicDefinition::recorded_type_hash`) and
+//!   `offered_qos_profiles` as
 //!   rosbags-convert writes it: for a latched connection (`latching=1`)
 //!   one profile with durability `transient_local`, reliability
 //!   `reliable`, history `unknown`, depth 0 and infinite times; for any
@@ -168,6 +171,12 @@ impl<W: Write> Sink for McapSink<W> {
         let mut metadata = BTreeMap::new();
         let qos = if t.latched { LATCHED_QOS } else { "[]" };
         metadata.insert("offered_qos_profiles".to_string(), qos.to_string());
+        // The type hash, where rosbag2's MCAP files hold it (and as the
+        // rosbag2 writer records it: none for types using `char`).
+        if let Some(h) = rosbag2::TopicDefinition::msg(t.definition).recorded_type_hash(t.type_name)
+        {
+            metadata.insert("topic_type_hash".to_string(), h);
+        }
         let id = self.w.add_channel(schema, t.name, "cdr", &metadata)?;
         self.channels.insert(ckey, id);
         Ok(u32::from(id))

@@ -129,11 +129,19 @@ pub(super) struct Compiled {
 
 /// The ROS 2 definition text of the ROS 1 type `d`: `time` and
 /// `duration` as `builtin_interfaces/Time` and `Duration`, everything else
-/// as written (constants too, when `constants`).
+/// as written (constants too, when `constants`, but those whose names ROS
+/// 2 refuses: upper-case letters, digits and inner underscores only, as
+/// rosidl and Rerun require).
 fn derive_text(d: &M1, constants: bool) -> String {
+    let ros2_name = |n: &str| {
+        n.starts_with(|c: char| c.is_ascii_uppercase())
+            && !n.ends_with('_')
+            && n.bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    };
     let mut out = String::new();
     if constants {
-        for c in &d.constants {
+        for c in d.constants.iter().filter(|c| ros2_name(&c.name)) {
             out.push_str(&format!("{} {}={}\n", c.type_name, c.name, c.value));
         }
     }
