@@ -24,7 +24,7 @@ use crate::{Result, corpus, opt, root, run, step};
 
 /// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
 /// mcap and its decoders at the versions of the other interop checks).
-const PACKAGES: [&str; 12] = [
+pub(crate) const PACKAGES: [&str; 12] = [
     "pyulog==1.3.0",
     "rosbags==0.11.9",
     "mcap==1.6.0",
