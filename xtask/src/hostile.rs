@@ -816,7 +816,7 @@ fn measure(exe: &Path, args: &[&str], path: &PathBuf) -> Result<Measured> {
 /// once `limit` has passed; returns its status, resource usage and
 /// whether it was killed.
 #[allow(unsafe_code)]
-fn wait_with_timeout(pid: i32, limit: Duration) -> Result<(i32, libc::rusage, bool)> {
+pub(crate) fn wait_with_timeout(pid: i32, limit: Duration) -> Result<(i32, libc::rusage, bool)> {
     let started = Instant::now();
     let mut killed = false;
     loop {

@@ -35,8 +35,10 @@ mod osi;
 mod osi_fixtures;
 mod package;
 mod py;
+mod pybench;
 mod report;
 mod ros2;
+mod ros2bench;
 mod rosbag;
 mod sql;
 mod ulog;
@@ -59,7 +61,10 @@ commands:
   fuzz cmin [TARGET] [--max N]     merge the working corpus into a minimised committed corpus
   bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
                                    carla, rosbag, ulog, convert, sql; default: all); bench
-                                   export: time against the number of logs and topics
+                                   export: time against the number of logs and topics;
+                                   bench python: the wheel against pyulog, rosbags and
+                                   python mcap; bench ros2: ROS 1 bag -> ROS 2 MCAP and
+                                   .db3 against rosbags-convert
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
                                    xtask/src/<format>.rs
   export ulog2csv|corpus [--corpus DIR]
@@ -252,7 +257,7 @@ fn fixtures_cmd(args: &[String]) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 9] = [
+const BENCHES: [(&str, &str); 11] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
@@ -262,6 +267,8 @@ const BENCHES: [(&str, &str); 9] = [
     ("sql", "robolog-sql"),
     ("export", "robolog-arrow"),
     ("report", "robolog-report"),
+    ("python", "robolog-py"),
+    ("ros2", "ros1to2"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -297,6 +304,8 @@ fn bench_cmd(args: &[String]) -> Result {
             "convert" => convert::bench(args)?,
             "sql" => sql::bench(args)?,
             "report" => report::bench(args)?,
+            "python" => pybench::bench(args)?,
+            "ros2" => ros2bench::bench()?,
             "export" => {
                 step("bench export: time against the number of logs and topics");
                 hostile::scaling_bench()?;

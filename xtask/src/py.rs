@@ -31,7 +31,7 @@ use crate::{Result, cargo, corpus, opt, root, run, step};
 
 /// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
 /// mcap and its decoders at the versions of the other interop checks).
-const PACKAGES: [&str; 11] = [
+pub(crate) const PACKAGES: [&str; 11] = [
     "pyulog==1.3.0",
     "rosbags==0.11.9",
     "mcap==1.6.0",
@@ -45,8 +45,8 @@ const PACKAGES: [&str; 11] = [
     "pytest==9.2.0",
 ];
 
-/// maturin, for `--maturin`.
-const MATURIN: &str = "maturin==1.16.0";
+/// maturin, for `--maturin` (and the benchmark's release wheel).
+pub(crate) const MATURIN: &str = "maturin==1.16.0";
 
 /// The crate of the package.
 const CRATE: &str = "crates/robolog-py";

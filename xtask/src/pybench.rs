@@ -1,0 +1,456 @@
+//! `cargo xtask bench python`: the Python package against the readers
+//! Python users compare it with, each building the same pandas DataFrames
+//! (`pybench.py`, run with the interop venv's python):
+//!
+//! - ULog: every topic of the largest real flight log of the corpus
+//!   (`pyulog/sample_appended.ulg`, PX4 v1.6.0 on a Pixracer, 4.5 MB)
+//!   with `Log.to_pandas(name)` and `Log.to_pandas(name, flatten=True)`,
+//!   against `pyulog.ULog` plus `pandas.DataFrame(d.data)` per dataset;
+//! - ROS 1: the `/imu` topic of [`imu_bag`] (300,000 `sensor_msgs/Imu`)
+//!   as flat columns, against rosbags' `AnyReader` and `deserialize`;
+//! - ROS 2 MCAP: the same topic of that bag converted with `robolog
+//!   convert --ros2`, against python `mcap` and `mcap-ros2-support`;
+//! - memory: the peak RSS increase of `Log.table("/imu")` in a fresh
+//!   process against the Arrow table's size.
+//!
+//! The wheel is built in release (`maturin build --release` into
+//! `target/wheels-release`, leaving the gate's dev wheel alone) and
+//! installed into the interop venv beside the pinned peers. Before timing,
+//! the script requires robolog's values to equal each peer's. Times are
+//! the best of three; nothing is asserted on them.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value as Json;
+
+use crate::python::{Venv, stdout_of};
+use crate::{Result, cargo, corpus, opt, root, run, step};
+
+/// The script run in the venv.
+const SCRIPT: &str = include_str!("pybench.py");
+
+/// The topic of the Imu benchmark bag.
+pub(crate) const IMU_TOPIC: &str = "/imu";
+
+/// Messages in the Imu benchmark bag.
+pub(crate) const IMU_MESSAGES: u32 = 300_000;
+
+/// The ULog file of the benchmark, under the corpus's `ulog` folder.
+const ULOG_FILE: &str = "pyulog/sample_appended.ulg";
+
+/// The Cargo target folder: `CARGO_TARGET_DIR` when set (relative to the
+/// workspace root), else the workspace's `target`.
+pub(crate) fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) => root().join(d),
+        None => root().join("target"),
+    }
+}
+
+/// The release `robolog` binary without the default features (no
+/// DataFusion), as the conversion benchmarks build it; ROS 2 output is in
+/// the library's default features.
+pub(crate) fn release_robolog() -> Result<PathBuf> {
+    run(cargo().args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "robolog-cli",
+        "--no-default-features",
+    ]))?;
+    Ok(target_dir().join("release/robolog"))
+}
+
+/// `cargo xtask bench python [--corpus DIR]`.
+pub(crate) fn bench(args: &[String]) -> Result {
+    step("bench python (robolog's wheel against pyulog, rosbags and python mcap)");
+    let corpus = corpus::locate(opt(args, "--corpus"))?
+        .ok_or("the Python benchmark needs the corpus (its ULog flight)")?;
+    let ulg = corpus.join("ulog").join(ULOG_FILE);
+    let mut packages = crate::py::PACKAGES.to_vec();
+    packages.push(crate::py::MATURIN);
+    let venv = Venv::with(&packages)?;
+    let wheel = release_wheel(&venv)?;
+    run(venv
+        .command()
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--force-reinstall",
+            "--no-deps",
+        ])
+        .arg(&wheel))?;
+    let exe = release_robolog()?;
+    let dir = root().join("target/bench-python");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let bag = imu_bag()?;
+    let mcap = dir.join("imu2.mcap");
+    if !mcap.exists() {
+        run(Command::new(&exe)
+            .arg("convert")
+            .arg(&bag)
+            .arg(&mcap)
+            .arg("--ros2"))?;
+    }
+    let script = dir.join("pybench.py");
+    std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+    let python = |what: &str, args: &[&dyn AsRef<std::ffi::OsStr>]| -> Result<Json> {
+        let mut c = venv.command();
+        c.arg(&script).arg(what);
+        for a in args {
+            c.arg(a);
+        }
+        let out = stdout_of(c, &format!("pybench.py {what}"))?;
+        serde_json::from_str(out.trim()).map_err(|e| format!("pybench.py {what}: {e}: {out}"))
+    };
+    eprintln!("xtask: bench python: {}", ulg.display());
+    let u = python("ulog", &[&ulg])?;
+    eprintln!(
+        "xtask: bench python: {} and {}",
+        bag.display(),
+        mcap.display()
+    );
+    let i = python("imu", &[&bag, &mcap, &IMU_TOPIC])?;
+    let m = python("memory", &[&bag, &IMU_TOPIC])?;
+
+    let f = |j: &Json, k: &str| j[k].as_f64().unwrap_or(f64::NAN);
+    let size = |p: &Path| std::fs::metadata(p).map_or(f64::NAN, |m| m.len() as f64 / 1e6);
+    let (ulg_mb, bag_mb, mcap_mb) = (size(&ulg), size(&bag), size(&mcap));
+    let rows = [
+        Row::new(
+            "ULog, every topic: to_pandas",
+            ulg_mb,
+            f(&u, "robolog"),
+            "pyulog + DataFrame",
+            f(&u, "pyulog"),
+            20.0,
+        ),
+        Row::new(
+            "ULog, every topic: flatten=True",
+            ulg_mb,
+            f(&u, "robolog_flat"),
+            "pyulog + DataFrame",
+            f(&u, "pyulog"),
+            20.0,
+        ),
+        Row::new(
+            "ROS 1 bag, /imu flat",
+            bag_mb,
+            f(&i["bag"], "robolog"),
+            "rosbags AnyReader",
+            f(&i["bag"], "peer"),
+            30.0,
+        ),
+        Row::new(
+            "ROS 2 MCAP, /imu flat",
+            mcap_mb,
+            f(&i["mcap"], "robolog"),
+            "mcap + mcap-ros2",
+            f(&i["mcap"], "peer"),
+            20.0,
+        ),
+    ];
+    let mut text = String::new();
+    text.push_str(&format!(
+        "\nxtask: bench python (best of 3, seconds; MB/s of the input file):\n  {:<34} {:>8} {:>8}  {:<20} {:>8} {:>7} {:>7}  met\n",
+        "case", "robolog", "MB/s", "peer", "peer", "ratio", "target"
+    ));
+    for r in &rows {
+        text.push_str(&r.line());
+    }
+    text.push_str(&format!(
+        "  ULog: {} ({:.1} MB): {} robolog tables, {} pyulog datasets, {} rows, {} columns equal to pyulog's\n",
+        ULOG_FILE,
+        ulg_mb,
+        u["tables"],
+        u["datasets"],
+        u["rows"],
+        u["columns_checked"]
+    ));
+    text.push_str(&format!(
+        "  Imu: {} rows, values equal to the peers' (bag {bag_mb:.1} MB, MCAP {mcap_mb:.1} MB)\n",
+        i["bag"]["rows"]
+    ));
+    let (peak, table) = (f(&m, "peak_increase"), f(&m, "table_bytes"));
+    let file = f(&m, "file_increase");
+    let ratio = peak / table;
+    let anon = (peak - file) / table;
+    text.push_str(&format!(
+        "  memory: Log.table(\"/imu\") raised the peak RSS by {:.1} MB for a {:.1} MB Arrow table: {ratio:.2}x (target < 1.5x: {}); {:.1} MB of it are pages of the mapped {:.1} MB bag (page cache), the rest {anon:.2}x the table ({})\n",
+        peak / 1e6,
+        table / 1e6,
+        if ratio < 1.5 { "met" } else { "NOT met" },
+        file / 1e6,
+        f(&m, "log_bytes") / 1e6,
+        if anon < 1.5 { "below 1.5x" } else { "not below 1.5x" },
+    ));
+    eprint!("{text}");
+    std::io::stderr().flush().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// One line of the table.
+struct Row {
+    case: &'static str,
+    mb: f64,
+    ours: f64,
+    peer_name: &'static str,
+    peer: f64,
+    target: f64,
+}
+
+impl Row {
+    fn new(
+        case: &'static str,
+        mb: f64,
+        ours: f64,
+        peer_name: &'static str,
+        peer: f64,
+        target: f64,
+    ) -> Row {
+        Row {
+            case,
+            mb,
+            ours,
+            peer_name,
+            peer,
+            target,
+        }
+    }
+
+    fn line(&self) -> String {
+        let ratio = self.peer / self.ours;
+        format!(
+            "  {:<34} {:>8.4} {:>8.0}  {:<20} {:>8.3} {:>6.1}x {:>6.0}x  {}\n",
+            self.case,
+            self.ours,
+            self.mb / self.ours,
+            self.peer_name,
+            self.peer,
+            ratio,
+            self.target,
+            if ratio >= self.target { "yes" } else { "NO" }
+        )
+    }
+}
+
+/// Builds the wheel in release with `venv`'s maturin into
+/// `target/wheels-release` (the gate's dev wheel in `target/wheels` is
+/// left alone); its path.
+fn release_wheel(venv: &Venv) -> Result<PathBuf> {
+    let out = root().join("target/wheels-release");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    run(venv
+        .command()
+        .args(["-m", "maturin", "build", "--release", "--manifest-path"])
+        .arg(root().join("crates/robolog-py/Cargo.toml"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--interpreter")
+        .arg(venv.python()))?;
+    let wheels: Vec<PathBuf> = std::fs::read_dir(&out)
+        .map_err(|e| format!("{}: {e}", out.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+        .collect();
+    match wheels.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(format!(
+            "maturin left {} wheels in {}",
+            wheels.len(),
+            out.display()
+        )),
+    }
+}
+
+/// The full ROS 1 definition of `sensor_msgs/Imu`, as `rosbag record`
+/// stores it (comments left out: they do not change the md5sum).
+const IMU_DEFINITION: &str = "std_msgs/Header header\n\
+geometry_msgs/Quaternion orientation\n\
+float64[9] orientation_covariance\n\
+geometry_msgs/Vector3 angular_velocity\n\
+float64[9] angular_velocity_covariance\n\
+geometry_msgs/Vector3 linear_acceleration\n\
+float64[9] linear_acceleration_covariance\n\
+================================================================================\n\
+MSG: std_msgs/Header\n\
+uint32 seq\n\
+time stamp\n\
+string frame_id\n\
+================================================================================\n\
+MSG: geometry_msgs/Quaternion\n\
+float64 x\n\
+float64 y\n\
+float64 z\n\
+float64 w\n\
+================================================================================\n\
+MSG: geometry_msgs/Vector3\n\
+float64 x\n\
+float64 y\n\
+float64 z\n";
+
+/// ROS's md5sum of `sensor_msgs/Imu`.
+const IMU_MD5: &str = "6a62c6daae103f4ff57a132d6f95cec2";
+
+/// The first stamp of the bag (s since the Unix epoch).
+const IMU_START_SEC: u32 = 1_700_000_000;
+
+/// 400 Hz.
+const IMU_PERIOD_NS: u64 = 2_500_000;
+
+/// A small deterministic noise source (xorshift64), in [-1, 1).
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+/// The stamp of message `i` (s, ns).
+fn imu_stamp(i: u32) -> (u32, u32) {
+    let ns = u64::from(i) * IMU_PERIOD_NS;
+    (
+        IMU_START_SEC + (ns / 1_000_000_000) as u32,
+        (ns % 1_000_000_000) as u32,
+    )
+}
+
+/// The serialized `sensor_msgs/Imu` message `i`: an IMU on a vehicle
+/// turning slowly (yaw rate 0.1 rad/s) with a little pitch wobble, gravity
+/// on z, sensor noise, and the diagonal covariances drivers publish.
+fn imu_message(i: u32, noise: &mut Noise, out: &mut Vec<u8>) {
+    out.clear();
+    let t = f64::from(i) * IMU_PERIOD_NS as f64 * 1e-9;
+    let (sec, nsec) = imu_stamp(i);
+    out.extend_from_slice(&i.to_le_bytes());
+    out.extend_from_slice(&sec.to_le_bytes());
+    out.extend_from_slice(&nsec.to_le_bytes());
+    let frame = b"imu_link";
+    out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    out.extend_from_slice(frame);
+    let yaw = 0.1 * t;
+    let pitch = 0.02 * (0.5 * t).sin();
+    let (cy, sy) = ((yaw / 2.0).cos(), (yaw / 2.0).sin());
+    let (cp, sp) = ((pitch / 2.0).cos(), (pitch / 2.0).sin());
+    let mut put = |v: f64| out.extend_from_slice(&v.to_le_bytes());
+    // Orientation (x, y, z, w) of yaw then pitch, roll zero.
+    put(-sp * sy);
+    put(sp * cy);
+    put(cp * sy);
+    put(cp * cy);
+    let diag = |put: &mut dyn FnMut(f64), d: f64| {
+        for k in 0..9 {
+            put(if k % 4 == 0 { d } else { 0.0 });
+        }
+    };
+    diag(&mut put, 1e-3);
+    put(0.002 * noise.next());
+    put(0.01 * (0.5 * t).cos() + 0.002 * noise.next());
+    put(0.1 + 0.002 * noise.next());
+    diag(&mut put, 1e-5);
+    put(0.05 * noise.next());
+    put(0.05 * noise.next());
+    put(9.80665 + 0.05 * noise.next());
+    diag(&mut put, 4e-4);
+}
+
+/// The Imu benchmark bag, `target/bench-python/imu.bag`: [`IMU_MESSAGES`]
+/// `sensor_msgs/Imu` messages on [`IMU_TOPIC`] at 400 Hz (each recorded
+/// 0.3 ms after its stamp), written by rosbag12's writer as `rosbag
+/// record` writes: uncompressed chunks of ROS's default threshold (768
+/// KiB). Made once, reused when present.
+pub(crate) fn imu_bag() -> Result<PathBuf> {
+    let dir = root().join("target/bench-python");
+    let path = dir.join("imu.bag");
+    if path.exists() {
+        return Ok(path);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = dir.join("imu.bag.tmp");
+    let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let mut w = rosbag12::Writer::new(
+        std::io::BufWriter::new(file),
+        rosbag12::WriterOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut conn =
+        rosbag12::Connection::new(0, IMU_TOPIC, "sensor_msgs/Imu", IMU_MD5, IMU_DEFINITION);
+    conn.callerid = Some("/imu_driver".into());
+    conn.header
+        .push(("callerid".into(), b"/imu_driver".to_vec()));
+    let id = w.add_connection(conn).map_err(|e| e.to_string())?;
+    let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+    let mut data = Vec::with_capacity(400);
+    for i in 0..IMU_MESSAGES {
+        imu_message(i, &mut noise, &mut data);
+        let (sec, nsec) = imu_stamp(i);
+        let ns = u64::from(nsec) + 300_000;
+        let time = rosbag12::RosTime {
+            sec: sec + (ns / 1_000_000_000) as u32,
+            nsec: (ns % 1_000_000_000) as u32,
+        };
+        w.write(id, time, &data).map_err(|e| e.to_string())?;
+    }
+    w.finish().map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use logcore::Value;
+
+    /// The definition has ROS's md5sum, and a message decodes with
+    /// rosbag12's decoder to the stamp, frame, unit quaternion, gravity and
+    /// covariances it was made of.
+    #[test]
+    fn imu_message_decodes() {
+        let t = rosbag12::MessageType::parse("sensor_msgs/Imu", IMU_DEFINITION).unwrap();
+        assert_eq!(t.md5sum, IMU_MD5);
+        let mut data = Vec::new();
+        imu_message(401, &mut Noise(1), &mut data);
+        assert_eq!(data.len(), 4 + 8 + 4 + 8 + 32 + 72 + 24 + 72 + 24 + 72);
+        let v = t.decode(&data, 0).unwrap();
+        let header = v.get("header").unwrap();
+        assert_eq!(header.get("seq"), Some(&Value::U64(401)));
+        // Message 401 is stamped 1.0025 s after the start.
+        assert_eq!(
+            header.get("stamp"),
+            Some(&Value::Time(logcore::Timestamp(
+                i64::from(IMU_START_SEC + 1) * 1_000_000_000 + 2_500_000
+            )))
+        );
+        assert_eq!(
+            header.get("frame_id"),
+            Some(&Value::String("imu_link".into()))
+        );
+        let q = v.get("orientation").unwrap();
+        let norm: f64 = ["x", "y", "z", "w"]
+            .iter()
+            .map(|k| q.get(k).and_then(Value::as_f64).unwrap().powi(2))
+            .sum();
+        assert!((norm - 1.0).abs() < 1e-12, "{norm}");
+        let g = v.get("linear_acceleration").unwrap().get("z").unwrap();
+        assert!((g.as_f64().unwrap() - 9.80665).abs() <= 0.05);
+        assert_eq!(
+            v.get("angular_velocity_covariance"),
+            Some(&Value::F64Array(vec![
+                1e-5, 0.0, 0.0, 0.0, 1e-5, 0.0, 0.0, 0.0, 1e-5
+            ]))
+        );
+    }
+}
