@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::{GATE_FEATURES, Result, cargo, root, run, verdict};
 
 /// The publishable crates (every workspace member but xtask).
-pub(crate) const LIBRARY_CRATES: [&str; 14] = [
+pub(crate) const LIBRARY_CRATES: [&str; 15] = [
     "logcore",
     "rosmsg-grammar",
     "rosbag12",
@@ -21,6 +21,7 @@ pub(crate) const LIBRARY_CRATES: [&str; 14] = [
     "robolog",
     "robolog-arrow",
     "robolog-sql",
+    "robolog-report",
     "robolog-cli",
 ];
 
