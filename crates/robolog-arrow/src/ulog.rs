@@ -1,14 +1,19 @@
-//! The ULog fast path: scalar columns read straight from the typed column
-//! readers of `ulogfile` (one pass over the samples per column, no
-//! [`Value`](logcore::Value) per message), for tables of one subscription
-//! whose samples are in time order, where the rows are exactly those of the
-//! general path.
+//! The ULog fast path: numeric and bool columns, and fixed arrays of
+//! numbers (one typed column per element, interleaved), read straight from
+//! the typed column readers of `ulogfile` (one pass over the samples per
+//! column, no [`Value`](logcore::Value) per message), for tables of one
+//! subscription whose samples are in time order, where the rows are
+//! exactly those of the general path. A subscription without samples in
+//! the range gives no batch, whatever its columns, without reading the
+//! log's messages.
 
 use std::sync::Arc;
 
 use arrow_array::types::{TimestampNanosecondType, UInt8Type};
-use arrow_array::{ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchOptions};
-use arrow_schema::SchemaRef;
+use arrow_array::{
+    ArrayRef, BooleanArray, FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
+};
+use arrow_schema::{DataType, FieldRef, SchemaRef};
 use logcore::{Timestamp, ValueType};
 use robolog::Log;
 use ulogfile::Column;
@@ -18,7 +23,7 @@ use crate::table::{ScanOptions, Source, Table};
 
 /// The table's batches through the typed columns, or `None` when the fast
 /// path does not apply (several subscriptions, samples out of time order,
-/// a column that is not a number or a bool).
+/// a column that is not a number, a bool or a fixed array of numbers).
 pub(crate) fn batches(
     log: &Log<'_>,
     table: &Table,
@@ -56,6 +61,10 @@ pub(crate) fn batches(
     let hi = opts.end.map_or(i64::MAX, Timestamp::as_nanos);
     let first = times.partition_point(|&t| t < lo);
     let last = times.partition_point(|&t| t < hi).max(first);
+    if first == last {
+        // No row: no batch, as the general path gives none.
+        return Some(Ok(Vec::new()));
+    }
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(sources.len());
     for src in sources {
         let col: ArrayRef = match src {
@@ -68,8 +77,21 @@ pub(crate) fn batches(
                 std::iter::repeat_n(multi_id, last - first),
             )),
             Source::Field(_, f) => {
-                let column = sub.column(crate::table::original_name(&f.name))?;
-                array(&f.ty, column, first, last)?
+                let name = crate::table::original_name(&f.name);
+                match &f.ty {
+                    ValueType::FixedArray(elem, n) => {
+                        let DataType::FixedSizeList(item, _) =
+                            schema.field(columns.len()).data_type()
+                        else {
+                            return None;
+                        };
+                        let elements = (0..*n)
+                            .map(|i| sub.column(&format!("{name}[{i}]")))
+                            .collect::<Option<Vec<Column>>>()?;
+                        fixed_array(elem, item.clone(), elements, first, last)?
+                    }
+                    ty => array(ty, sub.column(name)?, first, last)?,
+                }
             }
             _ => return None,
         };
@@ -117,4 +139,61 @@ fn array(ty: &ValueType, column: Column, first: usize, last: usize) -> Option<Ar
         )),
         _ => return None,
     })
+}
+
+/// Rows `first..last` of a fixed array of numbers whose elements are the
+/// typed columns `elements` (element `i` of the array is column `i`), as
+/// the `FixedSizeList` of `item`, when every column is of type `elem`.
+fn fixed_array(
+    elem: &ValueType,
+    item: FieldRef,
+    elements: Vec<Column>,
+    first: usize,
+    last: usize,
+) -> Option<ArrayRef> {
+    use arrow_array::types as t;
+    /// The element columns' values row by row: row `r` is element 0 to
+    /// n - 1 of sample `r`.
+    fn interleave<T: arrow_array::ArrowPrimitiveType>(
+        cols: &[Vec<T::Native>],
+        first: usize,
+        last: usize,
+    ) -> Option<ArrayRef> {
+        let mut values = Vec::with_capacity((last - first) * cols.len());
+        for r in first..last {
+            for c in cols {
+                values.push(*c.get(r)?);
+            }
+        }
+        Some(Arc::new(PrimitiveArray::<T>::from_iter_values(values)))
+    }
+    macro_rules! typed {
+        ($variant:ident, $arrow:ty) => {{
+            let cols = elements
+                .into_iter()
+                .map(|c| match c {
+                    Column::$variant(v) => Some(v),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            (cols.len(), interleave::<$arrow>(&cols, first, last)?)
+        }};
+    }
+    let (n, values) = match elem {
+        ValueType::I8 => typed!(I8, t::Int8Type),
+        ValueType::U8 => typed!(U8, t::UInt8Type),
+        ValueType::I16 => typed!(I16, t::Int16Type),
+        ValueType::U16 => typed!(U16, t::UInt16Type),
+        ValueType::I32 => typed!(I32, t::Int32Type),
+        ValueType::U32 => typed!(U32, t::UInt32Type),
+        ValueType::I64 => typed!(I64, t::Int64Type),
+        ValueType::U64 => typed!(U64, t::UInt64Type),
+        ValueType::F32 => typed!(F32, t::Float32Type),
+        ValueType::F64 => typed!(F64, t::Float64Type),
+        _ => return None,
+    };
+    let size = i32::try_from(n).ok()?;
+    FixedSizeListArray::try_new(item, size, values, None)
+        .ok()
+        .map(|a| Arc::new(a) as ArrayRef)
 }
