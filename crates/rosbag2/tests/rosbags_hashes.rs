@@ -11,26 +11,13 @@
 //! with rosbags' function with that one id set to 3, and every type that
 //! uses no `char` also with rosbags' function as it ships.
 
+mod common;
+
+use common::python;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rosbag2::{Definitions, Distro};
-
-fn python() -> Option<PathBuf> {
-    let p = match std::env::var_os("ROSBAGS_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python"),
-    };
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipped: no Python with rosbags at {} (set ROSBAGS_PYTHON)",
-            p.display()
-        );
-        None
-    }
-}
 
 /// rosbags' hashes of the store `store`: (as shipped, `char` as uint8).
 fn rosbags_hashes(

@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::python;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -33,22 +35,6 @@ type Written = (
     CompressionMode,
     PathBuf,
 );
-
-fn python() -> Option<PathBuf> {
-    let p = match std::env::var_os("ROSBAGS_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python"),
-    };
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipped: no Python with rosbags at {} (set ROSBAGS_PYTHON)",
-            p.display()
-        );
-        None
-    }
-}
 
 /// The `test_msgs` definitions the corpus bags store (the bags of the
 /// old schema have none; `rosbags_dump.py` uses the same).

@@ -1,8 +1,26 @@
-//! Shared by the tests: where the corpus is.
+//! Shared by the tests: where the corpus is, and the Python with rosbags.
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The Python with rosbags: `$ROSBAGS_PYTHON`, else the interop venv of
+/// `cargo xtask`; `None` (with a printed note) when absent.
+pub(crate) fn python() -> Option<PathBuf> {
+    let p = match std::env::var_os("ROSBAGS_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python"),
+    };
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: no Python with rosbags at {} (set ROSBAGS_PYTHON)",
+            p.display()
+        );
+        None
+    }
+}
 
 /// `../shared/corpus/rosbag2` next to the workspace, or
 /// `$ROBOLOG_CORPUS/rosbag2`; `None` (with a printed note) when absent.
