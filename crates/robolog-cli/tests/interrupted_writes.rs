@@ -443,6 +443,72 @@ fn sigint_and_sigterm_remove_the_temporary_files_and_end_the_command() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The temporary folders of ROS 2 bags being written in `dir`.
+fn temp_folders(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.to_string_lossy().contains(".rosbag2-tmp-"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn sigint_and_sigterm_remove_the_temporary_folder_of_a_ros2_bag() {
+    let dir = scratch("signals-rosbag2");
+    // Five times the bag of the SIGKILL test: still being written when the
+    // signal comes.
+    let one = dir.join("one.bag");
+    big_bag(&one);
+    let bag = std::fs::read(&one).unwrap();
+    std::fs::remove_file(&one).unwrap();
+    let inputs: Vec<String> = (0..5).map(|i| format!("in{i}.bag")).collect();
+    for name in &inputs {
+        std::fs::write(dir.join(name), &bag).unwrap();
+    }
+    for (signal, storage) in [("INT", "sqlite3"), ("TERM", "mcap")] {
+        let what = format!("SIG{signal} to a {storage} folder");
+        let mut args: Vec<&str> = vec!["convert"];
+        args.extend(inputs.iter().map(String::as_str));
+        args.extend(["out", "--storage", storage]);
+        let child = robolog(&dir, &args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        // The folder holds its storage file, with bytes written.
+        while !temp_folders(&dir)
+            .iter()
+            .any(|f| files(f).iter().any(|x| size(x) > 0))
+        {
+            assert!(Instant::now() < deadline, "{what}: no temporary folder");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let pid = child.id().to_string();
+        let kill = Command::new("kill").args(["-s", signal, &pid]).status();
+        assert!(kill.unwrap().success(), "kill -s {signal} {pid}");
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let code = if signal == "INT" { 130 } else { 143 };
+        assert_eq!(out.status.code(), Some(code), "{what}: {err}");
+        assert!(
+            err.contains(&format!(
+                "robolog: interrupted by SIG{signal}; removed 1 unfinished output file\n"
+            )),
+            "{what}: {err}"
+        );
+        // No temporary folder, no output: only the inputs are left.
+        assert!(temp_folders(&dir).is_empty(), "{what}");
+        assert!(!dir.join("out").exists(), "{what}");
+        for name in &inputs {
+            assert_eq!(std::fs::read(dir.join(name)).unwrap(), bag, "{what}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn empty_leftovers_of_gone_processes_are_removed_silently() {
     if !Path::new("/proc/self").exists() {

@@ -174,6 +174,10 @@ mod bag2 {
             .with_overwrite(folder.force);
         let mut w =
             Bag2Writer::create(folder.output, options).map_err(|e| file_error(Error::from(e)))?;
+        // Removed by the command's Ctrl-C and kill handling, as temporary
+        // files are.
+        let _listed =
+            crate::write::TemporaryFolder::watch(w.temp_path()).map_err(ConvertFileError::Io)?;
         let mut cx = Context::of_logs(logs, opts, progress);
         let written = if ros1 {
             from_ros1(logs, &mut w, &mut cx)

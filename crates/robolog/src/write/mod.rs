@@ -64,4 +64,4 @@ pub use error::{Refusal, WriteError};
 pub use leftovers::{Leftover, leftovers, leftovers_in, remove_empty_leftovers, remove_if_empty};
 pub(crate) use names::TEMP_MARKER;
 pub use policy::{OutputPolicy, same_file};
-pub use temporaries::remove_open_temporaries;
+pub use temporaries::{TemporaryFolder, remove_open_temporaries};

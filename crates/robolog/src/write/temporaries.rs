@@ -1,6 +1,6 @@
-//! The temporary files this process has open, listed so that a process
-//! asked to end (a tool's `SIGINT` or `SIGTERM` handling) removes them
-//! before it exits: no incomplete output is left behind.
+//! The temporary files (and folders) this process has open, listed so
+//! that a process asked to end (a tool's `SIGINT` or `SIGTERM` handling)
+//! removes them before it exits: no incomplete output is left behind.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -14,6 +14,8 @@ use super::names::is_own_temporary;
 pub(super) struct OpenTemporaries {
     /// The temporary files, in the order they were created.
     paths: Vec<PathBuf>,
+    /// The temporary folders ([`TemporaryFolder`]).
+    folders: Vec<PathBuf>,
     /// Set by [`remove_open_temporaries`]: the process is ending, and a
     /// temporary file created after that is removed at once.
     closed: bool,
@@ -22,6 +24,7 @@ pub(super) struct OpenTemporaries {
 /// The registry of this process.
 static OPEN: Mutex<OpenTemporaries> = Mutex::new(OpenTemporaries {
     paths: Vec::new(),
+    folders: Vec::new(),
     closed: false,
 });
 
@@ -51,16 +54,73 @@ impl OpenTemporaries {
     /// files of this process on it: how many were removed.
     fn remove_all(&mut self) -> usize {
         self.closed = true;
-        std::mem::take(&mut self.paths)
+        let files = std::mem::take(&mut self.paths)
             .iter()
             .filter(|temp| is_own_temporary(temp) && std::fs::remove_file(temp).is_ok())
-            .count()
+            .count();
+        let folders = std::mem::take(&mut self.folders)
+            .iter()
+            .filter(|temp| is_own_folder(temp) && std::fs::remove_dir_all(temp).is_ok())
+            .count();
+        files + folders
+    }
+}
+
+/// Whether `temp`'s name is that of a temporary folder of this process: a
+/// hidden name ending in `-tmp-PID` (rosbag2's writer names its folders
+/// `.NAME.rosbag2-tmp-PID`).
+fn is_own_folder(temp: &Path) -> bool {
+    let mine = format!("-tmp-{}", std::process::id());
+    temp.file_name()
+        .map(|n| n.to_string_lossy())
+        .is_some_and(|n| n.starts_with('.') && n.ends_with(&mine))
+}
+
+/// A temporary folder an output is written into (a ROS 2 bag's, before it
+/// is renamed into place), listed while this guard lives so that
+/// [`remove_open_temporaries`] removes it with the temporary files. Only a
+/// hidden folder whose name ends in `-tmp-` and this process's id is ever
+/// removed. The writer that made the folder still removes it on errors and
+/// renames it when complete; drop the guard then.
+#[derive(Debug)]
+pub struct TemporaryFolder {
+    path: PathBuf,
+}
+
+impl TemporaryFolder {
+    /// Lists `path`. When the process is already ending, the folder is
+    /// removed at once and the error is
+    /// [`io::ErrorKind::Interrupted`](std::io::ErrorKind::Interrupted).
+    pub fn watch(path: &Path) -> std::io::Result<TemporaryFolder> {
+        let mut open = open_temporaries();
+        if open.closed {
+            if is_own_folder(path) {
+                let _ = std::fs::remove_dir_all(path);
+            }
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "the process is ending: no output is started",
+            ));
+        }
+        open.folders.push(path.to_path_buf());
+        Ok(TemporaryFolder {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for TemporaryFolder {
+    fn drop(&mut self) {
+        let mut open = open_temporaries();
+        if let Some(i) = open.folders.iter().rposition(|p| *p == self.path) {
+            open.folders.swap_remove(i);
+        }
     }
 }
 
 /// Removes the temporary file of every [`AtomicFile`](super::AtomicFile)
 /// of this process that is open (created, neither committed nor dropped),
-/// and returns how many files it removed. Only files whose names carry `.robolog-tmp-` (`TEMP_MARKER`) and this
+/// and every [`TemporaryFolder`] listed, and returns how many it removed. Only files whose names carry `.robolog-tmp-` (`TEMP_MARKER`) and this
 /// process's id are touched.
 ///
 /// Meant for a process that is about to exit without unwinding (on
@@ -109,6 +169,33 @@ mod tests {
     }
 
     #[test]
+    fn only_own_hidden_tmp_folders_are_removed() {
+        let pid = std::process::id();
+        assert!(is_own_folder(Path::new(&format!(
+            "/x/.bag.rosbag2-tmp-{pid}"
+        ))));
+        assert!(!is_own_folder(Path::new(&format!(
+            "/x/bag.rosbag2-tmp-{pid}"
+        ))));
+        assert!(!is_own_folder(Path::new(&format!(
+            "/x/.bag.rosbag2-tmp-{}",
+            pid + 1
+        ))));
+        assert!(!is_own_folder(Path::new("/x/.bag")));
+        let dir = scratch("folders");
+        let temp = dir.join(format!(".out.rosbag2-tmp-{pid}"));
+        std::fs::create_dir_all(temp.join("inner")).unwrap();
+        let guard = TemporaryFolder::watch(&temp).unwrap();
+        assert!(open_temporaries().folders.contains(&temp));
+        drop(guard);
+        assert!(!open_temporaries().folders.contains(&temp));
+        assert!(
+            temp.is_dir(),
+            "a dropped guard leaves the folder to its writer"
+        );
+    }
+
+    #[test]
     fn open_temporaries_are_listed_until_committed_or_dropped() {
         let dir = scratch("registry");
         let policy = OutputPolicy::new(false);
@@ -131,12 +218,23 @@ mod tests {
         // Not a temporary file of this process: never removed.
         let other = dir.join(temp_name("e.csv", 4_294_967_295, 0));
         std::fs::write(&other, "another process's").unwrap();
+        // A temporary folder of this process with what it holds, and one
+        // named as another process's: only the first is removed.
+        let pid = std::process::id();
+        let folder = dir.join(format!(".bag.rosbag2-tmp-{pid}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("bag_0.db3"), "rows").unwrap();
+        let others = dir.join(".bag.rosbag2-tmp-4294967295");
+        std::fs::create_dir_all(&others).unwrap();
         let mut list = OpenTemporaries {
             paths: vec![tc.clone(), other.clone(), td.clone(), dir.join("gone")],
+            folders: vec![folder.clone(), others.clone()],
             closed: false,
         };
-        assert_eq!(list.remove_all(), 2);
-        assert!(list.paths.is_empty() && list.closed);
+        assert_eq!(list.remove_all(), 3);
+        assert!(list.paths.is_empty() && list.folders.is_empty() && list.closed);
+        assert!(!folder.exists() && others.is_dir());
+        std::fs::remove_dir_all(&others).unwrap();
         assert!(!tc.exists() && !td.exists() && other.exists());
         assert!(!dir.join("c.csv").exists() && !dir.join("d.csv").exists());
         // Ending: nothing more is listed, nothing is removed twice.
