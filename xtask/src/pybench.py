@@ -111,8 +111,17 @@ COVARIANCES = [
 
 
 def robolog_imu(path, topic):
-    """What a robolog user writes for flat columns: the Arrow table's
-    structs flattened (`header.stamp`, `orientation.x`), then pandas."""
+    """What a robolog user writes for a DataFrame of flat columns
+    (`header.stamp`, `orientation.x`, `orientation_covariance[0]`)."""
+    import robolog
+
+    with robolog.open(path) as log:
+        return log.to_pandas(topic, flatten=True)
+
+
+def robolog_imu_nested(path, topic):
+    """The Arrow table's structs flattened by pyarrow, then pandas: the
+    covariances stay arrays, one numpy array per row."""
     import pyarrow as pa
     import robolog
 
@@ -124,11 +133,13 @@ def robolog_imu(path, topic):
         return table.to_pandas()
 
 
-def frame(log_time, stamp, m):
+def frame(collected, nested):
     """The DataFrame a rosbags or mcap user builds from the columns
-    collected in lists: flat numeric columns, covariances as arrays; a
-    ROS 1 stamp as a time, a ROS 2 stamp as its two fields (sec, nanosec)
-    as robolog gives them."""
+    collected in lists: flat numeric columns; a ROS 1 stamp as a time, a
+    ROS 2 stamp as its two fields (sec, nanosec) as robolog gives them;
+    the covariances one column per element (`k[0]` ... `k[8]`), or with
+    `nested` as one column of arrays."""
+    log_time, stamp, m = collected
     cols = {"log_time": np.array(log_time, dtype="datetime64[ns]")}
     if isinstance(stamp, tuple):
         cols["header.stamp.sec"] = np.array(stamp[0], dtype=np.int32)
@@ -138,7 +149,12 @@ def frame(log_time, stamp, m):
     for k in COLUMNS[1:]:
         cols[k] = np.array(m[k], dtype=np.float64)
     for k in COVARIANCES:
-        cols[k] = m[k]
+        if nested:
+            cols[k] = m[k]
+        else:
+            elements = np.array(m[k], dtype=np.float64)
+            for i in range(elements.shape[1]):
+                cols[f"{k}[{i}]"] = elements[:, i]
     return pd.DataFrame(cols)
 
 
@@ -164,6 +180,7 @@ def add(m, msg):
 
 
 def rosbags_imu(path, topic):
+    """The topic's columns in lists, read by rosbags."""
     from rosbags.highlevel import AnyReader
 
     times, stamps, m = collect()
@@ -175,10 +192,11 @@ def rosbags_imu(path, topic):
             s = msg.header.stamp
             stamps.append(s.sec * 1_000_000_000 + s.nanosec)
             add(m, msg)
-    return frame(times, stamps, m)
+    return times, stamps, m
 
 
 def mcap_imu(path, topic):
+    """The topic's columns in lists, read by mcap with mcap-ros2-support."""
     from mcap.reader import make_reader
     from mcap_ros2.decoder import DecoderFactory
 
@@ -192,32 +210,46 @@ def mcap_imu(path, topic):
             sec.append(s.sec)
             nanosec.append(s.nanosec)
             add(m, msg)
-    return frame(times, (sec, nanosec), m)
+    return times, (sec, nanosec), m
 
 
 def check_imu(ours, theirs, what):
     if len(ours) != len(theirs):
         raise SystemExit(f"{what}: robolog has {len(ours)} rows, the peer {len(theirs)}")
-    stamp = [c for c in theirs.columns if c.startswith("header.stamp")]
-    for col in ["log_time"] + stamp + COLUMNS[1:]:
-        if not np.array_equal(ours[col].to_numpy(), theirs[col].to_numpy()):
-            raise SystemExit(f"{what}: column {col} differs from the peer's")
-    for col in COVARIANCES:
-        a = np.stack(ours[col].to_numpy())
-        b = np.stack([np.asarray(x, dtype=np.float64) for x in theirs[col]])
-        if not np.array_equal(a, b):
+    for col in theirs.columns:
+        a, b = ours[col].to_numpy(), theirs[col].to_numpy()
+        if a.dtype == object:
+            a, b = np.stack(a), np.stack([np.asarray(x, dtype=np.float64) for x in b])
+        if a.dtype != b.dtype or not np.array_equal(a, b):
             raise SystemExit(f"{what}: column {col} differs from the peer's")
     return len(ours)
 
 
 def imu(bag, mcap, topic):
+    """Each log's topic as flat columns and with nested covariances, by
+    robolog and by the peer. The peer's time is its reading into lists
+    plus building the frame (each best of three)."""
     out = {}
     for key, path, peer in [("bag", bag, rosbags_imu), ("mcap", mcap, mcap_imu)]:
-        rows = check_imu(robolog_imu(path, topic), peer(path, topic), key)
+        collected = peer(path, topic)
+        rows = check_imu(robolog_imu(path, topic), frame(collected, False), key)
+        check_imu(robolog_imu_nested(path, topic), frame(collected, True), key)
+        del collected
         gc.collect()
         ours, _ = best_of_3(lambda: robolog_imu(path, topic))
-        theirs, _ = best_of_3(lambda: peer(path, topic))
-        out[key] = {"robolog": ours, "peer": theirs, "rows": rows}
+        ours_nested, _ = best_of_3(lambda: robolog_imu_nested(path, topic))
+        reading, _ = best_of_3(lambda: peer(path, topic))
+        collected = peer(path, topic)
+        flat, _ = best_of_3(lambda: frame(collected, False))
+        nested, _ = best_of_3(lambda: frame(collected, True))
+        del collected
+        out[key] = {
+            "robolog": ours,
+            "robolog_nested": ours_nested,
+            "peer": reading + flat,
+            "peer_nested": reading + nested,
+            "rows": rows,
+        }
     return out
 
 

@@ -7,7 +7,11 @@
 //!   with `Log.to_pandas(name)` and `Log.to_pandas(name, flatten=True)`,
 //!   against `pyulog.ULog` plus `pandas.DataFrame(d.data)` per dataset;
 //! - ROS 1: the `/imu` topic of [`imu_bag`] (300,000 `sensor_msgs/Imu`)
-//!   as flat columns, against rosbags' `AnyReader` and `deserialize`;
+//!   into a DataFrame, against rosbags' `AnyReader` and `deserialize`
+//!   into lists and the frame built from them: flat columns
+//!   (`Log.to_pandas(topic, flatten=True)`, a covariance as nine columns),
+//!   and with each covariance a column of arrays (pyarrow's own
+//!   conversion);
 //! - ROS 2 MCAP: the same topic of that bag converted with `robolog
 //!   convert --ros2`, against python `mcap` and `mcap-ros2-support`;
 //! - memory: the peak RSS increase of `Log.table("/imu")` in a fresh
@@ -140,7 +144,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
             20.0,
         ),
         Row::new(
-            "ROS 1 bag, /imu flat",
+            "ROS 1 bag, /imu flatten=True",
             bag_mb,
             f(&i["bag"], "robolog"),
             "rosbags AnyReader",
@@ -148,11 +152,27 @@ pub(crate) fn bench(args: &[String]) -> Result {
             30.0,
         ),
         Row::new(
-            "ROS 2 MCAP, /imu flat",
+            "ROS 1 bag, /imu arrays per row",
+            bag_mb,
+            f(&i["bag"], "robolog_nested"),
+            "rosbags AnyReader",
+            f(&i["bag"], "peer_nested"),
+            30.0,
+        ),
+        Row::new(
+            "ROS 2 MCAP, /imu flatten=True",
             mcap_mb,
             f(&i["mcap"], "robolog"),
             "mcap + mcap-ros2",
             f(&i["mcap"], "peer"),
+            20.0,
+        ),
+        Row::new(
+            "ROS 2 MCAP, /imu arrays per row",
+            mcap_mb,
+            f(&i["mcap"], "robolog_nested"),
+            "mcap + mcap-ros2",
+            f(&i["mcap"], "peer_nested"),
             20.0,
         ),
     ];

@@ -117,6 +117,16 @@ impl FieldName {
         }
     }
 
+    /// The name's UTF-8 bytes, without checking them again: what
+    /// comparisons use.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Inline(inline) => &inline.bytes[..inline.len as usize],
+            Repr::Shared(s) => s.as_bytes(),
+        }
+    }
+
     /// The name as text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
@@ -190,47 +200,52 @@ impl From<FieldName> for String {
     }
 }
 
+// Comparisons compare the bytes: equal (and ordered) exactly as the
+// texts are, without checking the UTF-8 of an inline name each time.
 impl PartialEq for FieldName {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.is_same(other) || self.as_bytes() == other.as_bytes()
     }
 }
 
 impl Eq for FieldName {}
 
 impl PartialEq<str> for FieldName {
+    #[inline]
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for FieldName {
+    #[inline]
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<String> for FieldName {
     fn eq(&self, other: &String) -> bool {
-        self.as_str() == other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<FieldName> for str {
     fn eq(&self, other: &FieldName) -> bool {
-        self == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<FieldName> for &str {
     fn eq(&self, other: &FieldName) -> bool {
-        *self == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<FieldName> for String {
     fn eq(&self, other: &FieldName) -> bool {
-        self == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -242,7 +257,7 @@ impl PartialOrd for FieldName {
 
 impl Ord for FieldName {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.as_str().cmp(other.as_str())
+        self.as_bytes().cmp(other.as_bytes())
     }
 }
 

@@ -1,25 +1,23 @@
 //! [`ValueType`] to Arrow [`DataType`], and columns of [`Value`]s to Arrow
 //! arrays of that type.
 //!
-//! Arrays are built column by column: a struct column gathers its fields'
-//! values from every row and builds one child array per field; a list
-//! column gathers the elements of every row into one child column (typed
-//! arrays such as [`Value::F32Array`] straight into a primitive buffer,
-//! without a `Value` per element).
+//! Arrays are built row by row ([`Column`]): a struct value's fields go
+//! into one child column each, an array's elements into its list's child
+//! column (typed arrays such as [`Value::F32Array`] as one slice, without
+//! a `Value` per element), so a decoded message can be dropped, or its
+//! allocations reused for the next, as soon as it is appended.
 
 use std::sync::Arc;
 
-use arrow_array::builder::{BinaryBuilder, BooleanBuilder, StringBuilder};
+use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, StringBuilder};
 use arrow_array::types::{
     DurationNanosecondType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
     TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{
-    ArrayRef, ArrowPrimitiveType, FixedSizeListArray, ListArray, PrimitiveArray, StructArray,
-};
-use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_array::{ArrayRef, FixedSizeListArray, ListArray, StructArray};
+use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
 use arrow_schema::{DataType, Field as ArrowField, FieldRef, Fields, TimeUnit};
-use logcore::{Field, Value, ValueType};
+use logcore::{Field, FieldName, Value, ValueType};
 
 /// The Arrow type of values of type `t`: integers keep their width, fixed
 /// arrays become `FixedSizeList`, lists `List`, structs `Struct`, strings
@@ -85,188 +83,409 @@ fn struct_fields(fields: &[Field]) -> Fields {
 
 /// A value that does not fit the column's type, at row `row` of the
 /// column being built.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Misfit {
     pub(crate) row: usize,
     pub(crate) reason: String,
 }
 
-type Built = Result<ArrayRef, Misfit>;
-
 /// Builds the array of `rows` (one value per row; `None` for a null row)
 /// of type `t`. A row whose value does not fit `t` is a [`Misfit`] naming
 /// the row.
-pub(crate) fn build(t: &ValueType, rows: &[Option<&Value>]) -> Built {
-    match t {
-        ValueType::Bool => {
-            let mut b = BooleanBuilder::with_capacity(rows.len());
-            for (i, r) in rows.iter().enumerate() {
-                match r {
-                    None | Some(Value::Null) => b.append_null(),
-                    Some(Value::Bool(v)) => b.append_value(*v),
-                    Some(v) => return Err(misfit(i, v, t)),
+#[cfg(test)]
+pub(crate) fn build(t: &ValueType, rows: &[Option<&Value>]) -> Result<ArrayRef, Misfit> {
+    let mut c = Column::new(t, rows.len());
+    for (row, r) in rows.iter().enumerate() {
+        c.append(*r).map_err(|reason| Misfit { row, reason })?;
+    }
+    c.finish().map_err(|reason| Misfit { row: 0, reason })
+}
+
+/// A column being built row by row: each [`append`](Column::append)ed
+/// value goes straight into the typed buffers of its Arrow array (a
+/// struct's fields into one child column each, an array's elements into
+/// its child column), so a message needs no place of its own once it is
+/// appended. [`finish`](Column::finish) hands out the array and leaves the
+/// column empty for the next batch.
+pub(crate) struct Column {
+    ty: ValueType,
+    b: Builder,
+}
+
+/// The buffers of a [`Column`], by type.
+enum Builder {
+    Bool(BooleanBuilder),
+    /// A struct without fields: true where there is a value.
+    Empty(BooleanBuilder),
+    I8(PrimitiveBuilder<Int8Type>),
+    I16(PrimitiveBuilder<Int16Type>),
+    I32(PrimitiveBuilder<Int32Type>),
+    I64(PrimitiveBuilder<Int64Type>),
+    U8(PrimitiveBuilder<UInt8Type>),
+    U16(PrimitiveBuilder<UInt16Type>),
+    U32(PrimitiveBuilder<UInt32Type>),
+    U64(PrimitiveBuilder<UInt64Type>),
+    F32(PrimitiveBuilder<Float32Type>),
+    F64(PrimitiveBuilder<Float64Type>),
+    Time(PrimitiveBuilder<TimestampNanosecondType>),
+    Duration(PrimitiveBuilder<DurationNanosecondType>),
+    Str(StringBuilder),
+    /// [`ValueType::Any`]: the value's JSON text.
+    Any(StringBuilder),
+    Bin(BinaryBuilder),
+    Struct {
+        fields: Vec<Field>,
+        children: Vec<Column>,
+        valid: NullBufferBuilder,
+    },
+    Fixed {
+        elem: ValueType,
+        n: usize,
+        child: Box<Column>,
+        valid: NullBufferBuilder,
+    },
+    List {
+        elem: ValueType,
+        offsets: Vec<i64>,
+        child: Box<Column>,
+        valid: NullBufferBuilder,
+    },
+}
+
+/// Appends a value to a primitive builder, or the misfit's reason.
+macro_rules! put {
+    ($b:expr, $v:expr, $t:expr, $get:expr) => {
+        match $get {
+            Some(x) => {
+                $b.append_value(x);
+                Ok(())
+            }
+            None => Err(misfit_reason($v, $t)),
+        }
+    };
+}
+
+impl Column {
+    /// An empty column of type `t`, with room for `rows` rows.
+    pub(crate) fn new(t: &ValueType, rows: usize) -> Column {
+        let b = match t {
+            ValueType::Bool => Builder::Bool(BooleanBuilder::with_capacity(rows)),
+            ValueType::I8 => Builder::I8(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::I16 => Builder::I16(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::I32 => Builder::I32(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::I64 => Builder::I64(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::U8 => Builder::U8(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::U16 => Builder::U16(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::U32 => Builder::U32(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::U64 => Builder::U64(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::F32 => Builder::F32(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::F64 => Builder::F64(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::Time => Builder::Time(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::Duration => Builder::Duration(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::String => Builder::Str(StringBuilder::with_capacity(rows, rows * 8)),
+            ValueType::Any => Builder::Any(StringBuilder::with_capacity(rows, rows * 8)),
+            ValueType::Bytes => Builder::Bin(BinaryBuilder::with_capacity(rows, 0)),
+            ValueType::Struct(fields) if fields.is_empty() => {
+                Builder::Empty(BooleanBuilder::with_capacity(rows))
+            }
+            ValueType::Struct(fields) => Builder::Struct {
+                fields: fields.clone(),
+                children: fields.iter().map(|f| Column::new(&f.ty, rows)).collect(),
+                valid: NullBufferBuilder::new(rows),
+            },
+            ValueType::FixedArray(e, n) => Builder::Fixed {
+                elem: (**e).clone(),
+                n: *n,
+                child: Box::new(Column::new(e, rows.saturating_mul(*n))),
+                valid: NullBufferBuilder::new(rows),
+            },
+            ValueType::List(e) => {
+                let mut offsets = Vec::with_capacity(rows + 1);
+                offsets.push(0);
+                Builder::List {
+                    elem: (**e).clone(),
+                    offsets,
+                    child: Box::new(Column::new(e, 0)),
+                    valid: NullBufferBuilder::new(rows),
                 }
             }
-            Ok(Arc::new(b.finish()))
-        }
-        ValueType::I8 => prim::<Int8Type>(t, rows, |v| int(v).map(|x| x as i8)),
-        ValueType::I16 => prim::<Int16Type>(t, rows, |v| int(v).map(|x| x as i16)),
-        ValueType::I32 => prim::<Int32Type>(t, rows, |v| int(v).map(|x| x as i32)),
-        ValueType::I64 => prim::<Int64Type>(t, rows, int),
-        ValueType::U8 => prim::<UInt8Type>(t, rows, |v| uint(v).map(|x| x as u8)),
-        ValueType::U16 => prim::<UInt16Type>(t, rows, |v| uint(v).map(|x| x as u16)),
-        ValueType::U32 => prim::<UInt32Type>(t, rows, |v| uint(v).map(|x| x as u32)),
-        ValueType::U64 => prim::<UInt64Type>(t, rows, uint),
-        ValueType::F32 => prim::<Float32Type>(t, rows, |v| match *v {
-            Value::F32(x) => Some(x),
-            _ => None,
-        }),
-        ValueType::F64 => prim::<Float64Type>(t, rows, |v| match *v {
-            Value::F64(x) => Some(x),
-            Value::F32(x) => Some(f64::from(x)),
-            Value::I64(x) => Some(x as f64),
-            Value::U64(x) => Some(x as f64),
-            _ => None,
-        }),
-        ValueType::Time => prim::<TimestampNanosecondType>(t, rows, |v| match *v {
-            Value::Time(x) => Some(x.as_nanos()),
-            _ => None,
-        }),
-        ValueType::Duration => prim::<DurationNanosecondType>(t, rows, |v| match *v {
-            Value::Duration(x) => Some(x),
-            _ => None,
-        }),
-        ValueType::String => {
-            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
-            for (i, r) in rows.iter().enumerate() {
-                match r {
-                    None | Some(Value::Null) => b.append_null(),
-                    Some(Value::String(s)) => b.append_value(s),
+        };
+        Column { ty: t.clone(), b }
+    }
+
+    /// Appends one row: `None` (or [`Value::Null`]) is a null row. A value
+    /// that does not fit the column's type is refused with the reason; the
+    /// column is then left part-way through the row and must not be
+    /// finished.
+    pub(crate) fn append(&mut self, v: Option<&Value>) -> Result<(), String> {
+        let Some(v) = v.filter(|v| !matches!(v, Value::Null)) else {
+            self.append_null();
+            return Ok(());
+        };
+        let t = &self.ty;
+        match &mut self.b {
+            Builder::Bool(b) => put!(b, v, t, match *v {
+                Value::Bool(x) => Some(x),
+                _ => None,
+            }),
+            Builder::I8(b) => put!(b, v, t, int(v).map(|x| x as i8)),
+            Builder::I16(b) => put!(b, v, t, int(v).map(|x| x as i16)),
+            Builder::I32(b) => put!(b, v, t, int(v).map(|x| x as i32)),
+            Builder::I64(b) => put!(b, v, t, int(v)),
+            Builder::U8(b) => put!(b, v, t, uint(v).map(|x| x as u8)),
+            Builder::U16(b) => put!(b, v, t, uint(v).map(|x| x as u16)),
+            Builder::U32(b) => put!(b, v, t, uint(v).map(|x| x as u32)),
+            Builder::U64(b) => put!(b, v, t, uint(v)),
+            Builder::F32(b) => put!(b, v, t, match *v {
+                Value::F32(x) => Some(x),
+                _ => None,
+            }),
+            Builder::F64(b) => put!(b, v, t, match *v {
+                Value::F64(x) => Some(x),
+                Value::F32(x) => Some(f64::from(x)),
+                Value::I64(x) => Some(x as f64),
+                Value::U64(x) => Some(x as f64),
+                _ => None,
+            }),
+            Builder::Time(b) => put!(b, v, t, match *v {
+                Value::Time(x) => Some(x.as_nanos()),
+                _ => None,
+            }),
+            Builder::Duration(b) => put!(b, v, t, match *v {
+                Value::Duration(x) => Some(x),
+                _ => None,
+            }),
+            Builder::Str(b) => {
+                match v {
+                    Value::String(s) => b.append_value(s),
                     // A ROS string whose bytes are not UTF-8 decodes to
                     // bytes; Arrow text must be UTF-8, so it is kept with
                     // U+FFFD for each invalid sequence, as most tools show it.
-                    Some(Value::Bytes(x)) => b.append_value(String::from_utf8_lossy(x)),
+                    Value::Bytes(x) => b.append_value(String::from_utf8_lossy(x)),
                     // A protobuf enum number its enum does not name (the
                     // names are the column's values).
-                    Some(Value::I64(n)) => b.append_value(n.to_string()),
-                    Some(v) => return Err(misfit(i, v, t)),
+                    Value::I64(n) => b.append_value(n.to_string()),
+                    _ => return Err(misfit_reason(v, t)),
                 }
+                Ok(())
             }
-            Ok(Arc::new(b.finish()))
-        }
-        ValueType::Any => {
-            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
-            for r in rows {
-                match r {
-                    None | Some(Value::Null) => b.append_null(),
-                    Some(v) => b.append_value(json(v)),
+            Builder::Any(b) => {
+                b.append_value(json(v));
+                Ok(())
+            }
+            Builder::Bin(b) => put!(b, v, t, match v {
+                Value::Bytes(x) => Some(x),
+                _ => None,
+            }),
+            Builder::Empty(b) => put!(b, v, t, match v {
+                Value::Struct(_) => Some(true),
+                _ => None,
+            }),
+            Builder::Struct {
+                fields,
+                children,
+                valid,
+            } => {
+                let Value::Struct(vf) = v else {
+                    return Err(format!("{} where a struct is declared", v.kind()));
+                };
+                for (k, (f, c)) in fields.iter().zip(children.iter_mut()).enumerate() {
+                    c.append(field_at(vf, k, &f.name))
+                        .map_err(|r| format!("{}: {r}", f.name))?;
                 }
+                valid.append_non_null();
+                Ok(())
             }
-            Ok(Arc::new(b.finish()))
-        }
-        ValueType::Bytes => {
-            let mut b = BinaryBuilder::with_capacity(rows.len(), 0);
-            for (i, r) in rows.iter().enumerate() {
-                match r {
-                    None | Some(Value::Null) => b.append_null(),
-                    Some(Value::Bytes(x)) => b.append_value(x),
-                    Some(v) => return Err(misfit(i, v, t)),
+            Builder::Fixed {
+                elem,
+                n,
+                child,
+                valid,
+            } => {
+                if array_len(elem, v) != Some(*n) {
+                    return Err(format!(
+                        "{} where an array of {n} {} is declared",
+                        v.kind(),
+                        elem.name()
+                    ));
                 }
+                child.append_elements(v)?;
+                valid.append_non_null();
+                Ok(())
             }
-            Ok(Arc::new(b.finish()))
-        }
-        ValueType::Struct(fields) if fields.is_empty() => {
-            let mut b = BooleanBuilder::with_capacity(rows.len());
-            for (i, r) in rows.iter().enumerate() {
-                match r {
-                    None | Some(Value::Null) => b.append_null(),
-                    Some(Value::Struct(_)) => b.append_value(true),
-                    Some(v) => return Err(misfit(i, v, t)),
-                }
+            Builder::List {
+                elem,
+                offsets,
+                child,
+                valid,
+            } => {
+                let Some(len) = array_len(elem, v) else {
+                    return Err(misfit_reason(v, t));
+                };
+                child.append_elements(v)?;
+                let last = offsets.last().copied().unwrap_or(0);
+                offsets.push(last + len as i64);
+                valid.append_non_null();
+                Ok(())
             }
-            Ok(Arc::new(b.finish()))
-        }
-        ValueType::Struct(fields) => build_struct(fields, rows),
-        ValueType::FixedArray(elem, n) => {
-            let (child, nulls) = elements(elem, rows, Some(*n))?;
-            let size = i32::try_from(*n).map_err(|_| Misfit {
-                row: 0,
-                reason: format!("an array of {n} elements is too long for Arrow"),
-            })?;
-            FixedSizeListArray::try_new(item_field(elem), size, child, nulls)
-                .map(|a| Arc::new(a) as ArrayRef)
-                .map_err(|e| Misfit {
-                    row: 0,
-                    reason: e.to_string(),
-                })
-        }
-        ValueType::List(elem) => {
-            let mut lengths = Vec::with_capacity(rows.len());
-            for (i, r) in rows.iter().enumerate() {
-                lengths.push(match r {
-                    None | Some(Value::Null) => 0,
-                    Some(v) => array_len(elem, v).ok_or_else(|| misfit(i, v, t))?,
-                });
-            }
-            let (child, nulls) = elements(elem, rows, None)?;
-            let offsets = OffsetBuffer::<i32>::from_lengths(lengths);
-            ListArray::try_new(item_field(elem), offsets, child, nulls)
-                .map(|a| Arc::new(a) as ArrayRef)
-                .map_err(|e| Misfit {
-                    row: 0,
-                    reason: e.to_string(),
-                })
         }
     }
-}
 
-fn build_struct(fields: &[Field], rows: &[Option<&Value>]) -> Built {
-    let mut present = Vec::with_capacity(rows.len());
-    for (i, r) in rows.iter().enumerate() {
-        match r {
-            None | Some(Value::Null) => present.push(false),
-            Some(Value::Struct(_)) => present.push(true),
-            Some(v) => {
-                return Err(Misfit {
-                    row: i,
-                    reason: format!("{} where a struct is declared", v.kind()),
-                });
+    /// Appends a null row (a fixed-size list's elements as Arrow requires:
+    /// `n` placeholder elements).
+    fn append_null(&mut self) {
+        match &mut self.b {
+            Builder::Bool(b) | Builder::Empty(b) => b.append_null(),
+            Builder::I8(b) => b.append_null(),
+            Builder::I16(b) => b.append_null(),
+            Builder::I32(b) => b.append_null(),
+            Builder::I64(b) => b.append_null(),
+            Builder::U8(b) => b.append_null(),
+            Builder::U16(b) => b.append_null(),
+            Builder::U32(b) => b.append_null(),
+            Builder::U64(b) => b.append_null(),
+            Builder::F32(b) => b.append_null(),
+            Builder::F64(b) => b.append_null(),
+            Builder::Time(b) => b.append_null(),
+            Builder::Duration(b) => b.append_null(),
+            Builder::Str(b) | Builder::Any(b) => b.append_null(),
+            Builder::Bin(b) => b.append_null(),
+            Builder::Struct {
+                children, valid, ..
+            } => {
+                for c in children {
+                    c.append_null();
+                }
+                valid.append_null();
+            }
+            Builder::Fixed { n, child, valid, .. } => {
+                child.append_placeholders(*n);
+                valid.append_null();
+            }
+            Builder::List { offsets, valid, .. } => {
+                offsets.push(offsets.last().copied().unwrap_or(0));
+                valid.append_null();
             }
         }
     }
-    let mut children = Vec::with_capacity(fields.len());
-    let mut column: Vec<Option<&Value>> = Vec::with_capacity(rows.len());
-    for (k, f) in fields.iter().enumerate() {
-        column.clear();
-        column.extend(rows.iter().map(|r| match r {
-            Some(Value::Struct(vf)) => field_at(vf, k, &f.name),
-            _ => None,
-        }));
-        let child = build(&f.ty, &column).map_err(|m| Misfit {
-            row: m.row,
-            reason: format!("{}: {}", f.name, m.reason),
-        })?;
-        children.push(child);
+
+    /// `n` elements under a null fixed-size list row: zeros for numbers
+    /// (the item field is not nullable), nulls otherwise.
+    fn append_placeholders(&mut self, n: usize) {
+        match &mut self.b {
+            Builder::U8(b) => b.append_value_n(0, n),
+            Builder::I8(b) => b.append_value_n(0, n),
+            Builder::F32(b) => b.append_value_n(0.0, n),
+            Builder::F64(b) => b.append_value_n(0.0, n),
+            _ => (0..n).for_each(|_| self.append_null()),
+        }
     }
-    let nulls = present
-        .iter()
-        .any(|p| !p)
-        .then(|| NullBuffer::from(present.clone()));
-    StructArray::try_new(struct_fields(fields), children, nulls)
-        .map(|a| Arc::new(a) as ArrayRef)
-        .map_err(|e| Misfit {
-            row: 0,
-            reason: e.to_string(),
+
+    /// Appends the elements of the array `v` (in any of its forms: typed
+    /// arrays go in as one slice).
+    fn append_elements(&mut self, v: &Value) -> Result<(), String> {
+        match (v, &mut self.b) {
+            (Value::Bytes(x), Builder::U8(b)) => b.append_slice(x),
+            (Value::Bytes(x), Builder::I8(b)) => x.iter().for_each(|&x| b.append_value(x as i8)),
+            (Value::F32Array(x), Builder::F32(b)) => b.append_slice(x),
+            (Value::F64Array(x), Builder::F64(b)) => b.append_slice(x),
+            (Value::F32Array(x), Builder::F64(b)) => {
+                x.iter().for_each(|&x| b.append_value(f64::from(x)))
+            }
+            (Value::Array(items), _) => {
+                for (i, x) in items.iter().enumerate() {
+                    self.append(Some(x))
+                        .map_err(|r| format!("element {i}: {r}"))?;
+                }
+            }
+            _ => return Err(format!("{} where an array is declared", v.kind())),
+        }
+        Ok(())
+    }
+
+    /// The array of the rows appended since the last call; the column is
+    /// left empty.
+    pub(crate) fn finish(&mut self) -> Result<ArrayRef, String> {
+        Ok(match &mut self.b {
+            Builder::Bool(b) | Builder::Empty(b) => Arc::new(b.finish()),
+            Builder::I8(b) => Arc::new(b.finish()),
+            Builder::I16(b) => Arc::new(b.finish()),
+            Builder::I32(b) => Arc::new(b.finish()),
+            Builder::I64(b) => Arc::new(b.finish()),
+            Builder::U8(b) => Arc::new(b.finish()),
+            Builder::U16(b) => Arc::new(b.finish()),
+            Builder::U32(b) => Arc::new(b.finish()),
+            Builder::U64(b) => Arc::new(b.finish()),
+            Builder::F32(b) => Arc::new(b.finish()),
+            Builder::F64(b) => Arc::new(b.finish()),
+            Builder::Time(b) => Arc::new(b.finish()),
+            Builder::Duration(b) => Arc::new(b.finish()),
+            Builder::Str(b) | Builder::Any(b) => Arc::new(b.finish()),
+            Builder::Bin(b) => Arc::new(b.finish()),
+            Builder::Struct {
+                fields,
+                children,
+                valid,
+            } => {
+                let arrays = children
+                    .iter_mut()
+                    .map(Column::finish)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Arc::new(
+                    StructArray::try_new(struct_fields(fields), arrays, valid.finish())
+                        .map_err(|e| e.to_string())?,
+                )
+            }
+            Builder::Fixed {
+                elem,
+                n,
+                child,
+                valid,
+            } => {
+                let size = i32::try_from(*n)
+                    .map_err(|_| format!("an array of {n} elements is too long for Arrow"))?;
+                Arc::new(
+                    FixedSizeListArray::try_new(item_field(elem), size, child.finish()?, valid.finish())
+                        .map_err(|e| e.to_string())?,
+                )
+            }
+            Builder::List {
+                elem,
+                offsets,
+                child,
+                valid,
+            } => {
+                let total = offsets.last().copied().unwrap_or(0);
+                if i32::try_from(total).is_err() {
+                    return Err(format!(
+                        "{total} list elements in one batch are too many for an Arrow list"
+                    ));
+                }
+                let o: Vec<i32> = offsets.iter().map(|&x| x as i32).collect();
+                offsets.clear();
+                offsets.push(0);
+                Arc::new(
+                    ListArray::try_new(
+                        item_field(elem),
+                        OffsetBuffer::new(o.into()),
+                        child.finish()?,
+                        valid.finish(),
+                    )
+                    .map_err(|e| e.to_string())?,
+                )
+            }
         })
+    }
 }
 
 /// Field `k` of a struct value, found by position when the names agree
 /// (every declared type), else by name (inferred types, where a message
 /// may lack a field).
 pub(crate) fn field_at<'v>(
-    vf: &'v [(logcore::FieldName, Value)],
+    vf: &'v [(FieldName, Value)],
     k: usize,
-    name: &str,
+    name: &FieldName,
 ) -> Option<&'v Value> {
     match vf.get(k) {
         Some((n, v)) if n == name => Some(v),
@@ -286,159 +505,6 @@ fn array_len(elem: &ValueType, v: &Value) -> Option<usize> {
     }
 }
 
-/// The child array of a list or fixed-size-list column: every row's
-/// elements in order (a null row of a fixed-size list contributes `len`
-/// null elements, as Arrow requires), and the rows' null buffer.
-fn elements(
-    elem: &ValueType,
-    rows: &[Option<&Value>],
-    fixed: Option<usize>,
-) -> Result<(ArrayRef, Option<NullBuffer>), Misfit> {
-    let present: Vec<bool> = rows
-        .iter()
-        .map(|r| !matches!(r, None | Some(Value::Null)))
-        .collect();
-    let nulls = present
-        .iter()
-        .any(|p| !p)
-        .then(|| NullBuffer::from(present.clone()));
-    for (i, r) in rows.iter().enumerate() {
-        if let (Some(v), Some(n)) = (r, fixed) {
-            if *v != &Value::Null && array_len(elem, v) != Some(n) {
-                return Err(Misfit {
-                    row: i,
-                    reason: format!(
-                        "{} where an array of {n} {} is declared",
-                        v.kind(),
-                        elem.name()
-                    ),
-                });
-            }
-        }
-    }
-    let pad = fixed.unwrap_or(0);
-    let child = match elem {
-        ValueType::U8 => prim_elems::<UInt8Type>(rows, pad, |v| match v {
-            Value::Bytes(b) => Some(b.clone()),
-            _ => None,
-        })?,
-        ValueType::I8 => prim_elems::<Int8Type>(rows, pad, |v| match v {
-            Value::Bytes(b) => Some(b.iter().map(|&x| x as i8).collect()),
-            _ => None,
-        })?,
-        ValueType::F32 => prim_elems::<Float32Type>(rows, pad, |v| match v {
-            Value::F32Array(a) => Some(a.clone()),
-            _ => None,
-        })?,
-        ValueType::F64 => prim_elems::<Float64Type>(rows, pad, |v| match v {
-            Value::F64Array(a) => Some(a.clone()),
-            Value::F32Array(a) => Some(a.iter().map(|&x| f64::from(x)).collect()),
-            _ => None,
-        })?,
-        _ => {
-            let mut items: Vec<Option<&Value>> = Vec::new();
-            for r in rows {
-                match r {
-                    Some(Value::Array(a)) => items.extend(a.iter().map(Some)),
-                    _ => items.extend(std::iter::repeat_n(None, pad)),
-                }
-            }
-            build(elem, &items).map_err(|m| Misfit {
-                row: 0,
-                reason: format!("element {}: {}", m.row, m.reason),
-            })?
-        }
-    };
-    Ok((child, nulls))
-}
-
-/// A primitive child array from rows holding typed arrays (taken whole by
-/// `typed`) or arrays of scalar values.
-fn prim_elems<T: ArrowPrimitiveType>(
-    rows: &[Option<&Value>],
-    pad: usize,
-    typed: impl Fn(&Value) -> Option<Vec<T::Native>>,
-) -> Result<ArrayRef, Misfit>
-where
-    T::Native: Scalar,
-{
-    let mut out: Vec<T::Native> = Vec::new();
-    for (i, r) in rows.iter().enumerate() {
-        match r {
-            Some(Value::Array(a)) => {
-                for x in a {
-                    out.push(T::Native::from_value(x).ok_or_else(|| Misfit {
-                        row: i,
-                        reason: format!("an element that is {}", x.kind()),
-                    })?);
-                }
-            }
-            Some(v) if **v != Value::Null => match typed(v) {
-                Some(xs) => out.extend(xs),
-                None => {
-                    return Err(Misfit {
-                        row: i,
-                        reason: format!("{} where an array is declared", v.kind()),
-                    });
-                }
-            },
-            _ => out.extend(std::iter::repeat_n(T::Native::default(), pad)),
-        }
-    }
-    Ok(Arc::new(PrimitiveArray::<T>::from_iter_values(out)))
-}
-
-/// A primitive element taken from a scalar [`Value`].
-pub(crate) trait Scalar: Sized + Default {
-    fn from_value(v: &Value) -> Option<Self>;
-}
-
-impl Scalar for u8 {
-    fn from_value(v: &Value) -> Option<Self> {
-        uint(v).map(|x| x as u8)
-    }
-}
-
-impl Scalar for i8 {
-    fn from_value(v: &Value) -> Option<Self> {
-        int(v).map(|x| x as i8)
-    }
-}
-
-impl Scalar for f32 {
-    fn from_value(v: &Value) -> Option<Self> {
-        match *v {
-            Value::F32(x) => Some(x),
-            _ => None,
-        }
-    }
-}
-
-impl Scalar for f64 {
-    fn from_value(v: &Value) -> Option<Self> {
-        match *v {
-            Value::F64(x) => Some(x),
-            Value::F32(x) => Some(f64::from(x)),
-            _ => None,
-        }
-    }
-}
-
-fn prim<T: ArrowPrimitiveType>(
-    t: &ValueType,
-    rows: &[Option<&Value>],
-    get: impl Fn(&Value) -> Option<T::Native>,
-) -> Built {
-    let mut out = Vec::with_capacity(rows.len());
-    for (i, r) in rows.iter().enumerate() {
-        out.push(match r {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(get(v).ok_or_else(|| misfit(i, v, t))?),
-        });
-    }
-    Ok(Arc::new(out.into_iter().collect::<PrimitiveArray<T>>()))
-}
-
 fn int(v: &Value) -> Option<i64> {
     match *v {
         Value::I64(x) => Some(x),
@@ -455,11 +521,8 @@ fn uint(v: &Value) -> Option<u64> {
     }
 }
 
-fn misfit(row: usize, v: &Value, t: &ValueType) -> Misfit {
-    Misfit {
-        row,
-        reason: format!("{} where {} is declared", v.kind(), t.name()),
-    }
+fn misfit_reason(v: &Value, t: &ValueType) -> String {
+    format!("{} where {} is declared", v.kind(), t.name())
 }
 
 /// The JSON text of a value, as `robolog cat --json` prints it.

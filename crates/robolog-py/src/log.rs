@@ -360,13 +360,19 @@ impl Log {
     /// columns: the columns to build, in order (None: all).
     /// start, end: only messages with start <= log_time < end (int ns).
     ///
-    /// flatten: for ULog only, pyulog's columns instead of the message's
-    /// fields: after log_time and multi_id, one column per key of pyulog's
-    /// dataset `.data` dict, named as pyulog names them (`q[0]`,
-    /// `esc[1].esc_rpm`, the padding of nested formats kept) and of its
-    /// numpy dtypes (`bool` and `char` fields as int8); rows are each
-    /// instance's samples in file order, merged by timestamp. ValueError
-    /// for a log of another format.
+    /// flatten: columns of scalars instead of nested ones, as a DataFrame
+    /// wants them. For ULog, pyulog's columns: after log_time and
+    /// multi_id, one column per key of pyulog's dataset `.data` dict,
+    /// named as pyulog names them (`q[0]`, `esc[1].esc_rpm`, the padding
+    /// of nested formats kept) and of its numpy dtypes (`bool` and `char`
+    /// fields as int8); rows are each instance's samples in file order,
+    /// merged by timestamp. For other formats, the table's columns spread
+    /// out: a struct as one column per field (`header.stamp`), a
+    /// fixed-size array as one per element (`orientation_covariance[0]`),
+    /// down to scalars, strings, bytes and variable-length lists (which
+    /// stay lists); a null struct or array is null in each of its
+    /// columns. `columns` picks the table's own columns, before they are
+    /// spread out.
     ///
     /// Built without the GIL. Raises KeyError naming the topics for an
     /// unknown topic, and for an unknown column. Messages that do not
@@ -387,8 +393,10 @@ impl Log {
         let for_scan = Arc::clone(&shared);
         let built = py.detach(move || {
             guarded(|| {
-                if flatten {
+                if flatten && for_scan.log().as_ulog().is_some() {
                     table::build_flat(&for_scan, &topic, columns, start, end)
+                } else if flatten {
+                    table::build(&for_scan, &topic, columns, start, end).and_then(table::flatten)
                 } else {
                     table::build(&for_scan, &topic, columns, start, end)
                 }
@@ -398,8 +406,8 @@ impl Log {
     }
 
     /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs
-    /// pandas and pyarrow). With flatten=True (ULog), pyulog's columns and
-    /// dtypes, as Log.table.
+    /// pandas and pyarrow). With flatten=True, columns of scalars (ULog:
+    /// pyulog's columns and dtypes), as Log.table.
     #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
     fn to_pandas<'py>(
         &self,
@@ -415,7 +423,8 @@ impl Log {
     }
 
     /// Log.table(...).to_polars(): the topic as a polars DataFrame (needs
-    /// polars). With flatten=True (ULog), pyulog's columns, as Log.table.
+    /// polars). With flatten=True, columns of scalars (ULog: pyulog's
+    /// columns), as Log.table.
     #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
     fn to_polars<'py>(
         &self,

@@ -5,7 +5,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::Array;
+use arrow_buffer::NullBuffer;
+use arrow_select::take::take;
 use arrow_array::{
     ArrayRef, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
     RecordBatch, RecordBatchIterator, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
@@ -79,18 +83,14 @@ pub(crate) fn build(
         end: end.map(Timestamp),
         ..ScanOptions::default()
     };
-    let mut reader = scan(log, &table, &opts)?;
-    let schema = reader.schema();
-    let mut batches = Vec::new();
-    for b in reader.by_ref() {
-        batches.push(b?);
-    }
+    let read = read_in_parts(log, &table, &opts, &halves(shared, &table, &opts))?;
+    let (schema, batches) = (read.schema, read.batches);
     let mut problems = Vec::new();
-    if reader.skipped() > 0 {
+    if read.skipped > 0 {
         let problem = format!(
             "table {name}: {} damaged record{} skipped",
-            reader.skipped(),
-            if reader.skipped() == 1 {
+            read.skipped,
+            if read.skipped == 1 {
                 " was"
             } else {
                 "s were"
@@ -99,8 +99,8 @@ pub(crate) fn build(
         shared.add_problem(problem.clone());
         problems.push(problem);
     }
-    if let Some(first) = reader.first_undecoded() {
-        let n = reader.undecoded();
+    if let Some(first) = &read.first_undecoded {
+        let n = read.undecoded;
         let problem = format!(
             "table {name}: {n} message{} could not be decoded and {} rows of null message \
              columns; the first at byte {}: {}",
@@ -119,6 +119,113 @@ pub(crate) fn build(
         batches,
         problems,
     })
+}
+
+/// Tables of at least this many messages are read in two time ranges at
+/// once, on two threads, where the machine has them.
+const SPLIT_MESSAGES: u64 = 50_000;
+
+/// The time ranges `[start, end)` a table is read in, in order: two halves
+/// of its messages' time span for a large table of a log whose messages
+/// are decoded one by one (ULog's typed column readers read a table in one
+/// pass); else one range, the scan's own.
+fn halves(shared: &Shared, table: &robolog_arrow::Table, opts: &ScanOptions) -> Vec<ScanOptions> {
+    let whole = vec![opts.clone()];
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads < 2
+        || table.message_count < SPLIT_MESSAGES
+        || shared.log().as_ulog().is_some()
+    {
+        return whole;
+    }
+    let ids: Vec<_> = table.channels.iter().map(|c| c.id).collect();
+    let spans = shared
+        .summary
+        .channels
+        .iter()
+        .filter(|c| ids.contains(&c.info.id))
+        .map(|c| (c.start, c.end));
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (s, e) in spans {
+        let (Some(s), Some(e)) = (s, e) else {
+            return whole;
+        };
+        lo = lo.min(s.as_nanos());
+        hi = hi.max(e.as_nanos());
+    }
+    let lo = opts.start.map_or(lo, |s| lo.max(s.as_nanos()));
+    let hi = opts.end.map_or(hi, |e| hi.min(e.as_nanos().saturating_sub(1)));
+    if hi.saturating_sub(lo) < 2 {
+        return whole;
+    }
+    let mid = Timestamp(lo + (hi - lo) / 2);
+    let mut first = opts.clone();
+    first.end = Some(mid);
+    let mut second = opts.clone();
+    second.start = Some(mid);
+    vec![first, second]
+}
+
+/// What reading a table gave.
+struct Read {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+    skipped: u64,
+    undecoded: u64,
+    first_undecoded: Option<robolog_arrow::Undecoded>,
+}
+
+/// Reads `table` in `parts` (consecutive time ranges), each on its own
+/// thread, and joins them in order: the rows of one scan of the whole
+/// range, as the ranges split it where log time does.
+fn read_in_parts(
+    log: &robolog::Log<'_>,
+    table: &robolog_arrow::Table,
+    opts: &ScanOptions,
+    parts: &[ScanOptions],
+) -> Result<Read, Failure> {
+    let one = |o: &ScanOptions| -> Result<Read, Failure> {
+        let mut reader = scan(log, table, o)?;
+        let mut batches = Vec::new();
+        for b in reader.by_ref() {
+            batches.push(b?);
+        }
+        Ok(Read {
+            schema: reader.schema(),
+            batches,
+            skipped: reader.skipped(),
+            undecoded: reader.undecoded(),
+            first_undecoded: reader.first_undecoded().cloned(),
+        })
+    };
+    let reads: Vec<Result<Read, Failure>> = match parts {
+        [] => vec![one(opts)],
+        [only] => vec![one(only)],
+        [first, rest @ ..] => std::thread::scope(|s| {
+            let others: Vec<_> = rest.iter().map(|o| s.spawn(move || one(o))).collect();
+            let mut reads = vec![one(first)];
+            for h in others {
+                reads.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            }
+            reads
+        }),
+    };
+    let mut all: Option<Read> = None;
+    for r in reads {
+        let r = r?;
+        match all.as_mut() {
+            None => all = Some(r),
+            Some(a) => {
+                a.batches.extend(r.batches);
+                a.skipped += r.skipped;
+                a.undecoded += r.undecoded;
+                if a.first_undecoded.is_none() {
+                    a.first_undecoded = r.first_undecoded;
+                }
+            }
+        }
+    }
+    all.ok_or_else(|| Failure::Missing("no part of the table was read".into()))
 }
 
 /// A topic's messages as a typed Arrow table (see Log.table).
@@ -263,6 +370,108 @@ impl Table {
             self.column_names().join(", ")
         )
     }
+}
+
+/// The table with its nested columns spread out (`flatten=True` for logs
+/// other than ULog): a struct column becomes one column per field named
+/// `column.field`, a fixed-size array one column per element named
+/// `column[i]`, down to columns of scalars, strings and variable-length
+/// lists. A null struct or array makes its columns null in that row.
+pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
+    let mut fields = Vec::new();
+    let mut batches = Vec::with_capacity(t.batches.len());
+    for (k, b) in t.batches.iter().enumerate() {
+        let mut arrays = Vec::new();
+        let mut out = Vec::new();
+        for (f, a) in t.schema.fields().iter().zip(b.columns()) {
+            flatten_column(f.name().clone(), f, a, None, &mut out, &mut arrays)?;
+        }
+        if k == 0 {
+            fields = out;
+        }
+        let schema = Arc::new(Schema::new_with_metadata(
+            fields.clone(),
+            t.schema.metadata().clone(),
+        ));
+        let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
+        batches.push(
+            RecordBatch::try_new_with_options(schema, arrays, &opts).map_err(arrow_failure)?,
+        );
+    }
+    if t.batches.is_empty() {
+        for f in t.schema.fields() {
+            let empty = arrow_array::new_empty_array(f.data_type());
+            flatten_column(f.name().clone(), f, &empty, None, &mut fields, &mut Vec::new())?;
+        }
+    }
+    let schema = Arc::new(Schema::new_with_metadata(fields, t.schema.metadata().clone()));
+    Ok(Table {
+        schema,
+        batches,
+        ..t
+    })
+}
+
+/// Adds the columns of `array` (field `field`, named `name`) to `fields`
+/// and `arrays`, spread out as [`flatten`] does; `nulls` are the rows
+/// where an enclosing struct or array is null.
+fn flatten_column(
+    name: String,
+    field: &Field,
+    array: &ArrayRef,
+    nulls: Option<&NullBuffer>,
+    fields: &mut Vec<Field>,
+    arrays: &mut Vec<ArrayRef>,
+) -> Result<(), Failure> {
+    match field.data_type() {
+        DataType::Struct(children) => {
+            let s = array.as_struct();
+            let nulls = NullBuffer::union(nulls, s.nulls());
+            for (f, c) in children.iter().zip(s.columns()) {
+                let n = format!("{name}.{}", f.name());
+                flatten_column(n, f, c, nulls.as_ref(), fields, arrays)?;
+            }
+        }
+        DataType::FixedSizeList(item, n) => {
+            let l = array.as_fixed_size_list();
+            let nulls = NullBuffer::union(nulls, l.nulls());
+            for i in 0..*n {
+                let at = UInt64Array::from_iter_values(
+                    (0..l.len()).map(|r| (l.value_offset(r) + i) as u64),
+                );
+                let element = take(l.values(), &at, None).map_err(arrow_failure)?;
+                let n = format!("{name}[{i}]");
+                flatten_column(n, item, &element, nulls.as_ref(), fields, arrays)?;
+            }
+        }
+        _ => {
+            let merged = NullBuffer::union(nulls, array.nulls());
+            let array = if nulls.is_some() {
+                let data = array
+                    .to_data()
+                    .into_builder()
+                    .nulls(merged.clone())
+                    .build()
+                    .map_err(arrow_failure)?;
+                arrow_array::make_array(data)
+            } else {
+                Arc::clone(array)
+            };
+            let nullable = field.is_nullable() || merged.is_some();
+            fields.push(
+                Field::new(name, field.data_type().clone(), nullable)
+                    .with_metadata(field.metadata().clone()),
+            );
+            arrays.push(array);
+        }
+    }
+    Ok(())
+}
+
+/// An Arrow error as a failure (a bug if it happens: the arrays are
+/// built from arrays of the same schema).
+fn arrow_failure(e: arrow_schema::ArrowError) -> Failure {
+    Failure::Table(e.into())
 }
 
 /// Calls `what` of the package's pure-Python `_frames` module on `table`

@@ -2,6 +2,7 @@
 message counts and log times per topic (AnyReader), and every message's
 decoded value (AnyReader.deserialize), field for field."""
 
+import re
 from collections import defaultdict
 
 import numpy as np
@@ -11,6 +12,7 @@ import robolog
 from _corpus import BAGS, STATS, file_id
 
 highlevel = pytest.importorskip("rosbags.highlevel")
+pa = pytest.importorskip("pyarrow")
 
 
 def plain(v, fielddefs):
@@ -93,3 +95,60 @@ def test_bags_equal_rosbags(path):
                 assert alike, f"{topic}: message {i} at {t}: rosbags {v!r:.300}, robolog {mine[i]!r:.300}"
         STATS["bag messages compared with rosbags (times and values)"] += len(theirs)
     STATS["bag files compared with rosbags"] += 1
+
+
+def column_path(name):
+    """The steps of a flattened column's name: `a.b[2].c` is
+    ["a", "b", 2, "c"]."""
+    return [int(i) if i else f for f, i in re.findall(r"([^.\[\]]+)|\[(\d+)\]", name)]
+
+
+def cells(column):
+    """A pyarrow column as Python values the way `plain` gives rosbags'
+    values: times and durations int ns, uint8 arrays bytes."""
+    t = column.type
+    if pa.types.is_timestamp(t) or pa.types.is_duration(t):
+        column = column.cast(pa.int64())
+    values = column.to_pylist()
+    if pa.types.is_list(t) and pa.types.is_uint8(t.value_type):
+        values = [None if v is None else bytes(v) for v in values]
+    return values
+
+
+@pytest.mark.parametrize("path", BAGS, ids=file_id)
+def test_flattened_tables_equal_rosbags(path):
+    """Log.table(topic, flatten=True): one column per struct field and
+    fixed-size array element, each cell the value rosbags' message has
+    at that path (e.g. `orientation_covariance[4]`)."""
+    try:
+        times, values = rosbags_messages(path)
+    except Exception as e:  # the peer's limits are not ours (see above)
+        pytest.skip(f"rosbags cannot read it: {type(e).__name__}: {e}")
+    with robolog.open(path) as log:
+        for topic, theirs in values.items():
+            table = pa.table(log.table(topic, flatten=True))
+            assert table.num_rows == len(theirs)
+            assert table.column_names[0] == "log_time"
+            assert cells(table.column("log_time")) == times[topic]
+            names = table.column_names[1:]
+            for name in names:
+                assert not pa.types.is_struct(table.schema.field(name).type), name
+                assert not pa.types.is_fixed_size_list(table.schema.field(name).type), name
+            rows = list(zip(*(cells(table.column(n)) for n in names)))
+
+            def at(v, name):
+                for step in column_path(name):
+                    v = v[step]
+                return v
+
+            for i, (t, v) in enumerate(zip(times[topic], theirs)):
+                want = tuple(at(v, n) for n in names)
+                if not same(list(rows[i]), list(want)):
+                    # Messages of one topic at one time may come in either order.
+                    alike = [
+                        j
+                        for j, u in enumerate(times[topic])
+                        if u == t and same(list(rows[j]), list(want))
+                    ]
+                    assert alike, f"{topic}: row {i}: robolog {rows[i]!r:.300}, rosbags {want!r:.300}"
+            STATS["bag table cells compared with rosbags (flatten=True)"] += len(theirs) * len(names)

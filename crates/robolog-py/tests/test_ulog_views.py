@@ -124,6 +124,3 @@ def test_flatten_columns_and_times(tmp_path):
             log.table("no_such_topic", flatten=True)
         df = log.to_pandas(name, flatten=True)
         assert list(df.columns) == full.column_names
-    with robolog.open(TESTDATA / "rosbag" / "sample.bag") as bag:
-        with pytest.raises(ValueError, match="ULog"):
-            bag.table("/chatter", flatten=True)

@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use arrow_array::types::{TimestampNanosecondType, UInt8Type, UInt32Type};
 use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, RecordBatchOptions};
-use logcore::{ChannelId, Error as LogError, LogReader, Message, Timestamp, Value};
+use logcore::{ChannelId, Error as LogError, FieldName, LogReader, Message, Timestamp, Value};
 
 use super::schema::{DATA, original_name};
 use super::{BatchReader, Source, Undecoded};
 use crate::Error;
-use crate::build::{self, field_at};
+use crate::build::field_at;
 
 /// A row's message facts, kept while its batch is built.
 struct RowMeta {
@@ -22,19 +22,25 @@ struct RowMeta {
     sequence: Option<u64>,
     /// Its channel.
     channel: ChannelId,
-    /// Its byte offset (of its chunk, when compressed).
-    offset: u64,
 }
 
 impl BatchReader<'_> {
     /// The next batch of at most `batch_size` rows; `None` at the end.
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
         let mut metas: Vec<RowMeta> = Vec::with_capacity(self.batch_size.min(65_536));
-        let mut values: Vec<Value> = Vec::new();
         let Some(messages) = self.messages.as_mut() else {
             self.done = true;
             return Ok(None);
         };
+        // The message's own name of each field column.
+        let names: Vec<Option<FieldName>> = self
+            .sources
+            .iter()
+            .map(|s| match s {
+                Source::Field(_, f) => Some(FieldName::from(original_name(&f.name))),
+                _ => None,
+            })
+            .collect();
         while metas.len() < self.batch_size {
             let Some(m) = messages.next() else {
                 self.done = true;
@@ -48,33 +54,52 @@ impl BatchReader<'_> {
                 }
                 Err(e) => return Err(e.into()),
             };
+            let offset = m.offset.unwrap_or(0);
             if self.decode {
-                match self.log.decode(&m) {
-                    Ok(v) if self.fields && !matches!(v, Value::Struct(_)) => {
-                        if !self.lenient {
-                            return Err(Error::Misfit {
-                                table: self.table.clone(),
-                                offset: m.offset.unwrap_or(0),
-                                reason: "not a message with fields".into(),
-                            });
-                        }
-                        self.undecoded += 1;
-                        self.first_undecoded.get_or_insert_with(|| Undecoded {
-                            offset: m.offset.unwrap_or(0),
-                            reason: "not a message with fields".into(),
-                        });
-                        values.push(Value::Null);
+                const NO_FIELDS: &str = "not a message with fields";
+                let decoded: Result<(), Error> = match self.log.decode_into(&m, &mut self.value)
+                {
+                    Ok(()) if self.fields && !matches!(self.value, Value::Struct(_)) => {
+                        Err(Error::Misfit {
+                            table: self.table.clone(),
+                            offset,
+                            reason: NO_FIELDS.into(),
+                        })
                     }
-                    Ok(v) => values.push(v),
+                    Ok(()) => Ok(()),
+                    Err(e) => Err(e.into()),
+                };
+                let value = match decoded {
+                    Ok(()) => Some(&self.value),
                     Err(e) if self.lenient => {
                         self.undecoded += 1;
                         self.first_undecoded.get_or_insert_with(|| Undecoded {
-                            offset: m.offset.unwrap_or(0),
-                            reason: e.to_string(),
+                            offset,
+                            reason: match e {
+                                Error::Misfit { reason, .. } => reason,
+                                e => e.to_string(),
+                            },
                         });
-                        values.push(Value::Null);
+                        None
                     }
-                    Err(e) => return Err(e.into()),
+                    Err(e) => return Err(e),
+                };
+                for ((src, col), own) in self.sources.iter().zip(&mut self.columns).zip(&names) {
+                    let (Some(col), name) = (col.as_mut(), src) else {
+                        continue;
+                    };
+                    let (row, column) = match (name, value, own) {
+                        (&Source::Field(k, ref f), Some(Value::Struct(vf)), Some(own)) => {
+                            (field_at(vf, k, own), f.name.as_str())
+                        }
+                        (Source::Field(_, f), _, _) => (None, f.name.as_str()),
+                        (_, v, _) => (v, DATA),
+                    };
+                    col.append(row).map_err(|reason| Error::Misfit {
+                        table: self.table.clone(),
+                        offset,
+                        reason: format!("{column}: {reason}"),
+                    })?;
                 }
             }
             metas.push(RowMeta {
@@ -82,53 +107,50 @@ impl BatchReader<'_> {
                 publish_time: m.publish_time,
                 sequence: m.sequence,
                 channel: m.channel,
-                offset: m.offset.unwrap_or(0),
             });
         }
         if metas.is_empty() {
             return Ok(None);
         }
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.sources.len());
-        let mut rows: Vec<Option<&Value>> = Vec::with_capacity(metas.len());
-        for src in &self.sources {
-            let col: ArrayRef = match src {
-                Source::LogTime => {
+        for (src, col) in self.sources.iter().zip(self.columns.iter_mut()) {
+            let array: ArrayRef = match (src, col) {
+                (_, Some(col)) => col.finish().map_err(|reason| Error::Misfit {
+                    table: self.table.clone(),
+                    offset: 0,
+                    reason,
+                })?,
+                (Source::LogTime, None) => {
                     Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter_values(
                         metas.iter().map(|m| m.log_time.as_nanos()),
                     ))
                 }
-                Source::PublishTime => Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(
-                    metas
-                        .iter()
-                        .map(|m| m.publish_time.map(Timestamp::as_nanos))
-                        .collect::<Vec<_>>(),
-                )),
-                Source::Sequence => Arc::new(PrimitiveArray::<UInt32Type>::from(
+                (Source::PublishTime, None) => {
+                    Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(
+                        metas
+                            .iter()
+                            .map(|m| m.publish_time.map(Timestamp::as_nanos))
+                            .collect::<Vec<_>>(),
+                    ))
+                }
+                (Source::Sequence, None) => Arc::new(PrimitiveArray::<UInt32Type>::from(
                     metas
                         .iter()
                         .map(|m| m.sequence.and_then(|s| u32::try_from(s).ok()))
                         .collect::<Vec<_>>(),
                 )),
-                Source::MultiId => Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
-                    metas
-                        .iter()
-                        .map(|m| self.multi_ids.get(&m.channel).copied().unwrap_or(0)),
-                )),
-                Source::Field(k, f) => {
-                    rows.clear();
-                    rows.extend(values.iter().map(|v| match v {
-                        Value::Struct(vf) => field_at(vf, *k, original_name(&f.name)),
-                        _ => None,
-                    }));
-                    build::build(&f.ty, &rows).map_err(|m| self.misfit(&metas, m, &f.name))?
+                (Source::MultiId, None) => {
+                    Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
+                        metas
+                            .iter()
+                            .map(|m| self.multi_ids.get(&m.channel).copied().unwrap_or(0)),
+                    ))
                 }
-                Source::Data(t) => {
-                    rows.clear();
-                    rows.extend(values.iter().map(Some));
-                    build::build(t, &rows).map_err(|m| self.misfit(&metas, m, DATA))?
+                (Source::Field(..) | Source::Data(_), None) => {
+                    unreachable!("every message source has a column")
                 }
             };
-            columns.push(col);
+            columns.push(array);
         }
         let opts = RecordBatchOptions::new().with_row_count(Some(metas.len()));
         Ok(Some(RecordBatch::try_new_with_options(
@@ -136,16 +158,6 @@ impl BatchReader<'_> {
             columns,
             &opts,
         )?))
-    }
-
-    /// The error of a value that does not fit `column`, at the message
-    /// of the misfit's row.
-    fn misfit(&self, metas: &[RowMeta], m: build::Misfit, column: &str) -> Error {
-        Error::Misfit {
-            table: self.table.clone(),
-            offset: metas.get(m.row).map_or(0, |x| x.offset),
-            reason: format!("{column}: {}", m.reason),
-        }
     }
 }
 

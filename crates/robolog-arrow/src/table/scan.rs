@@ -9,13 +9,14 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use logcore::{
     ChannelId, ChannelInfo, LogReader, MessageColumn, MessageFilter, MessageIter, ReadMode,
-    Timestamp, ValueType,
+    Timestamp, Value, ValueType,
 };
 use robolog::Log;
 
 use super::Table;
 use super::schema::{LOG_TIME, MULTI_ID, PUBLISH_TIME, SEQUENCE};
 use crate::Error;
+use crate::build::Column;
 
 /// The batch size [`ScanOptions::default`] uses.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
@@ -78,8 +79,9 @@ pub(crate) enum Source {
 }
 
 /// Streams a table's rows as [`RecordBatch`]es of at most
-/// [`ScanOptions::batch_size`] rows: memory is bounded by one batch of
-/// decoded values. Time filters and the table's channels go to the
+/// [`ScanOptions::batch_size`] rows: each message is decoded (into the
+/// allocations of the one before) and appended to the batch's Arrow
+/// buffers, so memory is bounded by one batch's arrays. Time filters and the table's channels go to the
 /// format's index ([`MessageFilter`]).
 pub struct BatchReader<'a> {
     /// The log read.
@@ -112,6 +114,11 @@ pub struct BatchReader<'a> {
     pub(super) first_undecoded: Option<Undecoded>,
     /// Whether the messages are exhausted (or failed).
     pub(super) done: bool,
+    /// The column being built for each message source (`None` for the
+    /// message facts: times, sequence, multi id).
+    pub(super) columns: Vec<Option<Column>>,
+    /// The last decoded message, whose allocations the next one reuses.
+    pub(super) value: Value,
 }
 
 /// The first message of a lenient [`scan`] that did not decode (or whose
@@ -234,6 +241,15 @@ pub fn scan<'a>(
         Some(_) => None,
         None => Some(log.messages(&filter)?),
     };
+    let rows = opts.batch_size.clamp(1, 65_536);
+    let columns = sources
+        .iter()
+        .map(|s| match s {
+            Source::Field(_, f) => Some(Column::new(&f.ty, rows)),
+            Source::Data(t) => Some(Column::new(t, rows)),
+            _ => None,
+        })
+        .collect();
     Ok(BatchReader {
         log,
         messages,
@@ -250,6 +266,8 @@ pub fn scan<'a>(
         undecoded: 0,
         first_undecoded: None,
         done: false,
+        columns,
+        value: Value::Null,
     })
 }
 

@@ -22,8 +22,10 @@ and VEL logs through one API, read by a Rust library without the GIL.
   views (ULog info, parameters, logged messages and dropouts as pyulog names
   them; bag connections with their headers; MCAP schemas, attachments and
   metadata records; CARLA frames, actors and recorder reports), None for a
-  log of another format. ``Log.table(topic, flatten=True)`` gives a ULog
-  topic with pyulog's column names and dtypes.
+  log of another format. ``Log.table(topic, flatten=True)`` gives columns
+  of scalars: a ULog topic with pyulog's column names and dtypes, other
+  formats' structs and fixed-size arrays spread out (``header.stamp``,
+  ``orientation_covariance[0]``).
 - ``robolog.check(path)``, ``robolog.convert(src, dst)`` and
   ``robolog.export(src, folder)`` do what the ``robolog`` command does and
   return reports (``CheckReport``, ``ConvertReport``, ``ExportReport``).
