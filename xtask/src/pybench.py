@@ -48,7 +48,8 @@ def robolog_ulog(path, flatten):
 
     frames = {}
     with robolog.open(path) as log:
-        for name in sorted({c.type for c in log.topics}):
+        # The topics with samples, as pyulog's data_list holds them.
+        for name in sorted({c.type for c in log.topics if c.message_count}):
             frames[name] = log.to_pandas(name, flatten=flatten)
     return frames
 

@@ -103,16 +103,24 @@ def column_path(name):
     return [int(i) if i else f for f, i in re.findall(r"([^.\[\]]+)|\[(\d+)\]", name)]
 
 
+def nanoseconds(v):
+    """`v` with every time and duration within it as int ns."""
+    if isinstance(v, dict):
+        return {k: nanoseconds(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [nanoseconds(x) for x in v]
+    if type(v).__name__ in ("Timestamp", "Timedelta"):  # pandas' scalars
+        return v.value
+    return v
+
+
 def cells(column):
     """A pyarrow column as Python values the way `plain` gives rosbags'
-    values: times and durations int ns, uint8 arrays bytes."""
+    values: times and durations int ns (also within lists of messages)."""
     t = column.type
     if pa.types.is_timestamp(t) or pa.types.is_duration(t):
         column = column.cast(pa.int64())
-    values = column.to_pylist()
-    if pa.types.is_list(t) and pa.types.is_uint8(t.value_type):
-        values = [None if v is None else bytes(v) for v in values]
-    return values
+    return [nanoseconds(v) for v in column.to_pylist()]
 
 
 @pytest.mark.parametrize("path", BAGS, ids=file_id)
@@ -134,7 +142,7 @@ def test_flattened_tables_equal_rosbags(path):
             for name in names:
                 assert not pa.types.is_struct(table.schema.field(name).type), name
                 assert not pa.types.is_fixed_size_list(table.schema.field(name).type), name
-            rows = list(zip(*(cells(table.column(n)) for n in names)))
+            rows = list(zip(*(cells(table.column(n)) for n in names))) or [()] * table.num_rows
 
             def at(v, name):
                 for step in column_path(name):
