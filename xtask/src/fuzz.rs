@@ -7,7 +7,9 @@
 //!   as `regression-*`. The replay is the run's start: libFuzzer runs
 //!   every input of its corpus folders before it makes new ones. `--dev`
 //!   builds the targets without optimizations (in half the time, but the
-//!   inputs then run several times slower).
+//!   inputs then run several times slower); `--light` at optimization
+//!   level 1 (the gate's smoke run: a third less time to build, and its
+//!   replay of the committed corpus measured as fast as at level 3).
 //! - `fuzz cmin [TARGET] [--max N]`: merge the working corpus back into a
 //!   minimised committed corpus of at most N inputs (default
 //!   [`MAX_COMMITTED`]), `regression-*` files always kept.
@@ -25,11 +27,12 @@ const MAX_COMMITTED: usize = 300;
 
 const USAGE: &str = "\
 usage:
-  cargo xtask fuzz [TARGET] [--seconds N] [--dev]
+  cargo xtask fuzz [TARGET] [--seconds N] [--dev | --light]
       replay each target's committed corpus (fuzz/corpus/TARGET), then fuzz it for
       N seconds (default 60; all targets unless one is named); new inputs go to the
       working corpus fuzz/target/corpus/TARGET (not committed), findings to
-      fuzz/corpus/TARGET/regression-*; --dev: targets built without optimizations
+      fuzz/corpus/TARGET/regression-*; --dev: targets built without optimizations;
+      --light: built at optimization level 1
   cargo xtask fuzz cmin [TARGET] [--max N]
       merge the working corpus into the committed one, minimised (libFuzzer's
       set-cover merge, then at most N inputs, default 300, those adding the most
@@ -177,34 +180,66 @@ fn seed_corpus(target: &str) -> Result<PathBuf> {
 
 /// A `cargo fuzz run` of `target` on the stable toolchain.
 fn cargo_fuzz_run(target: &str) -> Command {
-    cargo_fuzz_run_in(target, false)
+    cargo_fuzz_run_in(target, Build::Release)
 }
 
-/// `cargo fuzz SUBCOMMAND` in `fuzz/` on the stable toolchain, `--dev`
-/// (without optimizations) when `dev`.
-fn cargo_fuzz(subcommand: &str, dev: bool) -> Command {
+/// How the targets are built.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    /// cargo-fuzz's release build (optimization level 3).
+    Release,
+    /// Its release build at optimization level 1 (`--light`): a third less
+    /// time to build, for a smoke run whose inputs are few.
+    Light,
+    /// Without optimizations (`--dev`).
+    Dev,
+}
+
+impl Build {
+    fn of(args: &[String]) -> Build {
+        if args.iter().any(|a| a == "--dev") {
+            Build::Dev
+        } else if args.iter().any(|a| a == "--light") {
+            Build::Light
+        } else {
+            Build::Release
+        }
+    }
+}
+
+/// `cargo fuzz SUBCOMMAND` in `fuzz/` on the stable toolchain, built as
+/// `build` says (a run must say what its build said, or it builds again).
+fn cargo_fuzz(subcommand: &str, build: Build) -> Command {
     let mut c = cargo();
     c.current_dir(root().join("fuzz"))
         // cargo-fuzz passes a nightly-only sanitizer flag; this lets the
         // stable toolchain accept it.
         .env("RUSTC_BOOTSTRAP", "1")
         .args(["fuzz", subcommand]);
-    if dev {
-        c.arg("--dev");
+    match build {
+        Build::Release => {}
+        // cargo-fuzz sets only the release profile's debug info on its
+        // command line, so the environment sets its level.
+        Build::Light => {
+            c.env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1");
+        }
+        Build::Dev => {
+            c.arg("--dev");
+        }
     }
     c
 }
 
-/// A `cargo fuzz run` of `target`, built without optimizations when `dev`.
-fn cargo_fuzz_run_in(target: &str, dev: bool) -> Command {
-    let mut c = cargo_fuzz("run", dev);
+/// A `cargo fuzz run` of `target`, built as `build` says.
+fn cargo_fuzz_run_in(target: &str, build: Build) -> Command {
+    let mut c = cargo_fuzz("run", build);
     c.arg(target);
     c
 }
 
 fn fuzz_cmd(args: &[String]) -> Result {
     let seconds = number(args, "--seconds", 60)?;
-    let dev = args.iter().any(|a| a == "--dev");
+    let dev = Build::of(args);
     let targets = chosen_targets(args)?;
     ensure_cargo_fuzz()?;
     if targets.len() > 1 {

@@ -515,6 +515,10 @@ fn ci_steps(args: &[String]) -> Result {
     );
     py::cmd(&["test".to_string()])?;
     gate_step("fuzz smoke run");
-    fuzz::cmd(&["--seconds".to_string(), fuzz_seconds.to_string()])?;
+    fuzz::cmd(&[
+        "--seconds".to_string(),
+        fuzz_seconds.to_string(),
+        "--light".to_string(),
+    ])?;
     Ok(())
 }

@@ -225,10 +225,15 @@ impl Column {
         };
         let t = &self.ty;
         match &mut self.b {
-            Builder::Bool(b) => put!(b, v, t, match *v {
-                Value::Bool(x) => Some(x),
-                _ => None,
-            }),
+            Builder::Bool(b) => put!(
+                b,
+                v,
+                t,
+                match *v {
+                    Value::Bool(x) => Some(x),
+                    _ => None,
+                }
+            ),
             Builder::I8(b) => put!(b, v, t, int(v).map(|x| x as i8)),
             Builder::I16(b) => put!(b, v, t, int(v).map(|x| x as i16)),
             Builder::I32(b) => put!(b, v, t, int(v).map(|x| x as i32)),
@@ -237,25 +242,45 @@ impl Column {
             Builder::U16(b) => put!(b, v, t, uint(v).map(|x| x as u16)),
             Builder::U32(b) => put!(b, v, t, uint(v).map(|x| x as u32)),
             Builder::U64(b) => put!(b, v, t, uint(v)),
-            Builder::F32(b) => put!(b, v, t, match *v {
-                Value::F32(x) => Some(x),
-                _ => None,
-            }),
-            Builder::F64(b) => put!(b, v, t, match *v {
-                Value::F64(x) => Some(x),
-                Value::F32(x) => Some(f64::from(x)),
-                Value::I64(x) => Some(x as f64),
-                Value::U64(x) => Some(x as f64),
-                _ => None,
-            }),
-            Builder::Time(b) => put!(b, v, t, match *v {
-                Value::Time(x) => Some(x.as_nanos()),
-                _ => None,
-            }),
-            Builder::Duration(b) => put!(b, v, t, match *v {
-                Value::Duration(x) => Some(x),
-                _ => None,
-            }),
+            Builder::F32(b) => put!(
+                b,
+                v,
+                t,
+                match *v {
+                    Value::F32(x) => Some(x),
+                    _ => None,
+                }
+            ),
+            Builder::F64(b) => put!(
+                b,
+                v,
+                t,
+                match *v {
+                    Value::F64(x) => Some(x),
+                    Value::F32(x) => Some(f64::from(x)),
+                    Value::I64(x) => Some(x as f64),
+                    Value::U64(x) => Some(x as f64),
+                    _ => None,
+                }
+            ),
+            Builder::Time(b) => put!(
+                b,
+                v,
+                t,
+                match *v {
+                    Value::Time(x) => Some(x.as_nanos()),
+                    _ => None,
+                }
+            ),
+            Builder::Duration(b) => put!(
+                b,
+                v,
+                t,
+                match *v {
+                    Value::Duration(x) => Some(x),
+                    _ => None,
+                }
+            ),
             Builder::Str(b) => {
                 match v {
                     Value::String(s) => b.append_value(s),
@@ -274,14 +299,24 @@ impl Column {
                 b.append_value(json(v));
                 Ok(())
             }
-            Builder::Bin(b) => put!(b, v, t, match v {
-                Value::Bytes(x) => Some(x),
-                _ => None,
-            }),
-            Builder::Empty(b) => put!(b, v, t, match v {
-                Value::Struct(_) => Some(true),
-                _ => None,
-            }),
+            Builder::Bin(b) => put!(
+                b,
+                v,
+                t,
+                match v {
+                    Value::Bytes(x) => Some(x),
+                    _ => None,
+                }
+            ),
+            Builder::Empty(b) => put!(
+                b,
+                v,
+                t,
+                match v {
+                    Value::Struct(_) => Some(true),
+                    _ => None,
+                }
+            ),
             Builder::Struct {
                 fields,
                 children,
@@ -359,7 +394,9 @@ impl Column {
                 }
                 valid.append_null();
             }
-            Builder::Fixed { n, child, valid, .. } => {
+            Builder::Fixed {
+                n, child, valid, ..
+            } => {
                 child.append_placeholders(*n);
                 valid.append_null();
             }
@@ -446,8 +483,13 @@ impl Column {
                 let size = i32::try_from(*n)
                     .map_err(|_| format!("an array of {n} elements is too long for Arrow"))?;
                 Arc::new(
-                    FixedSizeListArray::try_new(item_field(elem), size, child.finish()?, valid.finish())
-                        .map_err(|e| e.to_string())?,
+                    FixedSizeListArray::try_new(
+                        item_field(elem),
+                        size,
+                        child.finish()?,
+                        valid.finish(),
+                    )
+                    .map_err(|e| e.to_string())?,
                 )
             }
             Builder::List {

@@ -2,25 +2,16 @@
 //! (`../shared/corpus/osi-mcap`, skipped when absent) and on committed
 //! fixtures of the other formats.
 
+mod common;
+
 use std::path::PathBuf;
 
-use assert_cmd::Command;
+use common::robolog;
 use serde_json::Value as Json;
 
-fn robolog() -> Command {
-    Command::cargo_bin("robolog").unwrap()
-}
-
+/// An OSI trace of the corpus (`osi-mcap/<rel>`), or `None` when absent.
 fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/osi-mcap")
-        .join(rel);
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    common::corpus(&format!("osi-mcap/{rel}"))
 }
 
 fn text(b: &[u8]) -> String {

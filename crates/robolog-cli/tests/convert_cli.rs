@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{robolog, testdata};
+use common::{corpus, robolog, testdata};
 use predicates::prelude::*;
 
 /// A new, empty folder for one test.
@@ -319,19 +319,6 @@ fn ros2_makes_ros2_mcap_of_a_ros1_bag_and_only_of_one() {
         .assert()
         .code(2);
     assert!(!dir.join("u.mcap").exists() && !dir.join("b.bag").exists());
-}
-
-/// `../shared/corpus/<rel>`, or `None` (with a note) when absent.
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("note: skipped: {} is absent", p.display());
-        None
-    }
 }
 
 /// Every message of the log at `path` as our reader gives it: topic, log

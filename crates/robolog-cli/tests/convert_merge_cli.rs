@@ -14,25 +14,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{robolog, text};
+use common::{corpus, robolog, text};
 use mcapfile::{LinearReader, Record};
-
-/// `$ROBOLOG_CORPUS/sub`, else `../shared/corpus/sub` beside the checkout;
-/// `None` (and a note) when absent.
-fn corpus(sub: &str) -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join(sub),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus")
-            .join(sub),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: corpus skipped: nothing at {}", dir.display());
-        None
-    }
-}
 
 /// The message count `robolog info --json` gives for `file`, and for
 /// `topic` alone when given.

@@ -6,21 +6,7 @@
 
 mod common;
 
-use common::{robolog, testdata, text};
-
-/// A file of the shared corpus (`../shared/corpus`), or `None` (that part
-/// of the test is skipped) when it is absent.
-fn corpus(rel: &str) -> Option<std::path::PathBuf> {
-    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
-}
+use common::{corpus, robolog, testdata, text};
 
 #[test]
 fn prints_an_aligned_table() {

@@ -5,18 +5,18 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::Array;
-use arrow_buffer::NullBuffer;
-use arrow_select::take::take;
 use arrow_array::{
     ArrayRef, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
     RecordBatch, RecordBatchIterator, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
     UInt16Array, UInt32Array, UInt64Array,
 };
+use arrow_buffer::NullBuffer;
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_select::take::take;
 use logcore::FieldName;
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
@@ -90,11 +90,7 @@ pub(crate) fn build(
         let problem = format!(
             "table {name}: {} damaged record{} skipped",
             read.skipped,
-            if read.skipped == 1 {
-                " was"
-            } else {
-                "s were"
-            }
+            if read.skipped == 1 { " was" } else { "s were" }
         );
         shared.add_problem(problem.clone());
         problems.push(problem);
@@ -132,10 +128,7 @@ const SPLIT_MESSAGES: u64 = 50_000;
 fn halves(shared: &Shared, table: &robolog_arrow::Table, opts: &ScanOptions) -> Vec<ScanOptions> {
     let whole = vec![opts.clone()];
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    if threads < 2
-        || table.message_count < SPLIT_MESSAGES
-        || shared.log().as_ulog().is_some()
-    {
+    if threads < 2 || table.message_count < SPLIT_MESSAGES || shared.log().as_ulog().is_some() {
         return whole;
     }
     let ids: Vec<_> = table.channels.iter().map(|c| c.id).collect();
@@ -154,7 +147,9 @@ fn halves(shared: &Shared, table: &robolog_arrow::Table, opts: &ScanOptions) -> 
         hi = hi.max(e.as_nanos());
     }
     let lo = opts.start.map_or(lo, |s| lo.max(s.as_nanos()));
-    let hi = opts.end.map_or(hi, |e| hi.min(e.as_nanos().saturating_sub(1)));
+    let hi = opts
+        .end
+        .map_or(hi, |e| hi.min(e.as_nanos().saturating_sub(1)));
     if hi.saturating_sub(lo) < 2 {
         return whole;
     }
@@ -394,17 +389,26 @@ pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
             t.schema.metadata().clone(),
         ));
         let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
-        batches.push(
-            RecordBatch::try_new_with_options(schema, arrays, &opts).map_err(arrow_failure)?,
-        );
+        batches
+            .push(RecordBatch::try_new_with_options(schema, arrays, &opts).map_err(arrow_failure)?);
     }
     if t.batches.is_empty() {
         for f in t.schema.fields() {
             let empty = arrow_array::new_empty_array(f.data_type());
-            flatten_column(f.name().clone(), f, &empty, None, &mut fields, &mut Vec::new())?;
+            flatten_column(
+                f.name().clone(),
+                f,
+                &empty,
+                None,
+                &mut fields,
+                &mut Vec::new(),
+            )?;
         }
     }
-    let schema = Arc::new(Schema::new_with_metadata(fields, t.schema.metadata().clone()));
+    let schema = Arc::new(Schema::new_with_metadata(
+        fields,
+        t.schema.metadata().clone(),
+    ));
     Ok(Table {
         schema,
         batches,

@@ -57,8 +57,7 @@ impl BatchReader<'_> {
             let offset = m.offset.unwrap_or(0);
             if self.decode {
                 const NO_FIELDS: &str = "not a message with fields";
-                let decoded: Result<(), Error> = match self.log.decode_into(&m, &mut self.value)
-                {
+                let decoded: Result<(), Error> = match self.log.decode_into(&m, &mut self.value) {
                     Ok(()) if self.fields && !matches!(self.value, Value::Struct(_)) => {
                         Err(Error::Misfit {
                             table: self.table.clone(),
@@ -139,13 +138,11 @@ impl BatchReader<'_> {
                         .map(|m| m.sequence.and_then(|s| u32::try_from(s).ok()))
                         .collect::<Vec<_>>(),
                 )),
-                (Source::MultiId, None) => {
-                    Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
-                        metas
-                            .iter()
-                            .map(|m| self.multi_ids.get(&m.channel).copied().unwrap_or(0)),
-                    ))
-                }
+                (Source::MultiId, None) => Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
+                    metas
+                        .iter()
+                        .map(|m| self.multi_ids.get(&m.channel).copied().unwrap_or(0)),
+                )),
                 (Source::Field(..) | Source::Data(_), None) => {
                     unreachable!("every message source has a column")
                 }

@@ -19,6 +19,24 @@ pub(crate) fn testdata(path: &str) -> PathBuf {
         .join(path)
 }
 
+/// `<rel>` of the shared corpus: under `$ROBOLOG_CORPUS` when set, else
+/// `../shared/corpus` beside the checkout; `None` (and a note) when it is
+/// absent, and the test skips that part.
+pub(crate) fn corpus(rel: &str) -> Option<PathBuf> {
+    let p = match std::env::var_os("ROBOLOG_CORPUS") {
+        Some(d) => PathBuf::from(d).join(rel),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus")
+            .join(rel),
+    };
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("note: skipped: {} is absent", p.display());
+        None
+    }
+}
+
 /// Bytes a command printed, as text.
 pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).unwrap()
