@@ -524,6 +524,7 @@ impl Column {
 /// Field `k` of a struct value, found by position when the names agree
 /// (every declared type), else by name (inferred types, where a message
 /// may lack a field).
+#[inline]
 pub(crate) fn field_at<'v>(
     vf: &'v [(FieldName, Value)],
     k: usize,
