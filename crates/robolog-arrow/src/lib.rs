@@ -32,6 +32,7 @@
 //! ```
 
 mod build;
+pub mod flatten;
 mod infer;
 mod inputs;
 mod logs;

@@ -6,17 +6,14 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::Array;
-use arrow_array::cast::AsArray;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{
     ArrayRef, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
     RecordBatch, RecordBatchIterator, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
     UInt16Array, UInt32Array, UInt64Array,
 };
-use arrow_buffer::NullBuffer;
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use arrow_select::take::take;
 use logcore::FieldName;
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
@@ -373,103 +370,21 @@ impl Table {
 /// `column[i]`, down to columns of scalars, strings and variable-length
 /// lists. A null struct or array makes its columns null in that row.
 pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
-    let mut fields = Vec::new();
+    use robolog_arrow::flatten::{flatten_columns, flatten_schema};
+    let schema = Arc::new(flatten_schema(&t.schema, usize::MAX).map_err(arrow_failure)?);
     let mut batches = Vec::with_capacity(t.batches.len());
-    for (k, b) in t.batches.iter().enumerate() {
-        let mut arrays = Vec::new();
-        let mut out = Vec::new();
-        for (f, a) in t.schema.fields().iter().zip(b.columns()) {
-            flatten_column(f.name().clone(), f, a, None, &mut out, &mut arrays)?;
-        }
-        if k == 0 {
-            fields = out;
-        }
-        let schema = Arc::new(Schema::new_with_metadata(
-            fields.clone(),
-            t.schema.metadata().clone(),
-        ));
+    for b in &t.batches {
+        let (_, arrays) =
+            flatten_columns(t.schema.fields(), b.columns(), usize::MAX).map_err(arrow_failure)?;
         let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
-        batches
-            .push(RecordBatch::try_new_with_options(schema, arrays, &opts).map_err(arrow_failure)?);
+        let b = RecordBatch::try_new_with_options(schema.clone(), arrays, &opts);
+        batches.push(b.map_err(arrow_failure)?);
     }
-    if t.batches.is_empty() {
-        for f in t.schema.fields() {
-            let empty = arrow_array::new_empty_array(f.data_type());
-            flatten_column(
-                f.name().clone(),
-                f,
-                &empty,
-                None,
-                &mut fields,
-                &mut Vec::new(),
-            )?;
-        }
-    }
-    let schema = Arc::new(Schema::new_with_metadata(
-        fields,
-        t.schema.metadata().clone(),
-    ));
     Ok(Table {
         schema,
         batches,
         ..t
     })
-}
-
-/// Adds the columns of `array` (field `field`, named `name`) to `fields`
-/// and `arrays`, spread out as [`flatten`] does; `nulls` are the rows
-/// where an enclosing struct or array is null.
-fn flatten_column(
-    name: String,
-    field: &Field,
-    array: &ArrayRef,
-    nulls: Option<&NullBuffer>,
-    fields: &mut Vec<Field>,
-    arrays: &mut Vec<ArrayRef>,
-) -> Result<(), Failure> {
-    match field.data_type() {
-        DataType::Struct(children) => {
-            let s = array.as_struct();
-            let nulls = NullBuffer::union(nulls, s.nulls());
-            for (f, c) in children.iter().zip(s.columns()) {
-                let n = format!("{name}.{}", f.name());
-                flatten_column(n, f, c, nulls.as_ref(), fields, arrays)?;
-            }
-        }
-        DataType::FixedSizeList(item, n) => {
-            let l = array.as_fixed_size_list();
-            let nulls = NullBuffer::union(nulls, l.nulls());
-            for i in 0..*n {
-                let at = UInt64Array::from_iter_values(
-                    (0..l.len()).map(|r| (l.value_offset(r) + i) as u64),
-                );
-                let element = take(l.values(), &at, None).map_err(arrow_failure)?;
-                let n = format!("{name}[{i}]");
-                flatten_column(n, item, &element, nulls.as_ref(), fields, arrays)?;
-            }
-        }
-        _ => {
-            let merged = NullBuffer::union(nulls, array.nulls());
-            let array = if nulls.is_some() {
-                let data = array
-                    .to_data()
-                    .into_builder()
-                    .nulls(merged.clone())
-                    .build()
-                    .map_err(arrow_failure)?;
-                arrow_array::make_array(data)
-            } else {
-                Arc::clone(array)
-            };
-            let nullable = field.is_nullable() || merged.is_some();
-            fields.push(
-                Field::new(name, field.data_type().clone(), nullable)
-                    .with_metadata(field.metadata().clone()),
-            );
-            arrays.push(array);
-        }
-    }
-    Ok(())
 }
 
 /// An Arrow error as a failure (a bug if it happens: the arrays are

@@ -15,11 +15,8 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray, UInt64Array};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Schema, SchemaRef};
-use datafusion::arrow::buffer::NullBuffer;
-use datafusion::arrow::compute::take;
 use datafusion::arrow::json::writer::{EncoderOptions, make_encoder};
 use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
 use datafusion::error::DataFusionError;
@@ -226,73 +223,23 @@ pub fn write_schema<W: Write>(
 /// # Ok::<(), arrow_schema::ArrowError>(())
 /// ```
 pub fn flatten(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-    let schema = batch.schema();
+    let flat = robolog_arrow::flatten::flatten_batch(batch, MAX_ARRAY_COLUMNS)?;
+    let schema = flat.schema();
     if !schema.fields().iter().any(|f| f.data_type().is_nested()) {
-        return Ok(batch.clone());
+        return Ok(flat);
     }
-    let mut fields = Vec::new();
-    let mut columns = Vec::new();
-    for (f, c) in schema.fields().iter().zip(batch.columns()) {
-        flatten_into(f.name(), f, c.clone(), &mut fields, &mut columns)?;
+    let mut fields = Vec::with_capacity(schema.fields().len());
+    let mut columns = Vec::with_capacity(fields.len());
+    for (f, c) in schema.fields().iter().zip(flat.columns()) {
+        if f.data_type().is_nested() {
+            fields.push(Field::new(f.name(), DataType::Utf8, true));
+            columns.push(json_cells(f, c.as_ref())?);
+        } else {
+            fields.push(f.as_ref().clone());
+            columns.push(c.clone());
+        }
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-}
-
-fn flatten_into(
-    name: &str,
-    field: &FieldRef,
-    array: ArrayRef,
-    fields: &mut Vec<Field>,
-    columns: &mut Vec<ArrayRef>,
-) -> Result<(), ArrowError> {
-    match field.data_type() {
-        DataType::Struct(children) => {
-            let s = array.as_struct();
-            for (i, child) in children.iter().enumerate() {
-                let column = with_parent_nulls(s.column(i), s.nulls())?;
-                flatten_into(
-                    &format!("{name}.{}", child.name()),
-                    child,
-                    column,
-                    fields,
-                    columns,
-                )?;
-            }
-        }
-        DataType::FixedSizeList(item, n) if (*n as usize) <= MAX_ARRAY_COLUMNS => {
-            let list = array.as_fixed_size_list();
-            let n = *n as usize;
-            for i in 0..n {
-                let idx =
-                    UInt64Array::from_iter_values((0..list.len()).map(|r| (r * n + i) as u64));
-                let column = take(list.values().as_ref(), &idx, None)?;
-                let column = with_parent_nulls(&column, list.nulls())?;
-                flatten_into(&format!("{name}[{i}]"), item, column, fields, columns)?;
-            }
-        }
-        t if t.is_nested() => {
-            fields.push(Field::new(name, DataType::Utf8, true));
-            columns.push(json_cells(field, array.as_ref())?);
-        }
-        _ => {
-            fields.push(field.as_ref().clone().with_name(name).with_nullable(true));
-            columns.push(array);
-        }
-    }
-    Ok(())
-}
-
-/// `array` null wherever its parent (struct or list row) is null.
-fn with_parent_nulls(
-    array: &ArrayRef,
-    parent: Option<&NullBuffer>,
-) -> Result<ArrayRef, ArrowError> {
-    let Some(parent) = parent else {
-        return Ok(array.clone());
-    };
-    let nulls = NullBuffer::union(Some(parent), array.nulls());
-    let data = array.to_data().into_builder().nulls(nulls).build()?;
-    Ok(arrow_array::make_array(data))
 }
 
 /// Each value of `array` as JSON text (null where it is null).
