@@ -28,8 +28,9 @@
 //! ```
 //!
 //! The only `unsafe` in the libraries is the memory map in
-//! [`FileBytes::open`] (the `robolog` binary adds its `SIGBUS` handler for
-//! mapped inputs that shrink, see [`source`]).
+//! [`FileBytes::open`] and the return of its pages in
+//! [`FileBytes::release`] (the `robolog` binary adds its `SIGBUS` handler
+//! for mapped inputs that shrink, see [`source`]).
 
 pub mod ahead;
 pub mod channel;

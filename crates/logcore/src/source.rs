@@ -140,6 +140,44 @@ impl FileBytes {
     }
 }
 
+impl FileBytes {
+    /// For a reader done with `range` of the file for now (a scan that has
+    /// copied those messages out): takes the pages of that range out of
+    /// the process's memory, so they no longer count in its resident size.
+    /// They stay in the system's page cache, and a later read maps them
+    /// back with the same bytes. Does nothing for bytes read into memory,
+    /// or on systems other than Linux.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        #[cfg(target_os = "linux")]
+        if let FileBytes::Mapped(map) = self {
+            release_pages(map, range);
+        }
+    }
+}
+
+/// The other place the toolkit uses `unsafe` (see [`map_file`]).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn release_pages(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    let end = range.end.min(map.len());
+    if range.start >= end {
+        return;
+    }
+    // SAFETY: the map is read-only and shared (`Mmap::map`), so
+    // MADV_DONTNEED only unmaps its pages from this process: the next read
+    // of any of them maps the file's page again, with the same bytes, and
+    // every slice borrowed from the map keeps reading what it read before
+    // (a file changed on disk meanwhile is the limitation `map_file`
+    // describes, not a new one). A failure leaves the pages mapped.
+    let _ = unsafe {
+        map.unchecked_advise_range(
+            memmap2::UncheckedAdvice::DontNeed,
+            range.start,
+            end - range.start,
+        )
+    };
+}
+
 impl Drop for FileBytes {
     fn drop(&mut self) {
         if let FileBytes::Mapped(map) = self {
@@ -266,7 +304,8 @@ fn special_kind(_: &std::fs::FileType) -> &'static str {
     "a special file"
 }
 
-/// The one place the toolkit uses `unsafe`.
+/// The one place the toolkit uses `unsafe` to get bytes (the other,
+/// `release_pages`, gives pages back).
 #[allow(unsafe_code)]
 fn map_file(file: &File) -> std::io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only. If another process truncates or rewrites
@@ -322,6 +361,45 @@ mod tests {
     fn refusal(r: std::io::Result<FileBytes>) -> (std::io::ErrorKind, String) {
         let e = r.unwrap_err();
         (e.kind(), e.to_string())
+    }
+
+    /// The resident kilobytes of the map starting at `start`, as the
+    /// kernel lists them in `/proc/self/smaps`.
+    #[cfg(target_os = "linux")]
+    fn resident_kb(start: usize) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let head = format!("{start:x}-");
+        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&head));
+        lines
+            .find_map(|l| l.strip_prefix("Rss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("the map is listed with its Rss")
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_pages_leave_memory_and_read_back_the_same() {
+        let path = scratch("release.bin");
+        let bytes: Vec<u8> = (0..1u32 << 20).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let map = FileBytes::open(&path).unwrap();
+        assert!(matches!(map, FileBytes::Mapped(_)));
+        let start = map.as_ptr() as usize;
+        assert_eq!(
+            map.iter().map(|&b| u64::from(b)).sum::<u64>(),
+            bytes.iter().map(|&b| u64::from(b)).sum::<u64>()
+        );
+        assert_eq!(resident_kb(start), 1024);
+        map.release(0..512 << 10);
+        assert_eq!(resident_kb(start), 512);
+        map.release(0..map.len() + 4096);
+        assert_eq!(resident_kb(start), 0);
+        assert_eq!(&map[..], &bytes[..]);
+        assert_eq!(resident_kb(start), 1024);
+        map.release(std::ops::Range { start: 10, end: 5 });
+        map.release(map.len()..map.len() + 10);
+        assert_eq!(resident_kb(start), 1024);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[cfg(unix)]

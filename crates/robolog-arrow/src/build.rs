@@ -7,15 +7,18 @@
 //! a `Value` per element), so a decoded message can be dropped, or its
 //! allocations reused for the next, as soon as it is appended.
 
+pub(crate) mod ros1;
+
 use std::sync::Arc;
 
-use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, StringBuilder};
+use arrow_array::builder::{BinaryBuilder, BooleanBuilder, StringBuilder};
+use arrow_array::types::ArrowPrimitiveType;
 use arrow_array::types::{
     DurationNanosecondType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
     TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{ArrayRef, FixedSizeListArray, ListArray, StructArray};
-use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
+use arrow_array::{ArrayRef, FixedSizeListArray, ListArray, PrimitiveArray, StructArray};
+use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field as ArrowField, FieldRef, Fields, TimeUnit};
 use logcore::{Field, FieldName, Value, ValueType};
 
@@ -118,18 +121,18 @@ enum Builder {
     Bool(BooleanBuilder),
     /// A struct without fields: true where there is a value.
     Empty(BooleanBuilder),
-    I8(PrimitiveBuilder<Int8Type>),
-    I16(PrimitiveBuilder<Int16Type>),
-    I32(PrimitiveBuilder<Int32Type>),
-    I64(PrimitiveBuilder<Int64Type>),
-    U8(PrimitiveBuilder<UInt8Type>),
-    U16(PrimitiveBuilder<UInt16Type>),
-    U32(PrimitiveBuilder<UInt32Type>),
-    U64(PrimitiveBuilder<UInt64Type>),
-    F32(PrimitiveBuilder<Float32Type>),
-    F64(PrimitiveBuilder<Float64Type>),
-    Time(PrimitiveBuilder<TimestampNanosecondType>),
-    Duration(PrimitiveBuilder<DurationNanosecondType>),
+    I8(Prim<Int8Type>),
+    I16(Prim<Int16Type>),
+    I32(Prim<Int32Type>),
+    I64(Prim<Int64Type>),
+    U8(Prim<UInt8Type>),
+    U16(Prim<UInt16Type>),
+    U32(Prim<UInt32Type>),
+    U64(Prim<UInt64Type>),
+    F32(Prim<Float32Type>),
+    F64(Prim<Float64Type>),
+    Time(Prim<TimestampNanosecondType>),
+    Duration(Prim<DurationNanosecondType>),
     Str(StringBuilder),
     /// [`ValueType::Any`]: the value's JSON text.
     Any(StringBuilder),
@@ -153,6 +156,62 @@ enum Builder {
     },
 }
 
+/// The values and validity of a primitive column: what arrow's
+/// `PrimitiveBuilder` keeps, with appends small enough to inline into the
+/// decoders' loops.
+pub(crate) struct Prim<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    nulls: NullBufferBuilder,
+}
+
+impl<T: ArrowPrimitiveType> Prim<T> {
+    fn with_capacity(rows: usize) -> Self {
+        Prim {
+            values: Vec::with_capacity(rows),
+            nulls: NullBufferBuilder::new(rows),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn append_value(&mut self, v: T::Native) {
+        self.values.push(v);
+        self.nulls.append_non_null();
+    }
+
+    #[inline]
+    pub(crate) fn append_slice(&mut self, v: &[T::Native]) {
+        self.values.extend_from_slice(v);
+        self.nulls.append_n_non_nulls(v.len());
+    }
+
+    /// Appends every value of `v`.
+    #[inline]
+    pub(crate) fn append_iter(&mut self, v: impl ExactSizeIterator<Item = T::Native>) {
+        let n = v.len();
+        self.values.extend(v);
+        self.nulls.append_n_non_nulls(n);
+    }
+
+    #[inline]
+    pub(crate) fn append_value_n(&mut self, v: T::Native, n: usize) {
+        self.values.resize(self.values.len() + n, v);
+        self.nulls.append_n_non_nulls(n);
+    }
+
+    fn append_null(&mut self) {
+        self.values.push(T::Native::default());
+        self.nulls.append_null();
+    }
+
+    /// The array of the values so far; the builder is left empty, with
+    /// room for as many.
+    fn finish(&mut self) -> PrimitiveArray<T> {
+        let room = self.values.len();
+        let values = std::mem::replace(&mut self.values, Vec::with_capacity(room));
+        PrimitiveArray::new(ScalarBuffer::from(values), self.nulls.finish())
+    }
+}
+
 /// Appends a value to a primitive builder, or the misfit's reason.
 macro_rules! put {
     ($b:expr, $v:expr, $t:expr, $get:expr) => {
@@ -171,18 +230,18 @@ impl Column {
     pub(crate) fn new(t: &ValueType, rows: usize) -> Column {
         let b = match t {
             ValueType::Bool => Builder::Bool(BooleanBuilder::with_capacity(rows)),
-            ValueType::I8 => Builder::I8(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::I16 => Builder::I16(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::I32 => Builder::I32(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::I64 => Builder::I64(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::U8 => Builder::U8(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::U16 => Builder::U16(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::U32 => Builder::U32(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::U64 => Builder::U64(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::F32 => Builder::F32(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::F64 => Builder::F64(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::Time => Builder::Time(PrimitiveBuilder::with_capacity(rows)),
-            ValueType::Duration => Builder::Duration(PrimitiveBuilder::with_capacity(rows)),
+            ValueType::I8 => Builder::I8(Prim::with_capacity(rows)),
+            ValueType::I16 => Builder::I16(Prim::with_capacity(rows)),
+            ValueType::I32 => Builder::I32(Prim::with_capacity(rows)),
+            ValueType::I64 => Builder::I64(Prim::with_capacity(rows)),
+            ValueType::U8 => Builder::U8(Prim::with_capacity(rows)),
+            ValueType::U16 => Builder::U16(Prim::with_capacity(rows)),
+            ValueType::U32 => Builder::U32(Prim::with_capacity(rows)),
+            ValueType::U64 => Builder::U64(Prim::with_capacity(rows)),
+            ValueType::F32 => Builder::F32(Prim::with_capacity(rows)),
+            ValueType::F64 => Builder::F64(Prim::with_capacity(rows)),
+            ValueType::Time => Builder::Time(Prim::with_capacity(rows)),
+            ValueType::Duration => Builder::Duration(Prim::with_capacity(rows)),
             ValueType::String => Builder::Str(StringBuilder::with_capacity(rows, rows * 8)),
             ValueType::Any => Builder::Any(StringBuilder::with_capacity(rows, rows * 8)),
             ValueType::Bytes => Builder::Bin(BinaryBuilder::with_capacity(rows, 0)),

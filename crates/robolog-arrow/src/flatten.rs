@@ -12,8 +12,12 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt64Array};
-use arrow_buffer::NullBuffer;
+use arrow_array::types::ArrowPrimitiveType;
+use arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
+    UInt64Array, downcast_primitive_array,
+};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use arrow_select::take::take;
 
@@ -23,7 +27,7 @@ use arrow_select::take::take;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use arrow_array::{ArrayRef, Int32Array, StructArray};
+/// use arrow_array::{Array, ArrayRef, Int32Array, StructArray};
 /// use arrow_schema::{DataType, Field};
 /// let b: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
 /// let a = StructArray::from(vec![(Arc::new(Field::new("b", DataType::Int32, false)), b)]);
@@ -129,10 +133,7 @@ impl Flat {
                 let l = array.as_fixed_size_list();
                 let nulls = NullBuffer::union(nulls, l.nulls());
                 for i in 0..*n {
-                    let at = UInt64Array::from_iter_values(
-                        (0..l.len()).map(|r| (l.value_offset(r) + i) as u64),
-                    );
-                    let element = take(l.values(), &at, None)?;
+                    let element = element(l, i as usize)?;
                     let n = format!("{name}[{i}]");
                     self.column(n, item, nullable, &element, nulls.as_ref())?;
                 }
@@ -155,6 +156,44 @@ impl Flat {
         }
         Ok(())
     }
+}
+
+/// Item `i` of every array of `l`: primitive items without nulls copied
+/// in one strided pass, others taken by index.
+fn element(l: &FixedSizeListArray, i: usize) -> Result<ArrayRef, ArrowError> {
+    let n = l.value_length() as usize;
+    let items = l.values();
+    if items.null_count() == 0 {
+        downcast_primitive_array!(
+            items => return Ok(strided(items, l.value_offset(0) as usize + i, n, l.len())),
+            _ => {}
+        );
+    }
+    let at = UInt64Array::from_iter_values(
+        (0..l.len()).map(|r| (l.value_offset(r) as usize + i) as u64),
+    );
+    take(items, &at, None)
+}
+
+/// Every `step`th value of `a` from `first`, `len` of them.
+fn strided<T: ArrowPrimitiveType>(
+    a: &PrimitiveArray<T>,
+    first: usize,
+    step: usize,
+    len: usize,
+) -> ArrayRef {
+    let v = a.values();
+    let out: Vec<T::Native> = v
+        .iter()
+        .skip(first)
+        .step_by(step.max(1))
+        .take(len)
+        .copied()
+        .collect();
+    Arc::new(
+        PrimitiveArray::<T>::new(ScalarBuffer::from(out), None)
+            .with_data_type(a.data_type().clone()),
+    )
 }
 
 #[cfg(test)]

@@ -225,6 +225,17 @@ impl<'a> Log<'a> {
         }
     }
 
+    /// Gives back the memory pages of `range` of a file the log mapped (see
+    /// [`FileBytes::release`]): for a reader that has copied the messages
+    /// of that range out and will not read them again soon. Reading them
+    /// later still works, and gives the same bytes. Does nothing for a log
+    /// opened from bytes, or whose file was read into memory.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let Inner::Owned(o) = &self.inner {
+            o.borrow_owner().release(range);
+        }
+    }
+
     /// The size of the log in bytes: of its file, or of every storage file
     /// of a ROS 2 bag.
     pub fn size(&self) -> u64 {

@@ -5,12 +5,17 @@ use std::sync::Arc;
 
 use arrow_array::types::{TimestampNanosecondType, UInt8Type, UInt32Type};
 use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, RecordBatchOptions};
-use logcore::{ChannelId, Error as LogError, FieldName, LogReader, Message, Timestamp, Value};
+use logcore::{ChannelId, Error as LogError, LogReader, Message, Timestamp, Value};
 
-use super::schema::{DATA, original_name};
+use super::schema::DATA;
 use super::{BatchReader, Source, Undecoded};
 use crate::Error;
 use crate::build::field_at;
+
+/// The page size the released ranges of a mapped file are rounded to
+/// (the smallest of the systems the toolkit runs on; a larger page only
+/// means a range is rounded less).
+const PAGE: usize = 4096;
 
 /// A row's message facts, kept while its batch is built.
 struct RowMeta {
@@ -32,15 +37,8 @@ impl BatchReader<'_> {
             self.done = true;
             return Ok(None);
         };
-        // The message's own name of each field column.
-        let names: Vec<Option<FieldName>> = self
-            .sources
-            .iter()
-            .map(|s| match s {
-                Source::Field(_, f) => Some(FieldName::from(original_name(&f.name))),
-                _ => None,
-            })
-            .collect();
+        // The file offsets of the batch's first and last messages.
+        let mut seen: Option<(u64, u64)> = None;
         while metas.len() < self.batch_size {
             let Some(m) = messages.next() else {
                 self.done = true;
@@ -55,7 +53,18 @@ impl BatchReader<'_> {
                 Err(e) => return Err(e.into()),
             };
             let offset = m.offset.unwrap_or(0);
-            if self.decode {
+            if let Some(o) = m.offset {
+                seen = Some(seen.map_or((o, o), |(lo, hi)| (lo.min(o), hi.max(o))));
+            }
+            let plan = self.ros1.get(&m.channel).filter(|p| p.fits(&m.payload));
+            if let Some(plan) = plan {
+                plan.append(&m.payload, &mut self.columns)
+                    .map_err(|reason| Error::Misfit {
+                        table: self.table.clone(),
+                        offset,
+                        reason,
+                    })?;
+            } else if self.decode {
                 const NO_FIELDS: &str = "not a message with fields";
                 let decoded: Result<(), Error> = match self.log.decode_into(&m, &mut self.value) {
                     Ok(()) if self.fields && !matches!(self.value, Value::Struct(_)) => {
@@ -83,7 +92,8 @@ impl BatchReader<'_> {
                     }
                     Err(e) => return Err(e),
                 };
-                for ((src, col), own) in self.sources.iter().zip(&mut self.columns).zip(&names) {
+                for ((src, col), own) in self.sources.iter().zip(&mut self.columns).zip(&self.names)
+                {
                     let (Some(col), name) = (col.as_mut(), src) else {
                         continue;
                     };
@@ -107,6 +117,13 @@ impl BatchReader<'_> {
                 sequence: m.sequence,
                 channel: m.channel,
             });
+        }
+        // The messages of the batch are copied out: their pages of a
+        // mapped file need not stay in memory (the last message's page may
+        // hold the next one, so it stays).
+        if let Some((lo, hi)) = seen {
+            let page = |o: u64| usize::try_from(o).map_or(usize::MAX, |o| o & !(PAGE - 1));
+            self.log.release(page(lo)..page(hi));
         }
         if metas.is_empty() {
             return Ok(None);

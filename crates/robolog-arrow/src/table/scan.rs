@@ -8,15 +8,16 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use logcore::{
-    ChannelId, ChannelInfo, LogReader, MessageColumn, MessageFilter, MessageIter, ReadMode,
-    Timestamp, Value, ValueType,
+    ChannelId, ChannelInfo, FieldName, LogReader, MessageColumn, MessageFilter, MessageIter,
+    ReadMode, Timestamp, Value, ValueType,
 };
 use robolog::Log;
 
 use super::Table;
-use super::schema::{LOG_TIME, MULTI_ID, PUBLISH_TIME, SEQUENCE};
+use super::schema::{LOG_TIME, MULTI_ID, PUBLISH_TIME, SEQUENCE, original_name};
 use crate::Error;
 use crate::build::Column;
+use crate::build::ros1::Plan;
 
 /// The batch size [`ScanOptions::default`] uses.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
@@ -119,6 +120,12 @@ pub struct BatchReader<'a> {
     pub(super) columns: Vec<Option<Column>>,
     /// The last decoded message, whose allocations the next one reuses.
     pub(super) value: Value,
+    /// The names the message gives each field column (`None` for other
+    /// columns).
+    pub(super) names: Vec<Option<FieldName>>,
+    /// For the channels of a ROS 1 bag whose declared type is the
+    /// table's: how their messages go straight into the columns.
+    pub(crate) ros1: HashMap<ChannelId, Plan>,
 }
 
 /// The first message of a lenient [`scan`] that did not decode (or whose
@@ -250,6 +257,18 @@ pub fn scan<'a>(
             _ => None,
         })
         .collect();
+    let names = sources
+        .iter()
+        .map(|s| match s {
+            Source::Field(_, f) => Some(FieldName::from(original_name(&f.name))),
+            _ => None,
+        })
+        .collect();
+    let ros1 = if decode {
+        ros1_plans(log, table, &sources)
+    } else {
+        HashMap::new()
+    };
     Ok(BatchReader {
         log,
         messages,
@@ -268,7 +287,37 @@ pub fn scan<'a>(
         done: false,
         columns,
         value: Value::Null,
+        names,
+        ros1,
     })
+}
+
+/// The [`Plan`]s of the table's channels, where `log` is a ROS 1 bag, the
+/// columns are message fields (each at most once) and a channel's declared
+/// type is the table's.
+fn ros1_plans(log: &Log<'_>, table: &Table, sources: &[Source]) -> HashMap<ChannelId, Plan> {
+    let (Some(bag), Some(fields)) = (log.as_bag(), table.fields.as_ref()) else {
+        return HashMap::new();
+    };
+    let mut columns: Vec<Option<usize>> = vec![None; fields.len()];
+    for (i, s) in sources.iter().enumerate() {
+        match s {
+            Source::Field(k, _) => match columns.get_mut(*k) {
+                Some(slot @ None) => *slot = Some(i),
+                _ => return HashMap::new(),
+            },
+            Source::Data(_) => return HashMap::new(),
+            _ => {}
+        }
+    }
+    table
+        .channels
+        .iter()
+        .filter_map(|c| {
+            let t = bag.message_type(c.id.0).ok()?;
+            Plan::new(&t, &table.value_type, columns.clone()).map(|p| (c.id, p))
+        })
+        .collect()
 }
 
 /// [`Error::OtherLog`] unless `log` has every channel of `table`.

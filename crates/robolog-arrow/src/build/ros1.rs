@@ -1,0 +1,504 @@
+//! ROS 1 messages decoded straight into a table's [`Column`]s, with no
+//! [`Value`](logcore::Value) in between: the wire layout of the message
+//! definition (spec 6.3, 6.4: little-endian scalars, `u32`-prefixed
+//! strings and variable arrays, fixed arrays without a count, nested
+//! messages inline) is walked once to check that the payload holds the
+//! whole message and nothing more, then again to append each field to its
+//! column.
+//!
+//! A [`Plan`] is made only where the connection's declared type is the
+//! table's type, so every column has the builder the field's wire type
+//! fills. The rows equal those of decoding to a `Value` and appending it
+//! ([`Column::append`]): the same integers, times as nanoseconds, strings
+//! that are not UTF-8 with U+FFFD for each invalid sequence. A message
+//! the check refuses takes the general path, which reports why.
+
+use logcore::ValueType;
+use rosbag12::msg::{ArrayKind, BaseType, MessageType, Primitive};
+
+use super::{Builder, Column};
+
+/// A field's element type on the wire.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Prim(Primitive),
+    /// A nested message, by its index in [`Plan::defs`].
+    Msg(usize),
+}
+
+/// One message type of a definition.
+#[derive(Debug)]
+struct Def {
+    /// Its fields in wire order.
+    fields: Vec<(Kind, ArrayKind)>,
+    /// Its wire size where that is the same for every value (no strings
+    /// or variable arrays inside).
+    fixed: Option<usize>,
+    /// The fewest bytes a value takes.
+    min: usize,
+}
+
+/// How the messages of one connection go into a table's columns.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// Every type of the definition, the message's own first.
+    defs: Vec<Def>,
+    /// For each top-level field, the column it fills (`None`: not asked
+    /// for, skipped).
+    columns: Vec<Option<usize>>,
+}
+
+/// The cursor over one payload.
+struct Wire<'b> {
+    b: &'b [u8],
+    pos: usize,
+}
+
+/// The general path's words for a payload the check let through but the
+/// columns did not take (not expected to happen: the plan follows the
+/// table's type).
+const MISMATCH: &str = "the ROS 1 plan does not fit the column";
+
+impl<'b> Wire<'b> {
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<&'b [u8], &'static str> {
+        let end = self.pos.checked_add(n).ok_or(MISMATCH)?;
+        let s = self.b.get(self.pos..end).ok_or(MISMATCH)?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    #[inline]
+    fn le<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    #[inline]
+    fn count(&mut self) -> Result<usize, &'static str> {
+        usize::try_from(u32::from_le_bytes(self.le()?)).map_err(|_| MISMATCH)
+    }
+
+    /// Steps over `n` bytes; `false` when fewer are left.
+    #[inline]
+    fn skip(&mut self, n: usize) -> bool {
+        match self.pos.checked_add(n) {
+            Some(end) if end <= self.b.len() => {
+                self.pos = end;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn left(&self) -> usize {
+        self.b.len().saturating_sub(self.pos)
+    }
+}
+
+impl Plan {
+    /// The plan of a connection of type `t` in a table of type `table`
+    /// whose top-level field `k` fills column `columns[k]` (`None`: not
+    /// asked for). `None` when the connection's type is not the table's,
+    /// or the definition has arrays of elements that take no bytes (their
+    /// count is bounded by the general path alone).
+    pub(crate) fn new(
+        t: &MessageType,
+        table: &ValueType,
+        columns: Vec<Option<usize>>,
+    ) -> Option<Plan> {
+        if t.value_type().as_ref() != Some(table) {
+            return None;
+        }
+        let index = |name: &str| t.defs.iter().position(|d| d.name == name);
+        let mut defs: Vec<Def> = Vec::with_capacity(t.defs.len());
+        for d in &t.defs {
+            let mut fields = Vec::with_capacity(d.fields.len());
+            for f in &d.fields {
+                let kind = match &f.base {
+                    BaseType::Primitive(p) => Kind::Prim(*p),
+                    BaseType::Message(m) => Kind::Msg(index(m)?),
+                };
+                fields.push((kind, f.array));
+            }
+            defs.push(Def {
+                fields,
+                fixed: None,
+                min: 0,
+            });
+        }
+        if columns.len() != defs.first()?.fields.len() {
+            return None;
+        }
+        // Sizes, by passes over the acyclic types (at most one per type).
+        for _ in 0..=defs.len() {
+            let mut changed = false;
+            for i in 0..defs.len() {
+                let (mut fixed, mut min) = (Some(0usize), 0usize);
+                for (kind, array) in &defs[i].fields {
+                    let (ef, em): (Option<usize>, usize) = match *kind {
+                        Kind::Prim(p) => (p.size(), p.size().unwrap_or(4)),
+                        Kind::Msg(j) => (defs[j].fixed, defs[j].min),
+                    };
+                    let (f, m) = match *array {
+                        ArrayKind::Scalar => (ef, em),
+                        ArrayKind::Variable => (None, 4),
+                        ArrayKind::Fixed(n) => {
+                            let n = n as usize;
+                            (ef.and_then(|e| e.checked_mul(n)), em.saturating_mul(n))
+                        }
+                    };
+                    fixed = fixed.zip(f).and_then(|(a, b)| a.checked_add(b));
+                    min = min.saturating_add(m);
+                }
+                if defs[i].fixed != fixed || defs[i].min != min {
+                    defs[i].fixed = fixed;
+                    defs[i].min = min;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let empty_elements = defs.iter().flat_map(|d| &d.fields).any(|(k, a)| {
+            !matches!(a, ArrayKind::Scalar) && matches!(*k, Kind::Msg(j) if defs[j].min == 0)
+        });
+        if empty_elements {
+            return None;
+        }
+        Some(Plan { defs, columns })
+    }
+
+    /// Whether `payload` is exactly one message of the type: every length
+    /// within the payload, no byte left over.
+    pub(crate) fn fits(&self, payload: &[u8]) -> bool {
+        let mut w = Wire { b: payload, pos: 0 };
+        self.skip_struct(0, &mut w) && w.pos == payload.len()
+    }
+
+    fn skip_struct(&self, ty: usize, w: &mut Wire<'_>) -> bool {
+        let Some(d) = self.defs.get(ty) else {
+            return false;
+        };
+        if let Some(n) = d.fixed {
+            return w.skip(n);
+        }
+        d.fields
+            .iter()
+            .all(|&(kind, array)| self.skip_field(kind, array, w))
+    }
+
+    fn skip_field(&self, kind: Kind, array: ArrayKind, w: &mut Wire<'_>) -> bool {
+        let n = match array {
+            ArrayKind::Scalar => return self.skip_one(kind, w),
+            ArrayKind::Fixed(n) => n as usize,
+            ArrayKind::Variable => match w.count() {
+                Ok(n) => n,
+                Err(_) => return false,
+            },
+        };
+        let (fixed, min) = match kind {
+            Kind::Prim(p) => (p.size(), p.size().unwrap_or(4)),
+            Kind::Msg(j) => (self.defs[j].fixed, self.defs[j].min),
+        };
+        if let Some(size) = fixed {
+            return n.checked_mul(size).is_some_and(|b| w.skip(b));
+        }
+        // Every element takes at least `min` (> 0) bytes, so the loop is
+        // bounded by the payload.
+        if n.saturating_mul(min) > w.left() {
+            return false;
+        }
+        (0..n).all(|_| self.skip_one(kind, w))
+    }
+
+    fn skip_one(&self, kind: Kind, w: &mut Wire<'_>) -> bool {
+        match kind {
+            Kind::Prim(Primitive::String) => w.count().is_ok_and(|n| w.skip(n)),
+            Kind::Prim(p) => w.skip(p.size().unwrap_or(usize::MAX)),
+            Kind::Msg(j) => self.skip_struct(j, w),
+        }
+    }
+
+    /// Appends the message in `payload` (which [`fits`](Self::fits)) to
+    /// `columns`, one row each. An error leaves the columns part-way
+    /// through the row (as [`Column::append`]'s do).
+    pub(crate) fn append(
+        &self,
+        payload: &[u8],
+        columns: &mut [Option<Column>],
+    ) -> Result<(), String> {
+        let mut w = Wire { b: payload, pos: 0 };
+        let top = self.defs.first().ok_or(MISMATCH)?;
+        for (&(kind, array), at) in top.fields.iter().zip(&self.columns) {
+            match at.and_then(|i| columns.get_mut(i)).and_then(Option::as_mut) {
+                Some(col) => self.field(kind, array, &mut w, col)?,
+                None => {
+                    if !self.skip_field(kind, array, &mut w) {
+                        return Err(MISMATCH.into());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn field(
+        &self,
+        kind: Kind,
+        array: ArrayKind,
+        w: &mut Wire<'_>,
+        col: &mut Column,
+    ) -> Result<(), String> {
+        if let ArrayKind::Scalar = array {
+            return self.one(kind, w, col);
+        }
+        let bytes = matches!(kind, Kind::Prim(Primitive::UInt8 | Primitive::Char));
+        match (array, &mut col.b) {
+            (ArrayKind::Fixed(n), Builder::Fixed { child, valid, .. }) => {
+                self.elements(kind, n as usize, w, child)?;
+                valid.append_non_null();
+            }
+            (ArrayKind::Variable, Builder::Bin(b)) if bytes => {
+                let n = w.count()?;
+                b.append_value(w.take(n)?);
+            }
+            (
+                ArrayKind::Variable,
+                Builder::List {
+                    offsets,
+                    child,
+                    valid,
+                    ..
+                },
+            ) => {
+                let n = w.count()?;
+                self.elements(kind, n, w, child)?;
+                let last = offsets.last().copied().unwrap_or(0);
+                offsets.push(last + n as i64);
+                valid.append_non_null();
+            }
+            _ => return Err(MISMATCH.into()),
+        }
+        Ok(())
+    }
+
+    /// `n` elements into the child column of an array.
+    fn elements(
+        &self,
+        kind: Kind,
+        n: usize,
+        w: &mut Wire<'_>,
+        col: &mut Column,
+    ) -> Result<(), String> {
+        fn read<const N: usize>(c: &[u8]) -> [u8; N] {
+            let mut a = [0u8; N];
+            a.copy_from_slice(c);
+            a
+        }
+        let typed = match (kind, &mut col.b) {
+            (Kind::Prim(Primitive::UInt8 | Primitive::Char), Builder::U8(b)) => {
+                b.append_slice(w.take(n)?);
+                true
+            }
+            (Kind::Prim(Primitive::Float64), Builder::F64(b)) => {
+                let s = w.take(n.checked_mul(8).ok_or(MISMATCH)?)?;
+                b.append_iter(s.chunks_exact(8).map(|c| f64::from_le_bytes(read(c))));
+                true
+            }
+            (Kind::Prim(Primitive::Float32), Builder::F32(b)) => {
+                let s = w.take(n.checked_mul(4).ok_or(MISMATCH)?)?;
+                b.append_iter(s.chunks_exact(4).map(|c| f32::from_le_bytes(read(c))));
+                true
+            }
+            _ => false,
+        };
+        if !typed {
+            for _ in 0..n {
+                self.one(kind, w, col)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One value of `kind` into `col`.
+    fn one(&self, kind: Kind, w: &mut Wire<'_>, col: &mut Column) -> Result<(), String> {
+        use Primitive as P;
+        match (kind, &mut col.b) {
+            (Kind::Prim(P::Bool), Builder::Bool(b)) => b.append_value(w.le::<1>()?[0] != 0),
+            (Kind::Prim(P::Int8 | P::Byte), Builder::I8(b)) => {
+                b.append_value(i8::from_le_bytes(w.le()?))
+            }
+            (Kind::Prim(P::UInt8 | P::Char), Builder::U8(b)) => b.append_value(w.le::<1>()?[0]),
+            (Kind::Prim(P::Int16), Builder::I16(b)) => b.append_value(i16::from_le_bytes(w.le()?)),
+            (Kind::Prim(P::UInt16), Builder::U16(b)) => b.append_value(u16::from_le_bytes(w.le()?)),
+            (Kind::Prim(P::Int32), Builder::I32(b)) => b.append_value(i32::from_le_bytes(w.le()?)),
+            (Kind::Prim(P::UInt32), Builder::U32(b)) => b.append_value(u32::from_le_bytes(w.le()?)),
+            (Kind::Prim(P::Int64), Builder::I64(b)) => b.append_value(i64::from_le_bytes(w.le()?)),
+            (Kind::Prim(P::UInt64), Builder::U64(b)) => b.append_value(u64::from_le_bytes(w.le()?)),
+            (Kind::Prim(P::Float32), Builder::F32(b)) => {
+                b.append_value(f32::from_le_bytes(w.le()?))
+            }
+            (Kind::Prim(P::Float64), Builder::F64(b)) => {
+                b.append_value(f64::from_le_bytes(w.le()?))
+            }
+            (Kind::Prim(P::Time), Builder::Time(b)) => {
+                let sec = u32::from_le_bytes(w.le()?);
+                let nsec = u32::from_le_bytes(w.le()?);
+                b.append_value(i64::from(sec) * 1_000_000_000 + i64::from(nsec));
+            }
+            (Kind::Prim(P::Duration), Builder::Duration(b)) => {
+                let sec = i32::from_le_bytes(w.le()?);
+                let nsec = i32::from_le_bytes(w.le()?);
+                b.append_value(i64::from(sec) * 1_000_000_000 + i64::from(nsec));
+            }
+            (Kind::Prim(P::String), Builder::Str(b)) => {
+                let n = w.count()?;
+                let s = w.take(n)?;
+                match std::str::from_utf8(s) {
+                    Ok(s) => b.append_value(s),
+                    Err(_) => b.append_value(String::from_utf8_lossy(s)),
+                }
+            }
+            (Kind::Msg(_), Builder::Empty(b)) => b.append_value(true),
+            (
+                Kind::Msg(j),
+                Builder::Struct {
+                    children, valid, ..
+                },
+            ) => {
+                let d = self.defs.get(j).ok_or(MISMATCH)?;
+                if d.fields.len() != children.len() {
+                    return Err(MISMATCH.into());
+                }
+                for (&(kind, array), child) in d.fields.iter().zip(children.iter_mut()) {
+                    self.field(kind, array, w, child)?;
+                }
+                valid.append_non_null();
+            }
+            _ => return Err(MISMATCH.into()),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use arrow_array::RecordBatch;
+
+    use crate::{ScanOptions, scan, tables};
+
+    /// Every ROS 1 bag of the repository's testdata and of the corpus.
+    fn bags() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let corpus = std::env::var_os("ROBOLOG_CORPUS")
+            .map_or_else(|| root.join("../shared/corpus"), PathBuf::from);
+        let mut dirs = vec![root.join("testdata"), corpus];
+        let mut out = Vec::new();
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "bag") {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The batches of a scan, with the plans (`direct`) or without.
+    fn read(
+        log: &robolog::Log<'_>,
+        t: &crate::Table,
+        opts: &ScanOptions,
+        direct: bool,
+    ) -> (Result<Vec<RecordBatch>, String>, usize, u64) {
+        let mut r = match scan(log, t, opts) {
+            Ok(r) => r,
+            Err(e) => return (Err(e.to_string()), 0, 0),
+        };
+        if !direct {
+            r.ros1.clear();
+        }
+        let plans = r.ros1.len();
+        let batches: Result<Vec<_>, _> = r.by_ref().collect();
+        (batches.map_err(|e| e.to_string()), plans, r.undecoded())
+    }
+
+    /// Every table of every bag gives the same batches, the same errors
+    /// and the same count of undecodable messages straight from the wire
+    /// as through decoded values, whole and with every other field.
+    #[test]
+    fn direct_rows_equal_decoded_rows() {
+        let (mut direct_tables, mut rows) = (0, 0);
+        let files = bags();
+        assert!(files.len() >= 10, "bags missing: {files:?}");
+        for path in &files {
+            let Ok(log) = robolog::open(path) else {
+                continue;
+            };
+            let Ok(ts) = tables(&log) else { continue };
+            for t in &ts {
+                let names: Vec<String> = t
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                let every_other: Vec<String> = names.iter().skip(1).step_by(2).cloned().collect();
+                for projection in [None, Some(every_other)] {
+                    let opts = ScanOptions {
+                        projection,
+                        ..ScanOptions::default()
+                    };
+                    let (a, plans, undecoded_a) = read(&log, t, &opts, true);
+                    let (b, _, undecoded_b) = read(&log, t, &opts, false);
+                    let what = format!("{}: {}", path.display(), t.name);
+                    assert_eq!(a, b, "{what}");
+                    assert_eq!(undecoded_a, undecoded_b, "{what}");
+                    if plans > 0 {
+                        direct_tables += 1;
+                        rows += a.map_or(0, |b| b.iter().map(RecordBatch::num_rows).sum::<usize>());
+                    }
+                }
+            }
+        }
+        assert!(
+            direct_tables >= 50 && rows >= 10_000,
+            "{direct_tables} tables, {rows} rows"
+        );
+    }
+
+    /// A message cut short is not the plan's: it is left to the general
+    /// path, which names the field that is short.
+    #[test]
+    fn short_messages_take_the_general_path() {
+        let t =
+            rosbag12::msg::MessageType::parse("t/T", "string s\nfloat64[2] c\nint16[] v").unwrap();
+        let vt = t.value_type().unwrap();
+        let plan = super::Plan::new(&t, &vt, vec![Some(0), Some(1), Some(2)]).unwrap();
+        let mut payload = 2u32.to_le_bytes().to_vec();
+        payload.extend(b"hi");
+        payload.extend(1.5f64.to_le_bytes());
+        payload.extend(2.5f64.to_le_bytes());
+        payload.extend(1u32.to_le_bytes());
+        payload.extend(7i16.to_le_bytes());
+        assert!(plan.fits(&payload));
+        assert!(!plan.fits(&payload[..payload.len() - 1]));
+        let mut longer = payload.clone();
+        longer.push(0);
+        assert!(!plan.fits(&longer));
+        let mut huge = payload.clone();
+        let n = huge.len() - 6;
+        huge[n..n + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(!plan.fits(&huge));
+        assert!(t.decode(&huge, 0).is_err());
+    }
+}
