@@ -14,7 +14,7 @@ use nom::Parser;
 use nom::number::complete::le_u32;
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
+use crate::msg::{ArrayKind, MessageType, Primitive, WireKind};
 
 type NomError<'a> = nom::error::Error<&'a [u8]>;
 
@@ -182,7 +182,7 @@ impl MessageType {
     #[inline(always)]
     fn decode_field(
         &self,
-        kind: &Kind,
+        kind: &WireKind,
         array: &ArrayKind,
         depth: usize,
         c: &mut Cursor<'_>,
@@ -205,7 +205,7 @@ impl MessageType {
 
     fn decode_array(
         &self,
-        kind: Kind,
+        kind: WireKind,
         n: u64,
         depth: usize,
         c: &mut Cursor<'_>,
@@ -213,8 +213,8 @@ impl MessageType {
         out: &mut Value,
     ) -> Result<()> {
         let elem = match kind {
-            Kind::Prim(p) => p.size().unwrap_or(4) as u64,
-            Kind::Msg(j) => self.compiled.get(j).map_or(0, |t| t.min_size),
+            WireKind::Prim(p) => p.size().unwrap_or(4) as u64,
+            WireKind::Msg(j) => self.compiled.get(j).map_or(0, |t| t.min_size),
         };
         if elem == 0 {
             if n > c.zero_size_budget {
@@ -231,12 +231,12 @@ impl MessageType {
                 what()
             )));
         }
-        if let Kind::Prim(Primitive::UInt8 | Primitive::Char) = kind {
+        if let WireKind::Prim(Primitive::UInt8 | Primitive::Char) = kind {
             set_bytes(out, c.bytes(n, what)?);
             return Ok(());
         }
         // Fixed-size numbers: one length check, then a tight loop.
-        if let Kind::Prim(p) = kind {
+        if let WireKind::Prim(p) = kind {
             if fixed_size_array(p, n, c, what, out)? {
                 return Ok(());
             }
@@ -265,7 +265,7 @@ impl MessageType {
 
     fn decode_one(
         &self,
-        kind: Kind,
+        kind: WireKind,
         depth: usize,
         c: &mut Cursor<'_>,
         what: &dyn Fn() -> String,
@@ -273,8 +273,8 @@ impl MessageType {
     ) -> Result<()> {
         use Primitive as P;
         let p = match kind {
-            Kind::Msg(j) => return self.decode_struct(j, depth + 1, c, out),
-            Kind::Prim(p) => p,
+            WireKind::Msg(j) => return self.decode_struct(j, depth + 1, c, out),
+            WireKind::Prim(p) => p,
         };
         *out = match p {
             P::Bool => Value::Bool(c.le::<1>(what)?[0] != 0),

@@ -24,7 +24,7 @@
 use logcore::{FormatError, Value};
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
+use crate::msg::{ArrayKind, MessageType, Primitive, WireKind};
 
 impl MessageType {
     /// Encodes `value` (a message of this type) into ROS 1 wire bytes;
@@ -125,7 +125,7 @@ impl MessageType {
 
     fn encode_field(
         &self,
-        kind: Kind,
+        kind: WireKind,
         array: ArrayKind,
         depth: usize,
         value: &Value,
@@ -156,15 +156,15 @@ impl MessageType {
             }
         }
         match (kind, value) {
-            (Kind::Prim(Primitive::UInt8 | Primitive::Char), Value::Bytes(b)) => {
+            (WireKind::Prim(Primitive::UInt8 | Primitive::Char), Value::Bytes(b)) => {
                 out.extend_from_slice(b);
             }
-            (Kind::Prim(p @ (Primitive::Float32 | Primitive::Float64)), Value::F32Array(v)) => {
+            (WireKind::Prim(p @ (Primitive::Float32 | Primitive::Float64)), Value::F32Array(v)) => {
                 for &x in v {
                     put_float(p, f64::from(x), out);
                 }
             }
-            (Kind::Prim(p @ (Primitive::Float32 | Primitive::Float64)), Value::F64Array(v)) => {
+            (WireKind::Prim(p @ (Primitive::Float32 | Primitive::Float64)), Value::F64Array(v)) => {
                 for &x in v {
                     put_float(p, x, out);
                 }
@@ -185,7 +185,7 @@ impl MessageType {
 
     fn encode_one(
         &self,
-        kind: Kind,
+        kind: WireKind,
         depth: usize,
         value: &Value,
         out: &mut Vec<u8>,
@@ -193,8 +193,8 @@ impl MessageType {
     ) -> Result<()> {
         use Primitive as P;
         let p = match kind {
-            Kind::Msg(j) => return self.encode_struct(j, depth + 1, value, out, path),
-            Kind::Prim(p) => p,
+            WireKind::Msg(j) => return self.encode_struct(j, depth + 1, value, out, path),
+            WireKind::Prim(p) => p,
         };
         let int = |lo: i128, hi: i128| -> Result<i128> {
             let v = match *value {
@@ -355,10 +355,10 @@ fn prim_name(p: Primitive) -> &'static str {
     }
 }
 
-fn kind_name(t: &MessageType, kind: Kind) -> String {
+fn kind_name(t: &MessageType, kind: WireKind) -> String {
     match kind {
-        Kind::Prim(p) => prim_name(p).to_string(),
-        Kind::Msg(j) => t
+        WireKind::Prim(p) => prim_name(p).to_string(),
+        WireKind::Msg(j) => t
             .defs
             .get(j)
             .map_or_else(|| "messages".to_string(), |d| d.name.clone()),

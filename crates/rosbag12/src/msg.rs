@@ -386,22 +386,50 @@ pub struct MessageType {
     /// The md5 the bag stores, when it differs from the computed one
     /// (stale sums exist; decoding uses the definition anyway).
     pub stored_md5_mismatch: Option<String>,
-    pub(crate) compiled: Vec<Compiled>,
+    pub(crate) compiled: Vec<WireType>,
     /// The deepest nesting parsing allowed, which decoding, encoding and
     /// [`value_type`](Self::value_type) follow too.
     pub(crate) max_nesting: usize,
 }
 
+/// One type of a definition as the wire holds it ([`MessageType::
+/// wire_types`]): its fields in wire order with nested types as indices,
+/// and its sizes.
 #[derive(Debug, Clone)]
-pub(crate) struct Compiled {
-    pub(crate) fields: Vec<(FieldName, Kind, ArrayKind)>,
+pub struct WireType {
+    pub(crate) fields: Vec<(FieldName, WireKind, ArrayKind)>,
     /// Fewest bytes a value of this type takes on the wire.
     pub(crate) min_size: u64,
+    /// Bytes every value of this type takes, where that is one number.
+    pub(crate) fixed_size: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Kind {
+impl WireType {
+    /// The fields in wire order: name, element type, array kind.
+    pub fn fields(&self) -> &[(FieldName, WireKind, ArrayKind)] {
+        &self.fields
+    }
+
+    /// The fewest bytes a value takes (a string or variable array counts
+    /// its 4-byte length).
+    pub fn min_size(&self) -> u64 {
+        self.min_size
+    }
+
+    /// The bytes every value takes, when no string or variable array is
+    /// inside; else `None`.
+    pub fn fixed_size(&self) -> Option<u64> {
+        self.fixed_size
+    }
+}
+
+/// A field's element type on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireKind {
+    /// A primitive.
     Prim(Primitive),
+    /// A nested message, by its index in [`MessageType::wire_types`]
+    /// (and [`MessageType::defs`]).
     Msg(usize),
 }
 
@@ -437,44 +465,54 @@ impl MessageType {
             .enumerate()
             .map(|(i, d)| (d.name.as_str(), i))
             .collect();
-        let mut compiled: Vec<Compiled> = defs
+        let mut compiled: Vec<WireType> = defs
             .iter()
-            .map(|d| Compiled {
+            .map(|d| WireType {
                 fields: d
                     .fields
                     .iter()
                     .map(|f| {
                         let kind = match &f.base {
-                            BaseType::Primitive(p) => Kind::Prim(*p),
+                            BaseType::Primitive(p) => WireKind::Prim(*p),
                             BaseType::Message(m) => {
-                                Kind::Msg(index.get(m.as_str()).copied().unwrap_or(0))
+                                WireKind::Msg(index.get(m.as_str()).copied().unwrap_or(0))
                             }
                         };
                         (FieldName::from(&f.name), kind, f.array)
                     })
                     .collect(),
                 min_size: 0,
+                fixed_size: None,
             })
             .collect();
-        // Types are acyclic (checked by md5sums): settle minimum sizes by
+        // Types are acyclic (checked by md5sums): settle the sizes by
         // repeated passes, at most one per type.
         for _ in 0..=compiled.len() {
             let mut changed = false;
             for i in 0..compiled.len() {
-                let mut size = 0u64;
+                let (mut min, mut fixed) = (0u64, Some(0u64));
                 for (_, kind, array) in &compiled[i].fields {
-                    let elem = match kind {
-                        Kind::Prim(p) => p.size().unwrap_or(4) as u64,
-                        Kind::Msg(j) => compiled[*j].min_size,
+                    let (elem_min, elem_fixed) = match kind {
+                        WireKind::Prim(p) => {
+                            let size = p.size().map(|s| s as u64);
+                            (size.unwrap_or(4), size)
+                        }
+                        WireKind::Msg(j) => (compiled[*j].min_size, compiled[*j].fixed_size),
                     };
-                    size = size.saturating_add(match array {
-                        ArrayKind::Scalar => elem,
-                        ArrayKind::Variable => 4,
-                        ArrayKind::Fixed(n) => elem.saturating_mul(u64::from(*n)),
-                    });
+                    let (m, f) = match array {
+                        ArrayKind::Scalar => (elem_min, elem_fixed),
+                        ArrayKind::Variable => (4, None),
+                        ArrayKind::Fixed(n) => (
+                            elem_min.saturating_mul(u64::from(*n)),
+                            elem_fixed.and_then(|e| e.checked_mul(u64::from(*n))),
+                        ),
+                    };
+                    min = min.saturating_add(m);
+                    fixed = fixed.zip(f).and_then(|(a, b)| a.checked_add(b));
                 }
-                if compiled[i].min_size != size {
-                    compiled[i].min_size = size;
+                if compiled[i].min_size != min || compiled[i].fixed_size != fixed {
+                    compiled[i].min_size = min;
+                    compiled[i].fixed_size = fixed;
                     changed = true;
                 }
             }
@@ -528,6 +566,31 @@ impl MessageType {
     /// Fewest payload bytes a message of this type takes.
     pub fn min_size(&self) -> u64 {
         self.compiled.first().map_or(0, |c| c.min_size)
+    }
+
+    /// Every type of the definition as the wire holds it, in the order of
+    /// [`defs`](Self::defs) (the message's own type first), for readers
+    /// that walk payloads themselves.
+    ///
+    /// ```
+    /// use rosbag12::MessageType;
+    /// use rosbag12::msg::{ArrayKind, Primitive, WireKind};
+    ///
+    /// let text = "Header header\nfloat64[9] c\n===\nMSG: std_msgs/Header\n\
+    ///             uint32 seq\ntime stamp\nstring frame_id";
+    /// let t = MessageType::parse("p/A", text).unwrap();
+    /// let [top, header] = t.wire_types() else { panic!() };
+    /// assert_eq!(top.fields()[0].1, WireKind::Msg(1));
+    /// assert_eq!(top.fields()[1].1, WireKind::Prim(Primitive::Float64));
+    /// assert_eq!(top.fields()[1].2, ArrayKind::Fixed(9));
+    /// // seq, stamp and the string's length.
+    /// assert_eq!((header.min_size(), header.fixed_size()), (16, None));
+    /// assert_eq!((top.min_size(), top.fixed_size()), (16 + 72, None));
+    /// let p = MessageType::parse("p/P", "float64 x\nfloat64 y\nint8[3] z").unwrap();
+    /// assert_eq!(p.wire_types()[0].fixed_size(), Some(19));
+    /// ```
+    pub fn wire_types(&self) -> &[WireType] {
+        &self.compiled
     }
 }
 

@@ -4,7 +4,7 @@
 
 use logcore::{Field, ValueType};
 
-use crate::msg::{ArrayKind, Kind, MessageType, Primitive};
+use crate::msg::{ArrayKind, MessageType, Primitive, WireKind};
 
 /// The most fields (counting those of nested types, as often as they are
 /// nested) a declared type may have. Definitions nest at most
@@ -80,7 +80,7 @@ impl MessageType {
         let mut n = 0u64;
         for (_, kind, _) in &self.compiled.get(ty)?.fields {
             n = n.saturating_add(1);
-            if let Kind::Msg(j) = kind {
+            if let WireKind::Msg(j) = kind {
                 n = n.saturating_add(self.field_count(*j, depth + 1, memo)?);
             }
         }
@@ -103,10 +103,10 @@ impl MessageType {
         let mut fields = Vec::new();
         for (name, kind, array) in &self.compiled.get(ty)?.fields {
             let elem = match *kind {
-                Kind::Prim(p) => p.value_type(),
-                Kind::Msg(j) => self.struct_type(j, depth + 1, memo)?,
+                WireKind::Prim(p) => p.value_type(),
+                WireKind::Msg(j) => self.struct_type(j, depth + 1, memo)?,
             };
-            let bytes = matches!(kind, Kind::Prim(Primitive::UInt8 | Primitive::Char));
+            let bytes = matches!(kind, WireKind::Prim(Primitive::UInt8 | Primitive::Char));
             let t = match *array {
                 ArrayKind::Scalar => elem,
                 ArrayKind::Variable if bytes => ValueType::Bytes,

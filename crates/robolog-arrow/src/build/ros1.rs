@@ -14,19 +14,12 @@
 //! the check refuses takes the general path, which reports why.
 
 use logcore::ValueType;
-use rosbag12::msg::{ArrayKind, BaseType, MessageType, Primitive};
+use rosbag12::msg::{ArrayKind, MessageType, Primitive, WireKind as Kind};
 
 use super::{Builder, Column};
 
-/// A field's element type on the wire.
-#[derive(Debug, Clone, Copy)]
-enum Kind {
-    Prim(Primitive),
-    /// A nested message, by its index in [`Plan::defs`].
-    Msg(usize),
-}
-
-/// One message type of a definition.
+/// One message type of a definition, from rosbag12's
+/// [`WireType`](rosbag12::msg::WireType) with sizes as `usize`.
 #[derive(Debug)]
 struct Def {
     /// Its fields in wire order.
@@ -111,56 +104,17 @@ impl Plan {
         if t.value_type().as_ref() != Some(table) {
             return None;
         }
-        let index = |name: &str| t.defs.iter().position(|d| d.name == name);
-        let mut defs: Vec<Def> = Vec::with_capacity(t.defs.len());
-        for d in &t.defs {
-            let mut fields = Vec::with_capacity(d.fields.len());
-            for f in &d.fields {
-                let kind = match &f.base {
-                    BaseType::Primitive(p) => Kind::Prim(*p),
-                    BaseType::Message(m) => Kind::Msg(index(m)?),
-                };
-                fields.push((kind, f.array));
-            }
-            defs.push(Def {
-                fields,
-                fixed: None,
-                min: 0,
-            });
-        }
+        let defs: Vec<Def> = t
+            .wire_types()
+            .iter()
+            .map(|w| Def {
+                fields: w.fields().iter().map(|&(_, k, a)| (k, a)).collect(),
+                fixed: w.fixed_size().and_then(|s| usize::try_from(s).ok()),
+                min: usize::try_from(w.min_size()).unwrap_or(usize::MAX),
+            })
+            .collect();
         if columns.len() != defs.first()?.fields.len() {
             return None;
-        }
-        // Sizes, by passes over the acyclic types (at most one per type).
-        for _ in 0..=defs.len() {
-            let mut changed = false;
-            for i in 0..defs.len() {
-                let (mut fixed, mut min) = (Some(0usize), 0usize);
-                for (kind, array) in &defs[i].fields {
-                    let (ef, em): (Option<usize>, usize) = match *kind {
-                        Kind::Prim(p) => (p.size(), p.size().unwrap_or(4)),
-                        Kind::Msg(j) => (defs[j].fixed, defs[j].min),
-                    };
-                    let (f, m) = match *array {
-                        ArrayKind::Scalar => (ef, em),
-                        ArrayKind::Variable => (None, 4),
-                        ArrayKind::Fixed(n) => {
-                            let n = n as usize;
-                            (ef.and_then(|e| e.checked_mul(n)), em.saturating_mul(n))
-                        }
-                    };
-                    fixed = fixed.zip(f).and_then(|(a, b)| a.checked_add(b));
-                    min = min.saturating_add(m);
-                }
-                if defs[i].fixed != fixed || defs[i].min != min {
-                    defs[i].fixed = fixed;
-                    defs[i].min = min;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
         }
         let empty_elements = defs.iter().flat_map(|d| &d.fields).any(|(k, a)| {
             !matches!(a, ArrayKind::Scalar) && matches!(*k, Kind::Msg(j) if defs[j].min == 0)
