@@ -139,10 +139,24 @@ fn first_difference(a: &[Json], b: &[Json]) -> String {
     format!("message {i}:\n ours   {}\n theirs {}", a[i], b[i])
 }
 
-/// Converts `bag`, decodes every message of the output and, with the
-/// venv's `py`, compares with rosbags: the number of messages compared,
-/// `None` when not compared.
-fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
+/// A bag converted and read back by us, waiting for rosbags' side.
+struct Converted {
+    name: String,
+    /// Our MCAP conversion's bytes and its stats.
+    mcap: Vec<u8>,
+    stats: ConvertStats,
+    /// Its messages (sorted) and QoS metadata as we read them back.
+    mine: Vec<Json>,
+    qos: BTreeMap<String, String>,
+    /// Our rosbag2 folders of the same bag.
+    folders: Vec<PathBuf>,
+    /// The job line of the script: bag, work folder, our MCAP, folders.
+    job: Vec<PathBuf>,
+}
+
+/// Converts `bag` into `work` (MCAP, and rosbag2 folders) and decodes
+/// every message of the output, as the comparison with rosbags needs it.
+fn convert_bag(bag: &Path, work: &Path) -> Converted {
     let name = bag.file_name().unwrap().to_string_lossy().into_owned();
     let dir = work.join(format!("{name}.out"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -158,24 +172,65 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     assert_eq!(mine.len() as u64, stats.messages, "{name}");
     let mine = sorted(mine);
     let folders = to_folders(bag, &dir, &stats, &mine, &qos);
-    let py = py?;
     let path = dir.join("ours.mcap");
     std::fs::write(&path, &mcap).unwrap();
+    let mut job = vec![bag.to_path_buf(), dir, path];
+    job.extend(folders.iter().cloned());
+    Converted {
+        name,
+        mcap,
+        stats,
+        mine,
+        qos,
+        folders,
+        job,
+    }
+}
+
+/// rosbags' side of `bags`, with the venv's `py`: one run of the script
+/// for all of them (one Python start, not one per bag), a reply each.
+fn rosbags_replies(py: &Path, bags: &[Converted], work: &Path) -> Vec<Json> {
+    let jobs = work.join("jobs.json");
+    let lines: Vec<Vec<String>> = bags
+        .iter()
+        .map(|b| b.job.iter().map(|p| p.display().to_string()).collect())
+        .collect();
+    std::fs::write(&jobs, serde_json::to_vec(&lines).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ros1to2_rosbags.py");
     let out = Command::new(py)
         .arg(&script)
-        .arg(bag)
-        .arg(&dir)
-        .arg(&path)
-        .args(&folders)
+        .arg("--jobs")
+        .arg(&jobs)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{name}: {}",
+        "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let reply: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let replies: Vec<Json> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(replies.len(), bags.len());
+    replies
+}
+
+/// Compares our conversion of a bag with rosbags' `reply` for it: the
+/// number of messages compared, `None` when rosbags-convert refused the
+/// bag.
+fn compare(c: &Converted, reply: &Json) -> Option<usize> {
+    let Converted {
+        name,
+        mcap,
+        stats,
+        mine,
+        qos,
+        folders,
+        ..
+    } = c;
     if let Some(why) = reply.get("skip") {
         eprintln!("note: {name}: rosbags-convert refuses it ({why}); not compared");
         return None;
@@ -183,9 +238,9 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     let theirs = sorted(reply["theirs"].as_array().unwrap().clone());
     assert!(stats.skipped.is_empty(), "{name}: {:?}", stats.skipped);
     assert!(
-        mine == theirs,
+        *mine == theirs,
         "{name}: {}",
-        first_difference(&mine, &theirs)
+        first_difference(mine, &theirs)
     );
     let by_rosbags = reply["ours"]
         .as_array()
@@ -202,7 +257,7 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
         .iter()
         .map(|(t, q)| (t.clone(), q.as_str().unwrap().to_string()))
         .collect();
-    assert_eq!(qos, want, "{name}");
+    assert_eq!(*qos, want, "{name}");
     // rosbags reads our folders as it reads rosbags-convert's output: the
     // same values, and from metadata.yaml the same message counts (those
     // of the messages), offered QoS profiles and type hashes per topic.
@@ -220,7 +275,7 @@ fn compare(py: Option<&Path>, bag: &Path, work: &Path) -> Option<usize> {
     // Our MCAP's channels hold the type hash as rosbag2's do
     // (`topic_type_hash`), equal to rosbags-convert's, but for types using
     // `char`, which have none.
-    let log = robolog::open_bytes(&mcap).unwrap();
+    let log = robolog::open_bytes(mcap).unwrap();
     for c in log.channels().unwrap() {
         let s = c.schema.as_ref().unwrap();
         let text = String::from_utf8_lossy(&s.data);
@@ -357,7 +412,26 @@ fn to_folders(
     out
 }
 
-/// Compares the bags of `half` (0: the even-numbered, 1: the odd) with
+/// The bags in two halves of about the same bytes (the biggest first,
+/// each to the half with fewer bytes so far), so that the two tests
+/// comparing them take about as long.
+fn halves(bags: &[PathBuf]) -> [Vec<PathBuf>; 2] {
+    let mut by_size: Vec<(u64, &PathBuf)> = bags
+        .iter()
+        .map(|b| (std::fs::metadata(b).unwrap().len(), b))
+        .collect();
+    by_size.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut out: [Vec<PathBuf>; 2] = Default::default();
+    let mut bytes = [0u64; 2];
+    for (size, b) in by_size {
+        let k = usize::from(bytes[1] < bytes[0]);
+        bytes[k] += size;
+        out[k].push(b.clone());
+    }
+    out
+}
+
+/// Compares the bags of `half` (0 or 1, of [`halves`]) with
 /// rosbags-convert's conversions: the two halves are two tests, which the
 /// test harness runs at once.
 fn values_equal_rosbags_convert_in(half: usize) {
@@ -366,17 +440,24 @@ fn values_equal_rosbags_convert_in(half: usize) {
     let _ = std::fs::remove_dir_all(&work);
     let bags = bags();
     assert!(bags.len() >= 5, "{bags:?}");
+    let converted: Vec<Converted> = halves(&bags)[half]
+        .iter()
+        .map(|bag| convert_bag(bag, &work))
+        .collect();
     let (mut compared, mut messages) = (0, 0);
-    for bag in bags.iter().skip(half).step_by(2) {
-        if let Some(n) = compare(py.as_deref(), bag, &work) {
-            compared += 1;
-            messages += n;
+    if let Some(py) = &py {
+        let replies = rosbags_replies(py, &converted, &work);
+        for (c, reply) in converted.iter().zip(&replies) {
+            if let Some(n) = compare(c, reply) {
+                compared += 1;
+                messages += n;
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&work);
     eprintln!(
         "{compared} of {} bags compared, {messages} messages",
-        bags.len().div_ceil(2)
+        converted.len()
     );
     if py.is_some() {
         assert!(compared >= 2 && messages > 0);
@@ -626,8 +707,7 @@ fn crafted_bag_equals_rosbags_convert() {
     std::fs::create_dir_all(&work).unwrap();
     let path = work.join("crafted.bag");
     std::fs::write(&path, &bag).unwrap();
-    let n = compare(Some(&py), &path, &work);
-    assert_eq!(n, Some(15));
+    let mut paths = vec![(path, 15)];
     // Empty sequences of numbers are not aligned.
     let gaps = (0..4u32)
         .map(|i| {
@@ -645,8 +725,7 @@ fn crafted_bag_equals_rosbags_convert() {
     let bag = one_connection("my_pkg/Gaps", "float64[] v\nuint8 y\nfloat64[] w\n", &gaps);
     let path = work.join("gaps.bag");
     std::fs::write(&path, &bag).unwrap();
-    let n = compare(Some(&py), &path, &work);
-    assert_eq!(n, Some(4));
+    paths.push((path, 4));
     // A ROS 1 variable array into ROS 2's fixed one: cut or padded.
     let def = format!(
         "geometry_msgs/Pose pose\nfloat64[] covariance\n{SEP}\nMSG: geometry_msgs/Pose\n\
@@ -681,9 +760,13 @@ fn crafted_bag_equals_rosbags_convert() {
     assert_eq!(cov(3)[35], float(35.25));
     let path = work.join("cov.bag");
     std::fs::write(&path, &bag).unwrap();
-    let n = compare(Some(&py), &path, &work);
+    paths.push((path, 4));
+    let converted: Vec<Converted> = paths.iter().map(|(p, _)| convert_bag(p, &work)).collect();
+    let replies = rosbags_replies(&py, &converted, &work);
+    for ((c, reply), (_, n)) in converted.iter().zip(&replies).zip(&paths) {
+        assert_eq!(compare(c, reply), Some(*n), "{}", c.name);
+    }
     let _ = std::fs::remove_dir_all(&work);
-    assert_eq!(n, Some(4));
 }
 
 /// A bag of one connection of `ty` and `def` with the `payloads`, one a

@@ -7,8 +7,12 @@ Usage (the venv of rosbags 0.11.9):
 
     target/interop-venv/bin/python crates/robolog/tests/ros1to2_rosbags.py \
         BAG WORKDIR OURS.mcap [OURS_FOLDER]...
+    target/interop-venv/bin/python crates/robolog/tests/ros1to2_rosbags.py \
+        --jobs JOBS.json
 
-Prints one JSON object: `theirs` (the messages of rosbags-convert's output,
+With `--jobs`, JOBS.json is a list of such argument lists, one per bag,
+and the script prints one line per job, in order (one Python start for
+many bags). For each bag it prints one JSON object: `theirs` (the messages of rosbags-convert's output,
 `--dst-storage mcap --dst-typestore ros2_jazzy`, as rosbags' AnyReader
 decodes them), `ours` (the same for OURS.mcap, or an `error` string when
 rosbags cannot read it), `qos` (topic -> the `offered_qos_profiles`
@@ -103,8 +107,18 @@ def dump_with_topics(path: Path):
 
 
 def main() -> None:
-    bag, work, ours = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-    folders = [Path(f) for f in sys.argv[4:]]
+    if sys.argv[1] == '--jobs':
+        jobs = json.loads(Path(sys.argv[2]).read_text())
+    else:
+        jobs = [sys.argv[1:]]
+    for job in jobs:
+        print(json.dumps(one(job)), flush=True)
+
+
+def one(args):
+    """The reply for one bag (`BAG WORKDIR OURS.mcap [OURS_FOLDER]...`)."""
+    bag, work, ours = Path(args[0]), Path(args[1]), Path(args[2])
+    folders = [Path(f) for f in args[3:]]
     dst = work / 'rosbags'
     exe = Path(sys.executable).parent / 'rosbags-convert'
     run = subprocess.run(
@@ -114,8 +128,7 @@ def main() -> None:
     )
     mcaps = sorted(dst.glob('*.mcap')) if dst.is_dir() else []
     if run.returncode != 0 or 'ERROR' in run.stdout + run.stderr or not mcaps:
-        print(json.dumps({'skip': (run.stdout + run.stderr).strip()[-300:]}))
-        return
+        return {'skip': (run.stdout + run.stderr).strip()[-300:]}
     qos = {}
     with mcaps[0].open('rb') as f:
         summary = make_reader(f).get_summary()
@@ -133,13 +146,13 @@ def main() -> None:
             ours_folders.append({'messages': msgs, 'topics': topics})
         except Exception as e:  # noqa: BLE001
             ours_folders.append({'error': repr(e)})
-    print(json.dumps({
+    return {
         'theirs': theirs,
         'ours': mine,
         'qos': qos,
         'theirs_topics': theirs_topics,
         'folders': ours_folders,
-    }))
+    }
 
 
 if __name__ == '__main__':
