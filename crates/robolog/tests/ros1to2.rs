@@ -222,21 +222,13 @@ fn rosbags_replies(py: &Path, bags: &[Converted], work: &Path) -> Vec<Json> {
 /// number of messages compared, `None` when rosbags-convert refused the
 /// bag.
 fn compare(c: &Converted, reply: &Json) -> Option<usize> {
-    let Converted {
-        name,
-        mcap,
-        stats,
-        mine,
-        qos,
-        folders,
-        ..
-    } = c;
+    let (name, mine, qos, folders) = (&c.name, &c.mine, &c.qos, &c.folders);
     if let Some(why) = reply.get("skip") {
         eprintln!("note: {name}: rosbags-convert refuses it ({why}); not compared");
         return None;
     }
     let theirs = sorted(reply["theirs"].as_array().unwrap().clone());
-    assert!(stats.skipped.is_empty(), "{name}: {:?}", stats.skipped);
+    assert!(c.stats.skipped.is_empty(), "{name}: {:?}", c.stats.skipped);
     assert!(
         *mine == theirs,
         "{name}: {}",
@@ -275,7 +267,7 @@ fn compare(c: &Converted, reply: &Json) -> Option<usize> {
     // Our MCAP's channels hold the type hash as rosbag2's do
     // (`topic_type_hash`), equal to rosbags-convert's, but for types using
     // `char`, which have none.
-    let log = robolog::open_bytes(mcap).unwrap();
+    let log = robolog::open_bytes(&c.mcap).unwrap();
     for c in log.channels().unwrap() {
         let s = c.schema.as_ref().unwrap();
         let text = String::from_utf8_lossy(&s.data);
