@@ -706,6 +706,21 @@ impl<'a> Subscription<'a> {
 
     /// Every field as a column, in field order.
     pub fn columns(&self) -> Vec<(FieldName, Column)> {
+        self.read_columns(None)
+    }
+
+    /// The timestamps of all samples (µs) and every field as a column:
+    /// [`timestamps`](Self::timestamps) and [`columns`](Self::columns) in
+    /// one pass over the samples, which lie scattered through the file.
+    pub fn timestamps_and_columns(&self) -> (Vec<u64>, Vec<(FieldName, Column)>) {
+        let mut times = Vec::with_capacity(self.samples.len());
+        let cols = self.read_columns(Some(&mut times));
+        (times, cols)
+    }
+
+    /// Every field as a column, and the timestamps into `times` when
+    /// given.
+    fn read_columns(&self, mut times: Option<&mut Vec<u64>>) -> Vec<(FieldName, Column)> {
         let fields = self.fields();
         let size = self.samples.sample_size();
         // A zero-size layout has no values to read (its columns stay empty).
@@ -716,13 +731,20 @@ impl<'a> Subscription<'a> {
             .map(|f| (f.name.clone(), Column::with_capacity(f.ty, n)))
             .collect();
         if n == 0 {
+            if let Some(t) = times {
+                *t = self.timestamps();
+            }
             return cols;
         }
         // The samples are scattered through the file between other topics:
         // take a cache-sized run of them and read every column from it
         // while it is still in cache.
         let rows = (CHUNK_BYTES / size).max(1);
+        let ts = self.samples.ts;
         self.samples.for_each_run(rows, |run| {
+            if let Some(t) = times.as_deref_mut() {
+                t.extend(run.iter().map(|d| timestamp_of(ts, d)));
+            }
             for (f, (_, c)) in fields.iter().zip(&mut cols) {
                 c.extend_from(f.offset, run.iter().copied());
             }

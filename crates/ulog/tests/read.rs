@@ -669,3 +669,62 @@ fn a_selected_read_indexes_only_the_selected_subscriptions() {
     let bytes = feature_log().unwrap();
     assert!(!ULog::parse(&bytes).unwrap().initial_parameters.is_empty());
 }
+
+/// `timestamps_and_columns` reads in one pass what `timestamps` and
+/// `columns` read in two, for every subscription of the testdata logs and
+/// the corpus's (`$ROBOLOG_CORPUS/ulog`, else `../shared/corpus/ulog`,
+/// when there): PX4 flights with many topics and instances.
+#[test]
+fn one_pass_gives_the_timestamps_and_columns_of_two() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = std::env::var_os("ROBOLOG_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus"))
+        .join("ulog");
+    let mut dirs = vec![root.join("testdata/ulog"), corpus];
+    let mut files = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "ulg") {
+                files.push(p);
+            }
+        }
+    }
+    let (mut subs, mut samples) = (0, 0);
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let Ok(log) = ULog::parse(&bytes) else {
+            continue;
+        };
+        for s in &log.subscriptions {
+            let (times, cols) = s.timestamps_and_columns();
+            assert_eq!(times, s.timestamps(), "{}: {}", f.display(), s.name);
+            let two = s.columns();
+            assert_eq!(cols.len(), two.len());
+            for ((name, a), (_, b)) in cols.iter().zip(&two) {
+                // Floats by their bits: NaN equals itself.
+                let same = match (a, b) {
+                    (Column::F32(x), Column::F32(y)) => x
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .eq(y.iter().map(|v| v.to_bits())),
+                    (Column::F64(x), Column::F64(y)) => x
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .eq(y.iter().map(|v| v.to_bits())),
+                    _ => a == b,
+                };
+                assert!(same, "{}: {}.{name}", f.display(), s.name);
+            }
+            subs += 1;
+            samples += times.len();
+        }
+    }
+    assert!(
+        subs >= 10 && samples > 0,
+        "{subs} subscriptions, {samples} samples"
+    );
+}
