@@ -6,6 +6,7 @@
 //! - `log`: `robolog.open`, `Log`, `Channel`;
 //! - `messages`: `Log.messages`, read on a thread of its own;
 //! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
+//! - `blocks`: a table's columns as pandas' blocks, for `Table.to_pandas`;
 //! - `source`: the opened log shared by those objects;
 //! - `tools`: `robolog.check`, `robolog.convert`, `robolog.export`, the
 //!   command-line tool's jobs;
@@ -18,6 +19,7 @@
 //!
 //! Every call that reads or decodes runs without the GIL.
 
+mod blocks;
 mod errors;
 mod log;
 mod messages;

@@ -2,7 +2,7 @@
 //! polars or DuckDB through the Arrow PyCapsule interface.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::Array;
@@ -14,14 +14,14 @@ use arrow_array::{
 };
 use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use logcore::FieldName;
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
+use pyo3::types::{PyByteArray, PyCapsule};
 use robolog_arrow::{LOG_TIME, MULTI_ID, ScanOptions, TableNames, scan, table_in};
 use ulogfile::{Column, Subscription};
 
+use crate::blocks;
 use crate::errors::Failure;
 use crate::log::unknown_topic;
 use crate::source::Shared;
@@ -83,11 +83,11 @@ pub(crate) fn build(
     let read = read_in_parts(log, &table, &opts, &halves(shared, &table, &opts))?;
     let (schema, batches) = (read.schema, read.batches);
     let mut problems = Vec::new();
-    if read.skipped > 0 {
+    let skipped = read.skipped + read.skipped_at.len() as u64;
+    if skipped > 0 {
         let problem = format!(
-            "table {name}: {} damaged record{} skipped",
-            read.skipped,
-            if read.skipped == 1 { " was" } else { "s were" }
+            "table {name}: {skipped} damaged record{} skipped",
+            if skipped == 1 { " was" } else { "s were" }
         );
         shared.add_problem(problem.clone());
         problems.push(problem);
@@ -162,7 +162,10 @@ fn halves(shared: &Shared, table: &robolog_arrow::Table, opts: &ScanOptions) -> 
 struct Read {
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
+    /// Damaged records skipped: those without an offset, counted...
     skipped: u64,
+    /// ...and the offsets of the others, each counted once.
+    skipped_at: BTreeSet<u64>,
     undecoded: u64,
     first_undecoded: Option<robolog_arrow::Undecoded>,
 }
@@ -182,10 +185,13 @@ fn read_in_parts(
         for b in reader.by_ref() {
             batches.push(b?);
         }
+        let skipped_at: BTreeSet<u64> = reader.skipped_offsets().iter().copied().collect();
+        let with_offset = reader.skipped_offsets().len() as u64;
         Ok(Read {
             schema: reader.schema(),
             batches,
-            skipped: reader.skipped(),
+            skipped: reader.skipped().saturating_sub(with_offset),
+            skipped_at,
             undecoded: reader.undecoded(),
             first_undecoded: reader.first_undecoded().cloned(),
         })
@@ -208,8 +214,11 @@ fn read_in_parts(
         match all.as_mut() {
             None => all = Some(r),
             Some(a) => {
+                // A damaged record two parts meet (a chunk spanning both,
+                // what the reader lost on opening) is counted once.
                 a.batches.extend(r.batches);
                 a.skipped += r.skipped;
+                a.skipped_at.extend(r.skipped_at);
                 a.undecoded += r.undecoded;
                 if a.first_undecoded.is_none() {
                     a.first_undecoded = r.first_undecoded;
@@ -219,6 +228,10 @@ fn read_in_parts(
     }
     all.ok_or_else(|| Failure::Missing("no part of the table was read".into()))
 }
+
+/// One of pandas' blocks as `Table._pandas_blocks` gives it: numpy's
+/// dtype, the values, the columns' positions.
+type PandasBlock<'py> = (&'static str, Bound<'py, PyByteArray>, Vec<usize>);
 
 /// A topic's messages as a typed Arrow table (see Log.table).
 ///
@@ -343,6 +356,33 @@ impl Table {
     /// log_time as datetime64[ns], integer columns of their own width.
     fn to_pandas<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         frames(slf.py(), "to_pandas", slf.into_any())
+    }
+
+    /// pandas' blocks of the table (for to_pandas): (rows, [(dtype,
+    /// bytearray, column positions)]), each bytearray a C-ordered array of
+    /// shape (columns, rows); None for a table without rows or columns,
+    /// or when a column has nulls or a type pandas does not keep in a
+    /// plain numpy block.
+    fn _pandas_blocks<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<(usize, Vec<PandasBlock<'py>>)>> {
+        let rows = self.num_rows();
+        if rows == 0 || self.schema.fields().is_empty() {
+            return Ok(None);
+        }
+        let Some(blocks) = blocks::plan(&self.schema, &self.batches) else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(blocks.len());
+        for b in &blocks {
+            let bytes = PyByteArray::new_with(py, b.len(rows), |buf| {
+                blocks::fill(b, &self.batches, rows, buf);
+                Ok(())
+            })?;
+            out.push((b.dtype, bytes, b.columns.clone()));
+        }
+        Ok(Some((rows, out)))
     }
 
     /// The table as a polars DataFrame (needs polars).
@@ -478,51 +518,71 @@ pub(crate) fn build_flat(
         let ns = i64::try_from(t).unwrap_or(i64::MAX).saturating_mul(1000);
         start.is_none_or(|s| ns >= s) && end.is_none_or(|e| ns < e)
     };
-    let times: Vec<Vec<u64>> = subs.iter().map(|s| s.timestamps()).collect();
-    let offsets: Vec<Vec<u64>> = subs
+    // Each instance's timestamps, read with its columns where those are
+    // wanted (one pass over samples scattered through the file), and the
+    // offsets that order ties between instances.
+    let merging = subs.len() > 1;
+    let needs_values = wanted.iter().any(|c| c != LOG_TIME && c != MULTI_ID);
+    let (times, mut per_sub): (Vec<Vec<u64>>, Vec<Vec<Option<Column>>>) = subs
         .iter()
-        .map(|s| s.samples.iter().map(|x| x.offset).collect())
-        .collect();
+        .map(|s| {
+            if needs_values {
+                let (t, cols) = s.timestamps_and_columns();
+                (t, cols.into_iter().map(|(_, c)| Some(c)).collect())
+            } else {
+                (s.timestamps(), Vec::new())
+            }
+        })
+        .unzip();
+    let offsets: Vec<Vec<u64>> = if merging {
+        subs.iter()
+            .map(|s| s.samples.iter().map(|x| x.offset).collect())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let kept: Vec<Vec<usize>> = times
         .iter()
         .map(|ts| (0..ts.len()).filter(|&i| in_range(ts[i])).collect())
         .collect();
-    // One pending row per instance, the earliest first; ties go to the
-    // sample stored first, as in the log's message order.
-    let total: usize = kept.iter().map(Vec::len).sum();
-    let mut order: Vec<(usize, usize)> = Vec::with_capacity(total);
-    let mut next = vec![0usize; subs.len()];
-    let key = |k: usize, r: usize| Reverse((times[k][r], offsets[k][r], k));
-    let mut pending: BinaryHeap<Reverse<(u64, u64, usize)>> = kept
-        .iter()
-        .enumerate()
-        .filter_map(|(k, rows)| rows.first().map(|&r| key(k, r)))
-        .collect();
-    while let Some(Reverse((_, _, k))) = pending.pop() {
-        order.push((k, kept[k][next[k]]));
-        next[k] += 1;
-        if let Some(&r) = kept[k].get(next[k]) {
-            pending.push(key(k, r));
+    let order = if !merging {
+        match (kept.first(), times.first()) {
+            (Some(k), Some(t)) if k.len() == t.len() => Rows::All,
+            (Some(k), _) => Rows::Picked(k.clone()),
+            _ => Rows::Picked(Vec::new()),
         }
-    }
-    let needs_values = wanted.iter().any(|c| c != LOG_TIME && c != MULTI_ID);
-    let per_sub: Vec<Vec<(FieldName, Column)>> = if needs_values {
-        subs.iter().map(|s| s.columns()).collect()
     } else {
-        Vec::new()
+        // One pending row per instance, the earliest first; ties go to
+        // the sample stored first, as in the log's message order.
+        let total: usize = kept.iter().map(Vec::len).sum();
+        let mut order: Vec<(usize, usize)> = Vec::with_capacity(total);
+        let mut next = vec![0usize; subs.len()];
+        let key = |k: usize, r: usize| Reverse((times[k][r], offsets[k][r], k));
+        let mut pending: BinaryHeap<Reverse<(u64, u64, usize)>> = kept
+            .iter()
+            .enumerate()
+            .filter_map(|(k, rows)| rows.first().map(|&r| key(k, r)))
+            .collect();
+        while let Some(Reverse((_, _, k))) = pending.pop() {
+            order.push((k, kept[k][next[k]]));
+            next[k] += 1;
+            if let Some(&r) = kept[k].get(next[k]) {
+                pending.push(key(k, r));
+            }
+        }
+        Rows::Merged(order)
     };
+    let rows = order.len(times.first().map_or(0, Vec::len));
     let mut arrow_fields = Vec::with_capacity(wanted.len());
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(wanted.len());
-    for col in &wanted {
+    for (at, col) in wanted.iter().enumerate() {
         if col == LOG_TIME {
-            let values: Vec<i64> = order
-                .iter()
-                .map(|&(k, r)| {
-                    i64::try_from(times[k][r])
-                        .unwrap_or(i64::MAX)
-                        .saturating_mul(1000)
-                })
-                .collect();
+            let ns = |t: u64| i64::try_from(t).unwrap_or(i64::MAX).saturating_mul(1000);
+            let values: Vec<i64> = match &order {
+                Rows::All => times[0].iter().map(|&t| ns(t)).collect(),
+                Rows::Picked(rs) => rs.iter().map(|&r| ns(times[0][r])).collect(),
+                Rows::Merged(o) => o.iter().map(|&(k, r)| ns(times[k][r])).collect(),
+            };
             arrow_fields.push(Field::new(
                 LOG_TIME,
                 DataType::Timestamp(TimeUnit::Nanosecond, None),
@@ -530,7 +590,10 @@ pub(crate) fn build_flat(
             ));
             arrays.push(Arc::new(TimestampNanosecondArray::from(values)));
         } else if col == MULTI_ID {
-            let values: Vec<u8> = order.iter().map(|&(k, _)| subs[k].multi_id).collect();
+            let values: Vec<u8> = match &order {
+                Rows::Merged(o) => o.iter().map(|&(k, _)| subs[k].multi_id).collect(),
+                _ => vec![first.multi_id; rows],
+            };
             arrow_fields.push(Field::new(MULTI_ID, DataType::UInt8, false));
             arrays.push(Arc::new(UInt8Array::from(values)));
         } else {
@@ -538,8 +601,17 @@ pub(crate) fn build_flat(
                 .iter()
                 .position(|f| f.name.as_str() == col)
                 .unwrap_or_default();
-            let cols: Vec<&Column> = per_sub.iter().map(|c| &c[i].1).collect();
-            let array = gather(&cols, &order);
+            // A column asked for again later is copied; its last use
+            // takes it.
+            let again = wanted[at + 1..].contains(col);
+            let cols: Vec<Column> = per_sub
+                .iter_mut()
+                .map(|c| {
+                    let slot = &mut c[i];
+                    if again { slot.clone() } else { slot.take() }.unwrap_or(Column::I8(Vec::new()))
+                })
+                .collect();
+            let array = gather(cols, &order);
             arrow_fields.push(Field::new(col, array.data_type().clone(), false));
             arrays.push(array);
         }
@@ -553,7 +625,7 @@ pub(crate) fn build_flat(
     let batch = RecordBatch::try_new_with_options(
         Arc::clone(&schema),
         arrays,
-        &RecordBatchOptions::new().with_row_count(Some(order.len())),
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
     )
     .map_err(|e| {
         Failure::Log(logcore::Error::invalid_argument(format!(
@@ -569,32 +641,93 @@ pub(crate) fn build_flat(
     })
 }
 
-/// The values of one field at the rows `order` names (instance, sample),
-/// as an Arrow array of pyulog's dtype for the field.
-fn gather(cols: &[&Column], order: &[(usize, usize)]) -> ArrayRef {
+/// The rows of a flat ULog table: of one instance, all its samples or
+/// some (by index); of several, (instance, sample) pairs in row order.
+enum Rows {
+    All,
+    Picked(Vec<usize>),
+    Merged(Vec<(usize, usize)>),
+}
+
+impl Rows {
+    /// The number of rows, of an instance of `samples` samples when one.
+    fn len(&self, samples: usize) -> usize {
+        match self {
+            Rows::All => samples,
+            Rows::Picked(r) => r.len(),
+            Rows::Merged(o) => o.len(),
+        }
+    }
+}
+
+/// The values of one field (one column per instance) at the rows `order`
+/// names, as an Arrow array of pyulog's dtype for the field: the column
+/// itself, without a copy, when it is every sample of one instance.
+fn gather(cols: Vec<Column>, order: &Rows) -> ArrayRef {
+    /// The rows of `vs` (one vector per instance; a missing value, not
+    /// expected, as 0) converted by `conv`.
+    fn pick<T: Copy + Default, U>(vs: &[Vec<T>], order: &Rows, conv: impl Fn(T) -> U) -> Vec<U> {
+        let at = |k: usize, r: usize| {
+            conv(
+                vs.get(k)
+                    .and_then(|v| v.get(r))
+                    .copied()
+                    .unwrap_or_default(),
+            )
+        };
+        match order {
+            Rows::All => vs
+                .first()
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|&x| conv(x))
+                .collect(),
+            Rows::Picked(rs) => rs.iter().map(|&r| at(0, r)).collect(),
+            Rows::Merged(o) => o.iter().map(|&(k, r)| at(k, r)).collect(),
+        }
+    }
     macro_rules! take {
-        ($variant:ident, $array:ty, $conv:expr) => {{
-            let values = order.iter().map(|&(k, r)| match cols[k] {
-                Column::$variant(v) => v.get(r).copied().map($conv).unwrap_or_default(),
-                _ => Default::default(),
-            });
-            Arc::new(<$array>::from_iter_values(values)) as ArrayRef
+        ($variant:ident, $array:ty) => {{
+            let mut vs: Vec<Vec<_>> = cols
+                .into_iter()
+                .map(|c| match c {
+                    Column::$variant(v) => v,
+                    _ => Vec::new(),
+                })
+                .collect();
+            let values = match order {
+                Rows::All if vs.len() == 1 => vs.pop().unwrap_or_default(),
+                _ => pick(&vs, order, |x| x),
+            };
+            Arc::new(<$array>::from(values)) as ArrayRef
+        }};
+    }
+    macro_rules! int8 {
+        ($variant:ident, $conv:expr) => {{
+            let vs: Vec<Vec<_>> = cols
+                .into_iter()
+                .map(|c| match c {
+                    Column::$variant(v) => v,
+                    _ => Vec::new(),
+                })
+                .collect();
+            Arc::new(Int8Array::from(pick(&vs, order, $conv))) as ArrayRef
         }};
     }
     match cols.first() {
-        Some(Column::I8(_)) => take!(I8, Int8Array, |x: i8| x),
-        Some(Column::U8(_)) => take!(U8, UInt8Array, |x: u8| x),
-        Some(Column::I16(_)) => take!(I16, Int16Array, |x: i16| x),
-        Some(Column::U16(_)) => take!(U16, UInt16Array, |x: u16| x),
-        Some(Column::I32(_)) => take!(I32, Int32Array, |x: i32| x),
-        Some(Column::U32(_)) => take!(U32, UInt32Array, |x: u32| x),
-        Some(Column::I64(_)) => take!(I64, Int64Array, |x: i64| x),
-        Some(Column::U64(_)) => take!(U64, UInt64Array, |x: u64| x),
-        Some(Column::F32(_)) => take!(F32, Float32Array, |x: f32| x),
-        Some(Column::F64(_)) => take!(F64, Float64Array, |x: f64| x),
-        Some(Column::Bool(_)) => take!(Bool, Int8Array, i8::from),
+        Some(Column::I8(_)) => take!(I8, Int8Array),
+        Some(Column::U8(_)) => take!(U8, UInt8Array),
+        Some(Column::I16(_)) => take!(I16, Int16Array),
+        Some(Column::U16(_)) => take!(U16, UInt16Array),
+        Some(Column::I32(_)) => take!(I32, Int32Array),
+        Some(Column::U32(_)) => take!(U32, UInt32Array),
+        Some(Column::I64(_)) => take!(I64, Int64Array),
+        Some(Column::U64(_)) => take!(U64, UInt64Array),
+        Some(Column::F32(_)) => take!(F32, Float32Array),
+        Some(Column::F64(_)) => take!(F64, Float64Array),
+        Some(Column::Bool(_)) => int8!(Bool, i8::from),
         // numpy's int8: the byte's bits.
-        Some(Column::Char(_)) => take!(Char, Int8Array, |x: u8| x as i8),
+        Some(Column::Char(_)) => int8!(Char, |x: u8| x as i8),
         None => Arc::new(Int8Array::from_iter_values([])),
     }
 }

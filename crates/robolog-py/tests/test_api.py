@@ -214,6 +214,11 @@ def test_ulog_tables_keep_integer_widths_in_pandas_and_polars():
         assert str(df["timestamp"].dtype) == "uint64"
         assert str(df["multi_id"].dtype) == "uint8"
         assert log.to_pandas(name).equals(df)
+        # pyulog's flat columns go to pandas as blocks robolog makes
+        # (pyarrow's frame, test_every_file checks, without pyarrow).
+        flat = log.table(name, flatten=True)
+        assert flat._pandas_blocks() is not None
+        pd.testing.assert_frame_equal(flat.to_pandas(), pa.table(flat).to_pandas())
         assert robolog.read_pandas(ULOG, name).equals(df)
         assert robolog.read_table(ULOG, name).num_rows == t.num_rows
         pl = pytest.importorskip("polars")

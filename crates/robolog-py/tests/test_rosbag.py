@@ -160,3 +160,32 @@ def test_flattened_tables_equal_rosbags(path):
                     ]
                     assert alike, f"{topic}: row {i}: robolog {rows[i]!r:.300}, rosbags {want!r:.300}"
             STATS["bag table cells compared with rosbags (flatten=True)"] += len(theirs) * len(names)
+
+
+def test_a_damaged_chunk_is_counted_once_by_a_table_read_in_halves(tmp_path):
+    """A table of 50,000 messages or more is read as two halves of its
+    time span at once. A damaged chunk in the middle of the file holds
+    messages of both halves, and both meet it: the table still reports it
+    once, as reading the messages does, and keeps every other row."""
+    import struct
+
+    from rosbags.rosbag1 import Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    path = tmp_path / "big.bag"
+    store = get_typestore(Stores.ROS1_NOETIC)
+    with Writer(path) as w:
+        c = w.add_connection("/n", "std_msgs/msg/Int32", typestore=store)
+        for i in range(60_000):
+            w.write(c, 1_000_000_000 + i * 1_000_000, struct.pack("<i", i))
+    data = bytearray(path.read_bytes())
+    mid = len(data) // 2
+    data[mid : mid + 64] = b"\xff" * 64
+    with robolog.open(bytes(data)) as log:
+        values = [m.data["data"] for m in log.messages()]
+        met = [p for p in log.problems if p.startswith("skipped ")]
+    assert len(met) == 1 and 0 < len(values) < 60_000, met
+    with robolog.open(bytes(data)) as log:
+        t = log.table("/n")
+        assert t.problems == ["table n: 1 damaged record was skipped"]
+        assert pa.table(t).column("data").to_pylist() == values

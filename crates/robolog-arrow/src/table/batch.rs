@@ -48,6 +48,9 @@ impl BatchReader<'_> {
                 Ok(m) => m,
                 Err(e) if self.lenient && skippable(&e) => {
                     self.skipped += 1;
+                    if let Some(at) = e.offset() {
+                        self.skipped_at.push(at);
+                    }
                     continue;
                 }
                 Err(e) => return Err(e.into()),

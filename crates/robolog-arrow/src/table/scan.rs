@@ -109,6 +109,8 @@ pub struct BatchReader<'a> {
     pub(super) table: String,
     /// Damaged records skipped so far.
     pub(super) skipped: u64,
+    /// The byte offsets of those that have one, in the order met.
+    pub(super) skipped_at: Vec<u64>,
     /// Messages so far that did not decode.
     pub(super) undecoded: u64,
     /// The first of them.
@@ -282,6 +284,7 @@ pub fn scan<'a>(
         multi_ids,
         table: table.name.clone(),
         skipped: 0,
+        skipped_at: Vec::new(),
         undecoded: 0,
         first_undecoded: None,
         done: false,
@@ -355,6 +358,14 @@ impl BatchReader<'_> {
     /// Damaged records skipped so far (lenient scans only).
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// The byte offsets of the [`skipped`](Self::skipped) records that
+    /// have one, in the order met: scans of parts of a log (time ranges)
+    /// may each meet the same damaged record (a chunk spanning both, what
+    /// the reader lost on opening), and count it once by its offset.
+    pub fn skipped_offsets(&self) -> &[u64] {
+        &self.skipped_at
     }
 
     /// Messages so far that did not decode, or whose value is not a
