@@ -70,9 +70,27 @@ fn dropping_ends_threads(compression: Compression) {
         let want = cores > 1 && compression == Compression::Bz2;
         assert_eq!(threads, want, "{compression:?}");
         drop(it);
-        assert_eq!(decompression_threads(), 0);
+        assert_eq!(threads_left(), 0);
     }
     // Read to the end: every message, then no thread either.
     assert_eq!(bag.messages(&MessageFilter::all()).count(), 40);
-    assert_eq!(decompression_threads(), 0);
+    assert_eq!(threads_left(), 0);
+}
+
+/// The decompression threads still listed after the iterator was dropped
+/// (which joins them), given up to two seconds to leave the list: a
+/// joined thread has ended, but the kernel may list it in
+/// `/proc/self/task` for a moment longer on a loaded machine. A thread
+/// that was not joined keeps running and stays.
+#[cfg(target_os = "linux")]
+fn threads_left() -> usize {
+    let mut n = decompression_threads();
+    for _ in 0..200 {
+        if n == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        n = decompression_threads();
+    }
+    n
 }
