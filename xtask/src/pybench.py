@@ -49,6 +49,7 @@ ULOG_RUNS = 15
 
 
 def robolog_ulog(path, flatten):
+    """Every topic with samples, one Log.to_pandas call each."""
     import robolog
 
     frames = {}
@@ -57,6 +58,15 @@ def robolog_ulog(path, flatten):
         for name in sorted({c.type for c in log.topics if c.message_count}):
             frames[name] = log.to_pandas(name, flatten=flatten)
     return frames
+
+
+def robolog_ulog_frames(path):
+    """Every topic with samples in one call: pyulog's data_list as
+    DataFrames."""
+    import robolog
+
+    with robolog.open(path) as log:
+        return log.dataframes(flatten=True)
 
 
 def pyulog_ulog(path):
@@ -87,17 +97,28 @@ def ulog(path):
     flat = robolog_ulog(path, True)
     theirs = pyulog_ulog(path)
     checked = check_ulog(flat, theirs)
+    frames = robolog_ulog_frames(path)
+    if sorted(frames) != sorted(flat):
+        raise SystemExit(f"dataframes: {sorted(frames)}, to_pandas: {sorted(flat)}")
+    checked += check_ulog(frames, theirs)
     facts = {
         "tables": len(flat),
         "datasets": len(theirs),
         "rows": sum(len(f) for f in theirs.values()),
         "columns_checked": checked,
     }
-    del flat, theirs
+    del flat, theirs, frames
     ours, _ = best_of(lambda: robolog_ulog(path, False), ULOG_RUNS)
     ours_flat, _ = best_of(lambda: robolog_ulog(path, True), ULOG_RUNS)
+    ours_frames, _ = best_of(lambda: robolog_ulog_frames(path), ULOG_RUNS)
     peer, _ = best_of(lambda: pyulog_ulog(path), ULOG_RUNS)
-    return {"robolog": ours, "robolog_flat": ours_flat, "pyulog": peer, **facts}
+    return {
+        "robolog": ours,
+        "robolog_flat": ours_flat,
+        "robolog_frames": ours_frames,
+        "pyulog": peer,
+        **facts,
+    }
 
 
 # The Imu topic
@@ -304,4 +325,5 @@ def main():
     print(json.dumps(out))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -21,6 +21,7 @@
 
 mod blocks;
 mod errors;
+mod flat;
 mod log;
 mod messages;
 mod source;

@@ -2,15 +2,18 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use logcore::{ChannelId, Timestamp};
+use logcore::{ChannelId, LogReader, Timestamp};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use robolog::Limits;
 
+use crate::blocks;
 use crate::errors::{Failure, guarded};
+use crate::flat;
 use crate::messages::Messages;
 use crate::source::{Input, Shared};
 use crate::table::{self, Table};
@@ -131,6 +134,150 @@ impl Log {
             None => Ok(None),
         }
     }
+
+    /// `to_pandas(topic, flatten=True)` of a ULog, read from the samples
+    /// straight into pandas' blocks; `None` for other logs, for a topic
+    /// without rows, and where pandas cannot take blocks (before 3.0):
+    /// those frames come from the table.
+    fn ulog_frame<'py>(
+        &self,
+        py: Python<'py>,
+        topic: &str,
+        columns: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let shared = self.shared()?;
+        if shared.log().as_ulog().is_none() {
+            return Ok(None);
+        }
+        let frames = py.import("robolog._frames")?;
+        if !frames.getattr("takes_blocks")?.call0()?.is_truthy()? {
+            return Ok(None);
+        }
+        let topic = topic.to_string();
+        let for_scan = Arc::clone(&shared);
+        let made = py
+            .detach(move || guarded(|| flat::frame_blocks(&for_scan, &topic, columns, start, end)));
+        let made = made.map_err(|e| e.into_py(py, shared.path.as_deref()))?;
+        let Some((names, rows, made)) = made else {
+            return Ok(None);
+        };
+        let blocks = blocks::to_python(py, made, rows)?;
+        let frame = frames
+            .getattr("frame_of_blocks")?
+            .call1((names, rows, blocks))?;
+        Ok(Some(frame))
+    }
+}
+
+/// The table of `topic` (see Log.table), built without the GIL.
+fn build_table(
+    shared: &Shared,
+    topic: &str,
+    columns: Option<Vec<String>>,
+    start: Option<i64>,
+    end: Option<i64>,
+    flatten: bool,
+) -> Result<Table, Failure> {
+    if flatten && shared.log().as_ulog().is_some() {
+        flat::build_flat(shared, topic, columns, start, end)
+    } else if flatten {
+        table::build(shared, topic, columns, start, end).and_then(table::flatten)
+    } else {
+        table::build(shared, topic, columns, start, end)
+    }
+}
+
+/// The table keys (topics; ULog message names) of the channels with
+/// messages, each once, in channel order.
+fn topics_with_messages(shared: &Shared) -> Vec<String> {
+    let log = shared.log();
+    let mut keys: Vec<String> = Vec::new();
+    for c in &shared.summary.channels {
+        let key = log.table_key(&c.info);
+        if c.message_count > 0 && !keys.iter().any(|k| k == key) {
+            keys.push(key.to_string());
+        }
+    }
+    keys
+}
+
+/// How much reading the table of `key` takes, roughly: its bytes of
+/// samples (ULog), or its messages.
+fn weight(shared: &Shared, key: &str) -> u64 {
+    let log = shared.log();
+    if let Some(ulog) = log.as_ulog() {
+        return ulog
+            .subscriptions
+            .iter()
+            .filter(|s| s.name == key)
+            .map(|s| (s.samples.len() * s.samples.sample_size()) as u64)
+            .sum();
+    }
+    shared
+        .summary
+        .channels
+        .iter()
+        .filter(|c| log.table_key(&c.info) == key)
+        .map(|c| c.message_count)
+        .sum()
+}
+
+/// `f` of each of `items`, in their order, run on up to as many threads
+/// as the machine has cores; each thread takes the heaviest item left
+/// (by `weight`) when done with one, so that no thread is left with a
+/// large table at the end. A call that panicked (`f` is expected to
+/// catch its own) gives the failure of a stopped worker.
+fn on_cores<T: Send>(
+    items: &[String],
+    weight: impl Fn(&str) -> u64,
+    f: impl Fn(&str) -> Result<T, Failure> + Sync,
+) -> Vec<Result<T, Failure>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if workers <= 1 {
+        return items.iter().map(|k| f(k)).collect();
+    }
+    let mut by_weight: Vec<(u64, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (weight(k), i))
+        .collect();
+    by_weight.sort_by(|a, b| b.cmp(a));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<Result<T, Failure>>> =
+        std::iter::repeat_with(|| None).take(items.len()).collect();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((i, k)) = by_weight
+                            .get(at)
+                            .and_then(|&(_, i)| Some((i, items.get(i)?)))
+                        else {
+                            break mine;
+                        };
+                        mine.push((i, f(k)));
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            for (i, r) in w.join().unwrap_or_default() {
+                if let Some(slot) = done.get_mut(i) {
+                    *slot = Some(r);
+                }
+            }
+        }
+    });
+    done.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Failure::Panic("a worker thread stopped".into()))))
+        .collect()
 }
 
 /// A UTC `datetime` of Unix nanoseconds (to the microsecond, as far as a
@@ -392,15 +539,7 @@ impl Log {
         let topic = topic.to_string();
         let for_scan = Arc::clone(&shared);
         let built = py.detach(move || {
-            guarded(|| {
-                if flatten && for_scan.log().as_ulog().is_some() {
-                    table::build_flat(&for_scan, &topic, columns, start, end)
-                } else if flatten {
-                    table::build(&for_scan, &topic, columns, start, end).and_then(table::flatten)
-                } else {
-                    table::build(&for_scan, &topic, columns, start, end)
-                }
-            })
+            guarded(|| build_table(&for_scan, &topic, columns, start, end, flatten))
         });
         built.map_err(|e| e.into_py(py, shared.path.as_deref()))
     }
@@ -418,8 +557,91 @@ impl Log {
         end: Option<i64>,
         flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if flatten {
+            if let Some(frame) = self.ulog_frame(py, topic, columns.clone(), start, end)? {
+                return Ok(frame);
+            }
+        }
         let t = Bound::new(py, self.table(py, topic, columns, start, end, flatten)?)?;
         table::frames(py, "to_pandas", t.into_any())
+    }
+
+    /// Every topic's pandas DataFrame, as Log.to_pandas makes it, in a dict
+    /// keyed by topic (ULog: by message name, its instances in one frame,
+    /// as Log.table takes it); topics=None takes every topic with
+    /// messages. The tables are read at once on the machine's cores,
+    /// without the GIL. With flatten=True, columns of scalars (ULog:
+    /// pyulog's columns and dtypes, like pyulog's data_list).
+    #[pyo3(signature = (topics = None, start = None, end = None, *, flatten = false))]
+    fn dataframes<'py>(
+        &self,
+        py: Python<'py>,
+        topics: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+        flatten: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let shared = self.shared()?;
+        let keys = match topics {
+            Some(t) => t,
+            None => topics_with_messages(&shared),
+        };
+        let path = shared.path.as_deref();
+        let frames = py.import("robolog._frames")?;
+        let out = PyDict::new(py);
+        let direct = flatten
+            && shared.log().as_ulog().is_some()
+            && frames.getattr("takes_blocks")?.call0()?.is_truthy()?;
+        if direct {
+            let for_scan = Arc::clone(&shared);
+            let made = py.detach(|| {
+                on_cores(
+                    &keys,
+                    |k| weight(&for_scan, k),
+                    |k| guarded(|| flat::frame_blocks(&for_scan, k, None, start, end)),
+                )
+            });
+            let mut part_keys = Vec::new();
+            let mut parts = Vec::new();
+            let mut from_tables = Vec::new();
+            for (key, m) in keys.iter().zip(made) {
+                match m.map_err(|e| e.into_py(py, path))? {
+                    Some((names, rows, made)) => {
+                        part_keys.push(key);
+                        parts.push((names, rows, blocks::to_python(py, made, rows)?));
+                    }
+                    None => from_tables.push(key),
+                }
+            }
+            let made = frames.getattr("frames_of_blocks")?.call1((parts,))?;
+            let by_key = PyDict::new(py);
+            for (key, frame) in part_keys.into_iter().zip(made.try_iter()?) {
+                by_key.set_item(key, frame?)?;
+            }
+            for key in from_tables {
+                by_key.set_item(key, self.to_pandas(py, key, None, start, end, flatten)?)?;
+            }
+            // In the order asked for.
+            for key in &keys {
+                if let Some(frame) = by_key.get_item(key)? {
+                    out.set_item(key, frame)?;
+                }
+            }
+            return Ok(out);
+        }
+        let for_scan = Arc::clone(&shared);
+        let made = py.detach(|| {
+            on_cores(
+                &keys,
+                |k| weight(&for_scan, k),
+                |k| guarded(|| build_table(&for_scan, k, None, start, end, flatten)),
+            )
+        });
+        for (key, t) in keys.iter().zip(made) {
+            let t = Bound::new(py, t.map_err(|e| e.into_py(py, path))?)?;
+            out.set_item(key, table::frames(py, "to_pandas", t.into_any())?)?;
+        }
+        Ok(out)
     }
 
     /// Log.table(...).to_polars(): the topic as a polars DataFrame (needs

@@ -1,27 +1,20 @@
 //! `Log.table`: a topic's typed Arrow table, handed to pyarrow, pandas,
 //! polars or DuckDB through the Arrow PyCapsule interface.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use arrow_array::Array;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{
-    ArrayRef, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
-    RecordBatch, RecordBatchIterator, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
-    UInt16Array, UInt32Array, UInt64Array,
-};
+use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchOptions};
+use arrow_schema::SchemaRef;
 use arrow_schema::ffi::FFI_ArrowSchema;
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyCapsule};
-use robolog_arrow::{LOG_TIME, MULTI_ID, ScanOptions, TableNames, scan, table_in};
-use ulogfile::{Column, Subscription};
+use pyo3::types::PyCapsule;
+use robolog_arrow::{ScanOptions, TableNames, scan, table_in};
 
-use crate::blocks;
+use crate::blocks::{self, PandasBlock};
 use crate::errors::Failure;
 use crate::log::unknown_topic;
 use crate::source::Shared;
@@ -229,10 +222,6 @@ fn read_in_parts(
     all.ok_or_else(|| Failure::Missing("no part of the table was read".into()))
 }
 
-/// One of pandas' blocks as `Table._pandas_blocks` gives it: numpy's
-/// dtype, the values, the columns' positions.
-type PandasBlock<'py> = (&'static str, Bound<'py, PyByteArray>, Vec<usize>);
-
 /// A topic's messages as a typed Arrow table (see Log.table).
 ///
 /// Implements the Arrow PyCapsule interface (__arrow_c_stream__ and
@@ -359,10 +348,10 @@ impl Table {
     }
 
     /// pandas' blocks of the table (for to_pandas): (rows, [(dtype,
-    /// bytearray, column positions)]), each bytearray a C-ordered array of
-    /// shape (columns, rows); None for a table without rows or columns,
-    /// or when a column has nulls or a type pandas does not keep in a
-    /// plain numpy block.
+    /// values, column positions)]), each values a numpy array of shape
+    /// (columns, rows) (log times as int64); None for a table without
+    /// rows or columns, or when a column has nulls or a type pandas does
+    /// not keep in a plain numpy block. Gathered without the GIL.
     fn _pandas_blocks<'py>(
         &self,
         py: Python<'py>,
@@ -371,18 +360,11 @@ impl Table {
         if rows == 0 || self.schema.fields().is_empty() {
             return Ok(None);
         }
-        let Some(blocks) = blocks::plan(&self.schema, &self.batches) else {
+        let made = py.detach(|| blocks::of_batches(&self.schema, &self.batches, rows));
+        let Some(made) = made else {
             return Ok(None);
         };
-        let mut out = Vec::with_capacity(blocks.len());
-        for b in &blocks {
-            let bytes = PyByteArray::new_with(py, b.len(rows), |buf| {
-                blocks::fill(b, &self.batches, rows, buf);
-                Ok(())
-            })?;
-            out.push((b.dtype, bytes, b.columns.clone()));
-        }
-        Ok(Some((rows, out)))
+        Ok(Some((rows, blocks::to_python(py, made, rows)?)))
     }
 
     /// The table as a polars DataFrame (needs polars).
@@ -441,293 +423,4 @@ pub(crate) fn frames<'py>(
     table: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     py.import("robolog._frames")?.getattr(what)?.call1((table,))
-}
-
-/// Builds the table of a ULog message name (every instance) or instance
-/// topic (`name[1]`) with pyulog's columns (`flatten=True`): log_time and
-/// multi_id, then one column per field of pyulog's `data` dict, named as
-/// pyulog names them (`q[0]`, `esc[1].esc_rpm`, nested padding kept) and
-/// of pyulog's numpy dtypes (`bool` and `char` as int8). Rows are each
-/// instance's samples in file order, the instances merged by timestamp
-/// (ties: file order) as Log.table merges them. Done without the GIL.
-pub(crate) fn build_flat(
-    shared: &Shared,
-    topic: &str,
-    columns: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
-) -> Result<Table, Failure> {
-    let Some(ulog) = shared.log().as_ulog() else {
-        return Err(Failure::Log(logcore::Error::invalid_argument(format!(
-            "flatten=True is for ULog topics; this log is {}",
-            shared.summary.format.name()
-        ))));
-    };
-    let instance = |s: &Subscription<'_>| {
-        if s.multi_id == 0 {
-            s.name.clone()
-        } else {
-            format!("{}[{}]", s.name, s.multi_id)
-        }
-    };
-    let mut subs: Vec<&Subscription<'_>> = ulog
-        .subscriptions
-        .iter()
-        .filter(|s| s.name == topic)
-        .collect();
-    if subs.is_empty() {
-        subs = ulog
-            .subscriptions
-            .iter()
-            .filter(|s| instance(s) == topic)
-            .collect();
-    }
-    let Some(first) = subs.first() else {
-        return Err(Failure::Missing(unknown_topic(shared, topic)));
-    };
-    let name = first.name.clone();
-    let fields = first.fields();
-    for s in &subs {
-        if s.fields() != fields {
-            return Err(Failure::Log(logcore::Error::invalid_argument(format!(
-                "flatten=True: the instances of {name} have different fields"
-            ))));
-        }
-    }
-    // The columns asked for, checked before anything is read.
-    let all: Vec<String> = [LOG_TIME, MULTI_ID]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(fields.iter().map(|f| f.name.as_str().to_string()))
-        .collect();
-    let wanted: Vec<String> = match columns {
-        Some(cols) => {
-            if let Some(c) = cols.iter().find(|c| !all.contains(c)) {
-                return Err(Failure::Missing(format!(
-                    "table {name} has no column {c:?}; its columns: {}",
-                    all.join(", ")
-                )));
-            }
-            cols
-        }
-        None => all,
-    };
-    // Each instance's samples within the time range, then the rows: a
-    // merge by timestamp keeping each instance's file order.
-    let in_range = |t: u64| {
-        let ns = i64::try_from(t).unwrap_or(i64::MAX).saturating_mul(1000);
-        start.is_none_or(|s| ns >= s) && end.is_none_or(|e| ns < e)
-    };
-    // Each instance's timestamps, read with its columns where those are
-    // wanted (one pass over samples scattered through the file), and the
-    // offsets that order ties between instances.
-    let merging = subs.len() > 1;
-    let needs_values = wanted.iter().any(|c| c != LOG_TIME && c != MULTI_ID);
-    let (times, mut per_sub): (Vec<Vec<u64>>, Vec<Vec<Option<Column>>>) = subs
-        .iter()
-        .map(|s| {
-            if needs_values {
-                let (t, cols) = s.timestamps_and_columns();
-                (t, cols.into_iter().map(|(_, c)| Some(c)).collect())
-            } else {
-                (s.timestamps(), Vec::new())
-            }
-        })
-        .unzip();
-    let offsets: Vec<Vec<u64>> = if merging {
-        subs.iter()
-            .map(|s| s.samples.iter().map(|x| x.offset).collect())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let kept: Vec<Vec<usize>> = times
-        .iter()
-        .map(|ts| (0..ts.len()).filter(|&i| in_range(ts[i])).collect())
-        .collect();
-    let order = if !merging {
-        match (kept.first(), times.first()) {
-            (Some(k), Some(t)) if k.len() == t.len() => Rows::All,
-            (Some(k), _) => Rows::Picked(k.clone()),
-            _ => Rows::Picked(Vec::new()),
-        }
-    } else {
-        // One pending row per instance, the earliest first; ties go to
-        // the sample stored first, as in the log's message order.
-        let total: usize = kept.iter().map(Vec::len).sum();
-        let mut order: Vec<(usize, usize)> = Vec::with_capacity(total);
-        let mut next = vec![0usize; subs.len()];
-        let key = |k: usize, r: usize| Reverse((times[k][r], offsets[k][r], k));
-        let mut pending: BinaryHeap<Reverse<(u64, u64, usize)>> = kept
-            .iter()
-            .enumerate()
-            .filter_map(|(k, rows)| rows.first().map(|&r| key(k, r)))
-            .collect();
-        while let Some(Reverse((_, _, k))) = pending.pop() {
-            order.push((k, kept[k][next[k]]));
-            next[k] += 1;
-            if let Some(&r) = kept[k].get(next[k]) {
-                pending.push(key(k, r));
-            }
-        }
-        Rows::Merged(order)
-    };
-    let rows = order.len(times.first().map_or(0, Vec::len));
-    let mut arrow_fields = Vec::with_capacity(wanted.len());
-    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(wanted.len());
-    for (at, col) in wanted.iter().enumerate() {
-        if col == LOG_TIME {
-            let ns = |t: u64| i64::try_from(t).unwrap_or(i64::MAX).saturating_mul(1000);
-            let values: Vec<i64> = match &order {
-                Rows::All => times[0].iter().map(|&t| ns(t)).collect(),
-                Rows::Picked(rs) => rs.iter().map(|&r| ns(times[0][r])).collect(),
-                Rows::Merged(o) => o.iter().map(|&(k, r)| ns(times[k][r])).collect(),
-            };
-            arrow_fields.push(Field::new(
-                LOG_TIME,
-                DataType::Timestamp(TimeUnit::Nanosecond, None),
-                false,
-            ));
-            arrays.push(Arc::new(TimestampNanosecondArray::from(values)));
-        } else if col == MULTI_ID {
-            let values: Vec<u8> = match &order {
-                Rows::Merged(o) => o.iter().map(|&(k, _)| subs[k].multi_id).collect(),
-                _ => vec![first.multi_id; rows],
-            };
-            arrow_fields.push(Field::new(MULTI_ID, DataType::UInt8, false));
-            arrays.push(Arc::new(UInt8Array::from(values)));
-        } else {
-            let i = fields
-                .iter()
-                .position(|f| f.name.as_str() == col)
-                .unwrap_or_default();
-            // A column asked for again later is copied; its last use
-            // takes it.
-            let again = wanted[at + 1..].contains(col);
-            let cols: Vec<Column> = per_sub
-                .iter_mut()
-                .map(|c| {
-                    let slot = &mut c[i];
-                    if again { slot.clone() } else { slot.take() }.unwrap_or(Column::I8(Vec::new()))
-                })
-                .collect();
-            let array = gather(cols, &order);
-            arrow_fields.push(Field::new(col, array.data_type().clone(), false));
-            arrays.push(array);
-        }
-    }
-    let mut meta = HashMap::new();
-    meta.insert("robolog.table".to_string(), name.clone());
-    meta.insert("robolog.topic".to_string(), name.clone());
-    meta.insert("robolog.format".to_string(), "ulog".to_string());
-    meta.insert("robolog.type".to_string(), name.clone());
-    let schema = Arc::new(Schema::new_with_metadata(arrow_fields, meta));
-    let batch = RecordBatch::try_new_with_options(
-        Arc::clone(&schema),
-        arrays,
-        &RecordBatchOptions::new().with_row_count(Some(rows)),
-    )
-    .map_err(|e| {
-        Failure::Log(logcore::Error::invalid_argument(format!(
-            "flatten=True: {e}"
-        )))
-    })?;
-    Ok(Table {
-        name: name.clone(),
-        topic: name,
-        schema,
-        batches: vec![batch],
-        problems: Vec::new(),
-    })
-}
-
-/// The rows of a flat ULog table: of one instance, all its samples or
-/// some (by index); of several, (instance, sample) pairs in row order.
-enum Rows {
-    All,
-    Picked(Vec<usize>),
-    Merged(Vec<(usize, usize)>),
-}
-
-impl Rows {
-    /// The number of rows, of an instance of `samples` samples when one.
-    fn len(&self, samples: usize) -> usize {
-        match self {
-            Rows::All => samples,
-            Rows::Picked(r) => r.len(),
-            Rows::Merged(o) => o.len(),
-        }
-    }
-}
-
-/// The values of one field (one column per instance) at the rows `order`
-/// names, as an Arrow array of pyulog's dtype for the field: the column
-/// itself, without a copy, when it is every sample of one instance.
-fn gather(cols: Vec<Column>, order: &Rows) -> ArrayRef {
-    /// The rows of `vs` (one vector per instance; a missing value, not
-    /// expected, as 0) converted by `conv`.
-    fn pick<T: Copy + Default, U>(vs: &[Vec<T>], order: &Rows, conv: impl Fn(T) -> U) -> Vec<U> {
-        let at = |k: usize, r: usize| {
-            conv(
-                vs.get(k)
-                    .and_then(|v| v.get(r))
-                    .copied()
-                    .unwrap_or_default(),
-            )
-        };
-        match order {
-            Rows::All => vs
-                .first()
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .map(|&x| conv(x))
-                .collect(),
-            Rows::Picked(rs) => rs.iter().map(|&r| at(0, r)).collect(),
-            Rows::Merged(o) => o.iter().map(|&(k, r)| at(k, r)).collect(),
-        }
-    }
-    macro_rules! take {
-        ($variant:ident, $array:ty) => {{
-            let mut vs: Vec<Vec<_>> = cols
-                .into_iter()
-                .map(|c| match c {
-                    Column::$variant(v) => v,
-                    _ => Vec::new(),
-                })
-                .collect();
-            let values = match order {
-                Rows::All if vs.len() == 1 => vs.pop().unwrap_or_default(),
-                _ => pick(&vs, order, |x| x),
-            };
-            Arc::new(<$array>::from(values)) as ArrayRef
-        }};
-    }
-    macro_rules! int8 {
-        ($variant:ident, $conv:expr) => {{
-            let vs: Vec<Vec<_>> = cols
-                .into_iter()
-                .map(|c| match c {
-                    Column::$variant(v) => v,
-                    _ => Vec::new(),
-                })
-                .collect();
-            Arc::new(Int8Array::from(pick(&vs, order, $conv))) as ArrayRef
-        }};
-    }
-    match cols.first() {
-        Some(Column::I8(_)) => take!(I8, Int8Array),
-        Some(Column::U8(_)) => take!(U8, UInt8Array),
-        Some(Column::I16(_)) => take!(I16, Int16Array),
-        Some(Column::U16(_)) => take!(U16, UInt16Array),
-        Some(Column::I32(_)) => take!(I32, Int32Array),
-        Some(Column::U32(_)) => take!(U32, UInt32Array),
-        Some(Column::I64(_)) => take!(I64, Int64Array),
-        Some(Column::U64(_)) => take!(U64, UInt64Array),
-        Some(Column::F32(_)) => take!(F32, Float32Array),
-        Some(Column::F64(_)) => take!(F64, Float64Array),
-        Some(Column::Bool(_)) => int8!(Bool, i8::from),
-        // numpy's int8: the byte's bits.
-        Some(Column::Char(_)) => int8!(Char, |x: u8| x as i8),
-        None => Arc::new(Int8Array::from_iter_values([])),
-    }
 }

@@ -228,6 +228,37 @@ def test_ulog_tables_keep_integer_widths_in_pandas_and_polars():
         assert log.to_polars(name).equals(frame)
 
 
+@pytest.mark.parametrize("path", [BAG, MCAP, ULOG], ids=lambda p: p.name)
+def test_dataframes_are_every_topics_frame(path):
+    """Log.dataframes reads every topic with messages at once: each frame
+    is the one Log.to_pandas makes of its topic (flat or not), keyed and
+    ordered as the log's topics."""
+    pd = pytest.importorskip("pandas")
+    with robolog.open(path) as log:
+        keys = []
+        for c in log.topics:
+            key = c.type if log.format == "ulog" else c.topic
+            if c.message_count and key not in keys:
+                keys.append(key)
+        for flatten in (False, True):
+            frames = log.dataframes(flatten=flatten)
+            assert list(frames) == keys
+            for key, frame in frames.items():
+                want = log.to_pandas(key, flatten=flatten)
+                pd.testing.assert_frame_equal(frame, want, check_exact=True)
+        # Some topics, in the order asked for, and a time range.
+        some = keys[::-1][:2]
+        mid = (log.start + log.end) // 2
+        frames = log.dataframes(some, start=mid, flatten=True)
+        assert list(frames) == some
+        for key in some:
+            want = log.to_pandas(key, start=mid, flatten=True)
+            pd.testing.assert_frame_equal(frames[key], want, check_exact=True)
+            assert (frames[key]["log_time"] >= pd.Timestamp(mid)).all()
+        with pytest.raises(KeyError):
+            log.dataframes(["no_such_topic"])
+
+
 def test_limits():
     lz4 = TESTDATA / "rosbag" / "sample-lz4.bag"
     with robolog.open(lz4) as log:

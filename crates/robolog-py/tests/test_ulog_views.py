@@ -69,9 +69,13 @@ def test_flatten_gives_pyulog_columns(path):
     ref = pyulog.ULog(str(path))
     values = 0
     with robolog.open(path) as log:
+        # Every topic's DataFrame at once, read straight from the samples.
+        frames = log.dataframes(flatten=True)
+        assert sorted(frames) == sorted({d.name for d in ref.data_list})
         for name in sorted({d.name for d in ref.data_list}):
             table = log.table(name, flatten=True).to_pyarrow()
             multi = table.column("multi_id").to_numpy()
+            frame = frames[name]
             # The rows come in the order of Log.table's.
             plain = log.table(name, columns=["log_time", "multi_id"]).to_pyarrow()
             assert plain.column("multi_id").to_pylist() == multi.tolist(), name
@@ -92,6 +96,11 @@ def test_flatten_gives_pyulog_columns(path):
                         same = np.array_equal(got, want)
                     assert same, f"{where}.{key} differs from pyulog"
                     values += len(want)
+                    # The DataFrame, read straight from the samples.
+                    col = frame[key].to_numpy()[multi == d.multi_id]
+                    assert col.dtype == want.dtype, f"{where}.{key}: frame {col.dtype}"
+                    nan = want.dtype.kind == "f"
+                    assert np.array_equal(col, want, equal_nan=nan), f"{where}.{key}: frame"
                 # The instance's own topic is the same rows.
                 topic = name if d.multi_id == 0 else f"{name}[{d.multi_id}]"
                 if d.multi_id:
@@ -124,3 +133,12 @@ def test_flatten_columns_and_times(tmp_path):
             log.table("no_such_topic", flatten=True)
         df = log.to_pandas(name, flatten=True)
         assert list(df.columns) == full.column_names
+        # A column pick and a time range read straight into pandas' blocks
+        # give the table's frame.
+        if len(t) > 1:
+            pd = pytest.importorskip("pandas")
+            pick = ["timestamp", "log_time", full.column_names[-1]]
+            df = log.to_pandas(name, columns=pick, start=mid, flatten=True)
+            want = log.table(name, columns=pick, start=mid, flatten=True).to_pyarrow()
+            pd.testing.assert_frame_equal(df, want.to_pandas(), check_exact=True)
+            assert list(df.columns) == pick and len(df) == int((t >= mid).sum())

@@ -443,6 +443,14 @@ class Log:
         *,
         flatten: bool = False,
     ) -> Any: ...
+    def dataframes(
+        self,
+        topics: Optional[Sequence[str]] = None,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+        *,
+        flatten: bool = False,
+    ) -> Dict[str, Any]: ...
     def to_polars(
         self,
         topic: str,

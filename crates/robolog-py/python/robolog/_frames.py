@@ -39,28 +39,60 @@ def _from_blocks(pd, table):
     blocks (one 2-D array per dtype, made in one pass); None for other
     tables, and with pandas before 3.0, which has no public way to take
     blocks."""
-    try:
-        from pandas.api.internals import create_dataframe_from_blocks
-    except ImportError:
+    if not takes_blocks():
         return None
     parts = table._pandas_blocks()
     if parts is None:
         return None
     rows, blocks = parts
-    if rows == 0 or not blocks:
-        return None
-    import numpy as np
+    return frame_of_blocks(table.column_names, rows, blocks)
 
-    made = [
-        (
-            np.frombuffer(values, dtype=dtype).reshape(len(columns), rows),
-            np.array(columns, dtype=np.intp),
-        )
-        for dtype, values, columns in blocks
-    ]
-    return create_dataframe_from_blocks(
-        made, index=pd.RangeIndex(rows), columns=pd.Index(table.column_names)
-    )
+
+_TAKES_BLOCKS = None
+
+
+def takes_blocks():
+    """Whether pandas (3.0 and later) takes a frame's blocks as they are."""
+    global _TAKES_BLOCKS
+    if _TAKES_BLOCKS is None:
+        try:
+            from pandas.api.internals import create_dataframe_from_blocks  # noqa: F401
+
+            _TAKES_BLOCKS = True
+        except ImportError:
+            _TAKES_BLOCKS = False
+    return _TAKES_BLOCKS
+
+
+def frame_of_blocks(names, rows, blocks):
+    """The DataFrame of columns ``names`` and ``rows`` rows held in pandas'
+    ``blocks``: (dtype, 2-D numpy array of shape (columns, rows), the
+    columns' positions) each, log times given as int64."""
+    return frames_of_blocks([(names, rows, blocks)])[0]
+
+
+def frames_of_blocks(parts):
+    """The DataFrames of ``parts``, each (names, rows, blocks) as
+    ``frame_of_blocks`` takes them. Their column labels are slices of one
+    Index (making an Index of strings costs pandas more than slicing
+    one)."""
+    import numpy as np
+    import pandas as pd
+    from pandas.api.internals import create_dataframe_from_blocks
+
+    every = pd.Index([n for names, _, _ in parts for n in names])
+    frames = []
+    at = 0
+    for names, rows, blocks in parts:
+        made = []
+        for dtype, values, columns in blocks:
+            if values.dtype != dtype:
+                values = values.view(dtype)
+            made.append((values, np.array(columns, dtype=np.intp)))
+        columns = every[at : at + len(names)]
+        at += len(names)
+        frames.append(create_dataframe_from_blocks(made, index=pd.RangeIndex(rows), columns=columns))
+    return frames
 
 
 def to_polars(table):
