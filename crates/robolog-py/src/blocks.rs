@@ -61,6 +61,20 @@ impl Values {
         })
     }
 
+    /// The block's columns, each `rows` values, to write into.
+    pub(crate) fn columns(&mut self, rows: usize) -> Vec<ColumnMut<'_>> {
+        macro_rules! each {
+            ($($variant:ident),*) => {
+                match self {
+                    $(Values::$variant(v) => {
+                        v.chunks_mut(rows.max(1)).map(ColumnMut::$variant).collect()
+                    })*
+                }
+            };
+        }
+        each!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64)
+    }
+
     /// The values as a numpy array of shape `(columns, rows)`, without a
     /// copy (log times as `int64`: `_frames` views them as datetimes).
     fn into_numpy<'py>(
@@ -89,6 +103,38 @@ impl Values {
             Values::F32(v) => shaped!(v),
             Values::F64(v) => shaped!(v),
         })
+    }
+}
+
+/// Some of the values of one column of a block, to write into.
+pub(crate) enum ColumnMut<'a> {
+    Bool(&'a mut [bool]),
+    I8(&'a mut [i8]),
+    U8(&'a mut [u8]),
+    I16(&'a mut [i16]),
+    U16(&'a mut [u16]),
+    I32(&'a mut [i32]),
+    U32(&'a mut [u32]),
+    I64(&'a mut [i64]),
+    U64(&'a mut [u64]),
+    F32(&'a mut [f32]),
+    F64(&'a mut [f64]),
+}
+
+impl<'a> ColumnMut<'a> {
+    /// The first `n` values (all, when fewer) and the rest.
+    pub(crate) fn split_at(self, n: usize) -> (Self, Self) {
+        macro_rules! each {
+            ($($variant:ident),*) => {
+                match self {
+                    $(ColumnMut::$variant(v) => {
+                        let (a, b) = v.split_at_mut(n.min(v.len()));
+                        (ColumnMut::$variant(a), ColumnMut::$variant(b))
+                    })*
+                }
+            };
+        }
+        each!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{
@@ -15,11 +16,12 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use robolog_arrow::{LOG_TIME, MULTI_ID};
 use ulogfile::{BasicType, Column, FlatField, Sample, Subscription};
 
-use crate::blocks::{self, Block, Slot, Values};
+use crate::blocks::{self, Block, ColumnMut};
+use crate::cores::{on_cores, stopped};
 use crate::errors::Failure;
 use crate::log::unknown_topic;
 use crate::source::Shared;
-use crate::table::Table;
+use crate::table::{Query, Table};
 
 /// A flat ULog table resolved: its instances, fields and columns, checked
 /// before anything is read.
@@ -38,13 +40,8 @@ struct Plan<'s, 'a> {
 
 /// Resolves the table of a ULog message name (every instance) or instance
 /// topic (`name[1]`) and the columns asked for.
-fn plan<'s>(
-    shared: &'s Shared,
-    topic: &str,
-    columns: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
-) -> Result<Plan<'s, 's>, Failure> {
+fn plan<'s>(shared: &'s Shared, q: &Query) -> Result<Plan<'s, 's>, Failure> {
+    let topic = q.topic.as_str();
     let Some(ulog) = shared.log().as_ulog() else {
         return Err(Failure::Log(logcore::Error::invalid_argument(format!(
             "flatten=True is for ULog topics; this log is {}",
@@ -87,7 +84,7 @@ fn plan<'s>(
         .map(|s| s.to_string())
         .chain(fields.iter().map(|f| f.name.as_str().to_string()))
         .collect();
-    let wanted: Vec<String> = match columns {
+    let wanted: Vec<String> = match &q.columns {
         Some(cols) => {
             if let Some(c) = cols.iter().find(|c| !all.contains(c)) {
                 return Err(Failure::Missing(format!(
@@ -95,7 +92,7 @@ fn plan<'s>(
                     all.join(", ")
                 )));
             }
-            cols
+            cols.clone()
         }
         None => all,
     };
@@ -104,12 +101,12 @@ fn plan<'s>(
         subs,
         fields,
         wanted,
-        start,
-        end,
+        start: q.start,
+        end: q.end,
     })
 }
 
-impl Plan<'_, '_> {
+impl<'s, 'a> Plan<'s, 'a> {
     /// Whether a time range was asked for.
     fn ranged(&self) -> bool {
         self.start.is_some() || self.end.is_some()
@@ -161,7 +158,7 @@ impl Plan<'_, '_> {
     }
 
     /// The field of column `col` (not `log_time` or `multi_id`).
-    fn field(&self, col: &str) -> Option<(usize, &FlatField)> {
+    fn field(&self, col: &str) -> Option<(usize, &'s FlatField)> {
         self.fields
             .iter()
             .enumerate()
@@ -181,14 +178,8 @@ fn ns(t: u64) -> i64 {
 /// of pyulog's numpy dtypes (`bool` and `char` as int8). Rows are each
 /// instance's samples in file order, the instances merged by timestamp
 /// (ties: file order) as Log.table merges them. Done without the GIL.
-pub(crate) fn build_flat(
-    shared: &Shared,
-    topic: &str,
-    columns: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
-) -> Result<Table, Failure> {
-    let plan = plan(shared, topic, columns, start, end)?;
+pub(crate) fn build_flat(shared: &Shared, q: &Query) -> Result<Table, Failure> {
+    let plan = plan(shared, q)?;
     let subs = &plan.subs;
     let first_multi = subs.first().map_or(0, |s| s.multi_id);
     // Each instance's timestamps, read with its columns where those are
@@ -367,31 +358,51 @@ fn gather(cols: Vec<Column>, order: &Rows) -> ArrayRef {
 /// as its column names, its number of rows and pandas' blocks: the same
 /// columns, dtypes and rows as [`build_flat`]'s table, read from the
 /// samples straight into the blocks (one pass over the samples, one write
-/// of each value, no Arrow arrays between). `None` for a table without
-/// rows (pyarrow makes that frame). Done without the GIL.
-pub(crate) fn frame_blocks(
-    shared: &Shared,
-    topic: &str,
-    columns: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
-) -> Result<Option<FrameBlocks>, Failure> {
-    let plan = plan(shared, topic, columns, start, end)?;
-    let subs = &plan.subs;
+/// of each value, no Arrow arrays between), on the machine's cores.
+/// `None` for a table without rows (pyarrow makes that frame). Done
+/// without the GIL.
+pub(crate) fn frame_blocks(shared: &Shared, q: &Query) -> Result<Option<FrameBlocks>, Failure> {
+    let mut frames = [frame(shared, q)?];
+    fill(&mut frames)?;
+    let [made] = frames;
+    Ok(made.map(Frame::into_blocks))
+}
+
+/// A frame as [`frame_blocks`] gives it: its column names, its number of
+/// rows, its blocks.
+pub(crate) type FrameBlocks = (Vec<String>, usize, Vec<Block>);
+
+/// A flat ULog frame planned: its instances, its rows, where each column
+/// comes from, and its blocks allocated, for [`fill`] to write.
+pub(crate) struct Frame<'s> {
+    names: Vec<String>,
+    subs: Vec<&'s Subscription<'s>>,
+    order: Rows,
+    rows: usize,
+    sources: Vec<Source<'s>>,
+    blocks: Vec<Block>,
+    /// The bytes of a sample (the largest of the instances').
+    size: usize,
+}
+
+/// Plans the flat frame `q` asks for (see [`frame_blocks`]) and allocates
+/// its blocks; `None` for a frame without rows or columns.
+pub(crate) fn frame<'s>(shared: &'s Shared, q: &Query) -> Result<Option<Frame<'s>>, Failure> {
+    let plan = plan(shared, q)?;
     // One instance without a time range is every sample: no timestamps
     // are needed before reading them.
-    let order = if subs.len() == 1 && !plan.ranged() {
+    let order = if plan.subs.len() == 1 && !plan.ranged() {
         Rows::All
     } else {
-        let times: Vec<Vec<u64>> = subs.iter().map(|s| s.timestamps()).collect();
+        let times: Vec<Vec<u64>> = plan.subs.iter().map(|s| s.timestamps()).collect();
         plan.rows(&times)
     };
-    let rows = order.len(subs.first().map_or(0, |s| s.samples.len()));
+    let rows = order.len(plan.subs.first().map_or(0, |s| s.samples.len()));
     if rows == 0 || plan.wanted.is_empty() {
         return Ok(None);
     }
     // Where each column comes from, and its numpy dtype.
-    let sources: Vec<Source<'_>> = plan
+    let sources: Vec<Source<'s>> = plan
         .wanted
         .iter()
         .map(|c| match c.as_str() {
@@ -403,53 +414,150 @@ pub(crate) fn frame_blocks(
         })
         .collect();
     let dtypes: Vec<&'static str> = sources.iter().map(Source::dtype).collect();
-    let Some((mut blocks, slots)) = blocks::empty(&dtypes, rows) else {
+    let Some((blocks, _)) = blocks::empty(&dtypes, rows) else {
         return Ok(None);
     };
-    // The samples in row order, a cache-sized run at a time: each column
-    // of the run is written while its samples are still in cache.
-    let size = subs
+    let size = plan
+        .subs
         .iter()
         .map(|s| s.samples.sample_size())
         .max()
         .unwrap_or(0);
-    let run_len = (RUN_BYTES / size.max(1)).clamp(1, rows);
-    let mut run = Run::new(run_len, &sources, &slots, &mut blocks);
-    match &order {
-        Rows::All => {
-            let s = subs[0];
-            s.samples.iter().for_each(|x| run.push(s.multi_id, x));
-        }
-        Rows::Picked(rs) => {
-            let s = subs[0];
-            rs.iter()
-                .filter_map(|&r| s.samples.get(r))
-                .for_each(|x| run.push(s.multi_id, x));
-        }
-        Rows::Merged(o) => {
-            for &(k, r) in o {
-                if let Some((m, x)) = subs
-                    .get(k)
-                    .and_then(|s| Some((s.multi_id, s.samples.get(r)?)))
-                {
-                    run.push(m, x);
+    Ok(Some(Frame {
+        names: plan.wanted,
+        subs: plan.subs,
+        order,
+        rows,
+        sources,
+        blocks,
+        size,
+    }))
+}
+
+impl<'s> Frame<'s> {
+    /// The frame's rows cut into pieces of about `bytes` bytes of samples
+    /// each, each holding its rows' part of every column.
+    fn pieces(&mut self, bytes: usize) -> Vec<Piece<'_, 's>> {
+        let Frame {
+            subs,
+            order,
+            rows,
+            sources,
+            blocks,
+            size,
+            ..
+        } = self;
+        let rows = *rows;
+        let per = (bytes / (*size).max(1)).clamp(1, rows.max(1));
+        let starts: Vec<usize> = (0..rows).step_by(per).collect();
+        let mut pieces: Vec<Piece<'_, 's>> = starts
+            .iter()
+            .map(|&at| Piece {
+                rows: at..(at + per).min(rows),
+                subs,
+                order,
+                sources,
+                columns: Vec::with_capacity(sources.len()),
+                size: *size,
+            })
+            .collect();
+        for b in blocks.iter_mut() {
+            for (&c, column) in b.columns.iter().zip(b.values.columns(rows)) {
+                let mut rest = column;
+                for p in &mut pieces {
+                    let (mine, after) = rest.split_at(p.rows.len());
+                    p.columns.push((c, mine));
+                    rest = after;
                 }
             }
         }
+        pieces
     }
-    run.write();
-    Ok(Some((plan.wanted, rows, blocks)))
+
+    /// The frame's column names, rows and blocks.
+    pub(crate) fn into_blocks(self) -> FrameBlocks {
+        (self.names, self.rows, self.blocks)
+    }
 }
 
-/// A frame as [`frame_blocks`] gives it: its column names, its number of
-/// rows, its blocks.
-pub(crate) type FrameBlocks = (Vec<String>, usize, Vec<Block>);
+/// Writes the rows of `frames` into their blocks, on the machine's cores:
+/// each frame cut into pieces, the largest pieces first.
+pub(crate) fn fill(frames: &mut [Option<Frame<'_>>]) -> Result<(), Failure> {
+    let pieces: Vec<Piece<'_, '_>> = frames
+        .iter_mut()
+        .flatten()
+        .flat_map(|f| f.pieces(PIECE_BYTES))
+        .collect();
+    let done = on_cores(pieces, Piece::weight, Piece::fill);
+    if done.iter().any(Option::is_none) {
+        return Err(stopped());
+    }
+    Ok(())
+}
 
-/// How many bytes of samples [`frame_blocks`] reads before writing them.
+/// How many bytes of samples a piece of a frame holds, about: small
+/// enough that the pieces of one large topic keep every core busy.
+const PIECE_BYTES: usize = 128 * 1024;
+
+/// How many bytes of samples a run of a piece reads before writing them.
 const RUN_BYTES: usize = 16 * 1024;
 
-/// The samples of a frame being written, a run at a time: each run's
-/// columns are written into the blocks while its samples are in cache.
+/// Some of a frame's rows and their part of each column.
+struct Piece<'f, 's> {
+    /// The rows (of the frame's order).
+    rows: Range<usize>,
+    subs: &'f [&'s Subscription<'s>],
+    order: &'f Rows,
+    sources: &'f [Source<'s>],
+    /// Each column's values of the rows, with the column's place.
+    columns: Vec<(usize, ColumnMut<'f>)>,
+    size: usize,
+}
+
+impl Piece<'_, '_> {
+    /// The piece's bytes of samples.
+    fn weight(&self) -> u64 {
+        (self.rows.len() * self.size.max(1)) as u64
+    }
+
+    /// Reads the piece's samples, a cache-sized run at a time, and writes
+    /// each column of the run while its samples are still in cache.
+    fn fill(self) {
+        let run_len = (RUN_BYTES / self.size.max(1)).clamp(1, self.rows.len().max(1));
+        let mut run = Run::new(run_len, self.sources, self.columns);
+        let rows = self.rows;
+        match self.order {
+            Rows::All => {
+                if let Some(s) = self.subs.first() {
+                    s.samples.range(rows).for_each(|x| run.push(s.multi_id, x));
+                }
+            }
+            Rows::Picked(rs) => {
+                if let Some(s) = self.subs.first() {
+                    rs.get(rows)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|&r| s.samples.get(r))
+                        .for_each(|x| run.push(s.multi_id, x));
+                }
+            }
+            Rows::Merged(o) => {
+                for &(k, r) in o.get(rows).unwrap_or_default() {
+                    if let Some((m, x)) = self
+                        .subs
+                        .get(k)
+                        .and_then(|s| Some((s.multi_id, s.samples.get(r)?)))
+                    {
+                        run.push(m, x);
+                    }
+                }
+            }
+        }
+        run.write();
+    }
+}
+
+/// The samples of a piece being written, a run at a time.
 struct Run<'r, 'a> {
     /// The struct bytes, timestamps (µs) and multi_ids of the run's rows.
     data: Vec<&'a [u8]>,
@@ -460,17 +568,11 @@ struct Run<'r, 'a> {
     /// The rows a run holds.
     len: usize,
     sources: &'r [Source<'r>],
-    slots: &'r [Slot],
-    blocks: &'r mut [Block],
+    columns: Vec<(usize, ColumnMut<'r>)>,
 }
 
 impl<'r, 'a> Run<'r, 'a> {
-    fn new(
-        len: usize,
-        sources: &'r [Source<'r>],
-        slots: &'r [Slot],
-        blocks: &'r mut [Block],
-    ) -> Self {
+    fn new(len: usize, sources: &'r [Source<'r>], columns: Vec<(usize, ColumnMut<'r>)>) -> Self {
         Run {
             data: Vec::with_capacity(len),
             times: Vec::with_capacity(len),
@@ -478,8 +580,7 @@ impl<'r, 'a> Run<'r, 'a> {
             done: 0,
             len,
             sources,
-            slots,
-            blocks,
+            columns,
         }
     }
 
@@ -501,9 +602,9 @@ impl<'r, 'a> Run<'r, 'a> {
             times: &self.times,
             multi: &self.multi,
         };
-        for (source, slot) in self.sources.iter().zip(self.slots) {
-            if let Some(b) = self.blocks.get_mut(slot.block) {
-                source.write(&mut b.values, slot.start + self.done, &rows);
+        for (c, column) in &mut self.columns {
+            if let Some(source) = self.sources.get(*c) {
+                source.write(column, self.done, &rows);
             }
         }
         self.done += self.data.len();
@@ -551,7 +652,7 @@ impl Source<'_> {
     /// Writes the column's values of the rows of `run` into `values` from
     /// index `at`. A field a sample is too short to hold reads as zeros,
     /// as the table's does.
-    fn write(&self, values: &mut Values, at: usize, run: &RunRows<'_, '_>) {
+    fn write(&self, values: &mut ColumnMut<'_>, at: usize, run: &RunRows<'_, '_>) {
         /// Writes `f` of each of `src` from index `at` of `dest`.
         fn put<S: Copy, T>(dest: &mut [T], at: usize, src: &[S], f: impl Fn(S) -> T) {
             if let Some(dest) = dest.get_mut(at..at + src.len()) {
@@ -569,13 +670,13 @@ impl Source<'_> {
         }
         let field = match self {
             Source::LogTime => {
-                if let Values::I64(v) = values {
+                if let ColumnMut::I64(v) = values {
                     put(v, at, run.times, ns);
                 }
                 return;
             }
             Source::MultiId => {
-                if let Values::U8(v) = values {
+                if let ColumnMut::U8(v) = values {
                     put(v, at, run.multi, |m| m);
                 }
                 return;
@@ -584,21 +685,23 @@ impl Source<'_> {
         };
         let (o, rows) = (field.offset, run.data);
         match (values, field.ty) {
-            (Values::I8(v), BasicType::Int8) => put(v, at, rows, |d| i8::from_le_bytes(le(d, o))),
-            (Values::I8(v), BasicType::Bool) => {
+            (ColumnMut::I8(v), BasicType::Int8) => {
+                put(v, at, rows, |d| i8::from_le_bytes(le(d, o)))
+            }
+            (ColumnMut::I8(v), BasicType::Bool) => {
                 put(v, at, rows, |d| i8::from(le::<1>(d, o)[0] != 0))
             }
             // numpy's int8: the byte's bits.
-            (Values::I8(v), BasicType::Char) => put(v, at, rows, |d| le::<1>(d, o)[0] as i8),
-            (Values::U8(v), BasicType::UInt8) => put(v, at, rows, |d| le::<1>(d, o)[0]),
-            (Values::I16(v), _) => put(v, at, rows, |d| i16::from_le_bytes(le(d, o))),
-            (Values::U16(v), _) => put(v, at, rows, |d| u16::from_le_bytes(le(d, o))),
-            (Values::I32(v), _) => put(v, at, rows, |d| i32::from_le_bytes(le(d, o))),
-            (Values::U32(v), _) => put(v, at, rows, |d| u32::from_le_bytes(le(d, o))),
-            (Values::I64(v), _) => put(v, at, rows, |d| i64::from_le_bytes(le(d, o))),
-            (Values::U64(v), _) => put(v, at, rows, |d| u64::from_le_bytes(le(d, o))),
-            (Values::F32(v), _) => put(v, at, rows, |d| f32::from_le_bytes(le(d, o))),
-            (Values::F64(v), _) => put(v, at, rows, |d| f64::from_le_bytes(le(d, o))),
+            (ColumnMut::I8(v), BasicType::Char) => put(v, at, rows, |d| le::<1>(d, o)[0] as i8),
+            (ColumnMut::U8(v), BasicType::UInt8) => put(v, at, rows, |d| le::<1>(d, o)[0]),
+            (ColumnMut::I16(v), _) => put(v, at, rows, |d| i16::from_le_bytes(le(d, o))),
+            (ColumnMut::U16(v), _) => put(v, at, rows, |d| u16::from_le_bytes(le(d, o))),
+            (ColumnMut::I32(v), _) => put(v, at, rows, |d| i32::from_le_bytes(le(d, o))),
+            (ColumnMut::U32(v), _) => put(v, at, rows, |d| u32::from_le_bytes(le(d, o))),
+            (ColumnMut::I64(v), _) => put(v, at, rows, |d| i64::from_le_bytes(le(d, o))),
+            (ColumnMut::U64(v), _) => put(v, at, rows, |d| u64::from_le_bytes(le(d, o))),
+            (ColumnMut::F32(v), _) => put(v, at, rows, |d| f32::from_le_bytes(le(d, o))),
+            (ColumnMut::F64(v), _) => put(v, at, rows, |d| f64::from_le_bytes(le(d, o))),
             // Not met: the block's dtype was planned from the field's type.
             _ => {}
         }

@@ -7,6 +7,9 @@
 //! - `messages`: `Log.messages`, read on a thread of its own;
 //! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
 //! - `blocks`: a table's columns as pandas' blocks, for `Table.to_pandas`;
+//! - `flat`: ULog topics with pyulog's columns (`flatten=True`), as a
+//!   table or as pandas' blocks read straight from the samples;
+//! - `cores`: work spread over the machine's cores;
 //! - `source`: the opened log shared by those objects;
 //! - `tools`: `robolog.check`, `robolog.convert`, `robolog.export`, the
 //!   command-line tool's jobs;
@@ -20,6 +23,7 @@
 //! Every call that reads or decodes runs without the GIL.
 
 mod blocks;
+mod cores;
 mod errors;
 mod flat;
 mod log;

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use logcore::{ChannelId, LogReader, Timestamp};
@@ -12,11 +11,12 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use robolog::Limits;
 
 use crate::blocks;
+use crate::cores::{on_cores, stopped};
 use crate::errors::{Failure, guarded};
 use crate::flat;
 use crate::messages::Messages;
 use crate::source::{Input, Shared};
-use crate::table::{self, Table};
+use crate::table::{self, Query, Table};
 use crate::values::json_to_py;
 use crate::views::{BagView, CarlaView, McapView, ULogView};
 
@@ -135,18 +135,31 @@ impl Log {
         }
     }
 
+    /// The table `q` asks for, built without the GIL.
+    fn table_of(&self, py: Python<'_>, q: Query, flatten: bool) -> PyResult<Table> {
+        let shared = self.shared()?;
+        let for_scan = Arc::clone(&shared);
+        let built = py.detach(move || guarded(|| build_table(&for_scan, &q, flatten)));
+        built.map_err(|e| e.into_py(py, shared.path.as_deref()))
+    }
+
+    /// The pandas DataFrame of the table `q` asks for (pyarrow's, or of
+    /// the table's own blocks).
+    fn frame_of_table<'py>(
+        &self,
+        py: Python<'py>,
+        q: Query,
+        flatten: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = Bound::new(py, self.table_of(py, q, flatten)?)?;
+        table::frames(py, "to_pandas", t.into_any())
+    }
+
     /// `to_pandas(topic, flatten=True)` of a ULog, read from the samples
     /// straight into pandas' blocks; `None` for other logs, for a topic
     /// without rows, and where pandas cannot take blocks (before 3.0):
     /// those frames come from the table.
-    fn ulog_frame<'py>(
-        &self,
-        py: Python<'py>,
-        topic: &str,
-        columns: Option<Vec<String>>,
-        start: Option<i64>,
-        end: Option<i64>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+    fn ulog_frame<'py>(&self, py: Python<'py>, q: Query) -> PyResult<Option<Bound<'py, PyAny>>> {
         let shared = self.shared()?;
         if shared.log().as_ulog().is_none() {
             return Ok(None);
@@ -155,10 +168,8 @@ impl Log {
         if !frames.getattr("takes_blocks")?.call0()?.is_truthy()? {
             return Ok(None);
         }
-        let topic = topic.to_string();
         let for_scan = Arc::clone(&shared);
-        let made = py
-            .detach(move || guarded(|| flat::frame_blocks(&for_scan, &topic, columns, start, end)));
+        let made = py.detach(move || guarded(|| flat::frame_blocks(&for_scan, &q)));
         let made = made.map_err(|e| e.into_py(py, shared.path.as_deref()))?;
         let Some((names, rows, made)) = made else {
             return Ok(None);
@@ -171,21 +182,14 @@ impl Log {
     }
 }
 
-/// The table of `topic` (see Log.table), built without the GIL.
-fn build_table(
-    shared: &Shared,
-    topic: &str,
-    columns: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
-    flatten: bool,
-) -> Result<Table, Failure> {
+/// The table `q` asks for (see Log.table), built without the GIL.
+fn build_table(shared: &Shared, q: &Query, flatten: bool) -> Result<Table, Failure> {
     if flatten && shared.log().as_ulog().is_some() {
-        flat::build_flat(shared, topic, columns, start, end)
+        flat::build_flat(shared, q)
     } else if flatten {
-        table::build(shared, topic, columns, start, end).and_then(table::flatten)
+        table::build(shared, q).and_then(table::flatten)
     } else {
-        table::build(shared, topic, columns, start, end)
+        table::build(shared, q)
     }
 }
 
@@ -222,62 +226,6 @@ fn weight(shared: &Shared, key: &str) -> u64 {
         .filter(|c| log.table_key(&c.info) == key)
         .map(|c| c.message_count)
         .sum()
-}
-
-/// `f` of each of `items`, in their order, run on up to as many threads
-/// as the machine has cores; each thread takes the heaviest item left
-/// (by `weight`) when done with one, so that no thread is left with a
-/// large table at the end. A call that panicked (`f` is expected to
-/// catch its own) gives the failure of a stopped worker.
-fn on_cores<T: Send>(
-    items: &[String],
-    weight: impl Fn(&str) -> u64,
-    f: impl Fn(&str) -> Result<T, Failure> + Sync,
-) -> Vec<Result<T, Failure>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
-    if workers <= 1 {
-        return items.iter().map(|k| f(k)).collect();
-    }
-    let mut by_weight: Vec<(u64, usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (weight(k), i))
-        .collect();
-    by_weight.sort_by(|a, b| b.cmp(a));
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<Option<Result<T, Failure>>> =
-        std::iter::repeat_with(|| None).take(items.len()).collect();
-    std::thread::scope(|s| {
-        let workers: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let at = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((i, k)) = by_weight
-                            .get(at)
-                            .and_then(|&(_, i)| Some((i, items.get(i)?)))
-                        else {
-                            break mine;
-                        };
-                        mine.push((i, f(k)));
-                    }
-                })
-            })
-            .collect();
-        for w in workers {
-            for (i, r) in w.join().unwrap_or_default() {
-                if let Some(slot) = done.get_mut(i) {
-                    *slot = Some(r);
-                }
-            }
-        }
-    });
-    done.into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(Failure::Panic("a worker thread stopped".into()))))
-        .collect()
 }
 
 /// A UTC `datetime` of Unix nanoseconds (to the microsecond, as far as a
@@ -535,13 +483,7 @@ impl Log {
         end: Option<i64>,
         flatten: bool,
     ) -> PyResult<Table> {
-        let shared = self.shared()?;
-        let topic = topic.to_string();
-        let for_scan = Arc::clone(&shared);
-        let built = py.detach(move || {
-            guarded(|| build_table(&for_scan, &topic, columns, start, end, flatten))
-        });
-        built.map_err(|e| e.into_py(py, shared.path.as_deref()))
+        self.table_of(py, Query::new(topic, columns, start, end), flatten)
     }
 
     /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs
@@ -557,13 +499,13 @@ impl Log {
         end: Option<i64>,
         flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let q = Query::new(topic, columns, start, end);
         if flatten {
-            if let Some(frame) = self.ulog_frame(py, topic, columns.clone(), start, end)? {
+            if let Some(frame) = self.ulog_frame(py, q.clone())? {
                 return Ok(frame);
             }
         }
-        let t = Bound::new(py, self.table(py, topic, columns, start, end, flatten)?)?;
-        table::frames(py, "to_pandas", t.into_any())
+        self.frame_of_table(py, q, flatten)
     }
 
     /// Every topic's pandas DataFrame, as Log.to_pandas makes it, in a dict
@@ -595,17 +537,29 @@ impl Log {
         if direct {
             let for_scan = Arc::clone(&shared);
             let made = py.detach(|| {
-                on_cores(
-                    &keys,
-                    |k| weight(&for_scan, k),
-                    |k| guarded(|| flat::frame_blocks(&for_scan, k, None, start, end)),
-                )
+                guarded(|| {
+                    let planned = on_cores(
+                        keys.iter().map(String::as_str).collect(),
+                        |k| weight(&for_scan, k),
+                        |k| guarded(|| flat::frame(&for_scan, &Query::new(k, None, start, end))),
+                    );
+                    let mut frames = Vec::with_capacity(planned.len());
+                    for f in planned {
+                        frames.push(f.unwrap_or_else(|| Err(stopped()))?);
+                    }
+                    flat::fill(&mut frames)?;
+                    Ok(frames
+                        .into_iter()
+                        .map(|f| f.map(flat::Frame::into_blocks))
+                        .collect::<Vec<_>>())
+                })
             });
+            let made = made.map_err(|e| e.into_py(py, path))?;
             let mut part_keys = Vec::new();
             let mut parts = Vec::new();
             let mut from_tables = Vec::new();
             for (key, m) in keys.iter().zip(made) {
-                match m.map_err(|e| e.into_py(py, path))? {
+                match m {
                     Some((names, rows, made)) => {
                         part_keys.push(key);
                         parts.push((names, rows, blocks::to_python(py, made, rows)?));
@@ -619,7 +573,8 @@ impl Log {
                 by_key.set_item(key, frame?)?;
             }
             for key in from_tables {
-                by_key.set_item(key, self.to_pandas(py, key, None, start, end, flatten)?)?;
+                let q = Query::new(key, None, start, end);
+                by_key.set_item(key, self.frame_of_table(py, q, flatten)?)?;
             }
             // In the order asked for.
             for key in &keys {
@@ -632,12 +587,13 @@ impl Log {
         let for_scan = Arc::clone(&shared);
         let made = py.detach(|| {
             on_cores(
-                &keys,
+                keys.iter().map(String::as_str).collect(),
                 |k| weight(&for_scan, k),
-                |k| guarded(|| build_table(&for_scan, k, None, start, end, flatten)),
+                |k| guarded(|| build_table(&for_scan, &Query::new(k, None, start, end), flatten)),
             )
         });
         for (key, t) in keys.iter().zip(made) {
+            let t = t.unwrap_or_else(|| Err(stopped()));
             let t = Bound::new(py, t.map_err(|e| e.into_py(py, path))?)?;
             out.set_item(key, table::frames(py, "to_pandas", t.into_any())?)?;
         }
@@ -657,7 +613,8 @@ impl Log {
         end: Option<i64>,
         flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let t = Bound::new(py, self.table(py, topic, columns, start, end, flatten)?)?;
+        let q = Query::new(topic, columns, start, end);
+        let t = Bound::new(py, self.table_of(py, q, flatten)?)?;
         table::frames(py, "to_polars", t.into_any())
     }
 

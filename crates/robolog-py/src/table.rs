@@ -19,15 +19,40 @@ use crate::errors::Failure;
 use crate::log::unknown_topic;
 use crate::source::Shared;
 
-/// Builds the table of `topic` (a topic, a table name or a ULog message
-/// name) of the log: the work of `Log.table`, done without the GIL.
-pub(crate) fn build(
-    shared: &Shared,
-    topic: &str,
-    columns: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
-) -> Result<Table, Failure> {
+/// What a table or frame is asked for: as `Log.table` takes it.
+#[derive(Clone, Debug)]
+pub(crate) struct Query {
+    /// A topic, a table name or a ULog message name or instance topic.
+    pub(crate) topic: String,
+    /// The columns to build, in order; `None` for all.
+    pub(crate) columns: Option<Vec<String>>,
+    /// Only rows with `start <= log_time < end` (ns on the log's clock).
+    pub(crate) start: Option<i64>,
+    pub(crate) end: Option<i64>,
+}
+
+impl Query {
+    /// The query of the arguments of `Log.table`.
+    pub(crate) fn new(
+        topic: &str,
+        columns: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> Self {
+        Query {
+            topic: topic.to_string(),
+            columns,
+            start,
+            end,
+        }
+    }
+}
+
+/// Builds the table `q` asks for (of a topic, a table name or a ULog
+/// message name) of the log: the work of `Log.table`, done without the
+/// GIL.
+pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
+    let topic = q.topic.as_str();
     let log = shared.log();
     let summary = &shared.summary;
     let names = TableNames::new(summary.channels.iter().map(|c| log.table_key(&c.info)));
@@ -58,7 +83,7 @@ pub(crate) fn build(
             .sum();
     }
     let full = table.schema();
-    if let Some(columns) = &columns {
+    if let Some(columns) = &q.columns {
         if let Some(c) = columns.iter().find(|c| full.index_of(c).is_err()) {
             let all: Vec<&str> = full.fields().iter().map(|f| f.name().as_str()).collect();
             return Err(Failure::Missing(format!(
@@ -68,9 +93,9 @@ pub(crate) fn build(
         }
     }
     let opts = ScanOptions {
-        projection: columns,
-        start: start.map(Timestamp),
-        end: end.map(Timestamp),
+        projection: q.columns.clone(),
+        start: q.start.map(Timestamp),
+        end: q.end.map(Timestamp),
         ..ScanOptions::default()
     };
     let read = read_in_parts(log, &table, &opts, &halves(shared, &table, &opts))?;

@@ -87,12 +87,28 @@ def frames_of_blocks(parts):
         made = []
         for dtype, values, columns in blocks:
             if values.dtype != dtype:
-                values = values.view(dtype)
+                values = _times(values.view(dtype))
             made.append((values, np.array(columns, dtype=np.intp)))
         columns = every[at : at + len(names)]
         at += len(names)
         frames.append(create_dataframe_from_blocks(made, index=pd.RangeIndex(rows), columns=columns))
     return frames
+
+
+def _times(values):
+    """A block of datetime64[ns] values as the DatetimeArray pandas keeps
+    them in, made without the checks pandas runs on a sequence of
+    datetimes (about 15 µs a block; these values are datetime64[ns]
+    already). Where pandas has no such constructor, the values as they are:
+    pandas then makes the array itself."""
+    if values.dtype.kind != "M":
+        return values
+    try:
+        from pandas.arrays import DatetimeArray
+
+        return DatetimeArray._simple_new(values, dtype=values.dtype)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return values
 
 
 def to_polars(table):
