@@ -14,7 +14,7 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use robolog_arrow::{LOG_TIME, MULTI_ID};
-use ulogfile::{BasicType, Column, FlatField, Sample, Subscription};
+use ulogfile::{BasicType, Column, FlatField, Samples, Subscription};
 
 use crate::blocks::{self, Block, ColumnMut};
 use crate::cores::{on_cores, stopped};
@@ -406,7 +406,12 @@ pub(crate) fn frame<'s>(shared: &'s Shared, q: &Query) -> Result<Option<Frame<'s
         .wanted
         .iter()
         .map(|c| match c.as_str() {
-            LOG_TIME => Source::LogTime,
+            // The instances' timestamps are at the same place (they have
+            // the same fields): the first's samples read each one's.
+            LOG_TIME => plan
+                .subs
+                .first()
+                .map_or(Source::MultiId, |s| Source::LogTime(&s.samples)),
             MULTI_ID => Source::MultiId,
             _ => plan
                 .field(c)
@@ -529,7 +534,8 @@ impl Piece<'_, '_> {
         match self.order {
             Rows::All => {
                 if let Some(s) = self.subs.first() {
-                    s.samples.range(rows).for_each(|x| run.push(s.multi_id, x));
+                    rows.filter_map(|r| s.samples.data(r))
+                        .for_each(|x| run.push(s.multi_id, x));
                 }
             }
             Rows::Picked(rs) => {
@@ -537,7 +543,7 @@ impl Piece<'_, '_> {
                     rs.get(rows)
                         .unwrap_or_default()
                         .iter()
-                        .filter_map(|&r| s.samples.get(r))
+                        .filter_map(|&r| s.samples.data(r))
                         .for_each(|x| run.push(s.multi_id, x));
                 }
             }
@@ -546,7 +552,7 @@ impl Piece<'_, '_> {
                     if let Some((m, x)) = self
                         .subs
                         .get(k)
-                        .and_then(|s| Some((s.multi_id, s.samples.get(r)?)))
+                        .and_then(|s| Some((s.multi_id, s.samples.data(r)?)))
                     {
                         run.push(m, x);
                     }
@@ -557,11 +563,12 @@ impl Piece<'_, '_> {
     }
 }
 
-/// The samples of a piece being written, a run at a time.
+/// The samples of a piece being written, a run at a time. A sample's
+/// bytes are first read by the column written first, in a loop over the
+/// run's samples that lets the processor fetch many at once.
 struct Run<'r, 'a> {
-    /// The struct bytes, timestamps (µs) and multi_ids of the run's rows.
+    /// The struct bytes and multi_ids of the run's rows.
     data: Vec<&'a [u8]>,
-    times: Vec<u64>,
     multi: Vec<u8>,
     /// The rows written before the run.
     done: usize,
@@ -575,7 +582,6 @@ impl<'r, 'a> Run<'r, 'a> {
     fn new(len: usize, sources: &'r [Source<'r>], columns: Vec<(usize, ColumnMut<'r>)>) -> Self {
         Run {
             data: Vec::with_capacity(len),
-            times: Vec::with_capacity(len),
             multi: Vec::with_capacity(len),
             done: 0,
             len,
@@ -584,11 +590,11 @@ impl<'r, 'a> Run<'r, 'a> {
         }
     }
 
-    /// Adds the next row: a sample of the instance `multi_id`.
+    /// Adds the next row: the struct bytes of a sample of the instance
+    /// `multi_id`.
     #[inline]
-    fn push(&mut self, multi_id: u8, s: Sample<'a>) {
-        self.data.push(s.data);
-        self.times.push(s.timestamp);
+    fn push(&mut self, multi_id: u8, data: &'a [u8]) {
+        self.data.push(data);
         self.multi.push(multi_id);
         if self.data.len() == self.len {
             self.write();
@@ -599,7 +605,6 @@ impl<'r, 'a> Run<'r, 'a> {
     fn write(&mut self) {
         let rows = RunRows {
             data: &self.data,
-            times: &self.times,
             multi: &self.multi,
         };
         for (c, column) in &mut self.columns {
@@ -609,7 +614,6 @@ impl<'r, 'a> Run<'r, 'a> {
         }
         self.done += self.data.len();
         self.data.clear();
-        self.times.clear();
         self.multi.clear();
     }
 }
@@ -617,13 +621,13 @@ impl<'r, 'a> Run<'r, 'a> {
 /// The rows of a run, column by column.
 struct RunRows<'r, 'a> {
     data: &'r [&'a [u8]],
-    times: &'r [u64],
     multi: &'r [u8],
 }
 
 /// Where a flat column's values come from.
 enum Source<'f> {
-    LogTime,
+    /// The timestamp, read as these samples read it.
+    LogTime(&'f Samples<'f>),
     MultiId,
     Field(&'f FlatField),
 }
@@ -632,7 +636,7 @@ impl Source<'_> {
     /// The column's numpy dtype (pyulog's: `bool` and `char` as int8).
     fn dtype(&self) -> &'static str {
         match self {
-            Source::LogTime => blocks::LOG_TIME_DTYPE,
+            Source::LogTime(_) => blocks::LOG_TIME_DTYPE,
             Source::MultiId => "u1",
             Source::Field(f) => match f.ty {
                 BasicType::Int8 | BasicType::Bool | BasicType::Char => "i1",
@@ -669,9 +673,9 @@ impl Source<'_> {
                 .unwrap_or([0; N])
         }
         let field = match self {
-            Source::LogTime => {
+            Source::LogTime(samples) => {
                 if let ColumnMut::I64(v) = values {
-                    put(v, at, run.times, ns);
+                    put(v, at, run.data, |d| ns(samples.timestamp_in(d)));
                 }
                 return;
             }

@@ -356,6 +356,36 @@ impl<'a> Samples<'a> {
         self.start(i).map(|p| self.make(p))
     }
 
+    /// The struct bytes of sample `i`, without reading them: [`get`]
+    /// without decoding the timestamp. Reading many samples' fields
+    /// column by column, a caller that touches each sample's bytes first
+    /// in a tight loop lets the processor fetch many samples at once.
+    ///
+    /// ```
+    /// let bytes = ulogfile::write::example_log()?;
+    /// let log = ulogfile::ULog::parse(&bytes)?;
+    /// let att = &log.subscription("vehicle_attitude", 0).unwrap().samples;
+    /// let data = att.data(1).unwrap();
+    /// assert_eq!(data, att.get(1).unwrap().data);
+    /// assert_eq!(att.timestamp_in(data), 2_000_000);
+    /// assert!(att.data(3).is_none());
+    /// # Ok::<(), ulogfile::Error>(())
+    /// ```
+    ///
+    /// [`get`]: Samples::get
+    #[inline]
+    pub fn data(&self, i: usize) -> Option<&'a [u8]> {
+        self.start(i).map(|p| self.bytes_at(p))
+    }
+
+    /// The timestamp (µs) in the struct bytes `data` of one of these
+    /// samples, as [`Sample::timestamp`] gives it: 0 when the format has
+    /// no `timestamp` field or `data` is too short to hold it.
+    #[inline]
+    pub fn timestamp_in(&self, data: &[u8]) -> u64 {
+        timestamp_of(self.ts, data)
+    }
+
     /// The first sample.
     pub fn first(&self) -> Option<Sample<'a>> {
         self.get(0)
