@@ -153,6 +153,34 @@ fn manifest(dir: Option<&Path>) -> Result<Vec<serde_json::Value>> {
     Ok(out)
 }
 
+/// A flight whose topic, field names and logged messages hold `<!--`,
+/// `<script`, `</script` and `]]>` (which once blanked the page), and a
+/// `double` field of 0..49 with both largest doubles (drawn once as an
+/// empty plot).
+fn hostile_ulog() -> Result<Vec<u8>> {
+    let e = |e: ulogfile::Error| e.to_string();
+    // No `-->` after the `<!--`: the parser stays in its escaped states.
+    let text = "<!-- a <script> b </script> c ]]>";
+    let mut w = ulogfile::write::Writer::new(Vec::new(), 1_000).map_err(e)?;
+    w.add_info_str("sys_name", text).map_err(e)?;
+    w.add_format("t<!--<script:uint64_t timestamp;double x_<script;float y_]]>;")
+        .map_err(e)?;
+    let id = w.add_subscription("t<!--<script", 0).map_err(e)?;
+    let mut values: Vec<f64> = (0..50).map(f64::from).collect();
+    values.splice(20..20, [f64::MAX, -f64::MAX]);
+    for (k, v) in values.iter().enumerate() {
+        let t = 1_000 + k as u64 * 100_000;
+        let mut sample = t.to_le_bytes().to_vec();
+        sample.extend_from_slice(&v.to_le_bytes());
+        sample.extend_from_slice(&(k as f32).to_le_bytes());
+        w.write_data(id, &sample).map_err(e)?;
+        if k % 10 == 0 {
+            w.write_logging(4, t + 1, text).map_err(e)?;
+        }
+    }
+    w.finish().map_err(e)
+}
+
 /// The command.
 pub(crate) fn cmd(args: &[String]) -> Result {
     let dir = corpus::locate(crate::opt(args, "--corpus"))?;
@@ -161,7 +189,15 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     let venv = Venv::with(&PACKAGES)?;
     let out_dir = root().join("target/report-check");
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let entries = manifest(dir.as_deref())?;
+    let mut entries = manifest(dir.as_deref())?;
+    let hostile = out_dir.join("hostile-strings.ulg");
+    std::fs::write(&hostile, hostile_ulog()?).map_err(|e| format!("{}: {e}", hostile.display()))?;
+    entries.push(serde_json::json!({
+        "name": "hostile-strings",
+        "logs": [hostile.display().to_string()],
+        "values": true,
+        "extremes": true,
+    }));
     let manifest_path = out_dir.join("manifest.json");
     std::fs::write(
         &manifest_path,

@@ -2,16 +2,18 @@
 
 Usage: report_check.py ROBOLOG_EXE OUT_DIR MANIFEST.json
 
-MANIFEST lists {"name": ..., "logs": [paths...], "values": bool}. For each entry
+MANIFEST lists {"name": ..., "logs": [paths...], "values": bool, "extremes": bool}. For each entry
 the page is written with `robolog report`, opened from disk in headless
 Chromium (Playwright driving the system's Chromium: $CHROMIUM or
 /usr/bin/chromium), and checked:
 
 - no console error and no uncaught exception; the page says it is ready;
 - one section and one timeline per log, one channel section per channel that
-  has numeric fields, every plot panel has points (unless its series are all
+  has numeric fields (past 200 of them, the first 300 listed to be opened), every plot panel has points (unless its series are all
   NaN), one map per track, path and scene in the data;
 - a screenshot is written next to the page (NAME.png);
+- with "extremes", a plot shows 0..49 on its axis with at least two values
+  (the largest doubles) marked beyond it;
 - with "values", every series of every channel whose topic is unique is compared
   with `robolog cat --json` of the same log: a series that is not reduced has
   exactly the decoded values at their times; a reduced one has only decoded
@@ -33,6 +35,10 @@ import time
 from playwright.sync_api import sync_playwright
 
 MAX_POINTS = 1000
+# Past MANY_CHANNELS channels of plots, the page lists the first MAX_ROWS
+# of them (report.js).
+MANY_CHANNELS = 200
+MAX_ROWS = 300
 
 
 def page_data(html):
@@ -96,7 +102,7 @@ def check_values(exe, logpath, log, failures):
     start = log["start"]
     compared = 0
     for ch in log["channels"]:
-        if " #" in ch["label"] or not ch["series"]:
+        if " #" in ch["label"] or not ch.get("series"):
             continue
         msgs = by_topic.get(ch["topic"], [])
         for s in ch["series"]:
@@ -108,21 +114,22 @@ def check_values(exe, logpath, log, failures):
                 v = lookup(d, parts)
                 if v is not None and math.isfinite(v):
                     want.append((t, v))
-            # Infinities are drawn nowhere and written as null.
-            got = [(start + t, v) for t, v in zip(s["t"], s["v"]) if v is not None]
+            # Infinities are written as the strings "Infinity" and "-Infinity".
+            got = [(start + t, v) for t, v in zip(s["t"], s["v"]) if isinstance(v, (int, float))]
             where = f'{os.path.basename(logpath)}: {ch["label"]}.{s["name"]}'
             if not got and not want:
                 compared += 1  # every value NaN: nothing drawn
                 continue
-            if not s["reduced"]:
+            is_f32 = s.get("f32", False)
+            if not s.get("reduced", False):
                 if len(got) != len(want) or any(
-                    g[0] != w[0] or not same(g[1], w[1], s["f32"]) for g, w in zip(got, want)
+                    g[0] != w[0] or not same(g[1], w[1], is_f32) for g, w in zip(got, want)
                 ):
                     failures.append(f"{where}: {len(got)} points differ from the {len(want)} decoded values")
                     continue
             else:
-                keys = {(t, f32(v) if s["f32"] else v) for t, v in want}
-                stray = [g for g in got if (g[0], f32(g[1]) if s["f32"] else g[1]) not in keys]
+                keys = {(t, f32(v) if is_f32 else v) for t, v in want}
+                stray = [g for g in got if (g[0], f32(g[1]) if is_f32 else g[1]) not in keys]
                 if stray:
                     failures.append(f"{where}: {len(stray)} reduced points are not decoded values, the first {stray[0]}")
                     continue
@@ -134,7 +141,7 @@ def check_values(exe, logpath, log, failures):
                     continue
                 lo, hi = min(v for _, v in want), max(v for _, v in want)
                 glo, ghi = min(v for _, v in got), max(v for _, v in got)
-                if not (same(lo, glo, s["f32"]) and same(hi, ghi, s["f32"])):
+                if not (same(lo, glo, is_f32) and same(hi, ghi, is_f32)):
                     failures.append(f"{where}: extremes {glo}..{ghi}, decoded {lo}..{hi}")
                     continue
                 if len(got) > MAX_POINTS:
@@ -192,8 +199,12 @@ def main():
             n = lambda sel: page.eval_on_selector_all(sel, "els => els.length")  # noqa: E731
             if n("section.log") != len(logs) or n(".panel.timeline") != len(logs):
                 failures.append(f"{where}: {n('section.log')} log sections and {n('.panel.timeline')} timelines for {len(logs)} logs")
-            labels = {c["label"] for l in logs for c in l["channels"] if any(s["t"] for s in c["series"])}
-            if n("section.channel") != len(labels):
+            labels = {c["label"] for l in logs for c in l["channels"] if any(s["t"] for s in c.get("series", []))}
+            if len(labels) > MANY_CHANNELS:
+                # Listed with a filter, drawn when opened: the first rows.
+                if n("details.channel.lazy") != min(len(labels), MAX_ROWS):
+                    failures.append(f"{where}: {n('details.channel.lazy')} channels listed for {len(labels)} channels with numeric fields")
+            elif n("section.channel") != len(labels):
                 failures.append(f"{where}: {n('section.channel')} channel sections for {len(labels)} channels with numeric fields")
             for kind, key in (("track", "tracks"), ("path", "paths"), ("scene", "scenes")):
                 want = sum(len(l[key]) for l in logs)
@@ -203,6 +214,12 @@ def main():
             empty = [i for i, (pts, _) in enumerate(plots) if pts == 0]
             if empty:
                 failures.append(f"{where}: plot panels {empty} have no points")
+            if e.get("extremes"):
+                # The largest doubles are drawn at the edge of an axis that
+                # shows the rest.
+                axes = page.eval_on_selector_all(".panel.plot", "els => els.map(e => [+e.dataset.y0, +e.dataset.y1, +(e.dataset.beyond || 0)])")
+                if not any(b >= 2 and -10 < y0 < 0 and 49 < y1 < 60 for y0, y1, b in axes):
+                    failures.append(f"{where}: no plot shows 0..49 with the extremes marked beyond it: {axes}")
             maps = page.eval_on_selector_all(".panel.map", "els => els.map(e => +e.dataset.points)")
             if any(m == 0 for m in maps):
                 failures.append(f"{where}: a map has no points")

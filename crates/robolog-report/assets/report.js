@@ -23,6 +23,19 @@
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var app = document.getElementById('app');
   var many = data.logs.length > 1;
+  // Past these, channels are listed (with a filter) and drawn when opened,
+  // and tables and timelines show the first rows.
+  var MANY_CHANNELS = 200, MAX_ROWS = 300;
+  // What the data leaves out when empty; infinities, written as strings.
+  function numeric(v) { return v === 'Infinity' ? Infinity : (v === '-Infinity' ? -Infinity : v); }
+  data.logs.forEach(function (log) {
+    log.buckets = log.buckets || 400;
+    log.channels_omitted = log.channels_omitted || 0;
+    log.channels.forEach(function (ch) {
+      ch.density = ch.density || []; ch.gaps = ch.gaps || []; ch.jumps = ch.jumps || [];
+      ch.series = ch.series || []; ch.skipped = ch.skipped || 0;
+    });
+  });
 
   function el(tag, attrs) {
     var e = document.createElement(tag);
@@ -53,6 +66,8 @@
   }
   function fmtNum(v) {
     if (v === null || v === undefined) { return '-'; }
+    if (v === Infinity) { return '+inf'; }
+    if (v === -Infinity) { return '-inf'; }
     var a = Math.abs(v);
     if (a !== 0 && (a >= 1e6 || a < 1e-3)) { return v.toExponential(4); }
     return String(Math.round(v * 1e6) / 1e6);
@@ -62,6 +77,7 @@
   function niceTicks(lo, hi, n) {
     var span = hi - lo;
     if (!(span > 0)) { return [{ v: lo, s: fmtNum(lo) }]; }
+    if (!isFinite(span)) { return [lo, lo / 2 + hi / 2, hi].map(function (v) { return { v: v, s: fmtNum(v) }; }); }
     var step = Math.pow(10, Math.floor(Math.log10(span / n)));
     var err = span / n / step;
     if (err >= 7.5) { step *= 10; } else if (err >= 3.5) { step *= 5; } else if (err >= 1.5) { step *= 2; }
@@ -73,6 +89,33 @@
       out.push({ v: v, s: big ? v.toExponential(2) : (Math.abs(v) < step / 2 ? '0' : v.toFixed(Math.min(decimals, 12))) });
     }
     return out;
+  }
+  // The value axis of a plot, padded by 5%: the range of every value,
+  // unless a few extremes would squeeze the others into a sliver of the
+  // plot (beyond OUTLIER times their span or size; with fewer than 20
+  // values, a million times) or the span overflows.
+  // Then the range of the values without the 1% (at least one) smallest
+  // and largest, and the values beyond are drawn at the edge, marked with
+  // their value. `vals`: finite numbers.
+  var OUTLIER = 20;
+  function yRange(vals) {
+    var n = vals.length, lo = Infinity, hi = -Infinity;
+    for (var i = 0; i < n; i++) { if (vals[i] < lo) { lo = vals[i]; } if (vals[i] > hi) { hi = vals[i]; } }
+    if (!n) { return { lo: 0, hi: 1, clipped: false }; }
+    var clipped = false;
+    if (n >= 3) {
+      var s = Float64Array.from(vals).sort();
+      var k = Math.max(1, Math.floor(n * 0.01)), qlo = s[k], qhi = s[n - 1 - k];
+      var scale = Math.max(qhi - qlo, Math.abs(qlo), Math.abs(qhi));
+      var overflow = !isFinite(hi - lo), far = (n >= 20 ? OUTLIER : 1e6) * scale;
+      var cutLo = scale > 0 ? !(qlo - lo <= far) : overflow;
+      var cutHi = scale > 0 ? !(hi - qhi <= far) : overflow;
+      if (cutLo) { lo = qlo; clipped = true; }
+      if (cutHi) { hi = qhi; clipped = true; }
+    }
+    if (lo === hi) { var w = Math.abs(lo) * 0.05 || 0.5; lo -= w; hi += w; }
+    var pad = (hi / 2 - lo / 2) * 0.1;
+    return { lo: Math.max(-Number.MAX_VALUE, lo - pad), hi: Math.min(Number.MAX_VALUE, hi + pad), clipped: clipped };
   }
   // The first index with t[i] >= x.
   function lowerBound(t, x) {
@@ -180,18 +223,25 @@
     this.dirty = false;
     var c = sizeCanvas(this.canvas, 200), g = c.g, L = this.L, R = this.R, T = this.T, B = this.B;
     var pw = c.w - L - R, ph = c.h - T - B, x0 = view.x0, x1 = view.x1;
-    var lo = Infinity, hi = -Infinity;
+    var vals = [];
     this.series.forEach(function (s) {
       if (!s.on) { return; }
       var a = Math.max(0, lowerBound(s.t, x0) - 1), b = Math.min(s.t.length, lowerBound(s.t, x1) + 1);
-      for (var i = a; i < b; i++) { var v = s.v[i]; if (v !== null) { if (v < lo) { lo = v; } if (v > hi) { hi = v; } } }
+      for (var i = a; i < b; i++) { var v = s.v[i]; if (v !== null && isFinite(v)) { vals.push(v); } }
     });
-    if (lo === Infinity) { lo = 0; hi = 1; }
-    if (lo === hi) { lo -= Math.abs(lo) * 0.05 || 0.5; hi += Math.abs(hi) * 0.05 || 0.5; }
-    var pad = (hi - lo) * 0.05; lo -= pad; hi += pad;
+    var range = yRange(vals), lo = range.lo, hi = range.hi;
     this.y0 = lo; this.y1 = hi;
+    this.canvas.parentNode.setAttribute('data-y0', String(lo));
+    this.canvas.parentNode.setAttribute('data-y1', String(hi));
     var X = function (t) { return L + (t - x0) / (x1 - x0) * pw; };
-    var Y = function (v) { return T + (1 - (v - lo) / (hi - lo)) * ph; };
+    // Halves: no overflow whatever the finite values; beyond the axis, at
+    // its edge.
+    var Y = function (v) {
+      if (v > hi) { return T; }
+      if (v < lo) { return T + ph; }
+      return T + (1 - (v / 2 - lo / 2) / (hi / 2 - lo / 2)) * ph;
+    };
+    var beyond = [];
     g.clearRect(0, 0, c.w, c.h);
     this.bands.forEach(function (band) {
       band.spans.forEach(function (sp) {
@@ -223,6 +273,7 @@
         if (v === null) { pen = false; continue; }
         var x = X(s.t[i]), y = Y(v);
         if (pen) { g.lineTo(x, y); } else { g.moveTo(x, y); pen = true; }
+        if (!(v >= lo && v <= hi)) { beyond.push({ x: x, v: v, color: s.color }); }
         drawn++;
       }
       g.stroke();
@@ -230,8 +281,20 @@
         for (var j = a; j < b; j++) { if (s.v[j] !== null) { g.fillStyle = s.color; g.fillRect(X(s.t[j]) - 2, Y(s.v[j]) - 2, 4, 4); } }
       }
     });
+    // Values beyond the axis: a triangle at the edge pointing out, and
+    // the value (the first few) beside it.
+    beyond.forEach(function (p, k) {
+      var up = p.v > hi, y = up ? T : T + ph;
+      g.fillStyle = p.color; g.beginPath();
+      g.moveTo(p.x, y); g.lineTo(p.x - 4, up ? y + 7 : y - 7); g.lineTo(p.x + 4, up ? y + 7 : y - 7); g.closePath(); g.fill();
+      if (k < 12) {
+        g.fillStyle = '#1d2330'; g.textAlign = p.x > L + pw - 80 ? 'right' : 'left';
+        g.fillText(fmtNum(p.v), p.x + (g.textAlign === 'left' ? 6 : -6), up ? y + 10 : y - 3);
+      }
+    });
     g.restore(); g.setLineDash([]);
     this.canvas.parentNode.setAttribute('data-drawn', String(drawn));
+    this.canvas.parentNode.setAttribute('data-beyond', String(beyond.length));
   };
   Plot.prototype.hover = function (e) {
     var r = this.canvas.getBoundingClientRect(), px = e.clientX - r.left;
@@ -256,8 +319,12 @@
   function Timeline(parent, log, li) {
     var self = this;
     this.log = log; this.linked = true;
-    var box = el('div', { cls: 'panel timeline', 'data-channels': String(log.channels.length) });
-    box.appendChild(el('div', { cls: 'title', text: 'Timeline' }, el('span', { cls: 'sub', text: 'message density per channel; red: gaps, black ticks: time going back, red triangles: problems' })));
+    // The first MAX_ROWS channels.
+    this.rows = log.channels.slice(0, MAX_ROWS);
+    var box = el('div', { cls: 'panel timeline', 'data-channels': String(this.rows.length) });
+    var more = log.channels.length + log.channels_omitted - this.rows.length;
+    box.appendChild(el('div', { cls: 'title', text: 'Timeline' }, el('span', { cls: 'sub', text: 'message density per channel; red: gaps, black ticks: time going back, red triangles: problems' +
+      (more > 0 ? '; the first ' + this.rows.length + ' channels of ' + (this.rows.length + more) : '') })));
     this.canvas = el('canvas');
     box.appendChild(this.canvas);
     this.readout = el('div', { cls: 'readout' });
@@ -273,7 +340,7 @@
   Timeline.prototype.draw = function () {
     this.dirty = false;
     var log = this.log, L = this.L, R = this.R, row = this.row, top = 14 + this.bandRows * row;
-    var h = top + log.channels.length * row + 22;
+    var rows = this.rows, h = top + rows.length * row + 22;
     var c = sizeCanvas(this.canvas, h), g = c.g, pw = c.w - L - R, x0 = view.x0, x1 = view.x1, dur = secs(log.duration) || 1;
     var X = function (t) { return L + (t - x0) / (x1 - x0) * pw; };
     g.clearRect(0, 0, c.w, c.h);
@@ -299,16 +366,19 @@
         g.fillRect(x - 1, ey, 3, row - 2);
       });
     }
-    var n = log.channels[0] ? log.channels[0].density.length : 1;
-    log.channels.forEach(function (ch, i) {
+    var n = log.buckets;
+    rows.forEach(function (ch, i) {
       var y = top + i * row, max = 0;
       ch.density.forEach(function (d) { if (d > max) { max = d; } });
       g.fillStyle = '#1d2330'; g.textAlign = 'right';
       g.fillText(ch.label.length > 30 ? ch.label.slice(0, 29) + '\u2026' : ch.label, L - 6, y + 10);
-      ch.density.forEach(function (d, k) {
-        if (!d) { return; }
+      // Messages per bucket; -k: k empty buckets.
+      var k = 0;
+      ch.density.forEach(function (d) {
+        if (d < 0) { k -= d; return; }
         var a = X(k / n * dur), b = X((k + 1) / n * dur);
-        if (b < L || a > L + pw) { return; }
+        k++;
+        if (!d || b < L || a > L + pw) { return; }
         a = Math.max(a, L); b = Math.min(b, L + pw);
         g.fillStyle = 'rgba(31,119,180,' + (0.25 + 0.75 * d / max).toFixed(3) + ')';
         g.fillRect(a, y + 1, Math.max(1, b - a), row - 3);
@@ -334,7 +404,7 @@
   Timeline.prototype.hover = function (e) {
     var r = this.canvas.getBoundingClientRect(), px = e.clientX - r.left, py = e.clientY - r.top;
     var pw = r.width - this.L - this.R, top = 14 + this.bandRows * this.row;
-    var i = Math.floor((py - top) / this.row), ch = this.log.channels[i];
+    var i = Math.floor((py - top) / this.row), ch = this.rows[i];
     if (!ch || px < this.L) { this.readout.style.display = 'none'; return; }
     var t = view.x0 + (px - this.L) / pw * (view.x1 - view.x0);
     this.readout.textContent = ch.label + ' (' + ch.type + ')\n' + ch.count + ' messages; t = ' + fmtSecs(t) +
@@ -426,6 +496,7 @@
   // The band drawn behind a log's plots: its flight modes (other bands,
   // such as traffic lights, stay in the timeline).
   function plotBands(log) { return log.bands.filter(function (b) { return b.name === 'flight mode'; }); }
+  function chLabel(log, i) { return log.channels[i] ? log.channels[i].label : 'channel ' + i; }
   function logTag(l) { return many ? ' (' + l.name + ')' : ''; }
   var NAMED_COLORS = { Red: '#ffcdd2', Yellow: '#fff59d', Green: '#c8e6c9', Off: '#eeeeee' };
   function bandColors(log) {
@@ -461,13 +532,19 @@
       ['channels', String(log.channels.length)],
       ['check', log.check_passed === null ? 'not run' : { text: log.check_passed ? 'passed' : 'found problems', cls: log.check_passed ? 'ok' : 'bad' }]
     ]));
-    var rows = log.channels.map(function (ch) {
+    var rows = log.channels.slice(0, MAX_ROWS).map(function (ch) {
       var span = ch.end !== null && ch.start !== null ? (ch.end - ch.start) / 1e9 : 0;
       var rate = span > 0 && ch.count > 1 ? ((ch.count - 1) / span).toFixed(2) : '-';
       return [ch.label, ch.type, { text: String(ch.count), cls: 'num' }, { text: rate, cls: 'num' }];
     });
     over.appendChild(el('div', { cls: 'scroll' }, table(['channel', 'type', 'messages', 'rate (Hz)'], rows, 'channels')));
     s.appendChild(over);
+    var listed = log.channels.length, bare = log.channels.filter(function (ch) { return ch.omitted; }).length;
+    var notes = [];
+    if (listed > MAX_ROWS) { notes.push('The table and the timeline show the first ' + MAX_ROWS + ' of ' + listed + ' channels; the list under Channels has every one, with a filter.'); }
+    if (bare) { notes.push(bare + ' channels are listed without their data, which would take the page over its size budget: report them with --topic.'); }
+    if (log.channels_omitted) { notes.push(log.channels_omitted + ' more channels are not listed (the page\'s size budget): report them with --topic.'); }
+    if (notes.length) { s.appendChild(el('div', { cls: 'hint many', text: notes.join(' ') })); }
     if (log.metadata.length) {
       s.appendChild(el('details', {}, el('summary', { text: 'metadata (' + log.metadata.length + ')' }),
         el('div', { cls: 'scroll' }, table(['key', 'value'], log.metadata))));
@@ -503,14 +580,14 @@
     }
     var pts3 = function (p) { return { t: p.t.map(secs), a: p.a, b: p.b }; };
     log.tracks.forEach(function (tr) {
-      new MapView(s, 'Track: ' + log.channels[tr.channel].label, 'track', [pts3(tr.points)], true, null);
+      new MapView(s, 'Track: ' + chLabel(log, tr.channel), 'track', [pts3(tr.points)], true, null);
     });
     log.paths.forEach(function (p) {
-      new MapView(s, 'Path: ' + (p.title || log.channels[p.channel].label), 'path', [pts3(p.points)], false, null);
+      new MapView(s, 'Path: ' + (p.title || chLabel(log, p.channel)), 'path', [pts3(p.points)], false, null);
     });
     log.scenes.forEach(function (sc) {
       var lines = sc.objects.map(function (o, i) { var l = pts3(o.points); l.color = COLORS[i % COLORS.length]; l.id = o.id; return l; });
-      new MapView(s, 'Top-down: ' + log.channels[sc.channel].label + ' (' + sc.objects.length + ' objects)', 'scene', lines, false, secs(log.duration));
+      new MapView(s, 'Top-down: ' + chLabel(log, sc.channel) + ' (' + sc.objects.length + ' objects)', 'scene', lines, false, secs(log.duration));
     });
   });
 
@@ -518,7 +595,7 @@
   // logs, a channel's series of every log share its panels.
   function seriesOf(log, li, ch, s, label, color) {
     return {
-      t: s.t.map(secs), v: s.v, color: color, label: label + logTag(log), on: true,
+      t: s.t.map(secs), v: s.v.map(numeric), color: color, label: label + logTag(log), on: true,
       count: s.count, reduced: s.reduced, dash: li ? [5, 3] : null
     };
   }
@@ -549,40 +626,75 @@
       byLabel.get(ch.label).push({ log: log, li: li, ch: ch });
     });
   });
-  if (byLabel.size) {
+  // A channel's plots, into `sec`.
+  function channelPlots(sec, label, entries) {
+    // Series grouped by their first name part when there are many.
+    var names = [];
+    entries.forEach(function (e) { e.ch.series.forEach(function (s) { if (names.indexOf(s.name) < 0) { names.push(s.name); } }); });
+    var groups = [];
+    if (names.length <= 8) { groups.push(names); } else {
+      var byHead = new Map();
+      names.forEach(function (n) { var h = n.split(/[.[:]/)[0]; if (!byHead.has(h)) { byHead.set(h, []); } byHead.get(h).push(n); });
+      var small = [];
+      byHead.forEach(function (g) {
+        if (g.length >= 3) { groups.push(g); } else { small = small.concat(g); if (small.length >= 6) { groups.push(small); small = []; } }
+      });
+      if (small.length) { groups.push(small); }
+    }
+    groups.forEach(function (g) {
+      var series = [];
+      g.forEach(function (n, i) {
+        entries.forEach(function (e) {
+          var s = e.ch.series.find(function (x) { return x.name === n; });
+          if (s) { var x = seriesOf(e.log, e.li, e.ch, s, n, COLORS[i % COLORS.length]); x.on = i < 8; series.push(x); }
+        });
+      });
+      var notes = [];
+      if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
+      if (entries[0].ch.empty.length) { notes.push('only NaN: ' + entries[0].ch.empty.join(', ')); }
+      var skipped = notes.length ? notes.join('; ') : null;
+      new Plot(sec, g.length === names.length ? label : label + ': ' + g[0].split(/[.[:]/)[0] + (g.length > 1 ? ' \u2026' : ''), skipped, series, plotBands(entries[0].log));
+    });
+  }
+  if (byLabel.size && byLabel.size <= MANY_CHANNELS) {
     var chSection = section('Channels');
     byLabel.forEach(function (entries, label) {
       var sec = el('section', { cls: 'channel', 'data-channel': label });
       sec.appendChild(el('h3', { text: label + ' \u2014 ' + entries[0].ch.type }));
       chSection.appendChild(sec);
-      // Series grouped by their first name part when there are many.
-      var names = [];
-      entries.forEach(function (e) { e.ch.series.forEach(function (s) { if (names.indexOf(s.name) < 0) { names.push(s.name); } }); });
-      var groups = [];
-      if (names.length <= 8) { groups.push(names); } else {
-        var byHead = new Map();
-        names.forEach(function (n) { var h = n.split(/[.[:]/)[0]; if (!byHead.has(h)) { byHead.set(h, []); } byHead.get(h).push(n); });
-        var small = [];
-        byHead.forEach(function (g) {
-          if (g.length >= 3) { groups.push(g); } else { small = small.concat(g); if (small.length >= 6) { groups.push(small); small = []; } }
-        });
-        if (small.length) { groups.push(small); }
-      }
-      groups.forEach(function (g) {
-        var series = [];
-        g.forEach(function (n, i) {
-          entries.forEach(function (e) {
-            var s = e.ch.series.find(function (x) { return x.name === n; });
-            if (s) { var x = seriesOf(e.log, e.li, e.ch, s, n, COLORS[i % COLORS.length]); x.on = i < 8; series.push(x); }
-          });
-        });
-        var notes = [];
-        if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
-        if (entries[0].ch.empty.length) { notes.push('only NaN: ' + entries[0].ch.empty.join(', ')); }
-        var skipped = notes.length ? notes.join('; ') : null;
-        new Plot(sec, g.length === names.length ? label : label + ': ' + g[0].split(/[.[:]/)[0] + (g.length > 1 ? ' \u2026' : ''), skipped, series, plotBands(entries[0].log));
-      });
+      channelPlots(sec, label, entries);
     });
+  } else if (byLabel.size) {
+    // Many channels: a list with a filter; a channel's plots are drawn
+    // when it is opened.
+    var lazy = section('Channels');
+    var all = Array.from(byLabel.entries());
+    var filter = el('input', { type: 'search', cls: 'filter', placeholder: 'filter the ' + all.length + ' channels by name or type' });
+    var count = el('div', { cls: 'hint' });
+    var list = el('div', { cls: 'channel-list' });
+    lazy.appendChild(filter); lazy.appendChild(count); lazy.appendChild(list);
+    var show = function () {
+      var q = filter.value.toLowerCase(), matched = 0, shown = 0;
+      list.textContent = '';
+      all.forEach(function (e) {
+        var label = e[0], entries = e[1], type = entries[0].ch.type;
+        if (q && label.toLowerCase().indexOf(q) < 0 && type.toLowerCase().indexOf(q) < 0) { return; }
+        matched++;
+        if (shown >= MAX_ROWS) { return; }
+        shown++;
+        var d = el('details', { cls: 'channel lazy', 'data-channel': label }, el('summary', { text: label + ' \u2014 ' + type }));
+        var drawn = false;
+        d.addEventListener('toggle', function () {
+          if (d.open && !drawn) { drawn = true; channelPlots(d, label, entries); }
+        });
+        list.appendChild(d);
+      });
+      count.textContent = matched + ' of ' + all.length + ' channels' + (matched > shown ? ', the first ' + shown + ' listed: narrow the filter for the others' : '') + '; open one to draw its plots';
+      lazy.setAttribute('data-listed', String(shown));
+    };
+    filter.addEventListener('input', show);
+    show();
+    lazy.setAttribute('class', 'channels-lazy');
   }
   document.body.setAttribute('data-errors', String(errors.length));
   document.body.setAttribute('data-ready', '1');

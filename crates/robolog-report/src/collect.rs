@@ -195,9 +195,13 @@ pub(crate) fn collect(
             problems_dropped += 1;
         }
     };
-    let filter = MessageFilter::all()
-        .mode(ReadMode::Lenient)
-        .channels(accs.keys().copied());
+    // Every channel: no channel filter, which a storage may apply per
+    // query (a ROS 2 bag's SQL lists the topics), costing time with each
+    // channel.
+    let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
+    if accs.len() < summary.channels.len() {
+        filter = filter.channels(accs.keys().copied());
+    }
     let reader: &dyn LogReader = log;
     let mut decoder = LenientDecoder::new(reader);
     let mut last_seen: Option<i64> = None;

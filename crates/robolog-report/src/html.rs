@@ -3,6 +3,7 @@
 //! that draws it, all inline. The script and style are this crate's own
 //! (`assets/`), with no dependency and nothing fetched.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::model::{LogReport, string};
@@ -18,25 +19,171 @@ fn escape(s: &str) -> String {
 }
 
 /// The report's data: `{"version":1,"title":...,"logs":[...]}` as the
-/// page holds it (with `</` written `<\/`, the same JSON, so no text
-/// closes the script element).
-pub fn data_json(logs: &[LogReport], title: &str) -> String {
+/// page holds it: the same JSON with every `<`, `>` and `&` written as
+/// `\u003c`, `\u003e` and `\u0026`, and U+2028 and U+2029 as `\u2028`
+/// and `\u2029`, so that no text of a log can end the script element or
+/// lead the HTML parser into a state that swallows the page's own script
+/// (`<!--` followed by `<script`).
+///
+/// Every channel is there in full while the data fits in `budget` bytes.
+/// Past it, channels are listed only (label, topic, type, count, first
+/// and last time, marked `"omitted":true`) but for those the budget still
+/// holds in full: first the channels that tracks, paths, scenes and panels
+/// draw, then the others in order. Past the budget even as a list, the
+/// last channels are only counted (`"channels_omitted"`).
+pub fn data_json(logs: &[LogReport], title: &str, budget: usize) -> String {
     let mut o = String::from("{\"version\":1,\"title\":");
     string(&mut o, title);
     o.push_str(",\"logs\":[");
-    for (i, l) in logs.iter().enumerate() {
-        if i > 0 {
+    let mut o = script_safe(o);
+    let parts: Vec<(String, String)> = logs
+        .iter()
+        .map(|l| (script_safe(l.json_head()), script_safe(l.json_tail())))
+        .collect();
+    let full: Vec<Vec<String>> = logs
+        .iter()
+        .map(|l| {
+            (0..l.channels.len())
+                .map(|i| script_safe(l.channel_json(i)))
+                .collect()
+        })
+        .collect();
+    // Bytes besides the channels: `,"channels_omitted":N` and `]}` included.
+    let fixed = o.len()
+        + 2
+        + parts
+            .iter()
+            .map(|(h, t)| h.len() + t.len() + 32)
+            .sum::<usize>();
+    let full_bytes: usize = full.iter().flatten().map(|c| c.len() + 1).sum();
+    // What each channel is: 2 in full, 1 listed, 0 counted only.
+    let mut shown: Vec<Vec<u8>> = full.iter().map(|l| vec![2; l.len()]).collect();
+    let mut stubs: Vec<Vec<String>> = Vec::new();
+    if fixed + full_bytes > budget {
+        stubs = logs
+            .iter()
+            .map(|l| {
+                (0..l.channels.len())
+                    .map(|i| {
+                        let mut s = script_safe(l.channel_stub(i));
+                        s.pop();
+                        s.push_str(",\"omitted\":true}");
+                        s
+                    })
+                    .collect()
+            })
+            .collect();
+        // Listed in order while the budget lasts (the page refers to
+        // channels by their index: only the last ones can go), and at
+        // least up to the last channel drawn elsewhere, which is there in
+        // full.
+        let mut left = budget.saturating_sub(fixed);
+        let drawn: Vec<Vec<usize>> = logs.iter().map(LogReport::drawn_channels).collect();
+        for (li, l) in stubs.iter().enumerate() {
+            let needed = drawn[li].last().map_or(0, |&c| c + 1);
+            let mut cut = false;
+            for (ci, s) in l.iter().enumerate() {
+                let cost = s.len() + 1;
+                cut = cut || (cost > left && ci >= needed);
+                shown[li][ci] = u8::from(!cut);
+                if !cut {
+                    left = left.saturating_sub(cost);
+                }
+            }
+            for &ci in &drawn[li] {
+                if ci < shown[li].len() {
+                    left = left.saturating_sub(
+                        full[li][ci].len() - stubs[li][ci].len().min(full[li][ci].len()),
+                    );
+                    shown[li][ci] = 2;
+                }
+            }
+        }
+        for (li, l) in full.iter().enumerate() {
+            for (ci, f) in l.iter().enumerate() {
+                if shown[li][ci] == 1 {
+                    let extra = f.len().saturating_sub(stubs[li][ci].len());
+                    if extra <= left {
+                        shown[li][ci] = 2;
+                        left -= extra;
+                    }
+                }
+            }
+        }
+    }
+    for (li, (head, tail)) in parts.iter().enumerate() {
+        if li > 0 {
             o.push(',');
         }
-        o.push_str(&l.to_json());
+        o.push_str(head);
+        o.push('[');
+        let mut first = true;
+        let mut omitted = 0usize;
+        for (ci, what) in shown[li].iter().enumerate() {
+            let text = match what {
+                2 => &full[li][ci],
+                1 => &stubs[li][ci],
+                _ => {
+                    omitted += 1;
+                    continue;
+                }
+            };
+            if !first {
+                o.push(',');
+            }
+            first = false;
+            o.push_str(text);
+        }
+        o.push(']');
+        let _ = write!(o, ",\"channels_omitted\":{omitted}");
+        o.push_str(tail);
     }
     o.push_str("]}");
-    o.replace("</", "<\\/")
+    o
 }
 
+/// JSON text that the HTML parser reads as plain script data: these
+/// characters only occur inside JSON strings (never in numbers or the
+/// structure), where their `\u` escapes are the same text.
+fn script_safe(json: String) -> String {
+    if !json.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 64);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The largest page [`write_html`] writes, in bytes, whatever the logs:
+/// past it, channels are listed without their data (see [`data_json`]).
+pub const PAGE_BUDGET: usize = 9_500_000;
+
 /// Writes the page showing `logs` (one section each, their plots
-/// overlaid channel by channel, aligned by their start), titled `title`.
+/// overlaid channel by channel, aligned by their start), titled `title`,
+/// within [`PAGE_BUDGET`] bytes.
 pub fn write_html(logs: &[LogReport], title: &str, out: &mut impl Write) -> io::Result<()> {
+    write_html_within(logs, title, PAGE_BUDGET, out)
+}
+
+/// [`write_html`] within `budget` bytes (the data gets what the script,
+/// the style and the title leave of it).
+pub fn write_html_within(
+    logs: &[LogReport],
+    title: &str,
+    budget: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let title_html = escape(title);
+    let shell = CSS.len() + JS.len() + 2 * title_html.len() + 1024;
     write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -47,9 +194,9 @@ pub fn write_html(logs: &[LogReport], title: &str, out: &mut impl Write) -> io::
          <noscript>This report draws its plots with JavaScript: allow scripts for this file.</noscript></main>\n\
          <pre id=\"errors\"></pre>\n<script type=\"application/json\" id=\"report-data\">",
         env!("CARGO_PKG_VERSION"),
-        escape(title)
+        title_html
     )?;
-    out.write_all(data_json(logs, title).as_bytes())?;
+    out.write_all(data_json(logs, title, budget.saturating_sub(shell)).as_bytes())?;
     write!(
         out,
         "</script>\n<script>\n{JS}</script>\n</body>\n</html>\n"
@@ -62,7 +209,7 @@ mod tests {
 
     #[test]
     fn data_never_closes_its_script() {
-        let j = data_json(&[], "a</script>b");
+        let j = data_json(&[], "a</script>b", PAGE_BUDGET);
         assert!(!j.contains("</"));
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
         assert_eq!(v["title"], "a</script>b");

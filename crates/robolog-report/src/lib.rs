@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use logcore::{Error, LogReader as _};
 use robolog::Log;
 
-pub use html::{data_json, write_html};
+pub use html::{PAGE_BUDGET, data_json, write_html, write_html_within};
 pub use model::{
     Band, Channel, Event, LogReport, Panel, Parameter, Path as XyPath, Problem, Scene, SceneObject,
     Series, Track,
@@ -71,6 +71,9 @@ pub struct ReportOptions {
     pub check: bool,
     /// The limits the logs are opened and checked with.
     pub limits: robolog::Limits,
+    /// Bytes of the page at most, whatever the logs: past it, channels
+    /// are listed without their data. Default [`PAGE_BUDGET`].
+    pub page_budget: usize,
 }
 
 impl Default for ReportOptions {
@@ -83,6 +86,7 @@ impl Default for ReportOptions {
             fields: Vec::new(),
             check: true,
             limits: robolog::Limits::default(),
+            page_budget: PAGE_BUDGET,
         }
     }
 }
@@ -300,7 +304,7 @@ pub fn write_report(
         .join(", ");
     robolog::write::write_atomically(output, &policy, |f| {
         let mut w = io::BufWriter::new(f);
-        write_html(&logs, &title, &mut w)?;
+        write_html_within(&logs, &title, opts.page_budget, &mut w)?;
         w.flush()
     })
     .map_err(|e| match e {

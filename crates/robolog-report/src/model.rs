@@ -106,6 +106,18 @@ pub struct Series {
 }
 
 impl Series {
+    /// A series of `float64` values: every one of `points`, not reduced.
+    pub fn from_points(name: impl Into<String>, points: Vec<(i64, f64)>) -> Series {
+        Series {
+            name: name.into(),
+            kind: Kind::F64,
+            count: points.len() as u64,
+            nan: 0,
+            reduced: false,
+            points,
+        }
+    }
+
     /// Whether the values are `float32` (they print as such).
     pub fn is_f32(&self) -> bool {
         self.kind == Kind::F32
@@ -222,6 +234,44 @@ pub(crate) fn number(out: &mut String, v: f64, kind: Kind) {
     }
 }
 
+/// Appends a series value: as [`number`], but infinities as the strings
+/// `"Infinity"` and `"-Infinity"` (JSON has no number for them), so the
+/// page can mark them.
+fn value(out: &mut String, v: f64, kind: Kind) {
+    if v == f64::INFINITY {
+        out.push_str("\"Infinity\"");
+    } else if v == f64::NEG_INFINITY {
+        out.push_str("\"-Infinity\"");
+    } else {
+        number(out, v, kind);
+    }
+}
+
+/// Appends messages per timeline bucket: a run of `k` empty buckets as
+/// `-k`, the empty buckets at the end left out.
+fn density(out: &mut String, d: &[u64]) {
+    let end = d.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
+    out.push('[');
+    let mut zeros = 0u64;
+    let mut first = true;
+    for &n in &d[..end] {
+        if n == 0 {
+            zeros += 1;
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        if zeros > 0 {
+            let _ = write!(out, "-{zeros},");
+            zeros = 0;
+        }
+        let _ = write!(out, "{n}");
+    }
+    out.push(']');
+}
+
 fn opt_i64(out: &mut String, v: Option<i64>, t0: i64) {
     match v {
         Some(v) => {
@@ -245,19 +295,23 @@ fn list<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T))
 fn series(o: &mut String, s: &Series, t0: i64) {
     o.push_str("{\"name\":");
     string(o, &s.name);
-    let _ = write!(
-        o,
-        ",\"f32\":{},\"count\":{},\"nan\":{},\"reduced\":{},\"t\":",
-        s.is_f32(),
-        s.count,
-        s.nan,
-        s.reduced
-    );
+    // `f32`, `nan` and `reduced` only where they are not false or 0.
+    if s.is_f32() {
+        o.push_str(",\"f32\":true");
+    }
+    let _ = write!(o, ",\"count\":{}", s.count);
+    if s.nan > 0 {
+        let _ = write!(o, ",\"nan\":{}", s.nan);
+    }
+    if s.reduced {
+        o.push_str(",\"reduced\":true");
+    }
+    o.push_str(",\"t\":");
     list(o, &s.points, |o, p| {
         let _ = write!(o, "{}", p.0 - t0);
     });
     o.push_str(",\"v\":");
-    list(o, &s.points, |o, p| number(o, p.1, s.kind));
+    list(o, &s.points, |o, p| value(o, p.1, s.kind));
     o.push('}');
 }
 
@@ -277,7 +331,70 @@ fn points3(out: &mut String, pts: &[(i64, f64, f64)], t0: i64) {
 impl LogReport {
     /// The report of this log as one JSON object (see the module docs).
     pub fn to_json(&self) -> String {
+        let mut o = self.json_head();
+        let channels: Vec<String> = (0..self.channels.len())
+            .map(|i| self.channel_json(i))
+            .collect();
+        o.push('[');
+        o.push_str(&channels.join(","));
+        o.push(']');
+        o.push_str(&self.json_tail());
+        o
+    }
+
+    /// The channel `i` as JSON: its listing, density, gaps, backward
+    /// steps and series.
+    pub(crate) fn channel_json(&self, i: usize) -> String {
         let t0 = self.start;
+        let c = &self.channels[i];
+        let mut o = self.channel_stub(i);
+        o.pop();
+        o.push_str(",\"density\":");
+        density(&mut o, &c.density);
+        // `gaps`, `jumps` and `skipped` only where there are some.
+        if !c.gaps.is_empty() {
+            o.push_str(",\"gaps\":");
+            list(&mut o, &c.gaps, |o, (a, b)| {
+                let _ = write!(o, "[{},{}]", a - t0, b - t0);
+            });
+        }
+        if !c.jumps.is_empty() {
+            o.push_str(",\"jumps\":");
+            list(&mut o, &c.jumps, |o, t| {
+                let _ = write!(o, "{}", t - t0);
+            });
+        }
+        if c.fields_skipped > 0 {
+            let _ = write!(o, ",\"skipped\":{}", c.fields_skipped);
+        }
+        o.push_str(",\"series\":");
+        list(&mut o, &c.series, |o, s| series(o, s, t0));
+        o.push('}');
+        o
+    }
+
+    /// The channel `i` as listed only (label, topic, type, count, first
+    /// and last time), for a page over its size budget: marked
+    /// `"omitted":true`.
+    pub(crate) fn channel_stub(&self, i: usize) -> String {
+        let t0 = self.start;
+        let c = &self.channels[i];
+        let mut o = String::from("{\"label\":");
+        string(&mut o, &c.label);
+        o.push_str(",\"topic\":");
+        string(&mut o, &c.topic);
+        o.push_str(",\"type\":");
+        string(&mut o, &c.type_name);
+        let _ = write!(o, ",\"count\":{},\"start\":", c.message_count);
+        opt_i64(&mut o, c.start, t0);
+        o.push_str(",\"end\":");
+        opt_i64(&mut o, c.end, t0);
+        o.push('}');
+        o
+    }
+
+    /// The JSON object up to its channel list (`..."channels":`).
+    pub(crate) fn json_head(&self) -> String {
         let mut o = String::new();
         o.push_str("{\"name\":");
         string(&mut o, &self.name);
@@ -309,34 +426,14 @@ impl LogReport {
             string(o, v);
             o.push(']');
         });
-        o.push_str(",\"channels\":");
-        list(&mut o, &self.channels, |o, c| {
-            o.push_str("{\"label\":");
-            string(o, &c.label);
-            o.push_str(",\"topic\":");
-            string(o, &c.topic);
-            o.push_str(",\"type\":");
-            string(o, &c.type_name);
-            let _ = write!(o, ",\"count\":{},\"start\":", c.message_count);
-            opt_i64(o, c.start, t0);
-            o.push_str(",\"end\":");
-            opt_i64(o, c.end, t0);
-            o.push_str(",\"density\":");
-            list(o, &c.density, |o, d| {
-                let _ = write!(o, "{d}");
-            });
-            o.push_str(",\"gaps\":");
-            list(o, &c.gaps, |o, (a, b)| {
-                let _ = write!(o, "[{},{}]", a - t0, b - t0);
-            });
-            o.push_str(",\"jumps\":");
-            list(o, &c.jumps, |o, t| {
-                let _ = write!(o, "{}", t - t0);
-            });
-            let _ = write!(o, ",\"skipped\":{},\"series\":", c.fields_skipped);
-            list(o, &c.series, |o, s| series(o, s, t0));
-            o.push('}');
-        });
+        let _ = write!(o, ",\"buckets\":{},\"channels\":", crate::TIMELINE_BUCKETS);
+        o
+    }
+
+    /// The JSON object after its channel list (`,"problems":...}`).
+    pub(crate) fn json_tail(&self) -> String {
+        let t0 = self.start;
+        let mut o = String::new();
         o.push_str(",\"problems\":");
         list(&mut o, &self.problems, |o, p| {
             o.push_str("{\"t\":");
@@ -439,6 +536,25 @@ impl LogReport {
         });
         o.push('}');
         o
+    }
+
+    /// The channels that tracks, paths, scenes and panels draw.
+    pub(crate) fn drawn_channels(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .tracks
+            .iter()
+            .map(|t| t.channel)
+            .chain(self.paths.iter().map(|p| p.channel))
+            .chain(self.scenes.iter().map(|s| s.channel))
+            .chain(
+                self.panels
+                    .iter()
+                    .flat_map(|p| p.series.iter().map(|s| s.0)),
+            )
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// How many points the report's series hold.
