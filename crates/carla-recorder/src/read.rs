@@ -436,6 +436,8 @@ impl<'a> Iterator for Frames<'a> {
     type Item = Result<Frame<'a>>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        // A program embedding the reader may stop a long pass here.
+        logcore::interrupt::check();
         while !self.done {
             let p = match self.packets.next() {
                 None => {

@@ -17,11 +17,21 @@
 //!   shrunken input and exits. The `robolog` command-line tool does this
 //!   (exit code 4 and the message `the input file shrank while being
 //!   read`).
+//! - A process that must go on after such an event (a library loaded into
+//!   an interpreter, such as the Python package) calls
+//!   [`FileBytes::guard_truncation`] once: its `SIGBUS` handler puts
+//!   zero-filled anonymous pages in place of the whole map the fault is in
+//!   and returns, so the read goes on over zeros (bytes like any other
+//!   damage to the parsers). The map is then marked changed
+//!   ([`FileBytes::changed`], [`FileBytes::changed_files`]): whoever read
+//!   it checks the mark when its work ends, and reports the file instead
+//!   of what it read.
 
 use std::fs::File;
 use std::io::Read;
 use std::ops::Deref;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The bytes of an opened file: a read-only memory map, or an owned buffer
@@ -65,7 +75,7 @@ impl FileBytes {
         let (file, len) = open_regular(path.as_ref())?;
         if len > 0 {
             if let Ok(map) = map_file(&file) {
-                register(&map);
+                register(&map, path.as_ref());
                 return Ok(FileBytes::Mapped(map));
             }
         }
@@ -124,6 +134,96 @@ impl FileBytes {
             let start = start.load(Ordering::Acquire);
             start != 0 && start <= addr && addr < end.load(Ordering::Acquire)
         })
+    }
+
+    /// Installs, once per process, a `SIGBUS` handler that survives a
+    /// mapped file truncated while it is read (see [the module
+    /// docs](self)): a fault inside a map of this module replaces every
+    /// page of that map with zero-filled anonymous memory (one
+    /// `mmap(MAP_FIXED)` over the map, async-signal-safe), marks the map
+    /// [changed](FileBytes::changed), and returns, so the faulting read
+    /// repeats and reads zeros. Any other `SIGBUS` goes to the handler
+    /// that was installed before (or, without one, ends the process as it
+    /// would have). Returns whether the handler is in place (false on
+    /// systems without `SIGBUS`, or when `sigaction` failed).
+    ///
+    /// Readers must then check [`FileBytes::changed`] (or
+    /// [`FileBytes::changed_files`]) when their work ends: bytes read from
+    /// a changed map are zeros, not the file's.
+    pub fn guard_truncation() -> bool {
+        #[cfg(unix)]
+        {
+            guard::install()
+        }
+        #[cfg(not(unix))]
+        {
+            false
+        }
+    }
+
+    /// Whether this map's pages were replaced by zeros because its file
+    /// was truncated (or rewritten shorter) while it was read: see
+    /// [`FileBytes::guard_truncation`]. Always false for bytes read into
+    /// memory. Once true it stays true: reopen the file.
+    pub fn changed(&self) -> bool {
+        let FileBytes::Mapped(map) = self else {
+            return false;
+        };
+        let start = map.as_ptr() as usize;
+        MAP_STARTS
+            .iter()
+            .zip(&MAP_CHANGED)
+            .any(|(s, c)| s.load(Ordering::Acquire) == start && c.load(Ordering::Acquire) != 0)
+    }
+
+    /// The paths (as given to [`FileBytes::open`]) of the maps open now
+    /// that are [changed](FileBytes::changed); empty, without taking a
+    /// lock, while no fault was ever caught.
+    pub fn changed_files() -> Vec<PathBuf> {
+        if CHANGES.load(Ordering::Acquire) == 0 {
+            return Vec::new();
+        }
+        let paths = MAP_PATHS.lock().unwrap_or_else(|e| e.into_inner());
+        MAP_CHANGED
+            .iter()
+            .zip(paths.iter())
+            .filter(|(c, _)| c.load(Ordering::Acquire) != 0)
+            .filter_map(|(_, p)| p.clone())
+            .collect()
+    }
+
+    /// How many changed maps the guard has caught in this process so far
+    /// (see [`FileBytes::guard_truncation`]): a mark to give
+    /// [`FileBytes::changed_since`].
+    pub fn change_count() -> usize {
+        CHANGES.load(Ordering::Acquire)
+    }
+
+    /// The paths of the maps caught changed after [`FileBytes::change_count`]
+    /// gave `count`, whether still open or dropped since (the last
+    /// [`GONE_KEPT`] dropped ones are remembered): for work that opens and
+    /// drops its files before it can check them. Empty, without a lock,
+    /// while nothing changed since.
+    pub fn changed_since(count: usize) -> Vec<PathBuf> {
+        if CHANGES.load(Ordering::Acquire) <= count {
+            return Vec::new();
+        }
+        let mut out: Vec<PathBuf> = {
+            let paths = MAP_PATHS.lock().unwrap_or_else(|e| e.into_inner());
+            MAP_CHANGED
+                .iter()
+                .zip(paths.iter())
+                .filter(|(c, _)| c.load(Ordering::Acquire) > count)
+                .filter_map(|(_, p)| p.clone())
+                .collect()
+        };
+        let gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
+        out.extend(
+            gone.iter()
+                .filter(|(seq, _)| *seq > count)
+                .map(|(_, p)| p.clone()),
+        );
+        out
     }
 
     /// For a reader about to walk the whole file: maps every page of a
@@ -196,17 +296,40 @@ const TRACKED_MAPS: usize = 2048;
 /// reader sees an empty range while a slot is being filled.
 static MAP_STARTS: [AtomicUsize; TRACKED_MAPS] = [const { AtomicUsize::new(0) }; TRACKED_MAPS];
 static MAP_ENDS: [AtomicUsize; TRACKED_MAPS] = [const { AtomicUsize::new(0) }; TRACKED_MAPS];
+/// Whether each tracked map's pages were replaced by zeros (its file
+/// shrank while it was read; see [`FileBytes::guard_truncation`]): 0 when
+/// not, else the value of [`CHANGES`] the fault made.
+static MAP_CHANGED: [AtomicUsize; TRACKED_MAPS] = [const { AtomicUsize::new(0) }; TRACKED_MAPS];
+/// How many dropped changed maps [`FileBytes::changed_since`] remembers.
+pub const GONE_KEPT: usize = 64;
+/// The dropped maps that were changed: the fault's [`CHANGES`] value and
+/// the path, the last [`GONE_KEPT`].
+static GONE: Mutex<Vec<(usize, PathBuf)>> = Mutex::new(Vec::new());
+/// How many faults the guard has caught in this process (0: no map was
+/// ever changed, the common case, checked without a lock).
+static CHANGES: AtomicUsize = AtomicUsize::new(0);
+/// The path of each tracked map, by slot (never touched by the signal
+/// handler).
+static MAP_PATHS: Mutex<Vec<Option<PathBuf>>> = Mutex::new(Vec::new());
 
-/// Tracks `map` in a free slot, if there is one.
-fn register(map: &memmap2::Mmap) {
+/// Tracks `map` of the file at `path` in a free slot, if there is one.
+fn register(map: &memmap2::Mmap, path: &Path) {
     let start = map.as_ptr() as usize;
-    for (slot, end) in MAP_STARTS.iter().zip(&MAP_ENDS) {
+    for (i, (slot, end)) in MAP_STARTS.iter().zip(&MAP_ENDS).enumerate() {
         // A load first: most slots are taken when many logs are open.
         if slot.load(Ordering::Relaxed) == 0
             && slot
                 .compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
         {
+            {
+                let mut paths = MAP_PATHS.lock().unwrap_or_else(|e| e.into_inner());
+                if paths.len() <= i {
+                    paths.resize(i + 1, None);
+                }
+                paths[i] = Some(path.to_path_buf());
+            }
+            MAP_CHANGED[i].store(0, Ordering::Release);
             end.store(start + map.len(), Ordering::Release);
             return;
         }
@@ -216,11 +339,137 @@ fn register(map: &memmap2::Mmap) {
 /// Forgets `map` before it is unmapped.
 fn unregister(map: &memmap2::Mmap) {
     let start = map.as_ptr() as usize;
-    for (slot, end) in MAP_STARTS.iter().zip(&MAP_ENDS) {
+    for (i, (slot, end)) in MAP_STARTS.iter().zip(&MAP_ENDS).enumerate() {
         if slot.load(Ordering::Acquire) == start {
             end.store(0, Ordering::Release);
+            let seq = MAP_CHANGED[i].swap(0, Ordering::AcqRel);
+            let path = MAP_PATHS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_mut(i)
+                .and_then(Option::take);
+            if let (true, Some(path)) = (seq != 0, path) {
+                let mut gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
+                if gone.len() >= GONE_KEPT {
+                    gone.remove(0);
+                }
+                gone.push((seq, path));
+            }
             slot.store(0, Ordering::Release);
             return;
+        }
+    }
+}
+
+/// The `SIGBUS` guard of [`FileBytes::guard_truncation`]: with
+/// [`map_file`] and `release_pages`, the places the toolkit uses `unsafe`.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+mod guard {
+    use std::sync::OnceLock;
+    use std::sync::atomic::Ordering;
+
+    use super::{CHANGES, MAP_CHANGED, MAP_ENDS, MAP_STARTS};
+
+    /// The `SIGBUS` disposition before the guard's, set once the guard is
+    /// installed (whether it was is the `Some`'s value).
+    static PREVIOUS: OnceLock<Option<libc::sigaction>> = OnceLock::new();
+
+    /// Installs [`on_sigbus`] once; whether it is installed.
+    pub(super) fn install() -> bool {
+        PREVIOUS
+            .get_or_init(|| {
+                // SAFETY: `sigaction` only reads `action` and writes
+                // `previous`, both valid zero-initialised plain C structs;
+                // the handler makes only async-signal-safe calls.
+                unsafe {
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    let handler: extern "C" fn(
+                        libc::c_int,
+                        *mut libc::siginfo_t,
+                        *mut libc::c_void,
+                    ) = on_sigbus;
+                    action.sa_sigaction = handler as usize;
+                    action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    let mut previous: libc::sigaction = std::mem::zeroed();
+                    (libc::sigaction(libc::SIGBUS, &action, &mut previous) == 0).then_some(previous)
+                }
+            })
+            .is_some()
+    }
+
+    /// Replaces the pages of the tracked map holding `addr` with zeros and
+    /// marks it changed; false when no tracked map holds `addr` (or the
+    /// replacement failed). Async-signal-safe: atomics and one `mmap`.
+    fn replace_map_at(addr: usize) -> bool {
+        for (i, (start, end)) in MAP_STARTS.iter().zip(&MAP_ENDS).enumerate() {
+            let start = start.load(Ordering::Acquire);
+            let end = end.load(Ordering::Acquire);
+            if start == 0 || addr < start || addr >= end {
+                continue;
+            }
+            // SAFETY: [start, end) is a live read-only map of this module
+            // (a reader is touching it, so its `FileBytes` is borrowed and
+            // cannot be dropped meanwhile). MAP_FIXED replaces exactly
+            // those pages (the length is rounded up to a page, as the
+            // file's map was) with private zero-filled ones, which
+            // `munmap` on drop and MADV_DONTNEED handle as before.
+            let placed = unsafe {
+                libc::mmap(
+                    start as *mut libc::c_void,
+                    end - start,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if placed as usize != start {
+                return false;
+            }
+            let seq = CHANGES.fetch_add(1, Ordering::AcqRel) + 1;
+            MAP_CHANGED[i].store(seq, Ordering::Release);
+            return true;
+        }
+        false
+    }
+
+    /// The guard's `SIGBUS` handler (see `FileBytes::guard_truncation`).
+    extern "C" fn on_sigbus(
+        signal: libc::c_int,
+        info: *mut libc::siginfo_t,
+        context: *mut libc::c_void,
+    ) {
+        // SAFETY: the kernel passes a valid `siginfo_t` for a handler
+        // installed with SA_SIGINFO; for SIGBUS its address field is set.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        if replace_map_at(addr) {
+            return;
+        }
+        // Not a map of ours: the handler that was there before decides.
+        let previous = PREVIOUS.get().copied().flatten();
+        // SAFETY: the previous handler is called as it was installed
+        // (with SA_SIGINFO: three arguments, else one), with the
+        // arguments this handler got; SIG_DFL and SIG_IGN are put back
+        // with signal(2) (async-signal-safe), so that the access repeats
+        // and ends the process as it would have without the guard.
+        unsafe {
+            match previous {
+                Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
+                    if p.sa_flags & libc::SA_SIGINFO != 0 {
+                        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                            std::mem::transmute(p.sa_sigaction);
+                        f(signal, info, context);
+                    } else {
+                        let f: extern "C" fn(libc::c_int) = std::mem::transmute(p.sa_sigaction);
+                        f(signal);
+                    }
+                }
+                _ => {
+                    libc::signal(libc::SIGBUS, libc::SIG_DFL);
+                }
+            }
         }
     }
 }
@@ -522,6 +771,45 @@ mod tests {
         // could take the same address here).
         drop(maps);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_map_truncated_while_read_reads_zeros_and_is_marked_changed() {
+        assert!(FileBytes::guard_truncation());
+        let path = scratch("truncated");
+        std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
+        let map = FileBytes::open(&path).unwrap();
+        let mark = FileBytes::change_count();
+        let kept = scratch("kept");
+        std::fs::write(&kept, b"//kept").unwrap();
+        let other = FileBytes::open(&kept).unwrap();
+        assert_eq!(std::hint::black_box(&map[..])[0], 7);
+        assert!(!map.changed());
+        assert!(!FileBytes::changed_files().contains(&path));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
+        // Past the new end: without the guard, SIGBUS ends the process.
+        assert_eq!(std::hint::black_box(&map[..])[(1 << 20) - 1], 0);
+        assert!(map.changed());
+        // The whole map reads zeros now, also the page the file kept.
+        assert!(map.iter().all(|&b| b == 0));
+        assert!(FileBytes::changed_files().contains(&path));
+        // Other maps are untouched.
+        assert!(!other.changed());
+        assert_eq!(&other[..2], b"//");
+        assert!(FileBytes::changed_since(mark).contains(&path));
+        drop(map);
+        assert!(!FileBytes::changed_files().contains(&path));
+        // Work that dropped its map before checking still finds it.
+        assert!(FileBytes::changed_since(mark).contains(&path));
+        assert!(!FileBytes::changed_since(FileBytes::change_count()).contains(&path));
+        std::fs::remove_file(&path).unwrap();
+        std::fs::remove_file(&kept).unwrap();
     }
 
     #[test]

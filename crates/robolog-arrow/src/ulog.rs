@@ -67,6 +67,9 @@ pub(crate) fn batches(
     }
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(sources.len());
     for src in sources {
+        // Each column is a pass over the samples: a program embedding
+        // the reader may stop between them.
+        logcore::interrupt::check();
         let col: ArrayRef = match src {
             Source::LogTime => {
                 Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter_values(

@@ -227,6 +227,8 @@ pub(crate) fn of_batches(
     }
     let (mut blocks, slots) = empty(&dtypes, rows)?;
     for (c, slot) in slots.iter().enumerate() {
+        // Ctrl-C between columns (a copy of one column's values).
+        crate::interrupt::poll();
         let mut at = slot.start;
         for b in batches {
             let array = b.column(c);

@@ -12,8 +12,12 @@
 //!   subclass it names (`FileNotFoundError`, `PermissionError`, ...).
 //! - A panic caught in the library (a bug) becomes a `RuntimeError`, never
 //!   a crash.
+//! - A file truncated or overwritten while it was read (its memory map
+//!   replaced by zeros, see `lib.rs`) becomes `OSError("FILE changed while
+//!   being read (truncated or overwritten)")`, whatever the call read.
 
 use std::any::Any;
+use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::{PyKeyError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -74,6 +78,55 @@ pub(crate) enum Failure {
     Missing(String),
     /// A panic in the library: a bug, reported as a `RuntimeError`.
     Panic(String),
+    /// The file was truncated or overwritten while it was read: what was
+    /// read is not the file's (`OSError` naming it).
+    Changed(PathBuf),
+    /// A signal handler raised during the call (`KeyboardInterrupt`, see
+    /// `interrupt`): raised as it is.
+    Interrupted(PyErr),
+    /// Work of a call that was interrupted (on another of its threads, or
+    /// earlier): the call's outermost [`guarded`] raises the handler's
+    /// exception instead; else `KeyboardInterrupt`.
+    Stopped,
+}
+
+/// A file at or under `root` (a log, or a bag's folder) whose memory map
+/// was replaced by zeros because it changed while it was read; `None`
+/// (without a lock) while no file ever changed.
+pub(crate) fn changed_under(root: &Path) -> Option<PathBuf> {
+    logcore::FileBytes::changed_files()
+        .into_iter()
+        .find(|f| f.starts_with(root))
+}
+
+/// `r`, unless a file at or under `root` changed while it was read: then
+/// [`Failure::Changed`] naming it, whatever `r` was (bytes read from a
+/// changed file are zeros, so neither a result nor an error of them is
+/// about the file).
+pub(crate) fn unless_changed<T>(root: Option<&Path>, r: Result<T, Failure>) -> Result<T, Failure> {
+    match root.and_then(changed_under) {
+        Some(f) => Err(Failure::Changed(f)),
+        None => r,
+    }
+}
+
+/// Runs `f`, work that opens the files at or under `roots` and may drop
+/// them before it returns (a check, a conversion, a query); then, when one
+/// of them changed while `f` read it, [`Failure::Changed`] naming it,
+/// whatever `f` returned.
+pub(crate) fn changed_during<T>(
+    roots: &[&Path],
+    f: impl FnOnce() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let mark = logcore::FileBytes::change_count();
+    let r = f();
+    let changed = logcore::FileBytes::changed_since(mark)
+        .into_iter()
+        .find(|f| roots.iter().any(|root| f.starts_with(root)));
+    match changed {
+        Some(f) => Err(Failure::Changed(f)),
+        None => r,
+    }
 }
 
 impl From<logcore::Error> for Failure {
@@ -105,6 +158,12 @@ impl Failure {
             }
             Failure::Table(e) => PyRuntimeError::new_err(format!("robolog: {e}")),
             Failure::Missing(what) => PyKeyError::new_err(what),
+            Failure::Interrupted(e) => e,
+            Failure::Stopped => pyo3::exceptions::PyKeyboardInterrupt::new_err(()),
+            Failure::Changed(file) => PyOSError::new_err(format!(
+                "{} changed while being read (truncated or overwritten)",
+                file.display()
+            )),
             Failure::Panic(what) => PyRuntimeError::new_err(format!(
                 "robolog: internal error (a bug; please report it with the file): {what}"
             )),
@@ -114,12 +173,45 @@ impl Failure {
 
 /// Runs `f`, turning a panic into [`Failure::Panic`]: a bug in the
 /// library must not unwind into Python (pyo3 would raise its
-/// `PanicException`, which `except Exception` does not catch).
+/// `PanicException`, which `except Exception` does not catch). The
+/// unwinding of an interrupt ([`crate::interrupt::poll`]) becomes
+/// [`Failure::Interrupted`] (or [`Failure::Stopped`] inside a call's
+/// outermost `guarded`, which then gives the handler's exception, whatever
+/// `f` returned); that of [`crate::interrupt::before_commit`]
+/// [`Failure::Changed`].
 pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => Err(Failure::Panic(panic_text(payload.as_ref()))),
+    let (r, own) =
+        crate::interrupt::as_call(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    let r = r.unwrap_or_else(|payload| Err(unwound(payload)));
+    let Some(stop) = own else {
+        return r;
+    };
+    if let Some(e) = stop.take() {
+        return Err(Failure::Interrupted(e));
     }
+    if stop.is_set() || matches!(r, Err(Failure::Stopped)) {
+        // Interrupted, the exception taken already: Ctrl-C.
+        return Err(Failure::Interrupted(
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(()),
+        ));
+    }
+    r
+}
+
+/// The failure of work that unwound with `payload`.
+fn unwound(payload: Box<dyn Any + Send>) -> Failure {
+    let payload = match payload.downcast::<crate::interrupt::Interrupted>() {
+        Ok(i) => return Failure::Interrupted(i.0),
+        Err(p) => p,
+    };
+    let payload = match payload.downcast::<crate::interrupt::Changed>() {
+        Ok(c) => return Failure::Changed(c.0),
+        Err(p) => p,
+    };
+    if payload.is::<crate::interrupt::Stopped>() {
+        return Failure::Stopped;
+    }
+    Failure::Panic(panic_text(payload.as_ref()))
 }
 
 /// The message of a panic's payload.

@@ -19,6 +19,7 @@ use ulogfile::{BasicType, Column, FlatField, Samples, Subscription};
 use crate::blocks::{self, Block, ColumnMut};
 use crate::cores::{on_cores, stopped};
 use crate::errors::Failure;
+use crate::interrupt;
 use crate::log::unknown_topic;
 use crate::source::Shared;
 use crate::table::{Query, Table};
@@ -188,6 +189,7 @@ pub(crate) fn build_flat(shared: &Shared, q: &Query) -> Result<Table, Failure> {
     let (times, mut per_sub): (Vec<Vec<u64>>, Vec<Vec<Option<Column>>>) = subs
         .iter()
         .map(|s| {
+            interrupt::poll();
             if needs_values {
                 let (t, cols) = s.timestamps_and_columns();
                 (t, cols.into_iter().map(|(_, c)| Some(c)).collect())
@@ -202,6 +204,7 @@ pub(crate) fn build_flat(shared: &Shared, q: &Query) -> Result<Table, Failure> {
     let mut arrow_fields = Vec::with_capacity(wanted.len());
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(wanted.len());
     for (at, col) in wanted.iter().enumerate() {
+        interrupt::poll();
         if col == LOG_TIME {
             let values: Vec<i64> = match &order {
                 Rows::All => times[0].iter().map(|&t| ns(t)).collect(),

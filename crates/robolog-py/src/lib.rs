@@ -10,6 +10,8 @@
 //! - `flat`: ULog topics with pyulog's columns (`flatten=True`), as a
 //!   table or as pandas' blocks read straight from the samples;
 //! - `cores`: work spread over the machine's cores;
+//! - `interrupt`: Ctrl-C during a long call (KeyboardInterrupt, no output
+//!   left);
 //! - `source`: the opened log shared by those objects;
 //! - `tools`: `robolog.check`, `robolog.convert`, `robolog.export`, the
 //!   command-line tool's jobs;
@@ -21,11 +23,20 @@
 //!   library's errors, panics kept from Python.
 //!
 //! Every call that reads or decodes runs without the GIL.
+//!
+//! Logs are read through memory maps. Loading the module installs
+//! logcore's `SIGBUS` guard ([`logcore::FileBytes::guard_truncation`]): a
+//! file truncated or rewritten while it is read turns its map into zeros
+//! instead of killing the interpreter, and each call that read it raises
+//! `OSError` naming the file when its work ends ([`errors::changed_under`]);
+//! a call writing an output checks before putting it in place, and drops
+//! it when its input changed ([`interrupt::before_commit`]).
 
 mod blocks;
 mod cores;
 mod errors;
 mod flat;
+mod interrupt;
 mod log;
 mod messages;
 mod source;
@@ -40,6 +51,10 @@ use pyo3::prelude::*;
 /// The native module of the `robolog` package.
 #[pymodule]
 fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    logcore::FileBytes::guard_truncation();
+    interrupt::set_main_thread();
+    logcore::interrupt::set_hook(interrupt::poll);
+    logcore::interrupt::set_commit_hook(interrupt::before_commit);
     m.add_function(wrap_pyfunction!(log::open, m)?)?;
     m.add_class::<log::Log>()?;
     m.add_class::<log::Channel>()?;

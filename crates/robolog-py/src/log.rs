@@ -140,7 +140,9 @@ impl Log {
         let shared = self.shared()?;
         let for_scan = Arc::clone(&shared);
         let built = py.detach(move || guarded(|| build_table(&for_scan, &q, flatten)));
-        built.map_err(|e| e.into_py(py, shared.path.as_deref()))
+        shared
+            .unless_changed(built)
+            .map_err(|e| e.into_py(py, shared.path.as_deref()))
     }
 
     /// The pandas DataFrame of the table `q` asks for (pyarrow's, or of
@@ -170,7 +172,9 @@ impl Log {
         }
         let for_scan = Arc::clone(&shared);
         let made = py.detach(move || guarded(|| flat::frame_blocks(&for_scan, &q)));
-        let made = made.map_err(|e| e.into_py(py, shared.path.as_deref()))?;
+        let made = shared
+            .unless_changed(made)
+            .map_err(|e| e.into_py(py, shared.path.as_deref()))?;
         let Some((names, rows, made)) = made else {
             return Ok(None);
         };
@@ -554,7 +558,9 @@ impl Log {
                         .collect::<Vec<_>>())
                 })
             });
-            let made = made.map_err(|e| e.into_py(py, path))?;
+            let made = shared
+                .unless_changed(made)
+                .map_err(|e| e.into_py(py, path))?;
             let mut part_keys = Vec::new();
             let mut parts = Vec::new();
             let mut from_tables = Vec::new();
@@ -586,15 +592,26 @@ impl Log {
         }
         let for_scan = Arc::clone(&shared);
         let made = py.detach(|| {
-            on_cores(
-                keys.iter().map(String::as_str).collect(),
-                |k| weight(&for_scan, k),
-                |k| guarded(|| build_table(&for_scan, &Query::new(k, None, start, end), flatten)),
-            )
+            guarded(|| {
+                let made = on_cores(
+                    keys.iter().map(String::as_str).collect(),
+                    |k| weight(&for_scan, k),
+                    |k| {
+                        guarded(|| {
+                            build_table(&for_scan, &Query::new(k, None, start, end), flatten)
+                        })
+                    },
+                );
+                made.into_iter()
+                    .map(|t| t.unwrap_or_else(|| Err(stopped())))
+                    .collect::<Result<Vec<Table>, Failure>>()
+            })
         });
+        let made = shared
+            .unless_changed(made)
+            .map_err(|e| e.into_py(py, path))?;
         for (key, t) in keys.iter().zip(made) {
-            let t = t.unwrap_or_else(|| Err(stopped()));
-            let t = Bound::new(py, t.map_err(|e| e.into_py(py, path))?)?;
+            let t = Bound::new(py, t)?;
             out.set_item(key, table::frames(py, "to_pandas", t.into_any())?)?;
         }
         Ok(out)

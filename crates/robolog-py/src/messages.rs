@@ -135,7 +135,7 @@ impl Messages {
 /// The reading thread: every message through `filter`, then the end (or
 /// the failure).
 fn work(shared: &Shared, filter: &MessageFilter, raw: bool, tx: &SyncSender<Chunk>) {
-    let last = match guarded(|| read(shared, filter, raw, tx)) {
+    let last = match shared.unless_changed(guarded(|| read(shared, filter, raw, tx))) {
         Ok(()) => Chunk::End,
         Err(f) => Chunk::Failed(f),
     };
@@ -188,6 +188,8 @@ fn read(
         });
         if chunk.len() >= CHUNK_MESSAGES || bytes >= CHUNK_BYTES {
             bytes = 0;
+            // A chunk read from a file changed meanwhile is not handed over.
+            shared.unless_changed(Ok(()))?;
             if tx
                 .send(Chunk::Messages(std::mem::take(&mut chunk)))
                 .is_err()
@@ -196,6 +198,7 @@ fn read(
             }
         }
     }
+    shared.unless_changed(Ok(()))?;
     if !chunk.is_empty() && tx.send(Chunk::Messages(chunk)).is_err() {
         return Ok(());
     }

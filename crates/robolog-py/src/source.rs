@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use logcore::{LogReader, Summary};
 use robolog::{Limits, OpenOptions};
 
-use crate::errors::{Failure, guarded};
+use crate::errors::{Failure, guarded, unless_changed};
 
 /// The library's log over bytes of its own (the name `self_cell` needs
 /// for the type it builds).
@@ -60,7 +60,8 @@ impl Shared {
             let options = OpenOptions::new().limits(limits);
             let (opened, path) = match input {
                 Input::Path(p) => {
-                    let log = options.open(&p)?;
+                    let log =
+                        unless_changed(Some(p.as_path()), options.open(&p).map_err(Failure::from))?;
                     (Opened::File(Box::new(log)), Some(p.display().to_string()))
                 }
                 Input::Bytes(b) => {
@@ -87,13 +88,21 @@ impl Shared {
                 }
                 (summary, problems)
             };
-            Ok(Arc::new(Shared {
+            let shared = Shared {
                 opened,
                 path,
                 summary,
                 problems: Mutex::new(problems),
-            }))
+            };
+            shared.unless_changed(Ok(()))?;
+            Ok(Arc::new(shared))
         })
+    }
+
+    /// `r`, unless a file of this log changed while it was read (see
+    /// [`unless_changed`]): every call that read the log ends with it.
+    pub(crate) fn unless_changed<T>(&self, r: Result<T, Failure>) -> Result<T, Failure> {
+        unless_changed(self.path.as_deref().map(std::path::Path::new), r)
     }
 
     /// The library's log.

@@ -16,7 +16,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use robolog_sql::LogSet;
 
-use crate::errors::{Failure, FormatError, QueryError, format_error, guarded, io_error, log_error};
+use crate::errors::{
+    Failure, FormatError, QueryError, changed_during, format_error, guarded, io_error, log_error,
+};
 use crate::log::limits;
 use crate::table::Table;
 
@@ -99,6 +101,16 @@ struct Answer {
     problems: Vec<String>,
 }
 
+/// Stops a task of the runtime when dropped (an interrupt unwinding out of
+/// the wait for it).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Answers `query` over the logs under `paths` (the work of robolog.sql,
 /// done without the GIL).
 fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Answer, SqlFailure> {
@@ -116,9 +128,28 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
         .block_on(session.sql_with_options(query, robolog_sql::read_only_options()))
         .map_err(|e| SqlFailure::of(&e))?;
     let schema = Arc::new(df.schema().as_arrow().clone());
-    let batches = runtime
-        .block_on(df.collect())
-        .map_err(|e| SqlFailure::of(&e))?;
+    // Run on the runtime's threads while this one looks for Ctrl-C: a
+    // query may run for long without producing a batch (an aggregate over
+    // `generate_series`). An interrupt drops the task, which stops the
+    // query.
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let task = runtime.spawn(async move {
+        let _ = tx.send(df.collect().await);
+    });
+    let aborting = AbortOnDrop(task);
+    let batches = loop {
+        match rx.recv_timeout(crate::interrupt::EVERY) {
+            Ok(r) => break r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => crate::interrupt::poll(),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(SqlFailure::Other(Failure::Panic(
+                    "the query's task stopped".into(),
+                )));
+            }
+        }
+    };
+    drop(aborting);
+    let batches = batches.map_err(|e| SqlFailure::of(&e))?;
     let mut problems: Vec<String> = set
         .open_warnings()
         .iter()
@@ -160,9 +191,11 @@ pub(crate) fn sql(
             "robolog.sql needs at least one log or folder of logs",
         ));
     }
-    let answered = py
-        .detach(|| guarded(|| Ok(answer(&query, &paths, limits))))
-        .map_err(|f| f.into_py(py, None))?;
+    let roots: Vec<&std::path::Path> = paths.iter().map(PathBuf::as_path).collect();
+    let answered = changed_during(&roots, || {
+        py.detach(|| guarded(|| Ok(answer(&query, &paths, limits))))
+    })
+    .map_err(|f| f.into_py(py, None))?;
     let a = answered.map_err(|f| f.into_py(py))?;
     Ok(Table::new(
         "sql".into(),

@@ -15,7 +15,8 @@ use pyo3::types::PyCapsule;
 use robolog_arrow::{ScanOptions, TableNames, scan, table_in};
 
 use crate::blocks::{self, PandasBlock};
-use crate::errors::Failure;
+use crate::errors::{Failure, guarded};
+use crate::interrupt;
 use crate::log::unknown_topic;
 use crate::source::Shared;
 
@@ -113,10 +114,14 @@ pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
     if let Some(first) = &read.first_undecoded {
         let n = read.undecoded;
         let problem = format!(
-            "table {name}: {n} message{} could not be decoded and {} rows of null message \
-             columns; the first at byte {}: {}",
+            "table {name}: {n} message{} could not be decoded ({}: null message columns); \
+             the first at byte {}: {}",
             if n == 1 { "" } else { "s" },
-            if n == 1 { "is" } else { "are" },
+            if n == 1 {
+                "its row has"
+            } else {
+                "their rows have"
+            },
             first.offset,
             first.reason
         );
@@ -201,6 +206,8 @@ fn read_in_parts(
         let mut reader = scan(log, table, o)?;
         let mut batches = Vec::new();
         for b in reader.by_ref() {
+            // Ctrl-C between batches (each of a few thousand rows).
+            interrupt::poll();
             batches.push(b?);
         }
         let skipped_at: BTreeSet<u64> = reader.skipped_offsets().iter().copied().collect();
@@ -218,8 +225,30 @@ fn read_in_parts(
         [] => vec![one(opts)],
         [only] => vec![one(only)],
         [first, rest @ ..] => std::thread::scope(|s| {
-            let others: Vec<_> = rest.iter().map(|o| s.spawn(move || one(o))).collect();
-            let mut reads = vec![one(first)];
+            // The other parts stop at their next poll once the call is
+            // interrupted (this thread's `guarded` made its stop).
+            let stop = interrupt::current();
+            let others: Vec<_> = rest
+                .iter()
+                .map(|o| {
+                    let stop = stop.clone();
+                    s.spawn(move || interrupt::carrying(stop, || guarded(|| one(o))))
+                })
+                .collect();
+            let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(first)));
+            let own = match own {
+                Ok(own) => own,
+                Err(payload) => {
+                    if let Some(stop) = &stop {
+                        stop.halt();
+                    }
+                    for h in others {
+                        let _ = h.join();
+                    }
+                    std::panic::resume_unwind(payload)
+                }
+            };
+            let mut reads = vec![own];
             for h in others {
                 reads.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
             }
@@ -385,7 +414,9 @@ impl Table {
         if rows == 0 || self.schema.fields().is_empty() {
             return Ok(None);
         }
-        let made = py.detach(|| blocks::of_batches(&self.schema, &self.batches, rows));
+        let made = py
+            .detach(|| guarded(|| Ok(blocks::of_batches(&self.schema, &self.batches, rows))))
+            .map_err(|e| e.into_py(py, None))?;
         let Some(made) = made else {
             return Ok(None);
         };
@@ -421,6 +452,7 @@ pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
     let schema = Arc::new(flatten_schema(&t.schema, usize::MAX).map_err(arrow_failure)?);
     let mut batches = Vec::with_capacity(t.batches.len());
     for b in &t.batches {
+        interrupt::poll();
         let (_, arrays) =
             flatten_columns(t.schema.fields(), b.columns(), usize::MAX).map_err(arrow_failure)?;
         let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));

@@ -11,7 +11,8 @@ use pyo3::prelude::*;
 use robolog::convert::{ConvertFileError, ConvertOptions, convert_file};
 use robolog::export::{Csv, ExportError, ExportOptions, export_tables, ulog2csv};
 
-use crate::errors::{Failure, guarded, io_error};
+use crate::errors::{Failure, changed_during, guarded, io_error};
+use crate::interrupt;
 use crate::log::limits;
 
 /// Runs `f` without the GIL, a panic kept from Python.
@@ -56,9 +57,11 @@ pub(crate) fn check(
         limits: limits(max_chunk_size, max_nesting)?,
     };
     let file = path.display().to_string();
-    let checked = run(py, || robolog::check_path(&path, &opts))
-        .map_err(|f| f.into_py(py, Some(&file)))?
-        .map_err(|e| Failure::Log(e).into_py(py, Some(&file)))?;
+    let checked = changed_during(&[path.as_path()], || {
+        run(py, || robolog::check_path(&path, &opts))
+    })
+    .map_err(|f| f.into_py(py, Some(&file)))?
+    .map_err(|e| Failure::Log(e).into_py(py, Some(&file)))?;
     Ok((
         checked.passed(),
         checked.errors(),
@@ -119,28 +122,35 @@ pub(crate) fn convert(
     let limits = limits(max_chunk_size, max_nesting)?;
     let file = src.display().to_string();
     let out = dst.display().to_string();
-    let written = run(py, || {
-        let log = robolog::OpenOptions::new()
-            .limits(limits)
-            .open(&src)
-            .map_err(ConvertFileError::Convert)?;
-        if !opts.topics.is_empty() {
-            let known = robolog::convert::topics(&log).map_err(ConvertFileError::Convert)?;
-            if let Some(t) = opts.topics.iter().find(|t| !known.contains(t)) {
-                return Err(ConvertFileError::Convert(logcore::Error::InvalidArgument(
-                    format!("no topic {t} in {file}; its topics: {}", known.join(", ")),
-                )));
+    let written = changed_during(&[src.as_path()], || {
+        run(py, || {
+            let log = robolog::OpenOptions::new()
+                .limits(limits)
+                .open(&src)
+                .map_err(ConvertFileError::Convert)?;
+            if !opts.topics.is_empty() {
+                let known = robolog::convert::topics(&log).map_err(ConvertFileError::Convert)?;
+                if let Some(t) = opts.topics.iter().find(|t| !known.contains(t)) {
+                    return Err(ConvertFileError::Convert(logcore::Error::InvalidArgument(
+                        format!("no topic {t} in {file}; its topics: {}", known.join(", ")),
+                    )));
+                }
             }
-        }
-        convert_file(&log, &src, &dst, &opts, force, &mut |_| {})
-    })
-    .map_err(|f| f.into_py(py, Some(&file)))?;
+            interrupt::watching(&[src.as_path()], || {
+                convert_file(&log, &src, &dst, &opts, force, &mut |_| interrupt::poll())
+            })
+        })
+    });
+    let written = written.map_err(|f| f.into_py(py, Some(&file)))?;
     match written {
         Ok(s) => Ok((s.messages, s.channels, s.skipped, s.warnings)),
         Err(ConvertFileError::Convert(logcore::Error::InvalidArgument(what))) => {
             Err(PyKeyError::new_err(what))
         }
         Err(ConvertFileError::Convert(e)) => Err(Failure::Log(e).into_py(py, Some(&file))),
+        Err(ConvertFileError::Refused(r @ robolog::write::Refusal::NotABag { .. })) => {
+            Err(PyFileExistsError::new_err(r.to_string()))
+        }
         Err(ConvertFileError::Refused(r)) => Err(PyFileExistsError::new_err(format!(
             "{r}; not replaced (pass force=True to replace it)"
         ))),
@@ -177,18 +187,22 @@ pub(crate) fn export(
         opts.max_array_columns = n;
     }
     let file = src.display().to_string();
-    let exported = run(py, || {
-        let log = robolog::OpenOptions::new()
-            .limits(opts.limits)
-            .open(&src)
-            .map_err(ExportError::read(&src))?;
-        if log.as_ulog().is_some() {
-            ulog2csv(&log, &src, &dst, &opts, &mut |_| {})
-        } else {
-            export_tables(&log, &src, &dst, &opts, &Csv, &mut |_| {})
-        }
-    })
-    .map_err(|f| f.into_py(py, Some(&file)))?;
+    let exported = changed_during(&[src.as_path()], || {
+        run(py, || {
+            let log = robolog::OpenOptions::new()
+                .limits(opts.limits)
+                .open(&src)
+                .map_err(ExportError::read(&src))?;
+            interrupt::watching(&[src.as_path()], || {
+                if log.as_ulog().is_some() {
+                    ulog2csv(&log, &src, &dst, &opts, &mut |_| interrupt::poll())
+                } else {
+                    export_tables(&log, &src, &dst, &opts, &Csv, &mut |_| interrupt::poll())
+                }
+            })
+        })
+    });
+    let exported = exported.map_err(|f| f.into_py(py, Some(&file)))?;
     match exported {
         Ok(e) => {
             let tables = e

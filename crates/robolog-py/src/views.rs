@@ -57,6 +57,18 @@ fn str_dict<'py, 'a>(
     Ok(d)
 }
 
+/// What `read` gives, unless the log's file changed while it was read
+/// (truncated or rewritten: its map now reads as zeros, so what `read`
+/// gave is not the file's): then the OSError naming the file. Getters of
+/// the views read through it.
+fn unless_changed<T>(shared: &Shared, read: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    let read = read();
+    match shared.unless_changed(Ok(())) {
+        Ok(()) => read,
+        Err(f) => Err(Python::attach(|py| f.into_py(py, shared.path.as_deref()))),
+    }
+}
+
 /// What a PX4 ULog holds beside its topics, named as pyulog 1.3.0's
 /// `ULog` names it: msg_info_dict, msg_info_multiple_dict,
 /// initial_parameters, changed_parameters, get_default_parameters,
@@ -93,42 +105,46 @@ impl ULogView {
     /// The file format version of the header (int).
     #[getter]
     fn file_version(&self) -> PyResult<u8> {
-        Ok(self.ulog()?.header.version)
+        unless_changed(&self.shared, || Ok(self.ulog()?.header.version))
     }
 
     /// The header's timestamp: when logging started (int µs since boot).
     #[getter]
     fn start_timestamp(&self) -> PyResult<u64> {
-        Ok(self.ulog()?.header.timestamp)
+        unless_changed(&self.shared, || Ok(self.ulog()?.header.timestamp))
     }
 
     /// The largest timestamp of the data messages (int µs), the header's
     /// for a log without data.
     #[getter]
     fn last_timestamp(&self) -> PyResult<u64> {
-        Ok(self.ulog()?.last_timestamp)
+        unless_changed(&self.shared, || Ok(self.ulog()?.last_timestamp))
     }
 
     /// The info messages ('I') as a dict of key to value (str, int, float,
     /// bool, bytes); the last message of a key wins.
     #[getter]
     fn msg_info_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, info) in &self.ulog()?.info {
-            d.set_item(k, info_value(py, &info.value)?)?;
-        }
-        Ok(d)
+        unless_changed(&self.shared, || {
+            let d = PyDict::new(py);
+            for (k, info) in &self.ulog()?.info {
+                d.set_item(k, info_value(py, &info.value)?)?;
+            }
+            Ok(d)
+        })
     }
 
     /// The declared type of each info message (`char[12]`, `uint32_t`),
     /// a dict of key to str.
     #[getter]
     fn msg_info_dict_types<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, info) in &self.ulog()?.info {
-            d.set_item(k, &info.type_str)?;
-        }
-        Ok(d)
+        unless_changed(&self.shared, || {
+            let d = PyDict::new(py);
+            for (k, info) in &self.ulog()?.info {
+                d.set_item(k, &info.type_str)?;
+            }
+            Ok(d)
+        })
     }
 
     /// The multiple info messages ('M') as a dict of key to a list of
@@ -136,40 +152,46 @@ impl ULogView {
     /// continuations).
     #[getter]
     fn msg_info_multiple_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, multi) in &self.ulog()?.multi_info {
-            let groups = PyList::empty(py);
-            for g in &multi.groups {
-                let group = PyList::empty(py);
-                for v in g {
-                    group.append(info_value(py, v)?)?;
+        unless_changed(&self.shared, || {
+            let d = PyDict::new(py);
+            for (k, multi) in &self.ulog()?.multi_info {
+                let groups = PyList::empty(py);
+                for g in &multi.groups {
+                    let group = PyList::empty(py);
+                    for v in g {
+                        group.append(info_value(py, v)?)?;
+                    }
+                    groups.append(group)?;
                 }
-                groups.append(group)?;
+                d.set_item(k, groups)?;
             }
-            d.set_item(k, groups)?;
-        }
-        Ok(d)
+            Ok(d)
+        })
     }
 
     /// The declared type of each multiple info key, a dict of key to str.
     #[getter]
     fn msg_info_multiple_dict_types<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, multi) in &self.ulog()?.multi_info {
-            d.set_item(k, &multi.type_str)?;
-        }
-        Ok(d)
+        unless_changed(&self.shared, || {
+            let d = PyDict::new(py);
+            for (k, multi) in &self.ulog()?.multi_info {
+                d.set_item(k, &multi.type_str)?;
+            }
+            Ok(d)
+        })
     }
 
     /// The parameters of the definitions section: a dict of name to value
     /// (int or float).
     #[getter]
     fn initial_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in &self.ulog()?.initial_parameters {
-            d.set_item(k.as_ref(), info_value(py, v)?)?;
-        }
-        Ok(d)
+        unless_changed(&self.shared, || {
+            let d = PyDict::new(py);
+            for (k, v) in &self.ulog()?.initial_parameters {
+                d.set_item(k.as_ref(), info_value(py, v)?)?;
+            }
+            Ok(d)
+        })
     }
 
     /// The parameter changes of the data section, in file order: a list
@@ -177,25 +199,27 @@ impl ULogView {
     /// timestamp before the change (int µs).
     #[getter]
     fn changed_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let out = PyList::empty(py);
-        for c in &self.ulog()?.changed_parameters {
-            let item = PyTuple::new(
-                py,
-                [
-                    c.timestamp.into_pyobject(py)?.into_any(),
-                    c.name.as_ref().into_pyobject(py)?.into_any(),
-                    info_value(py, &c.value)?,
-                ],
-            )?;
-            out.append(item)?;
-        }
-        Ok(out)
+        unless_changed(&self.shared, || {
+            let out = PyList::empty(py);
+            for c in &self.ulog()?.changed_parameters {
+                let item = PyTuple::new(
+                    py,
+                    [
+                        c.timestamp.into_pyobject(py)?.into_any(),
+                        c.name.as_ref().into_pyobject(py)?.into_any(),
+                        info_value(py, &c.value)?,
+                    ],
+                )?;
+                out.append(item)?;
+            }
+            Ok(out)
+        })
     }
 
     /// Whether the flag bits say the log stores parameter defaults.
     #[getter]
     fn has_default_parameters(&self) -> PyResult<bool> {
-        Ok(self.ulog()?.has_default_parameters())
+        unless_changed(&self.shared, || Ok(self.ulog()?.has_default_parameters()))
     }
 
     /// Every parameter default ('Q') of the log: a dict of default type
@@ -203,11 +227,13 @@ impl ULogView {
     /// name to value. Empty when the log stores none.
     #[getter(default_parameters)]
     fn all_default_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (ty, params) in &self.ulog()?.default_parameters {
-            d.set_item(ty, params_dict(py, params)?)?;
-        }
-        Ok(d)
+        unless_changed(&self.shared, || {
+            let d = PyDict::new(py);
+            for (ty, params) in &self.ulog()?.default_parameters {
+                d.set_item(ty, params_dict(py, params)?)?;
+            }
+            Ok(d)
+        })
     }
 
     /// The parameter defaults of one type (0: system, 1: current setup)
@@ -219,100 +245,116 @@ impl ULogView {
         py: Python<'py>,
         default_type: u8,
     ) -> PyResult<Bound<'py, PyDict>> {
-        match self.ulog()?.default_parameters.get(&default_type) {
-            Some(params) => params_dict(py, params),
-            None => Ok(PyDict::new(py)),
-        }
+        unless_changed(&self.shared, || {
+            match self.ulog()?.default_parameters.get(&default_type) {
+                Some(params) => params_dict(py, params),
+                None => Ok(PyDict::new(py)),
+            }
+        })
     }
 
     /// The logged strings ('L') in file order, as a list of LoggedMessage.
     #[getter]
     fn logged_messages(&self) -> PyResult<Vec<LoggedMessage>> {
-        Ok(self
-            .ulog()?
-            .logged_messages
-            .iter()
-            .map(LoggedMessage::of)
-            .collect())
+        unless_changed(&self.shared, || {
+            Ok(self
+                .ulog()?
+                .logged_messages
+                .iter()
+                .map(LoggedMessage::of)
+                .collect())
+        })
     }
 
     /// The tagged logged strings ('C'): a dict of tag (int) to the list of
     /// its LoggedMessage, in file order.
     #[getter]
     fn logged_messages_tagged<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let mut by_tag: BTreeMap<u16, Vec<LoggedMessage>> = BTreeMap::new();
-        let mut order: Vec<u16> = Vec::new();
-        for m in &self.ulog()?.tagged_messages {
-            let tag = m.tag.unwrap_or(0);
-            if !by_tag.contains_key(&tag) {
-                order.push(tag);
+        unless_changed(&self.shared, || {
+            let mut by_tag: BTreeMap<u16, Vec<LoggedMessage>> = BTreeMap::new();
+            let mut order: Vec<u16> = Vec::new();
+            for m in &self.ulog()?.tagged_messages {
+                let tag = m.tag.unwrap_or(0);
+                if !by_tag.contains_key(&tag) {
+                    order.push(tag);
+                }
+                by_tag.entry(tag).or_default().push(LoggedMessage::of(m));
             }
-            by_tag.entry(tag).or_default().push(LoggedMessage::of(m));
-        }
-        let d = PyDict::new(py);
-        for tag in order {
-            d.set_item(tag, by_tag.remove(&tag).unwrap_or_default())?;
-        }
-        Ok(d)
+            let d = PyDict::new(py);
+            for tag in order {
+                d.set_item(tag, by_tag.remove(&tag).unwrap_or_default())?;
+            }
+            Ok(d)
+        })
     }
 
     /// The dropouts ('O'): data the logger lost, as a list of Dropout.
     #[getter]
     fn dropouts(&self) -> PyResult<Vec<Dropout>> {
-        Ok(self
-            .ulog()?
-            .dropouts
-            .iter()
-            .map(|d| Dropout {
-                timestamp: d.timestamp,
-                duration: d.duration_ms,
-            })
-            .collect())
+        unless_changed(&self.shared, || {
+            Ok(self
+                .ulog()?
+                .dropouts
+                .iter()
+                .map(|d| Dropout {
+                    timestamp: d.timestamp,
+                    duration: d.duration_ms,
+                })
+                .collect())
+        })
     }
 
     /// Whether damage was found while reading the log (pyulog's
     /// file_corruption); Log.problems says what and where.
     #[getter]
     fn file_corruption(&self) -> PyResult<bool> {
-        Ok(self.ulog()?.corrupt)
+        unless_changed(&self.shared, || Ok(self.ulog()?.corrupt))
     }
 
     /// Whether the flag bits say data was appended to the log.
     #[getter]
     fn has_data_appended(&self) -> PyResult<bool> {
-        Ok(self.ulog()?.flag_bits.is_some_and(|f| f.data_appended()))
+        unless_changed(&self.shared, || {
+            Ok(self.ulog()?.flag_bits.is_some_and(|f| f.data_appended()))
+        })
     }
 
     /// The compat flags of the flag bits message, a list of 8 ints (all 0
     /// for a log without one).
     #[getter]
     fn compat_flags(&self) -> PyResult<Vec<u32>> {
-        let flags = self.ulog()?.flag_bits.map_or([0; 8], |f| f.compat_flags);
-        Ok(flags.into_iter().map(u32::from).collect())
+        unless_changed(&self.shared, || {
+            let flags = self.ulog()?.flag_bits.map_or([0; 8], |f| f.compat_flags);
+            Ok(flags.into_iter().map(u32::from).collect())
+        })
     }
 
     /// The incompat flags of the flag bits message, a list of 8 ints.
     #[getter]
     fn incompat_flags(&self) -> PyResult<Vec<u32>> {
-        let flags = self.ulog()?.flag_bits.map_or([0; 8], |f| f.incompat_flags);
-        Ok(flags.into_iter().map(u32::from).collect())
+        unless_changed(&self.shared, || {
+            let flags = self.ulog()?.flag_bits.map_or([0; 8], |f| f.incompat_flags);
+            Ok(flags.into_iter().map(u32::from).collect())
+        })
     }
 
     /// The number of sync messages ('S').
     #[getter]
     fn sync_count(&self) -> PyResult<usize> {
-        Ok(self.ulog()?.sync_count)
+        unless_changed(&self.shared, || Ok(self.ulog()?.sync_count))
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let u = self.ulog()?;
-        Ok(format!(
-            "<robolog.ULogView: {} info, {} parameters, {} logged messages, {} dropouts>",
-            u.info.len(),
-            u.initial_parameters.len(),
-            u.logged_messages.len(),
-            u.dropouts.len()
-        ))
+        unless_changed(&self.shared, || {
+            let u = self.ulog()?;
+            Ok(format!(
+                "<robolog.ULogView: {} info, {} parameters, {} logged messages, {} dropouts>",
+                u.info.len(),
+                u.initial_parameters.len(),
+                u.logged_messages.len(),
+                u.dropouts.len()
+            ))
+        })
     }
 }
 
@@ -433,62 +475,68 @@ impl BagView {
     /// The bag's version: "2.0" or "1.2".
     #[getter]
     fn version(&self) -> PyResult<String> {
-        Ok(self.bag()?.version().to_string())
+        unless_changed(&self.shared, || Ok(self.bag()?.version().to_string()))
     }
 
     /// Whether the bag's stored index was read (False: the bag was
     /// scanned, its index missing or damaged).
     #[getter]
     fn indexed(&self) -> PyResult<bool> {
-        Ok(matches!(
-            self.bag()?.index_source(),
-            rosbag12::IndexSource::Stored
-        ))
+        unless_changed(&self.shared, || {
+            Ok(matches!(
+                self.bag()?.index_source(),
+                rosbag12::IndexSource::Stored
+            ))
+        })
     }
 
     /// The number of chunks.
     #[getter]
     fn chunk_count(&self) -> PyResult<usize> {
-        Ok(self.bag()?.chunk_infos().len())
+        unless_changed(&self.shared, || Ok(self.bag()?.chunk_infos().len()))
     }
 
     /// The connections in the order of their ids, as a list of
     /// BagConnection.
     #[getter]
     fn connections<'py>(&self, py: Python<'py>) -> PyResult<Vec<BagConnection>> {
-        let bag = self.bag()?;
-        let counts = bag.message_counts();
-        bag.connections()
-            .iter()
-            .map(|c| {
-                let header = PyDict::new(py);
-                for (k, v) in &c.header {
-                    header.set_item(k, PyBytes::new(py, v))?;
-                }
-                Ok(BagConnection {
-                    id: c.id,
-                    topic: c.topic.clone(),
-                    type_name: c.type_name.clone(),
-                    md5sum: c.md5sum.clone(),
-                    message_definition: c.message_definition.clone(),
-                    callerid: c.callerid.clone(),
-                    latching: c.latching,
-                    header: header.unbind(),
-                    offset: c.offset,
-                    message_count: counts.get(&c.id).copied().unwrap_or(0),
+        unless_changed(&self.shared, || {
+            let bag = self.bag()?;
+            let counts = bag.message_counts();
+            bag.connections()
+                .iter()
+                .map(|c| {
+                    let header = PyDict::new(py);
+                    for (k, v) in &c.header {
+                        header.set_item(k, PyBytes::new(py, v))?;
+                    }
+                    Ok(BagConnection {
+                        id: c.id,
+                        topic: c.topic.clone(),
+                        type_name: c.type_name.clone(),
+                        md5sum: c.md5sum.clone(),
+                        message_definition: c.message_definition.clone(),
+                        callerid: c.callerid.clone(),
+                        latching: c.latching,
+                        header: header.unbind(),
+                        offset: c.offset,
+                        message_count: counts.get(&c.id).copied().unwrap_or(0),
+                    })
                 })
-            })
-            .collect()
+                .collect()
+        })
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let b = self.bag()?;
-        Ok(format!(
-            "<robolog.BagView {}: {} connections, {} chunks>",
-            b.version(),
-            b.connections().len(),
-            b.chunk_infos().len()
-        ))
+        unless_changed(&self.shared, || {
+            let b = self.bag()?;
+            Ok(format!(
+                "<robolog.BagView {}: {} connections, {} chunks>",
+                b.version(),
+                b.connections().len(),
+                b.chunk_infos().len()
+            ))
+        })
     }
 }
 
@@ -578,10 +626,11 @@ impl McapView {
         let shared = Arc::clone(&self.shared);
         let path = shared.path.clone();
         py.detach(move || {
-            guarded(|| match shared.log().as_mcap() {
+            let r = guarded(|| match shared.log().as_mcap() {
                 Some(m) => f(m, &shared),
                 None => Err(Failure::Missing("the log is no MCAP file".into())),
-            })
+            });
+            shared.unless_changed(r)
         })
         .map_err(|e| e.into_py(py, path.as_deref()))
     }
@@ -603,6 +652,7 @@ fn top_level<T>(
     };
     let mut out = Vec::new();
     for r in mcap.records(opts) {
+        crate::interrupt::poll();
         match r {
             Ok(r) => out.extend(take(r)),
             Err(e) => shared.add_problem(e.to_string()),
@@ -668,119 +718,129 @@ impl McapView {
     /// The header's profile ("ros1", "ros2", "" ...).
     #[getter]
     fn profile(&self) -> PyResult<String> {
-        Ok(self.mcap()?.header().profile.clone())
+        unless_changed(&self.shared, || Ok(self.mcap()?.header().profile.clone()))
     }
 
     /// The header's library: the text naming the writer.
     #[getter]
     fn library(&self) -> PyResult<String> {
-        Ok(self.mcap()?.header().library.clone())
+        unless_changed(&self.shared, || Ok(self.mcap()?.header().library.clone()))
     }
 
     /// Whether the file has chunk indexes (messages are then read through
     /// them; else by a pass over the file).
     #[getter]
     fn indexed(&self) -> PyResult<bool> {
-        Ok(self.mcap()?.is_indexed())
+        unless_changed(&self.shared, || Ok(self.mcap()?.is_indexed()))
     }
 
     /// The schemas in the order of their ids, as a list of McapSchema (the
     /// summary's, or for a file without one those its records hold).
     #[getter]
     fn schemas(&self, py: Python<'_>) -> PyResult<Vec<McapSchema>> {
-        let defs = self.read(py, |m, s| Ok(definitions(m, s)))?;
-        Ok(defs
-            .into_iter()
-            .filter_map(|d| match d {
-                Definition::Schema(id, name, encoding, data) => Some(McapSchema {
-                    id,
-                    name,
-                    encoding,
-                    data: PyBytes::new(py, &data).unbind(),
-                }),
-                Definition::Channel(_) => None,
-            })
-            .collect())
+        unless_changed(&self.shared, || {
+            let defs = self.read(py, |m, s| Ok(definitions(m, s)))?;
+            Ok(defs
+                .into_iter()
+                .filter_map(|d| match d {
+                    Definition::Schema(id, name, encoding, data) => Some(McapSchema {
+                        id,
+                        name,
+                        encoding,
+                        data: PyBytes::new(py, &data).unbind(),
+                    }),
+                    Definition::Channel(_) => None,
+                })
+                .collect())
+        })
     }
 
     /// The channels in the order of their ids, as a list of McapChannel.
     #[getter]
     fn channels(&self, py: Python<'_>) -> PyResult<Vec<McapChannel>> {
-        let defs = self.read(py, |m, s| Ok(definitions(m, s)))?;
-        defs.into_iter()
-            .filter_map(|d| match d {
-                Definition::Channel(c) => Some(c),
-                Definition::Schema(..) => None,
-            })
-            .map(|c| {
-                Ok(McapChannel {
-                    id: c.id,
-                    schema_id: c.schema_id,
-                    topic: c.topic,
-                    message_encoding: c.message_encoding,
-                    metadata: str_dict(py, &c.metadata)?.unbind(),
+        unless_changed(&self.shared, || {
+            let defs = self.read(py, |m, s| Ok(definitions(m, s)))?;
+            defs.into_iter()
+                .filter_map(|d| match d {
+                    Definition::Channel(c) => Some(c),
+                    Definition::Schema(..) => None,
                 })
-            })
-            .collect()
+                .map(|c| {
+                    Ok(McapChannel {
+                        id: c.id,
+                        schema_id: c.schema_id,
+                        topic: c.topic,
+                        message_encoding: c.message_encoding,
+                        metadata: str_dict(py, &c.metadata)?.unbind(),
+                    })
+                })
+                .collect()
+        })
     }
 
     /// The attachments in file order, as a list of McapAttachment (with
     /// their data).
     #[getter]
     fn attachments(&self, py: Python<'_>) -> PyResult<Vec<McapAttachment>> {
-        let found = self.read(py, |m, s| {
-            Ok(top_level(m, s, |r| match r {
-                Record::Attachment(a) => Some((
-                    a.name,
-                    a.media_type,
-                    a.log_time,
-                    a.create_time,
-                    a.data.to_vec(),
-                )),
-                _ => None,
-            }))
-        })?;
-        Ok(found
-            .into_iter()
-            .map(
-                |(name, media_type, log_time, create_time, data)| McapAttachment {
-                    name,
-                    media_type,
-                    log_time,
-                    create_time,
-                    data: PyBytes::new(py, &data).unbind(),
-                },
-            )
-            .collect())
+        unless_changed(&self.shared, || {
+            let found = self.read(py, |m, s| {
+                Ok(top_level(m, s, |r| match r {
+                    Record::Attachment(a) => Some((
+                        a.name,
+                        a.media_type,
+                        a.log_time,
+                        a.create_time,
+                        a.data.to_vec(),
+                    )),
+                    _ => None,
+                }))
+            })?;
+            Ok(found
+                .into_iter()
+                .map(
+                    |(name, media_type, log_time, create_time, data)| McapAttachment {
+                        name,
+                        media_type,
+                        log_time,
+                        create_time,
+                        data: PyBytes::new(py, &data).unbind(),
+                    },
+                )
+                .collect())
+        })
     }
 
     /// The metadata records in file order, as a list of McapMetadata.
     #[getter]
     fn metadata(&self, py: Python<'_>) -> PyResult<Vec<McapMetadata>> {
-        let found = self.read(py, |m, s| {
-            Ok(top_level(m, s, |r| match r {
-                Record::Metadata(x) => Some(x),
-                _ => None,
-            }))
-        })?;
-        found
-            .into_iter()
-            .map(|m| {
-                Ok(McapMetadata {
-                    name: m.name,
-                    metadata: str_dict(py, &m.metadata)?.unbind(),
+        unless_changed(&self.shared, || {
+            let found = self.read(py, |m, s| {
+                Ok(top_level(m, s, |r| match r {
+                    Record::Metadata(x) => Some(x),
+                    _ => None,
+                }))
+            })?;
+            found
+                .into_iter()
+                .map(|m| {
+                    Ok(McapMetadata {
+                        name: m.name,
+                        metadata: str_dict(py, &m.metadata)?.unbind(),
+                    })
                 })
-            })
-            .collect()
+                .collect()
+        })
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let m = self.mcap()?;
-        Ok(format!(
-            "<robolog.McapView profile={:?} library={:?}>",
-            m.header().profile,
-            m.header().library
-        ))
+        unless_changed(&self.shared, || {
+            let m = self.mcap()?;
+            Ok(format!(
+                "<robolog.McapView profile={:?} library={:?}>",
+                m.header().profile,
+                m.header().library
+            ))
+        })
     }
 }
 
@@ -944,10 +1004,11 @@ impl CarlaView {
         let shared = Arc::clone(&self.shared);
         let path = shared.path.clone();
         py.detach(move || {
-            guarded(|| match shared.log().as_carla() {
+            let r = guarded(|| match shared.log().as_carla() {
                 Some(r) => f(r),
                 None => Err(Failure::Missing("the log is no CARLA recording".into())),
-            })
+            });
+            shared.unless_changed(r)
         })
         .map_err(|e| e.into_py(py, path.as_deref()))
     }
@@ -981,56 +1042,64 @@ impl CarlaView {
     /// The recorder file version of the header.
     #[getter]
     fn version(&self) -> PyResult<u16> {
-        Ok(self.rec()?.header().version)
+        unless_changed(&self.shared, || Ok(self.rec()?.header().version))
     }
 
     /// The map the recording was made on ("Town01", ...).
     #[getter]
     fn map(&self) -> PyResult<String> {
-        Ok(self.rec()?.header().map_name().into_owned())
+        unless_changed(&self.shared, || {
+            Ok(self.rec()?.header().map_name().into_owned())
+        })
     }
 
     /// The header's date: when recording started, in seconds since 1970
     /// (int).
     #[getter]
     fn date(&self) -> PyResult<i64> {
-        Ok(self.rec()?.header().date)
+        unless_changed(&self.shared, || Ok(self.rec()?.header().date))
     }
 
     /// The frames in file order, as a list of CarlaFrame.
     #[getter]
     fn frames(&self, py: Python<'_>) -> PyResult<Vec<CarlaFrame>> {
-        Ok(self
-            .timeline(py)?
-            .frames
-            .frames
-            .iter()
-            .map(|f| CarlaFrame {
-                id: f.id,
-                elapsed: f.elapsed,
-                duration: f.stored_duration,
-                offset: f.offset,
-            })
-            .collect())
+        unless_changed(&self.shared, || {
+            Ok(self
+                .timeline(py)?
+                .frames
+                .frames
+                .iter()
+                .map(|f| CarlaFrame {
+                    id: f.id,
+                    elapsed: f.elapsed,
+                    duration: f.stored_duration,
+                    offset: f.offset,
+                })
+                .collect())
+        })
     }
 
     /// The number of frames.
     #[getter]
     fn frame_count(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(self.timeline(py)?.frames.frames.len())
+        unless_changed(&self.shared, || Ok(self.timeline(py)?.frames.frames.len()))
     }
 
     /// The elapsed time of the first frame (float seconds), or None for a
     /// recording without frames.
     #[getter]
     fn start_time(&self, py: Python<'_>) -> PyResult<Option<f64>> {
-        Ok(self.timeline(py)?.frames.frames.first().map(|f| f.elapsed))
+        unless_changed(&self.shared, || {
+            Ok(self.timeline(py)?.frames.frames.first().map(|f| f.elapsed))
+        })
     }
 
     /// The elapsed time of the last frame (float seconds), or None.
     #[getter]
     fn end_time(&self, py: Python<'_>) -> PyResult<Option<f64>> {
-        Ok(self.timeline(py)?.frames.frames.last().map(|f| f.elapsed))
+        unless_changed(&self.shared, || {
+            Ok(self.timeline(py)?.frames.frames.last().map(|f| f.elapsed))
+        })
     }
 
     /// The actors in the order they were added, as a list of CarlaActor
@@ -1038,29 +1107,31 @@ impl CarlaView {
     /// actor).
     #[getter]
     fn actors(&self, py: Python<'_>) -> PyResult<Vec<CarlaActor>> {
-        let tl = self.timeline(py)?;
-        tl.actors
-            .iter()
-            .map(|a| {
-                let attributes = PyDict::new(py);
-                for (k, v) in &a.attributes {
-                    attributes.set_item(k, v)?;
-                }
-                Ok(CarlaActor {
-                    id: a.id,
-                    type_name: a.actor_type.name(),
-                    description: a.blueprint.clone(),
-                    attributes: attributes.unbind(),
-                    location: (a.spawn_location.x, a.spawn_location.y, a.spawn_location.z),
-                    rotation: (a.spawn_rotation.x, a.spawn_rotation.y, a.spawn_rotation.z),
-                    added_frame: a.added_frame,
-                    added_time: a.added_time,
-                    removed_frame: a.removed_frame,
-                    removed_time: a.removed_time,
-                    parent: a.parent,
+        unless_changed(&self.shared, || {
+            let tl = self.timeline(py)?;
+            tl.actors
+                .iter()
+                .map(|a| {
+                    let attributes = PyDict::new(py);
+                    for (k, v) in &a.attributes {
+                        attributes.set_item(k, v)?;
+                    }
+                    Ok(CarlaActor {
+                        id: a.id,
+                        type_name: a.actor_type.name(),
+                        description: a.blueprint.clone(),
+                        attributes: attributes.unbind(),
+                        location: (a.spawn_location.x, a.spawn_location.y, a.spawn_location.z),
+                        rotation: (a.spawn_rotation.x, a.spawn_rotation.y, a.spawn_rotation.z),
+                        added_frame: a.added_frame,
+                        added_time: a.added_time,
+                        removed_frame: a.removed_frame,
+                        removed_time: a.removed_time,
+                        parent: a.parent,
+                    })
                 })
-            })
-            .collect()
+                .collect()
+        })
     }
 
     /// CARLA's show_recorder_file_info text (`robolog carla info`): the
@@ -1076,11 +1147,13 @@ impl CarlaView {
         fixed: bool,
         utc_offset: i32,
     ) -> PyResult<String> {
-        let opts = ReportOptions {
-            fixed,
-            utc_offset_secs: utc_offset,
-        };
-        self.report(py, move |r, out| report::file_info(r, show_all, &opts, out))
+        unless_changed(&self.shared, || {
+            let opts = ReportOptions {
+                fixed,
+                utc_offset_secs: utc_offset,
+            };
+            self.report(py, move |r, out| report::file_info(r, show_all, &opts, out))
+        })
     }
 
     /// CARLA's show_recorder_collisions text (`robolog carla
@@ -1096,12 +1169,14 @@ impl CarlaView {
         fixed: bool,
         utc_offset: i32,
     ) -> PyResult<String> {
-        let opts = ReportOptions {
-            fixed,
-            utc_offset_secs: utc_offset,
-        };
-        self.report(py, move |r, out| {
-            report::collisions(r, type1, type2, &opts, out)
+        unless_changed(&self.shared, || {
+            let opts = ReportOptions {
+                fixed,
+                utc_offset_secs: utc_offset,
+            };
+            self.report(py, move |r, out| {
+                report::collisions(r, type1, type2, &opts, out)
+            })
         })
     }
 
@@ -1117,22 +1192,26 @@ impl CarlaView {
         fixed: bool,
         utc_offset: i32,
     ) -> PyResult<String> {
-        let opts = ReportOptions {
-            fixed,
-            utc_offset_secs: utc_offset,
-        };
-        self.report(py, move |r, out| {
-            report::actors_blocked(r, min_time, min_distance, &opts, out)
+        unless_changed(&self.shared, || {
+            let opts = ReportOptions {
+                fixed,
+                utc_offset_secs: utc_offset,
+            };
+            self.report(py, move |r, out| {
+                report::actors_blocked(r, min_time, min_distance, &opts, out)
+            })
         })
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let r = self.rec()?;
-        Ok(format!(
-            "<robolog.CarlaView version {} map {:?}>",
-            r.header().version,
-            r.header().map_name()
-        ))
+        unless_changed(&self.shared, || {
+            let r = self.rec()?;
+            Ok(format!(
+                "<robolog.CarlaView version {} map {:?}>",
+                r.header().version,
+                r.header().map_name()
+            ))
+        })
     }
 }
 

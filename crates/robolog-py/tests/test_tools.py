@@ -63,6 +63,27 @@ def test_convert_writes_what_the_command_writes(tmp_path):
     assert not (tmp_path / "x.mcap").exists()
 
 
+def test_convert_with_force_replaces_only_a_ros2_bag_folder(tmp_path):
+    src = TESTDATA / "rosbag" / "sample.bag"
+    proj = tmp_path / "proj"
+    (proj / "src").mkdir(parents=True)
+    (proj / "metadata.yaml").write_text("x: 1\n")
+    (proj / "src" / "code.py").write_text("print('mine')\n")
+    with pytest.raises(FileExistsError, match="is not a rosbag2 bag folder") as e:
+        robolog.convert(src, proj, ros2=True, force=True)
+    assert "`metadata.yaml` is not rosbag2 metadata" in str(e.value)
+    assert (proj / "metadata.yaml").read_text() == "x: 1\n"
+    assert (proj / "src" / "code.py").read_text() == "print('mine')\n"
+    # A bag folder is replaced; with a file more, it is refused.
+    out = tmp_path / "out"
+    assert robolog.convert(src, out, ros2=True).messages == 75
+    assert robolog.convert(src, out, ros2=True, force=True).messages == 75
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="`notes.txt`"):
+        robolog.convert(src, out, ros2=True, force=True)
+    assert (out / "notes.txt").read_text() == "mine"
+
+
 def test_export_writes_what_the_command_writes(tmp_path):
     src = TESTDATA / "rosbag" / "sample.bag"
     r = robolog.export(src, tmp_path / "ours")

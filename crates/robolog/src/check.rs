@@ -217,6 +217,10 @@ pub fn check_strict(log: &Log<'_>) -> StrictCheck {
     match log.messages(&filter) {
         Ok(iter) => {
             for m in iter {
+                // A program embedding the check may stop it here.
+                if check.messages % 256 == 0 {
+                    logcore::interrupt::check();
+                }
                 match m.and_then(|m| LogReader::decode(log, &m).map(|_| ())) {
                     Ok(()) => check.messages += 1,
                     Err(e) => {

@@ -772,6 +772,8 @@ impl<'a> Subscription<'a> {
         let rows = (CHUNK_BYTES / size).max(1);
         let ts = self.samples.ts;
         self.samples.for_each_run(rows, |run| {
+            // A program embedding the reader may stop a long pass here.
+            logcore::interrupt::check();
             if let Some(t) = times.as_deref_mut() {
                 t.extend(run.iter().map(|d| timestamp_of(ts, d)));
             }

@@ -85,6 +85,8 @@ pub(super) fn scan(data: &[u8]) -> Pass {
             summary: summary.as_ref(),
         };
         while let Some(r) = lin.next() {
+            // A program embedding the check may stop it here.
+            logcore::interrupt::check();
             let at = lin.last_offset();
             let Ok(r) = r else { continue };
             match r {

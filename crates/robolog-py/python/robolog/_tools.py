@@ -105,7 +105,8 @@ def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end
     The output is written to a temporary file and renamed when complete;
     an existing ``dst`` raises ``FileExistsError`` unless ``force``, and
     the input is never written over. A topic the log lacks raises
-    ``KeyError``."""
+    ``KeyError``. Ctrl-C raises ``KeyboardInterrupt`` within a fraction of
+    a second, and leaves no output."""
     t = list(topics) if topics is not None else None
     messages, channels, skipped, warnings = _robolog.convert(
         os.fspath(src), os.fspath(dst), topics=t, start=start, end=end,
@@ -119,13 +120,58 @@ def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,
     """Writes one CSV file per topic of a log into the folder ``dst``, as
     ``robolog export`` does (a ULog file exactly as pyulog's ``ulog2csv``
     writes it). Existing files raise ``FileExistsError`` unless ``force``;
-    a topic the log lacks raises ``KeyError``."""
+    a topic the log lacks raises ``KeyError``. Ctrl-C raises
+    ``KeyboardInterrupt`` within a fraction of a second, and leaves no new
+    file (nor the folder, when the export made it); so does an input
+    changed while it is read (``OSError``)."""
     t = list(topics) if topics is not None else None
-    tables, problems = _robolog.export(
-        os.fspath(src), os.fspath(dst), topics=t, force=force,
-        max_array_columns=max_array_columns, max_chunk_size=max_chunk_size,
-        max_nesting=max_nesting)
+    folder = os.fspath(dst)
+    before = _entries(folder)
+    try:
+        tables, problems = _robolog.export(
+            os.fspath(src), folder, topics=t, force=force,
+            max_array_columns=max_array_columns, max_chunk_size=max_chunk_size,
+            max_nesting=max_nesting)
+    except KeyboardInterrupt:
+        _remove_new(folder, before)
+        raise
+    except OSError as e:
+        # The input truncated or overwritten while it was read: what was
+        # written is not the file's.
+        if "changed while being read" in str(e):
+            _remove_new(folder, before)
+        raise
     return ExportReport([ExportedTable(*row) for row in tables], problems)
+
+
+def _entries(folder):
+    """The names in ``folder``, or None when there is no such folder."""
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return None
+
+
+def _remove_new(folder, before):
+    """After an interrupted export: removes the files of ``folder`` that
+    were not there before (files a ULog export had completed), and the
+    folder when the export made it and it is empty now. Unfinished files
+    are removed by the export itself."""
+    now = _entries(folder)
+    if now is None:
+        return
+    for name in now - (before or set()):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+    if before is None:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 def sql(query: str, paths, *, max_chunk_size=None, max_nesting=None):

@@ -96,6 +96,9 @@ impl AtomicFile {
     /// and syncs the folder (where the platform allows). On error the
     /// temporary file is removed and the destination is untouched.
     pub fn commit(mut self) -> io::Result<()> {
+        // A program embedding the library may stop here (its hook
+        // unwinds): the temporary file is then removed on drop.
+        logcore::interrupt::before_commit();
         let Some(w) = self.file.take() else {
             return Ok(());
         };
