@@ -67,6 +67,10 @@ pub(crate) fn cmd(_args: &[String]) -> Result {
     }
     step("exports whose time or memory could grow faster than the work");
     failures.extend(export_shapes(&exe, &dir)?);
+    step("robolog report of many topics: time, memory, page size");
+    failures.extend(crate::hostile_report::check(&exe, &dir)?);
+    step("ROS 2 bags: temporary folder, memory and open files");
+    failures.extend(crate::hostile_rosbag2::check(&exe, &dir)?);
     crate::verdict("hostile files that broke robolog", &failures)
 }
 

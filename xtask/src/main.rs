@@ -30,6 +30,8 @@ mod fixtures;
 mod foxglove;
 mod fuzz;
 mod hostile;
+mod hostile_report;
+mod hostile_rosbag2;
 mod mcap;
 mod osi;
 mod osi_fixtures;
@@ -62,7 +64,8 @@ commands:
   bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
                                    carla, rosbag, ulog, convert, sql; default: all); bench
                                    export: time against the number of logs and topics;
-                                   bench python: the wheel against pyulog, rosbags and
+                                   bench report-topics: robolog report time and page
+                                   size against the number of topics; bench python: the wheel against pyulog, rosbags and
                                    python mcap; bench ros2: ROS 1 bag -> ROS 2 MCAP and
                                    .db3 against rosbags-convert
   mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
@@ -257,7 +260,7 @@ fn fixtures_cmd(args: &[String]) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 11] = [
+const BENCHES: [(&str, &str); 12] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
@@ -267,6 +270,7 @@ const BENCHES: [(&str, &str); 11] = [
     ("sql", "robolog-sql"),
     ("export", "robolog-arrow"),
     ("report", "robolog-report"),
+    ("report-topics", "report-topics"),
     ("python", "robolog-py"),
     ("ros2", "ros1to2"),
 ];
@@ -304,6 +308,7 @@ fn bench_cmd(args: &[String]) -> Result {
             "convert" => convert::bench(args)?,
             "sql" => sql::bench(args)?,
             "report" => report::bench(args)?,
+            "report-topics" => hostile_report::bench()?,
             "python" => pybench::bench(args)?,
             "ros2" => ros2bench::bench()?,
             "export" => {

@@ -28,9 +28,11 @@
 //! ```
 //!
 //! The only `unsafe` in the libraries is the memory map in
-//! [`FileBytes::open`] and the return of its pages in
-//! [`FileBytes::release`] (the `robolog` binary adds its `SIGBUS` handler
-//! for mapped inputs that shrink, see [`source`]).
+//! [`FileBytes::open`], the return of its pages in
+//! [`FileBytes::release`], and the `SIGBUS` guard of
+//! [`FileBytes::guard_truncation`] that turns a map whose file shrank into
+//! zeros (used by the Python package; the `robolog` binary has its own
+//! handler, which exits, see [`source`]).
 
 pub mod ahead;
 pub mod channel;
@@ -38,6 +40,7 @@ pub mod cursor;
 pub mod error;
 pub mod filename;
 pub mod format;
+pub mod interrupt;
 pub mod limits;
 pub mod message;
 pub mod name;
@@ -51,7 +54,7 @@ pub mod value;
 pub use channel::{ChannelId, ChannelInfo, Schema};
 pub use error::{Error, FormatError, ParseError, Result};
 pub use format::Format;
-pub use limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};
+pub use limits::{DEFAULT_MAX_BAG_EXPANSION, DEFAULT_MAX_CHUNK_SIZE, Limits};
 pub use message::{Message, Payload};
 pub use name::FieldName;
 pub use reader::{

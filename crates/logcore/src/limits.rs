@@ -8,6 +8,9 @@ use crate::error::Error;
 /// Default for [`Limits::max_chunk_size`]: 512 MiB.
 pub const DEFAULT_MAX_CHUNK_SIZE: u64 = 512 << 20;
 
+/// Default for [`Limits::max_bag_expansion`]: 4 GiB.
+pub const DEFAULT_MAX_BAG_EXPANSION: u64 = 4 << 30;
+
 /// The highest nesting limit a reader applies, whatever
 /// [`Limits::max_nesting`] asks for: the parsers and decoders recurse once
 /// per level, and this many levels fit the 2 MiB stack of a spawned
@@ -76,6 +79,17 @@ pub struct Limits {
     /// read as 1. Raising it lets the recursion go deeper, so uses more
     /// stack. The `robolog` command's `--max-nesting` sets it.
     pub max_nesting: Option<usize>,
+    /// Most bytes the storage files of one ROS 2 bag may expand to, all
+    /// together: the decompressed bytes of its zstd `FILE`-compressed
+    /// files (`.db3.zstd` decompressed to the temporary folder,
+    /// `.mcap.zstd` into memory) and the copies of databases read with
+    /// their `-wal` or `-journal` (the database and its log, copied to
+    /// the temporary folder). A bag needing more is refused with an error
+    /// naming the file, this limit and how to raise it, before anything
+    /// is decompressed or copied where the files declare their sizes.
+    /// Default [`DEFAULT_MAX_BAG_EXPANSION`] (4 GiB); the `robolog`
+    /// command's `--max-bag-expansion` sets it.
+    pub max_bag_expansion: u64,
 }
 
 impl Default for Limits {
@@ -83,22 +97,31 @@ impl Default for Limits {
         Limits {
             max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
             max_nesting: None,
+            max_bag_expansion: DEFAULT_MAX_BAG_EXPANSION,
         }
     }
 }
 
 impl Limits {
-    /// No chunk size limit (every declared size is decompressed; for
+    /// No chunk size or bag expansion limit (every declared size is decompressed; for
     /// trusted files). Nesting keeps each format's default: the recursion
     /// must stay within the stack whatever the file.
     pub const UNLIMITED: Limits = Limits {
         max_chunk_size: u64::MAX,
         max_nesting: None,
+        max_bag_expansion: u64::MAX,
     };
 
     /// These limits with [`max_chunk_size`](Self::max_chunk_size) set to `bytes`.
     pub fn with_max_chunk_size(mut self, bytes: u64) -> Self {
         self.max_chunk_size = bytes;
+        self
+    }
+
+    /// These limits with [`max_bag_expansion`](Self::max_bag_expansion)
+    /// set to `bytes`.
+    pub fn with_max_bag_expansion(mut self, bytes: u64) -> Self {
+        self.max_bag_expansion = bytes;
         self
     }
 

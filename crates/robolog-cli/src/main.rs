@@ -20,6 +20,7 @@ mod open;
 mod output;
 mod progress;
 mod report;
+mod shown;
 mod signals;
 #[cfg(feature = "sql")]
 mod sql;
@@ -59,6 +60,11 @@ struct Cli {
     /// 128].
     #[arg(long, global = true, value_name = "N")]
     max_nesting: Option<usize>,
+    /// Refuse a ROS 2 bag whose storage files expand to more than BYTES
+    /// together: zstd FILE-compressed files decompressed, databases read
+    /// with their -wal or -journal copied [default: 4294967296 (4 GiB)].
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_bag_expansion: Option<u64>,
 }
 
 /// The commands.
@@ -205,7 +211,7 @@ pub(crate) fn report_undecoded(
     let first = first.map_or(String::new(), |u| {
         format!("; the first at byte offset {}: {}", u.offset, u.reason)
     });
-    eprintln!(
+    shown::say!(
         "robolog: {}: table {table}: {count} message{} did not decode and {} null fields{first}",
         path.display(),
         if count == 1 { "" } else { "s" },
@@ -223,6 +229,9 @@ fn main() -> ExitCode {
     }
     if let Some(n) = cli.max_nesting {
         limits = limits.with_max_nesting(n);
+    }
+    if let Some(n) = cli.max_bag_expansion {
+        limits = limits.with_max_bag_expansion(n);
     }
     let ctx = &Context::new(limits);
     let result = match &cli.command {

@@ -44,6 +44,15 @@ impl Context {
     /// Opens `path` with `options`, reporting what its reader had to work
     /// around.
     fn open_with(&self, path: &Path, options: &OpenOptions) -> Result<Log<'static>, Failure> {
+        if path.is_dir()
+            || path
+                .extension()
+                .is_some_and(|e| e == "yaml" || e == "zstd" || e == "db3")
+        {
+            // A ROS 2 bag, whose reader may copy files to the temporary
+            // folder: name what killed runs left there.
+            crate::write::report_temporary_copies();
+        }
         let log = options.open(path).map_err(|e| Failure::new(path, e))?;
         self.note_opened(path, &log.open_warnings());
         Ok(log)

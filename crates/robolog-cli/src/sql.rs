@@ -16,7 +16,7 @@
 //! is not a query, and other usage errors; 1 for a log that cannot be
 //! opened, merged or read, or messages that did not decode.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +34,7 @@ use robolog_sql::{LogSet, ScanProgress};
 
 use crate::context::Context;
 use crate::progress::Progress;
+use crate::shown::{Mode, say};
 use crate::{Failure, Outcome, output, write};
 
 /// Arguments of `robolog sql`.
@@ -123,6 +124,15 @@ pub(crate) fn run(ctx: &Context, args: &SqlArgs) -> Result<Outcome, Failure> {
     if let Some(out) = &args.output {
         write::check(out, &policy)?;
     }
+    if paths.iter().any(|p| {
+        let p: &std::path::Path = p.as_ref();
+        p.is_dir()
+            || p.extension()
+                .is_some_and(|e| e == "yaml" || e == "zstd" || e == "db3")
+    }) {
+        // ROS 2 bags may be read through temporary copies.
+        write::report_temporary_copies();
+    }
     let Some(query) = query else {
         let set = LogSet::open_with(paths, ctx.limits()).map_err(|e| log_failure(&e))?;
         for (path, w) in &set.open_warnings() {
@@ -180,6 +190,9 @@ pub(crate) fn run(ctx: &Context, args: &SqlArgs) -> Result<Outcome, Failure> {
     // The answer is complete (written, or renamed into place): what the
     // set holds is left to the exit (see above). On errors it is dropped.
     std::mem::forget(set);
+    // Except the temporary copies of inputs (a ROS 2 bag's), which the
+    // exit would leave behind.
+    robolog::write::remove_temporary_copies();
     Ok(outcome)
 }
 
@@ -229,15 +242,18 @@ fn write_result(
     };
     let left_out = match &args.output {
         Some(dest) => write::write_output(dest, policy, |f| written(f)),
-        None => written(&mut BufWriter::with_capacity(1 << 16, std::io::stdout()))
-            .map_err(|e| Failure::named("standard output", e)),
+        None => written(&mut output::stdout_unlocked(match args.format {
+            Format::Json => Mode::Json,
+            _ => Mode::Text,
+        }))
+        .map_err(|e| Failure::named("standard output", e)),
     };
     if let Some(e) = failed {
         return Err(run_failure(&e, false));
     }
     let left_out = left_out?;
     if left_out > 0 {
-        eprintln!(
+        say!(
             "robolog: sql: the table shows the first {} rows; {left_out} more were left out \
              (--format csv or json writes every row)",
             out::MAX_TABLE_ROWS,

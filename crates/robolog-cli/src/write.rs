@@ -41,6 +41,7 @@ pub(crate) fn refused(r: Refusal) -> Failure {
             "the backup of the original exists already and is never replaced; move it away first"
                 .to_string(),
         ),
+        Refusal::NotABag { output, reason } => (output.clone(), reason.clone()),
     };
     Failure::usage(&path, msg)
 }
@@ -80,15 +81,58 @@ pub(crate) fn report_leftovers(dest: &Path) {
         // Named as the output was given.
         left.path = dest.with_file_name(left.path.file_name().unwrap_or_default());
         if !remove_if_empty(&left) {
-            eprintln!("robolog: {}: {}", dest.display(), leftover_note(&left));
+            crate::shown::say!("robolog: {}: {}", dest.display(), leftover_note(&left));
         }
     }
+}
+
+/// Names on stderr, once per run, the temporary copies that readers of
+/// killed runs left in the system's temporary folder (see
+/// [`robolog::write::temporary_copy_leftovers`]), with the command that
+/// removes them: they are copies of inputs only, and may be large.
+pub(crate) fn report_temporary_copies() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        for left in robolog::write::temporary_copy_leftovers() {
+            crate::shown::say!(
+                "robolog: {} holds temporary copies that an interrupted run (process {}) made \
+                 of a ROS 2 bag it read; they are copies only: delete them with `rm -r {}`",
+                left.path.display(),
+                left.pid,
+                left.path.display()
+            );
+        }
+    });
 }
 
 /// What to say about a leftover temporary file: whose it is, that it is
 /// kept, and the command that reads what it holds.
 fn leftover_note(left: &Leftover) -> String {
     let temp = left.path.display();
+    if left.path.is_dir() {
+        // The first storage file it holds, read alone.
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&left.path)
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.retain(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            let n = n.trim_end_matches(".zstd");
+            n.ends_with(".db3") || n.ends_with(".mcap")
+        });
+        files.sort();
+        let read = match files.first() {
+            Some(f) => format!(
+                "read each of its storage files alone (`robolog info {}`), then ",
+                f.display()
+            ),
+            None => String::new(),
+        };
+        return format!(
+            "{temp} was left by an interrupted run (process {}) and holds the storage files of \
+             the bag it had written; it is kept: {read}delete it with `rm -r {temp}`",
+            left.pid
+        );
+    }
     let mut head = [0u8; 16];
     let n = std::fs::File::open(&left.path)
         .and_then(|f| f.take(16).read(&mut head))

@@ -118,8 +118,8 @@ fn schema_from(bytes: &[u8]) -> Result<SchemaRef> {
     Ok(Arc::new(Schema::try_from(&proto)?))
 }
 
-/// The limits a plan header carries: `max_chunk_size` and, when set,
-/// `max_nesting` (absent or null: each format's default).
+/// The limits a plan header carries: `max_chunk_size`, `max_bag_expansion`
+/// and, when set, `max_nesting` (absent or null: each format's default).
 fn limits(h: &Value) -> robolog::Limits {
     let mut l = robolog::Limits::default();
     if let Some(n) = h["max_chunk_size"].as_u64() {
@@ -127,6 +127,9 @@ fn limits(h: &Value) -> robolog::Limits {
     }
     if let Some(n) = h["max_nesting"].as_u64() {
         l = l.with_max_nesting(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    if let Some(n) = h["max_bag_expansion"].as_u64() {
+        l = l.with_max_bag_expansion(n);
     }
     l
 }
@@ -195,6 +198,7 @@ impl LogicalExtensionCodec for LogicalCodec {
                 "logs": logs_json(logs),
                 "max_chunk_size": limits.max_chunk_size,
                 "max_nesting": limits.max_nesting,
+                "max_bag_expansion": limits.max_bag_expansion,
             }),
             None,
             buf,
@@ -270,6 +274,7 @@ impl PhysicalExtensionCodec for PhysicalCodec {
                 "target_partitions": s.target_partitions,
                 "max_chunk_size": s.limits.max_chunk_size,
                 "max_nesting": s.limits.max_nesting,
+                "max_bag_expansion": s.limits.max_bag_expansion,
             }),
             Some(&s.schema),
             buf,

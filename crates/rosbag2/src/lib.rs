@@ -53,12 +53,15 @@ mod temp;
 pub mod write;
 pub mod yaml;
 
-pub use bag::{Bag2, Definition, DefinitionSource, Notice, OpenOptions, Topic};
+pub use bag::{
+    Bag2, DEFAULT_MAX_OPEN_FILES, Definition, DefinitionSource, Notice, OpenOptions, Topic,
+};
 pub use error::{Error, FormatError, Result};
 pub use interfaces::{Definitions, Distro};
 pub use logcore::Limits;
 pub use logreader::channel_info;
 pub use metadata::{FileMetadata, Metadata, QosProfile, QosTime, TopicMetadata};
+pub use temp::{TemporaryLeftover, remove_temporary_copies, temporary_leftovers};
 pub use write::{Bag2Writer, CompressionMode, StorageId, TopicDefinition, TopicSpec, WriteOptions};
 
 /// The README's examples, compiled as doc-tests so they cannot rot.

@@ -75,13 +75,13 @@ impl LogReader for Bag2 {
             "storage_identifier".into(),
             self.files
                 .iter()
-                .map(|f| f.storage.identifier())
+                .map(|f| f.identifier)
                 .collect::<Vec<_>>()
                 .join(", "),
         );
         m.insert("files".into(), self.files.len().to_string());
         m.insert("distro_definitions".into(), self.distro().name().into());
-        if let Some(v) = self.files.iter().find_map(|f| f.storage.schema_version()) {
+        if let Some(v) = self.files.iter().find_map(|f| f.schema_version) {
             m.insert("sqlite_schema_version".into(), v.to_string());
         }
         if let Some(md) = self.metadata() {

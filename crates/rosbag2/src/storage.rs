@@ -78,6 +78,57 @@ pub(crate) struct StorageFilter {
     /// Only these local topic ids (`None`: all).
     pub(crate) topics: Option<Vec<i64>>,
     pub(crate) mode: logcore::ReadMode,
+    /// Where a reading taken up again goes on: after this message.
+    pub(crate) resume: Option<Resume>,
+}
+
+/// The last message a reading of a file gave, to go on after it when the
+/// file is opened again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Resume {
+    pub(crate) time: i64,
+    /// Its row id (SQLite: rows come in (timestamp, rowid) order).
+    pub(crate) position: u64,
+    /// How many messages of that time were given (MCAP: those are
+    /// skipped).
+    pub(crate) same_time: u64,
+}
+
+/// What the storage files of a bag may expand to together
+/// ([`Limits::max_bag_expansion`]): decompressed storage files and copies
+/// of databases with their logs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Expansion {
+    /// Bytes the files before this one expanded to.
+    pub(crate) used: u64,
+    /// The limit.
+    pub(crate) limit: u64,
+}
+
+impl Expansion {
+    /// Bytes this file may still expand to.
+    fn left(&self) -> u64 {
+        self.limit.saturating_sub(self.used)
+    }
+
+    /// The error for `file`, which needs `needs` bytes (`what`: how)
+    /// beyond what the files before it used.
+    pub(crate) fn refuse(&self, file: &Path, what: &str, needs: String) -> Error {
+        Error::InFile {
+            file: file.to_path_buf(),
+            source: logcore::Error::malformed(
+                0,
+                format!(
+                    "a bag whose storage files expand to at most {} bytes together (decompressed \
+                     storage files and copies of databases with their logs; the reader's limit, \
+                     {} bytes of it used by the files before this one; raise it with \
+                     `--max-bag-expansion` or `Limits::max_bag_expansion`)",
+                    self.limit, self.used
+                ),
+                format!("{what} {needs}"),
+            ),
+        }
+    }
 }
 
 pub(crate) type RawIter<'a> = Box<dyn Iterator<Item = Result<RawMessage>> + 'a>;
@@ -108,7 +159,9 @@ pub(crate) fn unzstd(
     out: &mut impl std::io::Write,
 ) -> std::io::Result<Option<u64>> {
     let mut dec = zstd::stream::read::Decoder::new(input)?;
-    let n = std::io::copy(&mut (&mut dec).take(limit.saturating_add(1)), out)?;
+    // Checked: a program can stop a long decompression (logcore::interrupt).
+    let mut out = logcore::interrupt::Checked(out);
+    let n = std::io::copy(&mut (&mut dec).take(limit.saturating_add(1)), &mut out)?;
     if n > limit {
         return Ok(None);
     }
@@ -123,9 +176,36 @@ fn limit_text(limit: u64) -> String {
 }
 
 impl Storage {
+    /// Whether opening `path` may decompress or copy it (a zstd file, a
+    /// database with a non-empty `-wal` or `-journal`).
+    pub(crate) fn may_expand(path: &Path) -> bool {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        name.ends_with(".zstd")
+            || name.ends_with(".zst")
+            || head(path, 4).is_ok_and(|h| h.starts_with(ZSTD_MAGIC))
+            || non_empty(&sidecar(path, "-wal"))
+            || non_empty(&sidecar(path, "-journal"))
+    }
+
+    /// The uncompressed size a zstd-compressed storage file declares in
+    /// its first frame's header (`None`: not compressed, or no size).
+    pub(crate) fn declared_size(path: &Path) -> Option<u64> {
+        let h = head(path, 18).ok()?;
+        if !h.starts_with(ZSTD_MAGIC) {
+            return None;
+        }
+        zstd::zstd_safe::get_frame_content_size(&h).ok().flatten()
+    }
+
     /// Opens `path`: by its extension (`.db3`, `.mcap`, each optionally
-    /// followed by `.zstd`), else by its first bytes.
-    pub(crate) fn open(path: &Path, limits: &Limits) -> Result<Self> {
+    /// followed by `.zstd`), else by its first bytes. Returns the storage
+    /// and the bytes it expanded to (decompressed, or copied with a log),
+    /// at most what `expansion` leaves.
+    pub(crate) fn open(path: &Path, limits: &Limits, expansion: Expansion) -> Result<(Self, u64)> {
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -138,15 +218,15 @@ impl Storage {
             .to_string();
         let first = head(path, 16)?;
         if compressed || first.starts_with(ZSTD_MAGIC) {
-            return Self::open_compressed(path, &inner, limits);
+            return Self::open_compressed(path, &inner, limits, expansion);
         }
         if inner.ends_with(".db3") || first.starts_with(SQLITE_MAGIC) && !inner.ends_with(".mcap") {
-            let s = SqliteStorage::open(path, path, None, limits)?;
-            return Ok(Storage::Sqlite(Box::new(s)));
+            let (s, copied) = SqliteStorage::open(path, path, None, limits, expansion)?;
+            return Ok((Storage::Sqlite(Box::new(s)), copied));
         }
         if inner.ends_with(".mcap") || first.starts_with(MCAP_MAGIC) {
             let bytes = FileBytes::open(path).map_err(|e| Error::io(path, e))?;
-            return Ok(Storage::Mcap(McapStorage::open(path, bytes, limits)?));
+            return Ok((Storage::Mcap(McapStorage::open(path, bytes, limits)?), 0));
         }
         Err(Error::Core(logcore::Error::malformed(
             0,
@@ -159,20 +239,35 @@ impl Storage {
     }
 
     /// A `.db3.zstd` or `.mcap.zstd` file: decompressed (at most
-    /// `limits.max_chunk_size` bytes) to a temporary file (SQLite) or
-    /// into memory (MCAP).
-    fn open_compressed(path: &Path, inner: &str, limits: &Limits) -> Result<Self> {
+    /// `limits.max_chunk_size` bytes, and what `expansion` leaves) to a
+    /// temporary file (SQLite) or into memory (MCAP).
+    fn open_compressed(
+        path: &Path,
+        inner: &str,
+        limits: &Limits,
+        expansion: Expansion,
+    ) -> Result<(Self, u64)> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let per_file = limits.max_chunk_size;
+        let limit = per_file.min(expansion.left());
         let too_big = || {
-            Error::Core(logcore::Error::malformed(
-                0,
-                format!(
-                    "a zstd-compressed storage file of {} uncompressed ({})",
-                    limit_text(limits.max_chunk_size),
-                    path.display()
-                ),
-                "more",
-            ))
+            if per_file <= expansion.left() {
+                Error::Core(logcore::Error::malformed(
+                    0,
+                    format!(
+                        "a zstd-compressed storage file of {} uncompressed ({})",
+                        limit_text(per_file),
+                        path.display()
+                    ),
+                    "more",
+                ))
+            } else {
+                expansion.refuse(
+                    path,
+                    "a zstd-compressed storage file decompressing to",
+                    format!("more than the {} bytes left", expansion.left()),
+                )
+            }
         };
         let bad = |e: std::io::Error| {
             Error::Core(logcore::Error::malformed(
@@ -183,41 +278,26 @@ impl Storage {
         };
         if inner.ends_with(".mcap") {
             let mut buf = Vec::new();
-            unzstd(
-                std::io::BufReader::new(file),
-                limits.max_chunk_size,
-                &mut buf,
-            )
-            .map_err(bad)?
-            .ok_or_else(too_big)?;
-            return Ok(Storage::Mcap(McapStorage::open(
-                path,
-                FileBytes::Owned(buf),
-                limits,
-            )?));
+            let n = unzstd(std::io::BufReader::new(file), limit, &mut buf)
+                .map_err(bad)?
+                .ok_or_else(too_big)?;
+            let storage = McapStorage::open(path, FileBytes::Owned(buf), limits)?;
+            return Ok((Storage::Mcap(storage), n));
         }
         let temp = TempDir::new().map_err(|e| Error::io(std::env::temp_dir(), e))?;
         let target = temp.path().join("storage.db3");
         let mut out = std::fs::File::create(&target).map_err(|e| Error::io(&target, e))?;
-        unzstd(
-            std::io::BufReader::new(file),
-            limits.max_chunk_size,
-            &mut out,
-        )
-        .map_err(bad)?
-        .ok_or_else(too_big)?;
+        let n = unzstd(std::io::BufReader::new(file), limit, &mut out)
+            .map_err(bad)?
+            .ok_or_else(too_big)?;
         drop(out);
         let first = head(&target, 16)?;
         if first.starts_with(MCAP_MAGIC) {
             let bytes = FileBytes::read(&target).map_err(|e| Error::io(&target, e))?;
-            return Ok(Storage::Mcap(McapStorage::open(path, bytes, limits)?));
+            return Ok((Storage::Mcap(McapStorage::open(path, bytes, limits)?), n));
         }
-        Ok(Storage::Sqlite(Box::new(SqliteStorage::open(
-            &target,
-            path,
-            Some(temp),
-            limits,
-        )?)))
+        let (s, _) = SqliteStorage::open(&target, path, Some(temp), limits, expansion)?;
+        Ok((Storage::Sqlite(Box::new(s)), n))
     }
 
     pub(crate) fn topics(&self) -> &[StorageTopic] {
@@ -327,11 +407,126 @@ fn non_empty(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
 }
 
+/// The 32-byte header of an SQLite write-ahead log.
+const WAL_HEADER: usize = 32;
+/// The header of each frame of a write-ahead log (its page follows).
+const WAL_FRAME_HEADER: usize = 24;
+
+/// Checks that `wal` is an SQLite write-ahead log: its header's magic
+/// number (0x377f0682 or 0x377f0683), format version (3007000) and page
+/// size (a power of two from 512 to 65536); returns the page size.
+fn check_wal(wal: &Path) -> Result<u64> {
+    let h = head(wal, WAL_HEADER)?;
+    let be = |at: usize| u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
+    let refuse = |offset: u64, expected: &str, found: String| Error::InFile {
+        file: wal.to_path_buf(),
+        source: logcore::Error::malformed(
+            offset,
+            format!(
+                "{expected} (of an SQLite write-ahead log, which is read with the database \
+                 beside it; a file that is not one is refused before anything is copied)"
+            ),
+            found,
+        ),
+    };
+    if h.len() < WAL_HEADER {
+        return Err(refuse(
+            0,
+            "a 32-byte header",
+            format!("a file of {} bytes", h.len()),
+        ));
+    }
+    let magic = be(0);
+    if magic & !1 != 0x377f_0682 {
+        return Err(refuse(
+            0,
+            "the magic number 0x377f0682 or 0x377f0683",
+            format!("{magic:#010x}"),
+        ));
+    }
+    let version = be(4);
+    if version != 3_007_000 {
+        return Err(refuse(4, "the format version 3007000", version.to_string()));
+    }
+    let page = be(8);
+    let size = if page == 1 { 65_536 } else { page };
+    if !(512..=65_536).contains(&size) || !size.is_power_of_two() {
+        return Err(refuse(
+            8,
+            "a page size that is a power of two from 512 to 65536",
+            page.to_string(),
+        ));
+    }
+    Ok(u64::from(size))
+}
+
+/// Copies the write-ahead log `wal` to `to`: its header and the frames
+/// that carry the header's salt, up to the first that does not (SQLite
+/// reads no frame after that one, so a log padded with anything else,
+/// or a sparse one, costs only its real frames). Returns the bytes
+/// copied.
+fn copy_wal(wal: &Path, to: &Path, page: u64) -> Result<u64> {
+    use std::io::Write;
+    let input = std::fs::File::open(wal).map_err(|e| Error::io(wal, e))?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
+    let out = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
+    // Each frame written calls the interrupt hook (see `copy_checked`).
+    let mut out = logcore::interrupt::Checked(std::io::BufWriter::with_capacity(1 << 16, out));
+    let mut header = [0u8; WAL_HEADER];
+    input
+        .read_exact(&mut header)
+        .map_err(|e| Error::io(wal, e))?;
+    out.write_all(&header).map_err(|e| Error::io(to, e))?;
+    let mut copied = WAL_HEADER as u64;
+    let mut frame = vec![0u8; WAL_FRAME_HEADER + page as usize];
+    loop {
+        match input.read_exact(&mut frame) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(Error::io(wal, e)),
+        }
+        if frame[8..16] != header[16..24] {
+            break;
+        }
+        out.write_all(&frame).map_err(|e| Error::io(to, e))?;
+        copied += frame.len() as u64;
+    }
+    out.flush().map_err(|e| Error::io(to, e))?;
+    Ok(copied)
+}
+
+/// Copies the file `from` to `to` in steps of 1 MiB, calling the
+/// interrupt hook (`logcore::interrupt::check`) before each, so that a
+/// program embedding the reader can stop a long copy (the copy, in a
+/// temporary folder, is then removed with it). The bytes copied.
+fn copy_checked(from: &Path, to: &Path) -> std::io::Result<u64> {
+    let mut input = std::fs::File::open(from)?;
+    let mut out = logcore::interrupt::Checked(std::fs::File::create(to)?);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut copied = 0u64;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return Ok(copied),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        std::io::Write::write_all(&mut out, &buf[..n])?;
+        copied += n as u64;
+    }
+}
+
 impl SqliteStorage {
     /// Opens the database at `file` (`shown` names it in errors; `temp`
     /// is the folder of a decompressed copy, kept while the storage
-    /// lives).
-    fn open(file: &Path, shown: &Path, temp: Option<TempDir>, limits: &Limits) -> Result<Self> {
+    /// lives). Returns it and the bytes copied to read it with its log.
+    fn open(
+        file: &Path,
+        shown: &Path,
+        temp: Option<TempDir>,
+        limits: &Limits,
+        expansion: Expansion,
+    ) -> Result<(Self, u64)> {
         let first = head(file, 16)?;
         if first.as_slice() != SQLITE_MAGIC {
             return Err(Error::NotSqlite {
@@ -341,15 +536,43 @@ impl SqliteStorage {
         }
         let wal = sidecar(file, "-wal");
         let journal = sidecar(file, "-journal");
+        let mut copied = 0;
         let (conn, temp) = if temp.is_none() && (non_empty(&wal) || non_empty(&journal)) {
-            // Rows in a log next to the database: read a copy.
+            // Rows in a log next to the database: read a copy, once the
+            // log is known to be one and the copy fits the limit.
+            let len = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+            let wal_page = if non_empty(&wal) {
+                Some(check_wal(&wal)?)
+            } else {
+                None
+            };
+            let total = len(file)
+                .saturating_add(len(&wal))
+                .saturating_add(len(&journal));
+            if total > expansion.left() {
+                return Err(expansion.refuse(
+                    shown,
+                    "a database read with its log, to be copied with it:",
+                    format!(
+                        "{} bytes ({} of the database, {} of `-wal`, {} of `-journal`), more than \
+                         the {} bytes left",
+                        total,
+                        len(file),
+                        len(&wal),
+                        len(&journal),
+                        expansion.left()
+                    ),
+                ));
+            }
             let dir = TempDir::new().map_err(|e| Error::io(std::env::temp_dir(), e))?;
             let copy = dir.path().join("storage.db3");
-            std::fs::copy(file, &copy).map_err(|e| Error::io(file, e))?;
-            for (side, suffix) in [(&wal, "-wal"), (&journal, "-journal")] {
-                if non_empty(side) {
-                    std::fs::copy(side, sidecar(&copy, suffix)).map_err(|e| Error::io(side, e))?;
-                }
+            copied += copy_checked(file, &copy).map_err(|e| Error::io(file, e))?;
+            if let Some(page) = wal_page {
+                copied += copy_wal(&wal, &sidecar(&copy, "-wal"), page)?;
+            }
+            if non_empty(&journal) {
+                copied += copy_checked(&journal, &sidecar(&copy, "-journal"))
+                    .map_err(|e| Error::io(&journal, e))?;
             }
             let conn = Connection::open_with_flags(
                 &copy,
@@ -387,7 +610,7 @@ impl SqliteStorage {
             max_payload: limits.max_chunk_size,
         };
         s.read_tables()?;
-        Ok(s)
+        Ok((s, copied))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -577,10 +800,13 @@ const PAGE: usize = 256;
 
 impl<'a> SqliteMessages<'a> {
     fn new(s: &'a SqliteStorage, filter: StorageFilter) -> Self {
+        let after = filter
+            .resume
+            .map(|r| (r.time, i64::try_from(r.position).unwrap_or(i64::MAX)));
         SqliteMessages {
             s,
             filter,
-            after: None,
+            after,
             ids: None,
             buf: VecDeque::new(),
             done: false,
@@ -603,6 +829,11 @@ impl<'a> SqliteMessages<'a> {
         let limit = i64::try_from(self.s.max_payload).unwrap_or(i64::MAX);
         let start = self.filter.start.unwrap_or(i64::MIN);
         let end = self.filter.end.unwrap_or(i64::MAX);
+        // Without an end, no bound: a message stamped i64::MAX is kept.
+        let below = |n: u8| match self.filter.end {
+            Some(_) => format!(" AND timestamp < ?{n}"),
+            None => String::new(),
+        };
         let topics = self.topics_sql();
         const COLUMNS: &str = "rowid, topic_id, timestamp, octet_length(data), \
                                CASE WHEN octet_length(data) <= ?1 THEN data END";
@@ -617,8 +848,9 @@ impl<'a> SqliteMessages<'a> {
             };
             let sql = format!(
                 "SELECT {COLUMNS} FROM messages \
-                 WHERE timestamp >= max(?2, ?4) AND timestamp < ?5{keyset}{topics} \
-                 ORDER BY timestamp, rowid LIMIT ?6"
+                 WHERE timestamp >= max(?2, ?4){}{keyset}{topics} \
+                 ORDER BY timestamp, rowid LIMIT ?6",
+                below(5)
             );
             let mut st = conn.prepare_cached(&sql).map_err(q)?;
             let mut rows = st
@@ -641,15 +873,21 @@ impl<'a> SqliteMessages<'a> {
             }
         } else {
             if self.ids.is_none() {
+                // Taken up again after (?3, ?4); from the start, no row
+                // has the rowid i64::MIN.
+                let (after_t, after_id) = self.after.unwrap_or((i64::MIN, i64::MIN));
                 let sql = format!(
-                    "SELECT rowid FROM messages WHERE timestamp >= ?1 AND timestamp < ?2{topics} \
-                     ORDER BY timestamp, rowid"
+                    "SELECT rowid FROM messages WHERE timestamp >= max(?1, ?3){} \
+                     AND (timestamp > ?3 OR rowid > ?4){topics} ORDER BY timestamp, rowid",
+                    below(2)
                 );
                 let ids: Vec<i64> = conn
                     .prepare(&sql)
                     .and_then(|mut st| {
-                        st.query_map(rusqlite::params![start, end], |r| r.get(0))?
-                            .collect()
+                        st.query_map(rusqlite::params![start, end, after_t, after_id], |r| {
+                            r.get(0)
+                        })?
+                        .collect()
                     })
                     .map_err(q)?;
                 self.ids = Some((ids, 0));
@@ -857,7 +1095,11 @@ impl McapStorage {
 
     fn messages(&self, filter: StorageFilter) -> Result<RawIter<'_>> {
         let mut f = MessageFilter::all().mode(filter.mode);
-        if let Some(s) = filter.start {
+        let start = match (filter.start, filter.resume) {
+            (Some(s), Some(r)) => Some(s.max(r.time)),
+            (s, r) => s.or(r.map(|r| r.time)),
+        };
+        if let Some(s) = start {
             f = f.start(logcore::Timestamp(s));
         }
         if let Some(e) = filter.end {
@@ -879,6 +1121,17 @@ impl McapStorage {
                 source: e,
             })?;
         let path = self.path.clone();
+        // Taken up again: the messages of the last time given are skipped.
+        let (skip_time, mut skip) = filter
+            .resume
+            .map_or((i64::MIN, 0), |r| (r.time, r.same_time));
+        let it = it.filter(move |r| match r {
+            Ok(m) if skip > 0 && m.log_time.as_nanos() == skip_time => {
+                skip -= 1;
+                false
+            }
+            _ => true,
+        });
         Ok(Box::new(it.map(move |r| match r {
             Ok(m) => Ok(RawMessage {
                 local_id: i64::from(m.channel.0),
@@ -896,5 +1149,27 @@ impl McapStorage {
                 source: e,
             }),
         })))
+    }
+}
+
+self_cell::self_cell!(
+    /// A reading of one storage file: the file, kept open by it, and the
+    /// iterator over its messages.
+    pub(crate) struct Cursor {
+        owner: std::sync::Arc<Storage>,
+        #[not_covariant]
+        dependent: RawIter,
+    }
+);
+
+impl Cursor {
+    /// Starts reading `storage` with `filter`.
+    pub(crate) fn start(storage: std::sync::Arc<Storage>, filter: StorageFilter) -> Result<Self> {
+        Cursor::try_new(storage, |s| s.messages(filter))
+    }
+
+    /// The next message.
+    pub(crate) fn next_message(&mut self) -> Option<Result<RawMessage>> {
+        self.with_dependent_mut(|_, it| it.next())
     }
 }

@@ -52,7 +52,8 @@ pub fn leftovers(dest: &Path) -> Vec<Leftover> {
         .collect()
 }
 
-/// Every temporary file in the folder `dir` (see `.robolog-tmp-` (`TEMP_MARKER`)) whose
+/// Every temporary file in the folder `dir` (see `.robolog-tmp-` (`TEMP_MARKER`)), and
+/// every temporary folder of a ROS 2 bag being written (`.NAME.rosbag2-tmp-PID`), whose
 /// process is not running any more, with the name of the output it was
 /// written for, sorted by path: [`leftovers`] of every output in `dir` at
 /// the cost of one listing, for a command writing many files there.
@@ -64,9 +65,13 @@ pub fn leftovers_in(dir: &Path) -> Vec<(PathBuf, Leftover)> {
         .filter_map(|e| {
             let file_name = e.ok()?.file_name();
             let text = file_name.to_string_lossy();
-            let at = text.rfind(TEMP_MARKER)?;
-            let name = text.get(1..at).filter(|_| text.starts_with('.'))?;
-            let pid = temp_pid(&text, name)?;
+            let (name, pid) = match text.rfind(TEMP_MARKER) {
+                Some(at) => {
+                    let name = text.get(1..at).filter(|_| text.starts_with('.'))?;
+                    (name, temp_pid(&text, name)?)
+                }
+                None => folder_pid(&text)?,
+            };
             (process_running(pid) != Some(true)).then(|| {
                 (
                     PathBuf::from(name),
@@ -80,6 +85,44 @@ pub fn leftovers_in(dir: &Path) -> Vec<(PathBuf, Leftover)> {
         .collect();
     found.sort_by(|a, b| a.1.path.cmp(&b.1.path));
     found
+}
+
+/// What the temporary folder of a ROS 2 bag being written holds between
+/// the bag's name and the writing process's id: `.NAME.rosbag2-tmp-PID`.
+const FOLDER_MARKER: &str = ".rosbag2-tmp-";
+
+/// The output's name and the process id in `file_name` when it is the
+/// name of a ROS 2 bag's temporary folder (`.NAME.rosbag2-tmp-PID`).
+fn folder_pid(file_name: &str) -> Option<(&str, u32)> {
+    let at = file_name.rfind(FOLDER_MARKER)?;
+    let name = file_name
+        .get(1..at)
+        .filter(|_| file_name.starts_with('.'))?;
+    let pid = file_name[at + FOLDER_MARKER.len()..].parse().ok()?;
+    (!name.is_empty()).then_some((name, pid))
+}
+
+/// The temporary copies that readers of killed processes left in the
+/// system's temporary folder (a ROS 2 bag's decompressed storage files,
+/// databases copied with their logs: folders `rosbag2-PID-...` of this
+/// user whose process no longer runs), sorted by path. They hold copies of
+/// inputs only and are not touched here; a later run names them with the
+/// command that removes them.
+pub fn temporary_copy_leftovers() -> Vec<Leftover> {
+    #[cfg(feature = "rosbag2")]
+    {
+        rosbag2::temporary_leftovers()
+            .into_iter()
+            .map(|l| Leftover {
+                path: l.path,
+                pid: l.pid,
+            })
+            .collect()
+    }
+    #[cfg(not(feature = "rosbag2"))]
+    {
+        Vec::new()
+    }
 }
 
 /// Removes the temporary files of `dest` that [`leftovers`] finds and
@@ -174,6 +217,28 @@ mod tests {
         );
         // Listing touches nothing.
         assert_eq!(entries(&dir).len(), names.len() + 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_temporary_folders_of_bags_being_written_are_leftovers() {
+        let dir = scratch("folder-leftovers");
+        let gone = dir.join(".out.rosbag2-tmp-4294967295");
+        std::fs::create_dir_all(&gone).unwrap();
+        std::fs::write(gone.join("out_0.db3"), "rows").unwrap();
+        let mine = dir.join(format!(".out.rosbag2-tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::create_dir_all(dir.join("out.rosbag2-tmp-4294967295")).unwrap();
+        std::fs::create_dir_all(dir.join(".out.rosbag2-tmp-x")).unwrap();
+        assert_eq!(
+            leftovers(&dir.join("out")),
+            [Leftover {
+                path: gone.clone(),
+                pid: u32::MAX
+            }]
+        );
+        assert!(leftovers(&dir.join("other")).is_empty());
+        assert!(gone.join("out_0.db3").exists(), "listing touches nothing");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

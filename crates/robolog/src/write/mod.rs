@@ -61,7 +61,10 @@ mod testing;
 pub use atomic::{AtomicFile, replace_keeping_backup, write_atomically};
 pub(crate) use behind::WRITE_BEHIND_STEP;
 pub use error::{Refusal, WriteError};
-pub use leftovers::{Leftover, leftovers, leftovers_in, remove_empty_leftovers, remove_if_empty};
+pub use leftovers::{
+    Leftover, leftovers, leftovers_in, remove_empty_leftovers, remove_if_empty,
+    temporary_copy_leftovers,
+};
 pub(crate) use names::TEMP_MARKER;
 pub use policy::{OutputPolicy, same_file};
-pub use temporaries::{TemporaryFolder, remove_open_temporaries};
+pub use temporaries::{TemporaryFolder, remove_open_temporaries, remove_temporary_copies};

@@ -120,7 +120,8 @@ impl Drop for TemporaryFolder {
 
 /// Removes the temporary file of every [`AtomicFile`](super::AtomicFile)
 /// of this process that is open (created, neither committed nor dropped),
-/// and every [`TemporaryFolder`] listed, and returns how many it removed. Only files whose names carry `.robolog-tmp-` (`TEMP_MARKER`) and this
+/// and every [`TemporaryFolder`] listed, and returns how many it removed;
+/// the temporary copies of inputs go too ([`remove_temporary_copies`]). Only files whose names carry `.robolog-tmp-` (`TEMP_MARKER`) and this
 /// process's id are touched.
 ///
 /// Meant for a process that is about to exit without unwinding (on
@@ -151,7 +152,27 @@ impl Drop for TemporaryFolder {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn remove_open_temporaries() -> usize {
-    open_temporaries().remove_all()
+    let removed = open_temporaries().remove_all();
+    remove_temporary_copies();
+    removed
+}
+
+/// Removes the temporary copies the readers of this process made of their
+/// inputs (a ROS 2 bag's decompressed storage files and databases copied
+/// with their logs, `rosbag2-PID-...` in the system's temporary folder) and
+/// returns how many it removed; a reader that needs a new copy afterwards
+/// fails. [`remove_open_temporaries`] does this too (without counting
+/// them: they are no outputs). For a program about to exit without
+/// dropping the logs it read.
+pub fn remove_temporary_copies() -> usize {
+    #[cfg(feature = "rosbag2")]
+    {
+        rosbag2::remove_temporary_copies()
+    }
+    #[cfg(not(feature = "rosbag2"))]
+    {
+        0
+    }
 }
 
 #[cfg(test)]
