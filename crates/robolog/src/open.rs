@@ -196,15 +196,17 @@ pub(crate) fn is_rosbag2(path: &Path) -> Result<bool, Error> {
 }
 
 /// The format of the log that the folder `dir` is, if any: a ROS 2 bag
-/// when it holds a `metadata.yaml` (whatever this build reads).
+/// when it holds a `metadata.yaml` (whatever this build reads, and in any
+/// form: one that is not a regular file is refused by the reader as what
+/// it is).
 ///
 /// ```
 /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata");
 /// assert_eq!(robolog::probe_folder(std::path::Path::new(dir)), None);
 /// ```
 pub fn probe_folder(dir: &Path) -> Option<Format> {
-    dir.join("metadata.yaml")
-        .is_file()
+    std::fs::symlink_metadata(dir.join("metadata.yaml"))
+        .is_ok()
         .then_some(Format::Rosbag2)
 }
 

@@ -100,6 +100,24 @@ pub enum Error {
         /// What is there.
         found: String,
     },
+    /// Messages of a storage file on a topic id that no topic of the
+    /// file declares (they are not read).
+    #[error(
+        "{}: {count} message{} of the table `messages` {} topic_id {topic_id}, which no row of \
+         the table `topics` has; {} not read",
+        file.display(),
+        if *count == 1 { "" } else { "s" },
+        if *count == 1 { "has" } else { "have" },
+        if *count == 1 { "it is" } else { "they are" }
+    )]
+    Orphans {
+        /// The storage file.
+        file: PathBuf,
+        /// The topic id of the messages.
+        topic_id: i64,
+        /// How many messages have it.
+        count: u64,
+    },
     /// A bag cannot be written as asked ([`crate::Bag2Writer`]): an
     /// existing target, an unknown topic, a time the storage cannot keep.
     #[error("{}: cannot write the bag: {reason}", path.display())]

@@ -161,19 +161,37 @@ fn storage_paths_must_stay_in_the_bag() {
         &[(1, string_cdr("x"))],
         false,
     ));
-    for (entry, want) in [
+    let mut refused = vec![
         ("../outside.db3", "contains `..`"),
         ("sub/../../outside.db3", "contains `..`"),
         ("/etc/passwd", "is absolute"),
-        ("C:\\\\x.db3", "is absolute"),
-        ("c:x.db3", "is absolute"),
         ("\"\"", "is empty"),
-    ] {
+    ];
+    // A drive or a leading backslash makes a path absolute on Windows
+    // only; elsewhere `:` and `\\` are file-name characters.
+    if cfg!(windows) {
+        refused.extend([
+            ("C:\\\\x.db3", "is absolute"),
+            ("c:x.db3", "is absolute"),
+            ("\"\\\\x.db3\"", "is absolute"),
+            ("\"a\\\\..\\\\..\\\\outside.db3\"", "contains `..`"),
+        ]);
+    }
+    for (entry, want) in refused {
         std::fs::write(bag.join("metadata.yaml"), metadata(&[entry], "")).unwrap();
         let e = Bag2::open(&bag).unwrap_err();
         assert!(matches!(e, Error::UnsafePath { .. }), "{entry}: {e}");
         assert!(e.to_string().contains(want), "{entry}: {e}");
         assert!(e.to_string().contains("metadata.yaml"), "{entry}: {e}");
+    }
+    // Off Windows, a name with a colon or a backslash is one file of the
+    // bag folder: a missing one is named as such.
+    #[cfg(unix)]
+    for entry in ["c:x.db3", "C:\\\\x.db3", "\"\\\\x.db3\""] {
+        std::fs::write(bag.join("metadata.yaml"), metadata(&[entry], "")).unwrap();
+        let e = Bag2::open(&bag).unwrap_err();
+        assert!(matches!(e, Error::MissingFile { .. }), "{entry}: {e}");
+        assert!(e.to_string().contains("bag/"), "{entry}: {e}");
     }
     // A colon is fine in a relative name.
     drop(make_db(
@@ -512,9 +530,10 @@ fn a_folder_without_metadata_reads_its_storage_files() {
     let summary = bag.summary().unwrap();
     assert_eq!(summary.message_count, 1);
     assert!(
-        summary.warnings[0]
-            .to_string()
-            .contains("1 messages with topic_id 9"),
+        summary.warnings[0].to_string().ends_with(
+            "1 message of the table `messages` has topic_id 9, which no row of the table \
+                 `topics` has; it is not read"
+        ),
         "{:?}",
         summary.warnings
     );

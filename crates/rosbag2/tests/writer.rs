@@ -317,7 +317,7 @@ fn an_existing_target_is_refused_without_overwrite() {
     assert!(e.to_string().contains("already exists"), "{e}");
     // Not a bag folder: refused even with overwrite.
     let e = Bag2Writer::create(&dst, WriteOptions::default().with_overwrite(true)).unwrap_err();
-    assert!(e.to_string().contains("not a bag folder"), "{e}");
+    assert!(e.to_string().contains("is not a rosbag2 bag folder"), "{e}");
     assert_eq!(
         std::fs::read_to_string(dst.join("keep.txt")).unwrap(),
         "mine"
@@ -384,6 +384,114 @@ fn a_writer_dropped_before_finish_leaves_nothing() {
     assert!(w.write(t + 1, 1, &[]).is_err());
     drop(w);
     assert_eq!(std::fs::read_dir(&scratch.0).unwrap().count(), 0);
+}
+
+#[test]
+fn overwrite_replaces_only_a_folder_holding_nothing_but_a_bag() {
+    use rosbag2::write::check_replaceable;
+    let scratch = Scratch::new("notabag");
+    let def = TopicDefinition::msg("int32 data\n");
+    let write = |dst: &Path, overwrite: bool| {
+        let mut w = Bag2Writer::create(dst, WriteOptions::default().with_overwrite(overwrite))?;
+        let t = w.add_topic("/a", "std_msgs/msg/Int32", &def, &[])?;
+        w.write(t, 1, &[0, 1, 0, 0, 1, 0, 0, 0])?;
+        w.finish()
+    };
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = walk(dir)
+            .iter()
+            .map(|p| p.strip_prefix(dir).unwrap().display().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    // A project folder with a metadata.yaml that is no bag's.
+    let proj = scratch.0.join("proj");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::write(proj.join("metadata.yaml"), "x: 1\n").unwrap();
+    std::fs::write(proj.join("src/code.py"), "print(1)\n").unwrap();
+    std::fs::write(proj.join("thesis.tex"), "\\begin{document}").unwrap();
+    let before = listing(&proj);
+    let e = check_replaceable(&proj).unwrap_err();
+    assert_eq!(
+        (e.folder.as_path(), e.entry.as_str()),
+        (proj.as_path(), "metadata.yaml")
+    );
+    assert!(e.reason.contains("rosbag2_bagfile_information"), "{e}");
+    let e = write(&proj, true).unwrap_err().to_string();
+    assert!(e.contains("is not a rosbag2 bag folder"), "{e}");
+    assert!(e.contains("`metadata.yaml`"), "{e}");
+    assert_eq!(listing(&proj), before);
+    assert_eq!(
+        std::fs::read_to_string(proj.join("src/code.py")).unwrap(),
+        "print(1)\n"
+    );
+
+    // A real bag is replaced, with its SQLite companions.
+    let bag = scratch.0.join("bag");
+    write(&bag, false).unwrap();
+    std::fs::write(bag.join("bag_0.db3-wal"), b"").unwrap();
+    std::fs::write(bag.join("bag_0.db3-shm"), b"").unwrap();
+    check_replaceable(&bag).unwrap();
+    write(&bag, true).unwrap();
+    assert_eq!(listing(&bag), ["bag_0.db3", "metadata.yaml"]);
+
+    // A bag with one more file, or a subfolder, is refused, naming it.
+    std::fs::write(bag.join("notes.txt"), "mine").unwrap();
+    let e = check_replaceable(&bag).unwrap_err();
+    assert_eq!(e.entry, "notes.txt");
+    assert!(
+        e.reason
+            .contains("a regular file that its metadata.yaml does not name"),
+        "{e}"
+    );
+    assert!(write(&bag, true).is_err());
+    std::fs::remove_file(bag.join("notes.txt")).unwrap();
+    std::fs::create_dir(bag.join("a_sub")).unwrap();
+    assert_eq!(check_replaceable(&bag).unwrap_err().entry, "a_sub");
+    std::fs::remove_dir(bag.join("a_sub")).unwrap();
+    // A metadata.yaml that does not parse, a storage name that is a
+    // folder, a file instead of a folder.
+    let good = std::fs::read_to_string(bag.join("metadata.yaml")).unwrap();
+    std::fs::write(
+        bag.join("metadata.yaml"),
+        "rosbag2_bagfile_information: [\n",
+    )
+    .unwrap();
+    let e = check_replaceable(&bag).unwrap_err();
+    assert_eq!(e.entry, "metadata.yaml");
+    assert!(e.reason.contains("at line"), "{e}");
+    std::fs::write(bag.join("metadata.yaml"), &good).unwrap();
+    std::fs::remove_file(bag.join("bag_0.db3")).unwrap();
+    std::fs::create_dir(bag.join("bag_0.db3")).unwrap();
+    std::fs::write(bag.join("bag_0.db3/x"), "mine").unwrap();
+    let e = check_replaceable(&bag).unwrap_err();
+    assert_eq!(e.entry, "bag_0.db3");
+    assert!(e.reason.contains("a directory, not a regular file"), "{e}");
+    assert!(write(&bag, true).is_err());
+    assert!(bag.join("bag_0.db3/x").is_file());
+    let file = scratch.0.join("file");
+    std::fs::write(&file, "x").unwrap();
+    assert_eq!(check_replaceable(&file).unwrap_err().entry, ".");
+    // An empty folder holds nothing to lose.
+    let empty = scratch.0.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    write(&empty, true).unwrap();
+    assert_eq!(listing(&empty), ["empty_0.db3", "metadata.yaml"]);
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 #[test]

@@ -201,7 +201,7 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
             let Some(&conn) = ids[i].get(&m.channel) else {
                 return Ok(());
             };
-            w.write(conn, ros_time(&m)?, &m.payload)?;
+            w.write(conn, ros_time(logs[i], &m)?, &m.payload)?;
             cx.stats.messages += 1;
             cx.tick_at(i, m.offset.unwrap_or(0));
             Ok(())
@@ -230,14 +230,16 @@ pub(crate) fn writer_options(cx: &Context<'_>) -> Result<WriterOptions, Error> {
     })
 }
 
-/// The bag time of message `m`: its log time, which must lie in what a
-/// ROS time holds.
-pub(crate) fn ros_time(m: &logcore::Message<'_>) -> Result<RosTime, Error> {
+/// The bag time of message `m` of `log`: its log time, which must lie in
+/// what a ROS time holds; another is refused, naming the message's topic
+/// and time (as [`mcap_time`](super::mcap_time) refuses).
+pub(crate) fn ros_time(log: &Log<'_>, m: &logcore::Message<'_>) -> Result<RosTime, Error> {
     RosTime::from_timestamp(m.log_time).ok_or_else(|| {
-        Error::malformed(
-            m.offset.unwrap_or(0),
-            "a log time a ROS time can hold (1970 to 2106)",
-            format!("{} ns", m.log_time.as_nanos()),
+        super::time_refused(
+            &super::topic_of(log, m),
+            m.log_time,
+            m.offset,
+            "ROS 1 bag times hold 1970 to 2106",
         )
     })
 }

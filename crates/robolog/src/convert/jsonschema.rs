@@ -394,7 +394,14 @@ impl<W: Write> JsonOut<W> {
                 "no channel {topic} was added"
             )));
         };
-        let t = u64::try_from(time.as_nanos()).unwrap_or(0);
+        let t = u64::try_from(time.as_nanos()).map_err(|_| {
+            super::time_refused(
+                topic,
+                time,
+                None,
+                "MCAP times are unsigned nanoseconds since 1970",
+            )
+        })?;
         self.w
             .write_message(lane.id, lane.sequence, t, t, message)?;
         lane.sequence = lane.sequence.wrapping_add(1);

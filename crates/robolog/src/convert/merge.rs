@@ -498,8 +498,20 @@ fn to_mcap_merged<W: Write>(
             let Some(&channel) = ids[i].get(&m.channel) else {
                 return Ok(());
             };
-            let t = m.log_time.as_nanos().max(0) as u64;
-            let publish = m.publish_time.map_or(t, |p| p.as_nanos().max(0) as u64);
+            let t = super::mcap_time(logs[i], &m)?;
+            let publish = match m.publish_time {
+                None => t,
+                Some(p) => match u64::try_from(p.as_nanos()) {
+                    Ok(p) => p,
+                    Err(_) => {
+                        let with = logcore::Message {
+                            log_time: p,
+                            ..m.clone()
+                        };
+                        return Err(super::mcap_time(logs[i], &with).unwrap_err());
+                    }
+                },
+            };
             let seq = match m.sequence {
                 Some(s) if keeps_sequence[i] => s as u32,
                 _ => sequence,

@@ -510,6 +510,42 @@ pub(crate) fn not_a(wanted: &str, log: &Log<'_>) -> Error {
     Error::malformed(0, wanted, format!("{:?}", log.format()))
 }
 
+/// The log time of message `m` of `log` as an MCAP file stores it
+/// (unsigned nanoseconds since 1970). A negative time is refused, naming
+/// the message's topic and time: every stamp is written as it is or not
+/// at all.
+pub(crate) fn mcap_time(log: &Log<'_>, m: &logcore::Message<'_>) -> Result<u64, Error> {
+    u64::try_from(m.log_time.as_nanos()).map_err(|_| {
+        time_refused(
+            &topic_of(log, m),
+            m.log_time,
+            m.offset,
+            "MCAP times are unsigned nanoseconds since 1970",
+        )
+    })
+}
+
+/// The topic of message `m` of `log`, for an error.
+pub(crate) fn topic_of(log: &Log<'_>, m: &logcore::Message<'_>) -> String {
+    log.channels()
+        .ok()
+        .and_then(|cs| cs.into_iter().find(|c| c.id == m.channel))
+        .map_or_else(|| format!("channel {}", m.channel.0), |c| c.topic)
+}
+
+/// The error of a message time the output cannot hold: `why` says what
+/// the output's times are.
+pub(crate) fn time_refused(topic: &str, time: Timestamp, offset: Option<u64>, why: &str) -> Error {
+    Error::unsupported(
+        offset.unwrap_or(0),
+        format!("the time {} ns of a message on {topic}", time.as_nanos()),
+        format!(
+            "{why}, so it cannot be written, and nothing was (a ROS 2 bag folder of \
+             sqlite3 storage keeps every time)"
+        ),
+    )
+}
+
 /// The error of a conversion this build cannot do yet.
 pub(crate) fn not_yet(format: Format) -> Error {
     Error::unsupported(

@@ -82,7 +82,7 @@ pub(crate) fn convert<W: Write>(log: &Log<'_>, out: W, cx: &mut Context<'_>) -> 
         let Some(&channel) = channels.get(&m.channel) else {
             return Ok(());
         };
-        let t = m.log_time.as_nanos().max(0) as u64;
+        let t = super::mcap_time(log, &m)?;
         w.write_message(channel, sequence, t, t, &m.payload)?;
         sequence = sequence.wrapping_add(1);
         cx.stats.messages += 1;

@@ -32,10 +32,12 @@
 //! chunk options do not (the MCAP storage compresses its chunks with zstd
 //! as rosbag2 does, unless the whole file is compressed).
 //!
-//! Safety: an output that exists is refused unless forced (and then only a
-//! bag folder or an empty folder is replaced, once the new bag is
-//! complete); an output that is the input, or a folder holding it, is
-//! always refused.
+//! Safety: an output that exists is refused unless forced, and then
+//! replaced only when it is an empty folder or a ROS 2 bag folder holding
+//! nothing but its bag (any other file, a subfolder or a metadata that does
+//! not parse is refused before anything is written, naming it), once the
+//! new bag is complete; an output that is the input, or a folder holding
+//! it, is always refused.
 
 use std::path::Path;
 
@@ -98,12 +100,24 @@ impl Folder<'_> {
     }
 
     /// Refuses an output that is the input, a folder holding the input,
-    /// or (without force) one that exists.
+    /// one that exists (without force), or (with force) one that is not
+    /// an empty folder or a ROS 2 bag folder holding nothing else
+    /// ([`rosbag2::write::check_replaceable`], the rule the writer
+    /// applies again before it replaces the folder).
     pub(crate) fn check(&self) -> Result<(), ConvertFileError> {
         let policy = OutputPolicy::new(self.force).reading(self.input);
         policy
             .check(self.output)
             .map_err(ConvertFileError::Refused)?;
+        #[cfg(feature = "rosbag2")]
+        if std::fs::symlink_metadata(self.output).is_ok()
+            && let Err(e) = rosbag2::write::check_replaceable(self.output)
+        {
+            return Err(ConvertFileError::Refused(Refusal::NotABag {
+                output: self.output.to_path_buf(),
+                reason: e.to_string(),
+            }));
+        }
         if let (Ok(input), Ok(output)) = (self.input.canonicalize(), self.output.canonicalize())
             && input.starts_with(&output)
         {
@@ -237,6 +251,7 @@ mod bag2 {
     /// the messages of several merged by time (a topic of the same name,
     /// type and serialization format in several is one topic).
     fn copy(logs: &[&Log<'_>], w: &mut Bag2Writer, cx: &mut Context<'_>) -> Result<(), Error> {
+        let mcap = w.storage() == StorageId::Mcap;
         let mut topics = HashSet::new();
         // Per log: channel -> topic id.
         let mut ids: Vec<HashMap<ChannelId, u32>> = Vec::with_capacity(logs.len());
@@ -259,6 +274,10 @@ mod bag2 {
                 let Some(&id) = ids[i].get(&m.channel) else {
                     return Ok(());
                 };
+                if mcap {
+                    // The rule and the error of every MCAP output.
+                    crate::convert::mcap_time(logs[i], &m)?;
+                }
                 w.write(id, m.log_time.as_nanos(), &m.payload)?;
                 cx.stats.messages += 1;
                 read[i] += m.payload.len() as u64;

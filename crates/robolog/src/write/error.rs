@@ -26,6 +26,16 @@ pub enum Refusal {
         /// The backup's name.
         backup: PathBuf,
     },
+    /// The output is an existing folder that only a ROS 2 bag folder may
+    /// replace, even when forced, and it is not one: it holds files that
+    /// are not part of a bag, or no bag metadata.
+    NotABag {
+        /// The output as given.
+        output: PathBuf,
+        /// Its first entry that is not part of a bag, and why (the text
+        /// names the folder too).
+        reason: String,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -45,6 +55,7 @@ impl fmt::Display for Refusal {
                 "the backup {} of the original exists already and is never replaced; move it away first",
                 backup.display()
             ),
+            Refusal::NotABag { reason, .. } => f.write_str(reason),
         }
     }
 }

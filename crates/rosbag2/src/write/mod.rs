@@ -26,9 +26,10 @@
 //!   the target (`.NAME.rosbag2-tmp-PID`), renamed into place only when
 //!   [`Bag2Writer::finish`] succeeds. An existing target is refused
 //!   unless [`WriteOptions::overwrite`] is set; then it is replaced only
-//!   once the new bag is complete (and only if it is a bag folder or
-//!   empty). A writer dropped before `finish`, or whose `finish` fails,
-//!   removes its temporary folder.
+//!   once the new bag is complete, and only if it is empty or a bag
+//!   folder holding nothing but its bag ([`check_replaceable`]). A
+//!   writer dropped before `finish`, or whose `finish` fails, removes
+//!   its temporary folder.
 //!
 //! Messages may come in any time order: SQLite readers order a file's
 //! messages by the timestamp index, MCAP readers by the message indexes
@@ -41,6 +42,7 @@ mod files;
 mod logwriter;
 mod meta;
 mod options;
+mod replace;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,6 +51,7 @@ use crate::error::{Error, Result};
 use crate::metadata::QosProfile;
 use files::{FileTopic, StorageFile};
 pub use options::{CompressionMode, StorageId, TopicDefinition, TopicSpec, WriteOptions};
+pub use replace::{NotABag, check_replaceable};
 
 struct TopicState {
     spec: TopicSpec,
@@ -137,14 +140,6 @@ fn write_err(path: &Path, reason: impl Into<String>) -> Error {
     }
 }
 
-/// Whether `dir` may be replaced: a bag folder (it holds a
-/// `metadata.yaml`) or an empty folder.
-fn replaceable(dir: &Path) -> bool {
-    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
-        && (dir.join("metadata.yaml").is_file()
-            || std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none()))
-}
-
 impl Bag2Writer {
     /// Starts a bag to be renamed to `folder` by [`finish`](Self::finish):
     /// refuses an existing `folder` unless `options.overwrite`, creates
@@ -207,6 +202,11 @@ impl Bag2Writer {
     /// The folder the bag is renamed to by [`finish`](Self::finish).
     pub fn target(&self) -> &Path {
         &self.target
+    }
+
+    /// The storage plugin the bag is written with.
+    pub fn storage(&self) -> StorageId {
+        self.options.storage
     }
 
     /// The temporary folder the bag is written into.
@@ -427,6 +427,9 @@ impl Bag2Writer {
 
     pub(crate) fn finish_in_place(&mut self) -> Result<()> {
         self.check_open()?;
+        // An embedding program's hook may unwind here: the writer, not
+        // done, removes its temporary folder on drop.
+        logcore::interrupt::before_commit();
         self.done = true;
         let r = self.complete();
         if r.is_err() {
@@ -495,7 +498,7 @@ fn sync_dir(dir: &Path) {
 }
 
 /// Refuses an existing `target` unless `overwrite`, and with it one
-/// that is not a bag folder or an empty folder.
+/// that [`check_replaceable`] refuses.
 fn check_target(target: &Path, overwrite: bool) -> Result<()> {
     if std::fs::symlink_metadata(target).is_err() {
         return Ok(());
@@ -506,14 +509,7 @@ fn check_target(target: &Path, overwrite: bool) -> Result<()> {
             "it already exists (set `WriteOptions::overwrite` to replace it)",
         ));
     }
-    if !replaceable(target) {
-        return Err(write_err(
-            target,
-            "it exists and is not a bag folder (no metadata.yaml) nor an empty folder: \
-             it is not replaced",
-        ));
-    }
-    Ok(())
+    check_replaceable(target).map_err(|e| write_err(target, e.to_string()))
 }
 
 impl Drop for Bag2Writer {

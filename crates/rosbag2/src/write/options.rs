@@ -63,7 +63,8 @@ pub struct WriteOptions {
     /// The metadata's `custom_data`.
     pub custom_data: BTreeMap<String, String>,
     /// Replace an existing bag folder at the target (once the new bag is
-    /// complete) instead of refusing it.
+    /// complete) instead of refusing it; a folder that is not a bag (see
+    /// [`check_replaceable`](super::check_replaceable)) is refused still.
     pub overwrite: bool,
 }
 

@@ -245,7 +245,7 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
                 ));
                 return Ok(());
             }
-            w.write(*conn, super::bag::ros_time(&m)?, &buf)?;
+            w.write(*conn, super::bag::ros_time(logs[i], &m)?, &buf)?;
             cx.stats.messages += 1;
             cx.tick_at(i, at);
             Ok(())
