@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use logcore::Value;
+use serde_json::Value as Json;
+
 /// The Python with rosbags: `$ROSBAGS_PYTHON`, else the interop venv of
 /// `cargo xtask`; `None` (with a printed note) when absent.
 pub(crate) fn python() -> Option<PathBuf> {
@@ -55,3 +58,80 @@ pub(crate) const BAGS: [(&str, u64); 13] = [
     ("mcap/test_bag_for_seek", 5),
     ("mcap/wrong_rmw_test", 7),
 ];
+
+fn float_eq(json: &Json, x: f64) -> bool {
+    match json {
+        Json::String(s) => match s.as_str() {
+            "NaN" => x.is_nan(),
+            "Infinity" => x == f64::INFINITY,
+            "-Infinity" => x == f64::NEG_INFINITY,
+            _ => false,
+        },
+        j => j.as_f64() == Some(x),
+    }
+}
+
+/// Compares a decoded value with rosbags' JSON; `Err` names the path.
+pub(crate) fn same(ours: &Value, want: &Json, path: &str) -> Result<(), String> {
+    let fail = || Err(format!("{path}: ours {ours:?}, rosbags {want}"));
+    let elems = |items: Vec<Value>, want: &Json| -> Result<(), String> {
+        let Json::Array(w) = want else {
+            return Err(format!("{path}: ours an array, rosbags {want}"));
+        };
+        if w.len() != items.len() {
+            return Err(format!(
+                "{path}: {} elements, rosbags {}",
+                items.len(),
+                w.len()
+            ));
+        }
+        for (k, (a, b)) in items.iter().zip(w).enumerate() {
+            same(a, b, &format!("{path}[{k}]"))?;
+        }
+        Ok(())
+    };
+    match ours {
+        Value::Struct(fields) => {
+            let Json::Object(w) = want else {
+                return fail();
+            };
+            // rosbags gives an empty type its placeholder member.
+            if fields.is_empty() && w.keys().all(|k| k == "structure_needs_at_least_one_member") {
+                return Ok(());
+            }
+            let ours_keys: Vec<&str> = fields.iter().map(|(k, _)| &**k).collect();
+            let want_keys: Vec<&str> = w.keys().map(String::as_str).collect();
+            if ours_keys != want_keys {
+                return Err(format!(
+                    "{path}: fields {ours_keys:?}, rosbags {want_keys:?}"
+                ));
+            }
+            for (k, v) in fields {
+                same(v, &w[&**k], &format!("{path}.{k}"))?;
+            }
+            Ok(())
+        }
+        Value::Bool(b) if want.as_bool() == Some(*b) => Ok(()),
+        Value::I64(n) if want.as_i64() == Some(*n) => Ok(()),
+        Value::U64(n) if want.as_u64() == Some(*n) => Ok(()),
+        // ROS 2's `byte` is an octet: ros2cdr reads it unsigned (0-255),
+        // rosbags as int8 (-128-127). The same bits: accepted when
+        // rosbags' value is negative, which it never is for `uint8`.
+        Value::U64(n)
+            if *n <= 255
+                && want
+                    .as_i64()
+                    .is_some_and(|w| w < 0 && w == i64::from(*n as u8 as i8)) =>
+        {
+            Ok(())
+        }
+        Value::F32(x) if float_eq(want, f64::from(*x)) => Ok(()),
+        Value::F64(x) if float_eq(want, *x) => Ok(()),
+        Value::String(s) if want.as_str() == Some(s) => Ok(()),
+        Value::Bytes(b) => elems(b.iter().map(|&x| Value::U64(x.into())).collect(), want),
+        Value::F32Array(v) => elems(v.iter().map(|&x| Value::F32(x)).collect(), want),
+        Value::F64Array(v) => elems(v.iter().map(|&x| Value::F64(x)).collect(), want),
+        Value::Array(v) => elems(v.clone(), want),
+        _ => fail(),
+    }
+}
