@@ -123,13 +123,13 @@ fn rewrite(ctx: &Context, input: &Path, output: &Path, target: Target) -> Result
             replace_keeping_backup(output, backup, reindex).map_err(|e| write::failed(output, e))?
         }
     };
-    println!(
+    output::print_line(format_args!(
         "{}: wrote {} messages on {} connections to {}",
         input.display(),
         done.messages,
         done.connections,
         output.display()
-    );
+    ));
     for p in &done.problems {
         ctx.report(input, p);
     }

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::output;
 use crate::progress::Progress;
+use crate::shown::{Mode, say};
 use crate::timearg::FilterArgs;
 use crate::{Failure, Outcome, topics};
 
@@ -86,7 +87,7 @@ pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
 
     let by_id: std::collections::HashMap<ChannelId, &logcore::ChannelInfo> =
         channels.iter().map(|c| (c.id, c)).collect();
-    let mut out = output::stdout();
+    let mut out = output::stdout_as(if args.json { Mode::Json } else { Mode::Text });
     let mut damaged = false;
     let mut decoder = LenientDecoder::new(&reader);
     // Channels of an encoding no decoder serves (only where payloads are
@@ -148,7 +149,7 @@ pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
     std::io::Write::flush(&mut out).map_err(io)?;
     for (id, count) in undecodable.iter().filter(|(_, n)| **n > 0) {
         let Some(c) = by_id.get(id) else { continue };
-        eprintln!(
+        say!(
             "robolog: {}: channel {:?}: no decoder for message encoding {:?}{}; its {count} message{} {} printed as raw bytes",
             path.display(),
             c.topic,
@@ -165,7 +166,7 @@ pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
         let topic = by_id
             .get(&failure.channel)
             .map_or("?", |c| c.topic.as_str());
-        eprintln!(
+        say!(
             "robolog: {}: channel {topic:?}: {} message{} could not be decoded and {} printed as raw bytes; the first: {}",
             path.display(),
             failure.count,

@@ -13,6 +13,7 @@ use osi_mcap::validate::{self, Profile, ValidateOptions};
 
 use crate::context::Context;
 use crate::output;
+use crate::shown::{Mode, say};
 use crate::{Failure, Outcome};
 
 /// The rule sets of `--profile`.
@@ -51,7 +52,7 @@ pub(crate) struct CheckArgs {
 
 /// Runs `robolog check`.
 pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
-    let mut out = output::stdout();
+    let mut out = output::stdout_as(if a.json { Mode::Json } else { Mode::Text });
     if a.rules {
         let listed = if a.json {
             output::line(&mut out, &validate::rules_json())
@@ -93,7 +94,7 @@ pub(crate) fn run(ctx: &Context, a: &CheckArgs) -> Result<Outcome, Failure> {
     out.flush().map_err(io(path))?;
     for error in checked.errors() {
         match checked {
-            robolog::Checked::Rules(_) => eprintln!("robolog: {}: {error}", path.display()),
+            robolog::Checked::Rules(_) => say!("robolog: {}: {error}", path.display()),
             robolog::Checked::Strict(_) => ctx.report(path, error),
         }
     }

@@ -48,7 +48,7 @@ impl Context {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if !said.contains(&line) {
-            eprintln!("{line}");
+            crate::shown::say!("{line}");
             said.insert(line);
         }
     }

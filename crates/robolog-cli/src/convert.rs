@@ -320,7 +320,7 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
     for w in stats.warnings.iter().chain(&stats.skipped) {
         ctx.report(input, w);
     }
-    eprintln!(
+    crate::shown::say!(
         "robolog: {}: {} messages on {} channel(s) to {}{}",
         input.display(),
         stats.messages,

@@ -18,8 +18,9 @@ use robolog_arrow::parquet::{ParquetOptions, export_parquet};
 
 use crate::context::Context;
 use crate::progress::Progress;
+use crate::shown::say;
 use crate::topics::{self, Scope};
-use crate::{Failure, Outcome, write};
+use crate::{Failure, Outcome, output, write};
 use std::path::Path;
 
 /// Arguments of `robolog export`.
@@ -106,20 +107,23 @@ fn failure(e: ExportError, first: &Path, scope: Scope) -> Failure {
 fn report_log(ctx: &Context, log: &ExportedLog) -> Outcome {
     for t in log.tables.iter().chain(&log.logs) {
         write::report_leftovers(&t.path);
-        println!(
+        output::print_line(format_args!(
             "wrote {} ({} row{}, {} columns)",
             t.path.display(),
             t.rows,
             if t.rows == 1 { "" } else { "s" },
             t.columns
-        );
+        ));
     }
     for path in &log.removed {
-        println!("removed {} (from an earlier export)", path.display());
+        output::print_line(format_args!(
+            "removed {} (from an earlier export)",
+            path.display()
+        ));
     }
     let mut outcome = ctx.report_all(&log.path, log.problems.iter().cloned());
     for t in log.tables.iter().filter(|t| t.skipped > 0) {
-        eprintln!(
+        say!(
             "robolog: {}: table {}: {} damaged message{} left out",
             log.path.display(),
             t.name,
@@ -134,7 +138,7 @@ fn report_log(ctx: &Context, log: &ExportedLog) -> Outcome {
             let first = first.map_or(String::new(), |u| {
                 format!("; the first at byte offset {}: {}", u.offset, u.reason)
             });
-            eprintln!(
+            say!(
                 "robolog: {}: table {}: {} message{} did not decode and {} written as raw bytes{first}",
                 log.path.display(),
                 t.name,
@@ -148,7 +152,7 @@ fn report_log(ctx: &Context, log: &ExportedLog) -> Outcome {
         outcome = Outcome::Damaged;
     }
     for f in &log.failed {
-        eprintln!(
+        say!(
             "robolog: {}: table {} not written: {}",
             log.path.display(),
             f.name,

@@ -7,6 +7,7 @@ use logcore::LogReader;
 
 use crate::context::Context;
 use crate::output;
+use crate::shown::Mode;
 use crate::{Failure, Outcome};
 
 /// Arguments of `robolog info`.
@@ -25,7 +26,7 @@ pub(crate) fn run(ctx: &Context, args: &InfoArgs) -> Result<Outcome, Failure> {
     let log = ctx.open(path)?;
     let summary = log.summary().map_err(|e| Failure::new(path, e))?;
     let size = log.size();
-    let mut out = output::stdout();
+    let mut out = output::stdout_as(if args.json { Mode::Json } else { Mode::Text });
     let written = if args.json {
         let j = robolog::info::info_json(path, size, &summary);
         output::line(&mut out, &j.to_string())

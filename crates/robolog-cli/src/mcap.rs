@@ -15,6 +15,7 @@ use mcapfile::{Compression, DoctorOptions, Mcap, WriteOptions, doctor};
 use robolog::write::OutputPolicy;
 
 use crate::context::Context;
+use crate::shown::say;
 use crate::{Failure, Outcome};
 use crate::{output, write};
 
@@ -130,7 +131,7 @@ fn run_doctor(ctx: &Context, a: &DoctorArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::Clean);
     }
     let warnings = findings.len() - errors;
-    eprintln!(
+    say!(
         "robolog: {}: {errors} errors, {warnings} warnings",
         a.file.display()
     );
@@ -156,7 +157,7 @@ fn rewrite(ctx: &Context, a: &RewriteArgs, recovering: bool) -> Result<Outcome, 
         recover(&bytes, f, opts).map(|(_, rep)| rep)
     })?;
     let (input, output) = (a.input.display(), a.output.display());
-    eprintln!("robolog: {input}: {rep} to {output}");
+    say!("robolog: {input}: {rep} to {output}");
     for p in &rep.problems {
         ctx.report(&a.input, p);
     }
@@ -165,7 +166,7 @@ fn rewrite(ctx: &Context, a: &RewriteArgs, recovering: bool) -> Result<Outcome, 
     }
     let recovery = rep.recovery();
     if let Some(loss) = recovery.loss() {
-        eprintln!("robolog: {input}: {loss}");
+        say!("robolog: {input}: {loss}");
     }
     Ok(match recovery {
         Recovery::Complete => Outcome::Clean,

@@ -65,7 +65,7 @@ pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
     let size = std::fs::metadata(&a.output).map_or(0, |m| m.len());
     let points: usize = logs.iter().map(|l| l.points()).sum();
     let problems: usize = logs.iter().map(|l| l.problems.len()).sum();
-    eprintln!(
+    crate::shown::say!(
         "robolog: wrote {} ({} log{}, {:.1} MB, {points} points plotted, {problems} problem{} listed)",
         a.output.display(),
         logs.len(),

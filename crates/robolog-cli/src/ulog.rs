@@ -14,6 +14,7 @@ use ulogfile::pyulog::{self, CsvOptions, ParamFormat, ParamOptions};
 use robolog::write::{OutputPolicy, WriteError, write_atomically};
 
 use crate::context::Context;
+use crate::shown::say;
 use crate::{Failure, Outcome, write};
 
 /// The `robolog ulog` subcommands.
@@ -133,7 +134,7 @@ pub(crate) fn run(ctx: &Context, cmd: &UlogCommand) -> Result<Outcome, Failure> 
         return Ok(Outcome::Clean);
     };
     let io = |e: std::io::Error| Failure::new(path, e);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = crate::output::stdout();
     match cmd {
         UlogCommand::Info(a) => {
             let text = match &a.message {
@@ -147,7 +148,7 @@ pub(crate) fn run(ctx: &Context, cmd: &UlogCommand) -> Result<Outcome, Failure> 
             out.write_all(text.as_bytes()).map_err(io)?;
             if gap.is_some() {
                 out.flush().map_err(io)?;
-                eprintln!(
+                say!(
                     "robolog: {}: note: PX4 events embedded in this log are not decoded (only logged strings are shown)",
                     path.display()
                 );
@@ -174,7 +175,7 @@ pub(crate) fn run(ctx: &Context, cmd: &UlogCommand) -> Result<Outcome, Failure> 
                     out.write_all(pyulog::load_output(log).as_bytes())
                         .map_err(io)?;
                     out.flush().map_err(io)?;
-                    eprintln!("robolog: {}: {msg}", path.display());
+                    say!("robolog: {}: {msg}", path.display());
                     return Ok(Outcome::Damaged);
                 }
             };
