@@ -18,7 +18,7 @@
 //! - `sql`: `robolog.sql`, SQL over a set of logs (DataFusion);
 //! - `values`: decoded values and JSON as Python objects;
 //! - `views`: the formats' own views (`Log.ulog`, `Log.bag`, `Log.mcap`,
-//!   `Log.carla`);
+//!   `Log.carla`); `bag2`: `Log.rosbag2`, a ROS 2 bag's metadata;
 //! - `errors`: `FormatError`, `UnsupportedError`, the mapping of the
 //!   library's errors, panics kept from Python.
 //!
@@ -28,10 +28,11 @@
 //! logcore's `SIGBUS` guard ([`logcore::FileBytes::guard_truncation`]): a
 //! file truncated or rewritten while it is read turns its map into zeros
 //! instead of killing the interpreter, and each call that read it raises
-//! `OSError` naming the file when its work ends ([`errors::changed_under`]);
+//! `OSError` naming the file when its work ends (`errors::changed_under`);
 //! a call writing an output checks before putting it in place, and drops
-//! it when its input changed ([`interrupt::before_commit`]).
+//! it when its input changed (`interrupt::before_commit`).
 
+mod bag2;
 mod blocks;
 mod cores;
 mod errors;
@@ -74,6 +75,8 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<views::CarlaView>()?;
     m.add_class::<views::CarlaFrame>()?;
     m.add_class::<views::CarlaActor>()?;
+    m.add_class::<bag2::Rosbag2View>()?;
+    m.add_class::<bag2::Rosbag2Topic>()?;
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;
