@@ -21,7 +21,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::yaml::{self, Yaml, YamlError};
+use saphyr::{Scalar, ScalarStyle, Yaml};
+
+pub use crate::yaml::YamlError;
+use crate::yaml::{self, Node};
 
 /// A time as the metadata writes it: integer nanoseconds.
 pub type Nanos = i64;
@@ -143,25 +146,21 @@ pub enum MetadataError {
     },
 }
 
-fn field_err(path: &str, expected: &str, found: &Yaml) -> MetadataError {
-    let found = match found {
-        Yaml::Scalar(s) => format!("`{}`", s.text.chars().take(40).collect::<String>()),
-        other => other.kind().to_string(),
-    };
+fn field_err(path: &str, expected: &str, found: &Node) -> MetadataError {
     MetadataError::Field {
         path: path.to_string(),
         expected: expected.to_string(),
-        found,
+        found: found.describe(),
     }
 }
 
 struct Fields<'y> {
-    node: &'y Yaml,
+    node: &'y Node,
     path: String,
 }
 
 impl<'y> Fields<'y> {
-    fn new(node: &'y Yaml, path: impl Into<String>) -> Result<Self, MetadataError> {
+    fn new(node: &'y Node, path: impl Into<String>) -> Result<Self, MetadataError> {
         let path = path.into();
         if node.as_map().is_none() {
             return Err(field_err(&path, "a mapping", node));
@@ -177,7 +176,7 @@ impl<'y> Fields<'y> {
         }
     }
 
-    fn get(&self, key: &str) -> Option<&'y Yaml> {
+    fn get(&self, key: &str) -> Option<&'y Node> {
         self.node.get(key).filter(|v| !v.is_null())
     }
 
@@ -217,7 +216,7 @@ impl<'y> Fields<'y> {
         }
     }
 
-    fn seq(&self, key: &str) -> Result<&'y [Yaml], MetadataError> {
+    fn seq(&self, key: &str) -> Result<&'y [Node], MetadataError> {
         match self.node.get(key) {
             None => Ok(&[]),
             Some(v) => v
@@ -256,7 +255,7 @@ impl Metadata {
         Self::from_yaml(info, path)
     }
 
-    fn from_yaml(info: &Yaml, path: &str) -> Result<Self, MetadataError> {
+    fn from_yaml(info: &Node, path: &str) -> Result<Self, MetadataError> {
         let f = Fields::new(info, path)?;
         let version = f.u64("version")?;
         let version = u32::try_from(version)
@@ -297,13 +296,13 @@ impl Metadata {
             let tf = Fields::new(tm, entry.sub("topic_metadata"))?;
             let (offered, qos) = match tf.get("offered_qos_profiles") {
                 None => (String::new(), Vec::new()),
-                Some(Yaml::Scalar(s)) => {
-                    let qos = if s.text.trim().is_empty() {
+                Some(Node::Scalar(s, _)) => {
+                    let qos = if s.trim().is_empty() {
                         Vec::new()
                     } else {
-                        parse_qos_text(&s.text, &tf.sub("offered_qos_profiles"))?
+                        parse_qos_text(s, &tf.sub("offered_qos_profiles"))?
                     };
-                    (s.text.clone(), qos)
+                    (s.clone(), qos)
                 }
                 Some(list) => {
                     let qos = qos_list(list, &tf.sub("offered_qos_profiles"))?;
@@ -312,7 +311,7 @@ impl Metadata {
             };
             let name = tf.string("name")?;
             if name.is_empty() {
-                return Err(field_err(&tf.sub("name"), "a topic name", &Yaml::Empty));
+                return Err(field_err(&tf.sub("name"), "a topic name", &yaml::EMPTY));
             }
             m.topics.push(TopicMetadata {
                 name,
@@ -339,8 +338,7 @@ impl Metadata {
                 .ok_or_else(|| field_err(&f.sub("custom_data"), "a mapping", cd))?;
             for (k, v) in entries {
                 let text = match v {
-                    Yaml::Scalar(s) => s.text.clone(),
-                    Yaml::Empty => String::new(),
+                    Node::Scalar(s, _) => s.clone(),
                     other => {
                         return Err(field_err(
                             &format!("{}.{k}", f.sub("custom_data")),
@@ -368,7 +366,7 @@ pub fn parse_qos_text(text: &str, path: &str) -> Result<Vec<QosProfile>, Metadat
     qos_list(&doc, path)
 }
 
-fn qos_list(list: &Yaml, path: &str) -> Result<Vec<QosProfile>, MetadataError> {
+fn qos_list(list: &Node, path: &str) -> Result<Vec<QosProfile>, MetadataError> {
     let items = list
         .as_seq()
         .ok_or_else(|| field_err(path, "a sequence of QoS profiles", list))?;
@@ -418,25 +416,140 @@ fn qos_list(list: &Yaml, path: &str) -> Result<Vec<QosProfile>, MetadataError> {
 
 /// QoS profiles as the YAML text metadata up to version 8 stores.
 pub fn render_qos(profiles: &[QosProfile]) -> String {
-    let mut out = Vec::new();
-    for p in profiles {
-        let t = |t: &QosTime| format!("\n    sec: {}\n    nsec: {}", t.sec, t.nsec);
-        out.push(format!(
-            "- history: {}\n  depth: {}\n  reliability: {}\n  durability: {}\n  deadline:{}\n  \
-             lifespan:{}\n  liveliness: {}\n  liveliness_lease_duration:{}\n  \
-             avoid_ros_namespace_conventions: {}",
-            p.history,
-            p.depth,
-            p.reliability,
-            p.durability,
-            t(&p.deadline),
-            t(&p.lifespan),
-            p.liveliness,
-            t(&p.liveliness_lease_duration),
-            p.avoid_ros_namespace_conventions
-        ));
+    if profiles.is_empty() {
+        return String::new();
     }
-    out.join("\n")
+    let list = Yaml::Sequence(profiles.iter().map(qos_node).collect());
+    yaml::emit(&list).trim_end().to_string()
+}
+
+fn text(v: &str) -> Yaml<'static> {
+    Yaml::Value(Scalar::String(v.to_owned().into()))
+}
+
+fn number(v: impl ToString) -> Yaml<'static> {
+    Yaml::Representation(v.to_string().into(), ScalarStyle::Plain, None)
+}
+
+fn mapping(entries: Vec<(&str, Yaml<'static>)>) -> Yaml<'static> {
+    Yaml::Mapping(entries.into_iter().map(|(k, v)| (text(k), v)).collect())
+}
+
+/// A policy: a number as a number (the form up to version 8), a name as
+/// a string.
+fn policy(v: &str) -> Yaml<'static> {
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        number(v)
+    } else {
+        text(v)
+    }
+}
+
+fn qos_node(p: &QosProfile) -> Yaml<'static> {
+    let time = |t: &QosTime| mapping(vec![("sec", number(t.sec)), ("nsec", number(t.nsec))]);
+    mapping(vec![
+        ("history", policy(&p.history)),
+        ("depth", number(p.depth)),
+        ("reliability", policy(&p.reliability)),
+        ("durability", policy(&p.durability)),
+        ("deadline", time(&p.deadline)),
+        ("lifespan", time(&p.lifespan)),
+        ("liveliness", policy(&p.liveliness)),
+        (
+            "liveliness_lease_duration",
+            time(&p.liveliness_lease_duration),
+        ),
+        (
+            "avoid_ros_namespace_conventions",
+            Yaml::Value(Scalar::Boolean(p.avoid_ros_namespace_conventions)),
+        ),
+    ])
+}
+
+impl Metadata {
+    /// The fields in the form of the newest version ([`MAX_VERSION`]):
+    /// QoS profiles as a list, whatever `version` says.
+    fn to_node(&self) -> Yaml<'static> {
+        let nanos = |key: &str, v: Nanos| mapping(vec![(key, number(v))]);
+        let topics = self.topics.iter().map(|t| {
+            mapping(vec![
+                (
+                    "topic_metadata",
+                    mapping(vec![
+                        ("name", text(&t.name)),
+                        ("type", text(&t.type_name)),
+                        ("serialization_format", text(&t.serialization_format)),
+                        (
+                            "offered_qos_profiles",
+                            Yaml::Sequence(t.qos_profiles.iter().map(qos_node).collect()),
+                        ),
+                        ("type_description_hash", text(&t.type_description_hash)),
+                    ]),
+                ),
+                ("message_count", number(t.message_count)),
+            ])
+        });
+        let files = self.files.iter().map(|f| {
+            mapping(vec![
+                ("path", text(&f.path)),
+                (
+                    "starting_time",
+                    nanos("nanoseconds_since_epoch", f.starting_time),
+                ),
+                ("duration", nanos("nanoseconds", f.duration)),
+                ("message_count", number(f.message_count)),
+            ])
+        });
+        let custom_data = if self.custom_data.is_empty() {
+            Yaml::Value(Scalar::Null)
+        } else {
+            Yaml::Mapping(
+                self.custom_data
+                    .iter()
+                    .map(|(k, v)| (text(k), text(v)))
+                    .collect(),
+            )
+        };
+        mapping(vec![
+            ("version", number(MAX_VERSION)),
+            ("storage_identifier", text(&self.storage_identifier)),
+            ("duration", nanos("nanoseconds", self.duration)),
+            (
+                "starting_time",
+                nanos("nanoseconds_since_epoch", self.starting_time),
+            ),
+            ("message_count", number(self.message_count)),
+            (
+                "topics_with_message_count",
+                Yaml::Sequence(topics.collect()),
+            ),
+            ("compression_format", text(&self.compression_format)),
+            ("compression_mode", text(&self.compression_mode)),
+            (
+                "relative_file_paths",
+                Yaml::Sequence(self.relative_file_paths.iter().map(|p| text(p)).collect()),
+            ),
+            ("files", Yaml::Sequence(files.collect())),
+            ("custom_data", custom_data),
+            ("ros_distro", text(&self.ros_distro)),
+        ])
+    }
+
+    /// The text of a `metadata.yaml` of the newest version: the fields
+    /// under `rosbag2_bagfile_information`. [`Metadata::parse`] reads it
+    /// back to the same fields.
+    pub fn to_yaml(&self) -> String {
+        yaml::emit(&mapping(vec![(
+            "rosbag2_bagfile_information",
+            self.to_node(),
+        )]))
+    }
+
+    /// The copy a `.db3` keeps in its `metadata` table: the fields at the
+    /// top level.
+    pub fn to_yaml_inline(&self) -> String {
+        yaml::emit(&self.to_node()).trim_end().to_string()
+    }
 }
 
 #[cfg(test)]

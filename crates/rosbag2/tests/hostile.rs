@@ -235,7 +235,7 @@ fn malformed_metadata_names_line_and_expectation() {
     for (text, want) in [
         (
             "rosbag2_bagfile_information:\n  version: 5\n   oops: 1\n",
-            "at line 3, column 4",
+            "at line 3, column 8 (byte 49)",
         ),
         ("rosbag2_bagfile_information: [1, 2\n", "expected"),
         (
@@ -263,6 +263,41 @@ fn malformed_metadata_names_line_and_expectation() {
     let m = s.0.join("metadata.yaml");
     std::fs::write(&m, [0xff, 0xfe, b'a']).unwrap();
     assert!(Bag2::open(&m).unwrap_err().to_string().contains("UTF-8"));
+}
+
+#[test]
+fn a_billion_laughs_and_deep_nesting_are_refused() {
+    let s = Scratch::new("laughs");
+    let m = s.0.join("metadata.yaml");
+    let mut laughs = String::from("rosbag2_bagfile_information:\n  a0: &a0 [lol, lol]\n");
+    for i in 1..40 {
+        let p = i - 1;
+        laughs.push_str(&format!(
+            "  a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    laughs.push_str("  version: 9\n");
+    std::fs::write(&m, &laughs).unwrap();
+    let e = Bag2::open(&m).unwrap_err();
+    assert!(matches!(e, Error::Metadata { .. }), "{e}");
+    assert!(
+        e.to_string().contains(
+            "at line 2, column 7 (byte 35): expected a node (anchors and aliases are not read), \
+             found an anchor (`&`)"
+        ),
+        "{e}"
+    );
+    let deep = format!(
+        "rosbag2_bagfile_information:\n  version: 9\n  custom_data: {{x: {}1{}}}\n",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    std::fs::write(&m, deep).unwrap();
+    let e = Bag2::open(&m).unwrap_err().to_string();
+    assert!(
+        e.contains("at line 3, column 81 (byte 122): expected collections nested at most 64 deep"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::metadata::TopicMetadata;
 
 /// The tables of the current rosbag2 SQLite schema (schema version 4).
 const SQLITE_SCHEMA: &str = "\
@@ -21,16 +22,12 @@ CREATE INDEX timestamp_idx ON messages (timestamp ASC);
 /// The SQLite schema version written.
 pub(crate) const SQLITE_SCHEMA_VERSION: i64 = 4;
 
-/// A topic as the storage files keep it.
+/// A topic as the storage files keep it: its metadata (QoS profiles
+/// as YAML text), its id and its definition.
 #[derive(Debug, Clone)]
 pub(crate) struct FileTopic {
     pub(crate) id: u32,
-    pub(crate) name: String,
-    pub(crate) type_name: String,
-    pub(crate) serialization_format: String,
-    /// YAML text.
-    pub(crate) offered_qos_profiles: String,
-    pub(crate) type_description_hash: String,
+    pub(crate) meta: TopicMetadata,
     pub(crate) def_encoding: String,
     pub(crate) def_text: String,
 }
@@ -146,16 +143,16 @@ impl StorageFile {
             StorageFile::Sqlite { path, conn, types } => {
                 // A type without definition gets no row (rosbags refuses
                 // an encoding other than `ros2msg` or `ros2idl`).
-                if !t.def_encoding.is_empty() && types.insert(t.type_name.clone()) {
+                if !t.def_encoding.is_empty() && types.insert(t.meta.type_name.clone()) {
                     conn.execute(
                         "INSERT INTO message_definitions(topic_type, encoding, \
                          encoded_message_definition, type_description_hash) \
                          VALUES (?1, ?2, ?3, ?4)",
                         rusqlite::params![
-                            t.type_name,
+                            t.meta.type_name,
                             t.def_encoding,
                             t.def_text,
-                            t.type_description_hash
+                            t.meta.type_description_hash
                         ],
                     )
                     .map_err(sq(path, "writing the table `message_definitions`"))?;
@@ -165,11 +162,11 @@ impl StorageFile {
                      offered_qos_profiles, type_description_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                     rusqlite::params![
                         i64::from(t.id),
-                        t.name,
-                        t.type_name,
-                        t.serialization_format,
-                        t.offered_qos_profiles,
-                        t.type_description_hash
+                        t.meta.name,
+                        t.meta.type_name,
+                        t.meta.serialization_format,
+                        t.meta.offered_qos_profiles,
+                        t.meta.type_description_hash
                     ],
                 )
                 .map_err(sq(path, "writing the table `topics`"))?;
@@ -182,27 +179,27 @@ impl StorageFile {
                 schemas,
                 ..
             } => {
-                let schema = match schemas.get(&t.type_name) {
+                let schema = match schemas.get(&t.meta.type_name) {
                     Some(&id) => id,
                     None => {
                         let id = writer
-                            .add_schema(&t.type_name, &t.def_encoding, t.def_text.as_bytes())
+                            .add_schema(&t.meta.type_name, &t.def_encoding, t.def_text.as_bytes())
                             .map_err(mc(path))?;
-                        schemas.insert(t.type_name.clone(), id);
+                        schemas.insert(t.meta.type_name.clone(), id);
                         id
                     }
                 };
                 let mut meta = BTreeMap::new();
                 meta.insert(
                     "offered_qos_profiles".to_string(),
-                    t.offered_qos_profiles.clone(),
+                    t.meta.offered_qos_profiles.clone(),
                 );
                 meta.insert(
                     "topic_type_hash".to_string(),
-                    t.type_description_hash.clone(),
+                    t.meta.type_description_hash.clone(),
                 );
                 let ch = writer
-                    .add_channel(schema, &t.name, &t.serialization_format, &meta)
+                    .add_channel(schema, &t.meta.name, &t.meta.serialization_format, &meta)
                     .map_err(mc(path))?;
                 channels.insert(t.id, ch);
                 Ok(())

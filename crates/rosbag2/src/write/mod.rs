@@ -48,13 +48,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::metadata::QosProfile;
+use crate::metadata::{FileMetadata, Metadata, QosProfile, TopicMetadata};
 use files::{FileTopic, StorageFile};
 pub use options::{CompressionMode, StorageId, TopicDefinition, TopicSpec, WriteOptions};
 pub use replace::{NotABag, check_replaceable};
 
 struct TopicState {
-    spec: TopicSpec,
     file: FileTopic,
     count: u64,
 }
@@ -114,7 +113,7 @@ pub struct Bag2Writer {
     current: Option<StorageFile>,
     current_span: Span,
     current_size: u64,
-    files: Vec<meta::FileMeta>,
+    files: Vec<FileMetadata>,
     all: Span,
     done: bool,
     compressor: Option<zstd::bulk::Compressor<'static>>,
@@ -284,11 +283,15 @@ impl Bag2Writer {
         }
         let file = FileTopic {
             id,
-            name: spec.name.clone(),
-            type_name: spec.type_name.clone(),
-            serialization_format: spec.serialization_format.clone(),
-            offered_qos_profiles: meta::qos_text(&spec.qos),
-            type_description_hash: spec.type_description_hash.clone(),
+            meta: TopicMetadata {
+                name: spec.name.clone(),
+                type_name: spec.type_name.clone(),
+                serialization_format: spec.serialization_format.clone(),
+                offered_qos_profiles: meta::qos_text(&spec.qos),
+                qos_profiles: meta::named_qos(&spec.qos),
+                type_description_hash: spec.type_description_hash.clone(),
+                message_count: 0,
+            },
             def_encoding: spec.definition.encoding.clone(),
             def_text: spec.definition.text.clone(),
         };
@@ -296,11 +299,7 @@ impl Bag2Writer {
             f.add_topic(&file)?;
         }
         self.by_key.insert(key, id);
-        self.topics.push(TopicState {
-            spec,
-            file,
-            count: 0,
-        });
+        self.topics.push(TopicState { file, count: 0 });
         Ok(id)
     }
 
@@ -347,35 +346,33 @@ impl Bag2Writer {
         Ok(())
     }
 
-    fn bag_meta<'a>(&'a self, files: &'a [meta::FileMeta]) -> meta::BagMeta<'a> {
+    fn bag_meta(&self, files: &[FileMetadata]) -> Metadata {
         let (starting_time, duration) = self.all.times();
         let (format, mode) = match self.options.compression {
             CompressionMode::None => ("", ""),
             CompressionMode::Message => ("zstd", "MESSAGE"),
             CompressionMode::File => ("zstd", "FILE"),
         };
-        meta::BagMeta {
-            storage_identifier: self.options.storage.identifier(),
+        Metadata {
+            version: meta::VERSION,
+            storage_identifier: self.options.storage.identifier().to_string(),
+            relative_file_paths: files.iter().map(|f| f.path.clone()).collect(),
             starting_time,
             duration,
             message_count: self.all.count,
             topics: self
                 .topics
                 .iter()
-                .map(|t| meta::TopicMeta {
-                    name: &t.spec.name,
-                    type_name: &t.spec.type_name,
-                    serialization_format: &t.spec.serialization_format,
-                    qos: &t.spec.qos,
-                    type_description_hash: &t.spec.type_description_hash,
+                .map(|t| TopicMetadata {
                     message_count: t.count,
+                    ..t.file.meta.clone()
                 })
                 .collect(),
-            compression_format: format,
-            compression_mode: mode,
-            files,
-            custom_data: &self.options.custom_data,
-            ros_distro: &self.options.distro,
+            compression_format: format.to_string(),
+            compression_mode: mode.to_string(),
+            files: files.to_vec(),
+            custom_data: self.options.custom_data.clone(),
+            ros_distro: self.options.distro.clone(),
         }
     }
 
@@ -392,21 +389,14 @@ impl Bag2Writer {
             stored.push_str(".zstd");
         }
         let (starting_time, duration) = self.current_span.times();
-        let mut files: Vec<meta::FileMeta> = self
-            .files
-            .iter()
-            .map(|m| meta::FileMeta {
-                path: m.path.clone(),
-                ..*m
-            })
-            .collect();
-        files.push(meta::FileMeta {
+        let mut files = self.files.clone();
+        files.push(FileMetadata {
             path: stored.clone(),
             starting_time,
             duration,
             message_count: self.current_span.count,
         });
-        let inline = meta::render_inline(&self.bag_meta(&files));
+        let inline = self.bag_meta(&files).to_yaml_inline();
         let path = f.close(&inline)?;
         if zstd_file {
             files::zstd_file(&path, self.options.compression_level)?;
@@ -440,7 +430,7 @@ impl Bag2Writer {
 
     fn complete(&mut self) -> Result<()> {
         self.close_file()?;
-        let text = meta::render(&self.bag_meta(&self.files));
+        let text = self.bag_meta(&self.files).to_yaml();
         let mpath = self.temp.join("metadata.yaml");
         std::fs::write(&mpath, text).map_err(|e| Error::io(&mpath, e))?;
         std::fs::File::open(&mpath)
