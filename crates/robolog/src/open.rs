@@ -196,18 +196,22 @@ pub(crate) fn is_rosbag2(path: &Path) -> Result<bool, Error> {
 }
 
 /// The format of the log that the folder `dir` is, if any: a ROS 2 bag
-/// when it holds a `metadata.yaml` (whatever this build reads, and in any
+/// when it holds a `metadata.yaml` (`rosbag2::probe_folder`; in any
 /// form: one that is not a regular file is refused by the reader as what
-/// it is).
+/// it is). None in a build without the `rosbag2` feature.
 ///
 /// ```
 /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata");
 /// assert_eq!(robolog::probe_folder(std::path::Path::new(dir)), None);
 /// ```
 pub fn probe_folder(dir: &Path) -> Option<Format> {
-    std::fs::symlink_metadata(dir.join("metadata.yaml"))
-        .is_ok()
-        .then_some(Format::Rosbag2)
+    #[cfg(feature = "rosbag2")]
+    if rosbag2::probe_folder(dir) {
+        return Some(Format::Rosbag2);
+    }
+    #[cfg(not(feature = "rosbag2"))]
+    let _ = dir;
+    None
 }
 
 /// The format of a log whose bytes (at least its first

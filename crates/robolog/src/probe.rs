@@ -47,7 +47,8 @@ const PROBES: &[(Format, Probe)] = &[
     (Format::CarlaRecorder, carla_recorder::probe),
     // A ROS 2 bag's storage file (`.db3`); a bag's MCAP storage files are
     // MCAP files.
-    (Format::Rosbag2, |b| b.starts_with(b"SQLite format 3\0")),
+    #[cfg(feature = "rosbag2")]
+    (Format::Rosbag2, rosbag2::probe),
 ];
 
 /// The format named with its article, as error messages use it
@@ -111,6 +112,13 @@ mod tests {
         ] {
             assert_eq!(probe(miss), None, "{miss:?}");
         }
+    }
+
+    #[cfg(feature = "rosbag2")]
+    #[test]
+    fn a_db3_header_is_asked_of_rosbag2() {
+        assert_eq!(probe(b"SQLite format 3\0\x10\x00"), Some(Format::Rosbag2));
+        assert_eq!(probe(b"SQLite format 3"), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use ros2cdr::MessageType;
 
 use crate::error::{Error, Result};
 use crate::interfaces::{Definitions, Distro, full_name};
-use crate::metadata::{Metadata, QosProfile, parse_qos_text};
+use crate::metadata::{Metadata, QosProfile, TopicMetadata, parse_qos_text};
 use crate::storage::{
     Cursor, Expansion, RawMessage, Resume, Storage, StorageFilter, StorageTopic, StoredDefinition,
     TopicStats, unzstd,
@@ -63,6 +63,25 @@ pub struct Topic {
     /// and parses.
     pub definition: Option<Definition>,
     pub(crate) message_type: Option<MessageType>,
+}
+
+impl Topic {
+    /// The topic numbered `index + 1`, from its metadata (the count is the
+    /// one `metadata.yaml` states, if any).
+    fn new(index: usize, t: TopicMetadata, metadata_message_count: Option<u64>) -> Topic {
+        Topic {
+            id: ChannelId(index as u32 + 1),
+            name: t.name,
+            type_name: t.type_name,
+            serialization_format: t.serialization_format,
+            offered_qos_profiles: t.offered_qos_profiles,
+            qos_profiles: t.qos_profiles,
+            type_description_hash: t.type_description_hash,
+            metadata_message_count,
+            definition: None,
+            message_type: None,
+        }
+    }
 }
 
 /// Something a reader of the bag should know that does not stop it: a
@@ -466,22 +485,17 @@ impl Bag2 {
                     continue;
                 }
                 by_key.insert(key, topics.len());
-                topics.push(Topic {
-                    id: ChannelId(topics.len() as u32 + 1),
-                    name: t.name.clone(),
-                    type_name: t.type_name.clone(),
-                    serialization_format: t.serialization_format.clone(),
-                    offered_qos_profiles: t.offered_qos_profiles.clone(),
-                    qos_profiles: t.qos_profiles.clone(),
-                    type_description_hash: t.type_description_hash.clone(),
-                    metadata_message_count: self.metadata.as_ref().map(|_| t.message_count),
-                    definition: None,
-                    message_type: None,
-                });
+                let count = self.metadata.as_ref().map(|_| t.message_count);
+                topics.push(Topic::new(topics.len(), t.clone(), count));
             }
         }
         for (file, storage_topics) in self.files.iter_mut().zip(file_topics) {
-            for st in storage_topics {
+            for StorageTopic {
+                local_id,
+                topic: st,
+                definition,
+            } in storage_topics
+            {
                 let key = (st.name.clone(), full_name(&st.type_name));
                 // MCAP channels of a topic whose schema is missing carry
                 // no type: match them by name.
@@ -510,18 +524,11 @@ impl Bag2 {
                                 text: format!("its QoS profiles do not parse: {n}"),
                             });
                         }
-                        topics.push(Topic {
-                            id: ChannelId(topics.len() as u32 + 1),
-                            name: st.name.clone(),
-                            type_name: st.type_name.clone(),
-                            serialization_format: st.serialization_format.clone(),
-                            offered_qos_profiles: st.offered_qos_profiles.clone(),
+                        let meta = TopicMetadata {
                             qos_profiles: qos,
-                            type_description_hash: st.type_description_hash.clone(),
-                            metadata_message_count: None,
-                            definition: None,
-                            message_type: None,
-                        });
+                            ..st.clone()
+                        };
+                        topics.push(Topic::new(topics.len(), meta, None));
                         topics.len() - 1
                     }
                 };
@@ -530,7 +537,7 @@ impl Bag2 {
                     t.type_description_hash = st.type_description_hash.clone();
                 }
                 if t.definition.is_none() {
-                    if let Some(d) = &st.definition {
+                    if let Some(d) = definition {
                         t.definition = Some(Definition {
                             encoding: d.encoding.clone(),
                             text: d.text.clone(),
@@ -538,7 +545,7 @@ impl Bag2 {
                         });
                     }
                 }
-                file.map.insert(st.local_id, i);
+                file.map.insert(*local_id, i);
             }
         }
         self.topics = topics;

@@ -9,8 +9,9 @@
 //! every storage file merged in log-time order, payloads decoded from CDR
 //! through `ros2cdr`.
 //!
-//! - [`yaml`]: the YAML subset `metadata.yaml` is written in, parsed with
-//!   `nom`; [`metadata`]: the typed [`Metadata`] of every version (1-9).
+//! - [`metadata`]: the typed [`Metadata`] of every version (1-9), read
+//!   through `saphyr-parser` within size, depth and anchor budgets, and
+//!   written by [`Metadata::to_yaml`] through `saphyr`'s emitter.
 //! - Storage files named by the metadata must lie inside the bag folder
 //!   (no absolute paths, no `..`, no links out); a missing one is an
 //!   error naming it.
@@ -51,7 +52,7 @@ pub mod metadata;
 mod storage;
 mod temp;
 pub mod write;
-pub mod yaml;
+mod yaml;
 
 pub use bag::{
     Bag2, DEFAULT_MAX_OPEN_FILES, Definition, DefinitionSource, Notice, OpenOptions, Topic,
@@ -61,6 +62,7 @@ pub use interfaces::{Definitions, Distro};
 pub use logcore::Limits;
 pub use logreader::channel_info;
 pub use metadata::{FileMetadata, Metadata, QosProfile, QosTime, TopicMetadata};
+pub use storage::{probe, probe_folder};
 pub use temp::{TemporaryLeftover, remove_temporary_copies, temporary_leftovers};
 pub use write::{Bag2Writer, CompressionMode, StorageId, TopicDefinition, TopicSpec, WriteOptions};
 

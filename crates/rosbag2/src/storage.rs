@@ -26,6 +26,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{Error, Result};
+use crate::metadata::TopicMetadata;
 use crate::temp::TempDir;
 
 /// A topic as one storage file declares it.
@@ -33,11 +34,10 @@ use crate::temp::TempDir;
 pub(crate) struct StorageTopic {
     /// The file's own id of the topic.
     pub(crate) local_id: i64,
-    pub(crate) name: String,
-    pub(crate) type_name: String,
-    pub(crate) serialization_format: String,
-    pub(crate) offered_qos_profiles: String,
-    pub(crate) type_description_hash: String,
+    /// Name, type, serialization format, QoS text and type hash, as the
+    /// file stores them (the parsed QoS profiles and the message count
+    /// are left empty: the bag fills in what it uses).
+    pub(crate) topic: TopicMetadata,
     /// The definition the file stores with the topic (MCAP schemas).
     pub(crate) definition: Option<StoredDefinition>,
 }
@@ -141,6 +141,32 @@ pub(crate) enum Storage {
 
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const MCAP_MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
+
+/// True when `first_bytes` start like a bag's SQLite storage file (a lone
+/// `.db3`): SQLite's 16-byte header `SQLite format 3\0`. A bag's MCAP
+/// storage files are MCAP files (`mcapfile::probe`), and a bag folder is
+/// recognised by [`probe_folder`].
+///
+/// ```
+/// assert!(rosbag2::probe(b"SQLite format 3\0\x10\x00"));
+/// assert!(!rosbag2::probe(b"SQLite format 3"));
+/// assert!(!rosbag2::probe(b"\x89MCAP0\r\n"));
+/// ```
+pub fn probe(first_bytes: &[u8]) -> bool {
+    first_bytes.starts_with(SQLITE_MAGIC)
+}
+
+/// True when the folder `dir` is a bag: it holds a `metadata.yaml`, in
+/// any form (one that is not a regular file is refused by [`Bag2::open`](crate::Bag2::open)
+/// as what it is). Nothing is read.
+///
+/// ```
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+/// assert!(!rosbag2::probe_folder(std::path::Path::new(dir)));
+/// ```
+pub fn probe_folder(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join("metadata.yaml")).is_ok()
+}
 const ZSTD_MAGIC: &[u8; 4] = &[0x28, 0xb5, 0x2f, 0xfd];
 
 fn head(path: &Path, n: usize) -> Result<Vec<u8>> {
@@ -670,11 +696,14 @@ impl SqliteStorage {
                 st.query_map([], |r| {
                     Ok(StorageTopic {
                         local_id: r.get(0)?,
-                        name: text(r, 1)?,
-                        type_name: text(r, 2)?,
-                        serialization_format: text(r, 3)?,
-                        offered_qos_profiles: text(r, 4)?,
-                        type_description_hash: text(r, 5)?,
+                        topic: TopicMetadata {
+                            name: text(r, 1)?,
+                            type_name: text(r, 2)?,
+                            serialization_format: text(r, 3)?,
+                            offered_qos_profiles: text(r, 4)?,
+                            type_description_hash: text(r, 5)?,
+                            ..TopicMetadata::default()
+                        },
                         definition: None,
                     })
                 })?
@@ -1041,15 +1070,18 @@ impl McapStorage {
             let meta = |k: &str| c.metadata.get(k).cloned().unwrap_or_default();
             topics.push(StorageTopic {
                 local_id: i64::from(c.id.0),
-                name: c.topic.clone(),
-                type_name: c
-                    .schema
-                    .as_ref()
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default(),
-                serialization_format: c.message_encoding.clone(),
-                offered_qos_profiles: meta("offered_qos_profiles"),
-                type_description_hash: meta("topic_type_hash"),
+                topic: TopicMetadata {
+                    name: c.topic.clone(),
+                    type_name: c
+                        .schema
+                        .as_ref()
+                        .map(|s| s.name.clone())
+                        .unwrap_or_default(),
+                    serialization_format: c.message_encoding.clone(),
+                    offered_qos_profiles: meta("offered_qos_profiles"),
+                    type_description_hash: meta("topic_type_hash"),
+                    ..TopicMetadata::default()
+                },
                 definition: c.schema.as_ref().map(|s| StoredDefinition {
                     encoding: s.encoding.clone(),
                     text: String::from_utf8_lossy(&s.data).into_owned(),

@@ -1,17 +1,14 @@
 //! Temporary folders for the copies SQLite needs (a decompressed
-//! `.db3.zstd`, a database with a write-ahead log), named
+//! `.db3.zstd`, a database with a write-ahead log), made by `tempfile` as
 //! `rosbag2-PID-...` in the system's temporary folder.
 //!
 //! Each is removed when dropped, and every one this process has is listed
 //! so that a program ending on a signal (without unwinding) removes them
 //! with [`remove_temporary_copies`]; the folders a killed process left are
-//! found by [`temporary_leftovers`].
+//! found by the process id in their names ([`temporary_leftovers`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// What the names of the temporary folders start with, before the
 /// process id: `rosbag2-PID-...`.
@@ -35,10 +32,11 @@ fn live() -> MutexGuard<'static, Live> {
 }
 
 /// A folder under the system's temporary folder, removed with its
-/// content when dropped.
+/// content when dropped (by `tempfile`), and listed while it exists.
 #[derive(Debug)]
 pub(crate) struct TempDir {
     path: PathBuf,
+    dir: Option<tempfile::TempDir>,
 }
 
 impl TempDir {
@@ -46,10 +44,6 @@ impl TempDir {
     /// ([`remove_temporary_copies`] was called), nothing is made and the
     /// error is [`Interrupted`](std::io::ErrorKind::Interrupted).
     pub(crate) fn new() -> std::io::Result<Self> {
-        let base = std::env::temp_dir();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
         // Made and listed under the lock: a removal of every listed folder
         // cannot come in between.
         let mut live = live();
@@ -59,18 +53,15 @@ impl TempDir {
                 "the process is ending: no temporary copy is made",
             ));
         }
-        loop {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = base.join(format!("{TEMP_PREFIX}{}-{nanos}-{n}", std::process::id()));
-            match std::fs::create_dir(&path) {
-                Ok(()) => {
-                    live.paths.push(path.clone());
-                    return Ok(TempDir { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
+            .tempdir()?;
+        let path = dir.path().to_path_buf();
+        live.paths.push(path.clone());
+        Ok(TempDir {
+            path,
+            dir: Some(dir),
+        })
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -79,8 +70,12 @@ impl TempDir {
 }
 
 impl Drop for TempDir {
+    /// Removes the folder, then unlists it (so that it is listed for as
+    /// long as it exists).
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.close();
+        }
         let mut live = live();
         if let Some(i) = live.paths.iter().rposition(|p| *p == self.path) {
             live.paths.swap_remove(i);
@@ -199,5 +194,38 @@ mod tests {
         }
         assert!(gone.is_dir(), "listing touches nothing");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn made_folders_carry_the_process_id_that_finds_them_as_leftovers() {
+        let pid = std::process::id();
+        let t = TempDir::new().unwrap();
+        assert!(t.path().is_dir());
+        assert_eq!(t.path().parent(), Some(std::env::temp_dir().as_path()));
+        let name = t.path().file_name().unwrap().to_str().unwrap().to_owned();
+        let rest = name.strip_prefix(&format!("rosbag2-{pid}-")).unwrap();
+        assert!(!rest.is_empty() && !rest.contains('-'), "{name}");
+
+        // The same name under a process id that never runs is a leftover.
+        let dir = std::env::temp_dir().join(format!("rosbag2-test-names-{pid}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gone = dir.join(format!("rosbag2-4294967295-{rest}"));
+        std::fs::create_dir_all(&gone).unwrap();
+        if Path::new("/proc/self").exists() {
+            assert_eq!(
+                leftovers_in(&dir),
+                [TemporaryLeftover {
+                    path: gone,
+                    pid: u32::MAX
+                }]
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        // Listed while it exists; removed by `tempfile` and unlisted on drop.
+        let p = t.path().to_path_buf();
+        assert!(live().paths.contains(&p));
+        drop(t);
+        assert!(!p.exists() && !live().paths.contains(&p));
     }
 }
