@@ -14,10 +14,14 @@
 //!    out for this crate's `pyproject.toml`: the Python files, the module
 //!    as `robolog/_robolog.abi3.so`, METADATA, WHEEL and RECORD.
 //! 3. The wheel is installed (forced) into the interop venv beside pinned
-//!    pyulog, rosbags, pyarrow, pandas, polars and pytest.
+//!    pyulog, rosbags, pyarrow, pandas, polars, pytest and mypy.
 //! 4. pytest runs `crates/robolog-py/tests` there, with the corpus in
 //!    `ROBOLOG_CORPUS` (values equal to pyulog, rosbags and python mcap,
-//!    SQL answers, errors, threads, the API).
+//!    SQL answers, errors, threads, the API); then mypy's stubtest checks
+//!    the stub (`python/robolog/__init__.pyi`) against the installed
+//!    package: every public class, function, method, parameter and
+//!    `__all__` (about a second; its settings are in the crate's
+//!    `pyproject.toml`).
 //! 5. The wheel installs into a fresh venv without any index, and
 //!    `import robolog` reads a fixture there (pyarrow and pandas absent:
 //!    their conversions say what to install).
@@ -30,8 +34,9 @@ use crate::python::{Venv, stdout_of};
 use crate::{Result, cargo, corpus, opt, root, run, step};
 
 /// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
-/// mcap and its decoders at the versions of the other interop checks).
-pub(crate) const PACKAGES: [&str; 11] = [
+/// mcap and its decoders at the versions of the other interop checks; mypy
+/// for stubtest).
+pub(crate) const PACKAGES: [&str; 12] = [
     "pyulog==1.3.0",
     "rosbags==0.11.9",
     "mcap==1.6.0",
@@ -43,6 +48,7 @@ pub(crate) const PACKAGES: [&str; 11] = [
     "pandas==3.1.1",
     "polars==2.1.0",
     "pytest==9.2.0",
+    "mypy==2.4.1",
 ];
 
 /// maturin, for `--maturin` (and the benchmark's release wheel).
@@ -104,10 +110,31 @@ fn test(args: &[String]) -> Result {
         pytest.env("ROBOLOG_CORPUS", dir);
     }
     run(&mut pytest)?;
+    step("python: stubtest of the type stub against the installed package");
+    stubtest(&venv)?;
     step("python: the wheel installs into a fresh venv");
     fresh_venv(&wheel)?;
     eprintln!(
         "xtask: python test passed in {:.1} s",
+        began.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Runs `mypy.stubtest robolog` in the venv: the stub against the
+/// installed package; a mismatch fails the step. It runs in a folder under
+/// `target`, where mypy leaves its cache.
+fn stubtest(venv: &Venv) -> Result {
+    let began = Instant::now();
+    let dir = root().join("target/stubtest");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    run(venv
+        .command()
+        .current_dir(&dir)
+        .args(["-m", "mypy.stubtest", "robolog", "--mypy-config-file"])
+        .arg(root().join(CRATE).join("pyproject.toml")))?;
+    eprintln!(
+        "xtask: stubtest passed in {:.1} s",
         began.elapsed().as_secs_f64()
     );
     Ok(())

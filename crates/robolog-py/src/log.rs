@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use robolog::Limits;
 
+use crate::bag2::Rosbag2View;
 use crate::blocks;
 use crate::cores::{on_cores, stopped};
 use crate::errors::{Failure, guarded};
@@ -398,6 +399,14 @@ impl Log {
     #[getter]
     fn carla(&self) -> PyResult<Option<CarlaView>> {
         Ok(CarlaView::of(&self.shared()?))
+    }
+
+    /// The ROS 2 bag's own view (Rosbag2View: storage, metadata version,
+    /// ROS distribution, compression, files, topics with their QoS
+    /// profiles), or None for a log of another format.
+    #[getter]
+    fn rosbag2(&self) -> PyResult<Option<Rosbag2View>> {
+        Ok(Rosbag2View::of(&self.shared()?))
     }
 
     /// A dict: the log at a glance, as `robolog info --json` prints it: path,

@@ -1,6 +1,7 @@
 """The API on the repository's fixtures: opening, the log's facts, its
 messages, its tables and their conversions, the docs."""
 
+import ast
 import datetime
 import inspect
 from pathlib import Path
@@ -271,6 +272,20 @@ def test_limits():
         robolog.open(lz4, max_nesting=0)
 
 
+def test_the_stub_names_every_format_log_format_gives(tmp_path):
+    stub = ast.parse((Path(robolog.__file__).parent / "__init__.pyi").read_text())
+    log_class = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Log")
+    getter = next(f for f in log_class.body if isinstance(f, ast.FunctionDef) and f.name == "format")
+    assert ast.unparse(getter.returns).startswith("Literal[")
+    named = {e.value for e in getter.returns.slice.elts}
+    robolog.convert(BAG, tmp_path / "r2", ros2=True)
+    seen = set()
+    for f in [*(sorted((TESTDATA / d).iterdir())[0] for d in sorted(FORMATS)), tmp_path / "r2"]:
+        with robolog.open(f) as log:
+            seen.add(log.format)
+    assert seen == named == {"rosbag", "ulog", "mcap", "carla-recorder", "vellog", "rosbag2"}
+
+
 def test_help_is_useful():
     for obj in (robolog, robolog.open, robolog.Log, robolog.Log.messages, robolog.Log.table,
                 robolog.Log.summary, robolog.Table, robolog.Table.to_pandas, robolog.Message,
@@ -285,7 +300,8 @@ def test_help_is_useful():
                 robolog.LoggedMessage, robolog.Dropout, robolog.BagConnection, robolog.McapSchema,
                 robolog.McapChannel, robolog.McapAttachment, robolog.McapMetadata,
                 robolog.CarlaFrame, robolog.CarlaActor, robolog.Log.ulog, robolog.Log.carla,
-                robolog.CarlaView.info, robolog.ULogView.get_default_parameters):
+                robolog.CarlaView.info, robolog.ULogView.get_default_parameters,
+                robolog.Rosbag2View, robolog.Rosbag2Topic, robolog.Log.rosbag2):
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
     assert robolog.Log.format.__doc__
     assert isinstance(robolog.__version__, str)

@@ -8,7 +8,10 @@ another format.
 - Log.carla: CARLA's reports equal what `robolog carla info|collisions|
   blocked` prints; the actors, their spawn and removal frames, and the
   frames equal the EventAdd, EventDel and FrameStart messages `robolog
-  cat --json` prints.
+  cat --json` prints;
+- Log.rosbag2: a ROS 2 bag's storage, metadata version, distribution,
+  files and topics with their QoS profiles, from its metadata.yaml or from
+  a lone .db3.
 """
 
 import json
@@ -191,9 +194,78 @@ def test_carla_view_equals_the_command(path):
     STATS["CARLA files whose view equals the command"] += 1
 
 
+QOS = """\
+        offered_qos_profiles:
+          - history: keep_last
+            depth: 10
+            reliability: reliable
+            durability: transient_local
+            deadline:
+              sec: 0
+              nsec: 0
+            lifespan:
+              sec: 5
+              nsec: 20
+            liveliness: automatic
+            liveliness_lease_duration:
+              sec: 0
+              nsec: 0
+            avoid_ros_namespace_conventions: false
+"""
+
+
+def test_rosbag2_view_is_the_bags_metadata(tmp_path):
+    out = tmp_path / "r2"
+    robolog.convert(TESTDATA / "rosbag" / "sample.bag", out, ros2=True)
+    meta = out / "metadata.yaml"
+    text = meta.read_text()
+    # The first topic (/chatter) gets an offered QoS profile.
+    meta.write_text(text.replace("        offered_qos_profiles: []\n", QOS, 1))
+    with robolog.open(out) as log:
+        assert (log.format, log.bag, log.ulog, log.mcap, log.carla) == (
+            "rosbag2", None, None, None, None)
+        v = log.rosbag2
+        assert (v.storage, v.version, v.ros_distro) == ("sqlite3", 9, "jazzy")
+        assert (v.compression_format, v.compression_mode) == (None, None)
+        assert v.files == [str(out / "r2_0.db3")]
+        assert v.metadata_path == str(meta)
+        assert [(t.id, t.name, t.type, t.serialization_format, t.metadata_message_count)
+                for t in v.topics] == [
+            (1, "/chatter", "std_msgs/msg/String", "cdr", 15),
+            (2, "/count", "std_msgs/msg/Int32", "cdr", 30),
+            (3, "/point", "geometry_msgs/msg/PointStamped", "cdr", 30),
+        ]
+        assert [t.id for t in v.topics] == [c.id for c in log.topics]
+        chatter, count, _ = v.topics
+        assert chatter.type_description_hash == (
+            "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18")
+        assert chatter.qos_profiles == [{
+            "history": "keep_last",
+            "depth": 10,
+            "reliability": "reliable",
+            "durability": "transient_local",
+            "deadline": (0, 0),
+            "lifespan": (5, 20),
+            "liveliness": "automatic",
+            "liveliness_lease_duration": (0, 0),
+            "avoid_ros_namespace_conventions": False,
+        }]
+        assert "depth: 10" in chatter.offered_qos_profiles
+        assert (count.qos_profiles, count.offered_qos_profiles) == ([], "")
+        assert repr(v) == "<robolog.Rosbag2View sqlite3: 3 topics, 1 files>"
+    # A lone storage file: no metadata, the counts and version unknown.
+    with robolog.open(out / "r2_0.db3") as log:
+        v = log.rosbag2
+        assert (v.storage, v.version, v.ros_distro, v.metadata_path) == (
+            "sqlite3", None, None, None)
+        assert [(t.name, t.metadata_message_count) for t in v.topics] == [
+            ("/chatter", None), ("/count", None), ("/point", None)]
+
+
 def test_views_are_none_for_other_formats():
     with robolog.open(TESTDATA / "vellog" / "sensors.vel") as log:
-        assert (log.ulog, log.bag, log.mcap, log.carla) == (None, None, None, None)
+        assert (log.ulog, log.bag, log.mcap, log.carla, log.rosbag2) == (
+            None, None, None, None, None)
     log = robolog.open(TESTDATA / "ulog" / "example.ulg")
     view = log.ulog
     log.close()

@@ -18,11 +18,12 @@ and VEL logs through one API, read by a Rust library without the GIL.
 - ``Log.table(topic)`` gives a typed Arrow ``Table`` (the Arrow PyCapsule
   interface: ``pyarrow.table(t)``, ``polars.DataFrame(t)``, DuckDB), with
   ``to_pyarrow()``, ``to_pandas()`` and ``to_polars()``.
-- ``Log.ulog``, ``Log.bag``, ``Log.mcap`` and ``Log.carla``: the formats' own
-  views (ULog info, parameters, logged messages and dropouts as pyulog names
-  them; bag connections with their headers; MCAP schemas, attachments and
-  metadata records; CARLA frames, actors and recorder reports), None for a
-  log of another format. ``Log.table(topic, flatten=True)`` gives columns
+- ``Log.ulog``, ``Log.bag``, ``Log.mcap``, ``Log.carla`` and ``Log.rosbag2``:
+  the formats' own views (ULog info, parameters, logged messages and dropouts
+  as pyulog names them; bag connections with their headers; MCAP schemas,
+  attachments and metadata records; CARLA frames, actors and recorder
+  reports; a ROS 2 bag's storage, distribution, files and topics with their
+  QoS profiles), None for a log of another format. ``Log.table(topic, flatten=True)`` gives columns
   of scalars: a ULog topic with pyulog's column names and dtypes, other
   formats' structs and fixed-size arrays spread out (``header.stamp``,
   ``orientation_covariance[0]``).
@@ -56,6 +57,8 @@ from ._robolog import (
     Message,
     Messages,
     QueryError,
+    Rosbag2Topic,
+    Rosbag2View,
     Table,
     ULogView,
     UnsupportedError,
@@ -87,6 +90,8 @@ __all__ = [
     "McapMetadata",
     "McapSchema",
     "McapView",
+    "Rosbag2Topic",
+    "Rosbag2View",
     "ULogView",
     "CheckReport",
     "ConvertReport",

@@ -2,8 +2,22 @@
 
 import datetime
 import os
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Type, Union
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+    final,
+)
 
 __version__: str
 
@@ -21,6 +35,8 @@ __all__ = [
     "McapMetadata",
     "McapSchema",
     "McapView",
+    "Rosbag2Topic",
+    "Rosbag2View",
     "ULogView",
     "CheckReport",
     "ConvertReport",
@@ -29,7 +45,9 @@ __all__ = [
     "check",
     "convert",
     "export",
+    "sql",
     "FormatError",
+    "QueryError",
     "Log",
     "Message",
     "Messages",
@@ -41,7 +59,7 @@ __all__ = [
     "read_pandas",
 ]
 
-PathOrBytes = Union[str, "os.PathLike[str]", bytes, bytearray]
+_PathOrBytes = Union[str, "os.PathLike[str]", bytes, bytearray]
 
 class FormatError(ValueError):
     """The file is not what its format requires (damaged, cut short, unknown)."""
@@ -57,6 +75,7 @@ class UnsupportedError(FormatError):
 class QueryError(ValueError):
     """robolog.sql's query does not parse, plan or run, or is not a query."""
 
+@final
 class Channel:
     """A channel of a log: topic, type, encoding, message count, metadata, schema."""
 
@@ -83,6 +102,7 @@ class Channel:
     @property
     def schema_encoding(self) -> Optional[str]: ...
 
+@final
 class Message:
     """One message: topic, log_time (int ns), publish_time, sequence, data."""
 
@@ -99,12 +119,14 @@ class Message:
         """The decoded message (dict, list, bytes, int, float, str, bool, None),
         or the payload bytes with raw=True."""
 
+@final
 class Messages(Iterator[Message]):
     """An iterator over a log's messages in log-time order."""
 
     def __iter__(self) -> "Messages": ...
     def __next__(self) -> Message: ...
 
+@final
 class Table:
     """A topic's messages as a typed Arrow table (the Arrow PyCapsule interface)."""
 
@@ -131,8 +153,9 @@ class Table:
         """A polars.DataFrame (needs polars)."""
     def __len__(self) -> int: ...
 
-InfoValue = Union[str, int, float, bool, bytes]
+_InfoValue = Union[str, int, float, bool, bytes]
 
+@final
 class LoggedMessage:
     """A ULog logged string ('L', or 'C' with a tag), as pyulog's MessageLogging."""
 
@@ -150,6 +173,7 @@ class LoggedMessage:
     def log_level_str(self) -> str:
         """"EMERGENCY" ... "DEBUG", or "UNKNOWN"."""
 
+@final
 class Dropout:
     """Data a ULog's logger lost: duration ms after timestamp (µs)."""
 
@@ -158,6 +182,7 @@ class Dropout:
     @property
     def duration(self) -> int: ...
 
+@final
 class ULogView:
     """A ULog's info, parameters, logged messages and dropouts, named as pyulog names them."""
 
@@ -168,11 +193,11 @@ class ULogView:
     @property
     def last_timestamp(self) -> int: ...
     @property
-    def msg_info_dict(self) -> Dict[str, InfoValue]: ...
+    def msg_info_dict(self) -> Dict[str, _InfoValue]: ...
     @property
     def msg_info_dict_types(self) -> Dict[str, str]: ...
     @property
-    def msg_info_multiple_dict(self) -> Dict[str, List[List[InfoValue]]]: ...
+    def msg_info_multiple_dict(self) -> Dict[str, List[List[_InfoValue]]]: ...
     @property
     def msg_info_multiple_dict_types(self) -> Dict[str, str]: ...
     @property
@@ -202,6 +227,7 @@ class ULogView:
     @property
     def sync_count(self) -> int: ...
 
+@final
 class BagConnection:
     """A ROS 1 bag connection with its full header."""
 
@@ -227,6 +253,7 @@ class BagConnection:
     @property
     def message_count(self) -> int: ...
 
+@final
 class BagView:
     """A ROS 1 bag's version, index and connections."""
 
@@ -239,6 +266,7 @@ class BagView:
     @property
     def connections(self) -> List[BagConnection]: ...
 
+@final
 class McapSchema:
     """An MCAP schema record."""
 
@@ -251,6 +279,7 @@ class McapSchema:
     @property
     def data(self) -> bytes: ...
 
+@final
 class McapChannel:
     """An MCAP channel record."""
 
@@ -265,6 +294,7 @@ class McapChannel:
     @property
     def metadata(self) -> Dict[str, str]: ...
 
+@final
 class McapAttachment:
     """An MCAP attachment (times int ns)."""
 
@@ -279,6 +309,7 @@ class McapAttachment:
     @property
     def data(self) -> bytes: ...
 
+@final
 class McapMetadata:
     """An MCAP metadata record."""
 
@@ -287,6 +318,7 @@ class McapMetadata:
     @property
     def metadata(self) -> Dict[str, str]: ...
 
+@final
 class McapView:
     """An MCAP file's header, schemas, channels, attachments and metadata records."""
 
@@ -305,6 +337,7 @@ class McapView:
     @property
     def metadata(self) -> List[McapMetadata]: ...
 
+@final
 class CarlaFrame:
     """A frame of a CARLA recording (times in seconds)."""
 
@@ -317,6 +350,7 @@ class CarlaFrame:
     @property
     def offset(self) -> int: ...
 
+@final
 class CarlaActor:
     """An actor of a CARLA recording and its lifetime."""
 
@@ -343,6 +377,7 @@ class CarlaActor:
     @property
     def parent(self) -> Optional[int]: ...
 
+@final
 class CarlaView:
     """A CARLA recording's header, frames, actors and CARLA's recorder reports."""
 
@@ -378,12 +413,66 @@ class CarlaView:
     ) -> str:
         """What `robolog carla blocked` prints."""
 
+@final
+class Rosbag2Topic:
+    """A topic of a ROS 2 bag as its metadata and storage files describe it."""
+
+    @property
+    def id(self) -> int:
+        """The channel id (as Channel.id)."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def serialization_format(self) -> str: ...
+    @property
+    def offered_qos_profiles(self) -> str:
+        """The offered QoS profiles as the bag stores them (YAML text)."""
+    @property
+    def qos_profiles(self) -> List[Dict[str, Any]]:
+        """The offered QoS profiles parsed: history, depth, reliability,
+        durability, deadline, lifespan, liveliness,
+        liveliness_lease_duration (times as (sec, nsec)) and
+        avoid_ros_namespace_conventions."""
+    @property
+    def type_description_hash(self) -> Optional[str]: ...
+    @property
+    def metadata_message_count(self) -> Optional[int]:
+        """The message count metadata.yaml states, None without one."""
+
+@final
+class Rosbag2View:
+    """A ROS 2 bag's storage, metadata version, distribution, compression, files and topics."""
+
+    @property
+    def storage(self) -> str:
+        """"sqlite3" or "mcap" (the metadata's storage_identifier)."""
+    @property
+    def version(self) -> Optional[int]:
+        """The version of metadata.yaml, None for a lone storage file."""
+    @property
+    def ros_distro(self) -> Optional[str]: ...
+    @property
+    def compression_format(self) -> Optional[str]: ...
+    @property
+    def compression_mode(self) -> Optional[str]: ...
+    @property
+    def files(self) -> List[str]: ...
+    @property
+    def metadata_path(self) -> Optional[str]: ...
+    @property
+    def topics(self) -> List[Rosbag2Topic]: ...
+
+@final
 class Log:
     """An opened log (see robolog.open); a context manager."""
 
     @property
-    def format(self) -> str:
-        """"rosbag", "ulog", "mcap", "carla-recorder" or "vellog"."""
+    def format(
+        self,
+    ) -> Literal["rosbag", "ulog", "mcap", "carla-recorder", "vellog", "rosbag2"]:
+        """"rosbag", "ulog", "mcap", "carla-recorder", "vellog" or "rosbag2"."""
     @property
     def path(self) -> Optional[str]: ...
     @property
@@ -416,6 +505,8 @@ class Log:
     def mcap(self) -> Optional[McapView]: ...
     @property
     def carla(self) -> Optional[CarlaView]: ...
+    @property
+    def rosbag2(self) -> Optional[Rosbag2View]: ...
     def summary(self) -> Dict[str, Any]: ...
     def messages(
         self,
@@ -464,13 +555,15 @@ class Log:
     def __enter__(self) -> "Log": ...
     def __exit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> bool: ...
+        exc_type: Optional[Type[BaseException]] = None,
+        exc: Optional[BaseException] = None,
+        traceback: Optional[TracebackType] = None,
+        /,
+    ) -> Literal[False]:
+        """Closes the log; exceptions go on."""
 
 def open(
-    path_or_bytes: PathOrBytes,
+    path_or_bytes: _PathOrBytes,
     *,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
@@ -478,7 +571,7 @@ def open(
     """Opens a log of any format robolog reads."""
 
 def read_table(
-    path_or_bytes: PathOrBytes,
+    path_or_bytes: _PathOrBytes,
     topic: str,
     columns: Optional[Sequence[str]] = None,
     start: Optional[int] = None,
@@ -487,7 +580,7 @@ def read_table(
     flatten: bool = False,
 ) -> Table: ...
 def read_pandas(
-    path_or_bytes: PathOrBytes,
+    path_or_bytes: _PathOrBytes,
     topic: str,
     columns: Optional[Sequence[str]] = None,
     start: Optional[int] = None,
@@ -496,8 +589,9 @@ def read_pandas(
     flatten: bool = False,
 ) -> Any: ...
 
-PathLike = Union[str, "os.PathLike[str]"]
+_PathLike = Union[str, "os.PathLike[str]"]
 
+@dataclass(frozen=True)
 class CheckReport:
     """What check found: passed, errors (one line each), report (the JSON dict)."""
 
@@ -506,14 +600,16 @@ class CheckReport:
     report: Dict[str, Any]
     def __bool__(self) -> bool: ...
 
+@dataclass(frozen=True)
 class ConvertReport:
     """What convert wrote: messages, channels, skipped stretches, warnings."""
 
     messages: int
     channels: int
-    skipped: List[str]
-    warnings: List[str]
+    skipped: List[str] = ...
+    warnings: List[str] = ...
 
+@dataclass(frozen=True)
 class ExportedTable:
     """One CSV file export wrote."""
 
@@ -524,6 +620,7 @@ class ExportedTable:
     rows: int
     columns: int
 
+@dataclass(frozen=True)
 class ExportReport:
     """What export wrote: its tables and the problems met."""
 
@@ -531,7 +628,7 @@ class ExportReport:
     problems: List[str]
 
 def check(
-    path: PathLike,
+    path: _PathLike,
     *,
     profile: Optional[str] = None,
     max_per_rule: int = 20,
@@ -542,8 +639,8 @@ def check(
     """Checks a log as `robolog check` does."""
 
 def convert(
-    src: PathLike,
-    dst: PathLike,
+    src: _PathLike,
+    dst: _PathLike,
     *,
     topics: Optional[Sequence[str]] = None,
     start: Optional[int] = None,
@@ -559,8 +656,8 @@ def convert(
     """Converts a log to MCAP (.mcap), a ROS 1 bag (.bag) or a ROS 2 bag folder (no extension) as `robolog convert` does."""
 
 def export(
-    src: PathLike,
-    dst: PathLike,
+    src: _PathLike,
+    dst: _PathLike,
     *,
     topics: Optional[Sequence[str]] = None,
     force: bool = False,
@@ -572,7 +669,7 @@ def export(
 
 def sql(
     query: str,
-    paths: Union[PathLike, Sequence[PathLike]],
+    paths: Union[_PathLike, Sequence[_PathLike]],
     *,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
