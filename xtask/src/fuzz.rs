@@ -25,28 +25,10 @@ use crate::{Result, cargo, opt, root, run, step};
 /// `regression-*` files included, unless they alone are more).
 const MAX_COMMITTED: usize = 300;
 
-const USAGE: &str = "\
-usage:
-  cargo xtask fuzz [TARGET] [--seconds N] [--dev | --light]
-      replay each target's committed corpus (fuzz/corpus/TARGET), then fuzz it for
-      N seconds (default 60; all targets unless one is named); new inputs go to the
-      working corpus fuzz/target/corpus/TARGET (not committed), findings to
-      fuzz/corpus/TARGET/regression-*; --dev: targets built without optimizations;
-      --light: built at optimization level 1
-  cargo xtask fuzz cmin [TARGET] [--max N]
-      merge the working corpus into the committed one, minimised (libFuzzer's
-      set-cover merge, then at most N inputs, default 300, those adding the most
-      coverage beyond the seeds first); regression-* files are always kept
-";
-
 /// `cargo xtask fuzz ...`.
 pub(crate) fn cmd(args: &[String]) -> Result {
     match args.first().map(String::as_str) {
         Some("cmin") => cmin_cmd(&args[1..]),
-        Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            Ok(())
-        }
         _ => fuzz_cmd(args),
     }
 }

@@ -19,10 +19,18 @@
 //! - `hostile`: `robolog info`/`cat` on generated hostile files, within
 //!   512 MB + the file's size of peak memory and 60 s, without a crash;
 //! - `package`: package each library crate alone and check its files;
+//! - `python test [--corpus DIR] [--maturin]`: the Python package from its
+//!   wheel, against pyulog and rosbags;
+//! - `sql fleet|check|values`: the fleet question by robolog sql, pyulog and
+//!   DuckDB;
 //! - `corpus [--corpus DIR]`: checks against real files in `../shared/corpus`;
 //! - `ci [--fuzz-seconds N] [--corpus DIR]`: the whole test gate.
+//!
+//! The arguments are parsed by [`cli::Cli`]: an unknown subcommand or flag
+//! is refused with exit code 2; `cargo xtask --help` lists them all.
 
 mod carla;
+mod cli;
 mod convert;
 mod corpus;
 mod export;
@@ -53,93 +61,126 @@ use std::process::{Command, ExitCode};
 
 type Result<T = ()> = std::result::Result<T, String>;
 
-const USAGE: &str = "\
-usage: cargo xtask <command>
-
-commands:
-  fixtures [--check]               regenerate testdata/ (or check it is current)
-  fuzz [TARGET] [--seconds N]      replay each target's committed corpus, then fuzz it
-                                   (default: all targets, 60 s each)
-  fuzz cmin [TARGET] [--max N]     merge the working corpus into a minimised committed corpus
-  bench [FORMAT]                   benchmarks against peer implementations (vellog, mcap,
-                                   carla, rosbag, ulog, convert, sql; default: all); bench
-                                   export: time against the number of logs and topics;
-                                   bench report-topics: robolog report time and page
-                                   size against the number of topics; bench python: the wheel against pyulog, rosbags and
-                                   python mcap; bench ros2: ROS 1 bag -> ROS 2 MCAP and
-                                   .db3 against rosbags-convert
-  mcap | rosbag | carla | ulog ... per-format checks (conformance, corpus, interop); see
-                                   xtask/src/<format>.rs
-  export ulog2csv|corpus [--corpus DIR]
-                                   `robolog export` of every ULog equals pyulog's ulog2csv;
-                                   every other corpus file exports every message
-  osi interop [--corpus DIR]       OSI traces against asam-osi-utilities / osi-python
-  ros2 interop [--corpus DIR]      ROS 2 messages of rosbag2 MCAP files against python
-                                   mcap-ros2-support
-  foxglove [--corpus DIR]          ULog/CARLA/VEL -> MCAP, every message validated against its
-                                   JSON Schema and Foxglove's (python jsonschema, mcap, pyulog)
-  rerun [--corpus DIR] [--robolog EXE]
-                                   ULog/CARLA/VEL -> protobuf MCAP, read by Rerun and Foxglove's
-                                   protobuf classes, compared with the json conversion; ROS 1
-                                   bags -> ROS 2 MCAP read by Rerun's ROS 2 decoders
-  convert corpus|interop|bench [--corpus DIR]
-                                   robolog convert on every file, round trips, python mcap
-                                   reading converted bags, speed against rosbags-convert
-  hostile                          robolog info/cat on generated hostile files (bombs, 65,535
-                                   channels, deep nesting): peak memory, time, no crash
-  report [--corpus DIR]            robolog report of every corpus log opened in headless
-                                   Chromium; its plotted values against robolog cat
-  package                          package each library crate alone (README, licenses)
-  corpus [--corpus DIR]            checks against real files (default ../shared/corpus,
-                                   or $ROBOLOG_CORPUS)
-  ci [--fuzz-seconds N] [--corpus DIR]
-                                   fmt, clippy, tests, docs, packaging, fixtures, corpus,
-                                   fuzz smoke run
-";
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("fixtures") => fixtures_cmd(&args[1..]),
-        Some("fuzz") => fuzz::cmd(&args[1..]),
-        Some("corpus") => corpus_cmd(&args[1..]),
-        Some("carla") => carla::cmd(&args[1..]),
-        Some("export") => export::cmd(&args[1..]),
-        Some("foxglove") => foxglove::cmd(&args[1..]),
-        Some("rerun") => rerun::cmd(&args[1..]),
-        Some("bench") => bench_cmd(&args[1..]),
-        Some("package") => package::each_alone().and_then(|()| package::build_from_packages()),
-        Some("python") => py::cmd(&args[1..]),
-        Some("report") => report::cmd(&args[1..]),
-        Some("ci") => ci_cmd(&args[1..]),
-        Some("hostile") => hostile::cmd(&args[1..]),
-        Some("hostile-generate") => hostile::generate(&args[1..]),
-        Some("mcap") => mcap::cmd(&args[1..]),
-        Some("osi") => osi::cmd(&args[1..]),
-        Some("ros2") => ros2::cmd(&args[1..]),
-        Some("convert") => convert::cmd(&args[1..]),
-        Some("bench-convert-inner") => convert::bench_inner(&args[1..]),
-        Some("rosbag") => rosbag::cmd(&args[1..]),
-        Some("sql") => sql::cmd(&args[1..]),
-        Some("ulog") => ulog::cmd(&args[1..]),
-        Some("bench-ulog-inner") => {
-            ulog::bench_inner(Path::new(args.get(1).map_or("", String::as_str)))
-        }
-        Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        _ => {
-            eprint!("{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match result {
+    let cli = <cli::Cli as clap::Parser>::parse();
+    match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("xtask: error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs one parsed subcommand.
+fn dispatch(command: cli::Cmd) -> Result {
+    use cli::{Argv, Cmd, FuzzCmd, word};
+    match command {
+        Cmd::Fixtures { check } => fixtures_cmd(check),
+        Cmd::Fuzz(f) => match f.cmin {
+            Some(FuzzCmd::Cmin { target, max, build }) => fuzz::cmd(
+                &Argv::default()
+                    .word("cmin".to_string())
+                    .word(target)
+                    .opt("--max", max)
+                    .flag("--dev", build.dev)
+                    .flag("--light", build.light)
+                    .0,
+            ),
+            None => fuzz::cmd(
+                &Argv::default()
+                    .word(f.target)
+                    .opt("--seconds", f.seconds)
+                    .flag("--dev", f.build.dev)
+                    .flag("--light", f.build.light)
+                    .0,
+            ),
+        },
+        Cmd::Corpus { corpus } => corpus_cmd(&Argv::default().corpus(&corpus).0),
+        Cmd::Carla { corpus } => carla::cmd(&Argv::default().corpus(&corpus).0),
+        Cmd::Export { what, corpus } => {
+            export::cmd(&Argv::default().word(word(what)).corpus(&corpus).0)
+        }
+        Cmd::Foxglove { corpus } => foxglove::cmd(&Argv::default().corpus(&corpus).0),
+        Cmd::Rerun { corpus, robolog } => rerun::cmd(
+            &Argv::default()
+                .corpus(&corpus)
+                .path("--robolog", robolog.as_deref())
+                .0,
+        ),
+        Cmd::Bench {
+            name,
+            corpus,
+            fleet,
+            count,
+        } => bench_cmd(
+            &Argv::default()
+                .word(name)
+                .corpus(&corpus)
+                .path("--fleet", fleet.as_deref())
+                .opt("--count", count)
+                .0,
+        ),
+        Cmd::Package => package::each_alone().and_then(|()| package::build_from_packages()),
+        Cmd::Python {
+            what,
+            corpus,
+            maturin,
+        } => py::cmd(
+            &Argv::default()
+                .word(word(what))
+                .corpus(&corpus)
+                .flag("--maturin", maturin)
+                .0,
+        ),
+        Cmd::Report { corpus } => report::cmd(&Argv::default().corpus(&corpus).0),
+        Cmd::Ci {
+            fuzz_seconds,
+            corpus,
+        } => ci_cmd(fuzz_seconds, &Argv::default().corpus(&corpus).0),
+        Cmd::Hostile => hostile::cmd(&[]),
+        Cmd::HostileGenerate { dir, names } => {
+            let mut args = vec![dir.to_string_lossy().into_owned()];
+            args.extend(names);
+            hostile::generate(&args)
+        }
+        Cmd::Mcap { what, corpus } => {
+            mcap::cmd(&Argv::default().word(what.map(word)).corpus(&corpus).0)
+        }
+        Cmd::Osi { what, corpus } => {
+            osi::cmd(&Argv::default().word(what.map(word)).corpus(&corpus).0)
+        }
+        Cmd::Ros2 { what, corpus } => {
+            ros2::cmd(&Argv::default().word(what.map(word)).corpus(&corpus).0)
+        }
+        Cmd::Convert { what, corpus } => {
+            convert::cmd(&Argv::default().word(word(what)).corpus(&corpus).0)
+        }
+        Cmd::BenchConvertInner { corpus } => {
+            convert::bench_inner(&Argv::default().corpus(&corpus).0)
+        }
+        Cmd::Rosbag { what, corpus } => {
+            rosbag::cmd(&Argv::default().word(word(what)).corpus(&corpus).0)
+        }
+        Cmd::Sql {
+            what,
+            corpus,
+            out,
+            fleet,
+            count,
+        } => sql::cmd(
+            &Argv::default()
+                .word(word(what))
+                .corpus(&corpus)
+                .path("--out", out.as_deref())
+                .path("--fleet", fleet.as_deref())
+                .opt("--count", count)
+                .0,
+        ),
+        Cmd::Ulog { what, corpus } => {
+            ulog::cmd(&Argv::default().word(word(what)).corpus(&corpus).0)
+        }
+        Cmd::BenchUlogInner { corpus } => ulog::bench_inner(&corpus),
     }
 }
 
@@ -218,8 +259,7 @@ fn print_gate_table() {
     eprintln!("{:>8.1}  all", (now - first).as_secs_f64() / 60.0);
 }
 
-fn fixtures_cmd(args: &[String]) -> Result {
-    let check = args.iter().any(|a| a == "--check");
+fn fixtures_cmd(check: bool) -> Result {
     let dir = root().join("testdata");
     let mut stale = Vec::new();
     for (sub, files) in [
@@ -374,8 +414,10 @@ const FACADE_FEATURES: [&str; 8] = [
 pub(crate) const GATE_FEATURES: &str = "robolog-sql/ballista";
 
 /// `cargo xtask ci`: the whole gate, then the minutes of each step.
-fn ci_cmd(args: &[String]) -> Result {
-    let result = ci_steps(args);
+/// `fuzz_seconds` of new inputs per fuzz target; `args` holds `--corpus
+/// DIR` when given, for the steps that read the corpus.
+fn ci_cmd(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
+    let result = ci_steps(fuzz_seconds, args);
     print_gate_table();
     if result.is_ok() {
         eprintln!("\nxtask: ci passed");
@@ -384,16 +426,11 @@ fn ci_cmd(args: &[String]) -> Result {
 }
 
 /// The gate, step by step (see [`ci_cmd`]).
-fn ci_steps(args: &[String]) -> Result {
-    let fuzz_seconds: u64 = match opt(args, "--fuzz-seconds") {
-        Some(s) => s
-            .parse()
-            .map_err(|_| format!("--fuzz-seconds: `{s}` is not a number"))?,
-        // Replaying the committed corpus is the regression test; a second
-        // of new inputs per target is a smoke test, not a campaign (a
-        // replay that takes longer runs to its end anyway).
-        None => 1,
-    };
+fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
+    // Replaying the committed corpus is the regression test; a second of
+    // new inputs per target is a smoke test, not a campaign (a replay that
+    // takes longer runs to its end anyway).
+    let fuzz_seconds = fuzz_seconds.unwrap_or(1);
     gate_step("rustfmt");
     run(cargo().args(["fmt", "--all", "--check"]))?;
     gate_step("clippy");
@@ -464,7 +501,7 @@ fn ci_steps(args: &[String]) -> Result {
     gate_step("every crate builds from its package, against the others' packages");
     package::build_from_packages()?;
     gate_step("fixtures are current");
-    fixtures_cmd(&["--check".to_string()])?;
+    fixtures_cmd(true)?;
     gate_step("hostile files: peak memory, time, no crash");
     hostile::cmd(&[])?;
     gate_step("corpus");
