@@ -761,25 +761,33 @@ fn bag_big_chunk() -> Result<Vec<u8>> {
 }
 
 /// What one run of the binary did.
-struct Measured {
-    exit: Option<i32>,
-    signal: Option<i32>,
-    peak_rss: u64,
-    elapsed: Duration,
-    timed_out: bool,
+pub(crate) struct Measured {
+    pub(crate) exit: Option<i32>,
+    pub(crate) signal: Option<i32>,
+    pub(crate) peak_rss: u64,
+    pub(crate) elapsed: Duration,
+    pub(crate) timed_out: bool,
 }
 
 /// Runs `exe args path` (stdout to /dev/null, stderr kept short) and
 /// measures its peak RSS with `wait4`; kills it after [`MAX_SECONDS`].
 fn measure(exe: &Path, args: &[&str], path: &PathBuf) -> Result<Measured> {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).arg(path);
+    let label = format!("{} {}", args.join(" "), path.display());
+    measure_command(cmd, &label)
+}
+
+/// Runs `cmd` (stdout to /dev/null, stderr drained and its first line
+/// shown after `label`) and measures its peak RSS with `wait4`; kills it
+/// after [`MAX_SECONDS`].
+pub(crate) fn measure_command(mut cmd: Command, label: &str) -> Result<Measured> {
     let started = Instant::now();
-    let child = Command::new(exe)
-        .args(args)
-        .arg(path)
+    let child = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
+        .map_err(|e| format!("could not start {:?}: {e}", cmd.get_program()))?;
     let pid = child.id() as i32;
     // Keep stderr drained (a full pipe would block the child); show its
     // first line.
@@ -796,7 +804,7 @@ fn measure(exe: &Path, args: &[&str], path: &PathBuf) -> Result<Measured> {
     let text = reader.join().unwrap_or_default();
     if let Some(first) = text.lines().next() {
         let short: String = first.chars().take(160).collect();
-        eprintln!("  {} {}: {short}", args.join(" "), path.display());
+        eprintln!("  {label}: {short}");
     }
     let (exit, signal) = if libc::WIFEXITED(status) {
         (Some(libc::WEXITSTATUS(status)), None)

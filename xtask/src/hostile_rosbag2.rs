@@ -14,13 +14,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::Result;
-use crate::hostile::{MAX_SECONDS, MEMORY_BUDGET, wait_with_timeout};
+use crate::hostile::{MAX_SECONDS, MEMORY_BUDGET, Measured, measure_command};
 
 /// Most bytes the temporary folder may hold during a run: the hostile
 /// bags are refused before anything is decompressed or copied there.
@@ -56,15 +56,15 @@ pub(crate) fn check(exe: &Path, dir: &Path) -> Result<Vec<String>> {
             let r = run(exe, &args, &bag, &tmp, case.honest)?;
             let left = folder_bytes(&tmp) + entries(&tmp) as u64;
             let mut problems = Vec::new();
-            if let Some(sig) = r.signal {
+            if let Some(sig) = r.measured.signal {
                 problems.push(format!("killed by signal {sig}"));
             }
-            if r.timed_out {
+            if r.measured.timed_out {
                 problems.push(format!("ran over {MAX_SECONDS} s"));
             }
             let budget = MEMORY_BUDGET + size;
-            if r.peak_rss > budget {
-                problems.push(format!("peak RSS {} > {budget}", r.peak_rss));
+            if r.measured.peak_rss > budget {
+                problems.push(format!("peak RSS {} > {budget}", r.measured.peak_rss));
             }
             if r.temp_peak > TEMP_BUDGET {
                 problems.push(format!("{} bytes in TMPDIR > {TEMP_BUDGET}", r.temp_peak));
@@ -75,21 +75,21 @@ pub(crate) fn check(exe: &Path, dir: &Path) -> Result<Vec<String>> {
                     entries(&tmp)
                 ));
             }
-            if case.honest && r.exit != Some(0) {
-                problems.push(format!("exit {:?}", r.exit));
+            if case.honest && r.measured.exit != Some(0) {
+                problems.push(format!("exit {:?}", r.measured.exit));
             }
-            if !case.honest && r.exit == Some(0) {
+            if !case.honest && r.measured.exit == Some(0) {
                 problems.push("read without a refusal".into());
             }
             println!(
                 "{:<34} {:<10} {:>5} {:>9.1} {:>9.1} {:>10} {:>7.2}  {}",
                 case.name,
                 command.join(" "),
-                r.exit.map_or("-".into(), |c| c.to_string()),
-                r.peak_rss as f64 / (1 << 20) as f64,
+                r.measured.exit.map_or("-".into(), |c| c.to_string()),
+                r.measured.peak_rss as f64 / (1 << 20) as f64,
                 budget as f64 / (1 << 20) as f64,
                 r.temp_peak,
-                r.elapsed.as_secs_f64(),
+                r.measured.elapsed.as_secs_f64(),
                 if problems.is_empty() {
                     "ok".to_string()
                 } else {
@@ -114,13 +114,10 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// What one run did, and the most bytes its temporary folder held.
 struct Ran {
-    exit: Option<i32>,
-    signal: Option<i32>,
-    peak_rss: u64,
+    measured: Measured,
     temp_peak: u64,
-    elapsed: Duration,
-    timed_out: bool,
 }
 
 /// Runs `exe args bag` with `TMPDIR=tmp` (the honest bag under
@@ -135,24 +132,7 @@ fn run(exe: &Path, args: &[String], bag: &Path, tmp: &Path, limited: bool) -> Re
     } else {
         Command::new(exe)
     };
-    let started = Instant::now();
-    let child = cmd
-        .args(args)
-        .arg(bag)
-        .env("TMPDIR", tmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
-    let pid = child.id() as i32;
-    let mut stderr = child.stderr;
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(e) = stderr.as_mut() {
-            let _ = std::io::Read::read_to_string(e, &mut s);
-        }
-        s
-    });
+    cmd.args(args).arg(bag).env("TMPDIR", tmp);
     let done = Arc::new(AtomicBool::new(false));
     let peak = Arc::new(AtomicU64::new(0));
     let sampler = {
@@ -164,29 +144,12 @@ fn run(exe: &Path, args: &[String], bag: &Path, tmp: &Path, limited: bool) -> Re
             }
         })
     };
-    let (status, rusage, timed_out) = wait_with_timeout(pid, Duration::from_secs(MAX_SECONDS))?;
-    let elapsed = started.elapsed();
+    let measured = measure_command(cmd, &format!("{} {}", args.join(" "), bag.display()));
     done.store(true, Ordering::Release);
     let _ = sampler.join();
-    let text = reader.join().unwrap_or_default();
-    if let Some(first) = text.lines().next() {
-        let short: String = first.chars().take(160).collect();
-        eprintln!("  {} {}: {short}", args.join(" "), bag.display());
-    }
-    let (exit, signal) = if libc::WIFEXITED(status) {
-        (Some(libc::WEXITSTATUS(status)), None)
-    } else if libc::WIFSIGNALED(status) {
-        (None, Some(libc::WTERMSIG(status)))
-    } else {
-        (None, None)
-    };
     Ok(Ran {
-        exit,
-        signal: signal.filter(|_| !timed_out),
-        peak_rss: rusage.ru_maxrss.max(0) as u64 * 1024,
+        measured: measured?,
         temp_peak: peak.load(Ordering::Relaxed),
-        elapsed,
-        timed_out,
     })
 }
 
