@@ -6,68 +6,16 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use logcore::{Limits, LogReader, MessageFilter, ReadMode, Value};
 use rosbag2::{Bag2, Error};
 
-/// A fresh folder under the temporary folder, removed on drop.
-struct Scratch(PathBuf);
+use common::{Scratch, string_cdr};
 
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let p = std::env::temp_dir().join(format!(
-            "rosbag2-test-{name}-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A std_msgs/msg/String CDR payload.
-fn string_cdr(s: &str) -> Vec<u8> {
-    let mut v = vec![0, 1, 0, 0];
-    v.extend(((s.len() + 1) as u32).to_le_bytes());
-    v.extend(s.as_bytes());
-    v.push(0);
-    v
-}
-
-/// Writes a `.db3` of the oldest schema with one `std_msgs/msg/String`
-/// topic and `rows` (timestamp, data); returns the open connection.
+/// Writes a `.db3` of the oldest schema, without the timestamp index.
 fn make_db(path: &Path, rows: &[(i64, Vec<u8>)], wal: bool) -> rusqlite::Connection {
-    let c = rusqlite::Connection::open(path).unwrap();
-    if wal {
-        c.pragma_update(None, "journal_mode", "wal").unwrap();
-        c.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    }
-    c.execute_batch(
-        "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, \
-         serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL);
-         CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, \
-         timestamp INTEGER NOT NULL, data BLOB NOT NULL);
-         INSERT INTO topics VALUES (1, '/chatter', 'std_msgs/msg/String', 'cdr', '');",
-    )
-    .unwrap();
-    c.execute_batch("BEGIN").unwrap();
-    for (t, d) in rows {
-        c.execute(
-            "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, ?1, ?2)",
-            rusqlite::params![t, d],
-        )
-        .unwrap();
-    }
-    c.execute_batch("COMMIT").unwrap();
-    c
+    common::make_db(path, rows, wal, false)
 }
 
 fn metadata(files: &[&str], extra: &str) -> String {

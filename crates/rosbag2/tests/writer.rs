@@ -12,24 +12,7 @@ use std::path::{Path, PathBuf};
 use logcore::{LogReader, LogWriter, MessageFilter};
 use rosbag2::{Bag2, Bag2Writer, CompressionMode, StorageId, TopicDefinition, WriteOptions};
 
-/// A fresh folder under the system's temporary folder, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let p =
-            std::env::temp_dir().join(format!("rosbag2-writer-test-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::Scratch;
 
 /// (topic, type, timestamp, payload) of every message, in read order.
 type Rows = Vec<(String, String, i64, Vec<u8>)>;

@@ -135,3 +135,74 @@ pub(crate) fn same(ours: &Value, want: &Json, path: &str) -> Result<(), String> 
         _ => fail(),
     }
 }
+
+/// A scratch folder under the temporary folder, named by `name`, the
+/// process and the thread, removed when dropped.
+pub(crate) struct Scratch(pub(crate) PathBuf);
+
+impl Scratch {
+    pub(crate) fn new(name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!(
+            "rosbag2-test-{name}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A std_msgs/msg/String CDR payload.
+pub(crate) fn string_cdr(s: &str) -> Vec<u8> {
+    let mut v = vec![0, 1, 0, 0];
+    v.extend(((s.len() + 1) as u32).to_le_bytes());
+    v.extend(s.as_bytes());
+    v.push(0);
+    v
+}
+
+/// Writes a `.db3` of the oldest schema with one `std_msgs/msg/String`
+/// topic and `rows` (timestamp, data), with or without the timestamp
+/// index; `wal`: its rows left in a write-ahead log (the connection is
+/// returned open, so that the log stays).
+pub(crate) fn make_db(
+    path: &Path,
+    rows: &[(i64, Vec<u8>)],
+    wal: bool,
+    timestamp_index: bool,
+) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(path).unwrap();
+    if wal {
+        c.pragma_update(None, "journal_mode", "wal").unwrap();
+        c.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    }
+    c.execute_batch(
+        "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, \
+         serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL);
+         CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, \
+         timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+         INSERT INTO topics VALUES (1, '/chatter', 'std_msgs/msg/String', 'cdr', '');",
+    )
+    .unwrap();
+    if timestamp_index {
+        c.execute_batch("CREATE INDEX timestamp_idx ON messages (timestamp ASC);")
+            .unwrap();
+    }
+    c.execute_batch("BEGIN").unwrap();
+    for (t, d) in rows {
+        c.execute(
+            "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, ?1, ?2)",
+            rusqlite::params![t, d],
+        )
+        .unwrap();
+    }
+    c.execute_batch("COMMIT").unwrap();
+    c
+}
