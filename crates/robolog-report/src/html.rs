@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::model::{LogReport, string};
+use crate::model::{LogReport, page_json};
 
 const CSS: &str = include_str!("../assets/report.css");
 const JS: &str = include_str!("../assets/report.js");
@@ -33,20 +33,15 @@ fn escape(s: &str) -> String {
 /// last channels are only counted (`"channels_omitted"`).
 pub fn data_json(logs: &[LogReport], title: &str, budget: usize) -> String {
     let mut o = String::from("{\"version\":1,\"title\":");
-    string(&mut o, title);
+    o.push_str(&page_json(&title));
     o.push_str(",\"logs\":[");
-    let mut o = script_safe(o);
     let parts: Vec<(String, String)> = logs
         .iter()
-        .map(|l| (script_safe(l.json_head()), script_safe(l.json_tail())))
+        .map(|l| (l.json_head(), l.json_tail()))
         .collect();
     let full: Vec<Vec<String>> = logs
         .iter()
-        .map(|l| {
-            (0..l.channels.len())
-                .map(|i| script_safe(l.channel_json(i)))
-                .collect()
-        })
+        .map(|l| (0..l.channels.len()).map(|i| l.channel_json(i)).collect())
         .collect();
     // Bytes besides the channels: `,"channels_omitted":N` and `]}` included.
     let fixed = o.len()
@@ -62,16 +57,7 @@ pub fn data_json(logs: &[LogReport], title: &str, budget: usize) -> String {
     if fixed + full_bytes > budget {
         stubs = logs
             .iter()
-            .map(|l| {
-                (0..l.channels.len())
-                    .map(|i| {
-                        let mut s = script_safe(l.channel_stub(i));
-                        s.pop();
-                        s.push_str(",\"omitted\":true}");
-                        s
-                    })
-                    .collect()
-            })
+            .map(|l| (0..l.channels.len()).map(|i| l.channel_stub(i)).collect())
             .collect();
         // Listed in order while the budget lasts (the page refers to
         // channels by their index: only the last ones can go), and at
@@ -140,27 +126,6 @@ pub fn data_json(logs: &[LogReport], title: &str, budget: usize) -> String {
     }
     o.push_str("]}");
     o
-}
-
-/// JSON text that the HTML parser reads as plain script data: these
-/// characters only occur inside JSON strings (never in numbers or the
-/// structure), where their `\u` escapes are the same text.
-fn script_safe(json: String) -> String {
-    if !json.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-        return json;
-    }
-    let mut out = String::with_capacity(json.len() + 64);
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The largest page [`write_html`] writes, in bytes, whatever the logs:

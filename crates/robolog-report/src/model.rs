@@ -4,7 +4,9 @@
 //! written as the shortest text that reads back as the same `f32`, others
 //! as the shortest that reads back as the same `f64`.
 
-use std::fmt::Write as _;
+use std::io;
+
+use serde::{Serialize, Serializer};
 
 use crate::collect::Kind;
 
@@ -217,119 +219,285 @@ pub struct Panel {
     pub own: Vec<Series>,
 }
 
-/// Appends a JSON string.
-pub(crate) fn string(out: &mut String, s: &str) {
-    out.push_str(&serde_json::Value::from(s).to_string());
-}
+/// The page's JSON writer: serde_json's compact text, numbers as the
+/// shortest text that reads back as the same value (Rust's own: `1e-5`,
+/// not `0.00001`), and `<`, `>`, `&`, U+2028 and U+2029 inside strings as
+/// `\u` escapes, so that no text of a log can end the page's script
+/// element.
+struct PageFormatter;
 
-/// Appends a JSON number: the shortest text that reads back as the same
-/// value (as `f32` for [`Kind::F32`]), `null` for NaN and infinities.
-pub(crate) fn number(out: &mut String, v: f64, kind: Kind) {
-    if !v.is_finite() {
-        out.push_str("null");
-    } else if kind == Kind::F32 {
-        let _ = write!(out, "{:?}", v as f32);
-    } else {
-        let _ = write!(out, "{v:?}");
+impl serde_json::ser::Formatter for PageFormatter {
+    fn write_f32<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f32) -> io::Result<()> {
+        write!(w, "{v:?}")
+    }
+
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: f64) -> io::Result<()> {
+        write!(w, "{v:?}")
+    }
+
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut rest = fragment;
+        while let Some(i) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
+            w.write_all(&rest.as_bytes()[..i])?;
+            let c = rest[i..].chars().next().unwrap_or('&');
+            write!(w, "\\u{:04x}", u32::from(c))?;
+            rest = &rest[i + c.len_utf8()..];
+        }
+        w.write_all(rest.as_bytes())
     }
 }
 
-/// Appends a series value: as [`number`], but infinities as the strings
-/// `"Infinity"` and `"-Infinity"` (JSON has no number for them), so the
-/// page can mark them.
-fn value(out: &mut String, v: f64, kind: Kind) {
-    if v == f64::INFINITY {
-        out.push_str("\"Infinity\"");
-    } else if v == f64::NEG_INFINITY {
-        out.push_str("\"-Infinity\"");
-    } else {
-        number(out, v, kind);
+/// `value` as the page's JSON text (see [`PageFormatter`]).
+pub(crate) fn page_json(value: &impl Serialize) -> String {
+    let mut out = Vec::with_capacity(128);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PageFormatter);
+    // Nothing here can fail: every map key is a string, and the writer is
+    // a `Vec`.
+    let _ = value.serialize(&mut ser);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A value of a series: as `f32` for [`Kind::F32`], `null` for NaN, and
+/// infinities as the strings `"Infinity"` and `"-Infinity"` (JSON has no
+/// number for them), so that the page can mark them.
+struct Sample(f64, Kind);
+
+impl Serialize for Sample {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match (self.0, self.1) {
+            (v, _) if v == f64::INFINITY => s.serialize_str("Infinity"),
+            (v, _) if v == f64::NEG_INFINITY => s.serialize_str("-Infinity"),
+            (v, Kind::F32) => s.serialize_f32(v as f32),
+            (v, _) => s.serialize_f64(v),
+        }
     }
 }
 
-/// Appends messages per timeline bucket: a run of `k` empty buckets as
-/// `-k`, the empty buckets at the end left out.
-fn density(out: &mut String, d: &[u64]) {
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Times relative to the log's start.
+fn times<T>(items: &[T], t0: i64, t: impl Fn(&T) -> i64) -> Vec<i64> {
+    items.iter().map(|i| t(i) - t0).collect()
+}
+
+/// Messages per timeline bucket: a run of `k` empty buckets as `-k`, the
+/// empty buckets at the end left out.
+fn density_runs(d: &[u64]) -> Vec<i64> {
     let end = d.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
-    out.push('[');
-    let mut zeros = 0u64;
-    let mut first = true;
+    let mut out = Vec::new();
+    let mut zeros = 0i64;
     for &n in &d[..end] {
         if n == 0 {
             zeros += 1;
             continue;
         }
-        if !first {
-            out.push(',');
-        }
-        first = false;
         if zeros > 0 {
-            let _ = write!(out, "-{zeros},");
+            out.push(-zeros);
             zeros = 0;
         }
-        let _ = write!(out, "{n}");
+        out.push(i64::try_from(n).unwrap_or(i64::MAX));
     }
-    out.push(']');
+    out
 }
 
-fn opt_i64(out: &mut String, v: Option<i64>, t0: i64) {
-    match v {
-        Some(v) => {
-            let _ = write!(out, "{}", v - t0);
+/// A series in the page: `f32`, `nan` and `reduced` only where they are
+/// not false or 0.
+#[derive(Serialize)]
+struct SeriesJson<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "is_false")]
+    f32: bool,
+    count: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    nan: u64,
+    #[serde(skip_serializing_if = "is_false")]
+    reduced: bool,
+    t: Vec<i64>,
+    v: Vec<Sample>,
+}
+
+impl<'a> SeriesJson<'a> {
+    fn new(s: &'a Series, t0: i64) -> Self {
+        SeriesJson {
+            name: &s.name,
+            f32: s.is_f32(),
+            count: s.count,
+            nan: s.nan,
+            reduced: s.reduced,
+            t: times(&s.points, t0, |p| p.0),
+            v: s.points.iter().map(|p| Sample(p.1, s.kind)).collect(),
         }
-        None => out.push_str("null"),
     }
 }
 
-fn list<T>(out: &mut String, items: &[T], mut each: impl FnMut(&mut String, &T)) {
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// Points as three arrays: times, first and second coordinates (NaN and
+/// infinities as `null`).
+#[derive(Serialize)]
+struct Points3 {
+    t: Vec<i64>,
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Points3 {
+    fn new(pts: &[(i64, f64, f64)], t0: i64) -> Self {
+        Points3 {
+            t: times(pts, t0, |p| p.0),
+            a: pts.iter().map(|p| p.1).collect(),
+            b: pts.iter().map(|p| p.2).collect(),
         }
-        each(out, item);
     }
-    out.push(']');
 }
 
-fn series(o: &mut String, s: &Series, t0: i64) {
-    o.push_str("{\"name\":");
-    string(o, &s.name);
-    // `f32`, `nan` and `reduced` only where they are not false or 0.
-    if s.is_f32() {
-        o.push_str(",\"f32\":true");
-    }
-    let _ = write!(o, ",\"count\":{}", s.count);
-    if s.nan > 0 {
-        let _ = write!(o, ",\"nan\":{}", s.nan);
-    }
-    if s.reduced {
-        o.push_str(",\"reduced\":true");
-    }
-    o.push_str(",\"t\":");
-    list(o, &s.points, |o, p| {
-        let _ = write!(o, "{}", p.0 - t0);
-    });
-    o.push_str(",\"v\":");
-    list(o, &s.points, |o, p| value(o, p.1, s.kind));
-    o.push('}');
+/// A channel as listed: label, topic, type, count, first and last time.
+#[derive(Serialize)]
+struct Listing<'a> {
+    label: &'a str,
+    topic: &'a str,
+    #[serde(rename = "type")]
+    type_name: &'a str,
+    count: u64,
+    start: Option<i64>,
+    end: Option<i64>,
 }
 
-fn points3(out: &mut String, pts: &[(i64, f64, f64)], t0: i64) {
-    // Three arrays: times, first and second coordinates.
-    out.push_str("{\"t\":");
-    list(out, pts, |o, p| {
-        let _ = write!(o, "{}", p.0 - t0);
-    });
-    out.push_str(",\"a\":");
-    list(out, pts, |o, p| number(o, p.1, Kind::F64));
-    out.push_str(",\"b\":");
-    list(out, pts, |o, p| number(o, p.2, Kind::F64));
-    out.push('}');
+/// A channel's data: `gaps`, `jumps` and `skipped` only where there are
+/// some.
+#[derive(Serialize)]
+struct ChannelData<'a> {
+    density: Vec<i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    gaps: Vec<[i64; 2]>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    jumps: Vec<i64>,
+    #[serde(rename = "skipped", skip_serializing_if = "is_zero")]
+    fields_skipped: u64,
+    series: Vec<SeriesJson<'a>>,
+}
+
+/// A channel in the page: its listing, then either its data or
+/// `"omitted":true`.
+#[derive(Serialize)]
+struct ChannelJson<'a> {
+    #[serde(flatten)]
+    listing: Listing<'a>,
+    #[serde(skip_serializing_if = "is_false")]
+    omitted: bool,
+    #[serde(flatten)]
+    data: Option<ChannelData<'a>>,
+}
+
+/// A log's fields before its channels.
+#[derive(Serialize)]
+struct Head<'a> {
+    name: &'a str,
+    path: &'a str,
+    format: &'a str,
+    version: &'a str,
+    size: u64,
+    start: i64,
+    duration: i64,
+    messages: u64,
+    clock: &'a str,
+    start_utc: Option<&'a str>,
+    metadata: &'a [(String, String)],
+    buckets: usize,
+}
+
+#[derive(Serialize)]
+struct ProblemJson<'a> {
+    t: Option<i64>,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct TrackJson {
+    channel: usize,
+    points: Points3,
+}
+
+#[derive(Serialize)]
+struct PathJson<'a> {
+    channel: usize,
+    title: Option<&'a str>,
+    points: Points3,
+}
+
+#[derive(Serialize)]
+struct ObjectJson {
+    id: i64,
+    points: Points3,
+}
+
+#[derive(Serialize)]
+struct SceneJson {
+    channel: usize,
+    objects: Vec<ObjectJson>,
+}
+
+#[derive(Serialize)]
+struct BandJson<'a> {
+    name: &'a str,
+    spans: Vec<(i64, i64, &'a str)>,
+}
+
+#[derive(Serialize)]
+struct EventJson<'a> {
+    t: i64,
+    level: &'a str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct ParameterJson<'a> {
+    name: &'a str,
+    value: &'a str,
+    default: Option<&'a str>,
+    t: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct ParametersJson<'a> {
+    note: &'a str,
+    list: Vec<ParameterJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct PanelJson<'a> {
+    title: &'a str,
+    series: &'a [(usize, usize, String)],
+    own: Vec<SeriesJson<'a>>,
+}
+
+/// A log's fields after its channels.
+#[derive(Serialize)]
+struct Tail<'a> {
+    problems: Vec<ProblemJson<'a>>,
+    problems_dropped: u64,
+    check_passed: Option<bool>,
+    tracks: Vec<TrackJson>,
+    paths: Vec<PathJson<'a>>,
+    scenes: Vec<SceneJson>,
+    bands: Vec<BandJson<'a>>,
+    events: Vec<EventJson<'a>>,
+    parameters: Option<ParametersJson<'a>>,
+    panels: Vec<PanelJson<'a>>,
 }
 
 impl LogReport {
-    /// The report of this log as one JSON object (see the module docs).
+    /// The report of this log as one JSON object (see the module docs),
+    /// as the page holds it (`<`, `>`, `&`, U+2028 and U+2029 inside
+    /// strings `\u`-escaped).
     pub fn to_json(&self) -> String {
         let mut o = self.json_head();
         let channels: Vec<String> = (0..self.channels.len())
@@ -342,199 +510,140 @@ impl LogReport {
         o
     }
 
+    fn listing(&self, i: usize) -> Listing<'_> {
+        let c = &self.channels[i];
+        Listing {
+            label: &c.label,
+            topic: &c.topic,
+            type_name: &c.type_name,
+            count: c.message_count,
+            start: c.start.map(|t| t - self.start),
+            end: c.end.map(|t| t - self.start),
+        }
+    }
+
     /// The channel `i` as JSON: its listing, density, gaps, backward
     /// steps and series.
     pub(crate) fn channel_json(&self, i: usize) -> String {
         let t0 = self.start;
         let c = &self.channels[i];
-        let mut o = self.channel_stub(i);
-        o.pop();
-        o.push_str(",\"density\":");
-        density(&mut o, &c.density);
-        // `gaps`, `jumps` and `skipped` only where there are some.
-        if !c.gaps.is_empty() {
-            o.push_str(",\"gaps\":");
-            list(&mut o, &c.gaps, |o, (a, b)| {
-                let _ = write!(o, "[{},{}]", a - t0, b - t0);
-            });
-        }
-        if !c.jumps.is_empty() {
-            o.push_str(",\"jumps\":");
-            list(&mut o, &c.jumps, |o, t| {
-                let _ = write!(o, "{}", t - t0);
-            });
-        }
-        if c.fields_skipped > 0 {
-            let _ = write!(o, ",\"skipped\":{}", c.fields_skipped);
-        }
-        o.push_str(",\"series\":");
-        list(&mut o, &c.series, |o, s| series(o, s, t0));
-        o.push('}');
-        o
+        page_json(&ChannelJson {
+            listing: self.listing(i),
+            omitted: false,
+            data: Some(ChannelData {
+                density: density_runs(&c.density),
+                gaps: c.gaps.iter().map(|&(a, b)| [a - t0, b - t0]).collect(),
+                jumps: times(&c.jumps, t0, |&t| t),
+                fields_skipped: c.fields_skipped,
+                series: c.series.iter().map(|s| SeriesJson::new(s, t0)).collect(),
+            }),
+        })
     }
 
     /// The channel `i` as listed only (label, topic, type, count, first
     /// and last time), for a page over its size budget: marked
     /// `"omitted":true`.
     pub(crate) fn channel_stub(&self, i: usize) -> String {
-        let t0 = self.start;
-        let c = &self.channels[i];
-        let mut o = String::from("{\"label\":");
-        string(&mut o, &c.label);
-        o.push_str(",\"topic\":");
-        string(&mut o, &c.topic);
-        o.push_str(",\"type\":");
-        string(&mut o, &c.type_name);
-        let _ = write!(o, ",\"count\":{},\"start\":", c.message_count);
-        opt_i64(&mut o, c.start, t0);
-        o.push_str(",\"end\":");
-        opt_i64(&mut o, c.end, t0);
-        o.push('}');
-        o
+        page_json(&ChannelJson {
+            listing: self.listing(i),
+            omitted: true,
+            data: None,
+        })
     }
 
     /// The JSON object up to its channel list (`..."channels":`).
     pub(crate) fn json_head(&self) -> String {
-        let mut o = String::new();
-        o.push_str("{\"name\":");
-        string(&mut o, &self.name);
-        o.push_str(",\"path\":");
-        string(&mut o, &self.path);
-        o.push_str(",\"format\":");
-        string(&mut o, &self.format);
-        o.push_str(",\"version\":");
-        string(&mut o, &self.version);
-        let _ = write!(
-            o,
-            ",\"size\":{},\"start\":{},\"duration\":{},\"messages\":{},\"clock\":",
-            self.size,
-            self.start,
-            self.end - self.start,
-            self.message_count
-        );
-        string(&mut o, &self.clock);
-        o.push_str(",\"start_utc\":");
-        match &self.start_utc {
-            Some(s) => string(&mut o, s),
-            None => o.push_str("null"),
-        }
-        o.push_str(",\"metadata\":");
-        list(&mut o, &self.metadata, |o, (k, v)| {
-            o.push('[');
-            string(o, k);
-            o.push(',');
-            string(o, v);
-            o.push(']');
+        let mut o = page_json(&Head {
+            name: &self.name,
+            path: &self.path,
+            format: &self.format,
+            version: &self.version,
+            size: self.size,
+            start: self.start,
+            duration: self.end - self.start,
+            messages: self.message_count,
+            clock: &self.clock,
+            start_utc: self.start_utc.as_deref(),
+            metadata: &self.metadata,
+            buckets: crate::TIMELINE_BUCKETS,
         });
-        let _ = write!(o, ",\"buckets\":{},\"channels\":", crate::TIMELINE_BUCKETS);
+        o.pop();
+        o.push_str(",\"channels\":");
         o
     }
 
     /// The JSON object after its channel list (`,"problems":...}`).
     pub(crate) fn json_tail(&self) -> String {
         let t0 = self.start;
-        let mut o = String::new();
-        o.push_str(",\"problems\":");
-        list(&mut o, &self.problems, |o, p| {
-            o.push_str("{\"t\":");
-            opt_i64(o, p.t, t0);
-            o.push_str(",\"text\":");
-            string(o, &p.text);
-            o.push('}');
-        });
-        let _ = write!(o, ",\"problems_dropped\":{}", self.problems_dropped);
-        o.push_str(",\"check_passed\":");
-        o.push_str(match self.check_passed {
-            Some(true) => "true",
-            Some(false) => "false",
-            None => "null",
-        });
-        o.push_str(",\"tracks\":");
-        list(&mut o, &self.tracks, |o, tr| {
-            let _ = write!(o, "{{\"channel\":{},\"points\":", tr.channel);
-            points3(o, &tr.points, t0);
-            o.push('}');
-        });
-        o.push_str(",\"paths\":");
-        list(&mut o, &self.paths, |o, p| {
-            let _ = write!(o, "{{\"channel\":{},\"title\":", p.channel);
-            match &p.title {
-                Some(t) => string(o, t),
-                None => o.push_str("null"),
-            }
-            o.push_str(",\"points\":");
-            points3(o, &p.points, t0);
-            o.push('}');
-        });
-        o.push_str(",\"scenes\":");
-        list(&mut o, &self.scenes, |o, s| {
-            let _ = write!(o, "{{\"channel\":{},\"objects\":", s.channel);
-            list(o, &s.objects, |o, ob| {
-                let _ = write!(o, "{{\"id\":{},\"points\":", ob.id);
-                points3(o, &ob.points, t0);
-                o.push('}');
-            });
-            o.push('}');
-        });
-        o.push_str(",\"bands\":");
-        list(&mut o, &self.bands, |o, b| {
-            o.push_str("{\"name\":");
-            string(o, &b.name);
-            o.push_str(",\"spans\":");
-            list(o, &b.spans, |o, (a, e, l)| {
-                let _ = write!(o, "[{},{},", a - t0, e - t0);
-                string(o, l);
-                o.push(']');
-            });
-            o.push('}');
-        });
-        o.push_str(",\"events\":");
-        list(&mut o, &self.events, |o, e| {
-            let _ = write!(o, "{{\"t\":{},\"level\":", e.t - t0);
-            string(o, &e.level);
-            o.push_str(",\"text\":");
-            string(o, &e.text);
-            o.push('}');
-        });
-        o.push_str(",\"parameters\":");
-        match &self.parameters {
-            None => o.push_str("null"),
-            Some((note, ps)) => {
-                o.push_str("{\"note\":");
-                string(&mut o, note);
-                o.push_str(",\"list\":");
-                list(&mut o, ps, |o, p| {
-                    o.push_str("{\"name\":");
-                    string(o, &p.name);
-                    o.push_str(",\"value\":");
-                    string(o, &p.value);
-                    o.push_str(",\"default\":");
-                    match &p.default {
-                        Some(d) => string(o, d),
-                        None => o.push_str("null"),
-                    }
-                    o.push_str(",\"t\":");
-                    opt_i64(o, p.t, t0);
-                    o.push('}');
-                });
-                o.push('}');
-            }
-        }
-        o.push_str(",\"panels\":");
-        list(&mut o, &self.panels, |o, p| {
-            o.push_str("{\"title\":");
-            string(o, &p.title);
-            o.push_str(",\"series\":");
-            list(o, &p.series, |o, (c, s, l)| {
-                let _ = write!(o, "[{c},{s},");
-                string(o, l);
-                o.push(']');
-            });
-            o.push_str(",\"own\":");
-            list(o, &p.own, |o, s| series(o, s, t0));
-            o.push('}');
-        });
-        o.push('}');
+        let tail = Tail {
+            problems: (self.problems.iter())
+                .map(|p| ProblemJson {
+                    t: p.t.map(|t| t - t0),
+                    text: &p.text,
+                })
+                .collect(),
+            problems_dropped: self.problems_dropped,
+            check_passed: self.check_passed,
+            tracks: (self.tracks.iter())
+                .map(|tr| TrackJson {
+                    channel: tr.channel,
+                    points: Points3::new(&tr.points, t0),
+                })
+                .collect(),
+            paths: (self.paths.iter())
+                .map(|p| PathJson {
+                    channel: p.channel,
+                    title: p.title.as_deref(),
+                    points: Points3::new(&p.points, t0),
+                })
+                .collect(),
+            scenes: (self.scenes.iter())
+                .map(|s| SceneJson {
+                    channel: s.channel,
+                    objects: (s.objects.iter())
+                        .map(|ob| ObjectJson {
+                            id: ob.id,
+                            points: Points3::new(&ob.points, t0),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            bands: (self.bands.iter())
+                .map(|b| BandJson {
+                    name: &b.name,
+                    spans: (b.spans.iter())
+                        .map(|(a, e, l)| (a - t0, e - t0, l.as_str()))
+                        .collect(),
+                })
+                .collect(),
+            events: (self.events.iter())
+                .map(|e| EventJson {
+                    t: e.t - t0,
+                    level: &e.level,
+                    text: &e.text,
+                })
+                .collect(),
+            parameters: self.parameters.as_ref().map(|(note, ps)| ParametersJson {
+                note,
+                list: (ps.iter())
+                    .map(|p| ParameterJson {
+                        name: &p.name,
+                        value: &p.value,
+                        default: p.default.as_deref(),
+                        t: p.t.map(|t| t - t0),
+                    })
+                    .collect(),
+            }),
+            panels: (self.panels.iter())
+                .map(|p| PanelJson {
+                    title: &p.title,
+                    series: &p.series,
+                    own: p.own.iter().map(|s| SeriesJson::new(s, t0)).collect(),
+                })
+                .collect(),
+        };
+        let mut o = page_json(&tail);
+        o.replace_range(..1, ",");
         o
     }
 
@@ -573,17 +682,136 @@ mod tests {
 
     #[test]
     fn numbers_read_back_exactly() {
-        let mut o = String::new();
-        number(&mut o, f64::from(0.1f32), Kind::F32);
-        assert_eq!(o, "0.1");
-        o.clear();
-        number(&mut o, 0.1, Kind::F64);
-        assert_eq!(o, "0.1");
-        o.clear();
-        number(&mut o, 1e-30, Kind::F64);
-        assert_eq!(o.parse::<f64>().unwrap(), 1e-30);
-        o.clear();
-        number(&mut o, f64::NAN, Kind::F64);
-        assert_eq!(o, "null");
+        let v = |v, kind| page_json(&Sample(v, kind));
+        assert_eq!(v(f64::from(0.1f32), Kind::F32), "0.1");
+        assert_eq!(v(0.1, Kind::F64), "0.1");
+        assert_eq!(v(1e-30, Kind::F64), "1e-30");
+        // Rust's shortest text, not serde_json's own (`0.00001`).
+        assert_eq!(v(1e-5, Kind::F64), "1e-5");
+        assert_eq!(v(f64::NAN, Kind::F64), "null");
+        assert_eq!(v(f64::INFINITY, Kind::F32), "\"Infinity\"");
+        assert_eq!(v(f64::NEG_INFINITY, Kind::F64), "\"-Infinity\"");
+        assert_eq!(
+            page_json(&Points3::new(&[(5, f64::INFINITY, 2.0)], 1)),
+            r#"{"t":[4],"a":[null],"b":[2.0]}"#
+        );
+    }
+
+    #[test]
+    fn strings_cannot_end_the_script() {
+        assert_eq!(
+            page_json(&"a</b>&\u{2028}\u{2029}\"é"),
+            r#""a\u003c/b\u003e\u0026\u2028\u2029\"é""#
+        );
+    }
+
+    #[test]
+    fn density_as_runs() {
+        assert_eq!(density_runs(&[0, 0, 3, 0, 1, 0, 0]), [-2, 3, -1, 1]);
+        assert!(density_runs(&[0, 0]).is_empty());
+    }
+
+    fn small_report() -> LogReport {
+        let series = Series {
+            name: "a.b[1]".into(),
+            kind: Kind::F32,
+            count: 4,
+            nan: 1,
+            reduced: true,
+            points: vec![
+                (1_100, 0.1f32.into()),
+                (1_200, f64::INFINITY),
+                (1_300, f64::NAN),
+            ],
+        };
+        LogReport {
+            name: "x<y>.bag".into(),
+            path: "/p/x<y>.bag".into(),
+            format: "ROS 1 bag".into(),
+            version: "2.0".into(),
+            size: 10,
+            clock: "unix".into(),
+            start: 1_000,
+            end: 4_000,
+            start_utc: None,
+            message_count: 3,
+            metadata: vec![("k".into(), "v&w".into())],
+            channels: vec![Channel {
+                label: "/t".into(),
+                topic: "/t".into(),
+                type_name: "m/T".into(),
+                message_count: 3,
+                start: Some(1_100),
+                end: None,
+                density: vec![0, 0, 2, 0, 1, 0],
+                gaps: vec![(1_500, 2_500)],
+                jumps: vec![],
+                series: vec![
+                    series.clone(),
+                    Series::from_points("c", vec![(2_000, 1e-5)]),
+                ],
+                fields_skipped: 2,
+            }],
+            problems: vec![Problem {
+                t: Some(3_000),
+                text: "late".into(),
+            }],
+            problems_dropped: 0,
+            check_passed: Some(true),
+            tracks: vec![],
+            paths: vec![Path {
+                channel: 0,
+                points: vec![(1_000, 1.0, f64::NAN)],
+                title: None,
+            }],
+            scenes: vec![],
+            bands: vec![Band {
+                name: "mode".into(),
+                spans: vec![(1_000, 2_000, "a".into())],
+            }],
+            events: vec![],
+            parameters: Some((
+                "changed".into(),
+                vec![Parameter {
+                    name: "P".into(),
+                    value: "1".into(),
+                    default: None,
+                    t: None,
+                }],
+            )),
+            panels: vec![Panel {
+                title: "p".into(),
+                series: vec![(0, 1, "c".into())],
+                own: vec![],
+            }],
+        }
+    }
+
+    #[test]
+    fn the_page_json_keeps_its_shape() {
+        let r = small_report();
+        assert_eq!(
+            r.to_json(),
+            concat!(
+                r#"{"name":"x\u003cy\u003e.bag","path":"/p/x\u003cy\u003e.bag","format":"ROS 1 bag","#,
+                r#""version":"2.0","size":10,"start":1000,"duration":3000,"messages":3,"#,
+                r#""clock":"unix","start_utc":null,"metadata":[["k","v\u0026w"]],"buckets":"#,
+                "400",
+                r#","channels":[{"label":"/t","topic":"/t","type":"m/T","count":3,"start":100,"#,
+                r#""end":null,"density":[-2,2,-1,1],"gaps":[[500,1500]],"skipped":2,"#,
+                r#""series":[{"name":"a.b[1]","f32":true,"count":4,"nan":1,"reduced":true,"#,
+                r#""t":[100,200,300],"v":[0.1,"Infinity",null]},"#,
+                r#"{"name":"c","count":1,"t":[1000],"v":[1e-5]}]}],"#,
+                r#""problems":[{"t":2000,"text":"late"}],"problems_dropped":0,"check_passed":true,"#,
+                r#""tracks":[],"paths":[{"channel":0,"title":null,"points":{"t":[0],"a":[1.0],"b":[null]}}],"#,
+                r#""scenes":[],"bands":[{"name":"mode","spans":[[0,1000,"a"]]}],"events":[],"#,
+                r#""parameters":{"note":"changed","list":[{"name":"P","value":"1","default":null,"t":null}]},"#,
+                r#""panels":[{"title":"p","series":[[0,1,"c"]],"own":[]}]}"#
+            )
+        );
+        assert_eq!(
+            r.channel_stub(0),
+            r#"{"label":"/t","topic":"/t","type":"m/T","count":3,"start":100,"end":null,"omitted":true}"#
+        );
     }
 }
