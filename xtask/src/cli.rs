@@ -131,7 +131,7 @@ pub(crate) enum Cmd {
     Package,
     /// The robolog Python package from its wheel, against pyulog and rosbags.
     Python {
-        /// Which step (only `test`).
+        /// Which step: `test`, or `lint` (ruff over the Python files).
         what: PythonWhat,
         #[command(flatten)]
         corpus: CorpusArg,
@@ -297,6 +297,8 @@ pub(crate) enum ConvertWhat {
 pub(crate) enum PythonWhat {
     /// The test suite against the installed wheel.
     Test,
+    /// Ruff's pyflakes rules over the checkout's Python files.
+    Lint,
 }
 
 /// `sql` steps.
@@ -423,6 +425,7 @@ mod tests {
             "report --corpus /c",
             "package",
             "python test --corpus /c --maturin",
+            "python lint",
             "sql fleet --out /o --count 4 --corpus /c",
             "sql check --fleet /f --count 4",
             "sql values --corpus /c",

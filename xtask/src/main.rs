@@ -433,6 +433,8 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     let fuzz_seconds = fuzz_seconds.unwrap_or(1);
     gate_step("rustfmt");
     run(cargo().args(["fmt", "--all", "--check"]))?;
+    gate_step("python lint: ruff's pyflakes rules over the checkout's Python files");
+    py::cmd(&["lint".to_string()])?;
     gate_step("clippy");
     // Ballista's feature is on in clippy, the tests and the docs alike, so
     // DataFusion and its dependencies compile once for the three (a second

@@ -598,35 +598,7 @@ fn write_case(expected: &Json, features: &[&str]) -> std::result::Result<Vec<u8>
 /// The Python side of the interop check: writes files with python `mcap`
 /// (every compression, chunked and not) and prints, for each file given on
 /// the command line, its messages as JSON lines read by python `mcap`.
-const PY_INTEROP: &str = r#"
-import json, sys
-from mcap.writer import Writer, CompressionType
-from mcap.reader import make_reader
-mode = sys.argv[1]
-if mode == "write":
-    out = sys.argv[2]
-    for name, comp, chunk in [("none", CompressionType.NONE, 700), ("lz4", CompressionType.LZ4, 700),
-                              ("zstd", CompressionType.ZSTD, 700), ("unchunked", CompressionType.NONE, 0)]:
-        with open(f"{out}/py-{name}.mcap", "wb") as f:
-            w = Writer(f, chunk_size=chunk or 1 << 30, compression=comp, use_chunking=chunk != 0)
-            w.start(profile="", library="python mcap interop")
-            s = w.register_schema(name="Sample", encoding="jsonschema", data=b"{}")
-            chans = [w.register_channel(topic=t, message_encoding="json", schema_id=s, metadata={"k": "v"})
-                     for t in ["/a", "/b", "/c"]]
-            for i in range(60):
-                t = 1000 * i - (2500 if i % 7 == 3 else 0)
-                w.add_message(channel_id=chans[i % 3], log_time=t, publish_time=t + 1, sequence=i,
-                              data=json.dumps({"i": i}).encode())
-            w.add_attachment(create_time=1, log_time=2, name="a.txt", media_type="text/plain", data=b"hi")
-            w.add_metadata(name="run", data={"k": "v"})
-            w.finish()
-else:
-    for path in sys.argv[2:]:
-        with open(path, "rb") as f:
-            r = make_reader(f)
-            for schema, channel, m in r.iter_messages(log_time_order=False):
-                print(json.dumps([path, channel.topic, m.sequence, m.log_time, m.publish_time, list(m.data)]))
-"#;
+const PY_INTEROP: &str = include_str!("mcap_interop.py");
 
 /// Differential check against python `mcap` 1.6.0: files it writes are
 /// read by us with identical messages (and a clean summary), and files we
@@ -709,25 +681,7 @@ pub(crate) fn interop() -> Result {
 /// Python side of the benchmark: the peer's writer makes the inputs.
 /// 1M messages on 10 channels, payloads of 16-1024 bytes (log-uniform,
 /// sensor-like bytes: compressible, not trivially), 1 MiB chunks.
-const PY_BENCH: &str = r#"import random, sys
-from mcap.writer import Writer, CompressionType
-
-path, comp = sys.argv[1], sys.argv[2]
-kind = {"none": CompressionType.NONE, "zstd": CompressionType.ZSTD, "lz4": CompressionType.LZ4}[comp]
-rng = random.Random(17)
-base = bytes(rng.getrandbits(4) * 17 ^ (i & 0xF) for i in range(1 << 16))
-with open(path, "wb") as f:
-    w = Writer(f, chunk_size=1 << 20, compression=kind)
-    w.start(profile="", library="python mcap 1.6.0")
-    schema = w.register_schema(name="Sample", encoding="jsonschema", data=b"{}")
-    channels = [w.register_channel(topic=f"/ch{i}", message_encoding="json", schema_id=schema) for i in range(10)]
-    for i in range(1_000_000):
-        n = int(16 * 64 ** rng.random())
-        at = rng.randrange(0, len(base) - n)
-        t = 1_700_000_000_000_000_000 + i * 100_000
-        w.add_message(channel_id=channels[i % 10], log_time=t, publish_time=t, sequence=i, data=base[at:at + n])
-    w.finish()
-"#;
+const PY_BENCH: &str = include_str!("mcap_bench.py");
 
 /// `cargo xtask bench mcap`: inputs written by the Python `mcap` 1.6 writer
 /// (cached under `target/mcap-bench`), then the bench in `crates/mcap`,

@@ -25,6 +25,11 @@
 //! 5. The wheel installs into a fresh venv without any index, and
 //!    `import robolog` reads a fixture there (pyarrow and pandas absent:
 //!    their conversions say what to install).
+//!
+//! `cargo xtask python lint` (the gate's second step, seconds) runs ruff's
+//! pyflakes rules (`F`: unused imports, undefined names, ...) over every
+//! Python file of the checkout that git does not ignore: the package, its
+//! tests, the crates' comparison scripts and xtask's (`xtask/src/*.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,17 +56,21 @@ pub(crate) const PACKAGES: [&str; 12] = [
     "mypy==2.4.1",
 ];
 
+/// The linter of `cargo xtask python lint`, pinned.
+pub(crate) const RUFF: &str = "ruff==0.17.5";
+
 /// maturin, for `--maturin` (and the benchmark's release wheel).
 pub(crate) const MATURIN: &str = "maturin==1.16.0";
 
 /// The crate of the package.
 const CRATE: &str = "crates/robolog-py";
 
-/// `cargo xtask python test [--corpus DIR]`.
+/// `cargo xtask python test [--corpus DIR] [--maturin]` or `python lint`.
 pub(crate) fn cmd(args: &[String]) -> Result {
     match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
-        _ => Err("usage: cargo xtask python test [--corpus DIR] [--maturin]".into()),
+        Some("lint") => lint(&Venv::with(&[RUFF])?),
+        _ => Err("usage: cargo xtask python test [--corpus DIR] [--maturin] | lint".into()),
     }
 }
 
@@ -119,6 +128,17 @@ fn test(args: &[String]) -> Result {
         began.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Runs ruff's pyflakes rules over every Python file (`.py`, `.pyi`) of the
+/// checkout that git does not ignore, with no configuration file and no
+/// cache: unused imports, undefined names, redefinitions. `# noqa: CODE`
+/// comments are honoured.
+fn lint(venv: &Venv) -> Result {
+    run(venv
+        .command()
+        .args(["-m", "ruff", "check", "--isolated", "--no-cache", "--quiet"])
+        .args(["--select", "F", "--output-format", "concise", "."]))
 }
 
 /// Runs `mypy.stubtest robolog` in the venv: the stub against the
@@ -220,21 +240,7 @@ fn build_wheel(venv: &Venv) -> Result<PathBuf> {
 
 /// What the fresh venv runs: the package imports from the venv, reads a
 /// fixture, and says what to install for pandas.
-const FRESH_CHECK: &str = r#"
-import sys, robolog
-assert robolog.__file__.startswith(sys.prefix), robolog.__file__
-with robolog.open(sys.argv[1]) as log:
-    assert log.format == "rosbag" and log.message_count == 75, log
-    assert sum(1 for _ in log.messages()) == 75
-    table = log.table("/chatter")
-    try:
-        table.to_pandas()
-    except ImportError as e:
-        assert "pip install pandas" in str(e), e
-    else:
-        raise AssertionError("pandas is not installed here")
-print(f"robolog {robolog.__version__} from {robolog.__file__}: {log}")
-"#;
+const FRESH_CHECK: &str = include_str!("py_fresh.py");
 
 /// Installs `wheel` into a new venv (no index: the wheel needs nothing
 /// else) and runs [`FRESH_CHECK`] there, outside the checkout.
@@ -265,4 +271,63 @@ fn fresh_venv(wheel: &Path) -> Result {
     let out = stdout_of(check, "the fresh venv's check")?;
     eprint!("xtask: {out}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines of a Rust source that start a Python import inside a
+    /// string literal (a line of its own, or after `"` or `\n`), 1-based.
+    fn python_in_strings(rust: &str) -> Vec<usize> {
+        rust.lines()
+            .enumerate()
+            .filter(|(_, line)| {
+                let l = line.trim_start();
+                let own =
+                    l.starts_with("import ") || (l.starts_with("from ") && l.contains(" import "));
+                own || ["\"import ", "\\nimport ", "\"from "]
+                    .iter()
+                    .any(|s| line.contains(s) && line.contains("import "))
+            })
+            .map(|(i, _)| i + 1)
+            .collect()
+    }
+
+    #[test]
+    fn the_detector_finds_an_embedded_program() {
+        let rust = "use std::fs;\n/// Reads `import x` docs.\nconst A: &str = r#\"\nimport json, sys\nfrom pathlib import Path\nprint(1)\n\"#;\nconst B: &str = \"import sys\\nprint(2)\";\nconst C: &str = \"x\\nimport os\";\n";
+        assert_eq!(python_in_strings(rust), [4, 5, 8, 9]);
+    }
+
+    /// Every Python program of xtask and of the crates' tests is a `.py`
+    /// file, where `cargo xtask python lint` reaches it, not a string in Rust.
+    #[test]
+    fn no_python_program_in_rust_strings() {
+        let mut files = crate::export::files_under(&root().join("xtask/src"), &|p| {
+            p.extension().is_some_and(|e| e == "rs")
+        });
+        for krate in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+            files.extend(crate::export::files_under(
+                &krate.path().join("tests"),
+                &|p| p.extension().is_some_and(|e| e == "rs"),
+            ));
+        }
+        assert!(files.len() > 40, "{} Rust files", files.len());
+        let found: Vec<String> = files
+            .iter()
+            .flat_map(|f| {
+                let text = std::fs::read_to_string(f).unwrap();
+                // This module's tests hold the detector's own patterns.
+                let text = match f.ends_with("xtask/src/py.rs") {
+                    true => text.split("#[cfg(test)]").next().unwrap_or("").to_string(),
+                    false => text,
+                };
+                python_in_strings(&text)
+                    .into_iter()
+                    .map(move |n| format!("{}:{n}", f.display()))
+            })
+            .collect();
+        assert!(found.is_empty(), "Python inside Rust strings: {found:?}");
+    }
 }

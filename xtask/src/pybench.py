@@ -267,8 +267,8 @@ def imu(bag, mcap, topic):
         ours_nested, _ = best_of(lambda: robolog_imu_nested(path, topic))
         reading, _ = best_of(lambda: peer(path, topic))
         collected = peer(path, topic)
-        flat, _ = best_of(lambda: frame(collected, False))
-        nested, _ = best_of(lambda: frame(collected, True))
+        flat, _ = best_of(lambda c=collected: frame(c, False))
+        nested, _ = best_of(lambda c=collected: frame(c, True))
         del collected
         out[key] = {
             "robolog": ours,

@@ -342,80 +342,7 @@ pub(crate) fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
 
 /// The Python side of the interop check: writes bags with rosbags (none,
 /// bz2, lz4) and dumps any bag's messages, deserialized by rosbags, as JSON.
-const INTEROP_PY: &str = r#"import json, sys
-import numpy as np
-from rosbags.rosbag1 import Reader, Writer
-from rosbags.typesys import Stores, get_typestore
-
-ts = get_typestore(Stores.ROS1_NOETIC)
-T = ts.types
-
-def to_json(v):
-    if hasattr(v, '__dataclass_fields__'):
-        return {k: to_json(getattr(v, k)) for k in v.__dataclass_fields__ if k != '__msgtype__'}
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, (bytes, bytearray)):
-        return list(v)
-    if isinstance(v, list):
-        return [to_json(x) for x in v]
-    if isinstance(v, (np.floating,)):
-        return float(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    return v
-
-def dump(path, out):
-    rows = []
-    with Reader(path) as r:
-        for conn, t, raw in r.messages():
-            msg = ts.deserialize_ros1(raw, conn.msgtype)
-            rows.append({"topic": conn.topic, "time": t, "type": conn.msgtype, "data": to_json(msg)})
-    json.dump(rows, open(out, 'w'))
-
-def write(path, comp):
-    w = Writer(path)
-    if comp == 'bz2':
-        w.set_compression(Writer.CompressionFormat.BZ2)
-    elif comp == 'lz4':
-        w.set_compression(Writer.CompressionFormat.LZ4)
-    with w:
-        c_str = w.add_connection('/chatter', 'std_msgs/msg/String', typestore=ts)
-        c_imu = w.add_connection('/imu', 'sensor_msgs/msg/Imu', typestore=ts)
-        c_arr = w.add_connection('/array', 'std_msgs/msg/Int8MultiArray', typestore=ts)
-        c_img = w.add_connection('/image', 'sensor_msgs/msg/Image', typestore=ts)
-        Time = T['builtin_interfaces/msg/Time']
-        Header = T['std_msgs/msg/Header']
-        for i in range(40):
-            t = 1_700_000_000_000_000_000 + i * 25_000_000
-            stamp = Time(sec=1_700_000_000 + i // 40, nanosec=(i % 40) * 25_000_000)
-            hdr = Header(seq=i, stamp=stamp, frame_id='imu_link')
-            q = T['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.1 * i, w=1.0)
-            v3 = T['geometry_msgs/msg/Vector3']
-            imu = T['sensor_msgs/msg/Imu'](header=hdr, orientation=q,
-                orientation_covariance=np.arange(9, dtype=np.float64) * 0.5,
-                angular_velocity=v3(x=0.01 * i, y=-1.5, z=3.0),
-                angular_velocity_covariance=np.zeros(9, dtype=np.float64),
-                linear_acceleration=v3(x=0.0, y=0.0, z=9.81),
-                linear_acceleration_covariance=np.full(9, -1.0))
-            w.write(c_imu, t, ts.serialize_ros1(imu, 'sensor_msgs/msg/Imu'))
-            if i % 4 == 0:
-                w.write(c_str, t + 1, ts.serialize_ros1(T['std_msgs/msg/String'](data=f'hello {i} ü'), 'std_msgs/msg/String'))
-                dim = T['std_msgs/msg/MultiArrayDimension'](label='x', size=3, stride=3)
-                layout = T['std_msgs/msg/MultiArrayLayout'](dim=[dim], data_offset=0)
-                arr = T['std_msgs/msg/Int8MultiArray'](layout=layout, data=np.array([-1, 0, i], dtype=np.int8))
-                w.write(c_arr, t + 2, ts.serialize_ros1(arr, 'std_msgs/msg/Int8MultiArray'))
-            if i % 10 == 0:
-                img = T['sensor_msgs/msg/Image'](header=hdr, height=2, width=3, encoding='mono8', is_bigendian=0, step=3,
-                    data=np.array([i % 256, 1, 2, 3, 4, 255], dtype=np.uint8))
-                w.write(c_img, t + 3, ts.serialize_ros1(img, 'sensor_msgs/msg/Image'))
-
-cmd = sys.argv[1]
-if cmd == 'write':
-    write(sys.argv[2], sys.argv[3])
-elif cmd == 'dump':
-    dump(sys.argv[2], sys.argv[3])
-"#;
+const INTEROP_PY: &str = include_str!("rosbag_interop.py");
 
 /// Interop with rosbags 0.11.9: bags rosbags writes (none, bz2, lz4) are
 /// read by us with values equal to rosbags' deserialization, and the 2.0
@@ -558,67 +485,7 @@ fn time_json(o: &serde_json::Map<String, Json>) -> Option<i64> {
 
 /// Python side of the benchmark: makes the large bags with rosbags and
 /// times rosbags' own iteration + deserialization of every message.
-const BENCH_PY: &str = r#"
-import json, sys, time
-import numpy as np
-from rosbags.rosbag1 import Reader, Writer
-from rosbags.typesys import Stores, get_typestore
-
-ts = get_typestore(Stores.ROS1_NOETIC)
-T = ts.types
-
-def make(path, comp):
-    w = Writer(path)
-    if comp == 'bz2':
-        w.set_compression(Writer.CompressionFormat.BZ2)
-    elif comp == 'lz4':
-        w.set_compression(Writer.CompressionFormat.LZ4)
-    Time = T['builtin_interfaces/msg/Time']
-    Header = T['std_msgs/msg/Header']
-    v3 = T['geometry_msgs/msg/Vector3']
-    with w:
-        c_imu = w.add_connection('/imu', 'sensor_msgs/msg/Imu', typestore=ts)
-        c_scan = w.add_connection('/scan', 'sensor_msgs/msg/LaserScan', typestore=ts)
-        rng = np.random.default_rng(1)
-        # 330k messages (about 120 MB); bz2 decompresses at tens of MB/s:
-        # a smaller bag keeps the run short.
-        count = 60_000 if comp == 'bz2' else 330_000
-        for i in range(count):
-            t = 1_700_000_000_000_000_000 + i * 1_000_000
-            hdr = Header(seq=i, stamp=Time(sec=1_700_000_000 + i // 1000, nanosec=(i % 1000) * 1_000_000), frame_id='imu_link')
-            if i % 100 == 99:
-                scan = T['sensor_msgs/msg/LaserScan'](header=hdr, angle_min=-1.5, angle_max=1.5, angle_increment=0.005,
-                    time_increment=0.0, scan_time=0.1, range_min=0.1, range_max=30.0,
-                    ranges=rng.random(600, dtype=np.float32) * 30, intensities=rng.random(600, dtype=np.float32))
-                w.write(c_scan, t, ts.serialize_ros1(scan, 'sensor_msgs/msg/LaserScan'))
-                continue
-            imu = T['sensor_msgs/msg/Imu'](header=hdr,
-                orientation=T['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.001 * (i % 1000), w=1.0),
-                orientation_covariance=np.full(9, 0.5), angular_velocity=v3(x=0.1, y=-1.5, z=3.0),
-                angular_velocity_covariance=np.zeros(9), linear_acceleration=v3(x=0.0, y=0.0, z=9.81),
-                linear_acceleration_covariance=np.full(9, -1.0))
-            w.write(c_imu, t, ts.serialize_ros1(imu, 'sensor_msgs/msg/Imu'))
-
-def timeit(path):
-    best = None
-    for _ in range(2):
-        start = time.perf_counter()
-        n = 0
-        raw = 0
-        with Reader(path) as r:
-            for conn, t, data in r.messages():
-                ts.deserialize_ros1(data, conn.msgtype)
-                n += 1
-                raw += len(data)
-        dt = time.perf_counter() - start
-        best = dt if best is None else min(best, dt)
-    print(json.dumps({"seconds": best, "messages": n, "bytes": raw}))
-
-if sys.argv[1] == 'make':
-    make(sys.argv[2], sys.argv[3])
-else:
-    timeit(sys.argv[2])
-"#;
+const BENCH_PY: &str = include_str!("rosbag_bench.py");
 
 /// `cargo xtask bench rosbag`: large bags made by rosbags (none, lz4,
 /// bz2; cached under `target/rosbag-bench`), iterated by us and by the

@@ -573,7 +573,7 @@ const BENCH_ROUNDS: usize = 3;
 
 /// Times pyulog 1.3.0 loading each file given on the command line, best
 /// of `sys.argv[1]` loads, one line of seconds per file.
-const PYULOG_TIMER: &str = "import sys,time\nfrom pyulog import ULog\nn=int(sys.argv[1])\nfor p in sys.argv[2:]:\n    best=1e9\n    for _ in range(n):\n        t=time.perf_counter(); u=ULog(p); best=min(best,time.perf_counter()-t)\n    print(best)\n";
+const PYULOG_TIMER: &str = include_str!("ulog_timer.py");
 
 /// The release-mode half of [`bench()`].
 pub(crate) fn bench_inner(corpus: &Path) -> Result {

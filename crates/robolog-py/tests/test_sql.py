@@ -3,7 +3,6 @@ the same files and the robolog command's answer to the same query; it only
 reads; its errors name the query or the log."""
 
 import json
-import threading
 from collections import defaultdict
 from pathlib import Path
 

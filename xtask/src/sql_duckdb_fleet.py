@@ -1,0 +1,12 @@
+import csv, sys
+import duckdb
+
+parquet, sql = sys.argv[1], sys.argv[2]
+glob = (parquet.rstrip('/') + '/vehicle_global_position/*/*.parquet').replace("'", "''")
+con = duckdb.connect()
+con.execute(f"CREATE VIEW vehicle_global_position AS "
+            f"SELECT * FROM read_parquet('{glob}', hive_partitioning=true)")
+out = csv.writer(sys.stdout, lineterminator='\n')
+out.writerow(['log', 'max_alt', 'flight_s'])
+for log, max_alt, flight_s in con.execute(sql).fetchall():
+    out.writerow([log, repr(float(max_alt)), repr(float(flight_s))])
