@@ -131,9 +131,11 @@
   var view = { x0: 0, x1: fullEnd };
   var drawables = [];
   var visible = new Set();
+  // The drawable of each observed canvas.
+  var drawableOf = new WeakMap();
   var observer = 'IntersectionObserver' in window ? new IntersectionObserver(function (entries) {
     entries.forEach(function (e) {
-      var d = e.target.__drawable;
+      var d = drawableOf.get(e.target);
       if (!d) { return; }
       if (e.isIntersecting) { visible.add(d); if (d.dirty) { d.draw(); } } else { visible.delete(d); }
     });
@@ -143,7 +145,7 @@
   function register(d) {
     drawables.push(d);
     d.draw();
-    if (observer) { d.canvas.__drawable = d; observer.observe(d.canvas); }
+    if (observer) { drawableOf.set(d.canvas, d); observer.observe(d.canvas); }
   }
   var viewLabel;
   function setView(x0, x1) {
