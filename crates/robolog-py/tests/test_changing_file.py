@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# The changing files are written with python mcap's writer.
+pytest.importorskip("mcap.writer")
+
 # Writes an uncompressed MCAP file of std_msgs/String messages (about 7 MB,
 # many chunks), opens it, has another process truncate it (`messages`: after
 # the first message, while the reading thread is still reading; `table`:

@@ -45,6 +45,8 @@ PATIENCE = 60
 
 def bag_of(path, messages=40_000):
     """A ROS 1 bag of std_msgs/String messages of about 1 KB."""
+    # The bags are written with rosbags' writer.
+    pytest.importorskip("rosbags")
     from rosbags.rosbag1 import Writer
     from rosbags.typesys import Stores, get_typestore
 
@@ -250,6 +252,8 @@ def run_self_interrupted(what, src, tmp, warm="-"):
 
 def small_bag(path, topics, per_topic):
     """A ROS 1 bag of short std_msgs/String messages on `topics`."""
+    # The bags are written with rosbags' writer.
+    pytest.importorskip("rosbags")
     from rosbags.rosbag1 import Writer
     from rosbags.typesys import Stores, get_typestore
 
