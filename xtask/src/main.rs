@@ -230,15 +230,48 @@ fn step(name: &str) {
     eprintln!("\n==== xtask: {name} ====");
 }
 
-/// When each step of the gate began, for the table [`ci_cmd`] prints.
-static GATE_STEPS: std::sync::Mutex<Vec<(String, std::time::Instant)>> =
-    std::sync::Mutex::new(Vec::new());
+/// When each step of the gate began, and the disk space free then (in
+/// GiB, when `df` could tell), for the table [`ci_cmd`] prints.
+type GateSteps = Vec<(String, std::time::Instant, Option<f64>)>;
+static GATE_STEPS: std::sync::Mutex<GateSteps> = std::sync::Mutex::new(Vec::new());
 
-/// A step of the gate: announced as [`step`] does, and timed.
+/// A step of the gate: announced as [`step`] does, and timed, with the
+/// disk space free when it begins (a run that fills the disk fails in a
+/// linker far from its cause; the table shows which step used it).
 fn gate_step(name: &str) {
     step(name);
+    let free = free_gib();
     if let Ok(mut steps) = GATE_STEPS.lock() {
-        steps.push((name.to_string(), std::time::Instant::now()));
+        steps.push((name.to_string(), std::time::Instant::now(), free));
+    }
+}
+
+/// The space free on the checkout's file system in GiB, by POSIX `df -Pk`.
+fn free_gib() -> Option<f64> {
+    let out = Command::new("df").arg("-Pk").arg(root()).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().nth(1)?;
+    let kib: f64 = line.split_whitespace().nth(3)?.parse().ok()?;
+    Some(kib / (1024.0 * 1024.0))
+}
+
+/// In CI only (`CI` set, a fresh clone that nothing reuses), removes an
+/// output of the checkout's that no later step of the gate reads, so the
+/// run's peak disk use is not the sum of every step's outputs. A
+/// developer's `cargo xtask ci` keeps everything.
+fn ci_discard(rel: &str) {
+    if std::env::var_os("CI").is_none() {
+        return;
+    }
+    let path = root().join(rel);
+    if path.exists() {
+        match std::fs::remove_dir_all(&path) {
+            Ok(()) => eprintln!(
+                "xtask: CI: removed {} (no later step reads it)",
+                path.display()
+            ),
+            Err(e) => eprintln!("xtask: CI: could not remove {}: {e}", path.display()),
+        }
     }
 }
 
@@ -250,13 +283,21 @@ fn print_gate_table() {
     };
     let now = std::time::Instant::now();
     eprintln!("\n==== xtask: the gate's steps ====");
-    eprintln!("{:>8}  step", "minutes");
-    for (i, (name, at)) in steps.iter().enumerate() {
+    eprintln!("{:>8}  {:>8}  step", "minutes", "free GiB");
+    for (i, (name, at, free)) in steps.iter().enumerate() {
         let end = steps.get(i + 1).map_or(now, |s| s.1);
         let short: String = name.chars().take(90).collect();
-        eprintln!("{:>8.1}  {short}", (end - *at).as_secs_f64() / 60.0);
+        let free = free.map_or("?".to_string(), |f| format!("{f:.1}"));
+        eprintln!(
+            "{:>8.1}  {free:>8}  {short}",
+            (end - *at).as_secs_f64() / 60.0
+        );
     }
-    eprintln!("{:>8.1}  all", (now - first).as_secs_f64() / 60.0);
+    let free = free_gib().map_or("?".to_string(), |f| format!("{f:.1}"));
+    eprintln!(
+        "{:>8.1}  {free:>8}  all",
+        (now - first).as_secs_f64() / 60.0
+    );
 }
 
 fn fixtures_cmd(check: bool) -> Result {
@@ -530,6 +571,8 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     sql::values(args)?;
     gate_step("sql: the fleet question by robolog sql, a pyulog loop and DuckDB on our Parquet");
     sql::check(args)?;
+    ci_discard("target/sql-fleet");
+    ci_discard("target/sql-fleet-parquet");
     gate_step("rosbag interop with rosbags 0.11.9");
     rosbag::interop()?;
     gate_step("mcap conformance suite");
@@ -559,6 +602,9 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
         "python: the robolog package installed from its wheel, checked against pyulog and rosbags",
     );
     py::cmd(&["test".to_string()])?;
+    // The fuzz targets build in `fuzz/target`; nothing after this reads
+    // the debug build.
+    ci_discard("target/debug");
     gate_step("fuzz smoke run");
     fuzz::cmd(&[
         "--seconds".to_string(),

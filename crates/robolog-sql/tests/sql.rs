@@ -11,6 +11,10 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use logcore::LogReader;
 use robolog_sql::{LogSet, register_logs};
 
+#[cfg(feature = "ballista")]
+#[path = "sql/ballista.rs"]
+mod ballista;
+
 fn testdata(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata")

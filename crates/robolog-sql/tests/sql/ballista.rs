@@ -1,8 +1,8 @@
 //! The same queries on a Ballista cluster started in process (a scheduler
 //! and two executors, all with `robolog_sql::ballista`'s codecs) and on
-//! DataFusion alone give the same answers.
+//! DataFusion alone give the same answers. A module of the `sql` test
+//! binary, so DataFusion is linked into one test executable, not two.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
@@ -22,19 +22,7 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use robolog_sql::ballista::{LogicalCodec, PhysicalCodec};
 
-/// A file or folder of the shared corpus (`../shared/corpus`), or `None`
-/// (the test is skipped) when it is absent.
-fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
-}
+use super::corpus;
 
 /// A free local port.
 fn free_port() -> u16 {
