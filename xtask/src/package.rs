@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use crate::{GATE_FEATURES, Result, cargo, root, run, verdict};
 
-/// The publishable crates (every workspace member but xtask).
+/// The publishable crates (every workspace member but xtask, the test kit
+/// and the Python package, which are not published).
 pub(crate) const LIBRARY_CRATES: [&str; 15] = [
     "logcore",
-    "rosmsg-grammar",
+    "rosmsg",
     "rosbag12",
     "ros2cdr",
     "rosbag2",
@@ -65,7 +66,8 @@ pub(crate) fn each_alone() -> Result {
 /// Python package), under a copy of the repository's manifest (its
 /// members but xtask, its lock file, profiles and workspace dependencies)
 /// whose `[patch.crates-io]` points each crate's dependencies on the
-/// others at their packages (what `cargo package`'s verification does
+/// others at their packages, and with the dev-dependency on the test kit
+/// that `cargo package` drops put back (what `cargo package`'s verification does
 /// through a local registry). `cargo check --all-targets` of that
 /// workspace with the gate's features then compiles only the packaged
 /// crates: the dependencies, resolved with the same features as the gate's
@@ -105,6 +107,7 @@ pub(crate) fn build_from_packages() -> Result {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
         std::fs::rename(&unpacked, &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+        restore_testkit(&dest, &dir)?;
         patches.push_str(&format!("{krate} = {{ path = {dir:?} }}\n"));
     }
     let manifest = read(&root().join("Cargo.toml"))?
@@ -128,6 +131,26 @@ pub(crate) fn build_from_packages() -> Result {
             GATE_FEATURES,
             "--quiet",
         ]))
+}
+
+/// Gives an unpacked crate back its dev-dependency on the test kit, which
+/// `cargo package` drops (a path dependency without a version: the kit
+/// is not published), so that its tests compile in the check; `dir` is
+/// the crate's folder in the repository, where the check unpacks it.
+fn restore_testkit(dest: &Path, dir: &str) -> Result {
+    let orig = read(&dest.join("Cargo.toml.orig"))?;
+    if !orig.contains("robolog-testkit") {
+        return Ok(());
+    }
+    let up = "../".repeat(Path::new(dir).components().count());
+    let manifest = dest.join("Cargo.toml");
+    let text = read(&manifest)?;
+    write(
+        &manifest,
+        &format!(
+            "{text}\n[dev-dependencies.robolog-testkit]\npath = \"{up}crates/robolog-testkit\"\n"
+        ),
+    )
 }
 
 /// The workspace's members but xtask: package name, folder, and whether

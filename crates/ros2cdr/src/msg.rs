@@ -10,7 +10,7 @@
 //! and `pkg/srv/Type` are the same names with the interface kind in the
 //! middle ([`canonical_name`]).
 //!
-//! The grammar is `rosmsg_grammar`'s ROS 2 dialect, the parser `rosbag12`
+//! The grammar is `rosmsg`'s ROS 2 dialect, the parser `rosbag12`
 //! shares for ROS 1; this module turns constants and defaults into
 //! [`Value`]s, builds service events and resolves names. Errors name the
 //! line and byte offset in the stored text (grammar errors the column too)
@@ -19,9 +19,15 @@
 use std::collections::HashSet;
 
 use logcore::Value;
-use rosmsg_grammar::{self as grammar, Builtin, Dialect, Pos, literal};
+/// Whether a field is one value or an array of them (`T[N]`: no length
+/// on the wire; `T[<=N]` and `T[]`: a length, then the elements).
+pub use rosmsg::ArrayKind;
+/// A fixed-size builtin type; its [`size`](Primitive::size) is also its
+/// CDR alignment.
+pub use rosmsg::Primitive;
+use rosmsg::{self as grammar, Builtin, Dialect, Pos, literal};
 
-pub(crate) use rosmsg_grammar::is_separator;
+pub(crate) use rosmsg::is_separator;
 
 use crate::error::{Error, Result};
 
@@ -35,91 +41,6 @@ use crate::error::{Error, Result};
 /// overrides it ([`MessageType::parse_with_limits`](crate::MessageType::parse_with_limits)
 /// and [`MessageType::parse_idl_with_limits`](crate::MessageType::parse_idl_with_limits)).
 pub const MAX_NESTING: usize = 64;
-
-/// A fixed-size builtin type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Primitive {
-    /// `bool`: one byte, non-zero is true.
-    Bool,
-    /// `byte`: an octet (unsigned, 0 to 255).
-    Byte,
-    /// `char`: an 8-bit character code (0 to 255).
-    Char,
-    /// `float32`.
-    Float32,
-    /// `float64`.
-    Float64,
-    /// `int8`.
-    Int8,
-    /// `uint8`.
-    UInt8,
-    /// `int16`.
-    Int16,
-    /// `uint16`.
-    UInt16,
-    /// `int32`.
-    Int32,
-    /// `uint32`.
-    UInt32,
-    /// `int64`.
-    Int64,
-    /// `uint64`.
-    UInt64,
-}
-
-impl Primitive {
-    /// The builtin named `name` (`"float64"`, ...), if it is one.
-    pub fn from_name(name: &str) -> Option<Self> {
-        use Primitive as P;
-        Some(match name {
-            "bool" => P::Bool,
-            "byte" => P::Byte,
-            "char" => P::Char,
-            "float32" => P::Float32,
-            "float64" => P::Float64,
-            "int8" => P::Int8,
-            "uint8" => P::UInt8,
-            "int16" => P::Int16,
-            "uint16" => P::UInt16,
-            "int32" => P::Int32,
-            "uint32" => P::UInt32,
-            "int64" => P::Int64,
-            "uint64" => P::UInt64,
-            _ => return None,
-        })
-    }
-
-    /// The name in definitions.
-    pub fn name(self) -> &'static str {
-        use Primitive as P;
-        match self {
-            P::Bool => "bool",
-            P::Byte => "byte",
-            P::Char => "char",
-            P::Float32 => "float32",
-            P::Float64 => "float64",
-            P::Int8 => "int8",
-            P::UInt8 => "uint8",
-            P::Int16 => "int16",
-            P::UInt16 => "uint16",
-            P::Int32 => "int32",
-            P::UInt32 => "uint32",
-            P::Int64 => "int64",
-            P::UInt64 => "uint64",
-        }
-    }
-
-    /// The size in bytes on the wire, which is also its CDR alignment.
-    pub fn size(self) -> usize {
-        use Primitive as P;
-        match self {
-            P::Bool | P::Byte | P::Char | P::Int8 | P::UInt8 => 1,
-            P::Int16 | P::UInt16 => 2,
-            P::Float32 | P::Int32 | P::UInt32 => 4,
-            P::Float64 | P::Int64 | P::UInt64 => 8,
-        }
-    }
-}
 
 /// The element type of a field or constant.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,19 +60,6 @@ pub enum FieldType {
     /// A message type: after [`parse_definition`], the canonical
     /// `pkg/Type` name of a type in the list it returned.
     Message(String),
-}
-
-/// Whether a field is one value or an array of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArrayKind {
-    /// One value.
-    Scalar,
-    /// `T[N]`: exactly `N` values, no length on the wire.
-    Fixed(u32),
-    /// `T[<=N]`: at most `N` values, length on the wire.
-    Bounded(u32),
-    /// `T[]`: any number of values, length on the wire.
-    Unbounded,
 }
 
 /// One field of a message.
@@ -334,20 +242,11 @@ fn field_type(ty: &grammar::TypeSpec<'_>) -> FieldType {
         grammar::BaseType::Builtin(Builtin::WString) => FieldType::WString {
             bound: ty.string_bound,
         },
-        grammar::BaseType::Builtin(b) => match Primitive::from_name(b.name()) {
+        grammar::BaseType::Builtin(b) => match b.primitive() {
             Some(p) => FieldType::Primitive(p),
             None => FieldType::Message(b.name().to_string()),
         },
         grammar::BaseType::Message(m) => FieldType::Message(m.to_string()),
-    }
-}
-
-fn array_kind(array: grammar::ArrayKind) -> ArrayKind {
-    match array {
-        grammar::ArrayKind::Scalar => ArrayKind::Scalar,
-        grammar::ArrayKind::Fixed(n) => ArrayKind::Fixed(n),
-        grammar::ArrayKind::Bounded(n) => ArrayKind::Bounded(n),
-        grammar::ArrayKind::Unbounded => ArrayKind::Unbounded,
     }
 }
 
@@ -380,7 +279,7 @@ fn parse_section(name: &str, text: &str, pos: Pos) -> Result<MsgDef> {
     }
     for f in &section.fields {
         let ty = field_type(&f.ty);
-        let array = array_kind(f.ty.array);
+        let array = f.ty.array;
         let default = match f.default {
             None => None,
             Some(text) => {

@@ -2,37 +2,36 @@
 //! [`MessageType::decode`] returns for it (see the value mapping of
 //! [`MessageType`]'s decoder).
 
-use logcore::{Field, ValueType};
+use logcore::{FieldName, ValueType};
+use rosmsg::{ArrayKind, Dialect, Element, ResolvedTypes};
 
-use crate::decode::{Kind, MessageType};
-use crate::msg::{ArrayKind, Primitive};
+use crate::decode::{Compiled, Kind, MessageType};
 
 /// The most fields (counting those of nested types, as often as they are
-/// nested) a declared type may have. Definitions nest at most
-/// [`MessageType::max_nesting`] levels, but a type used by several fields is spelled
-/// out once per field, so a hostile definition of a few lines could
-/// otherwise expand to billions of fields; real ones stay in the
-/// thousands.
-pub const MAX_TYPE_FIELDS: u64 = 1 << 20;
+/// nested) a declared type may have: the grammar's limit, the same for
+/// ROS 1 and ROS 2.
+pub use rosmsg::MAX_TYPE_FIELDS;
 
-impl Primitive {
-    /// The type of a decoded scalar of this builtin: `byte` and `char` are
-    /// `uint8` (octets), as in the decoder.
-    pub fn value_type(self) -> ValueType {
-        use Primitive as P;
-        match self {
-            P::Bool => ValueType::Bool,
-            P::Byte | P::Char | P::UInt8 => ValueType::U8,
-            P::Int8 => ValueType::I8,
-            P::Int16 => ValueType::I16,
-            P::UInt16 => ValueType::U16,
-            P::Int32 => ValueType::I32,
-            P::UInt32 => ValueType::U32,
-            P::Int64 => ValueType::I64,
-            P::UInt64 => ValueType::U64,
-            P::Float32 => ValueType::F32,
-            P::Float64 => ValueType::F64,
-        }
+/// The compiled types as the grammar's [`value_type`](rosmsg::value_type) reads them.
+struct Table<'a>(&'a [Compiled]);
+
+impl ResolvedTypes for Table<'_> {
+    fn type_count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn field_count(&self, ty: usize) -> usize {
+        self.0.get(ty).map_or(0, |c| c.fields.len())
+    }
+
+    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, ArrayKind)> {
+        let (name, kind, array) = self.0.get(ty)?.fields.get(i)?;
+        let elem = match *kind {
+            Kind::Prim(p) => Element::Primitive(p),
+            Kind::Str | Kind::WStr => Element::String,
+            Kind::Msg(j) => Element::Message(j),
+        };
+        Some((name, elem, *array))
     }
 }
 
@@ -69,68 +68,7 @@ impl MessageType {
     /// # Ok::<(), ros2cdr::Error>(())
     /// ```
     pub fn value_type(&self) -> Option<ValueType> {
-        let mut counts: Vec<Option<u64>> = vec![None; self.compiled.len()];
-        if self.field_count(0, 1, &mut counts)? > MAX_TYPE_FIELDS {
-            return None;
-        }
-        let mut memo: Vec<Option<ValueType>> = vec![None; self.compiled.len()];
-        self.struct_type(0, 1, &mut memo)
-    }
-
-    /// Fields of type `ty` spelled out, memoized; `from_defs` refused
-    /// types nested deeper than [`MessageType::max_nesting`], and so cycles.
-    fn field_count(&self, ty: usize, depth: usize, memo: &mut [Option<u64>]) -> Option<u64> {
-        if let Some(n) = memo.get(ty).copied().flatten() {
-            return Some(n);
-        }
-        if depth > self.max_nesting {
-            return None;
-        }
-        let mut n = 0u64;
-        for (_, kind, _) in &self.compiled.get(ty)?.fields {
-            n = n.saturating_add(1);
-            if let Kind::Msg(j) = kind {
-                n = n.saturating_add(self.field_count(*j, depth + 1, memo)?);
-            }
-        }
-        *memo.get_mut(ty)? = Some(n);
-        Some(n)
-    }
-
-    fn struct_type(
-        &self,
-        ty: usize,
-        depth: usize,
-        memo: &mut [Option<ValueType>],
-    ) -> Option<ValueType> {
-        if let Some(t) = memo.get(ty).cloned().flatten() {
-            return Some(t);
-        }
-        if depth > self.max_nesting {
-            return None;
-        }
-        let mut fields = Vec::new();
-        for (name, kind, array) in &self.compiled.get(ty)?.fields {
-            let elem = match *kind {
-                Kind::Prim(p) => p.value_type(),
-                Kind::Str | Kind::WStr => ValueType::String,
-                Kind::Msg(j) => self.struct_type(j, depth + 1, memo)?,
-            };
-            let octets = matches!(
-                kind,
-                Kind::Prim(Primitive::UInt8 | Primitive::Byte | Primitive::Char)
-            );
-            let t = match *array {
-                ArrayKind::Scalar => elem,
-                ArrayKind::Fixed(n) => ValueType::fixed(elem, n as usize),
-                ArrayKind::Bounded(_) | ArrayKind::Unbounded if octets => ValueType::Bytes,
-                ArrayKind::Bounded(_) | ArrayKind::Unbounded => ValueType::list(elem),
-            };
-            fields.push(Field::new(name.clone(), t));
-        }
-        let t = ValueType::Struct(fields);
-        *memo.get_mut(ty)? = Some(t.clone());
-        Some(t)
+        rosmsg::value_type(&Table(&self.compiled), Dialect::Ros2, self.max_nesting)
     }
 }
 

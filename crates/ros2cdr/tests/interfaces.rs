@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use logcore::{Value, ValueType as T};
 use ros2cdr::MessageType;
 use ros2cdr::msg::{ArrayKind, FieldType, Primitive};
-use rosmsg_grammar::{BaseType, Dialect};
+use rosmsg::{BaseType, Dialect};
 
 const SEPARATOR: &str =
     "================================================================================";
@@ -34,7 +34,7 @@ fn used_types(package: &str, text: &str) -> Vec<String> {
     // The halves of `.srv` text (one half for `.msg` text).
     let mut halves = vec![String::new()];
     for line in text.lines() {
-        if rosmsg_grammar::literal::strip_comment(line).trim() == "---" {
+        if rosmsg::literal::strip_comment(line).trim() == "---" {
             halves.push(String::new());
         } else if let Some(h) = halves.last_mut() {
             h.push_str(line);
@@ -42,10 +42,10 @@ fn used_types(package: &str, text: &str) -> Vec<String> {
         }
     }
     for half in &halves {
-        let sections = rosmsg_grammar::parse(half, Dialect::Ros2).unwrap();
+        let sections = rosmsg::parse(half, Dialect::Ros2).unwrap();
         for f in &sections[0].fields {
             if let BaseType::Message(m) = f.ty.base {
-                let full = rosmsg_grammar::canonical_name(m);
+                let full = rosmsg::canonical_name(m);
                 out.push(if full.contains('/') {
                     full
                 } else {
@@ -115,7 +115,7 @@ fn every_interface_definition_parses() {
             // Every non-empty, non-comment line is a field or a constant.
             let lines = text
                 .lines()
-                .filter(|l| !rosmsg_grammar::literal::strip_comment(l).trim().is_empty())
+                .filter(|l| !rosmsg::literal::strip_comment(l).trim().is_empty())
                 .count();
             let d = &t.defs()[0];
             assert_eq!(

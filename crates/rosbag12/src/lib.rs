@@ -8,7 +8,7 @@
 //!   [`Bag::decode`] to a [`logcore::Value`]. Unindexed, damaged and
 //!   truncated bags are read by scanning their records. [`logcore::LogReader`]
 //!   is implemented on top.
-//! - [`msg`] parses `.msg` definitions (with `rosmsg_grammar`, the
+//! - [`msg`] parses `.msg` definitions (with `rosmsg`, the
 //!   parser the ROS 2 crate shares; bounded types that ROS 2 to ROS 1
 //!   conversions write are read as unbounded, their ROS 1 wire form),
 //!   resolves types (including the

@@ -1158,15 +1158,7 @@ mod file_order_tests {
 
     /// Bags of `dir` (empty when it is absent).
     fn bags_in(dir: &Path) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "bag"))
-            .collect();
-        out.sort();
-        out
+        robolog_testkit::files_with_ext(dir, &["bag"])
     }
 
     /// An item of an iterator, comparable: a message in full, an error as
@@ -1232,10 +1224,7 @@ mod file_order_tests {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let mut paths = bags_in(&root.join("../../testdata/rosbag"));
         assert!(paths.len() >= 5, "testdata bags missing");
-        let corpus = match std::env::var_os("ROBOLOG_CORPUS") {
-            Some(d) => PathBuf::from(d).join("rosbag"),
-            None => root.join("../../../shared/corpus/rosbag"),
-        };
+        let corpus = robolog_testkit::corpus_root().join("rosbag");
         let corpus_bags = bags_in(&corpus);
         if corpus_bags.is_empty() {
             eprintln!("no rosbag corpus at {}: testdata only", corpus.display());
@@ -1258,8 +1247,8 @@ mod file_order_tests {
     #[test]
     fn overlapping_chunks_and_unsorted_messages_are_merged() {
         // The corpus bag whose chunks overlap in time (spec 2.7).
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus/rosbag/rosbagjs-example-unsorted-chunks.bag");
+        let path =
+            robolog_testkit::corpus_root().join("rosbag/rosbagjs-example-unsorted-chunks.bag");
         if let Ok(bytes) = std::fs::read(&path) {
             let bag = Bag::new(&bytes).unwrap();
             let c = bag.chunk_infos();

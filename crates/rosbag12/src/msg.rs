@@ -2,7 +2,7 @@
 //! per connection, its `.msg` grammar, type resolution (including the
 //! pre-Diamondback `roslib/Header`), and the md5 rule.
 //!
-//! The grammar is `rosmsg_grammar`'s ROS 1 dialect, the parser `ros2cdr`
+//! The grammar is `rosmsg`'s ROS 1 dialect, the parser `ros2cdr`
 //! shares for ROS 2; errors name the line, column and byte offset in the
 //! stored text and what was expected there.
 //!
@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use logcore::FieldName;
 use md5::{Digest, Md5};
-use rosmsg_grammar::{self as grammar, Builtin, Dialect};
+use rosmsg::{self as grammar, Builtin, Dialect};
 
 use crate::Limits;
 use crate::error::{Error, Result};
@@ -65,26 +65,7 @@ pub enum Primitive {
 impl Primitive {
     /// The builtin named `name`.
     pub fn from_name(name: &str) -> Option<Self> {
-        use Primitive::*;
-        Some(match name {
-            "bool" => Bool,
-            "int8" => Int8,
-            "uint8" => UInt8,
-            "int16" => Int16,
-            "uint16" => UInt16,
-            "int32" => Int32,
-            "uint32" => UInt32,
-            "int64" => Int64,
-            "uint64" => UInt64,
-            "float32" => Float32,
-            "float64" => Float64,
-            "string" => String,
-            "time" => Time,
-            "duration" => Duration,
-            "byte" => Byte,
-            "char" => Char,
-            _ => return None,
-        })
+        Builtin::from_name(name, Dialect::Ros1).map(primitive)
     }
 
     /// Wire size, `None` for `string` (length-prefixed).

@@ -2,39 +2,76 @@
 //! value [`MessageType::decode`] returns for it (see [`crate::decode`]'s
 //! value mapping).
 
-use logcore::{Field, ValueType};
+use logcore::{FieldName, ValueType};
+use rosmsg::{self as grammar, Dialect, Element, ResolvedTypes};
 
-use crate::msg::{ArrayKind, MessageType, Primitive, WireKind};
+use crate::msg::{ArrayKind, MessageType, Primitive, WireKind, WireType};
 
 /// The most fields (counting those of nested types, as often as they are
-/// nested) a declared type may have. Definitions nest at most
-/// [`MessageType::max_nesting`] levels, but a type used by
-/// several fields is spelled out once per field, so a hostile definition
-/// of a few lines could otherwise expand to billions of fields; real ones
-/// stay in the thousands.
-pub const MAX_TYPE_FIELDS: u64 = 1 << 20;
+/// nested) a declared type may have: the grammar's limit, the same for
+/// ROS 1 and ROS 2.
+pub use rosmsg::MAX_TYPE_FIELDS;
 
 impl Primitive {
     /// The type of a decoded scalar of this builtin: `byte` is `int8` and
     /// `char` `uint8`, as in the decoder.
     pub fn value_type(self) -> ValueType {
-        use Primitive as P;
-        match self {
-            P::Bool => ValueType::Bool,
-            P::Int8 | P::Byte => ValueType::I8,
-            P::UInt8 | P::Char => ValueType::U8,
-            P::Int16 => ValueType::I16,
-            P::UInt16 => ValueType::U16,
-            P::Int32 => ValueType::I32,
-            P::UInt32 => ValueType::U32,
-            P::Int64 => ValueType::I64,
-            P::UInt64 => ValueType::U64,
-            P::Float32 => ValueType::F32,
-            P::Float64 => ValueType::F64,
-            P::String => ValueType::String,
-            P::Time => ValueType::Time,
-            P::Duration => ValueType::Duration,
+        match self.element() {
+            Element::Primitive(p) => p.value_type(Dialect::Ros1),
+            Element::Time => ValueType::Time,
+            Element::Duration => ValueType::Duration,
+            Element::String | Element::Message(_) => ValueType::String,
         }
+    }
+
+    /// The grammar's element type of this builtin.
+    pub(crate) fn element(self) -> Element {
+        match self {
+            Primitive::String => Element::String,
+            Primitive::Time => Element::Time,
+            Primitive::Duration => Element::Duration,
+            Primitive::Bool => Element::Primitive(grammar::Primitive::Bool),
+            Primitive::Int8 => Element::Primitive(grammar::Primitive::Int8),
+            Primitive::UInt8 => Element::Primitive(grammar::Primitive::UInt8),
+            Primitive::Int16 => Element::Primitive(grammar::Primitive::Int16),
+            Primitive::UInt16 => Element::Primitive(grammar::Primitive::UInt16),
+            Primitive::Int32 => Element::Primitive(grammar::Primitive::Int32),
+            Primitive::UInt32 => Element::Primitive(grammar::Primitive::UInt32),
+            Primitive::Int64 => Element::Primitive(grammar::Primitive::Int64),
+            Primitive::UInt64 => Element::Primitive(grammar::Primitive::UInt64),
+            Primitive::Float32 => Element::Primitive(grammar::Primitive::Float32),
+            Primitive::Float64 => Element::Primitive(grammar::Primitive::Float64),
+            Primitive::Byte => Element::Primitive(grammar::Primitive::Byte),
+            Primitive::Char => Element::Primitive(grammar::Primitive::Char),
+        }
+    }
+}
+
+/// The compiled types as the grammar's [`value_type`](grammar::value_type)
+/// reads them (a ROS 1 `T[]` is the grammar's unbounded array).
+struct Table<'a>(&'a [WireType]);
+
+impl ResolvedTypes for Table<'_> {
+    fn type_count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn field_count(&self, ty: usize) -> usize {
+        self.0.get(ty).map_or(0, |t| t.fields.len())
+    }
+
+    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, grammar::ArrayKind)> {
+        let (name, kind, array) = self.0.get(ty)?.fields.get(i)?;
+        let elem = match *kind {
+            WireKind::Prim(p) => p.element(),
+            WireKind::Msg(j) => Element::Message(j),
+        };
+        let array = match *array {
+            ArrayKind::Scalar => grammar::ArrayKind::Scalar,
+            ArrayKind::Variable => grammar::ArrayKind::Unbounded,
+            ArrayKind::Fixed(n) => grammar::ArrayKind::Fixed(n),
+        };
+        Some((name, elem, array))
     }
 }
 
@@ -60,64 +97,7 @@ impl MessageType {
     /// ])));
     /// ```
     pub fn value_type(&self) -> Option<ValueType> {
-        // Fields spelled out per type, memoized; types are acyclic
-        // (`parse` refuses cycles), so the recursion ends.
-        let mut counts: Vec<Option<u64>> = vec![None; self.compiled.len()];
-        if self.field_count(0, 1, &mut counts)? > MAX_TYPE_FIELDS {
-            return None;
-        }
-        let mut memo: Vec<Option<ValueType>> = vec![None; self.compiled.len()];
-        self.struct_type(0, 1, &mut memo)
-    }
-
-    fn field_count(&self, ty: usize, depth: usize, memo: &mut [Option<u64>]) -> Option<u64> {
-        if let Some(n) = memo.get(ty).copied().flatten() {
-            return Some(n);
-        }
-        if depth > self.max_nesting {
-            return None;
-        }
-        let mut n = 0u64;
-        for (_, kind, _) in &self.compiled.get(ty)?.fields {
-            n = n.saturating_add(1);
-            if let WireKind::Msg(j) = kind {
-                n = n.saturating_add(self.field_count(*j, depth + 1, memo)?);
-            }
-        }
-        *memo.get_mut(ty)? = Some(n);
-        Some(n)
-    }
-
-    fn struct_type(
-        &self,
-        ty: usize,
-        depth: usize,
-        memo: &mut [Option<ValueType>],
-    ) -> Option<ValueType> {
-        if let Some(t) = memo.get(ty).cloned().flatten() {
-            return Some(t);
-        }
-        if depth > self.max_nesting {
-            return None;
-        }
-        let mut fields = Vec::new();
-        for (name, kind, array) in &self.compiled.get(ty)?.fields {
-            let elem = match *kind {
-                WireKind::Prim(p) => p.value_type(),
-                WireKind::Msg(j) => self.struct_type(j, depth + 1, memo)?,
-            };
-            let bytes = matches!(kind, WireKind::Prim(Primitive::UInt8 | Primitive::Char));
-            let t = match *array {
-                ArrayKind::Scalar => elem,
-                ArrayKind::Variable if bytes => ValueType::Bytes,
-                ArrayKind::Variable => ValueType::list(elem),
-                ArrayKind::Fixed(n) => ValueType::fixed(elem, n as usize),
-            };
-            fields.push(Field::new(name.clone(), t));
-        }
-        let t = ValueType::Struct(fields);
-        *memo.get_mut(ty)? = Some(t.clone());
-        Some(t)
+        grammar::value_type(&Table(&self.compiled), Dialect::Ros1, self.max_nesting)
     }
 }
 

@@ -35,7 +35,7 @@
 //! expected there.
 //!
 //! ```
-//! use rosmsg_grammar::{parse, ArrayKind, BaseType, Builtin, Dialect};
+//! use rosmsg::{parse, ArrayKind, BaseType, Builtin, Dialect};
 //!
 //! let text = "Header header\nint8 MODE=2 # a comment\nfloat64[9] covariance\n\
 //!     ================================================================================\n\
@@ -61,7 +61,7 @@
 //! // Errors name the line, column and byte offset.
 //! let e = parse("int32 a\nint32[x] b\n", Dialect::Ros2).unwrap_err();
 //! assert_eq!((e.pos.line, e.pos.column, e.pos.offset), (2, 6, 13)); // at `[x]`
-//! # Ok::<(), rosmsg_grammar::ParseError>(())
+//! # Ok::<(), rosmsg::ParseError>(())
 //! ```
 
 #![forbid(unsafe_code)]
@@ -71,11 +71,15 @@ pub mod literal;
 mod names;
 mod parse;
 mod types;
+pub mod value;
 
 pub use error::ParseError;
 pub use names::{canonical_name, resolve_name};
 pub use parse::{RawSection, is_separator, parse, parse_section, split_sections};
-pub use types::{ArrayKind, BaseType, Builtin, Constant, Dialect, Field, Pos, Section, TypeSpec};
+pub use types::{
+    ArrayKind, BaseType, Builtin, Constant, Dialect, Field, Pos, Primitive, Section, TypeSpec,
+};
+pub use value::{Element, MAX_TYPE_FIELDS, ResolvedTypes, value_type};
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.
 #[cfg(doctest)]

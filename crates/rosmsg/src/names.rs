@@ -9,7 +9,7 @@ use crate::Dialect;
 /// are (trimmed).
 ///
 /// ```
-/// use rosmsg_grammar::canonical_name;
+/// use rosmsg::canonical_name;
 /// assert_eq!(canonical_name("std_msgs/msg/String"), "std_msgs/String");
 /// assert_eq!(canonical_name("test_msgs/BasicTypes"), "test_msgs/BasicTypes");
 /// ```
@@ -39,7 +39,7 @@ pub fn canonical_name(name: &str) -> String {
 ///
 /// ```
 /// use std::collections::HashSet;
-/// use rosmsg_grammar::{resolve_name, Dialect};
+/// use rosmsg::{resolve_name, Dialect};
 /// let names: HashSet<String> = ["a/Top", "b/Point"].map(String::from).into();
 /// assert_eq!(resolve_name("Header", "a/Top", Dialect::Ros1, &names), "std_msgs/Header");
 /// assert_eq!(resolve_name("Header", "a/Top", Dialect::Ros2, &names), "a/Header");

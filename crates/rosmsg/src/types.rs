@@ -1,5 +1,7 @@
 //! What a definition parses into.
 
+use logcore::ValueType;
+
 /// Which grammar a text follows: where ROS 1 and ROS 2 differ (see the
 /// crate documentation's table), the parser follows this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,7 +36,7 @@ impl Pos {
     /// character's start).
     ///
     /// ```
-    /// use rosmsg_grammar::Pos;
+    /// use rosmsg::Pos;
     /// let p = Pos::of("ab\ncé d", 7);
     /// assert_eq!((p.line, p.column, p.offset), (2, 4, 7));
     /// ```
@@ -56,7 +58,7 @@ impl Pos {
     /// byte after `text` is.
     ///
     /// ```
-    /// use rosmsg_grammar::Pos;
+    /// use rosmsg::Pos;
     /// let p = Pos::START.advance("ab\nc");
     /// assert_eq!((p.line, p.column, p.offset), (2, 2, 4));
     /// ```
@@ -121,7 +123,7 @@ impl Builtin {
     /// `duration` only in ROS 1, `wstring` only in ROS 2.
     ///
     /// ```
-    /// use rosmsg_grammar::{Builtin, Dialect};
+    /// use rosmsg::{Builtin, Dialect};
     /// assert_eq!(Builtin::from_name("time", Dialect::Ros1), Some(Builtin::Time));
     /// assert_eq!(Builtin::from_name("time", Dialect::Ros2), None);
     /// assert_eq!(Builtin::from_name("wstring", Dialect::Ros2), Some(Builtin::WString));
@@ -178,6 +180,163 @@ impl Builtin {
     /// `<=N`.
     pub fn is_string(self) -> bool {
         matches!(self, Builtin::String | Builtin::WString)
+    }
+
+    /// The fixed-size builtin it is, or `None` for `string`, `wstring`,
+    /// `time` and `duration`.
+    ///
+    /// ```
+    /// use rosmsg::{Builtin, Primitive};
+    /// assert_eq!(Builtin::Float64.primitive(), Some(Primitive::Float64));
+    /// assert_eq!(Builtin::Time.primitive(), None);
+    /// ```
+    pub fn primitive(self) -> Option<Primitive> {
+        use Builtin as B;
+        use Primitive as P;
+        Some(match self {
+            B::Bool => P::Bool,
+            B::Byte => P::Byte,
+            B::Char => P::Char,
+            B::Int8 => P::Int8,
+            B::UInt8 => P::UInt8,
+            B::Int16 => P::Int16,
+            B::UInt16 => P::UInt16,
+            B::Int32 => P::Int32,
+            B::UInt32 => P::UInt32,
+            B::Int64 => P::Int64,
+            B::UInt64 => P::UInt64,
+            B::Float32 => P::Float32,
+            B::Float64 => P::Float64,
+            B::String | B::WString | B::Time | B::Duration => return None,
+        })
+    }
+}
+
+/// A fixed-size builtin: every [`Builtin`] but the strings and ROS 1's
+/// `time` and `duration`. Both wire codecs read it as one little- or
+/// big-endian number of [`size`](Self::size) bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// `bool`: one byte, non-zero is true.
+    Bool,
+    /// `byte`: ROS 1's deprecated alias of `int8`, ROS 2's octet (0 to 255).
+    Byte,
+    /// `char`: ROS 1's deprecated alias of `uint8`, ROS 2's 8-bit character code.
+    Char,
+    /// `float32`.
+    Float32,
+    /// `float64`.
+    Float64,
+    /// `int8`.
+    Int8,
+    /// `uint8`.
+    UInt8,
+    /// `int16`.
+    Int16,
+    /// `uint16`.
+    UInt16,
+    /// `int32`.
+    Int32,
+    /// `uint32`.
+    UInt32,
+    /// `int64`.
+    Int64,
+    /// `uint64`.
+    UInt64,
+}
+
+impl Primitive {
+    /// The fixed-size builtin named `name` (`"float64"`, ...), if it is one
+    /// (the names are the same in both dialects).
+    ///
+    /// ```
+    /// use rosmsg::Primitive;
+    /// assert_eq!(Primitive::from_name("uint16"), Some(Primitive::UInt16));
+    /// assert_eq!(Primitive::from_name("string"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Self> {
+        use Primitive as P;
+        Some(match name {
+            "bool" => P::Bool,
+            "byte" => P::Byte,
+            "char" => P::Char,
+            "float32" => P::Float32,
+            "float64" => P::Float64,
+            "int8" => P::Int8,
+            "uint8" => P::UInt8,
+            "int16" => P::Int16,
+            "uint16" => P::UInt16,
+            "int32" => P::Int32,
+            "uint32" => P::UInt32,
+            "int64" => P::Int64,
+            "uint64" => P::UInt64,
+            _ => return None,
+        })
+    }
+
+    /// The name in definitions.
+    pub fn name(self) -> &'static str {
+        Builtin::from(self).name()
+    }
+
+    /// The size in bytes on the wire (in CDR also its alignment).
+    pub fn size(self) -> usize {
+        use Primitive as P;
+        match self {
+            P::Bool | P::Byte | P::Char | P::Int8 | P::UInt8 => 1,
+            P::Int16 | P::UInt16 => 2,
+            P::Float32 | P::Int32 | P::UInt32 => 4,
+            P::Float64 | P::Int64 | P::UInt64 => 8,
+        }
+    }
+
+    /// The type of a decoded scalar of this builtin in `dialect`: `char`
+    /// is `uint8` in both; `byte` is `int8` in ROS 1 (its deprecated
+    /// alias) and `uint8` in ROS 2 (an octet).
+    ///
+    /// ```
+    /// use logcore::ValueType;
+    /// use rosmsg::{Dialect, Primitive};
+    /// assert_eq!(Primitive::Byte.value_type(Dialect::Ros1), ValueType::I8);
+    /// assert_eq!(Primitive::Byte.value_type(Dialect::Ros2), ValueType::U8);
+    /// ```
+    pub fn value_type(self, dialect: Dialect) -> ValueType {
+        use Primitive as P;
+        match self {
+            P::Bool => ValueType::Bool,
+            P::Byte if dialect == Dialect::Ros1 => ValueType::I8,
+            P::Int8 => ValueType::I8,
+            P::Byte | P::Char | P::UInt8 => ValueType::U8,
+            P::Int16 => ValueType::I16,
+            P::UInt16 => ValueType::U16,
+            P::Int32 => ValueType::I32,
+            P::UInt32 => ValueType::U32,
+            P::Int64 => ValueType::I64,
+            P::UInt64 => ValueType::U64,
+            P::Float32 => ValueType::F32,
+            P::Float64 => ValueType::F64,
+        }
+    }
+}
+
+impl From<Primitive> for Builtin {
+    fn from(p: Primitive) -> Builtin {
+        use Primitive as P;
+        match p {
+            P::Bool => Builtin::Bool,
+            P::Byte => Builtin::Byte,
+            P::Char => Builtin::Char,
+            P::Float32 => Builtin::Float32,
+            P::Float64 => Builtin::Float64,
+            P::Int8 => Builtin::Int8,
+            P::UInt8 => Builtin::UInt8,
+            P::Int16 => Builtin::Int16,
+            P::UInt16 => Builtin::UInt16,
+            P::Int32 => Builtin::Int32,
+            P::UInt32 => Builtin::UInt32,
+            P::Int64 => Builtin::Int64,
+            P::UInt64 => Builtin::UInt64,
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use crate::Pos;
 /// there and what was found.
 ///
 /// ```
-/// use rosmsg_grammar::{parse, Dialect};
+/// use rosmsg::{parse, Dialect};
 /// let e = parse("int32 a\nint32 b 5\n", Dialect::Ros1).unwrap_err();
 /// assert_eq!(
 ///     e.to_string(),

@@ -31,8 +31,8 @@ pub struct RawSection<'t> {
 /// and nothing else but surrounding whitespace.
 ///
 /// ```
-/// assert!(rosmsg_grammar::is_separator("===\r\n"));
-/// assert!(!rosmsg_grammar::is_separator("== ="));
+/// assert!(rosmsg::is_separator("===\r\n"));
+/// assert!(!rosmsg::is_separator("== ="));
 /// ```
 pub fn is_separator(line: &str) -> bool {
     let t = line.trim();
@@ -45,12 +45,12 @@ pub fn is_separator(line: &str) -> bool {
 /// the two are allowed). Both dialects share this form.
 ///
 /// ```
-/// let s = rosmsg_grammar::split_sections("int8 a\n====\nMSG: p/B\nint8 b\n")?;
+/// let s = rosmsg::split_sections("int8 a\n====\nMSG: p/B\nint8 b\n")?;
 /// assert_eq!(s.len(), 2);
 /// assert_eq!((s[1].name, s[1].body, s[1].pos.line), (Some("p/B"), "int8 b\n", 4));
-/// let e = rosmsg_grammar::split_sections("int8 a\n====\nint8 b\n").unwrap_err();
+/// let e = rosmsg::split_sections("int8 a\n====\nint8 b\n").unwrap_err();
 /// assert_eq!(e.pos.line, 3);
-/// # Ok::<(), rosmsg_grammar::ParseError>(())
+/// # Ok::<(), rosmsg::ParseError>(())
 /// ```
 pub fn split_sections(text: &str) -> Result<Vec<RawSection<'_>>, ParseError> {
     let mut out = Vec::new();
@@ -157,13 +157,13 @@ fn code_of(raw: &str, dialect: Dialect) -> &str {
 /// positions (in the result and in errors) are in that text.
 ///
 /// ```
-/// use rosmsg_grammar::{parse_section, Dialect, Pos};
+/// use rosmsg::{parse_section, Dialect, Pos};
 /// let s = parse_section(None, "string S=\"a#b\" # kept\nint32 X = 1 # dropped\n", Pos::START, Dialect::Ros1)?;
 /// assert_eq!(s.constants[0].value, "\"a#b\" # kept");
 /// assert_eq!(s.constants[1].value, "1");
 /// let s = parse_section(None, "string S=\"a#b\" # dropped\n", Pos::START, Dialect::Ros2)?;
 /// assert_eq!(s.constants[0].value, "\"a#b\"");
-/// # Ok::<(), rosmsg_grammar::ParseError>(())
+/// # Ok::<(), rosmsg::ParseError>(())
 /// ```
 pub fn parse_section<'t>(
     name: Option<&'t str>,

@@ -14,7 +14,7 @@ use nom::{IResult, Parser};
 /// `'`, with backslash escapes): ROS 2's comment rule.
 ///
 /// ```
-/// use rosmsg_grammar::literal::strip_comment;
+/// use rosmsg::literal::strip_comment;
 /// assert_eq!(strip_comment("string s \"a#b\" # c"), "string s \"a#b\" ");
 /// assert_eq!(strip_comment("int8 x # c"), "int8 x ");
 /// ```
@@ -70,7 +70,7 @@ fn quoted(i: &str) -> Res<'_, String> {
 /// when `text` is not exactly one quoted string.
 ///
 /// ```
-/// use rosmsg_grammar::literal::unquote;
+/// use rosmsg::literal::unquote;
 /// assert_eq!(unquote(r#"'Hello\'world!'"#).as_deref(), Some("Hello'world!"));
 /// assert_eq!(unquote(r#""a\nb""#).as_deref(), Some(r"a\nb"));
 /// assert_eq!(unquote("\"open"), None);
@@ -84,7 +84,7 @@ pub fn unquote(text: &str) -> Option<String> {
 /// array literal.
 ///
 /// ```
-/// use rosmsg_grammar::literal::array_elements;
+/// use rosmsg::literal::array_elements;
 /// assert_eq!(array_elements("[1, -2,3 ]"), Some(vec!["1".into(), "-2".into(), "3".into()]));
 /// assert_eq!(array_elements("[\"a, b\", 'c']"), Some(vec!["a, b".into(), "c".into()]));
 /// assert_eq!(array_elements("[]"), Some(vec![]));
