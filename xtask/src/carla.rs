@@ -215,16 +215,7 @@ fn damage(bytes: &[u8]) -> std::result::Result<(), String> {
 }
 
 fn logs(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "log" || e == "rec"))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
+    robolog_testkit::files_with_ext(dir, &["log", "rec"])
 }
 
 /// Runs the checks on `<corpus>/carla`.

@@ -53,20 +53,10 @@ fn expected_format(path: &Path) -> Option<Format> {
     }
 }
 
-/// The files under `dir` (recursively) that `keep` accepts, added to `out`
-/// (a folder that cannot be read is passed over).
+/// The files under `dir` (recursively) that `keep` accepts, sorted, added
+/// to `out` (a folder that cannot be read is passed over).
 pub(crate) fn walk_files(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk_files(&p, keep, out);
-        } else if keep(&p) {
-            out.push(p);
-        }
-    }
+    out.extend(crate::export::files_under(dir, keep));
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

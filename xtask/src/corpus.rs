@@ -9,17 +9,14 @@ use std::process::Command;
 
 use logcore::Format;
 
-use crate::{Result, root};
+use crate::Result;
 
 /// Finds the corpus: `--corpus DIR`, else `$ROBOLOG_CORPUS`, else
 /// `../shared/corpus` beside the checkout. `Ok(None)` means "skip".
 pub(crate) fn locate(option: Option<&str>) -> Result<Option<PathBuf>> {
     let dir = match option {
         Some(d) => PathBuf::from(d),
-        None => match std::env::var_os("ROBOLOG_CORPUS") {
-            Some(d) => PathBuf::from(d),
-            None => root().join("../shared/corpus"),
-        },
+        None => robolog_testkit::corpus_root(),
     };
     if dir.is_dir() {
         return Ok(Some(dir));

@@ -29,19 +29,8 @@ pub(crate) fn cmd(args: &[String]) -> Result {
 
 /// Every file under `dir` that `keep` accepts, sorted.
 pub(crate) fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if keep(&p) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let mut out = robolog_testkit::all_files(dir);
+    out.retain(|p| keep(p));
     out
 }
 

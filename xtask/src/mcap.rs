@@ -16,14 +16,11 @@ use crate::Result;
 
 /// The `.mcap` files in `dir` (not its subfolders), sorted.
 pub(crate) fn mcap_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .collect();
-    files.sort();
-    Ok(files)
+    std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(robolog_testkit::files_with_ext(dir, &["mcap"])
+        .into_iter()
+        .filter(|p| p.parent() == Some(dir))
+        .collect())
 }
 
 /// `cargo xtask mcap conformance [--corpus DIR]`.

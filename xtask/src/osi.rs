@@ -836,22 +836,11 @@ fn matches_manifest(f: &PyFile, g: &Generated) -> Vec<String> {
 /// others are only read (they are known to break rules: no metadata,
 /// 1 ns timestamp rounding), with a summary line each.
 fn check_corpus(venv: &Venv, dir: &Path, failures: &mut Vec<String>) -> Result {
-    let Ok(groups) = std::fs::read_dir(dir) else {
+    if !dir.is_dir() {
         eprintln!("xtask: osi: no {} in the corpus; skipped", dir.display());
         return Ok(());
-    };
-    let mut files = Vec::new();
-    for g in groups.flatten() {
-        if let Ok(entries) = std::fs::read_dir(g.path()) {
-            files.extend(
-                entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "mcap")),
-            );
-        }
     }
-    files.sort();
+    let files = robolog_testkit::files_with_ext(dir, &["mcap"]);
     if files.is_empty() {
         return Ok(());
     }

@@ -80,17 +80,12 @@ const SPEC_MD5: [(&str, &str); 9] = [
 /// one computed from the definition, and the spec's md5 vectors hold.
 pub(crate) fn corpus(dir: &Path) -> Result {
     let bag_dir = dir.join("rosbag");
-    let Ok(entries) = std::fs::read_dir(&bag_dir) else {
+    if !bag_dir.is_dir() {
         eprintln!("xtask: rosbag corpus: no folder {}", bag_dir.display());
         return Ok(());
-    };
+    }
     let facts = readme_facts(&bag_dir);
-    let mut files: Vec<_> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "bag"))
-        .collect();
-    files.sort();
+    let files = robolog_testkit::files_with_ext(&bag_dir, &["bag"]);
     let mut failures = Vec::new();
     let mut total = 0u64;
     for path in &files {

@@ -47,16 +47,7 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 }
 
 fn ulg_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                ulg_files(&p, out);
-            } else if p.extension().is_some_and(|x| x == "ulg") {
-                out.push(p);
-            }
-        }
-    }
+    out.extend(robolog_testkit::files_with_ext(dir, &["ulg"]));
 }
 
 /// The ULog corpus checks: parity with every reference output, then

@@ -13,16 +13,7 @@ use common::*;
 use logcore::{ChannelId, LogReader, MessageFilter, ValueType};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("carla"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/carla"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no CARLA corpus at {}", dir.display());
-        None
-    }
+    robolog_testkit::corpus("carla")
 }
 
 /// Checks every message of every channel; returns how many were checked.

@@ -91,14 +91,10 @@ fn a_chunk_index_pointing_elsewhere_is_an_error() {
 /// schemas) only into the summary: legal, and a warning, not an error.
 #[test]
 fn channels_only_in_the_summary_of_a_rosbag2_file_are_warnings() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/ros2-mcap/only_topics.mcap"
-    );
-    let Ok(data) = std::fs::read(path) else {
-        eprintln!("corpus file {path} absent: skipped");
+    let Some(path) = robolog_testkit::corpus("ros2-mcap/only_topics.mcap") else {
         return;
     };
+    let data = std::fs::read(&path).unwrap();
     let findings = doctor(&data, DoctorOptions::default());
     assert!(
         findings.iter().all(|f| f.severity == Severity::Warning),

@@ -21,18 +21,15 @@ use prost_types::{
 // ---------------------------------------------------------------------------
 // Corpus helpers
 
-/// `../shared/corpus/osi-mcap` next to the workspace, or `$OSI_MCAP_CORPUS`.
+/// `$OSI_MCAP_CORPUS` when set, else the corpus's `osi-mcap` folder.
 fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("OSI_MCAP_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/osi-mcap")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no OSI MCAP corpus at {}", dir.display());
-        None
+    match std::env::var_os("OSI_MCAP_CORPUS").map(PathBuf::from) {
+        Some(d) if d.is_dir() => Some(d),
+        Some(d) => {
+            eprintln!("skipped: no OSI MCAP corpus at {}", d.display());
+            None
+        }
+        None => robolog_testkit::corpus("osi-mcap"),
     }
 }
 
@@ -46,15 +43,7 @@ fn corpus_files() -> Vec<PathBuf> {
         "lichtblick-asam-osi-converter",
         "generated-asam-osi-utilities-0.4.0",
     ] {
-        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "mcap") {
-                out.push(p);
-            }
-        }
+        out.extend(robolog_testkit::files_with_ext(&dir.join(sub), &["mcap"]));
     }
     out.sort();
     out

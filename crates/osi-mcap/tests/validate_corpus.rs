@@ -8,16 +8,7 @@ use std::path::PathBuf;
 use osi_mcap::validate::{Profile, ValidateOptions, rule, validate};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("osi-mcap"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/osi-mcap"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no OSI MCAP corpus at {}", dir.display());
-        None
-    }
+    robolog_testkit::corpus("osi-mcap")
 }
 
 /// What the README says of a file: passes or not, and rule ids with how

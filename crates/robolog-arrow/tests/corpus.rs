@@ -3,7 +3,7 @@
 //! summary counts messages, the log times of the messages, and declared
 //! (not inferred) types wherever the format has definitions.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
@@ -12,22 +12,9 @@ use logcore::{LogReader, MessageFilter, ReadMode};
 use robolog_arrow::{ScanOptions, scan};
 
 fn logs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut out = Vec::new();
-    let mut dirs = vec![root.join("testdata"), root.join("../shared/corpus")];
-    while let Some(d) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if robolog::open(&p).is_ok() {
-                out.push(p);
-            }
-        }
-    }
+    let mut out = robolog_testkit::all_files(&robolog_testkit::workspace_root().join("testdata"));
+    out.extend(robolog_testkit::all_files(&robolog_testkit::corpus_root()));
+    out.retain(|p| robolog::open(p).is_ok());
     out.sort();
     out
 }

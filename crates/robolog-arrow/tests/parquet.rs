@@ -749,11 +749,9 @@ fn damaged_logs_export_what_is_readable() {
 /// files of each format.
 #[test]
 fn corpus_files_read_back_with_the_summary_counts() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !root.is_dir() {
-        eprintln!("no corpus at {}: skipped", root.display());
+    let Some(root) = robolog_testkit::corpus("") else {
         return;
-    }
+    };
     let mut inputs = Vec::new();
     for sub in ["ros2-mcap", "osi-mcap", "carla", "rosbag", "ulog"] {
         let found = robolog_arrow::find_logs(&[root.join(sub)]).unwrap();

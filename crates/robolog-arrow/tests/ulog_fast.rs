@@ -2,32 +2,19 @@
 //! the general path (a decoded value per message) over every ULog file of
 //! the repository's testdata and of the corpus beside the checkout.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use arrow_array::RecordBatch;
 use logcore::{Timestamp, ValueType};
 use robolog_arrow::{ScanOptions, scan, tables};
 
 fn ulog_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut out = Vec::new();
-    let mut dirs = vec![
-        root.join("testdata/ulog"),
-        root.join("../shared/corpus/ulog"),
-    ];
-    while let Some(d) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "ulg") {
-                out.push(p);
-            }
-        }
-    }
+    let root = robolog_testkit::workspace_root();
+    let mut out = robolog_testkit::files_with_ext(&root.join("testdata/ulog"), &["ulg"]);
+    out.extend(robolog_testkit::files_with_ext(
+        &robolog_testkit::corpus_root().join("ulog"),
+        &["ulg"],
+    ));
     out.sort();
     out
 }

@@ -268,12 +268,9 @@ fn non_osi_mcap_structure_and_forced_profile() {
 /// A ROS 2 MCAP (cdr messages) is no OSI trace.
 #[test]
 fn ros2_mcap_gets_no_osi_findings() {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/ros2-mcap/cdr_test_0.mcap");
-    if !p.is_file() {
-        eprintln!("skipped: {} is absent", p.display());
+    let Some(p) = common::corpus("ros2-mcap/cdr_test_0.mcap") else {
         return;
-    }
+    };
     let out = robolog()
         .args(["check", "--json"])
         .arg(&p)

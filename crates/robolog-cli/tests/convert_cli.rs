@@ -626,15 +626,9 @@ fn ros2_logs_convert_to_ros1_bags() {
     assert!(!original.is_empty());
     assert_eq!(zero_seq(cat_json(&back, &[])), original);
     // A rosbag2 folder.
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/rosbag2/sqlite3/cdr_test");
-    if !folder.is_dir() {
-        eprintln!(
-            "note: rosbag2 part skipped: no corpus at {}",
-            folder.display()
-        );
+    let Some(folder) = robolog_testkit::corpus("rosbag2/sqlite3/cdr_test") else {
         return;
-    }
+    };
     let out = dir.join("cdr_test.bag");
     robolog()
         .arg("convert")

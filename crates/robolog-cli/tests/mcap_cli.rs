@@ -251,14 +251,12 @@ fn recover_exits_like_mcap_recover() {
 /// absent).
 #[test]
 fn cat_json_decodes_osi_protobuf_messages() {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "../../../shared/corpus/osi-mcap/generated-asam-osi-utilities-0.4.0/\
+    let Some(file) = robolog_testkit::corpus(
+        "osi-mcap/generated-asam-osi-utilities-0.4.0/\
          20240101T000000Z_multi_380_7362_10_zstd.mcap",
-    );
-    if !file.is_file() {
-        eprintln!("skipped: {} is absent", file.display());
+    ) else {
         return;
-    }
+    };
     let out = robolog()
         .args(["cat", "--json"])
         .arg(&file)

@@ -306,11 +306,9 @@ fn logs_of_every_format_hold_what_cat_prints() {
 /// against `cat --json`.
 #[test]
 fn corpus_logs_hold_what_cat_prints() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !root.is_dir() {
-        eprintln!("no corpus at {}: skipped", root.display());
+    let Some(root) = robolog_testkit::corpus("") else {
         return;
-    }
+    };
     let inputs: Vec<PathBuf> = [
         "ros2-mcap",
         "rosbag/matlab-constants.bag",

@@ -7,23 +7,15 @@
 //! (`../shared/corpus` or `$ROBOLOG_CORPUS`), on pyulog's small sample log.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use robolog_report::{ReportOptions, report_log};
 use ulogfile::ULog;
 
 fn logs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = robolog_testkit::workspace_root();
     let mut out = vec![root.join("testdata/ulog/features.ulg")];
-    let corpus = std::env::var_os("ROBOLOG_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus"));
-    let p = corpus.join("ulog/pyulog/sample_log_small.ulg");
-    if p.is_file() {
-        out.push(p);
-    } else {
-        eprintln!("note: {} skipped: not there", p.display());
-    }
+    out.extend(robolog_testkit::corpus("ulog/pyulog/sample_log_small.ulg"));
     out
 }
 
@@ -110,15 +102,9 @@ fn ulog_series_equal_the_samples() {
 #[test]
 fn gps_track_of_a_bag_is_its_fixes() {
     // The corpus's GPS bag: its track holds the first fix's coordinates.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::env::var_os("ROBOLOG_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus"));
-    let path = corpus.join("rosbag/ccny-gpsd_viewer-demo.bag");
-    if !path.is_file() {
-        eprintln!("note: skipped: no {}", path.display());
+    let Some(path) = robolog_testkit::corpus("rosbag/ccny-gpsd_viewer-demo.bag") else {
         return;
-    }
+    };
     let log = robolog::open(&path).unwrap();
     let report = report_log(&log, &path, &ReportOptions::default()).unwrap();
     assert_eq!(report.tracks.len(), 1);

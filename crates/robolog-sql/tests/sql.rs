@@ -24,15 +24,7 @@ fn testdata(rel: &str) -> PathBuf {
 /// A file of the shared corpus (`../shared/corpus`), or `None` (the test
 /// is skipped) when it is absent.
 fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    robolog_testkit::corpus(rel)
 }
 
 fn ctx() -> SessionContext {

@@ -1,4 +1,4 @@
-//! Message definitions read through the shared grammar (`rosmsg_grammar`,
+//! Message definitions read through the shared grammar (`rosmsg`,
 //! ROS 1 dialect): every connection of every corpus bag (files written by
 //! ROS and other tools) parses and gives the md5 the bag stores, and the
 //! bounded types ROS 2 to ROS 1 conversions write read as rosbags 0.11.9
@@ -11,18 +11,8 @@ use rosbag12::msg::{ArrayKind, BaseType, Primitive, parse_definition};
 use rosbag12::{Bag, MessageType};
 
 fn corpus_bags() -> Vec<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("rosbag"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/rosbag"),
-    };
-    let mut bags: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "bag"))
-                .collect()
-        })
-        .unwrap_or_default();
-    bags.sort();
+    let dir = robolog_testkit::corpus_root().join("rosbag");
+    let bags = robolog_testkit::files_with_ext(&dir, &["bag"]);
     if bags.is_empty() {
         eprintln!("no rosbag corpus at {}: skipped", dir.display());
     }

@@ -676,23 +676,12 @@ fn a_selected_read_indexes_only_the_selected_subscriptions() {
 /// when there): PX4 flights with many topics and instances.
 #[test]
 fn one_pass_gives_the_timestamps_and_columns_of_two() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::env::var_os("ROBOLOG_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus"))
-        .join("ulog");
-    let mut dirs = vec![root.join("testdata/ulog"), corpus];
-    let mut files = Vec::new();
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "ulg") {
-                files.push(p);
-            }
-        }
-    }
+    let root = robolog_testkit::workspace_root();
+    let mut files = robolog_testkit::files_with_ext(&root.join("testdata/ulog"), &["ulg"]);
+    files.extend(robolog_testkit::files_with_ext(
+        &robolog_testkit::corpus_root().join("ulog"),
+        &["ulg"],
+    ));
     let (mut subs, mut samples) = (0, 0);
     for f in &files {
         let bytes = std::fs::read(f).unwrap();

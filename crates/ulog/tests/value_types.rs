@@ -10,31 +10,12 @@ use logcore::{LogReader, MessageFilter, ValueType};
 use ulogfile::ULog;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("ulog"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/ulog"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no ULog corpus at {}", dir.display());
-        None
-    }
+    robolog_testkit::corpus("ulog")
 }
 
 fn ulg_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            ulg_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ulg") {
-            out.push(p);
-        }
-    }
+    assert!(dir.is_dir(), "{} is no folder", dir.display());
+    out.extend(robolog_testkit::files_with_ext(dir, &["ulg"]));
 }
 
 /// Checks every channel of `path`; returns the number of messages checked.

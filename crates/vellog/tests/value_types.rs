@@ -45,13 +45,8 @@ fn check(log: &VelLog<'_>, what: &str) -> usize {
 }
 
 fn vel_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "vel"))
-        .collect();
-    v.sort();
-    v
+    assert!(dir.is_dir(), "{} is no folder", dir.display());
+    robolog_testkit::files_with_ext(dir, &["vel"])
 }
 
 #[test]
@@ -75,11 +70,7 @@ fn test_files_decode_to_their_types() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vellog");
     let mut files = vel_files(&dir);
     assert_eq!(files.len(), 4);
-    let corpus = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("vellog"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/vellog"),
-    };
-    if corpus.is_dir() {
+    if let Some(corpus) = robolog_testkit::corpus("vellog") {
         files.extend(vel_files(&corpus));
     }
     let mut total = 0;

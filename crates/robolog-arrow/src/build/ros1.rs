@@ -340,7 +340,7 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use arrow_array::RecordBatch;
 
@@ -348,21 +348,12 @@ mod tests {
 
     /// Every ROS 1 bag of the repository's testdata and of the corpus.
     fn bags() -> Vec<PathBuf> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let corpus = std::env::var_os("ROBOLOG_CORPUS")
-            .map_or_else(|| root.join("../shared/corpus"), PathBuf::from);
-        let mut dirs = vec![root.join("testdata"), corpus];
-        let mut out = Vec::new();
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "bag") {
-                    out.push(p);
-                }
-            }
-        }
+        let root = robolog_testkit::workspace_root();
+        let mut out = robolog_testkit::files_with_ext(&root.join("testdata"), &["bag"]);
+        out.extend(robolog_testkit::files_with_ext(
+            &robolog_testkit::corpus_root(),
+            &["bag"],
+        ));
         out.sort();
         out
     }

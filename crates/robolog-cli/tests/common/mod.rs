@@ -23,18 +23,7 @@ pub(crate) fn testdata(path: &str) -> PathBuf {
 /// `../shared/corpus` beside the checkout; `None` (and a note) when it is
 /// absent, and the test skips that part.
 pub(crate) fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join(rel),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpus")
-            .join(rel),
-    };
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("note: skipped: {} is absent", p.display());
-        None
-    }
+    robolog_testkit::corpus(rel)
 }
 
 /// Bytes a command printed, as text.

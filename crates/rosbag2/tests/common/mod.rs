@@ -10,34 +10,13 @@ use serde_json::Value as Json;
 /// The Python with rosbags: `$ROSBAGS_PYTHON`, else the interop venv of
 /// `cargo xtask`; `None` (with a printed note) when absent.
 pub(crate) fn python() -> Option<PathBuf> {
-    let p = match std::env::var_os("ROSBAGS_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/interop-venv/bin/python"),
-    };
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipped: no Python with rosbags at {} (set ROSBAGS_PYTHON)",
-            p.display()
-        );
-        None
-    }
+    robolog_testkit::python_with("ROSBAGS_PYTHON")
 }
 
 /// `../shared/corpus/rosbag2` next to the workspace, or
 /// `$ROBOLOG_CORPUS/rosbag2`; `None` (with a printed note) when absent.
 pub(crate) fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("ROBOLOG_CORPUS") {
-        Some(d) => PathBuf::from(d).join("rosbag2"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/rosbag2"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: no rosbag2 corpus at {}", dir.display());
-        None
-    }
+    robolog_testkit::corpus("rosbag2")
 }
 
 /// Every bag of the corpus with the number of rows its storage holds

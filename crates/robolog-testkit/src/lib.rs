@@ -1,0 +1,121 @@
+//! Test support of the robolog workspace: where the real-file corpus is
+//! (`$ROBOLOG_CORPUS`, else `../shared/corpus` beside the checkout), the
+//! Python of the reference tools, and file walking. Used by the crates'
+//! tests (as a dev-dependency only) and by `xtask`.
+
+use std::path::{Path, PathBuf};
+
+/// The checkout's root folder (where the workspace's `Cargo.toml` is).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The corpus folder: `$ROBOLOG_CORPUS` when set, else `../shared/corpus`
+/// beside the checkout; whether it exists or not.
+pub fn corpus_root() -> PathBuf {
+    match std::env::var_os("ROBOLOG_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => workspace_root().join("../shared/corpus"),
+    }
+}
+
+/// `sub` (a file or folder) of the corpus ([`corpus_root`]); `None`, with
+/// a printed `skipped: ...` note, when it is absent, and the caller skips
+/// that part.
+pub fn corpus(sub: &str) -> Option<PathBuf> {
+    let p = corpus_root().join(sub);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent (set ROBOLOG_CORPUS)", p.display());
+        None
+    }
+}
+
+/// Every file under `dir`, recursively (following links to folders, as
+/// `Path::is_dir` does), sorted; empty when `dir` cannot be read.
+pub fn all_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files of [`all_files`] whose extension is one of `exts` (without
+/// the dot, compared exactly), sorted.
+pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = all_files(dir);
+    out.retain(|p| {
+        p.extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| exts.contains(&x))
+    });
+    out
+}
+
+/// The Python of the reference tools: `$var` when set, else the
+/// checkout's `target/interop-venv/bin/python` (which `cargo xtask` makes);
+/// `None`, with a printed `skipped: ...` note, when it is not a file.
+pub fn python_with(var: &str) -> Option<PathBuf> {
+    let p = match std::env::var_os(var) {
+        Some(p) => PathBuf::from(p),
+        None => workspace_root().join("target/interop-venv/bin/python"),
+    };
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: no Python of the reference tools at {} (set {var})",
+            p.display()
+        );
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_with_ext_walks_sorted_and_filters() {
+        let dir = std::env::temp_dir().join(format!("robolog-testkit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("b/c")).unwrap();
+        for f in [
+            "z.bag",
+            "a.mcap",
+            "b/x.bag",
+            "b/c/y.BAG",
+            "b/c/w.bag",
+            "note.md",
+        ] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let got: Vec<String> = files_with_ext(&dir, &["bag", "mcap"])
+            .iter()
+            .map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned())
+            .collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(got, ["a.mcap", "b/c/w.bag", "b/x.bag", "z.bag"]);
+        assert!(files_with_ext(&dir, &["bag"]).is_empty());
+    }
+
+    #[test]
+    fn workspace_root_holds_the_workspace_manifest() {
+        let m = std::fs::read_to_string(workspace_root().join("Cargo.toml")).unwrap();
+        assert!(m.contains("[workspace]"), "{m}");
+    }
+}
