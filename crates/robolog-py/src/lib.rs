@@ -1,12 +1,13 @@
 //! The native part of the `robolog` Python package (`robolog._robolog`),
 //! built with pyo3 and maturin. The package's Python files
-//! (`python/robolog`) re-export what is defined here and add the
-//! conversions to pyarrow, pandas and polars.
+//! (`python/robolog`) re-export what is defined here.
 //!
 //! - `log`: `robolog.open`, `Log`, `Channel`;
 //! - `messages`: `Log.messages`, read on a thread of its own;
 //! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
 //! - `blocks`: a table's columns as pandas' blocks, for `Table.to_pandas`;
+//! - `frames`: tables handed to pyarrow, pandas and polars through their
+//!   public API (each imported when first used);
 //! - `flat`: ULog topics with pyulog's columns (`flatten=True`), as a
 //!   table or as pandas' blocks read straight from the samples;
 //! - `cores`: work spread over the machine's cores;
@@ -37,6 +38,7 @@ mod blocks;
 mod cores;
 mod errors;
 mod flat;
+mod frames;
 mod interrupt;
 mod log;
 mod messages;

@@ -11,10 +11,10 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use robolog::Limits;
 
 use crate::bag2::Rosbag2View;
-use crate::blocks;
 use crate::cores::{on_cores, stopped};
 use crate::errors::{Failure, guarded};
 use crate::flat;
+use crate::frames;
 use crate::messages::Messages;
 use crate::source::{Input, Shared};
 use crate::table::{self, Query, Table};
@@ -155,7 +155,7 @@ impl Log {
         flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let t = Bound::new(py, self.table_of(py, q, flatten)?)?;
-        table::frames(py, "to_pandas", t.into_any())
+        Table::to_pandas(t)
     }
 
     /// `to_pandas(topic, flatten=True)` of a ULog, read from the samples
@@ -167,8 +167,7 @@ impl Log {
         if shared.log().as_ulog().is_none() {
             return Ok(None);
         }
-        let frames = py.import("robolog._frames")?;
-        if !frames.getattr("takes_blocks")?.call0()?.is_truthy()? {
+        if !frames::takes_blocks(py) {
             return Ok(None);
         }
         let for_scan = Arc::clone(&shared);
@@ -176,14 +175,10 @@ impl Log {
         let made = shared
             .unless_changed(made)
             .map_err(|e| e.into_py(py, shared.path.as_deref()))?;
-        let Some((names, rows, made)) = made else {
+        let Some(parts) = made else {
             return Ok(None);
         };
-        let blocks = blocks::to_python(py, made, rows)?;
-        let frame = frames
-            .getattr("frame_of_blocks")?
-            .call1((names, rows, blocks))?;
-        Ok(Some(frame))
+        Ok(frames::frames_of_blocks(py, vec![parts])?.pop())
     }
 }
 
@@ -542,11 +537,8 @@ impl Log {
             None => topics_with_messages(&shared),
         };
         let path = shared.path.as_deref();
-        let frames = py.import("robolog._frames")?;
         let out = PyDict::new(py);
-        let direct = flatten
-            && shared.log().as_ulog().is_some()
-            && frames.getattr("takes_blocks")?.call0()?.is_truthy()?;
+        let direct = flatten && shared.log().as_ulog().is_some() && frames::takes_blocks(py);
         if direct {
             let for_scan = Arc::clone(&shared);
             let made = py.detach(|| {
@@ -575,17 +567,17 @@ impl Log {
             let mut from_tables = Vec::new();
             for (key, m) in keys.iter().zip(made) {
                 match m {
-                    Some((names, rows, made)) => {
+                    Some(part) => {
                         part_keys.push(key);
-                        parts.push((names, rows, blocks::to_python(py, made, rows)?));
+                        parts.push(part);
                     }
                     None => from_tables.push(key),
                 }
             }
-            let made = frames.getattr("frames_of_blocks")?.call1((parts,))?;
+            let made = frames::frames_of_blocks(py, parts)?;
             let by_key = PyDict::new(py);
-            for (key, frame) in part_keys.into_iter().zip(made.try_iter()?) {
-                by_key.set_item(key, frame?)?;
+            for (key, frame) in part_keys.into_iter().zip(made) {
+                by_key.set_item(key, frame)?;
             }
             for key in from_tables {
                 let q = Query::new(key, None, start, end);
@@ -620,8 +612,7 @@ impl Log {
             .unless_changed(made)
             .map_err(|e| e.into_py(py, path))?;
         for (key, t) in keys.iter().zip(made) {
-            let t = Bound::new(py, t)?;
-            out.set_item(key, table::frames(py, "to_pandas", t.into_any())?)?;
+            out.set_item(key, Table::to_pandas(Bound::new(py, t)?)?)?;
         }
         Ok(out)
     }
@@ -641,7 +632,7 @@ impl Log {
     ) -> PyResult<Bound<'py, PyAny>> {
         let q = Query::new(topic, columns, start, end);
         let t = Bound::new(py, self.table_of(py, q, flatten)?)?;
-        table::frames(py, "to_polars", t.into_any())
+        frames::to_polars(t.as_any(), "Log.to_polars")
     }
 
     /// Closes the log: its file is unmapped once the iterators and tables

@@ -16,6 +16,7 @@ use robolog_arrow::{ScanOptions, TableNames, scan, table_in};
 
 use crate::blocks::{self, PandasBlock};
 use crate::errors::{Failure, guarded};
+use crate::frames;
 use crate::interrupt;
 use crate::log::unknown_topic;
 use crate::source::Shared;
@@ -298,6 +299,19 @@ pub(crate) struct Table {
 }
 
 impl Table {
+    /// The table's columns in pandas' blocks and its number of rows
+    /// (see `_pandas_blocks`), gathered without the GIL.
+    fn blocks(&self, py: Python<'_>) -> PyResult<Option<(usize, Vec<blocks::Block>)>> {
+        let rows = self.num_rows();
+        if rows == 0 || self.schema.fields().is_empty() {
+            return Ok(None);
+        }
+        let made = py
+            .detach(|| guarded(|| Ok(blocks::of_batches(&self.schema, &self.batches, rows))))
+            .map_err(|e| e.into_py(py, None))?;
+        Ok(made.map(|m| (rows, m)))
+    }
+
     /// A table of `batches` (all of `schema`) named `name`.
     pub(crate) fn new(
         name: String,
@@ -392,32 +406,34 @@ impl Table {
 
     /// The table as a pyarrow.Table (needs pyarrow), without copying.
     fn to_pyarrow<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        frames(slf.py(), "to_pyarrow", slf.into_any())
+        frames::to_pyarrow(slf.as_any(), "Table.to_pyarrow")
     }
 
-    /// The table as a pandas DataFrame (needs pandas and pyarrow):
+    /// The table as a pandas DataFrame (needs pandas, and pyarrow for
+    /// tables with nulls, text or nested columns, or before pandas 3.0):
     /// log_time as datetime64[ns], integer columns of their own width.
-    fn to_pandas<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        frames(slf.py(), "to_pandas", slf.into_any())
+    pub(crate) fn to_pandas<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let me = slf.get();
+        frames::to_pandas(
+            slf.as_any(),
+            me.column_names(),
+            || me.blocks(py),
+            "Table.to_pandas",
+        )
     }
 
-    /// pandas' blocks of the table (for to_pandas): (rows, [(dtype,
-    /// values, column positions)]), each values a numpy array of shape
-    /// (columns, rows) (log times as int64); None for a table without
-    /// rows or columns, or when a column has nulls or a type pandas does
-    /// not keep in a plain numpy block. Gathered without the GIL.
+    /// pandas' blocks of the table, as to_pandas hands them to pandas:
+    /// (rows, [(dtype, values, column positions)]), each values a numpy
+    /// array of shape (columns, rows) (log times as int64); None for a
+    /// table without rows or columns, or when a column has nulls or a
+    /// type pandas does not keep in a plain numpy block. Gathered without
+    /// the GIL.
     fn _pandas_blocks<'py>(
         &self,
         py: Python<'py>,
     ) -> PyResult<Option<(usize, Vec<PandasBlock<'py>>)>> {
-        let rows = self.num_rows();
-        if rows == 0 || self.schema.fields().is_empty() {
-            return Ok(None);
-        }
-        let made = py
-            .detach(|| guarded(|| Ok(blocks::of_batches(&self.schema, &self.batches, rows))))
-            .map_err(|e| e.into_py(py, None))?;
-        let Some(made) = made else {
+        let Some((rows, made)) = self.blocks(py)? else {
             return Ok(None);
         };
         Ok(Some((rows, blocks::to_python(py, made, rows)?)))
@@ -425,7 +441,7 @@ impl Table {
 
     /// The table as a polars DataFrame (needs polars).
     fn to_polars<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        frames(slf.py(), "to_polars", slf.into_any())
+        frames::to_polars(slf.as_any(), "Table.to_polars")
     }
 
     fn __len__(&self) -> usize {
@@ -470,14 +486,4 @@ pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
 /// built from arrays of the same schema).
 fn arrow_failure(e: arrow_schema::ArrowError) -> Failure {
     Failure::Table(e.into())
-}
-
-/// Calls `what` of the package's pure-Python `_frames` module on `table`
-/// (where pyarrow, pandas and polars are imported, when first needed).
-pub(crate) fn frames<'py>(
-    py: Python<'py>,
-    what: &str,
-    table: Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    py.import("robolog._frames")?.getattr(what)?.call1((table,))
 }

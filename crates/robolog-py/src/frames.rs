@@ -1,0 +1,129 @@
+//! Tables handed to pyarrow, pandas and polars through their public API.
+//!
+//! Each package is imported when its conversion is first used: none of
+//! them is a dependency of robolog. A table implements the Arrow PyCapsule
+//! interface, so pyarrow and polars take it without a copy. pandas 3.0
+//! and later takes a frame's 2-D blocks as they are
+//! (`pandas.api.internals.create_dataframe_from_blocks`): for the tables
+//! [`blocks`] can hold (numeric, boolean and time columns without nulls)
+//! the frame is made of blocks gathered in Rust, several times faster
+//! than pyarrow's `to_pandas`; other tables, and older pandas, go through
+//! pyarrow. Nothing here calls back into the package's own Python.
+
+use numpy::PyArray1;
+use pyo3::exceptions::PyImportError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
+
+use crate::blocks::{self, Block, LOG_TIME_DTYPE};
+
+/// `module`, imported; an `ImportError` naming what needs it and how to
+/// install it when it is missing.
+fn need<'py>(py: Python<'py>, module: &str, what: &str) -> PyResult<Bound<'py, PyModule>> {
+    py.import(module).map_err(|e| {
+        let err = PyImportError::new_err(format!(
+            "{what} needs the {module} package (pip install {module})"
+        ));
+        err.set_cause(py, Some(e));
+        err
+    })
+}
+
+/// `pyarrow.table(table)`: the table as a `pyarrow.Table` (needs pyarrow
+/// 14 or later), without a copy.
+pub(crate) fn to_pyarrow<'py>(
+    table: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    need(table.py(), "pyarrow", what)?
+        .getattr("table")?
+        .call1((table,))
+}
+
+/// `polars.DataFrame(table)`: the table as a polars DataFrame (needs
+/// polars).
+pub(crate) fn to_polars<'py>(table: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    need(table.py(), "polars", what)?
+        .getattr("DataFrame")?
+        .call1((table,))
+}
+
+/// The table as a pandas DataFrame: of `blocks` (its rows, its blocks)
+/// where they were gathered and pandas takes blocks, else pyarrow's
+/// `to_pandas` of the table.
+pub(crate) fn to_pandas<'py>(
+    table: &Bound<'py, PyAny>,
+    names: Vec<String>,
+    blocks: impl FnOnce() -> PyResult<Option<(usize, Vec<Block>)>>,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = table.py();
+    need(py, "pandas", what)?;
+    if takes_blocks(py) {
+        if let Some((rows, made)) = blocks()? {
+            let mut frames = frames_of_blocks(py, vec![(names, rows, made)])?;
+            if let Some(frame) = frames.pop() {
+                return Ok(frame);
+            }
+        }
+    }
+    to_pyarrow(table, what)?.call_method0("to_pandas")
+}
+
+/// Whether pandas (3.0 and later) takes a frame's blocks as they are.
+pub(crate) fn takes_blocks(py: Python<'_>) -> bool {
+    py.import("pandas.api.internals")
+        .and_then(|m| m.getattr("create_dataframe_from_blocks"))
+        .is_ok()
+}
+
+/// A frame's column names, its number of rows and its blocks.
+pub(crate) type FrameParts = (Vec<String>, usize, Vec<Block>);
+
+/// The DataFrames of `parts`, each its columns in pandas' blocks: numpy
+/// arrays of shape `(columns, rows)` that own the gathered vectors (no
+/// copy), log times viewed as `datetime64[ns]`. Their column labels are
+/// slices of one Index (making an Index of strings costs pandas more than
+/// slicing one). Needs pandas 3.0 ([`takes_blocks`]).
+pub(crate) fn frames_of_blocks<'py>(
+    py: Python<'py>,
+    parts: Vec<FrameParts>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let pd = py.import("pandas")?;
+    let make = py
+        .import("pandas.api.internals")?
+        .getattr("create_dataframe_from_blocks")?;
+    let range = pd.getattr("RangeIndex")?;
+    let every = pd.getattr("Index")?.call1((PyList::new(
+        py,
+        parts.iter().flat_map(|(names, _, _)| names.iter()),
+    )?,))?;
+    let mut frames = Vec::with_capacity(parts.len());
+    let mut at = 0isize;
+    for (names, rows, made) in parts {
+        let mut pandas_blocks = Vec::with_capacity(made.len());
+        for (dtype, values, columns) in blocks::to_python(py, made, rows)? {
+            // Log times are gathered as int64; numpy's public view makes
+            // them datetime64[ns] without a copy (pandas wraps them).
+            let values = if dtype == LOG_TIME_DTYPE {
+                values.call_method1("view", (LOG_TIME_DTYPE,))?
+            } else {
+                values
+            };
+            let places: Vec<isize> = columns
+                .iter()
+                .map(|&c| isize::try_from(c).unwrap_or(isize::MAX))
+                .collect();
+            let places = PyArray1::from_vec(py, places);
+            pandas_blocks.push(PyTuple::new(py, [values, places.into_any()])?);
+        }
+        let n = isize::try_from(names.len()).unwrap_or(isize::MAX);
+        let labels = every.get_item(PySlice::new(py, at, at + n, 1))?;
+        at += n;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("index", range.call1((rows,))?)?;
+        kwargs.set_item("columns", labels)?;
+        frames.push(make.call((PyList::new(py, pandas_blocks)?,), Some(&kwargs))?);
+    }
+    Ok(frames)
+}
