@@ -90,6 +90,25 @@ pub(crate) enum Failure {
     Stopped,
 }
 
+impl std::fmt::Display for Failure {
+    /// The failure as one line, for a consumer outside Python (an Arrow C
+    /// stream's error).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Log(e) => write!(f, "{e}"),
+            Failure::Table(e) => write!(f, "{e}"),
+            Failure::Missing(what) | Failure::Panic(what) => f.write_str(what),
+            Failure::Changed(path) => write!(
+                f,
+                "{} changed while being read (truncated or overwritten)",
+                path.display()
+            ),
+            Failure::Interrupted(e) => write!(f, "{e}"),
+            Failure::Stopped => f.write_str("interrupted"),
+        }
+    }
+}
+
 /// A file at or under `root` (a log, or a bag's folder) whose memory map
 /// was replaced by zeros because it changed while it was read; `None`
 /// (without a lock) while no file ever changed.

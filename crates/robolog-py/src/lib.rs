@@ -5,6 +5,8 @@
 //! - `log`: `robolog.open`, `Log`, `Channel`;
 //! - `messages`: `Log.messages`, read on a thread of its own;
 //! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
+//! - `scan`: `Log.scan`, a table as a stream of batches read on a thread
+//!   of its own;
 //! - `blocks`: a table's columns as pandas' blocks, for `Table.to_pandas`;
 //! - `frames`: tables handed to pyarrow, pandas and polars through their
 //!   public API (each imported when first used);
@@ -42,6 +44,7 @@ mod frames;
 mod interrupt;
 mod log;
 mod messages;
+mod scan;
 mod source;
 mod sql;
 mod table;
@@ -64,6 +67,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<messages::Messages>()?;
     m.add_class::<messages::Message>()?;
     m.add_class::<table::Table>()?;
+    m.add_class::<scan::Scan>()?;
     m.add_class::<views::ULogView>()?;
     m.add_class::<views::LoggedMessage>()?;
     m.add_class::<views::Dropout>()?;

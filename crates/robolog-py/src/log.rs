@@ -16,6 +16,7 @@ use crate::errors::{Failure, guarded};
 use crate::flat;
 use crate::frames;
 use crate::messages::Messages;
+use crate::scan::Scan;
 use crate::source::{Input, Shared};
 use crate::table::{self, Query, Table};
 use crate::values::json_to_py;
@@ -492,6 +493,30 @@ impl Log {
         flatten: bool,
     ) -> PyResult<Table> {
         self.table_of(py, Query::new(topic, columns, start, end), flatten)
+    }
+
+    /// The topic's table as a stream of record batches, read as they are
+    /// consumed: memory holds a batch or two (a few thousand rows each),
+    /// whatever the topic's size. Takes the arguments of Log.table and
+    /// gives its rows, columns and types; iterating gives a Table per
+    /// batch, and the scan is an Arrow C stream (__arrow_c_stream__) that
+    /// pyarrow.RecordBatchReader.from_stream, polars and DuckDB read
+    /// batch by batch. With flatten=True a ULog topic's pyulog columns
+    /// are gathered at once and handed over as one batch.
+    ///
+    /// Raises KeyError for an unknown topic or column when called.
+    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
+    fn scan(
+        &self,
+        py: Python<'_>,
+        topic: &str,
+        columns: Option<Vec<String>>,
+        start: Option<i64>,
+        end: Option<i64>,
+        flatten: bool,
+    ) -> PyResult<Scan> {
+        let q = Query::new(topic, columns, start, end);
+        Scan::start(py, self.shared()?, q, flatten)
     }
 
     /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs

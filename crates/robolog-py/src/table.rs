@@ -4,15 +4,14 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchOptions};
+use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use arrow_schema::ffi::FFI_ArrowSchema;
 use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use robolog_arrow::{ScanOptions, TableNames, scan, table_in};
+use robolog_arrow::{BatchReader, ScanOptions, TableNames, scan, table_in};
 
 use crate::blocks::{self, PandasBlock};
 use crate::errors::{Failure, guarded};
@@ -50,10 +49,21 @@ impl Query {
     }
 }
 
-/// Builds the table `q` asks for (of a topic, a table name or a ULog
-/// message name) of the log: the work of `Log.table`, done without the
-/// GIL.
-pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
+/// A table `q` asks for, resolved before anything is read.
+pub(crate) struct Planned {
+    /// The table's name.
+    pub(crate) name: String,
+    /// Its key: the topic (ULog: the message name) of its messages.
+    pub(crate) key: String,
+    /// The library's table: its channels and columns.
+    pub(crate) table: robolog_arrow::Table,
+    /// The columns and time range to read.
+    pub(crate) opts: ScanOptions,
+}
+
+/// Resolves the table `q` asks for (of a topic, a table name or a ULog
+/// message name or instance topic) and checks the columns it names.
+pub(crate) fn plan(shared: &Shared, q: &Query) -> Result<Planned, Failure> {
     let topic = q.topic.as_str();
     let log = shared.log();
     let summary = &shared.summary;
@@ -100,40 +110,30 @@ pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
         end: q.end.map(Timestamp),
         ..ScanOptions::default()
     };
-    let read = read_in_parts(log, &table, &opts, &halves(shared, &table, &opts))?;
-    let (schema, batches) = (read.schema, read.batches);
-    let mut problems = Vec::new();
-    let skipped = read.skipped + read.skipped_at.len() as u64;
-    if skipped > 0 {
-        let problem = format!(
-            "table {name}: {skipped} damaged record{} skipped",
-            if skipped == 1 { " was" } else { "s were" }
-        );
-        shared.add_problem(problem.clone());
-        problems.push(problem);
-    }
-    if let Some(first) = &read.first_undecoded {
-        let n = read.undecoded;
-        let problem = format!(
-            "table {name}: {n} message{} could not be decoded ({}: null message columns); \
-             the first at byte {}: {}",
-            if n == 1 { "" } else { "s" },
-            if n == 1 {
-                "its row has"
-            } else {
-                "their rows have"
-            },
-            first.offset,
-            first.reason
-        );
-        shared.add_problem(problem.clone());
-        problems.push(problem);
-    }
-    Ok(Table {
+    Ok(Planned {
         name: name.to_string(),
-        topic: key.to_string(),
-        schema,
-        batches,
+        key: key.to_string(),
+        table,
+        opts,
+    })
+}
+
+/// Builds the table `q` asks for: the work of `Log.table`, done without
+/// the GIL.
+pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
+    let p = plan(shared, q)?;
+    let read = read_in_parts(
+        shared.log(),
+        &p.table,
+        &p.opts,
+        &halves(shared, &p.table, &p.opts),
+    )?;
+    let problems = read.problems(shared, &p.name);
+    Ok(Table {
+        name: p.name,
+        topic: p.key,
+        schema: read.schema,
+        batches: read.batches,
         problems,
     })
 }
@@ -183,7 +183,7 @@ fn halves(shared: &Shared, table: &robolog_arrow::Table, opts: &ScanOptions) -> 
 }
 
 /// What reading a table gave.
-struct Read {
+pub(crate) struct Read {
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
     /// Damaged records skipped: those without an offset, counted...
@@ -192,6 +192,55 @@ struct Read {
     skipped_at: BTreeSet<u64>,
     undecoded: u64,
     first_undecoded: Option<robolog_arrow::Undecoded>,
+}
+
+impl Read {
+    /// What a reader met besides its batches.
+    pub(crate) fn of_reader(reader: &BatchReader<'_>, batches: Vec<RecordBatch>) -> Read {
+        let skipped_at: BTreeSet<u64> = reader.skipped_offsets().iter().copied().collect();
+        let with_offset = reader.skipped_offsets().len() as u64;
+        Read {
+            schema: reader.schema(),
+            batches,
+            skipped: reader.skipped().saturating_sub(with_offset),
+            skipped_at,
+            undecoded: reader.undecoded(),
+            first_undecoded: reader.first_undecoded().cloned(),
+        }
+    }
+
+    /// The problems of table `name` this read met, one line each (also
+    /// kept in the log's problems): damaged records skipped, messages
+    /// that did not decode.
+    pub(crate) fn problems(&self, shared: &Shared, name: &str) -> Vec<String> {
+        let mut problems = Vec::new();
+        let skipped = self.skipped + self.skipped_at.len() as u64;
+        if skipped > 0 {
+            problems.push(format!(
+                "table {name}: {skipped} damaged record{} skipped",
+                if skipped == 1 { " was" } else { "s were" }
+            ));
+        }
+        if let Some(first) = &self.first_undecoded {
+            let n = self.undecoded;
+            problems.push(format!(
+                "table {name}: {n} message{} could not be decoded ({}: null message columns); \
+                 the first at byte {}: {}",
+                if n == 1 { "" } else { "s" },
+                if n == 1 {
+                    "its row has"
+                } else {
+                    "their rows have"
+                },
+                first.offset,
+                first.reason
+            ));
+        }
+        for p in &problems {
+            shared.add_problem(p.clone());
+        }
+        problems
+    }
 }
 
 /// Reads `table` in `parts` (consecutive time ranges), each on its own
@@ -211,16 +260,7 @@ fn read_in_parts(
             interrupt::poll();
             batches.push(b?);
         }
-        let skipped_at: BTreeSet<u64> = reader.skipped_offsets().iter().copied().collect();
-        let with_offset = reader.skipped_offsets().len() as u64;
-        Ok(Read {
-            schema: reader.schema(),
-            batches,
-            skipped: reader.skipped().saturating_sub(with_offset),
-            skipped_at,
-            undecoded: reader.undecoded(),
-            first_undecoded: reader.first_undecoded().cloned(),
-        })
+        Ok(Read::of_reader(&reader, batches))
     };
     let reads: Vec<Result<Read, Failure>> = match parts {
         [] => vec![one(opts)],
@@ -312,6 +352,17 @@ impl Table {
         Ok(made.map(|m| (rows, m)))
     }
 
+    /// The table's name, key, schema, batches and problems.
+    pub(crate) fn into_parts(self) -> (String, String, SchemaRef, Vec<RecordBatch>, Vec<String>) {
+        (
+            self.name,
+            self.topic,
+            self.schema,
+            self.batches,
+            self.problems,
+        )
+    }
+
     /// A table of `batches` (all of `schema`) named `name`.
     pub(crate) fn new(
         name: String,
@@ -378,22 +429,18 @@ impl Table {
     }
 
     /// The table as an Arrow C stream (a PyCapsule named
-    /// "arrow_array_stream"): the Arrow PyCapsule interface. The table's
-    /// own schema is always used; requested_schema is accepted and
-    /// ignored, as the interface allows.
+    /// "arrow_array_stream"): the Arrow PyCapsule interface. A
+    /// requested_schema (an "arrow_schema" PyCapsule) the columns can be
+    /// cast to is honoured, batch by batch as the consumer reads them;
+    /// else the table's own schema is used, as the interface allows.
     #[pyo3(signature = (requested_schema = None))]
     fn __arrow_c_stream__<'py>(
         &self,
         py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
+        requested_schema: Option<Bound<'py, PyCapsule>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema;
-        let batches = RecordBatchIterator::new(
-            self.batches.clone().into_iter().map(Ok),
-            Arc::clone(&self.schema),
-        );
-        let stream = FFI_ArrowArrayStream::new(Box::new(batches));
-        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+        let batches = self.batches.clone().into_iter().map(Ok);
+        stream_capsule(py, Arc::clone(&self.schema), batches, requested_schema)
     }
 
     /// The table's schema as an Arrow C schema (a PyCapsule named
@@ -464,16 +511,11 @@ impl Table {
 /// `column[i]`, down to columns of scalars, strings and variable-length
 /// lists. A null struct or array makes its columns null in that row.
 pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
-    use robolog_arrow::flatten::{flatten_columns, flatten_schema};
-    let schema = Arc::new(flatten_schema(&t.schema, usize::MAX).map_err(arrow_failure)?);
+    let schema = flat_schema(&t.schema)?;
     let mut batches = Vec::with_capacity(t.batches.len());
     for b in &t.batches {
         interrupt::poll();
-        let (_, arrays) =
-            flatten_columns(t.schema.fields(), b.columns(), usize::MAX).map_err(arrow_failure)?;
-        let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
-        let b = RecordBatch::try_new_with_options(schema.clone(), arrays, &opts);
-        batches.push(b.map_err(arrow_failure)?);
+        batches.push(flatten_batch(&schema, b)?);
     }
     Ok(Table {
         schema,
@@ -482,8 +524,100 @@ pub(crate) fn flatten(t: Table) -> Result<Table, Failure> {
     })
 }
 
+/// The schema of a table of `schema` flattened (see [`flatten`]).
+pub(crate) fn flat_schema(schema: &SchemaRef) -> Result<SchemaRef, Failure> {
+    let flat = robolog_arrow::flatten::flatten_schema(schema, usize::MAX).map_err(arrow_failure)?;
+    Ok(Arc::new(flat))
+}
+
+/// A batch flattened into `schema` (its [`flat_schema`]).
+pub(crate) fn flatten_batch(schema: &SchemaRef, b: &RecordBatch) -> Result<RecordBatch, Failure> {
+    let (_, arrays) =
+        robolog_arrow::flatten::flatten_columns(b.schema().fields(), b.columns(), usize::MAX)
+            .map_err(arrow_failure)?;
+    let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
+    RecordBatch::try_new_with_options(Arc::clone(schema), arrays, &opts).map_err(arrow_failure)
+}
+
 /// An Arrow error as a failure (a bug if it happens: the arrays are
 /// built from arrays of the same schema).
 fn arrow_failure(e: arrow_schema::ArrowError) -> Failure {
     Failure::Table(e.into())
+}
+
+/// `batches` (of `schema`) as an Arrow C stream capsule, each batch handed
+/// over when the consumer reads it. A `requested` schema (an
+/// "arrow_schema" capsule) of as many columns, each of a type its column
+/// can be cast to, is honoured: the batches are cast to it as they are
+/// read, without the nulls a lossy cast would make (a value the requested
+/// type cannot hold fails the stream, naming it). Any other requested
+/// schema is not honoured, as the interface allows: the stream keeps the
+/// table's own.
+pub(crate) fn stream_capsule<'py>(
+    py: Python<'py>,
+    schema: SchemaRef,
+    batches: impl Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>> + Send + 'static,
+    requested: Option<Bound<'py, PyCapsule>>,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    use arrow_array::{ArrayRef, StructArray};
+    use pyo3_arrow::ffi::{ArrayIterator, to_stream_pycapsule};
+    let target = match requested {
+        Some(capsule) => {
+            let wanted = pyo3_arrow::PySchema::from_arrow_pycapsule(&capsule)?.into_inner();
+            castable(&schema, &wanted).then_some(wanted)
+        }
+        None => None,
+    };
+    let (schema, batches): (SchemaRef, Box<dyn Iterator<Item = _> + Send>) = match target {
+        Some(wanted) => {
+            let to = Arc::new(arrow_schema::Schema::new_with_metadata(
+                wanted.fields().clone(),
+                schema.metadata().clone(),
+            ));
+            let out = Arc::clone(&to);
+            (to, Box::new(batches.map(move |b| cast_batch(&b?, &out))))
+        }
+        None => (schema, Box::new(batches)),
+    };
+    // The C stream carries each batch as a struct array of its columns.
+    let field = arrow_schema::Field::new_struct("", schema.fields().clone(), false)
+        .with_metadata(schema.metadata().clone());
+    let arrays = batches.map(|b| Ok(Arc::new(StructArray::from(b?)) as ArrayRef));
+    let reader = Box::new(ArrayIterator::new(arrays, Arc::new(field)));
+    Ok(to_stream_pycapsule(py, reader, None)?)
+}
+
+/// Whether every column of `from` can be cast to the type of the column
+/// at its place in `to` (of as many columns).
+fn castable(from: &arrow_schema::Schema, to: &arrow_schema::Schema) -> bool {
+    from.fields().len() == to.fields().len()
+        && from
+            .fields()
+            .iter()
+            .zip(to.fields())
+            .all(|(a, b)| arrow_cast::can_cast_types(a.data_type(), b.data_type()))
+}
+
+/// `b`'s columns cast to the types of `to` (see [`stream_capsule`]).
+fn cast_batch(b: &RecordBatch, to: &SchemaRef) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let options = arrow_cast::CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let columns = b
+        .columns()
+        .iter()
+        .zip(to.fields())
+        .map(|(c, f)| {
+            arrow_cast::cast_with_options(c, f.data_type(), &options).map_err(|e| {
+                arrow_schema::ArrowError::CastError(format!(
+                    "column {:?} cannot be given as {}: {e}",
+                    f.name(),
+                    f.data_type()
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
+    RecordBatch::try_new_with_options(Arc::clone(to), columns, &opts)
 }

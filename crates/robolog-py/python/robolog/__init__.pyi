@@ -51,6 +51,7 @@ __all__ = [
     "Log",
     "Message",
     "Messages",
+    "Scan",
     "Table",
     "UnsupportedError",
     "__version__",
@@ -152,6 +153,24 @@ class Table:
     def to_polars(self) -> Any:
         """A polars.DataFrame (needs polars)."""
     def __len__(self) -> int: ...
+
+@final
+class Scan:
+    """A topic's table as a stream of record batches, read as they are consumed (Log.scan)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def column_names(self) -> List[str]: ...
+    @property
+    def problems(self) -> List[str]:
+        """What was met reading the rows, once every batch was read."""
+    def __iter__(self) -> Iterator[Table]: ...
+    def __next__(self) -> Table: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+    def __arrow_c_schema__(self) -> object: ...
 
 _InfoValue = Union[str, int, float, bool, bytes]
 
@@ -525,6 +544,15 @@ class Log:
         *,
         flatten: bool = False,
     ) -> Table: ...
+    def scan(
+        self,
+        topic: str,
+        columns: Optional[Sequence[str]] = None,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+        *,
+        flatten: bool = False,
+    ) -> Scan: ...
     def to_pandas(
         self,
         topic: str,
