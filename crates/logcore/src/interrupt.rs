@@ -54,6 +54,60 @@ pub fn before_commit() {
     }
 }
 
+/// What a thread doing work for another carries of it: the embedding
+/// program's state of the call the work is for (opaque here).
+pub type Carried = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+/// The hooks [`capture`] and [`carrying`] call, set once per process.
+struct CarryHooks {
+    capture: fn() -> Option<Carried>,
+    enter: fn(Option<Carried>, &mut dyn FnMut()),
+}
+
+static CARRY_HOOKS: OnceLock<CarryHooks> = OnceLock::new();
+
+/// Sets the hooks that let threads a library starts work for the calling
+/// thread's call ([`crate::parallel::on_cores`] uses them): `capture`
+/// gives the calling thread's state, `enter` runs a function on another
+/// thread with that state in place (so that the hook of [`check`] there
+/// stops when the call is interrupted). False when they were set already
+/// (they stay).
+pub fn set_carry_hooks(
+    capture: fn() -> Option<Carried>,
+    enter: fn(Option<Carried>, &mut dyn FnMut()),
+) -> bool {
+    CARRY_HOOKS.set(CarryHooks { capture, enter }).is_ok()
+}
+
+/// The calling thread's state for [`carrying`], by the hook; `None`
+/// without one.
+pub fn capture() -> Option<Carried> {
+    CARRY_HOOKS.get().and_then(|h| (h.capture)())
+}
+
+/// Runs `f` with `carried` (from [`capture`] on the thread the work is
+/// for) in place, by the hook; without one, just runs `f`.
+pub fn carrying<T>(carried: Option<Carried>, f: impl FnOnce() -> T) -> T {
+    let Some(hooks) = CARRY_HOOKS.get() else {
+        return f();
+    };
+    let mut f = Some(f);
+    let mut out = None;
+    (hooks.enter)(carried, &mut || {
+        if let Some(f) = f.take() {
+            out = Some(f());
+        }
+    });
+    match out {
+        Some(out) => out,
+        // The hook did not run the function: run it as it is.
+        None => match f.take() {
+            Some(f) => f(),
+            None => unreachable!("the function ran but gave nothing"),
+        },
+    }
+}
+
 /// A writer that calls [`check`] before each write to `inner`: for work
 /// that copies a stream into a file or a buffer.
 #[derive(Debug)]

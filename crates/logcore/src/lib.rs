@@ -19,7 +19,9 @@
 //!   own error type the shared constructors;
 //! - [`Limits`], the bounds the readers put on what a file can make them
 //!   allocate;
-//! - [`filename`]: names bounded for file systems, stable across runs.
+//! - [`filename`]: names bounded for file systems, stable across runs;
+//! - [`parallel`]: work spread over the machine's cores, the one helper
+//!   the crates share.
 //!
 //! ```
 //! use logcore::{Format, Timestamp};
@@ -44,6 +46,7 @@ pub mod interrupt;
 pub mod limits;
 pub mod message;
 pub mod name;
+pub mod parallel;
 pub mod reader;
 pub mod source;
 pub mod summary;

@@ -31,6 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod blocks;
 mod build;
 pub mod flatten;
 mod infer;
@@ -38,6 +39,7 @@ mod inputs;
 mod logs;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+pub mod pyulog;
 mod table;
 mod ulog;
 
@@ -64,6 +66,12 @@ pub enum Error {
     /// the schema by construction).
     #[error("arrow: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+    /// A topic asked for that the log lacks.
+    #[error("no topic {topic}")]
+    NoTopic {
+        /// The topic asked for.
+        topic: String,
+    },
     /// A column asked for that the table lacks.
     #[error("table {table} has no column {column}")]
     NoColumn {

@@ -26,7 +26,6 @@ use clap::{Args, ValueEnum};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::error::DataFusionError;
-use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 use robolog::write::OutputPolicy;
 use robolog_sql::output as out;
@@ -148,10 +147,7 @@ pub(crate) fn run(ctx: &Context, args: &SqlArgs) -> Result<Outcome, Failure> {
         return Ok(outcome);
     };
     let runtime = tokio::runtime::Runtime::new().map_err(|e| Failure::named("sql", e))?;
-    let config = SessionConfig::new()
-        .with_information_schema(true)
-        .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
-    let session = SessionContext::new_with_config(config);
+    let session = robolog_sql::session();
     // Only queries: before a log is opened, and again on the plan.
     robolog_sql::check_read_only(&session, query).map_err(|e| bad_query(&e))?;
     let set = LogSet::find(paths, ctx.limits()).map_err(|e| log_failure(&e))?;

@@ -15,7 +15,8 @@ use pyo3::exceptions::PyImportError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
-use crate::blocks::{self, Block, LOG_TIME_DTYPE};
+use crate::blocks;
+use robolog_arrow::blocks::{Block, LOG_TIME_DTYPE};
 
 /// `module`, imported; an `ImportError` naming what needs it and how to
 /// install it when it is missing.

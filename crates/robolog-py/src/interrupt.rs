@@ -12,8 +12,9 @@
 //! therefore calls [`poll`] where it reports progress (a conversion's and
 //! an export's progress callback, every block a decompression writes, a
 //! query's wait for its answer, every batch of a table, every item and
-//! wait of `on_cores`). At most every [`EVERY`], `poll` takes the GIL and
-//! runs the pending handlers (`PyErr_CheckSignals`); when one raises,
+//! wait of `logcore::parallel::on_cores`). At most every [`EVERY`], `poll`
+//! takes the GIL and runs the pending handlers (`PyErr_CheckSignals`);
+//! when one raises,
 //! `poll` unwinds with a [`Stopped`] payload, the exception kept in the
 //! call's [`Stop`] (or, outside any call, with an [`Interrupted`] payload
 //! carrying it), without the panic hook: nothing is printed. The
@@ -79,12 +80,6 @@ impl Stop {
         self.set.load(Ordering::Acquire)
     }
 
-    /// Sets the stop without an exception: the call's threads unwind at
-    /// their next [`poll`].
-    pub(crate) fn halt(&self) {
-        self.set.store(true, Ordering::Release);
-    }
-
     /// The exception the handler raised (taken once), if it did.
     pub(crate) fn take(&self) -> Option<PyErr> {
         self.raised
@@ -126,6 +121,20 @@ impl Drop for Restore {
         let previous = self.0.take();
         STOP.with(|s| *s.borrow_mut() = previous);
     }
+}
+
+/// logcore's capture hook (`logcore::interrupt::set_carry_hooks`): the
+/// calling thread's [`Stop`], which the threads of
+/// `logcore::parallel::on_cores` carry.
+pub(crate) fn capture() -> Option<logcore::interrupt::Carried> {
+    current().map(|s| s as logcore::interrupt::Carried)
+}
+
+/// logcore's enter hook: runs `f` carrying the [`Stop`] that [`capture`]
+/// gave.
+pub(crate) fn enter(carried: Option<logcore::interrupt::Carried>, f: &mut dyn FnMut()) {
+    let stop = carried.and_then(|c| c.downcast::<Stop>().ok());
+    carrying(stop, f)
 }
 
 /// Runs `f` on this thread as part of the call `stop` belongs to (a
@@ -181,23 +190,6 @@ pub(crate) fn poll() {
             None => std::panic::resume_unwind(Box::new(Interrupted(e))),
         }
     }
-}
-
-/// Whether `payload` is one of an interrupt ([`Interrupted`],
-/// [`Stopped`]) or of a changed file ([`Changed`]), rather than a panic.
-pub(crate) fn is_interrupt(payload: &(dyn std::any::Any + Send)) -> bool {
-    payload.is::<Interrupted>() || payload.is::<Stopped>() || payload.is::<Changed>()
-}
-
-/// Goes on unwinding with `payload`; a [`Stopped`] of a `stop` that no
-/// caller shares becomes the [`Interrupted`] of its exception.
-pub(crate) fn resume(payload: Box<dyn std::any::Any + Send>, stop: Option<&Stop>) -> ! {
-    if payload.is::<Stopped>() {
-        if let Some(e) = stop.and_then(Stop::take) {
-            std::panic::resume_unwind(Box::new(Interrupted(e)));
-        }
-    }
-    std::panic::resume_unwind(payload)
 }
 
 /// Runs `f` with `files` (logs, or folders of them) watched by

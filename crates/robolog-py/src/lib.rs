@@ -12,7 +12,6 @@
 //!   public API (each imported when first used);
 //! - `flat`: ULog topics with pyulog's columns (`flatten=True`), as a
 //!   table or as pandas' blocks read straight from the samples;
-//! - `cores`: work spread over the machine's cores;
 //! - `interrupt`: Ctrl-C during a long call (KeyboardInterrupt, no output
 //!   left);
 //! - `source`: the opened log shared by those objects;
@@ -37,7 +36,6 @@
 
 mod bag2;
 mod blocks;
-mod cores;
 mod errors;
 mod flat;
 mod frames;
@@ -61,6 +59,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     interrupt::set_main_thread();
     logcore::interrupt::set_hook(interrupt::poll);
     logcore::interrupt::set_commit_hook(interrupt::before_commit);
+    logcore::interrupt::set_carry_hooks(interrupt::capture, interrupt::enter);
     m.add_function(wrap_pyfunction!(log::open, m)?)?;
     m.add_class::<log::Log>()?;
     m.add_class::<log::Channel>()?;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use logcore::parallel::on_cores;
 use logcore::{ChannelId, LogReader, Timestamp};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -11,7 +12,6 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use robolog::Limits;
 
 use crate::bag2::Rosbag2View;
-use crate::cores::{on_cores, stopped};
 use crate::errors::{Failure, guarded};
 use crate::flat;
 use crate::frames;
@@ -575,12 +575,12 @@ impl Log {
                     );
                     let mut frames = Vec::with_capacity(planned.len());
                     for f in planned {
-                        frames.push(f.unwrap_or_else(|| Err(stopped()))?);
+                        frames.push(f?);
                     }
-                    flat::fill(&mut frames)?;
+                    robolog_arrow::pyulog::fill(&mut frames);
                     Ok(frames
                         .into_iter()
-                        .map(|f| f.map(flat::Frame::into_blocks))
+                        .map(|f| f.map(robolog_arrow::pyulog::Frame::into_blocks))
                         .collect::<Vec<_>>())
                 })
             });
@@ -628,9 +628,7 @@ impl Log {
                         })
                     },
                 );
-                made.into_iter()
-                    .map(|t| t.unwrap_or_else(|| Err(stopped())))
-                    .collect::<Result<Vec<Table>, Failure>>()
+                made.into_iter().collect::<Result<Vec<Table>, Failure>>()
             })
         });
         let made = shared

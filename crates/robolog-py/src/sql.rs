@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::error::DataFusionError;
-use datafusion::prelude::{SessionConfig, SessionContext};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use robolog_sql::LogSet;
@@ -114,10 +113,7 @@ impl Drop for AbortOnDrop {
 /// Answers `query` over the logs under `paths` (the work of robolog.sql,
 /// done without the GIL).
 fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Answer, SqlFailure> {
-    let config = SessionConfig::new()
-        .with_information_schema(true)
-        .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
-    let session = SessionContext::new_with_config(config);
+    let session = robolog_sql::session();
     // Only queries: before a log is opened, and again on the plan.
     robolog_sql::check_read_only(&session, query).map_err(|e| SqlFailure::Query(e.to_string()))?;
     let set = LogSet::find(paths, limits).map_err(|e| SqlFailure::log(&e))?;

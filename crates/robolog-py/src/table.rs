@@ -265,36 +265,9 @@ fn read_in_parts(
     let reads: Vec<Result<Read, Failure>> = match parts {
         [] => vec![one(opts)],
         [only] => vec![one(only)],
-        [first, rest @ ..] => std::thread::scope(|s| {
-            // The other parts stop at their next poll once the call is
-            // interrupted (this thread's `guarded` made its stop).
-            let stop = interrupt::current();
-            let others: Vec<_> = rest
-                .iter()
-                .map(|o| {
-                    let stop = stop.clone();
-                    s.spawn(move || interrupt::carrying(stop, || guarded(|| one(o))))
-                })
-                .collect();
-            let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(first)));
-            let own = match own {
-                Ok(own) => own,
-                Err(payload) => {
-                    if let Some(stop) = &stop {
-                        stop.halt();
-                    }
-                    for h in others {
-                        let _ = h.join();
-                    }
-                    std::panic::resume_unwind(payload)
-                }
-            };
-            let mut reads = vec![own];
-            for h in others {
-                reads.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            }
-            reads
-        }),
+        // Each part on a core of its own (the call's interrupt reaches
+        // every part at its next batch).
+        _ => logcore::parallel::on_cores(parts.iter().collect(), |_| 1, one),
     };
     let mut all: Option<Read> = None;
     for r in reads {
@@ -341,13 +314,24 @@ pub(crate) struct Table {
 impl Table {
     /// The table's columns in pandas' blocks and its number of rows
     /// (see `_pandas_blocks`), gathered without the GIL.
-    fn blocks(&self, py: Python<'_>) -> PyResult<Option<(usize, Vec<blocks::Block>)>> {
+    fn blocks(
+        &self,
+        py: Python<'_>,
+    ) -> PyResult<Option<(usize, Vec<robolog_arrow::blocks::Block>)>> {
         let rows = self.num_rows();
         if rows == 0 || self.schema.fields().is_empty() {
             return Ok(None);
         }
         let made = py
-            .detach(|| guarded(|| Ok(blocks::of_batches(&self.schema, &self.batches, rows))))
+            .detach(|| {
+                guarded(|| {
+                    Ok(robolog_arrow::blocks::of_batches(
+                        &self.schema,
+                        &self.batches,
+                        rows,
+                    ))
+                })
+            })
             .map_err(|e| e.into_py(py, None))?;
         Ok(made.map(|m| (rows, m)))
     }

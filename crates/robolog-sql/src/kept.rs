@@ -11,7 +11,7 @@ use logcore::LogReader;
 use robolog_arrow::{LogRow, may_name};
 
 use crate::Error;
-use crate::pool::on_all_cores;
+use logcore::parallel::on_cores;
 
 /// How many messages the logs one opening of a set's tables keeps open
 /// for the scans may have in all (their indexes stay in memory until a
@@ -176,7 +176,15 @@ pub(crate) fn open_all(
     kept: &KeptLogs,
 ) -> Result<Vec<Opened>, Error> {
     let budget = Budget::new(KEEP_OPEN_MESSAGES, KEEP_OPEN_LOGS);
-    on_all_cores(files, |p| open_one(p, limits, &budget, only, kept))
+    // On all cores, in the files' order: the first error in that order
+    // wins.
+    on_cores(
+        files.iter().collect(),
+        |_| 1,
+        |p| open_one(p, limits, &budget, only, kept),
+    )
+    .into_iter()
+    .collect()
 }
 
 /// Opens the log at `path`: for every table, or for the tables `only`

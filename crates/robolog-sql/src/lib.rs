@@ -22,7 +22,7 @@
 //!
 //! Modules: `set` ([`LogSet`]: the logs, their tables, merged schemas),
 //! `kept` (opening logs, and the logs kept open from planning for the
-//! scans), `pool` (work on all cores), `catalog` (the set as a DataFusion
+//! scans; on all cores by `logcore::parallel`), `catalog` (the set as a DataFusion
 //! schema, [`register_logs`]), `provider` ([`LogTable`], [`LogsTable`]),
 //! `exec` ([`LogScanExec`]), `filter` (what scans take from `WHERE`),
 //! `schema` (merging and aligning), `progress` ([`ScanProgress`]).
@@ -66,7 +66,6 @@ mod exec;
 mod filter;
 mod kept;
 pub mod output;
-mod pool;
 mod progress;
 mod provider;
 mod read_only;
@@ -80,7 +79,7 @@ pub use discover::{find_logs, find_named_logs, log_ids};
 pub use exec::LogScanExec;
 pub use progress::{ScanProgress, UndecodedRows};
 pub use provider::{LogTable, LogsTable, logs_schema};
-pub use read_only::{QUERY_STATEMENTS, check_read_only, query, read_only_options};
+pub use read_only::{QUERY_STATEMENTS, check_read_only, query, read_only_options, session};
 pub use schema::LOG;
 pub use set::{LOGS, LogRef, LogSet};
 

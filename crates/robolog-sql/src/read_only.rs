@@ -73,6 +73,28 @@ pub async fn query(ctx: &SessionContext, sql: &str) -> Result<DataFrame, Error> 
     Ok(ctx.sql_with_options(sql, read_only_options()).await?)
 }
 
+/// A DataFusion session for queries over logs, set up as `robolog sql`
+/// and the Python package's `robolog.sql` set it up: `information_schema`
+/// on (`SHOW TABLES`, `information_schema.columns`) and a partition per
+/// core. Register logs with [`register_logs`](crate::register_logs) or
+/// [`LogSet::register`](crate::LogSet::register), then ask with
+/// [`query`].
+///
+/// ```
+/// # async fn run() -> Result<(), robolog_sql::Error> {
+/// let ctx = robolog_sql::session();
+/// let rows = robolog_sql::query(&ctx, "SHOW TABLES").await?.count().await?;
+/// assert!(rows > 0);
+/// # Ok(())
+/// # }
+/// ```
+pub fn session() -> SessionContext {
+    let config = datafusion::prelude::SessionConfig::new()
+        .with_information_schema(true)
+        .with_target_partitions(std::thread::available_parallelism().map_or(2, usize::from));
+    SessionContext::new_with_config(config)
+}
+
 fn refuse(what: impl Into<String>) -> Result<(), Error> {
     Err(Error::NotAQuery {
         statement: what.into(),

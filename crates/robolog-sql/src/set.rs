@@ -10,10 +10,10 @@ use arrow_schema::{Schema, SchemaRef};
 use robolog_arrow::{LogRow, TableNames, table_in};
 
 use crate::kept::{KeptLogs, open_all, reopen};
-use crate::pool::on_all_cores;
 use crate::provider::{LogTable, LogsTable, logs_schema};
 use crate::schema::{merge, with_log_column};
 use crate::{Error, ScanProgress, discover};
+use logcore::parallel::on_cores;
 
 /// The name of the table of logs (one row per log).
 pub use robolog_arrow::LOGS;
@@ -430,20 +430,26 @@ impl LogSet {
     /// merges their schemas.
     fn merge(&self, entry: &Entry, table: &str) -> Result<Merged, Error> {
         let set = &self.inner;
-        let schemas = on_all_cores(&entry.users, |&i| {
-            let l = &set.logs[i];
-            let read = |e| Error::Read {
-                path: l.path.clone(),
-                source: e,
-            };
-            let prepared = match set.kept.get(&l.path, table) {
-                Some(p) => p,
-                None => Arc::new(reopen(&l.path, &set.limits, &entry.key)?),
-            };
-            let table =
-                table_in(&prepared.log, &prepared.summary, &entry.key, table).map_err(read)?;
-            Ok(table.map(|t| t.schema()))
-        })?;
+        let schemas = on_cores(
+            entry.users.iter().collect(),
+            |_| 1,
+            |&i| {
+                let l = &set.logs[i];
+                let read = |e| Error::Read {
+                    path: l.path.clone(),
+                    source: e,
+                };
+                let prepared = match set.kept.get(&l.path, table) {
+                    Some(p) => p,
+                    None => Arc::new(reopen(&l.path, &set.limits, &entry.key)?),
+                };
+                let table =
+                    table_in(&prepared.log, &prepared.summary, &entry.key, table).map_err(read)?;
+                Ok(table.map(|t| t.schema()))
+            },
+        )
+        .into_iter()
+        .collect::<Result<Vec<_>, Error>>()?;
         let mut merged: Option<Merged> = None;
         // The schema (without `log`) of the last log merged in: a log with
         // the same one changes nothing (merging is idempotent), which is
