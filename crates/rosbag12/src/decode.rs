@@ -14,7 +14,7 @@ use nom::Parser;
 use nom::number::complete::le_u32;
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, MessageType, Primitive, WireKind};
+use crate::msg::{ArrayKind, Builtin, MessageType, WireKind};
 
 type NomError<'a> = nom::error::Error<&'a [u8]>;
 
@@ -192,7 +192,7 @@ impl MessageType {
         let kind = *kind;
         match *array {
             ArrayKind::Scalar => self.decode_one(kind, depth, c, what, slot),
-            ArrayKind::Variable => {
+            ArrayKind::Unbounded | ArrayKind::Bounded(_) => {
                 let n = c.take(
                     &|| format!("the 4-byte element count of {}", what()),
                     le_u32,
@@ -213,7 +213,7 @@ impl MessageType {
         out: &mut Value,
     ) -> Result<()> {
         let elem = match kind {
-            WireKind::Prim(p) => p.size().unwrap_or(4) as u64,
+            WireKind::Prim(p) => p.wire_size().unwrap_or(4) as u64,
             WireKind::Msg(j) => self.compiled.get(j).map_or(0, |t| t.min_size),
         };
         if elem == 0 {
@@ -231,7 +231,7 @@ impl MessageType {
                 what()
             )));
         }
-        if let WireKind::Prim(Primitive::UInt8 | Primitive::Char) = kind {
+        if let WireKind::Prim(Builtin::UInt8 | Builtin::Char) = kind {
             set_bytes(out, c.bytes(n, what)?);
             return Ok(());
         }
@@ -271,7 +271,7 @@ impl MessageType {
         what: &dyn Fn() -> String,
         out: &mut Value,
     ) -> Result<()> {
-        use Primitive as P;
+        use Builtin as P;
         let p = match kind {
             WireKind::Msg(j) => return self.decode_struct(j, depth + 1, c, out),
             WireKind::Prim(p) => p,
@@ -288,7 +288,7 @@ impl MessageType {
             P::UInt64 => Value::U64(u64::from_le_bytes(c.le(what)?)),
             P::Float32 => Value::F32(f32::from_le_bytes(c.le(what)?)),
             P::Float64 => Value::F64(f64::from_le_bytes(c.le(what)?)),
-            P::String => {
+            P::String | P::WString => {
                 let n = c.take(&|| format!("the 4-byte length of {}", what()), le_u32)?;
                 let b = c.bytes(u64::from(n), what)?;
                 match (std::str::from_utf8(b), &mut *out) {
@@ -352,19 +352,19 @@ fn set_typed<T>(
 /// and `float64[]` as typed arrays, integers as arrays of `I64`/`U64`.
 /// `false` when `p` has no fixed size.
 fn fixed_size_array(
-    p: Primitive,
+    p: Builtin,
     n: u64,
     c: &mut Cursor<'_>,
     what: &dyn Fn() -> String,
     out: &mut Value,
 ) -> Result<bool> {
-    use Primitive as P;
+    use Builtin as P;
     fn le<const N: usize>(b: &[u8]) -> [u8; N] {
         let mut a = [0u8; N];
         a.copy_from_slice(&b[..N]);
         a
     }
-    let Some(size) = p.size() else {
+    let Some(size) = p.wire_size() else {
         return Ok(false);
     };
     let convert: fn(&[u8]) -> Value = match p {

@@ -24,7 +24,7 @@
 use logcore::{FormatError, Value};
 
 use crate::error::{Error, Result};
-use crate::msg::{ArrayKind, MessageType, Primitive, WireKind};
+use crate::msg::{ArrayKind, Builtin, MessageType, WireKind};
 
 impl MessageType {
     /// Encodes `value` (a message of this type) into ROS 1 wire bytes;
@@ -134,7 +134,7 @@ impl MessageType {
     ) -> Result<()> {
         let fixed = match array {
             ArrayKind::Scalar => return self.encode_one(kind, depth, value, out, path),
-            ArrayKind::Variable => None,
+            ArrayKind::Unbounded | ArrayKind::Bounded(_) => None,
             ArrayKind::Fixed(n) => Some(n as usize),
         };
         let len = match value {
@@ -156,15 +156,15 @@ impl MessageType {
             }
         }
         match (kind, value) {
-            (WireKind::Prim(Primitive::UInt8 | Primitive::Char), Value::Bytes(b)) => {
+            (WireKind::Prim(Builtin::UInt8 | Builtin::Char), Value::Bytes(b)) => {
                 out.extend_from_slice(b);
             }
-            (WireKind::Prim(p @ (Primitive::Float32 | Primitive::Float64)), Value::F32Array(v)) => {
+            (WireKind::Prim(p @ (Builtin::Float32 | Builtin::Float64)), Value::F32Array(v)) => {
                 for &x in v {
                     put_float(p, f64::from(x), out);
                 }
             }
-            (WireKind::Prim(p @ (Primitive::Float32 | Primitive::Float64)), Value::F64Array(v)) => {
+            (WireKind::Prim(p @ (Builtin::Float32 | Builtin::Float64)), Value::F64Array(v)) => {
                 for &x in v {
                     put_float(p, x, out);
                 }
@@ -191,7 +191,7 @@ impl MessageType {
         out: &mut Vec<u8>,
         path: &mut Path,
     ) -> Result<()> {
-        use Primitive as P;
+        use Builtin as P;
         let p = match kind {
             WireKind::Msg(j) => return self.encode_struct(j, depth + 1, value, out, path),
             WireKind::Prim(p) => p,
@@ -251,7 +251,7 @@ impl MessageType {
                 };
                 put_float(p, x, out);
             }
-            P::String => {
+            P::String | P::WString => {
                 let b = match value {
                     Value::String(s) => s.as_bytes(),
                     Value::Bytes(b) => b.as_slice(),
@@ -311,8 +311,8 @@ impl MessageType {
     }
 }
 
-fn put_float(p: Primitive, x: f64, out: &mut Vec<u8>) {
-    if p == Primitive::Float32 {
+fn put_float(p: Builtin, x: f64, out: &mut Vec<u8>) {
+    if p == Builtin::Float32 {
         out.extend_from_slice(&(x as f32).to_le_bytes());
     } else {
         out.extend_from_slice(&x.to_le_bytes());
@@ -333,31 +333,21 @@ fn sec_nsec(value: &Value, path: &Path) -> Result<(i64, i64)> {
     Ok((get("sec")?, get("nsec")?))
 }
 
-fn prim_name(p: Primitive) -> &'static str {
-    use Primitive as P;
-    match p {
-        P::Bool => "a bool",
-        P::Int8 => "an int8",
-        P::UInt8 => "a uint8",
-        P::Int16 => "an int16",
-        P::UInt16 => "a uint16",
-        P::Int32 => "an int32",
-        P::UInt32 => "a uint32",
-        P::Int64 => "an int64",
-        P::UInt64 => "a uint64",
-        P::Float32 => "a float32",
-        P::Float64 => "a float64",
-        P::String => "a string",
-        P::Time => "a time",
-        P::Duration => "a duration",
-        P::Byte => "a byte",
-        P::Char => "a char",
-    }
+/// A builtin as the thing a value should be ("an int8", "a string").
+fn prim_name(p: Builtin) -> String {
+    let name = p.name();
+    // Of the builtins' names, only `int8` ... `int64` take "an".
+    let article = if name.starts_with("int") {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
 }
 
 fn kind_name(t: &MessageType, kind: WireKind) -> String {
     match kind {
-        WireKind::Prim(p) => prim_name(p).to_string(),
+        WireKind::Prim(p) => prim_name(p),
         WireKind::Msg(j) => t
             .defs
             .get(j)

@@ -10,7 +10,7 @@
 //! and `robolog`'s) write ROS 2's `string<=N` and `T[<=N]` into the ROS 1
 //! definitions they store. Such a definition is read, not refused: a
 //! bounded string is a `string`, a bounded sequence `T[<=N]` a variable
-//! array ([`ArrayKind::Variable`]), since that is their ROS 1 wire form
+//! array ([`ArrayKind::Unbounded`]), since that is their ROS 1 wire form
 //! (a `u32` length, then the bytes or elements) and the bound is not on
 //! the wire to check. [`FieldDef::type_text`] keeps the bound as written,
 //! so the md5 is that of the stored text (the one the converter computed).
@@ -19,7 +19,11 @@ use std::collections::{HashMap, HashSet};
 
 use logcore::FieldName;
 use md5::{Digest, Md5};
-use rosmsg::{self as grammar, Builtin, Dialect};
+use rosmsg::{self as grammar, Dialect};
+
+/// The builtins and array forms of the grammar: `wstring` never comes up
+/// in the ROS 1 dialect, nor a bounded array (read as unbounded).
+pub use rosmsg::{ArrayKind, Builtin};
 
 use crate::Limits;
 use crate::error::{Error, Result};
@@ -38,67 +42,13 @@ use crate::records::Connection;
 /// ([`MessageType::parse_with_limits`], [`Bag::with_limits`](crate::Bag::with_limits)).
 pub const MAX_NESTING: usize = 64;
 
-/// A builtin type (spec 6.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Primitive {
-    Bool,
-    Int8,
-    UInt8,
-    Int16,
-    UInt16,
-    Int32,
-    UInt32,
-    Int64,
-    UInt64,
-    Float32,
-    Float64,
-    String,
-    Time,
-    Duration,
-    /// Deprecated alias of int8.
-    Byte,
-    /// Deprecated alias of uint8.
-    Char,
-}
-
-impl Primitive {
-    /// The builtin named `name`.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Builtin::from_name(name, Dialect::Ros1).map(primitive)
-    }
-
-    /// Wire size, `None` for `string` (length-prefixed).
-    pub fn size(self) -> Option<usize> {
-        use Primitive::*;
-        Some(match self {
-            Bool | Int8 | UInt8 | Byte | Char => 1,
-            Int16 | UInt16 => 2,
-            Int32 | UInt32 | Float32 => 4,
-            Int64 | UInt64 | Float64 | Time | Duration => 8,
-            String => return None,
-        })
-    }
-}
-
 /// The element type of a field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BaseType {
-    /// A builtin.
-    Primitive(Primitive),
+    /// A builtin (never `wstring` in ROS 1).
+    Builtin(Builtin),
     /// A message type, by full name `package/Type`.
     Message(String),
-}
-
-/// Scalar, `T[]` or `T[N]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArrayKind {
-    /// One value.
-    Scalar,
-    /// `T[]`: u32 count, then the elements.
-    Variable,
-    /// `T[N]`: exactly N elements, no count.
-    Fixed(u32),
 }
 
 /// A field of a message definition.
@@ -140,29 +90,6 @@ pub struct MsgDef {
 /// references `Header` without carrying its section.
 const STD_HEADER: &str = "uint32 seq\ntime stamp\nstring frame_id";
 
-/// The primitive of a builtin of the ROS 1 dialect (`wstring` is not
-/// one there, so it never comes up).
-fn primitive(b: Builtin) -> Primitive {
-    match b {
-        Builtin::Bool => Primitive::Bool,
-        Builtin::Byte => Primitive::Byte,
-        Builtin::Char => Primitive::Char,
-        Builtin::Int8 => Primitive::Int8,
-        Builtin::UInt8 => Primitive::UInt8,
-        Builtin::Int16 => Primitive::Int16,
-        Builtin::UInt16 => Primitive::UInt16,
-        Builtin::Int32 => Primitive::Int32,
-        Builtin::UInt32 => Primitive::UInt32,
-        Builtin::Int64 => Primitive::Int64,
-        Builtin::UInt64 => Primitive::UInt64,
-        Builtin::Float32 => Primitive::Float32,
-        Builtin::Float64 => Primitive::Float64,
-        Builtin::String | Builtin::WString => Primitive::String,
-        Builtin::Time => Primitive::Time,
-        Builtin::Duration => Primitive::Duration,
-    }
-}
-
 /// One section parsed by the shared grammar (ROS 1 dialect) as a
 /// [`MsgDef`] named `name`, base types still as written. Bounded strings
 /// and sequences (`string<=N`, `T[<=N]`, which ROS 2 to ROS 1
@@ -187,15 +114,12 @@ fn to_msg_def(name: &str, section: &grammar::Section<'_>) -> MsgDef {
             .map(|f| FieldDef {
                 name: f.name.to_string(),
                 base: match f.ty.base {
-                    grammar::BaseType::Builtin(b) => BaseType::Primitive(primitive(b)),
+                    grammar::BaseType::Builtin(b) => BaseType::Builtin(b),
                     grammar::BaseType::Message(m) => BaseType::Message(m.to_string()),
                 },
                 array: match f.ty.array {
-                    grammar::ArrayKind::Scalar => ArrayKind::Scalar,
-                    grammar::ArrayKind::Fixed(n) => ArrayKind::Fixed(n),
-                    grammar::ArrayKind::Bounded(_) | grammar::ArrayKind::Unbounded => {
-                        ArrayKind::Variable
-                    }
+                    ArrayKind::Bounded(_) => ArrayKind::Unbounded,
+                    other => other,
                 },
                 type_text: f.ty.text.to_string(),
             })
@@ -323,7 +247,7 @@ pub fn md5sums_nested(
         }
         for f in &def.fields {
             match &f.base {
-                BaseType::Primitive(_) => lines.push(format!("{} {}", f.type_text, f.name)),
+                BaseType::Builtin(_) => lines.push(format!("{} {}", f.type_text, f.name)),
                 BaseType::Message(m) => {
                     let (sub, sub_depth) = visit(max, m, by_name, done, stack)?;
                     depth = depth.max(sub_depth.saturating_add(1));
@@ -408,7 +332,7 @@ impl WireType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireKind {
     /// A primitive.
-    Prim(Primitive),
+    Prim(Builtin),
     /// A nested message, by its index in [`MessageType::wire_types`]
     /// (and [`MessageType::defs`]).
     Msg(usize),
@@ -454,7 +378,7 @@ impl MessageType {
                     .iter()
                     .map(|f| {
                         let kind = match &f.base {
-                            BaseType::Primitive(p) => WireKind::Prim(*p),
+                            BaseType::Builtin(p) => WireKind::Prim(*p),
                             BaseType::Message(m) => {
                                 WireKind::Msg(index.get(m.as_str()).copied().unwrap_or(0))
                             }
@@ -475,14 +399,14 @@ impl MessageType {
                 for (_, kind, array) in &compiled[i].fields {
                     let (elem_min, elem_fixed) = match kind {
                         WireKind::Prim(p) => {
-                            let size = p.size().map(|s| s as u64);
+                            let size = p.wire_size().map(|s| s as u64);
                             (size.unwrap_or(4), size)
                         }
                         WireKind::Msg(j) => (compiled[*j].min_size, compiled[*j].fixed_size),
                     };
                     let (m, f) = match array {
                         ArrayKind::Scalar => (elem_min, elem_fixed),
-                        ArrayKind::Variable => (4, None),
+                        ArrayKind::Unbounded | ArrayKind::Bounded(_) => (4, None),
                         ArrayKind::Fixed(n) => (
                             elem_min.saturating_mul(u64::from(*n)),
                             elem_fixed.and_then(|e| e.checked_mul(u64::from(*n))),
@@ -555,14 +479,14 @@ impl MessageType {
     ///
     /// ```
     /// use rosbag12::MessageType;
-    /// use rosbag12::msg::{ArrayKind, Primitive, WireKind};
+    /// use rosbag12::msg::{ArrayKind, Builtin, WireKind};
     ///
     /// let text = "Header header\nfloat64[9] c\n===\nMSG: std_msgs/Header\n\
     ///             uint32 seq\ntime stamp\nstring frame_id";
     /// let t = MessageType::parse("p/A", text).unwrap();
     /// let [top, header] = t.wire_types() else { panic!() };
     /// assert_eq!(top.fields()[0].1, WireKind::Msg(1));
-    /// assert_eq!(top.fields()[1].1, WireKind::Prim(Primitive::Float64));
+    /// assert_eq!(top.fields()[1].1, WireKind::Prim(Builtin::Float64));
     /// assert_eq!(top.fields()[1].2, ArrayKind::Fixed(9));
     /// // seq, stamp and the string's length.
     /// assert_eq!((header.min_size(), header.fixed_size()), (16, None));

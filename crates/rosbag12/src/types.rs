@@ -3,52 +3,17 @@
 //! value mapping).
 
 use logcore::{FieldName, ValueType};
-use rosmsg::{self as grammar, Dialect, Element, ResolvedTypes};
+use rosmsg::{self as grammar, ArrayKind, Dialect, Element, ResolvedTypes};
 
-use crate::msg::{ArrayKind, MessageType, Primitive, WireKind, WireType};
+use crate::msg::{MessageType, WireKind, WireType};
 
 /// The most fields (counting those of nested types, as often as they are
 /// nested) a declared type may have: the grammar's limit, the same for
 /// ROS 1 and ROS 2.
 pub use rosmsg::MAX_TYPE_FIELDS;
 
-impl Primitive {
-    /// The type of a decoded scalar of this builtin: `byte` is `int8` and
-    /// `char` `uint8`, as in the decoder.
-    pub fn value_type(self) -> ValueType {
-        match self.element() {
-            Element::Primitive(p) => p.value_type(Dialect::Ros1),
-            Element::Time => ValueType::Time,
-            Element::Duration => ValueType::Duration,
-            Element::String | Element::Message(_) => ValueType::String,
-        }
-    }
-
-    /// The grammar's element type of this builtin.
-    pub(crate) fn element(self) -> Element {
-        match self {
-            Primitive::String => Element::String,
-            Primitive::Time => Element::Time,
-            Primitive::Duration => Element::Duration,
-            Primitive::Bool => Element::Primitive(grammar::Primitive::Bool),
-            Primitive::Int8 => Element::Primitive(grammar::Primitive::Int8),
-            Primitive::UInt8 => Element::Primitive(grammar::Primitive::UInt8),
-            Primitive::Int16 => Element::Primitive(grammar::Primitive::Int16),
-            Primitive::UInt16 => Element::Primitive(grammar::Primitive::UInt16),
-            Primitive::Int32 => Element::Primitive(grammar::Primitive::Int32),
-            Primitive::UInt32 => Element::Primitive(grammar::Primitive::UInt32),
-            Primitive::Int64 => Element::Primitive(grammar::Primitive::Int64),
-            Primitive::UInt64 => Element::Primitive(grammar::Primitive::UInt64),
-            Primitive::Float32 => Element::Primitive(grammar::Primitive::Float32),
-            Primitive::Float64 => Element::Primitive(grammar::Primitive::Float64),
-            Primitive::Byte => Element::Primitive(grammar::Primitive::Byte),
-            Primitive::Char => Element::Primitive(grammar::Primitive::Char),
-        }
-    }
-}
-
 /// The compiled types as the grammar's [`value_type`](grammar::value_type)
-/// reads them (a ROS 1 `T[]` is the grammar's unbounded array).
+/// reads them.
 struct Table<'a>(&'a [WireType]);
 
 impl ResolvedTypes for Table<'_> {
@@ -60,18 +25,13 @@ impl ResolvedTypes for Table<'_> {
         self.0.get(ty).map_or(0, |t| t.fields.len())
     }
 
-    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, grammar::ArrayKind)> {
+    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, ArrayKind)> {
         let (name, kind, array) = self.0.get(ty)?.fields.get(i)?;
         let elem = match *kind {
             WireKind::Prim(p) => p.element(),
             WireKind::Msg(j) => Element::Message(j),
         };
-        let array = match *array {
-            ArrayKind::Scalar => grammar::ArrayKind::Scalar,
-            ArrayKind::Variable => grammar::ArrayKind::Unbounded,
-            ArrayKind::Fixed(n) => grammar::ArrayKind::Fixed(n),
-        };
-        Some((name, elem, array))
+        Some((name, elem, *array))
     }
 }
 

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use logcore::Value;
-use rosbag12::msg::{ArrayKind, BaseType, Primitive, parse_definition};
+use rosbag12::msg::{ArrayKind, BaseType, Builtin, parse_definition};
 use rosbag12::{Bag, MessageType};
 
 fn corpus_bags() -> Vec<PathBuf> {
@@ -73,11 +73,11 @@ fn corpus_point_cloud_definition_has_the_known_fields() {
             ("header", "Header", ArrayKind::Scalar),
             ("height", "uint32", ArrayKind::Scalar),
             ("width", "uint32", ArrayKind::Scalar),
-            ("fields", "PointField[]", ArrayKind::Variable),
+            ("fields", "PointField[]", ArrayKind::Unbounded),
             ("is_bigendian", "bool", ArrayKind::Scalar),
             ("point_step", "uint32", ArrayKind::Scalar),
             ("row_step", "uint32", ArrayKind::Scalar),
-            ("data", "uint8[]", ArrayKind::Variable),
+            ("data", "uint8[]", ArrayKind::Unbounded),
             ("is_dense", "bool", ArrayKind::Scalar),
         ]
     );
@@ -126,10 +126,10 @@ fn bounded_types_read_as_unbounded_with_the_md5_of_the_text() {
     let t = MessageType::parse("p/B", text).unwrap();
     assert_eq!(t.md5sum, "4896157c4882a44a1e4a8e01b1d7b692");
     let f = &t.defs[0].fields;
-    assert_eq!(f[0].base, BaseType::Primitive(Primitive::String));
+    assert_eq!(f[0].base, BaseType::Builtin(Builtin::String));
     assert_eq!(f[0].array, ArrayKind::Scalar);
     assert_eq!(f[0].type_text, "string<=5");
-    assert_eq!(f[1].array, ArrayKind::Variable);
+    assert_eq!(f[1].array, ArrayKind::Unbounded);
     assert_eq!(f[1].type_text, "int32[<=3]");
     let hex = "030000006162630200000007000000ffffffff0100000002000000";
     let bytes: Vec<u8> = (0..hex.len())

@@ -9,7 +9,7 @@ use ros2cdr::MessageType;
 
 use crate::error::{Error, Result};
 use crate::interfaces::{Definitions, Distro, full_name};
-use crate::metadata::{Metadata, QosProfile, TopicMetadata, parse_qos_text};
+use crate::metadata::{Metadata, TopicMetadata, parse_qos_text};
 use crate::storage::{
     Cursor, Expansion, RawMessage, Resume, Storage, StorageFilter, StorageTopic, StoredDefinition,
     TopicStats, unzstd,
@@ -37,26 +37,20 @@ pub struct Definition {
     pub source: DefinitionSource,
 }
 
-/// A topic of the bag: one channel.
+/// A topic of the bag: one channel, with its metadata (name, type, QoS,
+/// type hash) as [`TopicMetadata`] holds them; those fields read through
+/// it (`topic.name`, `topic.type_name`).
 #[derive(Debug, Clone)]
 pub struct Topic {
     /// The channel id ([`logcore::LogReader`] uses it), numbered from 1
     /// in the order of the metadata's topics, then of topics only the
     /// storage files name.
     pub id: ChannelId,
-    /// Topic name.
-    pub name: String,
-    /// Message type as the bag writes it.
-    pub type_name: String,
-    /// Serialization format (`cdr`).
-    pub serialization_format: String,
-    /// The offered QoS profiles as YAML text (as metadata up to version 8
-    /// and the `.db3` `topics` table store them).
-    pub offered_qos_profiles: String,
-    /// The offered QoS profiles, parsed.
-    pub qos_profiles: Vec<QosProfile>,
-    /// The type description hash (`RIHS01_...`), when the bag has one.
-    pub type_description_hash: String,
+    /// The topic's metadata, from `metadata.yaml` (or the metadata a
+    /// storage file embeds), else from the storage files (its
+    /// `message_count` is what that source states; the count
+    /// `metadata.yaml` states is `metadata_message_count`).
+    pub metadata: TopicMetadata,
     /// The message count `metadata.yaml` states, when there is one.
     pub metadata_message_count: Option<u64>,
     /// The definition its messages are decoded with, if one was found
@@ -65,18 +59,22 @@ pub struct Topic {
     pub(crate) message_type: Option<MessageType>,
 }
 
+impl std::ops::Deref for Topic {
+    type Target = TopicMetadata;
+
+    /// The topic's metadata.
+    fn deref(&self) -> &TopicMetadata {
+        &self.metadata
+    }
+}
+
 impl Topic {
     /// The topic numbered `index + 1`, from its metadata (the count is the
     /// one `metadata.yaml` states, if any).
-    fn new(index: usize, t: TopicMetadata, metadata_message_count: Option<u64>) -> Topic {
+    fn new(index: usize, metadata: TopicMetadata, metadata_message_count: Option<u64>) -> Topic {
         Topic {
             id: ChannelId(index as u32 + 1),
-            name: t.name,
-            type_name: t.type_name,
-            serialization_format: t.serialization_format,
-            offered_qos_profiles: t.offered_qos_profiles,
-            qos_profiles: t.qos_profiles,
-            type_description_hash: t.type_description_hash,
+            metadata,
             metadata_message_count,
             definition: None,
             message_type: None,
@@ -534,7 +532,7 @@ impl Bag2 {
                 };
                 let t = &mut topics[i];
                 if t.type_description_hash.is_empty() {
-                    t.type_description_hash = st.type_description_hash.clone();
+                    t.metadata.type_description_hash = st.type_description_hash.clone();
                 }
                 if t.definition.is_none() {
                     if let Some(d) = definition {

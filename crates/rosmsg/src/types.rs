@@ -182,6 +182,57 @@ impl Builtin {
         matches!(self, Builtin::String | Builtin::WString)
     }
 
+    /// The bytes one value takes on the wire: a fixed-size builtin's
+    /// [`Primitive::size`], 8 for ROS 1's `time` and `duration` (two
+    /// 32-bit halves); `None` for `string` and `wstring` (length-prefixed).
+    ///
+    /// ```
+    /// use rosmsg::Builtin;
+    /// assert_eq!(Builtin::UInt16.wire_size(), Some(2));
+    /// assert_eq!(Builtin::Time.wire_size(), Some(8));
+    /// assert_eq!(Builtin::String.wire_size(), None);
+    /// ```
+    pub fn wire_size(self) -> Option<usize> {
+        match self {
+            Builtin::Time | Builtin::Duration => Some(8),
+            other => other.primitive().map(Primitive::size),
+        }
+    }
+
+    /// The type of a decoded scalar of this builtin in `dialect`: a
+    /// fixed-size builtin's [`Primitive::value_type`] (`byte` is `int8` in
+    /// ROS 1, `uint8` in ROS 2), strings as strings, ROS 1's `time` and
+    /// `duration` as times and durations.
+    ///
+    /// ```
+    /// use logcore::ValueType;
+    /// use rosmsg::{Builtin, Dialect};
+    /// assert_eq!(Builtin::Byte.value_type(Dialect::Ros1), ValueType::I8);
+    /// assert_eq!(Builtin::Time.value_type(Dialect::Ros1), ValueType::Time);
+    /// assert_eq!(Builtin::WString.value_type(Dialect::Ros2), ValueType::String);
+    /// ```
+    pub fn value_type(self, dialect: Dialect) -> ValueType {
+        use crate::Element as E;
+        match self.element() {
+            E::Primitive(p) => p.value_type(dialect),
+            E::Time => ValueType::Time,
+            E::Duration => ValueType::Duration,
+            E::String | E::Message(_) => ValueType::String,
+        }
+    }
+
+    /// What [`value_type`](crate::value_type) reads a field of this
+    /// builtin as.
+    pub fn element(self) -> crate::Element {
+        use crate::Element as E;
+        match self {
+            Builtin::String | Builtin::WString => E::String,
+            Builtin::Time => E::Time,
+            Builtin::Duration => E::Duration,
+            other => other.primitive().map_or(E::String, E::Primitive),
+        }
+    }
+
     /// The fixed-size builtin it is, or `None` for `string`, `wstring`,
     /// `time` and `duration`.
     ///

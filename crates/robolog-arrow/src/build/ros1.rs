@@ -14,7 +14,7 @@
 //! the check refuses takes the general path, which reports why.
 
 use logcore::ValueType;
-use rosbag12::msg::{ArrayKind, MessageType, Primitive, WireKind as Kind};
+use rosbag12::msg::{ArrayKind, Builtin, MessageType, WireKind as Kind};
 
 use super::{Builder, Column};
 
@@ -148,13 +148,13 @@ impl Plan {
         let n = match array {
             ArrayKind::Scalar => return self.skip_one(kind, w),
             ArrayKind::Fixed(n) => n as usize,
-            ArrayKind::Variable => match w.count() {
+            ArrayKind::Unbounded | ArrayKind::Bounded(_) => match w.count() {
                 Ok(n) => n,
                 Err(_) => return false,
             },
         };
         let (fixed, min) = match kind {
-            Kind::Prim(p) => (p.size(), p.size().unwrap_or(4)),
+            Kind::Prim(p) => (p.wire_size(), p.wire_size().unwrap_or(4)),
             Kind::Msg(j) => (self.defs[j].fixed, self.defs[j].min),
         };
         if let Some(size) = fixed {
@@ -170,8 +170,8 @@ impl Plan {
 
     fn skip_one(&self, kind: Kind, w: &mut Wire<'_>) -> bool {
         match kind {
-            Kind::Prim(Primitive::String) => w.count().is_ok_and(|n| w.skip(n)),
-            Kind::Prim(p) => w.skip(p.size().unwrap_or(usize::MAX)),
+            Kind::Prim(Builtin::String) => w.count().is_ok_and(|n| w.skip(n)),
+            Kind::Prim(p) => w.skip(p.wire_size().unwrap_or(usize::MAX)),
             Kind::Msg(j) => self.skip_struct(j, w),
         }
     }
@@ -209,18 +209,18 @@ impl Plan {
         if let ArrayKind::Scalar = array {
             return self.one(kind, w, col);
         }
-        let bytes = matches!(kind, Kind::Prim(Primitive::UInt8 | Primitive::Char));
+        let bytes = matches!(kind, Kind::Prim(Builtin::UInt8 | Builtin::Char));
         match (array, &mut col.b) {
             (ArrayKind::Fixed(n), Builder::Fixed { child, valid, .. }) => {
                 self.elements(kind, n as usize, w, child)?;
                 valid.append_non_null();
             }
-            (ArrayKind::Variable, Builder::Bin(b)) if bytes => {
+            (ArrayKind::Unbounded | ArrayKind::Bounded(_), Builder::Bin(b)) if bytes => {
                 let n = w.count()?;
                 b.append_value(w.take(n)?);
             }
             (
-                ArrayKind::Variable,
+                ArrayKind::Unbounded | ArrayKind::Bounded(_),
                 Builder::List {
                     offsets,
                     child,
@@ -253,16 +253,16 @@ impl Plan {
             a
         }
         let typed = match (kind, &mut col.b) {
-            (Kind::Prim(Primitive::UInt8 | Primitive::Char), Builder::U8(b)) => {
+            (Kind::Prim(Builtin::UInt8 | Builtin::Char), Builder::U8(b)) => {
                 b.append_slice(w.take(n)?);
                 true
             }
-            (Kind::Prim(Primitive::Float64), Builder::F64(b)) => {
+            (Kind::Prim(Builtin::Float64), Builder::F64(b)) => {
                 let s = w.take(n.checked_mul(8).ok_or(MISMATCH)?)?;
                 b.append_iter(s.chunks_exact(8).map(|c| f64::from_le_bytes(read(c))));
                 true
             }
-            (Kind::Prim(Primitive::Float32), Builder::F32(b)) => {
+            (Kind::Prim(Builtin::Float32), Builder::F32(b)) => {
                 let s = w.take(n.checked_mul(4).ok_or(MISMATCH)?)?;
                 b.append_iter(s.chunks_exact(4).map(|c| f32::from_le_bytes(read(c))));
                 true
@@ -279,7 +279,7 @@ impl Plan {
 
     /// One value of `kind` into `col`.
     fn one(&self, kind: Kind, w: &mut Wire<'_>, col: &mut Column) -> Result<(), String> {
-        use Primitive as P;
+        use Builtin as P;
         match (kind, &mut col.b) {
             (Kind::Prim(P::Bool), Builder::Bool(b)) => b.append_value(w.le::<1>()?[0] != 0),
             (Kind::Prim(P::Int8 | P::Byte), Builder::I8(b)) => {

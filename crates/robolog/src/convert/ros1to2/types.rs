@@ -9,7 +9,7 @@ use logcore::Limits;
 use ros2cdr::msg::{ArrayKind as A2, FieldDef as F2, FieldType, MsgDef as M2, canonical_name};
 use rosbag2::Definitions;
 use rosbag2::interfaces::full_name;
-use rosbag12::msg::{ArrayKind as A1, BaseType, FieldDef as F1, MsgDef as M1, Primitive as P1};
+use rosbag12::msg::{ArrayKind as A1, BaseType, Builtin as P1, FieldDef as F1, MsgDef as M1};
 
 /// The ROS 2 name (`pkg/msg/Type`) of the ROS 1 type `name`: `pkg/Type`
 /// gains `msg`, `tf/tfMessage` becomes `tf2_msgs/msg/TFMessage` (the one
@@ -147,40 +147,19 @@ fn derive_text(d: &M1, constants: bool) -> String {
     }
     for f in &d.fields {
         let ty = match &f.base {
-            BaseType::Primitive(P1::Time) => "builtin_interfaces/Time".to_string(),
-            BaseType::Primitive(P1::Duration) => "builtin_interfaces/Duration".to_string(),
-            BaseType::Primitive(p) => prim_name(*p).to_string(),
+            BaseType::Builtin(P1::Time) => "builtin_interfaces/Time".to_string(),
+            BaseType::Builtin(P1::Duration) => "builtin_interfaces/Duration".to_string(),
+            BaseType::Builtin(p) => p.name().to_string(),
             BaseType::Message(m) => m.clone(),
         };
         let suffix = match f.array {
             A1::Scalar => String::new(),
-            A1::Variable => "[]".into(),
+            A1::Unbounded | A1::Bounded(_) => "[]".into(),
             A1::Fixed(n) => format!("[{n}]"),
         };
         out.push_str(&format!("{ty}{suffix} {}\n", f.name));
     }
     out
-}
-
-fn prim_name(p: P1) -> &'static str {
-    match p {
-        P1::Bool => "bool",
-        P1::Int8 => "int8",
-        P1::UInt8 => "uint8",
-        P1::Int16 => "int16",
-        P1::UInt16 => "uint16",
-        P1::Int32 => "int32",
-        P1::UInt32 => "uint32",
-        P1::Int64 => "int64",
-        P1::UInt64 => "uint64",
-        P1::Float32 => "float32",
-        P1::Float64 => "float64",
-        P1::String => "string",
-        P1::Time => "time",
-        P1::Duration => "duration",
-        P1::Byte => "byte",
-        P1::Char => "char",
-    }
 }
 
 /// The ROS 2 definition of the ROS 1 type `defs1[0]`: the bundled one of
@@ -221,14 +200,14 @@ fn ros2_type(
 /// field must match).
 fn key1(f: &F1) -> String {
     let ty = match &f.base {
-        BaseType::Primitive(P1::Time) => "builtin_interfaces/Time".to_string(),
-        BaseType::Primitive(P1::Duration) => "builtin_interfaces/Duration".to_string(),
-        BaseType::Primitive(p) => prim_name(*p).to_string(),
+        BaseType::Builtin(P1::Time) => "builtin_interfaces/Time".to_string(),
+        BaseType::Builtin(P1::Duration) => "builtin_interfaces/Duration".to_string(),
+        BaseType::Builtin(p) => p.name().to_string(),
         BaseType::Message(m) => canonical_name(m),
     };
     match f.array {
         A1::Scalar => ty,
-        A1::Variable => format!("{ty}[]"),
+        A1::Unbounded | A1::Bounded(_) => format!("{ty}[]"),
         A1::Fixed(n) => format!("{ty}[{n}]"),
     }
 }
@@ -296,8 +275,8 @@ pub(super) fn compile(
         let mut fields = Vec::new();
         for f in &d.fields {
             let elem = match &f.base {
-                BaseType::Primitive(P1::String) => Elem1::Str,
-                BaseType::Primitive(p) => Elem1::Fixed(p.size().unwrap_or(0)),
+                BaseType::Builtin(P1::String) => Elem1::Str,
+                BaseType::Builtin(p) => Elem1::Fixed(p.wire_size().unwrap_or(0)),
                 BaseType::Message(m) => Elem1::Msg(msg1(m)?),
             };
             fields.push((elem, count1(f.array)));
@@ -351,7 +330,7 @@ fn min1(c: &Compiled, e: Elem1) -> u64 {
 fn count1(a: A1) -> Count {
     match a {
         A1::Scalar => Count::One,
-        A1::Variable => Count::Var,
+        A1::Unbounded | A1::Bounded(_) => Count::Var,
         A1::Fixed(n) => Count::Fixed(n),
     }
 }
@@ -430,8 +409,8 @@ fn plan(
             || !matches!(src, Count::One) && !matches!(dst, Dst::One);
         let elem = match (&f1.base, &f2.ty) {
             _ if !shape_ok => None,
-            (BaseType::Primitive(P1::String), FieldType::String { .. }) => Some(Pair::Str),
-            (BaseType::Primitive(P1::Time | P1::Duration), FieldType::Message(m))
+            (BaseType::Builtin(P1::String), FieldType::String { .. }) => Some(Pair::Str),
+            (BaseType::Builtin(P1::Time | P1::Duration), FieldType::Message(m))
                 if matches!(
                     canonical_name(m).as_str(),
                     "builtin_interfaces/Time" | "builtin_interfaces/Duration"
@@ -439,8 +418,8 @@ fn plan(
             {
                 Some(Pair::Time)
             }
-            (BaseType::Primitive(P1::String | P1::Time | P1::Duration), _) => None,
-            (BaseType::Primitive(p), FieldType::Primitive(q)) if p.size() == Some(q.size()) => {
+            (BaseType::Builtin(P1::String | P1::Time | P1::Duration), _) => None,
+            (BaseType::Builtin(p), FieldType::Primitive(q)) if p.wire_size() == Some(q.size()) => {
                 Some(Pair::Prim(q.size()))
             }
             (BaseType::Message(m1), FieldType::Message(m2)) => {

@@ -4,9 +4,9 @@
 
 use logcore::Value;
 use ros2cdr::MessageType;
-use ros2cdr::msg::{ArrayKind, FieldType, MsgDef, Primitive, canonical_name};
+use ros2cdr::msg::{ArrayKind, FieldType, MsgDef, canonical_name};
 use rosbag12::msg::{
-    ArrayKind as A1, BaseType, ConstantDef as C1, FieldDef as F1, MsgDef as M1, Primitive as P1,
+    ArrayKind as A1, BaseType, Builtin as P1, ConstantDef as C1, FieldDef as F1, MsgDef as M1,
 };
 
 /// The field ROS 2 adds to a type without fields (its IDL form names it);
@@ -223,38 +223,19 @@ fn preorder(defs: &[MsgDef], top: usize) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
-/// The ROS 1 name of a builtin (`byte` and `char` as ROS 2 writes them).
-fn prim1(p: Primitive) -> P1 {
-    match p {
-        Primitive::Bool => P1::Bool,
-        Primitive::Byte => P1::Byte,
-        Primitive::Char => P1::Char,
-        Primitive::Float32 => P1::Float32,
-        Primitive::Float64 => P1::Float64,
-        Primitive::Int8 => P1::Int8,
-        Primitive::UInt8 => P1::UInt8,
-        Primitive::Int16 => P1::Int16,
-        Primitive::UInt16 => P1::UInt16,
-        Primitive::Int32 => P1::Int32,
-        Primitive::UInt32 => P1::UInt32,
-        Primitive::Int64 => P1::Int64,
-        Primitive::UInt64 => P1::UInt64,
-    }
-}
-
 /// The type text of a field's element, and its rosbag12 base type.
 fn element(ty: &FieldType) -> (String, BaseType) {
     match ty {
-        FieldType::Primitive(p) => (p.name().to_string(), BaseType::Primitive(prim1(*p))),
+        FieldType::Primitive(p) => (p.name().to_string(), BaseType::Builtin(P1::from(*p))),
         FieldType::String { bound } | FieldType::WString { bound } => (
             bound.map_or("string".into(), |b| format!("string<={b}")),
-            BaseType::Primitive(P1::String),
+            BaseType::Builtin(P1::String),
         ),
         FieldType::Message(m) => {
             let m = canonical_name(m);
             match builtin(&m) {
-                Some("time") => ("time".into(), BaseType::Primitive(P1::Time)),
-                Some(_) => ("duration".into(), BaseType::Primitive(P1::Duration)),
+                Some("time") => ("time".into(), BaseType::Builtin(P1::Time)),
+                Some(_) => ("duration".into(), BaseType::Builtin(P1::Duration)),
                 None => (m.clone(), BaseType::Message(m)),
             }
         }
@@ -284,7 +265,7 @@ fn section(d: &MsgDef) -> (String, M1) {
         lines.push("uint32 seq".into());
         def.fields.push(F1 {
             name: "seq".into(),
-            base: BaseType::Primitive(P1::UInt32),
+            base: BaseType::Builtin(P1::UInt32),
             array: A1::Scalar,
             type_text: "uint32".into(),
         });
@@ -297,8 +278,8 @@ fn section(d: &MsgDef) -> (String, M1) {
         let (type_text, array) = match f.array {
             ArrayKind::Scalar => (ty, A1::Scalar),
             ArrayKind::Fixed(n) => (format!("{ty}[{n}]"), A1::Fixed(n)),
-            ArrayKind::Bounded(n) => (format!("{ty}[<={n}]"), A1::Variable),
-            ArrayKind::Unbounded => (format!("{ty}[]"), A1::Variable),
+            ArrayKind::Bounded(n) => (format!("{ty}[<={n}]"), A1::Unbounded),
+            ArrayKind::Unbounded => (format!("{ty}[]"), A1::Unbounded),
         };
         lines.push(format!("{type_text} {}", f.name));
         def.fields.push(F1 {
