@@ -417,7 +417,6 @@ fn corpus_cmd(args: &[String]) -> Result {
         Some(dir) => {
             corpus::check_all(&dir)?;
             rosbag::corpus(&dir)?;
-            carla::corpus(&dir)?;
             ulog::corpus(&dir)
         }
         None => Ok(()),
