@@ -1,7 +1,7 @@
 //! ULog checks: fixtures, the pyulog 1.3.0 parity comparison against every
-//! reference output in the corpus, truncation and bit-flip robustness on
-//! real logs, interop (pyulog reads what our writer produced), and the
-//! benchmark against pyulog.
+//! reference output in the corpus, interop (pyulog reads what our writer
+//! produced), and the benchmark against pyulog. (Truncation and bit-flip
+//! robustness on real logs is ulogfile's `tests/corpus_robustness.rs`.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,8 +50,8 @@ fn ulg_files(dir: &Path, out: &mut Vec<PathBuf>) {
     out.extend(robolog_testkit::files_with_ext(dir, &["ulg"]));
 }
 
-/// The ULog corpus checks: parity with every reference output, then
-/// robustness on real logs.
+/// The ULog corpus checks: parity with every reference output
+/// (robustness on real logs is ulogfile's `corpus_robustness` test).
 pub(crate) fn corpus(dir: &Path) -> Result {
     let ulog = dir.join("ulog");
     if !ulog.is_dir() {
@@ -59,8 +59,9 @@ pub(crate) fn corpus(dir: &Path) -> Result {
     }
     step("ulog: pyulog 1.3.0 parity");
     parity(&ulog)?;
-    step("ulog: truncation and bit flips on real logs");
-    robustness(&ulog)
+    // Truncation and bit flips on real logs: ulogfile's
+    // tests/corpus_robustness.rs, run by the gate's tests step.
+    Ok(())
 }
 
 fn find_log(ulog: &Path, name: &str) -> Option<PathBuf> {
@@ -279,141 +280,6 @@ fn csv_parity(exe: &Path, log: &Path, refdir: &Path, dname: &str, t: &mut Tally)
             .map_err(|e| format!("missing: {e}"));
         t.check(format!("{dname}/ulog2csv/{name}"), got, &read(&w)?);
     }
-    Ok(())
-}
-
-/// Message end offsets of every sample of a full parse.
-fn sample_ends(log: &ULog<'_>) -> Vec<usize> {
-    let mut ends: Vec<usize> = log
-        .subscriptions
-        .iter()
-        .flat_map(|s| s.samples.iter())
-        .map(|s| {
-            let o = s.offset as usize;
-            let size = log
-                .data
-                .get(o..o + 2)
-                .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
-            o + 3 + size
-        })
-        .collect();
-    ends.sort_unstable();
-    ends
-}
-
-/// Exercises everything a user can ask of a parsed log.
-fn exercise(log: &ULog<'_>) -> usize {
-    use logcore::{LogReader, MessageFilter, ReadMode};
-    let mut n = pyulog::info(log, true).len() + pyulog::messages(log).0.len();
-    n += pyulog::params(log, &ParamOptions::default()).map_or(0, |s| s.len());
-    if let Ok(s) = log.summary() {
-        n += s.channels.len();
-    }
-    if let Ok(it) = log.messages(&MessageFilter::all().mode(ReadMode::Lenient)) {
-        for m in it.flatten().take(50) {
-            n += usize::from(log.decode(&m).is_ok());
-        }
-    }
-    for d in pyulog::datasets(log).into_iter().take(2) {
-        let mut sink = Vec::new();
-        let _ = pyulog::csv(d, ",", None, None, &mut sink);
-        n += sink.len();
-    }
-    n
-}
-
-fn robustness(ulog: &Path) -> Result {
-    let mut all = Vec::new();
-    ulg_files(ulog, &mut all);
-    all.sort();
-    // Two real PX4 logs, one with appended data; plus every small log.
-    let picks: Vec<PathBuf> = all
-        .iter()
-        .filter(|p| {
-            let n = p.file_name().unwrap_or_default().to_string_lossy();
-            n == "sample_appended_multiple.ulg" || n == "esc_status_log.ulg"
-        })
-        .cloned()
-        .collect();
-    if picks.len() < 2 {
-        return Err("the ulog corpus lacks the logs the robustness check uses".into());
-    }
-    let started = Instant::now();
-    let mut cuts = 0usize;
-    for path in &picks {
-        let bytes = read(path)?;
-        let full = ULog::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        let ends = sample_ends(&full);
-        let mut offsets: Vec<usize> = (0..bytes.len().min(2048)).collect();
-        offsets.extend((2048..bytes.len()).step_by(9973));
-        if let Some(fb) = full.flag_bits {
-            for o in fb.offsets() {
-                let o = o as usize;
-                offsets.extend(o.saturating_sub(40)..(o + 40).min(bytes.len()));
-            }
-        }
-        for &cut in &offsets {
-            let prefix = &bytes[..cut];
-            let result = std::panic::catch_unwind(|| {
-                ULog::parse(prefix).map(|l| {
-                    let n: usize = l.subscriptions.iter().map(|s| s.samples.len()).sum();
-                    (n, l.truncation.is_some())
-                })
-            });
-            let Ok(parsed) = result else {
-                return Err(format!(
-                    "{}: panic reading the first {cut} bytes",
-                    path.display()
-                ));
-            };
-            cuts += 1;
-            if let Ok((n, _)) = parsed {
-                let want = ends.partition_point(|&e| e <= cut);
-                if n != want {
-                    return Err(format!(
-                        "{}: cut at {cut}: {n} samples read, {want} complete before the cut",
-                        path.display()
-                    ));
-                }
-            } else if cut >= 16 + 43 {
-                return Err(format!(
-                    "{}: cut at {cut}: the header did not parse",
-                    path.display()
-                ));
-            }
-        }
-        // Bit flips in a 16 KB prefix (header, flags, definitions and the
-        // start of the data): every bit of the first 256 bytes, then random
-        // positions. A prefix keeps each parse cheap.
-        let head = &bytes[..bytes.len().min(16 * 1024)];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut flips: Vec<(usize, u8)> = (0..head.len().min(256))
-            .flat_map(|i| (0..8).map(move |b| (i, 1u8 << b)))
-            .collect();
-        for _ in 0..1000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            flips.push(((seed as usize) % head.len(), 1 << (seed >> 60 & 7)));
-        }
-        let mut copy = head.to_vec();
-        for (i, bit) in flips {
-            copy[i] ^= bit;
-            let ok = std::panic::catch_unwind(|| ULog::parse(&copy).map(|l| exercise(&l)));
-            copy[i] ^= bit;
-            if ok.is_err() {
-                return Err(format!(
-                    "{}: panic after flipping bit {bit:#04x} of byte {i}",
-                    path.display()
-                ));
-            }
-        }
-    }
-    eprintln!(
-        "xtask: ulog robustness: {cuts} truncated copies and bit-flipped copies of {} real logs read without panic, every complete sample before each cut returned ({:.1} s)",
-        picks.len(),
-        started.elapsed().as_secs_f64()
-    );
     Ok(())
 }
 
