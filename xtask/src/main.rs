@@ -416,7 +416,6 @@ fn corpus_cmd(args: &[String]) -> Result {
     match dir {
         Some(dir) => {
             corpus::check_all(&dir)?;
-            rosbag::corpus(&dir)?;
             ulog::corpus(&dir)
         }
         None => Ok(()),

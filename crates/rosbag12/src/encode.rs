@@ -337,11 +337,7 @@ fn sec_nsec(value: &Value, path: &Path) -> Result<(i64, i64)> {
 fn prim_name(p: Builtin) -> String {
     let name = p.name();
     // Of the builtins' names, only `int8` ... `int64` take "an".
-    let article = if name.starts_with("int") {
-        "an"
-    } else {
-        "a"
-    };
+    let article = if name.starts_with("int") { "an" } else { "a" };
     format!("{article} {name}")
 }
 
