@@ -14,19 +14,7 @@ fn logs(dir: &Path) -> Vec<PathBuf> {
 /// are carla-recorder's `corpus` test (`cargo test -p carla-recorder
 /// --test corpus`, also run by the gate's tests step).
 pub(crate) fn cmd(args: &[String]) -> Result {
-    let mut cmd = crate::cargo();
-    cmd.args([
-        "test",
-        "--locked",
-        "-p",
-        "carla-recorder",
-        "--test",
-        "corpus",
-    ]);
-    if let Some(dir) = crate::corpus::locate(crate::opt(args, "--corpus"))? {
-        cmd.env("ROBOLOG_CORPUS", dir);
-    }
-    crate::run(&mut cmd)
+    crate::crate_test("carla-recorder", "corpus", args)
 }
 
 /// Deterministic recordings for `testdata/carla/` (fuzz seeds and CLI

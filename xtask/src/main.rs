@@ -422,6 +422,18 @@ fn corpus_cmd(args: &[String]) -> Result {
     }
 }
 
+/// `cargo test -p KRATE --test TEST`: a crate's corpus check (the gate
+/// runs it in its tests step), with `--corpus DIR` of `args` as the
+/// corpus.
+pub(crate) fn crate_test(krate: &str, test: &str, args: &[String]) -> Result {
+    let mut cmd = cargo();
+    cmd.args(["test", "--locked", "-p", krate, "--test", test]);
+    if let Some(dir) = corpus::locate(opt(args, "--corpus"))? {
+        cmd.env("ROBOLOG_CORPUS", dir);
+    }
+    run(&mut cmd)
+}
+
 /// The debug `robolog` binary, built exactly as the gate's `cargo test
 /// --workspace --features GATE_FEATURES`
 /// builds it (`--no-run`: nothing runs). Building it with `cargo build -p

@@ -23,21 +23,7 @@ pub(crate) fn mcap_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// mcapfile's `tests/conformance.rs` (also run by the gate's tests step).
 pub(crate) fn cmd(args: &[String]) -> Result {
     match args.first().map(String::as_str) {
-        Some("conformance") | None => {
-            let mut cmd = crate::cargo();
-            cmd.args([
-                "test",
-                "--locked",
-                "-p",
-                "mcapfile",
-                "--test",
-                "conformance",
-            ]);
-            if let Some(dir) = crate::corpus::locate(crate::opt(args, "--corpus"))? {
-                cmd.env("ROBOLOG_CORPUS", dir);
-            }
-            crate::run(&mut cmd)
-        }
+        Some("conformance") | None => crate::crate_test("mcapfile", "conformance", args),
         Some("interop") => interop(),
         Some(other) => Err(format!(
             "unknown `mcap` subcommand `{other}`; try `cargo xtask mcap conformance|interop`"

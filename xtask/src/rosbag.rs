@@ -14,14 +14,7 @@ use crate::Result;
 /// are rosbag12's `tests/corpus.rs` (also run by the gate's tests step).
 pub(crate) fn cmd(args: &[String]) -> Result {
     match args.first().map(String::as_str) {
-        Some("corpus") => {
-            let mut cmd = crate::cargo();
-            cmd.args(["test", "--locked", "-p", "rosbag12", "--test", "corpus"]);
-            if let Some(dir) = crate::corpus::locate(crate::opt(args, "--corpus"))? {
-                cmd.env("ROBOLOG_CORPUS", dir);
-            }
-            crate::run(&mut cmd)
-        }
+        Some("corpus") => crate::crate_test("rosbag12", "corpus", args),
         Some("interop") => interop(),
         _ => Err("usage: cargo xtask rosbag corpus [--corpus DIR] | interop".into()),
     }
