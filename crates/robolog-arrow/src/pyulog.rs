@@ -9,7 +9,7 @@
 //! merged by timestamp (ties: file order), as [`crate::scan`] merges them.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -277,11 +277,7 @@ pub fn table(ulog: &ULog<'_>, q: &Selection) -> Result<FlatTable, Error> {
         }
     }
     let name = plan.name;
-    let mut meta = HashMap::new();
-    meta.insert("robolog.table".to_string(), name.clone());
-    meta.insert("robolog.topic".to_string(), name.clone());
-    meta.insert("robolog.format".to_string(), "ulog".to_string());
-    meta.insert("robolog.type".to_string(), name.clone());
+    let meta = crate::table::table_metadata(&name, &name, "ulog", &name);
     let schema = Arc::new(Schema::new_with_metadata(arrow_fields, meta));
     let batch = RecordBatch::try_new_with_options(
         Arc::clone(&schema),

@@ -26,8 +26,8 @@ pub(crate) use group::tables_where;
 pub use group::{table_in, table_of, tables, tables_with_summary};
 pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
-pub(crate) use schema::original_name;
 pub use schema::{DATA, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
+pub(crate) use schema::{original_name, table_metadata};
 
 /// One table of a log: the channels that share a [table name](table_name),
 /// their merged value type and the Arrow schema of their rows.

@@ -66,17 +66,30 @@ pub(super) fn make_schema(
         Some(fs) => cols.extend(fs.iter().map(|f| build::arrow_field(f).with_nullable(true))),
         None => cols.push(ArrowField::new(DATA, build::data_type(value_type), true)),
     }
-    let mut meta = HashMap::new();
-    meta.insert("robolog.table".to_string(), name.to_string());
-    meta.insert("robolog.topic".to_string(), key.to_string());
-    meta.insert("robolog.format".to_string(), format.name().to_string());
     let types: Vec<&str> = {
         let mut t: Vec<&str> = channels.iter().map(|c| c.type_name.as_str()).collect();
         t.dedup();
         t
     };
-    meta.insert("robolog.type".to_string(), types.join(","));
+    let meta = table_metadata(name, key, format.name(), &types.join(","));
     Arc::new(Schema::new_with_metadata(cols, meta))
+}
+
+/// The schema metadata every table carries: `robolog.table` (its name),
+/// `robolog.topic` (its key), `robolog.format` and `robolog.type` (its
+/// message types, comma-separated).
+pub(crate) fn table_metadata(
+    name: &str,
+    key: &str,
+    format: &str,
+    types: &str,
+) -> HashMap<String, String> {
+    HashMap::from([
+        ("robolog.table".to_string(), name.to_string()),
+        ("robolog.topic".to_string(), key.to_string()),
+        ("robolog.format".to_string(), format.to_string()),
+        ("robolog.type".to_string(), types.to_string()),
+    ])
 }
 
 /// The message field's name before a reserved name got its trailing `_`.
