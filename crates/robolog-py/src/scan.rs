@@ -14,7 +14,6 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow_array::RecordBatch;
-use arrow_schema::ffi::FFI_ArrowSchema;
 use arrow_schema::{ArrowError, SchemaRef};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -25,7 +24,7 @@ use crate::errors::{Failure, guarded};
 use crate::flat;
 use crate::interrupt;
 use crate::source::Shared;
-use crate::table::{self, Query, Read, Table, stream_capsule};
+use crate::table::{self, Query, Read, Table, column_names, schema_capsule, stream_capsule};
 
 /// What the reading thread hands over.
 enum Part {
@@ -187,11 +186,7 @@ impl Scan {
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.schema
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect()
+        column_names(&self.schema)
     }
 
     /// What was met reading the rows (as Table.problems), once every
@@ -266,9 +261,7 @@ impl Scan {
 
     /// The schema as an Arrow C schema (a PyCapsule named "arrow_schema").
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
-            .map_err(|e| PyRuntimeError::new_err(format!("robolog: arrow: {e}")))?;
-        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+        schema_capsule(py, &self.schema)
     }
 
     fn __repr__(&self) -> String {

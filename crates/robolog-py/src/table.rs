@@ -405,11 +405,7 @@ impl Table {
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.schema
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect()
+        column_names(&self.schema)
     }
 
     /// The table as an Arrow C stream (a PyCapsule named
@@ -430,9 +426,7 @@ impl Table {
     /// The table's schema as an Arrow C schema (a PyCapsule named
     /// "arrow_schema").
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
-            .map_err(|e| PyRuntimeError::new_err(format!("robolog: arrow: {e}")))?;
-        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+        schema_capsule(py, &self.schema)
     }
 
     /// The table as a pyarrow.Table (needs pyarrow), without copying.
@@ -604,4 +598,19 @@ fn cast_batch(b: &RecordBatch, to: &SchemaRef) -> Result<RecordBatch, arrow_sche
         .collect::<Result<Vec<_>, _>>()?;
     let opts = RecordBatchOptions::new().with_row_count(Some(b.num_rows()));
     RecordBatch::try_new_with_options(Arc::clone(to), columns, &opts)
+}
+
+/// The names of `schema`'s columns, in order.
+pub(crate) fn column_names(schema: &SchemaRef) -> Vec<String> {
+    schema.fields().iter().map(|f| f.name().clone()).collect()
+}
+
+/// `schema` as an Arrow C schema (a PyCapsule named "arrow_schema").
+pub(crate) fn schema_capsule<'py>(
+    py: Python<'py>,
+    schema: &SchemaRef,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let schema = FFI_ArrowSchema::try_from(schema.as_ref())
+        .map_err(|e| PyRuntimeError::new_err(format!("robolog: arrow: {e}")))?;
+    PyCapsule::new_with_value(py, schema, c"arrow_schema")
 }
