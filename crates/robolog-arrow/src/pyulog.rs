@@ -383,7 +383,7 @@ fn gather(cols: Vec<Column>, order: &Rows) -> ArrayRef {
 
 /// The frame `Log.to_pandas(topic, flatten=True)` makes of a ULog topic,
 /// as its column names, its number of rows and pandas' blocks: the same
-/// columns, dtypes and rows as [`build_flat`]'s table, read from the
+/// columns, dtypes and rows as [`table`]'s batch, read from the
 /// samples straight into the blocks (one pass over the samples, one write
 /// of each value, no Arrow arrays between), on the machine's cores.
 /// `None` for a table without rows or columns.
