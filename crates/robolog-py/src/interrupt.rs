@@ -11,7 +11,8 @@
 //! when it returns, with its work done and its output written. Long work
 //! therefore calls [`poll`] where it reports progress (a conversion's and
 //! an export's progress callback, every block a decompression writes, a
-//! query's wait for its answer, every batch of a table, every item and
+//! query's wait for its answer, a scan's and a message iterator's wait
+//! for their reading thread ([`recv`]), every batch of a table, every item and
 //! wait of `logcore::parallel::on_cores`). At most every [`EVERY`], `poll`
 //! takes the GIL and runs the pending handlers (`PyErr_CheckSignals`);
 //! when one raises,
@@ -188,6 +189,21 @@ pub(crate) fn poll() {
                 std::panic::resume_unwind(Box::new(Stopped));
             }
             None => std::panic::resume_unwind(Box::new(Interrupted(e))),
+        }
+    }
+}
+
+/// Waits for what a thread of the call's sends on `rx`, looking for
+/// Ctrl-C every [`EVERY`] meanwhile (a wait without it would see a signal
+/// only once the thread sent, which may be the whole log later). Call it
+/// without the GIL, under [`guarded`](crate::errors::guarded).
+pub(crate) fn recv<T>(rx: &std::sync::mpsc::Receiver<T>) -> Result<T, std::sync::mpsc::RecvError> {
+    use std::sync::mpsc::RecvTimeoutError;
+    loop {
+        match rx.recv_timeout(EVERY) {
+            Ok(t) => return Ok(t),
+            Err(RecvTimeoutError::Timeout) => poll(),
+            Err(RecvTimeoutError::Disconnected) => return Err(std::sync::mpsc::RecvError),
         }
     }
 }

@@ -234,10 +234,19 @@ impl Messages {
             let Some(rx) = taken else {
                 return Ok(None);
             };
+            // Interrupted, the iterator goes on from where it was at the
+            // next call.
             let (rx, chunk) = py.detach(move || {
-                let chunk = rx.recv();
+                let chunk = guarded(|| Ok(crate::interrupt::recv(&rx)));
                 (rx, chunk)
             });
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(f) => {
+                    *slf.chunks.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
+                    return Err(f.into_py(py, slf.shared.path.as_deref()));
+                }
+            };
             match chunk {
                 Ok(Chunk::Messages(items)) => {
                     slf.buffer.extend(items);

@@ -70,10 +70,12 @@ impl Scan {
             .name("robolog-scan".into())
             .spawn(move || work(&reading, &q, flatten, &tx))
             .map_err(|e| PyRuntimeError::new_err(format!("robolog: no thread to read on: {e}")))?;
-        let (rx, first) = py.detach(move || {
-            let first = rx.recv();
-            (rx, first)
-        });
+        // An interrupt drops the channel: the thread stops at its next send.
+        let first = py.detach(move || guarded(|| Ok((interrupt::recv(&rx), rx))));
+        let (first, rx) = match first {
+            Ok(got) => got,
+            Err(f) => return Err(f.into_py(py, shared.path.as_deref())),
+        };
         match first {
             Ok(Part::Schema(name, topic, schema)) => Ok(Scan {
                 shared,
@@ -210,10 +212,18 @@ impl Scan {
         let Some(rx) = taken else {
             return Ok(None);
         };
+        // Interrupted, the scan goes on from where it was at the next call.
         let (rx, part) = py.detach(move || {
-            let part = rx.recv();
+            let part = guarded(|| Ok(interrupt::recv(&rx)));
             (rx, part)
         });
+        let part = match part {
+            Ok(part) => part,
+            Err(f) => {
+                *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
+                return Err(f.into_py(py, slf.shared.path.as_deref()));
+            }
+        };
         match part {
             Ok(Part::Batch(b)) => {
                 *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);

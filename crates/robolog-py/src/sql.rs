@@ -118,7 +118,12 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
     robolog_sql::check_read_only(&session, query).map_err(|e| SqlFailure::Query(e.to_string()))?;
     let set = LogSet::find(paths, limits).map_err(|e| SqlFailure::log(&e))?;
     set.register(&session).map_err(|e| SqlFailure::log(&e))?;
-    let runtime = tokio::runtime::Runtime::new()
+    // Threads named for the query, which a test (and `top -H`) can tell
+    // from the process's others.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("robolog-sql")
+        .build()
         .map_err(|e| SqlFailure::Other(Failure::Log(logcore::Error::Io(e.into()))))?;
     let df = runtime
         .block_on(session.sql_with_options(query, robolog_sql::read_only_options()))
@@ -133,17 +138,8 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
         let _ = tx.send(df.collect().await);
     });
     let aborting = AbortOnDrop(task);
-    let batches = loop {
-        match rx.recv_timeout(crate::interrupt::EVERY) {
-            Ok(r) => break r,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => crate::interrupt::poll(),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(SqlFailure::Other(Failure::Panic(
-                    "the query's task stopped".into(),
-                )));
-            }
-        }
-    };
+    let batches = crate::interrupt::recv(&rx)
+        .map_err(|_| SqlFailure::Other(Failure::Panic("the query's task stopped".into())))?;
     drop(aborting);
     let batches = batches.map_err(|e| SqlFailure::of(&e))?;
     let mut problems: Vec<String> = set

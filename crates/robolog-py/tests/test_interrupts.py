@@ -104,9 +104,16 @@ def temporaries(folder):
     return [n for n in os.listdir(folder) if n.startswith(".") and "-tmp-" in n]
 
 
-def threads(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("Threads:"))
+def thread_names(pid):
+    """The names of the process's threads (a thread may end while read)."""
+    names = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            pass
+    return names
 
 
 @pytest.fixture
@@ -167,14 +174,11 @@ def test_open_of_a_file_compressed_ros2_bag(scratch):
 
 def test_sql_over_generate_series(scratch):
     src = bag_of(scratch / "in.bag", messages=10)
-    seen = {}
-
-    def running(pid):
-        # The query runs on threads of its own, started with it.
-        seen.setdefault("before", threads(pid))
-        return threads(pid) > seen["before"] + 1
-
-    out = run_and_interrupt("sql", src, "-", scratch / "tmp", running)
+    # The query runs on threads of its own, named for it and started with
+    # it (a count of threads taken once the call may have begun misses
+    # them).
+    out = run_and_interrupt("sql", src, "-", scratch / "tmp",
+                            lambda pid: "robolog-sql" in thread_names(pid))
     assert out == "interrupted\n"
 
 
@@ -199,6 +203,9 @@ SELF_INTERRUPTED = textwrap.dedent('''
     caller = None
 
     def ours(f):
+        if what == "next":
+            # The wait is in the iterator's __next__, which next() calls.
+            return f is next
         owner = getattr(f, "__self__", None)
         return getattr(f, "__name__", None) == what and (
             owner is native or isinstance(owner, robolog.Log))
@@ -214,7 +221,8 @@ SELF_INTERRUPTED = textwrap.dedent('''
         if caller is not None and frame is caller:
             raise KeyboardInterrupt
 
-    log = robolog.open(src) if what in ("table", "dataframes") else None
+    log = robolog.open(src) if what in ("table", "dataframes", "scan", "next") else None
+    rare = log.messages(topics=["rare"]) if what == "next" else None
     if what == "dataframes":
         # What the call imports (pandas, pyarrow) imported before.
         robolog.open(os.environ["WARM"]).dataframes()
@@ -226,6 +234,10 @@ SELF_INTERRUPTED = textwrap.dedent('''
             log.table("/a")
         elif what == "dataframes":
             log.dataframes()
+        elif what == "scan":
+            log.scan("many", flatten=True)
+        elif what == "next":
+            next(rare)
         elif what == "check":
             robolog.check(src)
         else:
@@ -278,6 +290,35 @@ def two_topics(tmp_path_factory):
 def test_reading_a_log(scratch, two_topics, what):
     src, warm = two_topics
     out = run_self_interrupted(what, src, scratch / "tmp", warm)
+    assert out == "interrupted\nleft []\n"
+
+
+def ulog_of(path, rows):
+    """A ULog of `rows` samples of the message "many" and then one of
+    "rare": what a scan of "many" or the messages of "rare" wait for is
+    a pass over the whole file."""
+    def message(kind, payload):
+        return struct.pack("<HB", len(payload), ord(kind)) + payload
+
+    out = bytearray(b"ULog\x01\x12\x35\x01" + struct.pack("<Q", 0))
+    out += message("B", bytes(40))
+    for name in (b"many", b"rare"):
+        out += message("F", name + b":uint64_t timestamp;float x;")
+    out += message("A", struct.pack("<BH", 0, 0) + b"many")
+    out += message("A", struct.pack("<BH", 0, 1) + b"rare")
+    out += message("D", struct.pack("<HQf", 0, 1000, 1.5)) * rows
+    out += message("D", struct.pack("<HQf", 1, 2000, 2.5))
+    path.write_bytes(bytes(out))
+    return path
+
+
+@pytest.mark.parametrize("what", ["scan", "next"])
+def test_waiting_for_a_reading_thread(scratch, what):
+    # Log.scan waits for its thread's schema (here: the whole flattened
+    # table), and an iterator of messages for its thread's next chunk
+    # (here: the one message at the end).
+    src = ulog_of(scratch / "in.ulg", 3_000_000)
+    out = run_self_interrupted(what, src, scratch / "tmp")
     assert out == "interrupted\nleft []\n"
 
 
