@@ -174,7 +174,7 @@ fn listing(dir: &Path) -> Vec<String> {
 
 /// pyulog's `ulog2csv` against `robolog export` on every ULog there is.
 pub(crate) fn ulog2csv(corpus: Option<&Path>) -> Result {
-    let venv = Venv::with(&["pyulog==1.3.0"])?;
+    let venv = Venv::with(&["pyulog"])?;
     let tool = venv
         .python()
         .parent()

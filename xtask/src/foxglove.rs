@@ -28,13 +28,7 @@ use robolog::convert::{ConvertOptions, to_mcap};
 use crate::python::Venv;
 use crate::{Result, corpus, opt, root, verdict};
 
-const PACKAGES: [&str; 5] = [
-    "jsonschema==4.23.0",
-    "mcap==1.6.0",
-    "zstandard==0.23.0",
-    "lz4==4.3.3",
-    "pyulog==1.3.0",
-];
+const PACKAGES: [&str; 5] = ["jsonschema", "mcap", "zstandard", "lz4", "pyulog"];
 
 const SCRIPT: &str = include_str!("foxglove_check.py");
 

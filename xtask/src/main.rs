@@ -522,12 +522,7 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     );
     // The tests that compare with rosbags run its Python (and read MCAP
     // with python mcap).
-    let rosbags = python::Venv::with(&[
-        "rosbags==0.11.9",
-        "mcap==1.6.0",
-        "zstandard==0.23.0",
-        "lz4==4.3.3",
-    ])?;
+    let rosbags = python::Venv::with(&["rosbags", "mcap", "zstandard", "lz4"])?;
     run(cargo().env("ROSBAGS_PYTHON", rosbags.python()).args([
         "test",
         "--workspace",

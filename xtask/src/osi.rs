@@ -33,14 +33,14 @@ use crate::python::Venv;
 /// resolves for these two, and the pins the other checks install into the
 /// same venv (`mcap`, `zstandard`, `lz4`, `typing-extensions` via rosbags).
 pub(crate) const PACKAGES: [&str; 8] = [
-    "asam-osi-utilities==0.4.0",
-    "osi-python==3.8.0",
-    "mcap-protobuf-support==0.6.0",
-    "protobuf==7.36.2",
-    "mcap==1.6.0",
-    "zstandard==0.23.0",
-    "lz4==4.3.3",
-    "typing-extensions==4.16.0",
+    "asam-osi-utilities",
+    "osi-python",
+    "mcap-protobuf-support",
+    "protobuf",
+    "mcap",
+    "zstandard",
+    "lz4",
+    "typing-extensions",
 ];
 
 /// What `generate` wrote, from its `manifest.json`.

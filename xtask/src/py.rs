@@ -42,25 +42,25 @@ use crate::{Result, cargo, corpus, opt, root, run, step};
 /// mcap and its decoders at the versions of the other interop checks; mypy
 /// for stubtest).
 pub(crate) const PACKAGES: [&str; 12] = [
-    "pyulog==1.3.0",
-    "rosbags==0.11.9",
-    "mcap==1.6.0",
-    "mcap-ros1-support==0.9.0",
-    "mcap-ros2-support==0.6.0",
-    "mcap-protobuf-support==0.6.0",
-    "protobuf==7.36.2",
-    "pyarrow==26.0.1",
-    "pandas==3.1.1",
-    "polars==2.1.0",
-    "pytest==9.2.0",
-    "mypy==2.4.1",
+    "pyulog",
+    "rosbags",
+    "mcap",
+    "mcap-ros1-support",
+    "mcap-ros2-support",
+    "mcap-protobuf-support",
+    "protobuf",
+    "pyarrow",
+    "pandas",
+    "polars",
+    "pytest",
+    "mypy",
 ];
 
 /// The linter of `cargo xtask python lint`, pinned.
-pub(crate) const RUFF: &str = "ruff==0.17.5";
+pub(crate) const RUFF: &str = "ruff";
 
 /// maturin, for `--maturin` (and the benchmark's release wheel).
-pub(crate) const MATURIN: &str = "maturin==1.16.0";
+pub(crate) const MATURIN: &str = "maturin";
 
 /// The crate of the package.
 const CRATE: &str = "crates/robolog-py";

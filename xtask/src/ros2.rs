@@ -115,7 +115,7 @@ pub(crate) fn interop(dir: &Path) -> Result {
     if files.is_empty() {
         return Err(format!("no .mcap files in {}", dir.display()));
     }
-    let venv = crate::python::Venv::with(&["mcap==1.6.0", "mcap-ros2-support==0.6.0"])?;
+    let venv = crate::python::Venv::with(&["mcap", "mcap-ros2-support"])?;
     let work = crate::root().join("target/ros2-interop");
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let script = work.join("decode.py");

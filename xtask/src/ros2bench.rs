@@ -127,7 +127,7 @@ fn storage_file(dir: &Path, ext: &str) -> Result<PathBuf> {
 /// `cargo xtask bench ros2`.
 pub(crate) fn bench() -> Result {
     step("bench ros2 (ROS 1 bag -> ROS 2 MCAP and .db3, against rosbags-convert 0.11.9)");
-    crate::python::Venv::with(&["rosbags==0.11.9"])?;
+    crate::python::Venv::with(&["rosbags"])?;
     let exe = release_robolog()?;
     let peer = root().join("target/interop-venv/bin/rosbags-convert");
     let bag = imu_bag()?;

@@ -164,7 +164,7 @@ const INTEROP_PY: &str = include_str!("rosbag_interop.py");
 /// read by us with values equal to rosbags' deserialization, and the 2.0
 /// fixtures we write are read by rosbags with values equal to ours.
 pub(crate) fn interop() -> Result {
-    let venv = crate::python::Venv::with(&["rosbags==0.11.9"])?;
+    let venv = crate::python::Venv::with(&["rosbags"])?;
     let dir = crate::root().join("target/rosbag-interop");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let script = dir.join("interop.py");
@@ -309,7 +309,7 @@ const BENCH_PY: &str = include_str!("rosbag_bench.py");
 /// MB/s and the ratios), then deserialized by rosbags for the decoding
 /// comparison.
 pub(crate) fn bench() -> Result {
-    let venv = crate::python::Venv::with(&["rosbags==0.11.9"])?;
+    let venv = crate::python::Venv::with(&["rosbags"])?;
     // One folder per generation of the inputs, so a changed generator
     // never meets bags cached by an older one.
     let dir = crate::root().join("target/rosbag-bench/330k");

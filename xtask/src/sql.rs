@@ -57,12 +57,7 @@ const STAMP: &str = ".fleet-stamp";
 const DEFAULT_COUNT: usize = 1000;
 
 /// The python packages of these checks, pinned.
-const PACKAGES: [&str; 4] = [
-    "pyulog==1.3.0",
-    "duckdb==1.5.6",
-    "pyarrow==26.0.1",
-    "rosbags==0.11.9",
-];
+const PACKAGES: [&str; 4] = ["pyulog", "duckdb", "pyarrow", "rosbags"];
 
 /// `cargo xtask sql fleet|check|values`.
 pub(crate) fn cmd(args: &[String]) -> Result {

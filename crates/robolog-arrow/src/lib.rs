@@ -51,8 +51,8 @@ pub use logs::{LogRow, logs_batch, logs_schema};
 pub use robolog::names::{LOGS, MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE,
-    ScanOptions, Table, Undecoded, scan, table_in, table_key, table_name, table_of, tables,
-    tables_with_summary, ulog_in_table,
+    SPLIT_MESSAGES, ScanOptions, Table, TableRead, Undecoded, read_table, scan, table_in,
+    table_key, table_name, table_of, tables, tables_with_summary, ulog_in_table,
 };
 
 /// What can go wrong building tables.

@@ -18,13 +18,13 @@ use arrow_schema::{ArrowError, SchemaRef};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use robolog_arrow::scan as scan_table;
+use robolog_arrow::{TableRead, scan as scan_table};
 
 use crate::errors::{Failure, guarded};
 use crate::flat;
 use crate::interrupt;
 use crate::source::Shared;
-use crate::table::{self, Query, Read, Table, column_names, schema_capsule, stream_capsule};
+use crate::table::{self, Query, Table, column_names, schema_capsule, stream_capsule};
 
 /// What the reading thread hands over.
 enum Part {
@@ -157,7 +157,8 @@ fn read(
             return Ok(Vec::new());
         }
     }
-    Ok(Read::of_reader(&reader, Vec::new()).problems(shared, &p.name))
+    let read = TableRead::of_reader(&reader, Vec::new());
+    Ok(table::problems(shared, &p.name, &read))
 }
 
 /// The batches left of a scan's channel, for the C stream.

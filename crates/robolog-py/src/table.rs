@@ -1,7 +1,6 @@
 //! `Log.table`: a topic's typed Arrow table, handed to pyarrow, pandas,
 //! polars or DuckDB through the Arrow PyCapsule interface.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -11,7 +10,7 @@ use logcore::{LogReader, Timestamp};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use robolog_arrow::{BatchReader, ScanOptions, TableNames, scan, table_in};
+use robolog_arrow::{ScanOptions, TableNames, TableRead, table_in};
 
 use crate::blocks::{self, PandasBlock};
 use crate::errors::{Failure, guarded};
@@ -122,13 +121,8 @@ pub(crate) fn plan(shared: &Shared, q: &Query) -> Result<Planned, Failure> {
 /// the GIL.
 pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
     let p = plan(shared, q)?;
-    let read = read_in_parts(
-        shared.log(),
-        &p.table,
-        &p.opts,
-        &halves(shared, &p.table, &p.opts),
-    )?;
-    let problems = read.problems(shared, &p.name);
+    let read = robolog_arrow::read_table(shared.log(), &shared.summary, &p.table, &p.opts)?;
+    let problems = problems(shared, &p.name, &read);
     Ok(Table {
         name: p.name,
         topic: p.key,
@@ -138,156 +132,37 @@ pub(crate) fn build(shared: &Shared, q: &Query) -> Result<Table, Failure> {
     })
 }
 
-/// Tables of at least this many messages are read in two time ranges at
-/// once, on two threads, where the machine has them.
-const SPLIT_MESSAGES: u64 = 50_000;
-
-/// The time ranges `[start, end)` a table is read in, in order: two halves
-/// of its messages' time span for a large table of a log whose messages
-/// are decoded one by one (ULog's typed column readers read a table in one
-/// pass); else one range, the scan's own.
-fn halves(shared: &Shared, table: &robolog_arrow::Table, opts: &ScanOptions) -> Vec<ScanOptions> {
-    let whole = vec![opts.clone()];
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    if threads < 2 || table.message_count < SPLIT_MESSAGES || shared.log().as_ulog().is_some() {
-        return whole;
+/// The problems of table `name` that `read` met, one line each (also
+/// kept in the log's problems): damaged records skipped, messages that
+/// did not decode.
+pub(crate) fn problems(shared: &Shared, name: &str, read: &TableRead) -> Vec<String> {
+    let mut problems = Vec::new();
+    let skipped = read.skipped;
+    if skipped > 0 {
+        problems.push(format!(
+            "table {name}: {skipped} damaged record{} skipped",
+            if skipped == 1 { " was" } else { "s were" }
+        ));
     }
-    let ids: Vec<_> = table.channels.iter().map(|c| c.id).collect();
-    let spans = shared
-        .summary
-        .channels
-        .iter()
-        .filter(|c| ids.contains(&c.info.id))
-        .map(|c| (c.start, c.end));
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for (s, e) in spans {
-        let (Some(s), Some(e)) = (s, e) else {
-            return whole;
-        };
-        lo = lo.min(s.as_nanos());
-        hi = hi.max(e.as_nanos());
+    if let Some(first) = &read.first_undecoded {
+        let n = read.undecoded;
+        problems.push(format!(
+            "table {name}: {n} message{} could not be decoded ({}: null message columns); \
+             the first at byte {}: {}",
+            if n == 1 { "" } else { "s" },
+            if n == 1 {
+                "its row has"
+            } else {
+                "their rows have"
+            },
+            first.offset,
+            first.reason
+        ));
     }
-    let lo = opts.start.map_or(lo, |s| lo.max(s.as_nanos()));
-    let hi = opts
-        .end
-        .map_or(hi, |e| hi.min(e.as_nanos().saturating_sub(1)));
-    if hi.saturating_sub(lo) < 2 {
-        return whole;
+    for p in &problems {
+        shared.add_problem(p.clone());
     }
-    let mid = Timestamp(lo + (hi - lo) / 2);
-    let mut first = opts.clone();
-    first.end = Some(mid);
-    let mut second = opts.clone();
-    second.start = Some(mid);
-    vec![first, second]
-}
-
-/// What reading a table gave.
-pub(crate) struct Read {
-    schema: SchemaRef,
-    batches: Vec<RecordBatch>,
-    /// Damaged records skipped: those without an offset, counted...
-    skipped: u64,
-    /// ...and the offsets of the others, each counted once.
-    skipped_at: BTreeSet<u64>,
-    undecoded: u64,
-    first_undecoded: Option<robolog_arrow::Undecoded>,
-}
-
-impl Read {
-    /// What a reader met besides its batches.
-    pub(crate) fn of_reader(reader: &BatchReader<'_>, batches: Vec<RecordBatch>) -> Read {
-        let skipped_at: BTreeSet<u64> = reader.skipped_offsets().iter().copied().collect();
-        let with_offset = reader.skipped_offsets().len() as u64;
-        Read {
-            schema: reader.schema(),
-            batches,
-            skipped: reader.skipped().saturating_sub(with_offset),
-            skipped_at,
-            undecoded: reader.undecoded(),
-            first_undecoded: reader.first_undecoded().cloned(),
-        }
-    }
-
-    /// The problems of table `name` this read met, one line each (also
-    /// kept in the log's problems): damaged records skipped, messages
-    /// that did not decode.
-    pub(crate) fn problems(&self, shared: &Shared, name: &str) -> Vec<String> {
-        let mut problems = Vec::new();
-        let skipped = self.skipped + self.skipped_at.len() as u64;
-        if skipped > 0 {
-            problems.push(format!(
-                "table {name}: {skipped} damaged record{} skipped",
-                if skipped == 1 { " was" } else { "s were" }
-            ));
-        }
-        if let Some(first) = &self.first_undecoded {
-            let n = self.undecoded;
-            problems.push(format!(
-                "table {name}: {n} message{} could not be decoded ({}: null message columns); \
-                 the first at byte {}: {}",
-                if n == 1 { "" } else { "s" },
-                if n == 1 {
-                    "its row has"
-                } else {
-                    "their rows have"
-                },
-                first.offset,
-                first.reason
-            ));
-        }
-        for p in &problems {
-            shared.add_problem(p.clone());
-        }
-        problems
-    }
-}
-
-/// Reads `table` in `parts` (consecutive time ranges), each on its own
-/// thread, and joins them in order: the rows of one scan of the whole
-/// range, as the ranges split it where log time does.
-fn read_in_parts(
-    log: &robolog::Log<'_>,
-    table: &robolog_arrow::Table,
-    opts: &ScanOptions,
-    parts: &[ScanOptions],
-) -> Result<Read, Failure> {
-    let one = |o: &ScanOptions| -> Result<Read, Failure> {
-        let mut reader = scan(log, table, o)?;
-        let mut batches = Vec::new();
-        for b in reader.by_ref() {
-            // Ctrl-C between batches (each of a few thousand rows).
-            interrupt::poll();
-            batches.push(b?);
-        }
-        Ok(Read::of_reader(&reader, batches))
-    };
-    let reads: Vec<Result<Read, Failure>> = match parts {
-        [] => vec![one(opts)],
-        [only] => vec![one(only)],
-        // Each part on a core of its own (the call's interrupt reaches
-        // every part at its next batch).
-        _ => logcore::parallel::on_cores(parts.iter().collect(), |_| 1, one),
-    };
-    let mut all: Option<Read> = None;
-    for r in reads {
-        let r = r?;
-        match all.as_mut() {
-            None => all = Some(r),
-            Some(a) => {
-                // A damaged record two parts meet (a chunk spanning both,
-                // what the reader lost on opening) is counted once.
-                a.batches.extend(r.batches);
-                a.skipped += r.skipped;
-                a.skipped_at.extend(r.skipped_at);
-                a.undecoded += r.undecoded;
-                if a.first_undecoded.is_none() {
-                    a.first_undecoded = r.first_undecoded;
-                }
-            }
-        }
-    }
-    all.ok_or_else(|| Failure::Missing("no part of the table was read".into()))
+    problems
 }
 
 /// A topic's messages as a typed Arrow table (see Log.table).

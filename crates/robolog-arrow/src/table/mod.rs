@@ -7,9 +7,12 @@
 //!   declared by the format or inferred from the messages.
 //! - `scan`: what a scan reads ([`ScanOptions`]) and the [`BatchReader`]
 //!   it returns; `batch` builds its record batches from the messages.
+//! - `read`: a whole table read into memory ([`read_table`]), a large one
+//!   as two halves of its time span on two cores.
 
 mod batch;
 mod group;
+mod read;
 mod scan;
 mod schema;
 
@@ -24,6 +27,7 @@ use robolog::names::{base_name, may_name};
 #[cfg(feature = "parquet")]
 pub(crate) use group::tables_where;
 pub use group::{table_in, table_of, tables, tables_with_summary};
+pub use read::{SPLIT_MESSAGES, TableRead, read_table};
 pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
 pub use schema::{DATA, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
