@@ -191,7 +191,7 @@ impl MessageType {
                 .map_err(|reason| Error::definition(&top.name, reason))?;
             compiled[i].min_size = size;
         }
-        let interface = crate::hash::inferred_interface(&defs);
+        let interface = rosmsg::ros2::hash::inferred_interface(&defs);
         Ok(MessageType {
             defs,
             compiled,

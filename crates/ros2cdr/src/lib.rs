@@ -2,6 +2,9 @@
 //! rosbag2 and MCAP store them and decodes CDR payloads into
 //! [`logcore::Value`].
 //!
+//! The definitions are `rosmsg`'s ([`rosmsg::ros2`]), re-exported here as
+//! [`msg`], [`idl`] and [`hash`]; this crate compiles them for CDR.
+//!
 //! - [`msg`] parses definitions: every builtin, bounded strings
 //!   (`string<=N`), wide strings, fixed (`T[N]`), bounded (`T[<=N]`) and
 //!   unbounded (`T[]`) arrays, nested types, constants and default
@@ -30,11 +33,16 @@
 #![forbid(unsafe_code)]
 
 mod decode;
+mod description;
 pub mod error;
-pub mod hash;
-pub mod idl;
-pub mod msg;
 mod types;
+
+/// ROS 2 type description hashes (REP 2011), `rosmsg`'s.
+pub use rosmsg::ros2::hash;
+/// The `ros2idl` parser, `rosmsg`'s.
+pub use rosmsg::ros2::idl;
+/// `ros2msg` definitions: the parser and the resolved types, `rosmsg`'s.
+pub use rosmsg::ros2::msg;
 
 pub use decode::MessageType;
 pub use error::{Error, FormatError, Result};

@@ -29,6 +29,12 @@
 //! ROS 1 reader reads them as unbounded, and a type's text (what ROS 1's
 //! md5 covers) stays as written.
 //!
+//! Above the grammar, each dialect's definitions resolved: [`ros1`] (a
+//! bag's stored text as `MsgDef`s, and the md5 of spec 6.5) and [`ros2`]
+//! (`ros2msg` and `ros2idl` texts as `MsgDef`s, constants and defaults as
+//! values, and the `RIHS01` type description hash of REP 2011). The wire
+//! codecs (rosbag12's ROS 1 serialization, ros2cdr's CDR) compile these.
+//!
 //! The parser borrows from the text it reads ([`Section`], [`Field`] and
 //! [`Constant`] hold `&str`s into it), never panics, and every error is a
 //! [`ParseError`] naming the line, column and byte offset and what was
@@ -70,6 +76,8 @@ mod error;
 pub mod literal;
 mod names;
 mod parse;
+pub mod ros1;
+pub mod ros2;
 mod types;
 pub mod value;
 

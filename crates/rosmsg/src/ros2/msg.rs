@@ -10,26 +10,24 @@
 //! and `pkg/srv/Type` are the same names with the interface kind in the
 //! middle ([`canonical_name`]).
 //!
-//! The grammar is `rosmsg`'s ROS 2 dialect, the parser `rosbag12`
-//! shares for ROS 1; this module turns constants and defaults into
+//! The grammar is this crate's ROS 2 [`Dialect`]; this module turns
+//! constants and defaults into
 //! [`Value`]s, builds service events and resolves names. Errors name the
 //! line and byte offset in the stored text (grammar errors the column too)
 //! and what was expected there.
 
 use std::collections::HashSet;
 
-use logcore::Value;
 /// Whether a field is one value or an array of them (`T[N]`: no length
 /// on the wire; `T[<=N]` and `T[]`: a length, then the elements).
-pub use rosmsg::ArrayKind;
+pub use crate::ArrayKind;
 /// A fixed-size builtin type; its [`size`](Primitive::size) is also its
 /// CDR alignment.
-pub use rosmsg::Primitive;
-use rosmsg::{self as grammar, Builtin, Dialect, Pos, literal};
+pub use crate::Primitive;
+use crate::{self as grammar, Builtin, Dialect, Pos, literal};
+use logcore::Value;
 
-pub(crate) use rosmsg::is_separator;
-
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// The deepest nesting of message types accepted, counting the top-level
 /// type as one level. Real definitions nest well under ten levels; the
@@ -37,9 +35,9 @@ use crate::error::{Error, Result};
 /// itself) from exhausting the stack in resolution and decoding. IDL
 /// modules nest at most as deep.
 ///
-/// This is the default; [`Limits::max_nesting`](crate::Limits::max_nesting)
-/// overrides it ([`MessageType::parse_with_limits`](crate::MessageType::parse_with_limits)
-/// and [`MessageType::parse_idl_with_limits`](crate::MessageType::parse_idl_with_limits)).
+/// This is the default; [`Limits::max_nesting`](logcore::Limits::max_nesting)
+/// overrides it (ros2cdr's `MessageType::parse_with_limits`, and
+/// [`parse_idl_with_limits`](super::idl::parse_idl_with_limits)).
 pub const MAX_NESTING: usize = 64;
 
 /// The element type of a field or constant.
@@ -103,8 +101,8 @@ pub struct MsgDef {
 /// `pkg/srv/Type` lose their middle part; other names stay as they are.
 ///
 /// ```
-/// assert_eq!(ros2cdr::msg::canonical_name("std_msgs/msg/String"), "std_msgs/String");
-/// assert_eq!(ros2cdr::msg::canonical_name("test_msgs/BasicTypes"), "test_msgs/BasicTypes");
+/// assert_eq!(rosmsg::ros2::msg::canonical_name("std_msgs/msg/String"), "std_msgs/String");
+/// assert_eq!(rosmsg::ros2::msg::canonical_name("test_msgs/BasicTypes"), "test_msgs/BasicTypes");
 /// ```
 pub fn canonical_name(name: &str) -> String {
     grammar::canonical_name(name)
@@ -126,7 +124,7 @@ const BUILTIN_SECTIONS: [(&str, &str); 3] = [
 
 /// The definition of a type used without being defined, if it is one of
 /// [`BUILTIN_SECTIONS`].
-pub(crate) fn builtin_def(name: &str) -> Option<Result<MsgDef>> {
+pub(super) fn builtin_def(name: &str) -> Option<Result<MsgDef>> {
     BUILTIN_SECTIONS
         .iter()
         .find(|(n, _)| *n == name)
@@ -134,7 +132,7 @@ pub(crate) fn builtin_def(name: &str) -> Option<Result<MsgDef>> {
 }
 
 /// A scalar literal of type `ty` as a [`Value`].
-pub(crate) fn scalar_literal(ty: &FieldType, text: &str) -> std::result::Result<Value, String> {
+pub(super) fn scalar_literal(ty: &FieldType, text: &str) -> std::result::Result<Value, String> {
     use Primitive as P;
     let text = text.trim();
     let bad = || format!("`{text}` is not a valid {}", type_text(ty));
@@ -383,7 +381,7 @@ fn top_defs(name: &str, text: &str, pos: Pos) -> Result<Vec<MsgDef>> {
 /// info`, `<Srv>_Request[<=1] request`, `<Srv>_Response[<=1] response`.
 ///
 /// ```
-/// use ros2cdr::msg::{parse_definition, ArrayKind, FieldType};
+/// use rosmsg::ros2::msg::{parse_definition, ArrayKind, FieldType};
 /// let defs = parse_definition(
 ///     "example_interfaces/srv/AddTwoInts_Event",
 ///     "int64 a\nint64 b\n---\nint64 sum\n",
@@ -398,7 +396,7 @@ fn top_defs(name: &str, text: &str, pos: Pos) -> Result<Vec<MsgDef>> {
 /// ]);
 /// assert_eq!(defs[0].fields[1].array, ArrayKind::Bounded(1));
 /// assert_eq!(defs[0].fields[1].ty, FieldType::Message("example_interfaces/AddTwoInts_Request".into()));
-/// # Ok::<(), ros2cdr::Error>(())
+/// # Ok::<(), rosmsg::ros2::Error>(())
 /// ```
 pub fn parse_definition(top: &str, text: &str) -> Result<Vec<MsgDef>> {
     let mut defs: Vec<MsgDef> = Vec::new();
