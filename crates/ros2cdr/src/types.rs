@@ -3,7 +3,7 @@
 //! [`MessageType`]'s decoder).
 
 use logcore::{FieldName, ValueType};
-use rosmsg::{ArrayKind, Dialect, Element, ResolvedTypes};
+use rosmsg::{ArrayKind, CompiledType, Dialect, Element};
 
 use crate::decode::{Compiled, Kind, MessageType};
 
@@ -12,26 +12,19 @@ use crate::decode::{Compiled, Kind, MessageType};
 /// ROS 1 and ROS 2.
 pub use rosmsg::MAX_TYPE_FIELDS;
 
-/// The compiled types as the grammar's [`value_type`](rosmsg::value_type) reads them.
-struct Table<'a>(&'a [Compiled]);
+impl CompiledType for Compiled {
+    type Kind = Kind;
 
-impl ResolvedTypes for Table<'_> {
-    fn type_count(&self) -> usize {
-        self.0.len()
+    fn fields(&self) -> &[(FieldName, Kind, ArrayKind)] {
+        &self.fields
     }
 
-    fn field_count(&self, ty: usize) -> usize {
-        self.0.get(ty).map_or(0, |c| c.fields.len())
-    }
-
-    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, ArrayKind)> {
-        let (name, kind, array) = self.0.get(ty)?.fields.get(i)?;
-        let elem = match *kind {
+    fn element(kind: Kind) -> Element {
+        match kind {
             Kind::Prim(p) => Element::Primitive(p),
             Kind::Str | Kind::WStr => Element::String,
             Kind::Msg(j) => Element::Message(j),
-        };
-        Some((name, elem, *array))
+        }
     }
 }
 
@@ -68,7 +61,7 @@ impl MessageType {
     /// # Ok::<(), ros2cdr::Error>(())
     /// ```
     pub fn value_type(&self) -> Option<ValueType> {
-        rosmsg::value_type(&Table(&self.compiled), Dialect::Ros2, self.max_nesting)
+        rosmsg::value_type(self.compiled.as_slice(), Dialect::Ros2, self.max_nesting)
     }
 }
 

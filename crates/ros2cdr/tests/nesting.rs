@@ -6,29 +6,14 @@ use logcore::Value;
 use ros2cdr::msg::MAX_NESTING;
 use ros2cdr::{Limits, MessageType};
 
-/// How the errors name the limit `n`.
 fn limit_text(n: usize) -> String {
-    format!(
-        "at most {n} levels deep (the reader's limit; raise it with `--max-nesting` or \
-         `Limits::max_nesting`)"
-    )
+    robolog_testkit::nesting_limit_text(n)
 }
 
 /// A `.msg` definition of `p/T0` holding `p/T1` … down to
 /// `p/T{levels-1}`, which holds one `int8 x`: `levels` levels deep.
 fn chain(levels: usize) -> String {
-    let mut text = String::new();
-    for i in 0..levels {
-        if i > 0 {
-            text.push_str(&format!("===\nMSG: p/T{i}\n"));
-        }
-        if i + 1 < levels {
-            text.push_str(&format!("T{} t\n", i + 1));
-        } else {
-            text.push_str("int8 x\n");
-        }
-    }
-    text
+    robolog_testkit::msg_chain("p", levels, "int8 x")
 }
 
 /// The same chain as IDL, the leaf declared first.
@@ -38,7 +23,7 @@ fn idl_chain(levels: usize) -> String {
         if i + 1 == levels {
             text.push_str(&format!("struct T{i} {{ int8 x; }};\n"));
         } else {
-            text.push_str(&format!("struct T{i} {{ p::msg::T{} t; }};\n", i + 1));
+            text.push_str(&format!("struct T{i} {{ p::msg::T{} next; }};\n", i + 1));
         }
     }
     text.push_str("}; };\n");
@@ -51,7 +36,7 @@ const PAYLOAD: [u8; 5] = [0, 1, 0, 0, 42];
 /// The leaf of a decoded chain `levels` deep, checked to hold 42.
 fn assert_leaf(mut v: Value, levels: usize) {
     for _ in 1..levels {
-        v = v.get("t").unwrap().clone();
+        v = v.get("next").unwrap().clone();
     }
     assert_eq!(v, Value::record([("x", Value::I64(42))]));
 }

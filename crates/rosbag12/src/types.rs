@@ -3,7 +3,7 @@
 //! value mapping).
 
 use logcore::{FieldName, ValueType};
-use rosmsg::{self as grammar, ArrayKind, Dialect, Element, ResolvedTypes};
+use rosmsg::{self as grammar, ArrayKind, Dialect, Element};
 
 use crate::msg::{MessageType, WireKind, WireType};
 
@@ -12,26 +12,18 @@ use crate::msg::{MessageType, WireKind, WireType};
 /// ROS 1 and ROS 2.
 pub use rosmsg::MAX_TYPE_FIELDS;
 
-/// The compiled types as the grammar's [`value_type`](grammar::value_type)
-/// reads them.
-struct Table<'a>(&'a [WireType]);
+impl grammar::CompiledType for WireType {
+    type Kind = WireKind;
 
-impl ResolvedTypes for Table<'_> {
-    fn type_count(&self) -> usize {
-        self.0.len()
+    fn fields(&self) -> &[(FieldName, WireKind, ArrayKind)] {
+        &self.fields
     }
 
-    fn field_count(&self, ty: usize) -> usize {
-        self.0.get(ty).map_or(0, |t| t.fields.len())
-    }
-
-    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, ArrayKind)> {
-        let (name, kind, array) = self.0.get(ty)?.fields.get(i)?;
-        let elem = match *kind {
+    fn element(kind: WireKind) -> Element {
+        match kind {
             WireKind::Prim(p) => p.element(),
             WireKind::Msg(j) => Element::Message(j),
-        };
-        Some((name, elem, *array))
+        }
     }
 }
 
@@ -57,7 +49,7 @@ impl MessageType {
     /// ])));
     /// ```
     pub fn value_type(&self) -> Option<ValueType> {
-        grammar::value_type(&Table(&self.compiled), Dialect::Ros1, self.max_nesting)
+        grammar::value_type(self.compiled.as_slice(), Dialect::Ros1, self.max_nesting)
     }
 }
 

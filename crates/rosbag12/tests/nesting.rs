@@ -8,30 +8,14 @@ use logcore::Value;
 use rosbag12::msg::MAX_NESTING;
 use rosbag12::{Bag, Connection, Limits, MessageType, RosTime, Writer, WriterOptions};
 
-/// How the errors name the limit `n`.
 fn limit_text(n: usize) -> String {
-    format!(
-        "at most {n} levels deep (the reader's limit; raise it with `--max-nesting` or \
-         `Limits::max_nesting`)"
-    )
+    robolog_testkit::nesting_limit_text(n)
 }
 
 /// A definition of `deep/T0` holding `deep/T1` … down to `deep/T{levels-1}`,
 /// which holds one `int32`: `levels` levels deep.
 fn chain(levels: usize) -> String {
-    let mut text = String::new();
-    for i in 0..levels {
-        if i > 0 {
-            text.push_str(&"=".repeat(80));
-            text.push_str(&format!("\nMSG: deep/T{i}\n"));
-        }
-        if i + 1 < levels {
-            text.push_str(&format!("deep/T{} next\n", i + 1));
-        } else {
-            text.push_str("int32 leaf\n");
-        }
-    }
-    text
+    robolog_testkit::msg_chain("deep", levels, "int32 leaf")
 }
 
 /// A bag with one connection of type `deep/T0` (definition `text`) and one

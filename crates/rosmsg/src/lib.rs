@@ -87,7 +87,7 @@ pub use parse::{RawSection, is_separator, parse, parse_section, split_sections};
 pub use types::{
     ArrayKind, BaseType, Builtin, Constant, Dialect, Field, Pos, Primitive, Section, TypeSpec,
 };
-pub use value::{Element, MAX_TYPE_FIELDS, ResolvedTypes, value_type};
+pub use value::{CompiledType, Element, MAX_TYPE_FIELDS, ResolvedTypes, value_type};
 
 /// The README's examples, compiled and run as doc-tests so they cannot rot.
 #[cfg(doctest)]

@@ -40,6 +40,34 @@ pub trait ResolvedTypes {
     fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, ArrayKind)>;
 }
 
+/// One type of a resolved definition as a codec compiled it: its fields
+/// in wire order, each a name, the codec's own element kind and an array
+/// form. A list of them (`[T]`) is [`ResolvedTypes`].
+pub trait CompiledType {
+    /// The codec's element kind of a field (which may tell apart what
+    /// the value type does not, such as `string` and `wstring`).
+    type Kind: Copy;
+    /// The fields in wire order.
+    fn fields(&self) -> &[(FieldName, Self::Kind, ArrayKind)];
+    /// The element type of a field of kind `kind`.
+    fn element(kind: Self::Kind) -> Element;
+}
+
+impl<T: CompiledType> ResolvedTypes for [T] {
+    fn type_count(&self) -> usize {
+        self.len()
+    }
+
+    fn field_count(&self, ty: usize) -> usize {
+        self.get(ty).map_or(0, |t| t.fields().len())
+    }
+
+    fn field(&self, ty: usize, i: usize) -> Option<(&FieldName, Element, ArrayKind)> {
+        let (name, kind, array) = self.get(ty)?.fields().get(i)?;
+        Some((name, T::element(*kind), *array))
+    }
+}
+
 /// The type of every value a decoder returns for the top-level type of
 /// `types`: a [`ValueType::Struct`] of the fields in order, nested messages
 /// as structs, strings as [`ValueType::String`], `time`/`duration` as
@@ -52,7 +80,7 @@ pub trait ResolvedTypes {
 /// type is one), when a field names a type outside the list, or when the
 /// type spelled out has more than [`MAX_TYPE_FIELDS`] fields.
 pub fn value_type(
-    types: &impl ResolvedTypes,
+    types: &(impl ResolvedTypes + ?Sized),
     dialect: Dialect,
     max_nesting: usize,
 ) -> Option<ValueType> {
@@ -67,7 +95,7 @@ pub fn value_type(
 
 /// Fields of type `ty` spelled out, memoized.
 fn field_count(
-    types: &impl ResolvedTypes,
+    types: &(impl ResolvedTypes + ?Sized),
     ty: usize,
     depth: usize,
     max_nesting: usize,
@@ -92,7 +120,7 @@ fn field_count(
 }
 
 fn struct_type(
-    types: &impl ResolvedTypes,
+    types: &(impl ResolvedTypes + ?Sized),
     dialect: Dialect,
     ty: usize,
     depth: usize,
