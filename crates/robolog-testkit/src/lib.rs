@@ -85,6 +85,36 @@ pub fn python_with(var: &str) -> Option<PathBuf> {
     }
 }
 
+/// How the ROS readers name a nesting limit of `n` levels in their errors.
+pub fn nesting_limit_text(n: usize) -> String {
+    format!(
+        "at most {n} levels deep (the reader's limit; raise it with `--max-nesting` or \
+         `Limits::max_nesting`)"
+    )
+}
+
+/// A concatenated `.msg` definition of `{package}/T0` holding
+/// `{package}/T1` (a field `next`) … down to `{package}/T{levels-1}`,
+/// whose one line is `leaf` (such as `int32 leaf`): `levels` levels
+/// deep, each type after a line of 80 `=` and `MSG: {package}/T{i}`, as
+/// bags and ROS 2 schemas store them.
+pub fn msg_chain(package: &str, levels: usize, leaf: &str) -> String {
+    let mut text = String::new();
+    for i in 0..levels {
+        if i > 0 {
+            text.push_str(&"=".repeat(80));
+            text.push_str(&format!("\nMSG: {package}/T{i}\n"));
+        }
+        if i + 1 < levels {
+            text.push_str(&format!("{package}/T{} next\n", i + 1));
+        } else {
+            text.push_str(leaf);
+            text.push('\n');
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,34 +148,4 @@ mod tests {
         let m = std::fs::read_to_string(workspace_root().join("Cargo.toml")).unwrap();
         assert!(m.contains("[workspace]"), "{m}");
     }
-}
-
-/// How the ROS readers name a nesting limit of `n` levels in their errors.
-pub fn nesting_limit_text(n: usize) -> String {
-    format!(
-        "at most {n} levels deep (the reader's limit; raise it with `--max-nesting` or \
-         `Limits::max_nesting`)"
-    )
-}
-
-/// A concatenated `.msg` definition of `{package}/T0` holding
-/// `{package}/T1` (a field `next`) … down to `{package}/T{levels-1}`,
-/// whose one line is `leaf` (such as `int32 leaf`): `levels` levels
-/// deep, each type after a line of 80 `=` and `MSG: {package}/T{i}`, as
-/// bags and ROS 2 schemas store them.
-pub fn msg_chain(package: &str, levels: usize, leaf: &str) -> String {
-    let mut text = String::new();
-    for i in 0..levels {
-        if i > 0 {
-            text.push_str(&"=".repeat(80));
-            text.push_str(&format!("\nMSG: {package}/T{i}\n"));
-        }
-        if i + 1 < levels {
-            text.push_str(&format!("{package}/T{} next\n", i + 1));
-        } else {
-            text.push_str(leaf);
-            text.push('\n');
-        }
-    }
-    text
 }
