@@ -185,11 +185,10 @@ pub(crate) fn ulog2csv(corpus: Option<&Path>) -> Result {
     let _ = std::fs::remove_dir_all(&scratch);
     let generated = scratch.join("generated");
     std::fs::create_dir_all(&generated).map_err(|e| format!("{}: {e}", generated.display()))?;
-    let mut logs: Vec<(String, Vec<u8>)> = crate::ulog::fixtures()
+    let mut logs: Vec<(String, Vec<u8>)> = crate::testdata("ulog")?
         .into_iter()
         // pyulog stops at the cut of a truncated log with an exception.
-        .filter(|(n, _)| *n != "truncated.ulg")
-        .map(|(n, b)| (n.to_string(), b))
+        .filter(|(n, _)| n != "truncated.ulg")
         .collect();
     logs.push(("bool_bytes.ulg".into(), bool_bytes_log()?));
     let mut inputs = Vec::new();

@@ -1,6 +1,7 @@
 //! Project automation, run as `cargo xtask <command>`:
 //!
-//! - `fixtures [--check]`: regenerate `testdata/` with our writers
+//! - `fixtures [--check]`: regenerate `testdata/` with our writers (each
+//!   format crate's `tests/fixtures.rs`, with `ROBOLOG_BLESS=1`)
 //!   (deterministic), or check the committed files equal a regeneration;
 //! - `fuzz [TARGET] [--seconds N]`: replay the committed corpora of the
 //!   cargo-fuzz targets under `fuzz/`, then fuzz each; `fuzz cmin [TARGET]
@@ -34,7 +35,6 @@ mod cli;
 mod convert;
 mod corpus;
 mod export;
-mod fixtures;
 mod foxglove;
 mod fuzz;
 mod hostile;
@@ -42,7 +42,6 @@ mod hostile_report;
 mod hostile_rosbag2;
 mod mcap;
 mod osi;
-mod osi_fixtures;
 mod package;
 mod py;
 mod pybench;
@@ -300,42 +299,48 @@ fn print_gate_table() {
     );
 }
 
+/// The committed fixtures of `testdata/{sub}` (name, bytes), sorted by
+/// name: what the crates' writers make, as their `fixtures` tests check.
+pub(crate) fn testdata(sub: &str) -> Result<Vec<(String, Vec<u8>)>> {
+    let dir = root().join("testdata").join(sub);
+    let mut files = Vec::new();
+    for path in robolog_testkit::all_files(&dir) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        files.push((name, bytes));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The crates whose `tests/fixtures.rs` hold the builders of
+/// `testdata/`'s fixtures and check the committed files against them.
+const FIXTURE_CRATES: [&str; 6] = [
+    "vellog",
+    "mcapfile",
+    "ulogfile",
+    "carla-recorder",
+    "rosbag12",
+    "osi-mcap",
+];
+
+/// `cargo xtask fixtures [--check]`: each crate's `fixtures` test, which
+/// writes the fixtures that differ from what its writer makes
+/// (`ROBOLOG_BLESS=1`), or with `--check` fails on them.
 fn fixtures_cmd(check: bool) -> Result {
-    let dir = root().join("testdata");
-    let mut stale = Vec::new();
-    for (sub, files) in [
-        ("vellog", fixtures::vellog_fixtures()),
-        ("mcap", mcap::fixtures()),
-        ("ulog", ulog::fixtures()),
-        ("carla", carla::fixtures()),
-        ("rosbag", rosbag::fixtures()),
-        ("osi", osi_fixtures::fixtures()),
-    ] {
-        let sub_dir = dir.join(sub);
-        std::fs::create_dir_all(&sub_dir).map_err(|e| format!("{}: {e}", sub_dir.display()))?;
-        for (name, bytes) in files {
-            let path = sub_dir.join(name);
-            let current = std::fs::read(&path).ok();
-            if current.as_deref() == Some(bytes.as_slice()) {
-                continue;
-            }
-            if check {
-                stale.push(path.display().to_string());
-            } else {
-                std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-                eprintln!("xtask: wrote {} ({} bytes)", path.display(), bytes.len());
-            }
-        }
+    let mut cmd = cargo();
+    cmd.args(["test", "--locked"]);
+    for c in FIXTURE_CRATES {
+        cmd.args(["-p", c]);
     }
-    if stale.is_empty() {
-        eprintln!("xtask: fixtures are up to date");
-        Ok(())
-    } else {
-        Err(format!(
-            "these fixtures differ from a regeneration (run `cargo xtask fixtures`): {}",
-            stale.join(", ")
-        ))
+    cmd.args(["--test", "fixtures"]);
+    if !check {
+        cmd.env("ROBOLOG_BLESS", "1");
     }
+    run(&mut cmd)
 }
 
 /// Benchmarks by format, with the crate names accepted as aliases. Each
@@ -548,8 +553,8 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     package::each_alone()?;
     gate_step("every crate builds from its package, against the others' packages");
     package::build_from_packages()?;
-    gate_step("fixtures are current");
-    fixtures_cmd(true)?;
+    // The fixtures are checked by each crate's `fixtures` test, in the
+    // tests step.
     gate_step("hostile files: peak memory, time, no crash");
     hostile::cmd(&[])?;
     gate_step("corpus");

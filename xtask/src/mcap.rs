@@ -31,59 +31,6 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     }
 }
 
-/// Small MCAP fixtures written by our writer (deterministic): one per
-/// compression, chunked, and one unchunked; 3 channels, 40 messages whose
-/// times overlap across chunks, an attachment and a metadata record.
-pub(crate) fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
-    use mcapfile::{Compression, WriteOptions, Writer};
-    let mut out = Vec::new();
-    for (name, compression, use_chunks) in [
-        ("chunked-zstd.mcap", Compression::Zstd, true),
-        ("chunked-lz4.mcap", Compression::Lz4, true),
-        ("chunked-none.mcap", Compression::None, true),
-        ("unchunked.mcap", Compression::None, false),
-    ] {
-        let opts = WriteOptions {
-            compression,
-            use_chunks,
-            chunk_size: 512,
-            library: "robolog fixtures".into(),
-            ..WriteOptions::default()
-        };
-        let build = || -> mcapfile::Result<Vec<u8>> {
-            let mut w = Writer::new(Vec::new(), opts.clone())?;
-            let schema = w.add_schema("Point", "jsonschema", br#"{"type":"object"}"#)?;
-            let mut meta = BTreeMap::new();
-            meta.insert("frame_id".to_string(), "map".to_string());
-            let chans = [
-                w.add_channel(schema, "/point", "json", &meta)?,
-                w.add_channel(schema, "/point2", "json", &BTreeMap::new())?,
-                w.add_channel(0, "/raw", "", &BTreeMap::new())?,
-            ];
-            for i in 0..40u64 {
-                let t = 1_700_000_000_000_000_000 + i * 50_000_000 - (i % 5) * 20_000_000;
-                let ch = chans[(i % 3) as usize];
-                let data = if ch == chans[2] {
-                    vec![i as u8; (i % 9) as usize]
-                } else {
-                    format!(r#"{{"x": {i}, "y": {}.5}}"#, i * 2).into_bytes()
-                };
-                w.write_message(ch, i as u32, t, t, &data)?;
-                if i == 10 {
-                    w.write_attachment(t, t, "calibration.yaml", "text/yaml", b"k: 1\n")?;
-                    w.write_metadata("run", &meta)?;
-                }
-            }
-            w.finish()
-        };
-        match build() {
-            Ok(bytes) => out.push((name, bytes)),
-            Err(e) => eprintln!("xtask: could not build fixture {name}: {e}"),
-        }
-    }
-    out
-}
-
 /// The Python side of the interop check: writes files with python `mcap`
 /// (every compression, chunked and not) and prints, for each file given on
 /// the command line, its messages as JSON lines read by python `mcap`.
@@ -101,8 +48,8 @@ pub(crate) fn interop() -> Result {
     let script = dir.join("interop.py");
     std::fs::write(&script, PY_INTEROP).map_err(|e| format!("{}: {e}", script.display()))?;
     crate::run(venv.command().arg(&script).arg("write").arg(&dir))?;
-    // Ours, written now, next to theirs.
-    for (name, bytes) in fixtures() {
+    // Ours (the committed fixtures, what our writer makes), next to theirs.
+    for (name, bytes) in crate::testdata("mcap")? {
         let p = dir.join(format!("ours-{name}"));
         std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     }

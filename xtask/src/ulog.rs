@@ -29,19 +29,6 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     }
 }
 
-/// The fixtures for `testdata/ulog/`.
-pub(crate) fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
-    let example = write::example_log().unwrap_or_default();
-    let features = write::feature_log().unwrap_or_default();
-    let mut truncated = features.clone();
-    truncated.truncate(features.len() * 2 / 3);
-    vec![
-        ("example.ulg", example),
-        ("features.ulg", features),
-        ("truncated.ulg", truncated),
-    ]
-}
-
 fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -290,10 +277,9 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
     let scratch = root().join("target/ulog-interop");
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let mut files: Vec<(String, Vec<u8>)> = fixtures()
+    let mut files: Vec<(String, Vec<u8>)> = crate::testdata("ulog")?
         .into_iter()
-        .filter(|(n, _)| *n != "truncated.ulg")
-        .map(|(n, b)| (n.to_string(), b))
+        .filter(|(n, _)| n != "truncated.ulg")
         .collect();
     files.push(("bool-bytes.ulg".into(), bool_bytes_log()?));
     if let Some(dir) = corpus {

@@ -115,6 +115,34 @@ pub fn msg_chain(package: &str, levels: usize, leaf: &str) -> String {
     text
 }
 
+/// Checks that the committed fixtures `testdata/{sub}/{name}` are
+/// `files` (name, bytes: what a crate's writer makes today), panicking
+/// with the stale ones; with `ROBOLOG_BLESS=1` in the environment it
+/// writes those that differ instead (what `cargo xtask fixtures` runs).
+pub fn fixtures_current(sub: &str, files: &[(&str, Vec<u8>)]) {
+    let dir = workspace_root().join("testdata").join(sub);
+    let bless = std::env::var_os("ROBOLOG_BLESS").is_some_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        if std::fs::read(&path).ok().as_deref() == Some(bytes.as_slice()) {
+            continue;
+        }
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            eprintln!("wrote {} ({} bytes)", path.display(), bytes.len());
+        } else {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "these fixtures differ from what the writer makes today (run `cargo xtask fixtures`): {}",
+        stale.join(", ")
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

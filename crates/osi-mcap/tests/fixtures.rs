@@ -1,4 +1,7 @@
-//! Deterministic ASAM OSI trace fixtures for `testdata/osi/`.
+//! Deterministic ASAM OSI trace fixtures for `testdata/osi/`: the
+//! committed files are what the crate's writer makes today (`cargo xtask
+//! fixtures` rewrites them, through this test with `ROBOLOG_BLESS=1`), and
+//! the clean ones validate.
 //!
 //! The schema is a hand-made minimal OSI `FileDescriptorSet`
 //! (`osi3/osi_minimal.proto`, proto2, package `osi3`) built with
@@ -15,6 +18,7 @@
 use std::collections::BTreeMap;
 
 use mcapfile::{Compression, WriteOptions, Writer};
+use osi_mcap::validate::{Profile, ValidateOptions, rule};
 use osi_mcap::writer::{ChannelSpec, OsiTraceWriter, TraceMetadata, TraceOptions};
 use prost::Message;
 use prost_types::field_descriptor_proto::{Label, Type};
@@ -46,7 +50,7 @@ const LIBRARY: &str = "robolog fixtures";
 /// - `highway_20240101T000000.0_gt_draft.mcap`: a GroundTruth trace with
 ///   only the pre-standard draft's meta-data (clean in the draft profile);
 /// - `broken_gt.mcap`: a trace with known defects (see [`broken`]).
-pub(crate) fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
+fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("osi3-minimal.desc", descriptor_set()),
         (
@@ -507,37 +511,36 @@ pub(crate) fn broken() -> Vec<u8> {
     build().expect("writing an OSI fixture in memory cannot fail")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use osi_mcap::validate::{Profile, ValidateOptions, rule};
+#[test]
+fn deterministic() {
+    assert_eq!(fixtures(), fixtures());
+}
 
-    #[test]
-    fn deterministic() {
-        assert_eq!(fixtures(), fixtures());
-    }
-
-    #[test]
-    fn clean_fixtures_validate() {
-        for (name, bytes) in fixtures() {
-            if !name.ends_with(".mcap") || name.starts_with("broken") {
-                continue;
-            }
-            let r = osi_mcap::validate(
-                &bytes,
-                &ValidateOptions {
-                    file_name: Some(name.into()),
-                    ..Default::default()
-                },
-            );
-            assert!(r.passed(), "{name}: {:#?}", r.findings);
-            assert_eq!(r.warnings, 0, "{name}: {:#?}", r.findings);
-            if name.contains("draft") {
-                assert_eq!(r.profile, Profile::Draft);
-            }
+#[test]
+fn clean_fixtures_validate() {
+    for (name, bytes) in fixtures() {
+        if !name.ends_with(".mcap") || name.starts_with("broken") {
+            continue;
         }
-        let r = osi_mcap::validate(&broken(), &ValidateOptions::default());
-        assert!(!r.passed());
-        assert!(r.has(rule::TRACE_REQUIRED));
+        let r = osi_mcap::validate(
+            &bytes,
+            &ValidateOptions {
+                file_name: Some(name.into()),
+                ..Default::default()
+            },
+        );
+        assert!(r.passed(), "{name}: {:#?}", r.findings);
+        assert_eq!(r.warnings, 0, "{name}: {:#?}", r.findings);
+        if name.contains("draft") {
+            assert_eq!(r.profile, Profile::Draft);
+        }
     }
+    let r = osi_mcap::validate(&broken(), &ValidateOptions::default());
+    assert!(!r.passed());
+    assert!(r.has(rule::TRACE_REQUIRED));
+}
+
+#[test]
+fn committed_files_are_what_the_writer_makes() {
+    robolog_testkit::fixtures_current("osi", &fixtures());
 }

@@ -1,11 +1,16 @@
 //! Deterministic VEL fixtures for `testdata/vellog/`, written with the
-//! `vellog` crate's own writer (there are no third-party VEL files).
+//! crate's own writer (there are no third-party VEL files): the committed
+//! files are what the writer makes today (`cargo xtask fixtures` rewrites
+//! them, through this test with `ROBOLOG_BLESS=1`), and they read back
+//! cleanly, cut anywhere.
 //!
 //! Everything is computed with integer arithmetic or exactly representable
 //! floating-point steps, so the bytes are the same on every platform.
 
 use std::io::Cursor;
 
+use logcore::{LogReader, MessageFilter, ReadMode};
+use vellog::{EndOfRecords, FormatError, VelLog};
 use vellog::{
     GpsData, Image, LaserRange2DData, MessageData, ObdData, RobotPose, SizeConvention,
     VELODYNE_PACKET_LEN, VelodyneRawData, Writer, WriterOptions,
@@ -21,7 +26,7 @@ use vellog::{
 /// - `terminated.vel`: a short log ending with the `FF FF FF FF` terminator;
 /// - `size-convention-b.vel`: a short log whose size fields exclude their
 ///   own 4 bytes (spec 5.1, convention b).
-pub(crate) fn vellog_fixtures() -> Vec<(&'static str, Vec<u8>)> {
+fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("sensors.vel", sensors()),
         ("spec-example.vel", spec_example()),
@@ -290,128 +295,112 @@ fn convention_b() -> Vec<u8> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use logcore::{LogReader, MessageFilter, ReadMode};
-    use vellog::{EndOfRecords, FormatError, VelLog};
-
-    #[test]
-    fn fixtures_read_back_cleanly() {
-        let total: usize = vellog_fixtures().iter().map(|(_, b)| b.len()).sum();
-        assert!(total < 300_000, "fixtures take {total} bytes");
-        for (name, bytes) in vellog_fixtures() {
-            let log = VelLog::new(&bytes).unwrap();
-            let s = log.summary().unwrap();
-            assert!(s.warnings.is_empty(), "{name}: {:?}", s.warnings);
-            assert_eq!(s.metadata["index_valid"], "true", "{name}");
-            for m in log.messages(&MessageFilter::all()).unwrap() {
-                log.decode(&m.unwrap()).unwrap();
-            }
-        }
-    }
-
-    #[test]
-    fn sensors_has_every_type_and_a_gps_anchor() {
-        let bytes = sensors();
+#[test]
+fn fixtures_read_back_cleanly() {
+    let total: usize = fixtures().iter().map(|(_, b)| b.len()).sum();
+    assert!(total < 300_000, "fixtures take {total} bytes");
+    for (name, bytes) in fixtures() {
         let log = VelLog::new(&bytes).unwrap();
         let s = log.summary().unwrap();
-        let topics: Vec<(&str, u64)> = s
-            .channels
-            .iter()
-            .map(|c| (c.info.topic.as_str(), c.message_count))
-            .collect();
-        assert_eq!(
-            topics,
-            [
-                ("OBDDataM", 60),
-                ("RobotPoseM", 60),
-                ("ImageM/0", 30),
-                ("ImageM/1", 30),
-                ("LaserRange2DDataM/front", 12),
-                ("GPSDataM", 6),
-                ("LaserRange2DDataM/roof", 12),
-                ("VelodyneRawDataM", 6),
-            ]
-        );
-        assert_eq!(s.metadata["timestamps_monotonic"], "false");
-        assert_eq!(log.index().len(), 6);
-        // The first GPS message has no fix; the second (at 1.455 s) anchors.
-        let anchor = s.time_model.anchor.unwrap();
-        assert_eq!(anchor.log_time.as_nanos(), 1_455_000_000);
-        assert_eq!(
-            logcore::time::format_unix(anchor.unix_time).unwrap(),
-            "2009-06-17T14:03:28.000000000Z"
-        );
-    }
-
-    #[test]
-    fn terminator_and_convention_b_are_there() {
-        let log_t = terminated();
-        let log = VelLog::new(&log_t).unwrap();
-        assert!(matches!(
-            log.end_of_records(),
-            Some(EndOfRecords::Terminator { trailing: 0, .. })
-        ));
-        let log_b = convention_b();
-        let log = VelLog::new(&log_b).unwrap();
-        assert_eq!(log.size_convention(), SizeConvention::ExcludesSizeField);
-        assert_eq!(log.records().count(), 20 + 2 + 4);
-    }
-
-    #[test]
-    fn committed_files_match_regeneration() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/vellog");
-        for (name, bytes) in vellog_fixtures() {
-            let committed = std::fs::read(dir.join(name))
-                .unwrap_or_else(|e| panic!("{name}: {e} (run `cargo xtask fixtures`)"));
-            assert!(
-                committed == bytes,
-                "testdata/vellog/{name} differs from a regeneration (run `cargo xtask fixtures`)"
-            );
+        assert!(s.warnings.is_empty(), "{name}: {:?}", s.warnings);
+        assert_eq!(s.metadata["index_valid"], "true", "{name}");
+        for m in log.messages(&MessageFilter::all()).unwrap() {
+            log.decode(&m.unwrap()).unwrap();
         }
     }
+}
 
-    #[test]
-    fn every_prefix_of_every_fixture_reads_what_is_complete() {
-        for (name, bytes) in vellog_fixtures() {
-            let full = VelLog::new(&bytes).unwrap();
-            let ends: Vec<u64> = full.records().map(|r| r.unwrap().end()).collect();
-            let first = full.first_message_offset() as usize;
-            // Every cut for the small files; for the big one, every cut in
-            // the first 4 KiB and at every 7th byte after that.
-            let cuts =
-                (0..=bytes.len()).filter(|&c| c < 4096 || c % 7 == 0 || bytes.len() < 20_000);
-            for cut in cuts {
-                let prefix = &bytes[..cut];
-                let Ok(log) = VelLog::new(prefix) else {
-                    assert!(cut < first, "{name} cut {cut}");
-                    continue;
-                };
-                let complete = ends.iter().filter(|&&e| e <= cut as u64).count();
-                let guessable = log.size_convention() == full.size_convention();
-                if !guessable && complete == 0 {
-                    continue;
+#[test]
+fn sensors_has_every_type_and_a_gps_anchor() {
+    let bytes = sensors();
+    let log = VelLog::new(&bytes).unwrap();
+    let s = log.summary().unwrap();
+    let topics: Vec<(&str, u64)> = s
+        .channels
+        .iter()
+        .map(|c| (c.info.topic.as_str(), c.message_count))
+        .collect();
+    assert_eq!(
+        topics,
+        [
+            ("OBDDataM", 60),
+            ("RobotPoseM", 60),
+            ("ImageM/0", 30),
+            ("ImageM/1", 30),
+            ("LaserRange2DDataM/front", 12),
+            ("GPSDataM", 6),
+            ("LaserRange2DDataM/roof", 12),
+            ("VelodyneRawDataM", 6),
+        ]
+    );
+    assert_eq!(s.metadata["timestamps_monotonic"], "false");
+    assert_eq!(log.index().len(), 6);
+    // The first GPS message has no fix; the second (at 1.455 s) anchors.
+    let anchor = s.time_model.anchor.unwrap();
+    assert_eq!(anchor.log_time.as_nanos(), 1_455_000_000);
+    assert_eq!(
+        logcore::time::format_unix(anchor.unix_time).unwrap(),
+        "2009-06-17T14:03:28.000000000Z"
+    );
+}
+
+#[test]
+fn terminator_and_convention_b_are_there() {
+    let log_t = terminated();
+    let log = VelLog::new(&log_t).unwrap();
+    assert!(matches!(
+        log.end_of_records(),
+        Some(EndOfRecords::Terminator { trailing: 0, .. })
+    ));
+    let log_b = convention_b();
+    let log = VelLog::new(&log_b).unwrap();
+    assert_eq!(log.size_convention(), SizeConvention::ExcludesSizeField);
+    assert_eq!(log.records().count(), 20 + 2 + 4);
+}
+
+#[test]
+fn committed_files_are_what_the_writer_makes() {
+    robolog_testkit::fixtures_current("vellog", &fixtures());
+}
+
+#[test]
+fn every_prefix_of_every_fixture_reads_what_is_complete() {
+    for (name, bytes) in fixtures() {
+        let full = VelLog::new(&bytes).unwrap();
+        let ends: Vec<u64> = full.records().map(|r| r.unwrap().end()).collect();
+        let first = full.first_message_offset() as usize;
+        // Every cut for the small files; for the big one, every cut in
+        // the first 4 KiB and at every 7th byte after that.
+        let cuts = (0..=bytes.len()).filter(|&c| c < 4096 || c % 7 == 0 || bytes.len() < 20_000);
+        for cut in cuts {
+            let prefix = &bytes[..cut];
+            let Ok(log) = VelLog::new(prefix) else {
+                assert!(cut < first, "{name} cut {cut}");
+                continue;
+            };
+            let complete = ends.iter().filter(|&&e| e <= cut as u64).count();
+            let guessable = log.size_convention() == full.size_convention();
+            if !guessable && complete == 0 {
+                continue;
+            }
+            let mut n = 0;
+            let mut errors = Vec::new();
+            for r in log.records_with(ReadMode::Strict) {
+                match r {
+                    Ok(_) => n += 1,
+                    Err(e) => errors.push(e),
                 }
-                let mut n = 0;
-                let mut errors = Vec::new();
-                for r in log.records_with(ReadMode::Strict) {
-                    match r {
-                        Ok(_) => n += 1,
-                        Err(e) => errors.push(e),
-                    }
-                }
-                assert_eq!(n, complete, "{name} cut {cut}");
-                let clean = cut == first || cut == bytes.len() || ends.contains(&(cut as u64));
-                let terminator_cut = cut > *ends.last().unwrap_or(&0) as usize;
-                if clean {
-                    assert!(errors.is_empty(), "{name} cut {cut}: {errors:?}");
-                } else {
-                    assert!(
-                        matches!(errors[..], [ref e] if e.is_truncated()),
-                        "{name} cut {cut} (in terminator: {terminator_cut}): {errors:?}"
-                    );
-                }
+            }
+            assert_eq!(n, complete, "{name} cut {cut}");
+            let clean = cut == first || cut == bytes.len() || ends.contains(&(cut as u64));
+            let terminator_cut = cut > *ends.last().unwrap_or(&0) as usize;
+            if clean {
+                assert!(errors.is_empty(), "{name} cut {cut}: {errors:?}");
+            } else {
+                assert!(
+                    matches!(errors[..], [ref e] if e.is_truncated()),
+                    "{name} cut {cut} (in terminator: {terminator_cut}): {errors:?}"
+                );
             }
         }
     }
