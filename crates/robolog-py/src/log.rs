@@ -33,6 +33,10 @@ use crate::views::{BagView, CarlaView, McapView, ULogView};
 /// (default 512 MiB); raise it for a trusted file with bigger chunks.
 /// max_nesting: how deeply message types may nest (default: each
 /// format's own limit, at most 128).
+/// max_bag_expansion: the most bytes a ROS 2 bag's storage files may
+/// expand to together, its zstd FILE-compressed files decompressed and its
+/// databases copied with their -wal or -journal (default 4 GiB, as the
+/// command's --max-bag-expansion).
 ///
 /// The header, index and summary are read now, without the GIL; messages
 /// are read when iterated. Raises FileNotFoundError, PermissionError or
@@ -43,12 +47,13 @@ use crate::views::{BagView, CarlaView, McapView, ULogView};
 ///     with robolog.open("flight.ulg") as log:
 ///         print(log.topics)
 #[pyfunction]
-#[pyo3(signature = (path_or_bytes, *, max_chunk_size = None, max_nesting = None))]
+#[pyo3(signature = (path_or_bytes, *, max_chunk_size = None, max_nesting = None, max_bag_expansion = None))]
 pub(crate) fn open(
     py: Python<'_>,
     path_or_bytes: &Bound<'_, PyAny>,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
+    max_bag_expansion: Option<u64>,
 ) -> PyResult<Log> {
     let input = if let Ok(b) = path_or_bytes.cast::<PyBytes>() {
         Input::Bytes(b.as_bytes().to_vec())
@@ -62,7 +67,7 @@ pub(crate) fn open(
             path_or_bytes.get_type().name()?
         )));
     };
-    let limits = limits(max_chunk_size, max_nesting)?;
+    let limits = limits(max_chunk_size, max_nesting, max_bag_expansion)?;
     let path = match &input {
         Input::Path(p) => Some(p.display().to_string()),
         Input::Bytes(_) => None,
@@ -77,10 +82,18 @@ pub(crate) fn open(
     })
 }
 
-/// The reader limits of the `max_chunk_size` and `max_nesting` options
+/// The reader limits of the `max_chunk_size`, `max_nesting` and
+/// `max_bag_expansion` options
 /// (the defaults where `None`).
-pub(crate) fn limits(max_chunk_size: Option<u64>, max_nesting: Option<usize>) -> PyResult<Limits> {
+pub(crate) fn limits(
+    max_chunk_size: Option<u64>,
+    max_nesting: Option<usize>,
+    max_bag_expansion: Option<u64>,
+) -> PyResult<Limits> {
     let mut limits = Limits::default();
+    if let Some(n) = max_bag_expansion {
+        limits = limits.with_max_bag_expansion(n);
+    }
     if let Some(n) = max_chunk_size {
         limits = limits.with_max_chunk_size(n);
     }

@@ -169,15 +169,16 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
 
 /// The native part of robolog.sql: the answer as a Table named "sql".
 #[pyfunction]
-#[pyo3(signature = (query, paths, *, max_chunk_size = None, max_nesting = None))]
+#[pyo3(signature = (query, paths, *, max_chunk_size = None, max_nesting = None, max_bag_expansion = None))]
 pub(crate) fn sql(
     py: Python<'_>,
     query: String,
     paths: Vec<PathBuf>,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
+    max_bag_expansion: Option<u64>,
 ) -> PyResult<Table> {
-    let limits = limits(max_chunk_size, max_nesting)?;
+    let limits = limits(max_chunk_size, max_nesting, max_bag_expansion)?;
     if paths.is_empty() {
         return Err(PyValueError::new_err(
             "robolog.sql needs at least one log or folder of logs",

@@ -26,7 +26,8 @@ fn run<T: Send, E: Send>(
 /// The native part of robolog.check: (passed, errors, the report as
 /// JSON text).
 #[pyfunction]
-#[pyo3(signature = (path, *, profile = None, max_per_rule = 20, strict_time = false, max_chunk_size = None, max_nesting = None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
+#[pyo3(signature = (path, *, profile = None, max_per_rule = 20, strict_time = false, max_chunk_size = None, max_nesting = None, max_bag_expansion = None))]
 pub(crate) fn check(
     py: Python<'_>,
     path: PathBuf,
@@ -35,6 +36,7 @@ pub(crate) fn check(
     strict_time: bool,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
+    max_bag_expansion: Option<u64>,
 ) -> PyResult<(bool, Vec<String>, String)> {
     let profile = match profile {
         None => None,
@@ -54,7 +56,7 @@ pub(crate) fn check(
             strict_time,
             detect_non_osi: true,
         },
-        limits: limits(max_chunk_size, max_nesting)?,
+        limits: limits(max_chunk_size, max_nesting, max_bag_expansion)?,
     };
     let file = path.display().to_string();
     let checked = changed_during(&[path.as_path()], || {
@@ -72,7 +74,7 @@ pub(crate) fn check(
 /// The native part of robolog.convert: (messages, channels, skipped,
 /// warnings).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, topics = None, start = None, end = None, compression = None, chunk_size = 1 << 20, force = false, ros2 = false, encoding = None, max_chunk_size = None, max_nesting = None))]
+#[pyo3(signature = (src, dst, *, topics = None, start = None, end = None, compression = None, chunk_size = 1 << 20, force = false, ros2 = false, encoding = None, max_chunk_size = None, max_nesting = None, max_bag_expansion = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn convert(
     py: Python<'_>,
@@ -88,6 +90,7 @@ pub(crate) fn convert(
     encoding: Option<&str>,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
+    max_bag_expansion: Option<u64>,
 ) -> PyResult<(u64, u64, Vec<String>, Vec<String>)> {
     use mcapfile::Compression;
     let compression = match compression {
@@ -119,7 +122,7 @@ pub(crate) fn convert(
         ros2,
         encoding,
     };
-    let limits = limits(max_chunk_size, max_nesting)?;
+    let limits = limits(max_chunk_size, max_nesting, max_bag_expansion)?;
     let file = src.display().to_string();
     let out = dst.display().to_string();
     let written = changed_during(&[src.as_path()], || {
@@ -165,7 +168,7 @@ type Table = (String, String, String, String, u64, usize);
 /// The native part of robolog.export: the tables written, and the
 /// problems met (damage skipped, messages that did not decode).
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, topics = None, force = false, max_array_columns = None, max_chunk_size = None, max_nesting = None))]
+#[pyo3(signature = (src, dst, *, topics = None, force = false, max_array_columns = None, max_chunk_size = None, max_nesting = None, max_bag_expansion = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn export(
     py: Python<'_>,
@@ -176,11 +179,12 @@ pub(crate) fn export(
     max_array_columns: Option<usize>,
     max_chunk_size: Option<u64>,
     max_nesting: Option<usize>,
+    max_bag_expansion: Option<u64>,
 ) -> PyResult<(Vec<Table>, Vec<String>)> {
     let mut opts = ExportOptions {
         topics: topics.unwrap_or_default(),
         force,
-        limits: limits(max_chunk_size, max_nesting)?,
+        limits: limits(max_chunk_size, max_nesting, max_bag_expansion)?,
         ..ExportOptions::default()
     };
     if let Some(n) = max_array_columns {

@@ -4,6 +4,7 @@ messages, its tables and their conversions, the docs."""
 import ast
 import datetime
 import inspect
+import struct
 from pathlib import Path
 
 import pyarrow as pa
@@ -307,3 +308,41 @@ def test_help_is_useful():
     assert isinstance(robolog.__version__, str)
     assert (Path(robolog.__file__).parent / "py.typed").exists()
     assert (Path(robolog.__file__).parent / "__init__.pyi").exists()
+
+
+def test_the_bag_expansion_limit(tmp_path):
+    # A ROS 2 bag whose one storage file is zstd FILE-compressed: a frame
+    # of 8 run-length blocks of 128 KiB of zeros (1 MiB, no content size
+    # declared), which is no SQLite database once decompressed.
+    block = 128 << 10
+    frame = bytearray(struct.pack("<I", 0xFD2FB528) + bytes([0x00, 7 << 3]))
+    for i in range(8):
+        header = (1 if i == 7 else 0) | (1 << 1) | (block << 3)
+        frame += header.to_bytes(3, "little") + b"\x00"
+    bag = tmp_path / "bag"
+    bag.mkdir()
+    (bag / "bag_0.db3.zstd").write_bytes(bytes(frame))
+    (bag / "metadata.yaml").write_text(
+        "rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: sqlite3\n"
+        "  duration:\n    nanoseconds: 0\n  starting_time:\n    nanoseconds_since_epoch: 0\n"
+        "  message_count: 0\n  topics_with_message_count: []\n  compression_format: zstd\n"
+        "  compression_mode: FILE\n  relative_file_paths:\n    - bag_0.db3.zstd\n  files: []\n")
+    # Within the default 4 GiB the file is decompressed, and then found
+    # to be no database.
+    with pytest.raises(robolog.FormatError) as e:
+        robolog.open(bag)
+    assert "expand to at most" not in str(e.value)
+    # Over a lower limit it is refused, naming the limit, before the rest
+    # is decompressed; every call that opens logs takes the limit.
+    limited = "expand to at most 65536 bytes together"
+    with pytest.raises(robolog.FormatError, match=limited):
+        robolog.open(bag, max_bag_expansion=65536)
+    with pytest.raises(robolog.FormatError, match=limited):
+        robolog.check(bag, max_bag_expansion=65536)
+    with pytest.raises(robolog.FormatError, match=limited):
+        robolog.export(bag, tmp_path / "csv", max_bag_expansion=65536)
+    with pytest.raises(robolog.FormatError, match=limited):
+        robolog.convert(bag, tmp_path / "out.mcap", max_bag_expansion=65536)
+    with pytest.raises(robolog.FormatError, match=limited):
+        robolog.sql("SELECT count(*) FROM logs", [bag], max_bag_expansion=65536)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bag"]

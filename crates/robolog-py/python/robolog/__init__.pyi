@@ -595,6 +595,7 @@ def open(
     *,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
+    max_bag_expansion: Optional[int] = None,
 ) -> Log:
     """Opens a log of any format robolog reads."""
 
@@ -663,6 +664,7 @@ def check(
     strict_time: bool = False,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
+    max_bag_expansion: Optional[int] = None,
 ) -> CheckReport:
     """Checks a log as `robolog check` does."""
 
@@ -680,6 +682,7 @@ def convert(
     encoding: Optional[str] = None,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
+    max_bag_expansion: Optional[int] = None,
 ) -> ConvertReport:
     """Converts a log to MCAP (.mcap), a ROS 1 bag (.bag) or a ROS 2 bag folder (no extension) as `robolog convert` does."""
 
@@ -692,6 +695,7 @@ def export(
     max_array_columns: Optional[int] = None,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
+    max_bag_expansion: Optional[int] = None,
 ) -> ExportReport:
     """Writes one CSV file per topic into a folder as `robolog export` does."""
 
@@ -701,5 +705,6 @@ def sql(
     *,
     max_chunk_size: Optional[int] = None,
     max_nesting: Optional[int] = None,
+    max_bag_expansion: Optional[int] = None,
 ) -> Table:
     """Answers a read-only SQL query over a set of logs as `robolog sql` does (one table per topic)."""

@@ -71,7 +71,7 @@ class ExportReport:
 
 
 def check(path, *, profile=None, max_per_rule=20, strict_time=False,
-          max_chunk_size=None, max_nesting=None) -> CheckReport:
+          max_chunk_size=None, max_nesting=None, max_bag_expansion=None) -> CheckReport:
     """Checks a log as ``robolog check`` does: an MCAP file against the
     ASAM OSI trace rules (``profile`` ``"osi-3.8"`` or ``"draft"``; an MCAP
     file that is no trace gets the MCAP structural checks), any other log
@@ -83,13 +83,14 @@ def check(path, *, profile=None, max_per_rule=20, strict_time=False,
     passed, errors, report = _robolog.check(
         os.fspath(path), profile=profile, max_per_rule=max_per_rule,
         strict_time=strict_time, max_chunk_size=max_chunk_size,
-        max_nesting=max_nesting)
+        max_nesting=max_nesting, max_bag_expansion=max_bag_expansion)
     return CheckReport(passed, errors, json.loads(report))
 
 
 def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end=None,
             compression=None, chunk_size=1 << 20, force=False, ros2=False,
-            encoding=None, max_chunk_size=None, max_nesting=None) -> ConvertReport:
+            encoding=None, max_chunk_size=None, max_nesting=None,
+            max_bag_expansion=None) -> ConvertReport:
     """Converts a log as ``robolog convert`` does: to MCAP when ``dst`` ends
     in ``.mcap`` (ROS bags and ROS 2 bags losslessly, ULog, CARLA and VEL
     logs with Foxglove's views, MCAP re-chunked), to a ROS 1 bag when it
@@ -111,12 +112,14 @@ def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end
     messages, channels, skipped, warnings = _robolog.convert(
         os.fspath(src), os.fspath(dst), topics=t, start=start, end=end,
         compression=compression, chunk_size=chunk_size, force=force, ros2=ros2,
-        encoding=encoding, max_chunk_size=max_chunk_size, max_nesting=max_nesting)
+        encoding=encoding, max_chunk_size=max_chunk_size, max_nesting=max_nesting,
+        max_bag_expansion=max_bag_expansion)
     return ConvertReport(messages, channels, skipped, warnings)
 
 
 def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,
-           max_array_columns=None, max_chunk_size=None, max_nesting=None) -> ExportReport:
+           max_array_columns=None, max_chunk_size=None, max_nesting=None,
+           max_bag_expansion=None) -> ExportReport:
     """Writes one CSV file per topic of a log into the folder ``dst``, as
     ``robolog export`` does (a ULog file exactly as pyulog's ``ulog2csv``
     writes it). Existing files raise ``FileExistsError`` unless ``force``;
@@ -131,7 +134,7 @@ def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,
         tables, problems = _robolog.export(
             os.fspath(src), folder, topics=t, force=force,
             max_array_columns=max_array_columns, max_chunk_size=max_chunk_size,
-            max_nesting=max_nesting)
+            max_nesting=max_nesting, max_bag_expansion=max_bag_expansion)
     except KeyboardInterrupt:
         _remove_new(folder, before)
         raise
@@ -174,7 +177,8 @@ def _remove_new(folder, before):
             pass
 
 
-def sql(query: str, paths, *, max_chunk_size=None, max_nesting=None):
+def sql(query: str, paths, *, max_chunk_size=None, max_nesting=None,
+        max_bag_expansion=None):
     """Answers a SQL query over a set of logs as ``robolog sql`` does, and
     returns the answer as a ``robolog.Table`` (the Arrow PyCapsule
     interface: ``pyarrow.table(t)``, ``t.to_pandas()``, ``t.to_polars()``).
@@ -198,7 +202,8 @@ def sql(query: str, paths, *, max_chunk_size=None, max_nesting=None):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     table = _robolog.sql(query, [os.fspath(p) for p in paths],
-                         max_chunk_size=max_chunk_size, max_nesting=max_nesting)
+                         max_chunk_size=max_chunk_size, max_nesting=max_nesting,
+                         max_bag_expansion=max_bag_expansion)
     for problem in table.problems:
         warnings.warn(f"robolog.sql: {problem}", RuntimeWarning, stacklevel=2)
     return table
