@@ -4,7 +4,6 @@ messages, its tables and their conversions, the docs."""
 import ast
 import datetime
 import inspect
-import struct
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,6 +11,7 @@ import pytest
 
 import robolog
 from _corpus import TESTDATA
+from _rosbag2 import file_compressed_zeros_bag
 
 BAG = TESTDATA / "rosbag" / "sample.bag"
 MCAP = TESTDATA / "mcap" / "chunked-zstd.mcap"
@@ -311,22 +311,9 @@ def test_help_is_useful():
 
 
 def test_the_bag_expansion_limit(tmp_path):
-    # A ROS 2 bag whose one storage file is zstd FILE-compressed: a frame
-    # of 8 run-length blocks of 128 KiB of zeros (1 MiB, no content size
-    # declared), which is no SQLite database once decompressed.
-    block = 128 << 10
-    frame = bytearray(struct.pack("<I", 0xFD2FB528) + bytes([0x00, 7 << 3]))
-    for i in range(8):
-        header = (1 if i == 7 else 0) | (1 << 1) | (block << 3)
-        frame += header.to_bytes(3, "little") + b"\x00"
-    bag = tmp_path / "bag"
-    bag.mkdir()
-    (bag / "bag_0.db3.zstd").write_bytes(bytes(frame))
-    (bag / "metadata.yaml").write_text(
-        "rosbag2_bagfile_information:\n  version: 9\n  storage_identifier: sqlite3\n"
-        "  duration:\n    nanoseconds: 0\n  starting_time:\n    nanoseconds_since_epoch: 0\n"
-        "  message_count: 0\n  topics_with_message_count: []\n  compression_format: zstd\n"
-        "  compression_mode: FILE\n  relative_file_paths:\n    - bag_0.db3.zstd\n  files: []\n")
+    # A ROS 2 bag whose one storage file is zstd FILE-compressed zeros
+    # (1 MiB, no content size declared), no SQLite database.
+    bag = file_compressed_zeros_bag(tmp_path / "bag", 1 << 20)
     # Within the default 4 GiB the file is decompressed, and then found
     # to be no database.
     with pytest.raises(robolog.FormatError) as e:

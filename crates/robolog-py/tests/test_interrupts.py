@@ -16,6 +16,8 @@ import time
 
 import pytest
 
+from _rosbag2 import file_compressed_zeros_bag
+
 CHILD = textwrap.dedent('''
     import sys
     import robolog
@@ -59,22 +61,6 @@ def bag_of(path, messages=40_000):
         for i in range(messages):
             w.write(c if i % 2 else d, 1_000_000_000 + i * 1_000_000, payload)
     return path
-
-
-def zstd_zeros(size):
-    """A zstd frame of `size` zero bytes (a multiple of 128 KiB), made of
-    run-length blocks: a few KB for hundreds of MB."""
-    block = 128 << 10
-    assert size % block == 0
-    out = bytearray(struct.pack("<I", 0xFD2FB528))
-    # No content size, no checksum; a 128 KiB window.
-    out += bytes([0x00, 7 << 3])
-    n = size // block
-    for i in range(n):
-        last = 1 if i == n - 1 else 0
-        header = last | (1 << 1) | (block << 3)
-        out += header.to_bytes(3, "little") + b"\x00"
-    return bytes(out)
 
 
 def run_and_interrupt(what, src, dst, tmp, under_way):
@@ -146,25 +132,7 @@ def test_export(scratch):
 def test_open_of_a_file_compressed_ros2_bag(scratch):
     # A bag whose one storage file decompresses to 400 MiB (of zeros: no
     # SQLite database, which only a complete decompression finds out).
-    bag = scratch / "bag"
-    bag.mkdir()
-    (bag / "bag_0.db3.zstd").write_bytes(zstd_zeros(400 << 20))
-    (bag / "metadata.yaml").write_text(textwrap.dedent("""\
-        rosbag2_bagfile_information:
-          version: 9
-          storage_identifier: sqlite3
-          duration:
-            nanoseconds: 0
-          starting_time:
-            nanoseconds_since_epoch: 0
-          message_count: 0
-          topics_with_message_count: []
-          compression_format: zstd
-          compression_mode: FILE
-          relative_file_paths:
-            - bag_0.db3.zstd
-          files: []
-        """))
+    bag = file_compressed_zeros_bag(scratch / "bag", 400 << 20)
     tmp = scratch / "tmp"
     out = run_and_interrupt("open", bag, "-", tmp, lambda pid: any(
         os.path.getsize(os.path.join(d, f)) > 0 for d, _, fs in os.walk(tmp) for f in fs))
