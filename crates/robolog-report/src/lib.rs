@@ -125,7 +125,10 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
         });
         (collected, checked)
     });
-    let collected = collected?;
+    let collected = collected.map_err(|e| match e {
+        robolog_arrow::Error::Log(e) => e,
+        e => Error::invalid_argument(e.to_string()),
+    })?;
     let mut problems: Vec<Problem> = log
         .open_warnings()
         .into_iter()

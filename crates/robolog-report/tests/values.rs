@@ -123,3 +123,47 @@ fn gps_track_of_a_bag_is_its_fixes() {
         "New York latitudes"
     );
 }
+
+#[test]
+fn ros_byte_arrays_and_messages_without_fields_are_not_series() {
+    // rosbag2's test message of every array type, as its own CDR bag
+    // writes it: `byte[3]`, `char[3]` and `uint8[3]` are bytes in ROS
+    // (mcap-ros2-support decodes them as `bytes`), `Constants[3]` messages
+    // without fields; the other arrays are numbers, one series per
+    // element, with the values of each of the 4 messages (mcap-ros2-support
+    // reads `int8_values` as `[0, 0, 0]` in each).
+    let Some(path) = robolog_testkit::corpus("ros2-mcap/cdr_test_0.mcap") else {
+        return;
+    };
+    let log = robolog::open(&path).unwrap();
+    let opts = ReportOptions {
+        check: false,
+        max_fields: 1000,
+        ..ReportOptions::default()
+    };
+    let report = report_log(&log, &path, &opts).unwrap();
+    let arrays = report
+        .channels
+        .iter()
+        .find(|c| c.topic == "/array_topic")
+        .unwrap();
+    let names: Vec<&str> = arrays.series.iter().map(|s| s.name.as_str()).collect();
+    for gone in ["byte_values", "char_values", "uint8_values", "constants_values"] {
+        assert!(
+            !names.iter().any(|n| n.starts_with(gone)),
+            "{gone}: {names:?}"
+        );
+    }
+    let int8: Vec<f64> = (0..3)
+        .map(|i| {
+            let name = format!("int8_values[{i}]");
+            let s = arrays.series.iter().find(|s| s.name == name).unwrap();
+            assert_eq!(s.count, 4, "{name}");
+            s.points[0].1
+        })
+        .collect();
+    assert_eq!(int8, [0.0, 0.0, 0.0]);
+    // Fixed arrays of messages are spread: `basic_types_values[2].int8_value`.
+    assert!(names.contains(&"basic_types_values[2].int8_value"), "{names:?}");
+    assert_eq!(arrays.fields_skipped, 0);
+}

@@ -18,7 +18,7 @@ use crate::build::field_at;
 const PAGE: usize = 4096;
 
 /// A row's message facts, kept while its batch is built.
-struct RowMeta {
+pub(super) struct RowMeta {
     /// The message's log time.
     log_time: Timestamp,
     /// Its publish time, where the format has one.
@@ -26,19 +26,20 @@ struct RowMeta {
     /// Its sequence number, where the format has one.
     sequence: Option<u64>,
     /// Its channel.
-    channel: ChannelId,
+    pub(super) channel: ChannelId,
 }
 
 impl BatchReader<'_> {
     /// The next batch of at most `batch_size` rows; `None` at the end.
     fn next_batch(&mut self) -> Result<Option<RecordBatch>, Error> {
         let mut metas: Vec<RowMeta> = Vec::with_capacity(self.batch_size.min(65_536));
-        let Some(messages) = self.messages.as_mut() else {
+        let Some(mut messages) = self.messages.take() else {
             self.done = true;
             return Ok(None);
         };
         // The file offsets of the batch's first and last messages.
         let mut seen: Option<(u64, u64)> = None;
+        let mut failed = None;
         while metas.len() < self.batch_size {
             let Some(m) = messages.next() else {
                 self.done = true;
@@ -47,90 +48,126 @@ impl BatchReader<'_> {
             let m: Message<'_> = match m {
                 Ok(m) => m,
                 Err(e) if self.lenient && skippable(&e) => {
-                    self.skipped += 1;
-                    if let Some(at) = e.offset() {
-                        self.skipped_at.push(at);
-                    }
+                    self.skip(&e);
                     continue;
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => {
+                    failed = Some(e.into());
+                    break;
+                }
             };
-            let offset = m.offset.unwrap_or(0);
             if let Some(o) = m.offset {
                 seen = Some(seen.map_or((o, o), |(lo, hi)| (lo.min(o), hi.max(o))));
             }
-            let plan = self.ros1.get(&m.channel).filter(|p| p.fits(&m.payload));
-            if let Some(plan) = plan {
-                plan.append(&m.payload, &mut self.columns)
-                    .map_err(|reason| Error::Misfit {
-                        table: self.table.clone(),
-                        offset,
-                        reason,
-                    })?;
-            } else if self.decode {
-                const NO_FIELDS: &str = "not a message with fields";
-                let decoded: Result<(), Error> = match self.log.decode_into(&m, &mut self.value) {
-                    Ok(()) if self.fields && !matches!(self.value, Value::Struct(_)) => {
-                        Err(Error::Misfit {
-                            table: self.table.clone(),
-                            offset,
-                            reason: NO_FIELDS.into(),
-                        })
-                    }
-                    Ok(()) => Ok(()),
-                    Err(e) => Err(e.into()),
-                };
-                let value = match decoded {
-                    Ok(()) => Some(&self.value),
-                    Err(e) if self.lenient => {
-                        self.undecoded += 1;
-                        self.first_undecoded.get_or_insert_with(|| Undecoded {
-                            offset,
-                            reason: match e {
-                                Error::Misfit { reason, .. } => reason,
-                                e => e.to_string(),
-                            },
-                        });
-                        None
-                    }
-                    Err(e) => return Err(e),
-                };
-                for ((src, col), own) in self.sources.iter().zip(&mut self.columns).zip(&self.names)
-                {
-                    let (Some(col), name) = (col.as_mut(), src) else {
-                        continue;
-                    };
-                    let (row, column) = match (name, value, own) {
-                        (&Source::Field(k, ref f), Some(Value::Struct(vf)), Some(own)) => {
-                            (field_at(vf, k, own), f.name.as_str())
-                        }
-                        (Source::Field(_, f), _, _) => (None, f.name.as_str()),
-                        (_, v, _) => (v, DATA),
-                    };
-                    col.append(row).map_err(|reason| Error::Misfit {
-                        table: self.table.clone(),
-                        offset,
-                        reason: format!("{column}: {reason}"),
-                    })?;
-                }
+            if let Err(e) = self.push(&m, &mut metas) {
+                failed = Some(e);
+                break;
             }
-            metas.push(RowMeta {
-                log_time: m.log_time,
-                publish_time: m.publish_time,
-                sequence: m.sequence,
-                channel: m.channel,
-            });
+        }
+        self.messages = Some(messages);
+        if let Some(e) = failed {
+            return Err(e);
         }
         // The messages of the batch are copied out: their pages of a
         // mapped file need not stay in memory (the last message's page may
         // hold the next one, so it stays).
         if let Some((lo, hi)) = seen {
-            let page = |o: u64| usize::try_from(o).map_or(usize::MAX, |o| o & !(PAGE - 1));
             self.log.release(page(lo)..page(hi));
         }
         if metas.is_empty() {
             return Ok(None);
         }
+        self.finish(&metas).map(Some)
+    }
+
+    /// Counts a damaged record a lenient scan skips.
+    pub(super) fn skip(&mut self, e: &LogError) {
+        self.skipped += 1;
+        if let Some(at) = e.offset() {
+            self.skipped_at.push(at);
+        }
+    }
+
+    /// Appends message `m` to the columns being built and its facts to
+    /// `metas`. A message that does not decode (lenient scans) is a row
+    /// whose message columns are null: its decode error is returned
+    /// (`None` for one that decoded, or whose value only does not fit).
+    pub(super) fn push(
+        &mut self,
+        m: &Message<'_>,
+        metas: &mut Vec<RowMeta>,
+    ) -> Result<Option<LogError>, Error> {
+        let offset = m.offset.unwrap_or(0);
+        let mut failure = None;
+        let plan = self.ros1.get(&m.channel).filter(|p| p.fits(&m.payload));
+        if let Some(plan) = plan {
+            plan.append(&m.payload, &mut self.columns)
+                .map_err(|reason| Error::Misfit {
+                    table: self.table.clone(),
+                    offset,
+                    reason,
+                })?;
+        } else if self.decode {
+            const NO_FIELDS: &str = "not a message with fields";
+            let decoded: Result<(), Error> = match self.log.decode_into(m, &mut self.value) {
+                Ok(()) if self.fields && !matches!(self.value, Value::Struct(_)) => {
+                    Err(Error::Misfit {
+                        table: self.table.clone(),
+                        offset,
+                        reason: NO_FIELDS.into(),
+                    })
+                }
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    failure = Some(e.clone());
+                    Err(e.into())
+                }
+            };
+            let value = match decoded {
+                Ok(()) => Some(&self.value),
+                Err(e) if self.lenient => {
+                    self.undecoded += 1;
+                    self.first_undecoded.get_or_insert_with(|| Undecoded {
+                        offset,
+                        reason: match e {
+                            Error::Misfit { reason, .. } => reason,
+                            e => e.to_string(),
+                        },
+                    });
+                    None
+                }
+                Err(e) => return Err(e),
+            };
+            for ((src, col), own) in self.sources.iter().zip(&mut self.columns).zip(&self.names) {
+                let (Some(col), name) = (col.as_mut(), src) else {
+                    continue;
+                };
+                let (row, column) = match (name, value, own) {
+                    (&Source::Field(k, ref f), Some(Value::Struct(vf)), Some(own)) => {
+                        (field_at(vf, k, own), f.name.as_str())
+                    }
+                    (Source::Field(_, f), _, _) => (None, f.name.as_str()),
+                    (_, v, _) => (v, DATA),
+                };
+                col.append(row).map_err(|reason| Error::Misfit {
+                    table: self.table.clone(),
+                    offset,
+                    reason: format!("{column}: {reason}"),
+                })?;
+            }
+        }
+        metas.push(RowMeta {
+            log_time: m.log_time,
+            publish_time: m.publish_time,
+            sequence: m.sequence,
+            channel: m.channel,
+        });
+        Ok(failure)
+    }
+
+    /// The batch of the rows appended since the last one (`metas` their
+    /// facts, at least one).
+    pub(super) fn finish(&mut self, metas: &[RowMeta]) -> Result<RecordBatch, Error> {
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.sources.len());
         for (src, col) in self.sources.iter().zip(self.columns.iter_mut()) {
             let array: ArrayRef = match (src, col) {
@@ -170,16 +207,21 @@ impl BatchReader<'_> {
             columns.push(array);
         }
         let opts = RecordBatchOptions::new().with_row_count(Some(metas.len()));
-        Ok(Some(RecordBatch::try_new_with_options(
+        Ok(RecordBatch::try_new_with_options(
             self.schema.clone(),
             columns,
             &opts,
-        )?))
+        )?)
     }
 }
 
+/// The start of the page of a mapped file that holds byte `offset`.
+pub(super) fn page(offset: u64) -> usize {
+    usize::try_from(offset).map_or(usize::MAX, |o| o & !(PAGE - 1))
+}
+
 /// Errors a lenient scan skips: damaged or skipped records, not I/O.
-fn skippable(e: &LogError) -> bool {
+pub(super) fn skippable(e: &LogError) -> bool {
     !matches!(e, LogError::Io(_))
 }
 

@@ -12,6 +12,7 @@
 
 mod batch;
 mod group;
+mod pass;
 mod read;
 mod scan;
 mod schema;
@@ -27,11 +28,13 @@ use robolog::names::{base_name, may_name};
 #[cfg(feature = "parquet")]
 pub(crate) use group::tables_where;
 pub use group::{table_in, table_of, tables, tables_with_summary};
+pub use pass::{MAX_BATCH_PAYLOAD, PassItem, SkippedRecord, TableBatch, TablesScan, scan_tables};
 pub use read::{SPLIT_MESSAGES, TableRead, read_table};
 pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
+pub use schema::original_name;
+pub(crate) use schema::table_metadata;
 pub use schema::{DATA, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
-pub(crate) use schema::{original_name, table_metadata};
 
 /// One table of a log: the channels that share a [table name](table_name),
 /// their merged value type and the Arrow schema of their rows.

@@ -169,6 +169,17 @@ pub fn scan<'a>(
     table: &Table,
     opts: &ScanOptions,
 ) -> Result<BatchReader<'a>, Error> {
+    reader(log, table, opts, true)
+}
+
+/// The reader of `table`: reading its own messages when `own`, or fed by
+/// a pass over several tables ([`scan_tables`](super::scan_tables)).
+pub(super) fn reader<'a>(
+    log: &'a Log<'a>,
+    table: &Table,
+    opts: &ScanOptions,
+    own: bool,
+) -> Result<BatchReader<'a>, Error> {
     same_channels(log, table)?;
     let full = table.schema();
     let names: Vec<String> = match &opts.projection {
@@ -241,14 +252,14 @@ pub fn scan<'a>(
             (c.id, id)
         })
         .collect();
-    let prebuilt = if opts.typed_columns && log.as_ulog().is_some() {
+    let prebuilt = if own && opts.typed_columns && log.as_ulog().is_some() {
         crate::ulog::batches(log, table, &sources, &schema, opts).transpose()?
     } else {
         None
     };
     let messages = match prebuilt {
-        Some(_) => None,
-        None => Some(log.messages(&filter)?),
+        None if own => Some(log.messages(&filter)?),
+        _ => None,
     };
     let rows = opts.batch_size.clamp(1, 65_536);
     let columns = sources

@@ -92,8 +92,14 @@ pub(crate) fn table_metadata(
     ])
 }
 
-/// The message field's name before a reserved name got its trailing `_`.
-pub(crate) fn original_name(column: &str) -> &str {
+/// The message field's name of a table's column: a field called like a
+/// [`RESERVED`] column is the column of that name with a trailing `_`.
+///
+/// ```
+/// assert_eq!(robolog_arrow::original_name("log_time_"), "log_time");
+/// assert_eq!(robolog_arrow::original_name("speed_"), "speed_");
+/// ```
+pub fn original_name(column: &str) -> &str {
     match column.strip_suffix('_') {
         Some(base) if RESERVED.contains(&base) => base,
         _ => column,
