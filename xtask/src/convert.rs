@@ -24,7 +24,6 @@ use std::time::Instant;
 use logcore::{Format, LogReader, MessageFilter};
 use robolog::convert::{ConvertOptions, ConvertStats, to_bag, to_mcap};
 use rosbag12::Bag;
-use serde_json::Value as Json;
 
 use crate::{Result, cargo, corpus, opt, root, run, step, verdict};
 
@@ -313,20 +312,23 @@ fn bag_round_trip(original: &[u8], mcap: &[u8], out: &Path, exe: &Path, src: &Pa
     Ok(encoded)
 }
 
-/// Python side of the interop check: reads an MCAP file with `mcap` and
-/// `mcap-ros1-support`, the source bag with rosbags (types from the bag's
-/// own definitions), and compares the values.
-const INTEROP_PY: &str = include_str!("convert_interop.py");
-
-/// `cargo xtask convert interop`.
+/// `cargo xtask convert interop`: every intact 2.0 bag converted, then
+/// pytest's `xtask/pytests/test_convert_interop.py` reads each MCAP file
+/// with `mcap` and `mcap-ros1-support`, the source bag with rosbags (types
+/// from the bag's own definitions), and compares the values.
 pub(crate) fn interop(corpus: Option<&Path>) -> Result {
-    let venv = crate::python::Venv::with(&["rosbags", "mcap", "mcap-ros1-support", "zstandard"])?;
+    let venv = crate::python::Venv::with(&[
+        "rosbags",
+        "mcap",
+        "mcap-ros1-support",
+        "zstandard",
+        "pytest",
+    ])?;
     let dir = root().join("target/convert-interop");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = dir.join("interop.py");
-    std::fs::write(&script, INTEROP_PY).map_err(|e| e.to_string())?;
     let mut failures = Vec::new();
-    let (mut files, mut messages, mut old, mut refused) = (0, 0, 0, 0);
+    let mut entries = Vec::new();
+    let mut old = 0;
     for (i, bag) in logs(corpus).iter().enumerate() {
         if expected_format(bag) != Some(Format::RosBag) {
             continue;
@@ -353,44 +355,31 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
         };
         let path = dir.join(format!("{i}.mcap"));
         std::fs::write(&path, &mcap).map_err(|e| format!("{}: {e}", path.display()))?;
-        let out = venv
-            .command()
-            .arg(&script)
-            .arg(bag)
-            .arg(&path)
-            .output()
-            .map_err(|e| e.to_string())?;
-        let j: Json = match serde_json::from_slice(&out.stdout) {
-            Ok(j) => j,
-            Err(_) => {
-                failures.push(format!(
-                    "{name}: the python check failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                        .lines()
-                        .last()
-                        .unwrap_or("")
-                ));
-                continue;
-            }
-        };
-        match (j["messages"].as_u64(), j["error"].as_str()) {
-            (Some(n), _) => {
-                files += 1;
-                messages += n;
-            }
-            (_, Some(e)) => failures.push(format!("{name}: {e}")),
-            (None, None) => {
-                let why = j["rosbags_fails"].as_str().unwrap_or("no result");
-                eprintln!(
-                    "xtask: convert interop: {name}: left out, rosbags cannot read it: {why}"
-                );
-                refused += 1;
-            }
-        }
+        entries.push(serde_json::json!({
+            "id": crate::python::test_id(bag, corpus),
+            "bag": name,
+            "mcap": path.display().to_string(),
+        }));
     }
-    eprintln!(
-        "xtask: convert interop: {messages} messages of {files} converted bags read by python mcap + mcap-ros1-support equal rosbags' values of the bags ({old} 1.2 or damaged bags and {refused} bags rosbags fails on left out)"
-    );
+    let records = venv
+        .pytest("test_convert_interop.py")
+        .manifest(
+            &dir.join("manifest.json"),
+            &serde_json::json!({"entries": entries}),
+        )
+        .and_then(|p| p.run());
+    match records {
+        Ok(records) => {
+            // A bag rosbags cannot read is skipped: it records nothing.
+            let messages: u64 = records.iter().filter_map(|r| r["messages"].as_u64()).sum();
+            eprintln!(
+                "xtask: convert interop: {messages} messages of {} converted bags read by python mcap + mcap-ros1-support equal rosbags' values of the bags ({old} 1.2 or damaged bags and {} bags rosbags fails on left out)",
+                records.len(),
+                entries.len() - records.len().min(entries.len())
+            );
+        }
+        Err(e) => failures.push(e),
+    }
     verdict("converted bags whose values differ", &failures)
 }
 

@@ -1,6 +1,7 @@
 //! `cargo xtask foxglove [--corpus DIR]`: converts every ULog, CARLA and
 //! VEL file of `testdata/` and the corpus to MCAP through the `robolog`
-//! library, then checks the output with python `mcap` and `jsonschema`:
+//! library, then checks the output with python `mcap` and `jsonschema`
+//! (pytest's `xtask/pytests/test_foxglove.py`, a test per file):
 //!
 //! - every generated (non-`foxglove.*`) schema keeps to what Foxglove's
 //!   JSON Schema parser reads (one simple type per field, no arrays of
@@ -28,9 +29,7 @@ use robolog::convert::{ConvertOptions, to_mcap};
 use crate::python::Venv;
 use crate::{Result, corpus, opt, root, verdict};
 
-const PACKAGES: [&str; 5] = ["jsonschema", "mcap", "zstandard", "lz4", "pyulog"];
-
-const SCRIPT: &str = include_str!("foxglove_check.py");
+const PACKAGES: [&str; 6] = ["jsonschema", "mcap", "zstandard", "lz4", "pyulog", "pytest"];
 
 /// The input files: ULog, CARLA and VEL fixtures, and the corpus's ULog and CARLA files.
 fn inputs(corpus: Option<&Path>) -> Vec<PathBuf> {
@@ -94,7 +93,6 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut failures = Vec::new();
     let mut manifest = Vec::new();
-    let mut wanted = Vec::new();
     for (i, path) in inputs(corpus.as_deref()).iter().enumerate() {
         let shown = path.display().to_string();
         let log = match robolog::open(path) {
@@ -136,78 +134,34 @@ pub(crate) fn cmd(args: &[String]) -> Result {
             }
         }
         manifest.push(serde_json::json!({
+            "id": crate::python::test_id(path, corpus.as_deref()),
             "mcap": out_path.display().to_string(),
-            "source": path.display().to_string(),
+            "source": shown,
             "kind": kind,
+            "expected": expected(&log)?,
         }));
-        wanted.push((shown, expected(&log)?));
     }
-    let manifest_path = dir.join("manifest.json");
-    std::fs::write(
-        &manifest_path,
-        serde_json::to_string(&manifest).unwrap_or_default(),
-    )
-    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
-    let script = dir.join("check.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
     let venv = Venv::with(&PACKAGES)?;
-    let output = venv
-        .command()
-        .arg(&script)
-        .arg(root().join("crates/robolog/schemas/foxglove"))
-        .arg(&manifest_path)
-        .output()
-        .map_err(|e| format!("could not run {}: {e}", script.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{} failed:\n{}",
-            script.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let results: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("{}: unreadable output: {e}", script.display()))?;
-    let results = results.as_array().cloned().unwrap_or_default();
-    for ((shown, want), got) in wanted.iter().zip(&results) {
-        let invalid = got["invalid"].as_u64().unwrap_or(0);
-        if invalid > 0 {
-            failures.push(format!(
-                "{shown}: {invalid} messages do not match their schema"
-            ));
-        }
-        for e in got["errors"].as_array().into_iter().flatten() {
-            failures.push(format!("{shown}: {}", e.as_str().unwrap_or_default()));
-        }
-        for (topic, (count, start, end)) in want {
-            let ch = &got["channels"][topic.as_str()];
-            let n = ch["count"].as_u64().unwrap_or(0);
-            if n != *count {
-                failures.push(format!(
-                    "{shown}: {topic}: {n} messages written, robolog info counts {count}"
-                ));
-                continue;
-            }
-            if n > 0 && (ch["start"].as_i64() != *start || ch["end"].as_i64() != *end) {
-                failures.push(format!(
-                    "{shown}: {topic}: time range {}..{} written, robolog info gives {start:?}..{end:?}",
-                    ch["start"], ch["end"]
-                ));
+    let manifest = serde_json::json!({
+        "vendored": root().join("crates/robolog/schemas/foxglove").display().to_string(),
+        "entries": manifest,
+    });
+    let records = venv
+        .pytest("test_foxglove.py")
+        .manifest(&dir.join("manifest.json"), &manifest)
+        .and_then(|p| p.run());
+    match records {
+        Ok(records) => {
+            for r in &records {
+                eprintln!(
+                    "xtask: {}: {} input channels match, {} Foxglove/derived channels validated",
+                    r["source"].as_str().unwrap_or_default(),
+                    r["input_channels"],
+                    r["derived_channels"]
+                );
             }
         }
-        let derived = got["channels"]
-            .as_object()
-            .map_or(0, |m| m.keys().filter(|t| !want.contains_key(*t)).count());
-        eprintln!(
-            "xtask: {shown}: {} input channels match, {derived} Foxglove/derived channels validated",
-            want.len()
-        );
-    }
-    if results.len() != wanted.len() {
-        failures.push(format!(
-            "the checker reported on {} files of {}",
-            results.len(),
-            wanted.len()
-        ));
+        Err(e) => failures.push(e),
     }
     verdict("Foxglove conversion checks that failed", &failures)
 }

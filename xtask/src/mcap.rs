@@ -31,37 +31,43 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     }
 }
 
-/// The Python side of the interop check: writes files with python `mcap`
-/// (every compression, chunked and not) and prints, for each file given on
-/// the command line, its messages as JSON lines read by python `mcap`.
-const PY_INTEROP: &str = include_str!("mcap_interop.py");
-
 /// Differential check against python `mcap` 1.6.0: files it writes are
 /// read by us with identical messages (and a clean summary), and files we
 /// write (the fixtures: every compression, chunked and not) are read by it
-/// with identical messages.
+/// with identical messages. The Python side is pytest's
+/// `xtask/pytests/test_mcap_interop.py`, which writes python mcap's files
+/// and records the messages it reads in each.
 pub(crate) fn interop() -> Result {
     use logcore::LogReader;
-    let venv = crate::python::Venv::with(&["mcap", "zstandard", "lz4"])?;
+    let venv = crate::python::Venv::with(&["mcap", "zstandard", "lz4", "pytest"])?;
     let dir = crate::root().join("target/mcap-interop");
+    // No file of an earlier run (python mcap's are written again).
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = dir.join("interop.py");
-    std::fs::write(&script, PY_INTEROP).map_err(|e| format!("{}: {e}", script.display()))?;
-    crate::run(venv.command().arg(&script).arg("write").arg(&dir))?;
     // Ours (the committed fixtures, what our writer makes), next to theirs.
+    let mut entries = Vec::new();
     for (name, bytes) in crate::testdata("mcap")? {
-        let p = dir.join(format!("ours-{name}"));
+        let file = format!("ours-{name}");
+        let p = dir.join(&file);
         std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        entries.push(json!({"id": name, "file": file}));
     }
+    let manifest = json!({"work": dir.display().to_string(), "entries": entries});
+    let records = venv
+        .pytest("test_mcap_interop.py")
+        .manifest(&dir.join("manifest.json"), &manifest)?
+        .run()?;
     let files = mcap_files(&dir)?;
-    let mut cmd = venv.command();
-    cmd.arg(&script).arg("read").args(&files);
-    let out = crate::python::stdout_of(cmd, "python mcap")?;
     let mut theirs: BTreeMap<String, Vec<Json>> = BTreeMap::new();
-    for line in out.lines() {
-        let v: Json = serde_json::from_str(line).map_err(|e| format!("python output: {e}"))?;
-        let path = v[0].as_str().unwrap_or("").to_string();
-        theirs.entry(path).or_default().push(v);
+    for r in &records {
+        let path = r["file"].as_str().unwrap_or("").to_string();
+        let mut messages = Vec::new();
+        for m in r["messages"].as_array().into_iter().flatten() {
+            let mut line = vec![Json::from(path.as_str())];
+            line.extend(m.as_array().cloned().unwrap_or_default());
+            messages.push(Json::Array(line));
+        }
+        theirs.insert(path, messages);
     }
     let mut failures = Vec::new();
     for p in &files {
@@ -114,11 +120,6 @@ pub(crate) fn interop() -> Result {
     }
 }
 
-/// Python side of the benchmark: the peer's writer makes the inputs.
-/// 1M messages on 10 channels, payloads of 16-1024 bytes (log-uniform,
-/// sensor-like bytes: compressible, not trivially), 1 MiB chunks.
-const PY_BENCH: &str = include_str!("mcap_bench.py");
-
 /// `cargo xtask bench mcap`: inputs written by the Python `mcap` 1.6 writer
 /// (cached under `target/mcap-bench`), then the bench in `crates/mcap`,
 /// which iterates every message with our readers and the `mcap` crate's
@@ -127,15 +128,14 @@ pub(crate) fn bench() -> Result {
     let venv = crate::python::Venv::with(&["mcap", "zstandard", "lz4"])?;
     let dir = crate::root().join("target/mcap-bench");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = dir.join("bench.py");
-    std::fs::write(&script, PY_BENCH).map_err(|e| format!("{}: {e}", script.display()))?;
     for comp in ["none", "zstd", "lz4"] {
         let file = dir.join(format!("bench-{comp}.mcap"));
         if !file.exists() {
             // Written aside and renamed: an interrupted run leaves no
             // half file to be taken for an input next time.
             let part = dir.join(format!("bench-{comp}.mcap.part"));
-            crate::run(venv.command().arg(&script).arg(&part).arg(comp))?;
+            // The peer's writer makes the inputs: `xtask/pytests/mcap_bench.py`.
+            crate::run(venv.script("mcap_bench.py").arg(&part).arg(comp))?;
             std::fs::rename(&part, &file).map_err(|e| format!("{}: {e}", file.display()))?;
         }
     }

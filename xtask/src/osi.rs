@@ -4,16 +4,17 @@
 //! The Python side (asam-osi-utilities 0.4.0 with osi-python 3.8.0, pinned
 //! in [`PACKAGES`], installed into the shared interop venv) does two jobs:
 //!
-//! - `generate`: synthetic but realistic OSI 3.8.0 messages (GroundTruth,
+//! - `xtask/pytests/osi_generate.py`: synthetic but realistic OSI 3.8.0 messages (GroundTruth,
 //!   SensorView, HostVehicleData, SensorViewConfiguration), written as
 //!   multi-channel traces by `osi_utilities.MultiTraceWriter` (compression
 //!   none, lz4, zstd), plus per type a `.osi` file (u32 LE length-prefixed
 //!   messages), a `.desc` file (the type's FileDescriptorSet with all
 //!   imports) and `manifest.json` saying what was written ([`generate`]);
-//! - `read`: reads MCAP files with `osi_utilities.MultiTraceReader` (both
-//!   decoder modes: the precompiled `osi3` classes and the FileDescriptorSet
-//!   embedded in the file), cross-checked with osi-python's `OSITrace`, and
-//!   prints what it saw as JSON lines ([`python_read`]).
+//! - pytest's `xtask/pytests/test_osi_interop.py` (with `osi_read.py`):
+//!   reads MCAP files with `osi_utilities.MultiTraceReader` (both decoder
+//!   modes: the precompiled `osi3` classes and the FileDescriptorSet
+//!   embedded in the file), cross-checked with osi-python's `OSITrace`, a
+//!   test per file, and records what it saw ([`python_read`]).
 //!
 //! The check itself: the Python round trip works by itself (generated traces
 //! read back as the manifest says), the reader handles the reference
@@ -32,7 +33,8 @@ use crate::python::Venv;
 /// osi-python without declaring it; the rest are the exact versions pip
 /// resolves for these two, and the pins the other checks install into the
 /// same venv (`mcap`, `zstandard`, `lz4`, `typing-extensions` via rosbags).
-pub(crate) const PACKAGES: [&str; 8] = [
+pub(crate) const PACKAGES: [&str; 9] = [
+    "pytest",
     "asam-osi-utilities",
     "osi-python",
     "mcap-protobuf-support",
@@ -158,16 +160,13 @@ pub(crate) struct PyMessage {
     pub(crate) timestamp: Option<(i64, u32)>,
 }
 
-/// Runs the Python `generate` mode into `dir` (emptied first) and returns
-/// its manifest, with paths made absolute.
+/// Runs `xtask/pytests/osi_generate.py` into `dir` (emptied first) and
+/// returns its manifest, with paths made absolute.
 pub(crate) fn generate(venv: &Venv, dir: &Path) -> Result<Generated> {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = write_script()?;
     let out = venv
-        .command()
-        .arg(&script)
-        .arg("generate")
+        .script("osi_generate.py")
         .arg(dir)
         .output()
         .map_err(|e| format!("python: {e}"))?;
@@ -272,29 +271,34 @@ pub(crate) fn read_osi_file(path: &Path) -> Result<Vec<Vec<u8>>> {
     Ok(out)
 }
 
-/// Reads `files` (MCAP) with asam-osi-utilities' `MultiTraceReader`; any
-/// Python error (a file it cannot open, a message it cannot decode) is an
-/// error here.
+/// Reads `files` (MCAP) with asam-osi-utilities' `MultiTraceReader`
+/// (pytest's `test_osi_interop.py`, a test per file); any Python error (a
+/// file it cannot open, a message it cannot decode) is an error here.
 pub(crate) fn python_read(venv: &Venv, files: &[PathBuf]) -> Result<PythonRead> {
-    let script = write_script()?;
-    let out = venv
-        .command()
-        .arg(&script)
-        .arg("read")
-        .args(files)
-        .output()
-        .map_err(|e| format!("python: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "python osi read failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let dir = crate::root().join("target/osi-interop");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Each test named by the file's folder and name.
+    let entries: Vec<Json> = files
+        .iter()
+        .map(|f| {
+            let name = |p: &Path| p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let folder = f.parent().map(name).unwrap_or_default();
+            serde_json::json!({"id": format!("{folder}/{}", name(f)), "file": f.display().to_string()})
+        })
+        .collect();
+    let records = venv
+        .pytest("test_osi_interop.py")
+        .manifest(
+            &dir.join("manifest.json"),
+            &serde_json::json!({"entries": entries}),
+        )?
+        .run()?;
     let mut read = PythonRead { files: Vec::new() };
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let v: Json = serde_json::from_str(line).map_err(|e| format!("python output: {e}"))?;
-        let bad = || format!("python output: unexpected line {line}");
+    for v in records
+        .iter()
+        .flat_map(|r| r["lines"].as_array().into_iter().flatten())
+    {
+        let bad = || format!("python output: unexpected line {v}");
         let path = PathBuf::from(v["path"].as_str().ok_or_else(bad)?);
         match v["kind"].as_str() {
             Some("file") => {
@@ -888,14 +892,6 @@ fn check_corpus(venv: &Venv, dir: &Path, failures: &mut Vec<String>) -> Result {
     Ok(())
 }
 
-fn write_script() -> Result<PathBuf> {
-    let dir = crate::root().join("target/osi-interop");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = dir.join("osi_interop.py");
-    std::fs::write(&script, PY_OSI).map_err(|e| format!("{}: {e}", script.display()))?;
-    Ok(script)
-}
-
 /// A JSON object of strings as a map; `None` for anything else.
 fn string_map(v: &Json) -> Option<BTreeMap<String, String>> {
     v.as_object()?
@@ -908,10 +904,6 @@ fn string_map(v: &Json) -> Option<BTreeMap<String, String>> {
 fn seconds_nanos(seconds: &Json, nanos: &Json) -> Option<(i64, u32)> {
     Some((seconds.as_i64()?, u32::try_from(nanos.as_u64()?).ok()?))
 }
-
-/// The Python side; see the module documentation. `generate OUTDIR` or
-/// `read FILE...`; any exception exits non-zero with a traceback.
-const PY_OSI: &str = include_str!("osi_check.py");
 
 #[cfg(test)]
 mod tests {

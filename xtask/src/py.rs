@@ -29,7 +29,7 @@
 //! `cargo xtask python lint` (the gate's second step, seconds) runs ruff's
 //! pyflakes rules (`F`: unused imports, undefined names, ...) over every
 //! Python file of the checkout that git does not ignore: the package, its
-//! tests, the crates' comparison scripts and xtask's (`xtask/src/*.py`).
+//! tests, the crates' comparison scripts and xtask's (`xtask/pytests/`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -122,7 +122,7 @@ fn test(args: &[String]) -> Result {
     step("python: stubtest of the type stub against the installed package");
     stubtest(&venv)?;
     step("python: the wheel installs into a fresh venv");
-    fresh_venv(&wheel)?;
+    fresh_venv(&venv, &wheel)?;
     eprintln!(
         "xtask: python test passed in {:.1} s",
         began.elapsed().as_secs_f64()
@@ -189,9 +189,8 @@ fn pack_wheel(venv: &Venv) -> Result<PathBuf> {
     ]))?;
     let out = root().join("target/wheels");
     clear_wheels(&out)?;
-    let mut pack = venv.command();
-    pack.arg(root().join("xtask/src/wheel.py"))
-        .arg(root().join("target/debug/lib_robolog.so"))
+    let mut pack = venv.script("wheel.py");
+    pack.arg(root().join("target/debug/lib_robolog.so"))
         .arg(root().join(CRATE))
         .arg(root().join("Cargo.toml"))
         .arg(&out);
@@ -238,13 +237,11 @@ fn build_wheel(venv: &Venv) -> Result<PathBuf> {
     }
 }
 
-/// What the fresh venv runs: the package imports from the venv, reads a
-/// fixture, and says what to install for pandas.
-const FRESH_CHECK: &str = include_str!("py_fresh.py");
-
 /// Installs `wheel` into a new venv (no index: the wheel needs nothing
-/// else) and runs [`FRESH_CHECK`] there, outside the checkout.
-fn fresh_venv(wheel: &Path) -> Result {
+/// else), then `venv`'s pytest runs `xtask/pytests/test_py_fresh.py`: the
+/// new venv's interpreter, outside the checkout, imports the package from
+/// that venv, reads a fixture, and is told what to install for pandas.
+fn fresh_venv(venv: &Venv, wheel: &Path) -> Result {
     let dir = root().join("target/python-fresh-venv");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -262,14 +259,18 @@ fn fresh_venv(wheel: &Path) -> Result {
             "--no-index",
         ])
         .arg(wheel))?;
-    let mut check = Command::new(&fresh);
-    check
-        .current_dir(&dir)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .args(["-c", FRESH_CHECK])
-        .arg(root().join("testdata/rosbag/sample.bag"));
-    let out = stdout_of(check, "the fresh venv's check")?;
-    eprint!("xtask: {out}");
+    let manifest = serde_json::json!({
+        "python": fresh.display().to_string(),
+        "fixture": root().join("testdata/rosbag/sample.bag").display().to_string(),
+        "cwd": dir.display().to_string(),
+    });
+    let records = venv
+        .pytest("test_py_fresh.py")
+        .manifest(&dir.join("manifest.json"), &manifest)?
+        .run()?;
+    for r in records {
+        eprintln!("xtask: {}", r["line"].as_str().unwrap_or_default());
+    }
     Ok(())
 }
 

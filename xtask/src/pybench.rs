@@ -33,9 +33,6 @@ use serde_json::Value as Json;
 use crate::python::{Venv, stdout_of};
 use crate::{Result, cargo, corpus, opt, root, run, step};
 
-/// The script run in the venv.
-const SCRIPT: &str = include_str!("pybench.py");
-
 /// The topic of the Imu benchmark bag.
 pub(crate) const IMU_TOPIC: &str = "/imu";
 
@@ -103,11 +100,9 @@ pub(crate) fn bench(args: &[String]) -> Result {
             .arg(&mcap)
             .arg("--ros2"))?;
     }
-    let script = dir.join("pybench.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
     let python = |what: &str, args: &[&dyn AsRef<std::ffi::OsStr>]| -> Result<Json> {
-        let mut c = venv.command();
-        c.arg(&script).arg(what);
+        let mut c = venv.script("pybench.py");
+        c.arg(what);
         for a in args {
             c.arg(a);
         }

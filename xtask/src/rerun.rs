@@ -1,7 +1,8 @@
 //! `cargo xtask rerun [--corpus DIR]`: converts every ULog, CARLA and VEL
 //! file of `testdata/` and the corpus to MCAP with the `protobuf` encoding
 //! (and with `json`, to compare), then checks the protobuf files with
-//! Rerun and Foxglove's published protobuf classes:
+//! Rerun and Foxglove's published protobuf classes (pytest's
+//! `xtask/pytests/test_rerun.py`, a test per file):
 //!
 //! - `rerun mcap convert -d foxglove -d protobuf --disable-raw-fallback`
 //!   (python `rerun-sdk`) turns every file into an `.rrd` in which every
@@ -33,16 +34,15 @@ use crate::python::Venv;
 use crate::{Result, corpus, opt, root, verdict};
 
 /// The exact versions the check was written against.
-const PACKAGES: [&str; 6] = [
+const PACKAGES: [&str; 7] = [
     "rerun-sdk",
     "protobuf",
     "foxglove-schemas-protobuf",
     "mcap",
     "zstandard",
     "lz4",
+    "pytest",
 ];
-
-const SCRIPT: &str = include_str!("rerun_check.py");
 
 /// The input files: ULog, CARLA and VEL fixtures, and the corpus's.
 fn inputs(corpus: Option<&Path>) -> Vec<PathBuf> {
@@ -212,43 +212,37 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         }
     }
     let converted = started.elapsed();
-    let manifest_path = dir.join("manifest.json");
-    std::fs::write(
-        &manifest_path,
-        serde_json::to_string(&manifest).unwrap_or_default(),
-    )
-    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
-    let script = dir.join("check.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
     let venv = Venv::with(&PACKAGES)?;
-    let output = venv
-        .command()
-        .arg(&script)
-        .arg(venv.python().with_file_name("rerun"))
-        .arg(&manifest_path)
-        .env("RERUN_ANALYTICS", "0")
-        .output()
-        .map_err(|e| format!("could not run {}: {e}", script.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{} failed:\n{}",
-            script.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ));
+    let entries = manifest.len();
+    for entry in &mut manifest {
+        let source = PathBuf::from(entry["source"].as_str().unwrap_or_default());
+        let id = crate::python::test_id(&source, corpus.as_deref());
+        entry["id"] = match entry["kind"] == "ros2" {
+            true => format!("ros2:{id}"),
+            false => id,
+        }
+        .into();
     }
-    let results: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("{}: unreadable output: {e}", script.display()))?;
-    let results = results.as_array().cloned().unwrap_or_default();
+    let manifest = serde_json::json!({
+        "rerun": venv.python().with_file_name("rerun").display().to_string(),
+        "entries": manifest,
+    });
+    let results = venv
+        .pytest("test_rerun.py")
+        .env("RERUN_ANALYTICS", "0")
+        .manifest(&dir.join("manifest.json"), &manifest)
+        .and_then(|p| p.run())
+        .unwrap_or_else(|e| {
+            failures.push(e);
+            Vec::new()
+        });
     // ROS 2 types by the way Rerun read them: (semantic, reflection).
     let mut by_decoder: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
         std::collections::BTreeMap::new();
     let mut ros2 = (0usize, 0u64);
-    for (entry, got) in manifest.iter().zip(&results) {
-        let shown = entry["source"].as_str().unwrap_or_default();
-        for e in got["errors"].as_array().into_iter().flatten() {
-            failures.push(format!("{shown}: {}", e.as_str().unwrap_or_default()));
-        }
-        if entry["kind"] == "ros2" {
+    for got in &results {
+        let shown = got["source"].as_str().unwrap_or_default();
+        if got["kind"] == "ros2" {
             ros2.0 += 1;
             ros2.1 += got["messages"].as_u64().unwrap_or(0);
             for (ty, how) in got["decoders"].as_object().into_iter().flatten() {
@@ -276,11 +270,10 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         let list: Vec<&str> = types.iter().map(String::as_str).collect();
         eprintln!("xtask: ROS 2 types Rerun read {how}: {}", list.join(", "));
     }
-    if results.len() != manifest.len() {
+    if failures.is_empty() && results.len() != entries {
         failures.push(format!(
-            "the checker reported on {} files of {}",
+            "the checker reported on {} files of {entries}",
             results.len(),
-            manifest.len()
         ));
     }
     eprintln!(

@@ -54,11 +54,6 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     }
 }
 
-/// Prints, for every message of every file given, one JSON line:
-/// `[file, topic, log_time, "ok", value]`, or `[file, topic, log_time,
-/// "undecoded", why]` where python cannot decode it.
-const PY_DECODE: &str = include_str!("ros2_decode.py");
-
 /// (file, topic, log time, occurrence).
 type Key = (String, String, u64, usize);
 
@@ -115,25 +110,38 @@ pub(crate) fn interop(dir: &Path) -> Result {
     if files.is_empty() {
         return Err(format!("no .mcap files in {}", dir.display()));
     }
-    let venv = crate::python::Venv::with(&["mcap", "mcap-ros2-support"])?;
+    let venv = crate::python::Venv::with(&["mcap", "mcap-ros2-support", "pytest"])?;
     let work = crate::root().join("target/ros2-interop");
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-    let script = work.join("decode.py");
-    std::fs::write(&script, PY_DECODE).map_err(|e| format!("{}: {e}", script.display()))?;
-    let mut cmd = venv.command();
-    cmd.arg(&script).args(&files);
-    let out = crate::python::stdout_of(cmd, "python mcap-ros2-support")?;
+    // Python's side: pytest's `xtask/pytests/test_ros2_interop.py` records
+    // `[topic, log_time, "ok", value]` or `[topic, log_time, "undecoded",
+    // why]` for every message of each file.
+    let entries: Vec<Json> = files
+        .iter()
+        .map(|p| {
+            let id = p.file_name().unwrap_or_default().to_string_lossy();
+            serde_json::json!({"id": id, "file": p.display().to_string()})
+        })
+        .collect();
+    let records = venv
+        .pytest("test_ros2_interop.py")
+        .manifest(
+            &work.join("manifest.json"),
+            &serde_json::json!({"entries": entries}),
+        )?
+        .run()?;
     let mut theirs: BTreeMap<Key, (String, Json)> = BTreeMap::new();
     let mut seen: BTreeMap<(String, String, u64), usize> = BTreeMap::new();
-    for line in out.lines() {
-        let v: Json = serde_json::from_str(line).map_err(|e| format!("python output: {e}"))?;
-        let file = v[0].as_str().unwrap_or("").to_string();
-        let topic = v[1].as_str().unwrap_or("").to_string();
-        let t = v[2].as_u64().unwrap_or(0);
-        let n = seen.entry((file.clone(), topic.clone(), t)).or_default();
-        let key = (file, topic, t, *n);
-        *n += 1;
-        theirs.insert(key, (v[3].as_str().unwrap_or("").to_string(), v[4].clone()));
+    for r in &records {
+        let file = r["file"].as_str().unwrap_or("").to_string();
+        for v in r["messages"].as_array().into_iter().flatten() {
+            let topic = v[0].as_str().unwrap_or("").to_string();
+            let t = v[1].as_u64().unwrap_or(0);
+            let n = seen.entry((file.clone(), topic.clone(), t)).or_default();
+            let key = (file.clone(), topic, t, *n);
+            *n += 1;
+            theirs.insert(key, (v[2].as_str().unwrap_or("").to_string(), v[3].clone()));
+        }
     }
     let mut mine = BTreeMap::new();
     for p in &files {

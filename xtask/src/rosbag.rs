@@ -20,52 +20,42 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     }
 }
 
-/// The Python side of the interop check: writes bags with rosbags (none,
-/// bz2, lz4) and dumps any bag's messages, deserialized by rosbags, as JSON.
-const INTEROP_PY: &str = include_str!("rosbag_interop.py");
-
 /// Interop with rosbags 0.11.9: bags rosbags writes (none, bz2, lz4) are
 /// read by us with values equal to rosbags' deserialization, and the 2.0
-/// fixtures we write are read by rosbags with values equal to ours.
+/// fixtures we write are read by rosbags with values equal to ours. The
+/// Python side is pytest's `xtask/pytests/test_rosbag_interop.py`, which
+/// writes rosbags' bags and records the values rosbags reads in each.
 pub(crate) fn interop() -> Result {
-    let venv = crate::python::Venv::with(&["rosbags"])?;
+    let venv = crate::python::Venv::with(&["rosbags", "pytest"])?;
     let dir = crate::root().join("target/rosbag-interop");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = dir.join("interop.py");
-    std::fs::write(&script, INTEROP_PY).map_err(|e| e.to_string())?;
-    let py = |args: &[&str]| -> Result {
-        let mut c = venv.command();
-        c.arg(&script).args(args);
-        crate::run(&mut c)
-    };
+    let entries: Vec<Json> = ["sample.bag", "sample-bz2.bag", "sample-lz4.bag"]
+        .iter()
+        .map(|name| {
+            let bag = crate::root().join("testdata/rosbag").join(name);
+            serde_json::json!({"id": name, "bag": bag.display().to_string()})
+        })
+        .collect();
+    let manifest = serde_json::json!({"work": dir.display().to_string(), "entries": entries});
+    let records = venv
+        .pytest("test_rosbag_interop.py")
+        .manifest(&dir.join("manifest.json"), &manifest)?
+        .run()?;
+    if records.len() != 6 {
+        return Err(format!("rosbags read {} bags of 6", records.len()));
+    }
     let mut bags = Vec::new();
-    for comp in ["none", "bz2", "lz4"] {
-        let bag = dir.join(format!("rosbags-{comp}.bag"));
-        // rosbags refuses to overwrite.
-        let _ = std::fs::remove_file(&bag);
-        py(&["write", &bag.to_string_lossy(), comp])?;
-        bags.push(bag);
-    }
-    for name in ["sample.bag", "sample-bz2.bag", "sample-lz4.bag"] {
-        bags.push(crate::root().join("testdata/rosbag").join(name));
-    }
     let mut total = 0;
-    for bag in &bags {
-        let json = dir.join(format!(
-            "{}.json",
-            bag.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        ));
-        py(&["dump", &bag.to_string_lossy(), &json.to_string_lossy()])?;
-        let text = std::fs::read_to_string(&json).map_err(|e| e.to_string())?;
-        let rows: Vec<Json> = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let n = compare_bag(bag, &rows).map_err(|e| format!("{}: {e}", bag.display()))?;
+    for r in &records {
+        let bag = std::path::PathBuf::from(r["bag"].as_str().unwrap_or_default());
+        let rows = r["rows"].as_array().cloned().unwrap_or_default();
+        let n = compare_bag(&bag, &rows).map_err(|e| format!("{}: {e}", bag.display()))?;
         eprintln!(
             "xtask: rosbag interop: {}: {n} messages equal to rosbags' values",
             bag.display()
         );
         total += n;
+        bags.push(bag);
     }
     eprintln!(
         "xtask: rosbag interop: {total} messages in {} bags agree",
@@ -163,10 +153,6 @@ fn time_json(o: &serde_json::Map<String, Json>) -> Option<i64> {
     Some(o.get("sec")?.as_i64()? * 1_000_000_000 + o.get("nanosec")?.as_i64()?)
 }
 
-/// Python side of the benchmark: makes the large bags with rosbags and
-/// times rosbags' own iteration + deserialization of every message.
-const BENCH_PY: &str = include_str!("rosbag_bench.py");
-
 /// `cargo xtask bench rosbag`: large bags made by rosbags (none, lz4,
 /// bz2; cached under `target/rosbag-bench`), iterated by us and by the
 /// `rosbag` crate (framing; alternating runs in the bench, which prints
@@ -178,8 +164,6 @@ pub(crate) fn bench() -> Result {
     // never meets bags cached by an older one.
     let dir = crate::root().join("target/rosbag-bench/330k");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let script = dir.join("bench.py");
-    std::fs::write(&script, BENCH_PY).map_err(|e| e.to_string())?;
     let comps = ["none", "lz4", "bz2"];
     for comp in comps {
         let bag = dir.join(format!("bench-{comp}.bag"));
@@ -188,8 +172,9 @@ pub(crate) fn bench() -> Result {
             // `.part` file, never a half bag under the real name.
             let part = dir.join(format!("bench-{comp}.bag.part"));
             let _ = std::fs::remove_file(&part);
-            let mut c = venv.command();
-            c.arg(&script).args(["make"]).arg(&part).arg(comp);
+            // The Python side: `xtask/pytests/rosbag_bench.py`.
+            let mut c = venv.script("rosbag_bench.py");
+            c.args(["make"]).arg(&part).arg(comp);
             crate::run(&mut c)?;
             std::fs::rename(&part, &bag).map_err(|e| format!("{}: {e}", bag.display()))?;
         }
@@ -209,8 +194,7 @@ pub(crate) fn bench() -> Result {
     for comp in comps {
         let bag = dir.join(format!("bench-{comp}.bag"));
         let out = venv
-            .command()
-            .arg(&script)
+            .script("rosbag_bench.py")
             .arg("time")
             .arg(&bag)
             .output()

@@ -572,14 +572,6 @@ pub(crate) fn fleet(dir: &Path, count: usize, corpus: Option<&str>) -> Result<Ve
 // The fleet question, three ways
 // ---------------------------------------------------------------------
 
-/// The pyulog loop: per file, `max(alt)` and the time between the first
-/// and the last `timestamp` of every `vehicle_global_position` instance.
-const PYULOG_FLEET_PY: &str = include_str!("sql_pyulog_fleet.py");
-
-/// DuckDB over the Parquet export: the contract's SQL on a view of the
-/// hive-partitioned table.
-const DUCKDB_FLEET_PY: &str = include_str!("sql_duckdb_fleet.py");
-
 /// Per log: `max_alt` and `flight_s`.
 type Answer = BTreeMap<String, (f64, f64)>;
 
@@ -685,36 +677,29 @@ fn export_parquet(exe: &Path, fleet: &Path, out: &Path) -> Result {
 /// The three answers' commands, ready to run.
 struct Tools {
     venv: Venv,
-    pyulog: PathBuf,
-    duckdb: PathBuf,
 }
 
 impl Tools {
     fn new() -> Result<Tools> {
-        let venv = Venv::with(&PACKAGES)?;
-        let dir = root().join("target/sql-py");
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let write = |name: &str, text: &str| -> Result<PathBuf> {
-            let p = dir.join(name);
-            std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
-            Ok(p)
-        };
         Ok(Tools {
-            pyulog: write("pyulog_fleet.py", PYULOG_FLEET_PY)?,
-            duckdb: write("duckdb_fleet.py", DUCKDB_FLEET_PY)?,
-            venv,
+            venv: Venv::with(&PACKAGES)?,
         })
     }
 
+    /// The pyulog loop (`xtask/pytests/sql_pyulog_fleet.py`): per file,
+    /// `max(alt)` and the time between the first and the last `timestamp`
+    /// of every `vehicle_global_position` instance.
     fn pyulog(&self, fleet: &Path) -> Command {
-        let mut c = self.venv.command();
-        c.arg(&self.pyulog).arg(fleet);
+        let mut c = self.venv.script("sql_pyulog_fleet.py");
+        c.arg(fleet);
         c
     }
 
+    /// DuckDB over the Parquet export (`xtask/pytests/sql_duckdb_fleet.py`):
+    /// the contract's SQL on a view of the hive-partitioned table.
     fn duckdb(&self, parquet: &Path) -> Command {
-        let mut c = self.venv.command();
-        c.arg(&self.duckdb).arg(parquet).arg(FLEET_SQL);
+        let mut c = self.venv.script("sql_duckdb_fleet.py");
+        c.arg(parquet).arg(FLEET_SQL);
         c
     }
 }
@@ -899,18 +884,17 @@ pub(crate) fn bench(args: &[String]) -> Result {
 /// The corpus folders whose files `sql values` exports.
 const VALUE_FOLDERS: [&str; 5] = ["ulog", "rosbag", "carla", "ros2-mcap", "osi-mcap"];
 
-/// Compares the tables of each export with `robolog info --json` (rows),
-/// `robolog cat --json` (values, after the contract's type mapping),
-/// pyulog 1.3.0 (ULog) and rosbags 0.11.9 (bags); prints what it compared
-/// per kind of file and one `FAIL` line per difference.
-const VALUES_PY: &str = include_str!("sql_values.py");
-
-/// `cargo xtask sql values [--corpus DIR]`.
+/// `cargo xtask sql values [--corpus DIR]`: every file exported, then
+/// pytest's `xtask/pytests/test_sql_values.py` compares the tables of each
+/// export with `robolog info --json` (rows), `robolog cat --json` (values,
+/// after the contract's type mapping), pyulog 1.3.0 (ULog) and rosbags
+/// 0.11.9 (bags); xtask prints what it compared per kind of file.
 pub(crate) fn values(args: &[String]) -> Result {
     step("sql values: every table of robolog export --parquet against info, cat, pyulog, rosbags");
     let exe = crate::robolog_exe()?;
     let mut inputs: Vec<(String, PathBuf)> = Vec::new();
-    if let Some(corpus) = crate::corpus::locate(opt(args, "--corpus"))? {
+    let corpus = crate::corpus::locate(opt(args, "--corpus"))?;
+    if let Some(corpus) = &corpus {
         for folder in VALUE_FOLDERS {
             for p in files_under(&corpus.join(folder), &|p| format_of(p).is_some()) {
                 inputs.push((folder.to_string(), p));
@@ -922,7 +906,7 @@ pub(crate) fn values(args: &[String]) -> Result {
     }) {
         inputs.push(("testdata-vel".to_string(), p));
     }
-    let venv = Venv::with(&PACKAGES)?;
+    let venv = Venv::with(&["pyulog", "pyarrow", "rosbags", "pytest"])?;
     let scratch = root().join("target/sql-values");
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
@@ -938,6 +922,7 @@ pub(crate) fn values(args: &[String]) -> Result {
             .output()
             .map_err(|e| format!("{}: {e}", exe.display()))?;
         manifest.push(serde_json::json!({
+            "id": crate::python::test_id(input, corpus.as_deref()),
             "kind": kind,
             "name": input.display().to_string(),
             "path": input.display().to_string(),
@@ -954,41 +939,38 @@ pub(crate) fn values(args: &[String]) -> Result {
             manifest[0]["export_stderr"].as_str().unwrap_or_default()
         ));
     }
-    let manifest_path = scratch.join("manifest.json");
-    std::fs::write(
-        &manifest_path,
-        serde_json::Value::Array(manifest).to_string(),
-    )
-    .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
-    let script = scratch.join("values.py");
-    std::fs::write(&script, VALUES_PY).map_err(|e| format!("{}: {e}", script.display()))?;
-    let out = venv
-        .command()
-        .arg(&script)
-        .arg(&exe)
-        .arg(&manifest_path)
-        .output()
-        .map_err(|e| format!("python: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut failures = Vec::new();
-    for line in text.lines() {
-        match line.strip_prefix("FAIL ") {
-            Some(f) => failures.push(f.to_string()),
-            None => eprintln!("xtask: sql values: {line}"),
+    let records = venv
+        .pytest("test_sql_values.py")
+        .opt("robolog", &exe)
+        .manifest(
+            &scratch.join("manifest.json"),
+            &serde_json::json!({"entries": manifest}),
+        )?
+        .run();
+    // What was compared, per kind of file, the counts in the order the
+    // checks first met them.
+    let mut stats: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+    for r in records.iter().flatten() {
+        let kind = stats
+            .entry(r["kind"].as_str().unwrap_or_default().to_string())
+            .or_default();
+        for pair in r["stats"].as_array().into_iter().flatten() {
+            let what = pair[0].as_str().unwrap_or_default();
+            let n = pair[1].as_u64().unwrap_or(0);
+            match kind.iter_mut().find(|(w, _)| w == what) {
+                Some((_, sum)) => *sum += n,
+                None => kind.push((what.to_string(), n)),
+            }
         }
     }
-    if !out.status.success() && failures.is_empty() {
-        return Err(format!(
-            "the value check failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+    for (kind, counts) in &stats {
+        let counts: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
+        eprintln!("xtask: sql values: {kind}: {}", counts.join(", "));
     }
-    eprintln!(
-        "xtask: sql values: {} files, {} differences",
-        inputs.len(),
-        failures.len()
-    );
-    verdict("the Parquet tables differ", &failures)
+    eprintln!("xtask: sql values: {} files", inputs.len());
+    records
+        .map(|_| ())
+        .map_err(|e| format!("the Parquet tables differ: {e}"))
 }
 
 /// The format `path` starts like, from its first bytes.

@@ -414,10 +414,6 @@ pub(crate) fn bench(corpus: &Path) -> Result {
 /// slow moment of the machine does not decide a ratio.
 const BENCH_ROUNDS: usize = 3;
 
-/// Times pyulog 1.3.0 loading each file given on the command line, best
-/// of `sys.argv[1]` loads, one line of seconds per file.
-const PYULOG_TIMER: &str = include_str!("ulog_timer.py");
-
 /// The release-mode half of [`bench()`].
 pub(crate) fn bench_inner(corpus: &Path) -> Result {
     let venv = Venv::with(&["pyulog"])?;
@@ -449,9 +445,10 @@ pub(crate) fn bench_inner(corpus: &Path) -> Result {
             b[0] = b[0].min(parse.as_secs_f64());
             b[1] = b[1].min(columns.as_secs_f64());
         }
+        // pyulog's best of two loads per file, a line of seconds each.
         let out = venv
-            .command()
-            .args(["-c", PYULOG_TIMER, "2"])
+            .script("ulog_timer.py")
+            .arg("2")
             .args(&all)
             .output()
             .map_err(|e| format!("python: {e}"))?;

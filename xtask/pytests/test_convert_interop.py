@@ -1,5 +1,17 @@
-import dataclasses, json, math, sys
+"""`cargo xtask convert interop`: each intact ROS 1 2.0 bag of the corpus,
+converted to MCAP by robolog, read by python mcap 1.6.0 with
+mcap-ros1-support 0.9.0 holds the values rosbags 0.11.9 reads from the
+bag (types from the bag's own definitions).
+
+The manifest's ``entries``: ``{"id", "bag", "mcap"}``. A bag rosbags
+cannot read is skipped, saying why; each compared bag's message count is
+recorded as ``{"messages"}``."""
+import dataclasses
+import json
+import math
+
 import numpy as np
+import pytest
 from mcap.reader import make_reader
 from mcap_ros1.decoder import DecoderFactory
 from rosbags.rosbag1 import Reader
@@ -69,14 +81,15 @@ def rosbags_values(path):
             rows.setdefault((conn.topic, t), []).append(v)
     return rows
 
-def compare(bag, mcap):
+def test_converted_bag_holds_rosbags_values(entry, record):
     try:
-        theirs = rosbags_values(bag)
+        theirs = rosbags_values(entry["bag"])
     except Exception as e:
-        return {"rosbags_fails": f"{type(e).__name__}: {e}"[:200]}
+        pytest.skip(f"{entry['id']}: rosbags cannot read it: {type(e).__name__}: {e}"[:300])
     n = 0
-    with open(mcap, 'rb') as f:
-        for schema, channel, message, decoded in make_reader(f, decoder_factories=[DecoderFactory()]).iter_decoded_messages(log_time_order=False):
+    with open(entry["mcap"], 'rb') as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        for schema, channel, message, decoded in reader.iter_decoded_messages(log_time_order=False):
             v = from_genpy(decoded)
             cands = theirs.get((channel.topic, message.log_time), [])
             for i, c in enumerate(cands):
@@ -84,11 +97,9 @@ def compare(bag, mcap):
                     del cands[i]
                     break
             else:
-                return {"error": f"message on {channel.topic} at {message.log_time}: {json.dumps(v)[:300]} has no equal in rosbags' values"}
+                pytest.fail(f"message on {channel.topic} at {message.log_time}: {json.dumps(v)[:300]} "
+                            "has no equal in rosbags' values")
             n += 1
     left = sum(len(c) for c in theirs.values())
-    if left:
-        return {"error": f"{left} messages rosbags reads are not in the MCAP file"}
-    return {"messages": n}
-
-print(json.dumps(compare(sys.argv[1], sys.argv[2])))
+    assert not left, f"{left} messages rosbags reads are not in the MCAP file"
+    record(messages=n)

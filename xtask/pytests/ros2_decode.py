@@ -1,4 +1,8 @@
-import json, math, sys
+"""python mcap 1.6.0 + mcap-ros2-support 0.6.0's side of `cargo xtask ros2
+interop`: every message of a rosbag2 MCAP file decoded, or why not.
+test_ros2_interop.py runs it; xtask compares the values with ours."""
+import math
+
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 
@@ -19,12 +23,16 @@ def plain(v):
         return {k: plain(getattr(v, k)) for k in v.__slots__}
     raise TypeError(f"unexpected value {v!r}")
 
-for path in sys.argv[1:]:
+def decode(path):
+    """[topic, log_time, "ok", value] for each message of `path` in file
+    order, or [topic, log_time, "undecoded", why] where python cannot
+    decode it."""
+    rows = []
     factory = DecoderFactory()
     decoders = {}
     with open(path, "rb") as f:
         for schema, channel, message in make_reader(f).iter_messages(log_time_order=False):
-            head = [path, channel.topic, message.log_time]
+            head = [channel.topic, message.log_time]
             key = channel.id
             if key not in decoders:
                 try:
@@ -34,11 +42,12 @@ for path in sys.argv[1:]:
                     decoders[key] = f"schema rejected: {e!r}"
             d = decoders[key]
             if isinstance(d, str):
-                print(json.dumps(head + ["undecoded", d]))
+                rows.append(head + ["undecoded", d])
                 continue
             try:
                 value = plain(d(message.data))
             except Exception as e:
-                print(json.dumps(head + ["undecoded", f"decoding failed: {e!r}"]))
+                rows.append(head + ["undecoded", f"decoding failed: {e!r}"])
                 continue
-            print(json.dumps(head + ["ok", value]))
+            rows.append(head + ["ok", value])
+    return rows

@@ -1,11 +1,20 @@
-import json, sys, math
+"""`cargo xtask foxglove`: the ULog, CARLA and VEL files of testdata/ and
+the corpus, converted to MCAP (JSON) by robolog, read with python mcap
+and validated with jsonschema (see xtask/src/foxglove.rs for the rules).
+
+The manifest: ``vendored`` (the folder of the vendored @foxglove/schemas
+JSON Schemas) and ``entries``: ``{"id", "mcap", "source", "kind",
+"expected"}``, ``expected`` mapping each output topic to the message
+count, first and last log time robolog info gives its input channel. Each
+file records ``{"input_channels", "derived_channels"}``."""
+import json
+import math
 from pathlib import Path
+
 import jsonschema
+import pytest
 from jsonschema import validators
 from mcap.reader import make_reader
-
-vendored_dir = Path(sys.argv[1])
-manifest = json.load(open(sys.argv[2]))
 
 def number_or_non_finite(checker, v):
     if v in ("NaN", "Infinity", "-Infinity"):
@@ -65,15 +74,16 @@ def pyulog_fixes(source, name, multi):
             return out
     return []
 
-results = []
-for entry in manifest:
+def test_converted_file(entry, manifest, record):
+    vendored_dir = Path(manifest["vendored"])
     channels, errors, invalid = {}, [], 0
     validators_by_schema = {}
     fixes = {}
     with open(entry["mcap"], "rb") as fh:
         reader = make_reader(fh)
         for schema, channel, message in reader.iter_messages(log_time_order=False):
-            c = channels.setdefault(channel.topic, {"schema": schema.name if schema else "", "count": 0, "start": None, "end": None})
+            c = channels.setdefault(channel.topic, {"schema": schema.name if schema else "", "count": 0,
+                                                    "start": None, "end": None})
             c["count"] += 1
             t = message.log_time
             c["start"] = t if c["start"] is None else min(c["start"], t)
@@ -95,18 +105,30 @@ for entry in manifest:
             v = validators_by_schema[schema.id]
             if not v.is_valid(value):
                 invalid += 1
-                if len(errors) < 5:
+                if invalid <= 5:
                     e = jsonschema.exceptions.best_match(v.iter_errors(value))
                     errors.append(f"{channel.topic} at {t}: {e.message} at {list(e.absolute_path)}")
             if entry["kind"] == "ulog" and channel.topic.startswith("location_fix/"):
                 fixes.setdefault(channel.topic, []).append(
                     (value["timestamp"]["sec"] * 1000000 + value["timestamp"]["nsec"] // 1000,
                      value["latitude"], value["longitude"], value["altitude"]))
+    if invalid:
+        errors.append(f"{invalid} messages do not match their schema")
     for topic, got in fixes.items():
         _, name, multi = topic.split("/")
         want = pyulog_fixes(entry["source"], name, int(multi))
         if got != want:
             errors.append(f"{topic}: {len(got)} fixes differ from pyulog's {len(want)} scaled samples"
                           f" (first: {got[:1]} vs {want[:1]})")
-    results.append({"mcap": entry["mcap"], "channels": channels, "invalid": invalid, "errors": errors})
-print(json.dumps(results))
+    # Each input channel's count and time range, as robolog info gives them.
+    for topic, (count, start, end) in entry["expected"].items():
+        c = channels.get(topic, {"count": 0, "start": None, "end": None})
+        if c["count"] != count:
+            errors.append(f"{topic}: {c['count']} messages written, robolog info counts {count}")
+        elif count > 0 and (c["start"], c["end"]) != (start, end):
+            errors.append(f"{topic}: time range {c['start']}..{c['end']} written, "
+                          f"robolog info gives {start}..{end}")
+    if errors:
+        pytest.fail("\n".join(errors), pytrace=False)
+    record(source=entry["source"], input_channels=len(entry["expected"]),
+           derived_channels=len(set(channels) - set(entry["expected"])))

@@ -1,4 +1,6 @@
-import json, sys
+"""rosbags 0.11.9's side of `cargo xtask rosbag interop`: bags it writes
+(none, bz2, lz4) and the messages it reads from a bag, deserialized, as
+JSON-ready values. test_rosbag_interop.py runs it."""
 import numpy as np
 from rosbags.rosbag1 import Reader, Writer
 from rosbags.typesys import Stores, get_typestore
@@ -21,15 +23,23 @@ def to_json(v):
         return int(v)
     return v
 
-def dump(path, out):
+def dump(path):
+    """{topic, time, type, data} of each message of the bag `path`, in
+    rosbags' order."""
     rows = []
     with Reader(path) as r:
         for conn, t, raw in r.messages():
             msg = ts.deserialize_ros1(raw, conn.msgtype)
             rows.append({"topic": conn.topic, "time": t, "type": conn.msgtype, "data": to_json(msg)})
-    json.dump(rows, open(out, 'w'))
+    return rows
+
+# The compressions of the bags `write` makes.
+COMPRESSIONS = ['none', 'bz2', 'lz4']
+
 
 def write(path, comp):
+    """A bag of String, Imu, Int8MultiArray and Image messages with
+    chunk compression `comp`."""
     w = Writer(path)
     if comp == 'bz2':
         w.set_compression(Writer.CompressionFormat.BZ2)
@@ -65,9 +75,3 @@ def write(path, comp):
                 img = T['sensor_msgs/msg/Image'](header=hdr, height=2, width=3, encoding='mono8', is_bigendian=0, step=3,
                     data=np.array([i % 256, 1, 2, 3, 4, 255], dtype=np.uint8))
                 w.write(c_img, t + 3, ts.serialize_ros1(img, 'sensor_msgs/msg/Image'))
-
-cmd = sys.argv[1]
-if cmd == 'write':
-    write(sys.argv[2], sys.argv[3])
-elif cmd == 'dump':
-    dump(sys.argv[2], sys.argv[3])

@@ -1,24 +1,31 @@
-# The checker of `cargo xtask rerun`: argv[1] is the `rerun` program,
-# argv[2] the manifest of converted files; prints one result per file.
-# Entries of kind "ros2" are ROS 2 MCAP conversions of ROS 1 bags, checked
-# with Rerun's ROS 2 decoders only (`check_ros2`); the others protobuf ones.
+"""`cargo xtask rerun`: robolog's protobuf conversions of ULog, CARLA and
+VEL logs read by Rerun and Foxglove's published classes, and its ROS 2
+MCAP conversions of ROS 1 bags read by Rerun's ROS 2 decoders (see
+xtask/src/rerun.rs for the rules).
+
+The manifest: ``rerun`` (the `rerun` program) and ``entries``: ``{"id",
+"source", "proto", "json", "rrd"}`` for a protobuf conversion (``json``:
+the same log converted to JSON, to compare values with), ``{"id", "kind":
+"ros2", "source", "mcap", "rrd"}`` for a ROS 2 one. Each file records what
+was found: ``{"source", "kind", "channels", "messages", ...}``.
+
+Rerun's conversions (``rerun mcap convert``, a process per file) run two
+at a time beside the tests, which check each file's messages meanwhile."""
 import base64
 import importlib
 import json
 import math
-import multiprocessing
 import re
 import struct
 import subprocess
-import sys
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+import rerun.chunk as rrc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from mcap.reader import make_reader
-import rerun.chunk as rrc
 
-RERUN = sys.argv[1]
-manifest = json.load(open(sys.argv[2]))
 # Messages compared field by field with the json conversion, per channel.
 COMPARED = 200
 
@@ -181,7 +188,28 @@ def rrd_messages(path):
     return {e: (max(c.values()), how[e]) for e, c in per.items()}
 
 
-def check_ros2(entry):
+def rerun_args(entry):
+    """The arguments of `rerun` converting the entry's MCAP file to its .rrd."""
+    if entry.get("kind") == "ros2":
+        return ["mcap", "convert", "-d", "ros2msg", "-d", "ros2_reflection",
+                "--disable-raw-fallback", entry["mcap"], "-o", entry["rrd"]]
+    return ["mcap", "convert", "-d", "foxglove", "-d", "protobuf",
+            "--disable-raw-fallback", entry["proto"], "-o", entry["rrd"]]
+
+
+@pytest.fixture(scope="module")
+def rerun(manifest):
+    """entry id -> the future of its `rerun mcap convert` run, two running
+    at a time, in the order of the entries."""
+    def convert(entry):
+        return subprocess.run([manifest["rerun"], *rerun_args(entry)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {e["id"]: pool.submit(convert, e) for e in manifest["entries"]}
+
+
+def check_ros2(entry, run):
     """The result of one ROS 2 conversion: every topic an entity holding a
     row for every message, and the decoder Rerun used per type."""
     errors = []
@@ -193,9 +221,7 @@ def check_ros2(entry):
             name = summary.schemas[ch.schema_id].name
             t = topics.setdefault(ch.topic, [name, 0])
             t[1] += counts.get(cid, 0)
-    run = subprocess.run([RERUN, "mcap", "convert", "-d", "ros2msg", "-d", "ros2_reflection",
-                          "--disable-raw-fallback", entry["mcap"], "-o", entry["rrd"]],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = run.result()
     if run.returncode != 0:
         errors.append(f"rerun mcap convert failed: {run.stderr[-2000:]}")
         return {"channels": len(topics), "messages": 0, "decoders": {}, "errors": errors}
@@ -217,10 +243,10 @@ def check_ros2(entry):
     return {"channels": len(topics), "messages": found, "decoders": decoders, "errors": errors}
 
 
-def check(entry):
+def check(entry, run):
     """The result of one converted file."""
     if entry.get("kind") == "ros2":
-        return check_ros2(entry)
+        return check_ros2(entry, run)
     errors = []
     proto, js = read(entry["proto"]), read(entry["json"])
     if sorted(proto) != sorted(js):
@@ -256,9 +282,7 @@ def check(entry):
                 if diff:
                     errors += diff[:3]
                     break
-    run = subprocess.run([RERUN, "mcap", "convert", "-d", "foxglove", "-d", "protobuf",
-                          "--disable-raw-fallback", entry["proto"], "-o", entry["rrd"]],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = run.result()
     if run.returncode != 0:
         errors.append(f"rerun mcap convert failed: {run.stderr[-2000:]}")
         return {"channels": len(proto), "messages": 0, "foxglove": foxglove,
@@ -284,7 +308,10 @@ def check(entry):
     }
 
 
-if __name__ == "__main__":
-    with multiprocessing.Pool(2) as pool:
-        results = pool.map(check, manifest, chunksize=1)
-    print(json.dumps(results))
+
+def test_converted_file(entry, rerun, record):
+    result = check(entry, rerun[entry["id"]])
+    errors = result.pop("errors")
+    if errors:
+        pytest.fail("\n".join(errors), pytrace=False)
+    record(source=entry["source"], kind=entry.get("kind", "protobuf"), **result)

@@ -1,4 +1,10 @@
-import json, sys, time
+"""The peer side of `cargo xtask bench rosbag`: `make OUT.bag none|bz2|lz4`
+writes a large bag with rosbags; `time BAG` prints rosbags' best time
+iterating and deserializing every message, as JSON."""
+import json
+import sys
+import time
+
 import numpy as np
 from rosbags.rosbag1 import Reader, Writer
 from rosbags.typesys import Stores, get_typestore
@@ -53,7 +59,8 @@ def timeit(path):
         best = dt if best is None else min(best, dt)
     print(json.dumps({"seconds": best, "messages": n, "bytes": raw}))
 
-if sys.argv[1] == 'make':
-    make(sys.argv[2], sys.argv[3])
-else:
-    timeit(sys.argv[2])
+if __name__ == '__main__':
+    if sys.argv[1] == 'make':
+        make(sys.argv[2], sys.argv[3])
+    else:
+        timeit(sys.argv[2])

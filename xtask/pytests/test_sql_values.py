@@ -1,20 +1,27 @@
-"""Compares each table of `robolog export --parquet` with robolog info/cat,
-pyulog 1.3.0 (ULog) and rosbags 0.11.9 (bags). Arguments: the robolog
-executable and a JSON manifest of the exports."""
-import json, math, re, subprocess, sys
+"""`cargo xtask sql values`: each table of `robolog export --parquet` of a
+corpus file compared with robolog info/cat, pyulog 1.3.0 (ULog) and
+rosbags 0.11.9 (bags).
+
+The manifest's ``entries``: ``{"id", "kind", "name", "path", "out",
+"export_code", "export_stderr"}``, one per exported file (``out``: the
+export's folder); ``--robolog``: the executable. Each file records what
+was compared as ``{"kind", "stats": [[what, count], ...]}``."""
+import json
+import math
+import re
+import subprocess
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
-EXE = sys.argv[1]
-MANIFEST = json.load(open(sys.argv[2]))
+# The state of the file being checked (one test at a time).
+EXE = None
 FAILURES = []
 STATS = defaultdict(lambda: defaultdict(int))
-
-
 PER_FILE = defaultdict(int)
 
 
@@ -26,7 +33,7 @@ def fail(entry, text):
         FAILURES.append(f"{entry['name']}: (further differences of this file left out)")
 
 
-def robolog(*args):
+def run_robolog(*args):
     return subprocess.run([EXE, *args], capture_output=True, text=True)
 
 
@@ -385,7 +392,7 @@ def schema_check(entry, name, schema, kv_meta, info, fmt):
 def check(entry):
     kind = entry['kind']
     st = STATS[kind]
-    info = robolog('info', '--json', entry['path'])
+    info = run_robolog('info', '--json', entry['path'])
     if info.returncode != 0:
         st['skipped (robolog info fails)'] += 1
         return
@@ -451,7 +458,7 @@ def check(entry):
         args = ['cat', '--json', entry['path']]
         for t in topics[name]:
             args += ['--topic', t]
-        cat = robolog(*args)
+        cat = run_robolog(*args)
         if cat.returncode != 0:
             fail(entry, f'robolog cat exited with {cat.returncode}: {cat.stderr.strip()[:300]}')
             continue
@@ -473,13 +480,14 @@ def check(entry):
         st['values (rosbags)'] += Counter.values - before
 
 
-for entry in MANIFEST:
-    try:
-        check(entry)
-    except Exception as e:  # a crash of one file is a failure of that file
-        fail(entry, f'{type(e).__name__}: {e}')
-for kind, st in sorted(STATS.items()):
-    print(f'{kind}: ' + ', '.join(f'{v} {k}' for k, v in st.items()))
-for f in FAILURES:
-    print(f'FAIL {f}')
-sys.exit(1 if FAILURES else 0)
+def test_export_equals_the_readers(entry, robolog, record):
+    global EXE
+    EXE = robolog
+    FAILURES.clear()
+    PER_FILE.clear()
+    STATS.clear()
+    check(entry)
+    for kind, st in STATS.items():
+        record(kind=kind, stats=list(st.items()))
+    if FAILURES:
+        pytest.fail("\n".join(FAILURES), pytrace=False)

@@ -1,4 +1,15 @@
-import hashlib, json, logging, struct, sys
+"""The generator of `cargo xtask osi interop`: synthetic but realistic OSI
+3.8.0 messages (GroundTruth, SensorView, HostVehicleData,
+SensorViewConfiguration) written as multi-channel traces by
+asam-osi-utilities 0.4.0's MultiTraceWriter (compression none, lz4,
+zstd), plus per type a `.osi` file (u32 LE length-prefixed messages), a
+`.desc` file (the type's FileDescriptorSet with all imports) and
+`manifest.json` saying what was written. Usage: osi_generate.py OUTDIR"""
+import hashlib
+import json
+import logging
+import struct
+import sys
 from pathlib import Path
 
 
@@ -212,80 +223,5 @@ def generate(out):
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
-def read(paths):
-    from mcap.reader import make_reader
-    from osi_utilities import MultiTraceReader, ReadStatus
-    from osi3trace.osi_trace import OSITrace
-
-    for path in paths:
-        # Raw records, for the times and the bytes the reader API hides.
-        with open(path, "rb") as f:
-            raw_reader = make_reader(f)
-            header = raw_reader.get_header()
-            summary = raw_reader.get_summary()
-            raw = [(s, c, m) for s, c, m in raw_reader.iter_messages()]
-            records = [{"name": m.name, "data": dict(m.metadata)} for m in raw_reader.iter_metadata()]
-        decoded = {}
-        for mode in ["precompiled", "mcap-contained"]:
-            r = MultiTraceReader(decoder_mode=mode, skip_incompatible_messages=False,
-                                 log_incompatible_messages=False)
-            if not r.open(Path(path)):
-                raise RuntimeError(f"{path}: MultiTraceReader.open failed")
-            got = []
-            while True:
-                res = r.read_message()
-                if res is None:
-                    break
-                if res.status == ReadStatus.ERROR:
-                    raise RuntimeError(f"{path}: {mode}: {res.error_message}")
-                got.append(res)
-            if mode == "precompiled":
-                specs = {s.topic: s for s in r.list_channel_specifications()}
-                file_meta = r.get_file_metadata()
-                channel_meta = {t: r.get_channel_metadata(t) for t in r.get_available_topics()}
-            r.close()
-            if len(got) != len(raw):
-                raise RuntimeError(f"{path}: {mode}: {len(got)} results for {len(raw)} messages")
-            decoded[mode] = got
-        trace_meta = [e["data"] for e in file_meta if e["name"] == "net.asam.osi.trace"]
-        channels = {}
-        for c in (summary.channels.values() if summary else []):
-            s = summary.schemas.get(c.schema_id)
-            info = {"schema": s.name if s else None, "message_encoding": c.message_encoding,
-                    "metadata": channel_meta.get(c.topic) or {}, "osi": c.topic in specs,
-                    "osi3trace_messages": None}
-            if c.topic in specs:
-                # osi-python's reader, as a second opinion on the count.
-                t = OSITrace(path, type_name=s.name[len("osi3."):], topic=c.topic)
-                info["osi3trace_messages"] = sum(1 for _ in t)
-                t.close()
-            channels[c.topic] = info
-        print(json.dumps({"kind": "file", "path": path, "library": header.library, "profile": header.profile,
-                          "metadata_records": records,
-                          "file_metadata": trace_meta[0] if len(trace_meta) == 1 else None,
-                          "channels": channels}))
-        for (schema, channel, m), pre, con in zip(raw, decoded["precompiled"], decoded["mcap-contained"]):
-            line = {"kind": "message", "path": path, "topic": channel.topic,
-                    "schema": schema.name if schema else None, "log_time": m.log_time,
-                    "publish_time": m.publish_time, "sequence": m.sequence, "raw_sha256": sha(m.data),
-                    "osi": pre.status == ReadStatus.OK, "data_sha256": None, "contained_sha256": None,
-                    "seconds": None, "nanos": None}
-            if pre.status == ReadStatus.OK:
-                if pre.channel_name != channel.topic:
-                    raise RuntimeError(f"{path}: reader order differs from the raw order")
-                msg = pre.message
-                line["data_sha256"] = sha(msg.SerializeToString())
-                if con.status == ReadStatus.OK:
-                    line["contained_sha256"] = sha(con.message.SerializeToString())
-                if "timestamp" in msg.DESCRIPTOR.fields_by_name and msg.HasField("timestamp"):
-                    line["seconds"], line["nanos"] = msg.timestamp.seconds, msg.timestamp.nanos
-            print(json.dumps(line))
-
-
 if __name__ == "__main__":
-    if sys.argv[1] == "generate":
-        generate(sys.argv[2])
-    elif sys.argv[1] == "read":
-        read(sys.argv[2:])
-    else:
-        raise SystemExit(f"unknown mode {sys.argv[1]}")
+    generate(sys.argv[1])

@@ -1,0 +1,276 @@
+"""`cargo xtask report`: `robolog report` pages checked in a real browser
+and against the decoded values.
+
+The manifest: ``out_dir`` (where the pages go) and ``entries``: ``{"id",
+"name", "logs": [paths...], "values": bool, "extremes": bool}``;
+``--robolog``: the executable. For each entry the page is written with
+`robolog report` (the next page is written while the browser checks this
+one), opened from disk in headless Chromium (Playwright driving the
+system's Chromium: $CHROMIUM or /usr/bin/chromium), and checked:
+
+- no console error and no uncaught exception; the page says it is ready;
+- one section and one timeline per log, one channel section per channel that
+  has numeric fields (past 200 of them, the first 300 listed to be opened), every plot panel has points (unless its series are all
+  NaN), one map per track, path and scene in the data;
+- a screenshot is written next to the page (NAME.png);
+- with "extremes", a plot shows 0..49 on its axis with at least two values
+  (the largest doubles) marked beyond it;
+- with "values", every series of every channel whose topic is unique is compared
+  with `robolog cat --json` of the same log: a series that is not reduced has
+  exactly the decoded values at their times; a reduced one has only decoded
+  points, its smallest and largest values are the decoded extremes, and it has
+  at most --max-points points.
+
+Each page records its sizes and times: ``{"name", "bytes", "write_s",
+"open_s", "series_compared", ...}``.
+"""
+
+import json
+import math
+import os
+import re
+import struct
+import subprocess
+import time
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+MAX_POINTS = 1000
+# Past MANY_CHANNELS channels of plots, the page lists the first MAX_ROWS
+# of them (report.js).
+MANY_CHANNELS = 200
+MAX_ROWS = 300
+
+
+def page_data(html):
+    m = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    return json.loads(m.group(1))
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def path_parts(name):
+    out = []
+    for part in name.split("."):
+        m = re.match(r"^([^\[]*)((?:\[\d+\])*)$", part)
+        if not m:
+            return None
+        if m.group(1):
+            out.append(m.group(1))
+        out.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+    return out
+
+
+def lookup(data, parts):
+    v = data
+    for p in parts:
+        if isinstance(p, int):
+            # Arrays of more than 16 elements are not plotted.
+            if not isinstance(v, list) or p >= len(v) or len(v) > 16:
+                return None
+            v = v[p]
+        else:
+            if not isinstance(v, dict) or p not in v:
+                return None
+            v = v[p]
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, float)):
+        return float(v)
+    return None
+
+
+def decoded(exe, log):
+    """Messages by topic: [(log_time_ns, data)] from `robolog cat --json`."""
+    out = subprocess.run([exe, "cat", "--json", log], capture_output=True, text=True)
+    by_topic = {}
+    for line in out.stdout.splitlines():
+        m = json.loads(line)
+        by_topic.setdefault(m["topic"], []).append((m["log_time_ns"], m["data"]))
+    return by_topic
+
+
+def same(a, b, is_f32):
+    if is_f32:
+        return f32(a) == f32(b)
+    return a == b
+
+
+def check_values(exe, logpath, log, failures):
+    by_topic = decoded(exe, logpath)
+    start = log["start"]
+    compared = 0
+    for ch in log["channels"]:
+        if " #" in ch["label"] or not ch.get("series"):
+            continue
+        msgs = by_topic.get(ch["topic"], [])
+        for s in ch["series"]:
+            if ":" in s["name"]:
+                continue  # derived (roll, pitch, yaw)
+            parts = path_parts(s["name"])
+            want = []
+            for t, d in msgs:
+                v = lookup(d, parts)
+                if v is not None and math.isfinite(v):
+                    want.append((t, v))
+            # Infinities are written as the strings "Infinity" and "-Infinity".
+            got = [(start + t, v) for t, v in zip(s["t"], s["v"]) if isinstance(v, (int, float))]
+            where = f'{os.path.basename(logpath)}: {ch["label"]}.{s["name"]}'
+            if not got and not want:
+                compared += 1  # every value NaN: nothing drawn
+                continue
+            is_f32 = s.get("f32", False)
+            if not s.get("reduced", False):
+                if len(got) != len(want) or any(
+                    g[0] != w[0] or not same(g[1], w[1], is_f32) for g, w in zip(got, want)
+                ):
+                    failures.append(f"{where}: {len(got)} points differ from the {len(want)} decoded values")
+                    continue
+            else:
+                keys = {(t, f32(v) if is_f32 else v) for t, v in want}
+                stray = [g for g in got if (g[0], f32(g[1]) if is_f32 else g[1]) not in keys]
+                if stray:
+                    failures.append(f"{where}: {len(stray)} reduced points are not decoded values, the first {stray[0]}")
+                    continue
+                if not got or not want:
+                    if not got and not want:
+                        compared += 1
+                        continue
+                    failures.append(f"{where}: {len(got)} points for {len(want)} decoded values")
+                    continue
+                lo, hi = min(v for _, v in want), max(v for _, v in want)
+                glo, ghi = min(v for _, v in got), max(v for _, v in got)
+                if not (same(lo, glo, is_f32) and same(hi, ghi, is_f32)):
+                    failures.append(f"{where}: extremes {glo}..{ghi}, decoded {lo}..{hi}")
+                    continue
+                if len(got) > MAX_POINTS:
+                    failures.append(f"{where}: {len(got)} points, more than {MAX_POINTS}")
+                    continue
+            compared += 1
+    return compared
+
+
+class Writer:
+    """Writes the entries' pages with `robolog report`, each started when
+    the page before it is taken, so writing and checking use a core each."""
+
+    def __init__(self, exe, out_dir, entries):
+        self.exe, self.out_dir, self.entries = exe, out_dir, entries
+        self.running = {}
+
+    def start(self, i):
+        if i < len(self.entries) and i not in self.running:
+            e = self.entries[i]
+            html_path = os.path.join(self.out_dir, e["name"] + ".html")
+            cmd = [self.exe, "report", *e["logs"], "-o", html_path, "--force"]
+            self.running[i] = (html_path, time.time(), subprocess.Popen(
+                cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+
+    def take(self, i):
+        """(html path, seconds writing, exit code, stderr) of entry i."""
+        self.start(i)
+        html_path, t0, proc = self.running.pop(i)
+        _, stderr = proc.communicate()
+        written = time.time() - t0
+        self.start(i + 1)
+        return html_path, written, proc.returncode, stderr
+
+    def close(self):
+        for _, _, proc in self.running.values():
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def writer(manifest, robolog):
+    w = Writer(robolog, manifest["out_dir"], manifest["entries"])
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A page of headless Chromium, and the console errors and uncaught
+    exceptions it reports (cleared for each page)."""
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = b.new_page(viewport={"width": 1400, "height": 1800})
+        problems = []
+        page.on("console", lambda m: problems.append("console: " + m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append("exception: " + str(e)))
+        yield page, problems
+        b.close()
+
+
+def test_page(entry, manifest, writer, browser, robolog, record):
+    exe, out_dir, e = robolog, manifest["out_dir"], entry
+    page, problems = browser
+    failures = []
+    i = [x["id"] for x in manifest["entries"]].index(e["id"])
+    html_path, written, code, stderr = writer.take(i)
+    if code != 0:
+        pytest.fail(f'{e["name"]}: robolog report exited {code}: {stderr.strip()}', pytrace=False)
+    html = open(html_path, encoding="utf-8").read()
+    data = page_data(html)
+    problems.clear()
+    t0 = time.time()
+    page.goto("file://" + os.path.abspath(html_path))
+    try:
+        page.wait_for_selector("body[data-ready='1']", timeout=60000)
+    except Exception as ex:  # noqa: BLE001 - reported as a failure
+        pytest.fail(f'{e["name"]}: the page never became ready: {ex}; {problems}', pytrace=False)
+    shown = time.time() - t0
+    page.screenshot(path=os.path.join(out_dir, e["name"] + ".png"))
+    where = e["name"]
+    if problems:
+        failures.append(f"{where}: {problems}")
+    if page.get_attribute("body", "data-errors") != "0":
+        failures.append(f'{where}: the page recorded errors: {page.inner_text("#errors")}')
+    logs = data["logs"]
+    n = lambda sel: page.eval_on_selector_all(sel, "els => els.length")  # noqa: E731
+    if n("section.log") != len(logs) or n(".panel.timeline") != len(logs):
+        failures.append(f"{where}: {n('section.log')} log sections and {n('.panel.timeline')} timelines "
+                        f"for {len(logs)} logs")
+    labels = {c["label"] for lg in logs for c in lg["channels"] if any(s["t"] for s in c.get("series", []))}
+    if len(labels) > MANY_CHANNELS:
+        # Listed with a filter, drawn when opened: the first rows.
+        if n("details.channel.lazy") != min(len(labels), MAX_ROWS):
+            failures.append(f"{where}: {n('details.channel.lazy')} channels listed for {len(labels)} "
+                            "channels with numeric fields")
+    elif n("section.channel") != len(labels):
+        failures.append(f"{where}: {n('section.channel')} channel sections for {len(labels)} "
+                        "channels with numeric fields")
+    for kind, key in (("track", "tracks"), ("path", "paths"), ("scene", "scenes")):
+        want = sum(len(lg[key]) for lg in logs)
+        if n(".panel." + kind) != want:
+            failures.append(f"{where}: {n('.panel.' + kind)} {kind} panels for {want} {key}")
+    plots = page.eval_on_selector_all(
+        ".panel.plot", "els => els.map(e => [+e.dataset.points, +(e.dataset.drawn || 0)])")
+    empty = [i for i, (pts, _) in enumerate(plots) if pts == 0]
+    if empty:
+        failures.append(f"{where}: plot panels {empty} have no points")
+    if e.get("extremes"):
+        # The largest doubles are drawn at the edge of an axis that
+        # shows the rest.
+        axes = page.eval_on_selector_all(
+            ".panel.plot", "els => els.map(e => [+e.dataset.y0, +e.dataset.y1, +(e.dataset.beyond || 0)])")
+        if not any(b >= 2 and -10 < y0 < 0 and 49 < y1 < 60 for y0, y1, b in axes):
+            failures.append(f"{where}: no plot shows 0..49 with the extremes marked beyond it: {axes}")
+    maps = page.eval_on_selector_all(".panel.map", "els => els.map(e => +e.dataset.points)")
+    if any(m == 0 for m in maps):
+        failures.append(f"{where}: a map has no points")
+    size = os.path.getsize(html_path)
+    if size > 10_000_000:
+        failures.append(f"{where}: the page is {size} bytes, more than 10 MB")
+    compared = 0
+    if e.get("values"):
+        for path, log in zip(e["logs"], logs):
+            compared += check_values(exe, path, log, failures)
+    record(name=where, logs=len(logs), bytes=size, plots=len(plots), points=sum(p[0] for p in plots),
+           maps=len(maps), series_compared=compared, write_s=round(written, 2), open_s=round(shown, 2))
+    if failures:
+        pytest.fail("\n".join(failures), pytrace=False)
