@@ -12,7 +12,7 @@ use logcore::{
 use robolog::{DecodeFailures, Log};
 
 use super::batch::{RowMeta, page, skippable};
-use super::scan::reader;
+use super::scan::{channel_index, reader, same_channels};
 use super::{BatchReader, ScanOptions, Table};
 use crate::Error;
 
@@ -141,9 +141,12 @@ pub fn scan_tables<'a>(
             tables.len()
         ))));
     }
+    let theirs = log.channels()?;
+    let index = channel_index(&theirs);
     let mut readers = Vec::with_capacity(tables.len());
     let mut by_channel = HashMap::new();
     for (i, t) in tables.iter().enumerate() {
+        same_channels(&index, t)?;
         let own = ScanOptions {
             projection: projections.get(i).cloned().flatten(),
             ..opts.clone()

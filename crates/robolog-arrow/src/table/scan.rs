@@ -169,18 +169,20 @@ pub fn scan<'a>(
     table: &Table,
     opts: &ScanOptions,
 ) -> Result<BatchReader<'a>, Error> {
+    let theirs = log.channels()?;
+    same_channels(&channel_index(&theirs), table)?;
     reader(log, table, opts, true)
 }
 
-/// The reader of `table`: reading its own messages when `own`, or fed by
-/// a pass over several tables ([`scan_tables`](super::scan_tables)).
+/// The reader of `table` (a table of `log`: see [`same_channels`]):
+/// reading its own messages when `own`, or fed by a pass over several
+/// tables ([`scan_tables`](super::scan_tables)).
 pub(super) fn reader<'a>(
     log: &'a Log<'a>,
     table: &Table,
     opts: &ScanOptions,
     own: bool,
 ) -> Result<BatchReader<'a>, Error> {
-    same_channels(log, table)?;
     let full = table.schema();
     let names: Vec<String> = match &opts.projection {
         Some(p) => p.clone(),
@@ -261,7 +263,12 @@ pub(super) fn reader<'a>(
         None if own => Some(log.messages(&filter)?),
         _ => None,
     };
-    let rows = opts.batch_size.clamp(1, 65_536);
+    // The columns' first allocation: a batch's rows, or the table's when
+    // fewer (a pass holds a batch of every table at once).
+    let rows = opts
+        .batch_size
+        .clamp(1, 65_536)
+        .min(usize::try_from(table.message_count.max(1)).unwrap_or(usize::MAX));
     let columns = sources
         .iter()
         .map(|s| match s {
@@ -334,10 +341,17 @@ fn ros1_plans(log: &Log<'_>, table: &Table, sources: &[Source]) -> HashMap<Chann
         .collect()
 }
 
-/// [`Error::OtherLog`] unless `log` has every channel of `table`.
-fn same_channels(log: &Log<'_>, table: &Table) -> Result<(), Error> {
-    let theirs = log.channels()?;
-    let by_id: HashMap<ChannelId, &ChannelInfo> = theirs.iter().map(|c| (c.id, c)).collect();
+/// A log's channels by id.
+pub(super) fn channel_index(channels: &[ChannelInfo]) -> HashMap<ChannelId, &ChannelInfo> {
+    channels.iter().map(|c| (c.id, c)).collect()
+}
+
+/// [`Error::OtherLog`] unless the log whose channels are `by_id` (see
+/// [`channel_index`]) has every channel of `table`.
+pub(super) fn same_channels(
+    by_id: &HashMap<ChannelId, &ChannelInfo>,
+    table: &Table,
+) -> Result<(), Error> {
     for c in &table.channels {
         match by_id.get(&c.id) {
             Some(o) if o.topic == c.topic && o.type_name == c.type_name => {}
