@@ -118,6 +118,28 @@ struct ChannelAcc {
     changes: Option<(String, Vec<(i64, f64)>)>,
 }
 
+impl ChannelAcc {
+    /// A channel with gaps longer than `gap_threshold` ns, whose field
+    /// `watched` (if any) has its changes kept.
+    fn new(gap_threshold: i64, watched: Option<&str>) -> Self {
+        ChannelAcc {
+            fields: Vec::new(),
+            by_name: HashMap::new(),
+            fields_skipped: 0,
+            density: vec![0; TIMELINE_BUCKETS],
+            last_t: None,
+            gap_threshold,
+            gaps: Vec::new(),
+            jumps: Vec::new(),
+            count: 0,
+            track: None,
+            path: None,
+            scene: None,
+            changes: watched.map(|f| (f.to_string(), Vec::new())),
+        }
+    }
+}
+
 /// What [`collect`] returns: the channels, the problems met while reading
 /// and the extras.
 pub(crate) struct Collected {
@@ -235,29 +257,18 @@ pub(crate) fn collect(
             (Some(s), Some(e)) => e.saturating_sub(s),
             _ => 0,
         };
-        // A gap: ten periods of the channel's mean rate, and at least a
-        // second.
         let period = if c.message_count > 1 {
             span / (c.message_count as i64 - 1)
         } else {
             0
         };
         index.insert(c.info.id, accs.len());
-        accs.push(ChannelAcc {
-            fields: Vec::new(),
-            by_name: HashMap::new(),
-            fields_skipped: 0,
-            density: vec![0; TIMELINE_BUCKETS],
-            last_t: None,
-            gap_threshold: (period.saturating_mul(10)).max(1_000_000_000),
-            gaps: Vec::new(),
-            jumps: Vec::new(),
-            count: 0,
-            track: None,
-            path: None,
-            scene: None,
-            changes: watched(topic).map(|f| (f.to_string(), Vec::new())),
-        });
+        // A gap: ten periods of the channel's mean rate, and at least a
+        // second.
+        accs.push(ChannelAcc::new(
+            period.saturating_mul(10).max(1_000_000_000),
+            watched(topic),
+        ));
         channels.push(Channel {
             label,
             topic: topic.clone(),
@@ -1326,21 +1337,7 @@ mod tests {
             None,
         );
         assert_eq!(object(&records, 1), Some((8, 5.0, 6.0)));
-        let mut acc = ChannelAcc {
-            fields: Vec::new(),
-            by_name: HashMap::new(),
-            fields_skipped: 0,
-            density: Vec::new(),
-            last_t: None,
-            gap_threshold: 0,
-            gaps: Vec::new(),
-            jumps: Vec::new(),
-            count: 0,
-            track: None,
-            path: None,
-            scene: None,
-            changes: None,
-        };
+        let mut acc = ChannelAcc::new(0, None);
         scene_objects(&list, 0, 1, 10, &mut acc);
         scene_objects(&list, 1, 1, 20, &mut acc);
         let scene = acc.scene.unwrap();

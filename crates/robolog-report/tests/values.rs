@@ -148,7 +148,12 @@ fn ros_byte_arrays_and_messages_without_fields_are_not_series() {
         .find(|c| c.topic == "/array_topic")
         .unwrap();
     let names: Vec<&str> = arrays.series.iter().map(|s| s.name.as_str()).collect();
-    for gone in ["byte_values", "char_values", "uint8_values", "constants_values"] {
+    for gone in [
+        "byte_values",
+        "char_values",
+        "uint8_values",
+        "constants_values",
+    ] {
         assert!(
             !names.iter().any(|n| n.starts_with(gone)),
             "{gone}: {names:?}"
@@ -164,6 +169,9 @@ fn ros_byte_arrays_and_messages_without_fields_are_not_series() {
         .collect();
     assert_eq!(int8, [0.0, 0.0, 0.0]);
     // Fixed arrays of messages are spread: `basic_types_values[2].int8_value`.
-    assert!(names.contains(&"basic_types_values[2].int8_value"), "{names:?}");
+    assert!(
+        names.contains(&"basic_types_values[2].int8_value"),
+        "{names:?}"
+    );
     assert_eq!(arrays.fields_skipped, 0);
 }

@@ -338,13 +338,9 @@ impl Iterator for TablesScan<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::scan::tests::open;
     use crate::table::{scan, tables};
     use arrow_array::Array;
-
-    fn open(name: &str) -> Vec<u8> {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/");
-        std::fs::read(format!("{root}{name}")).unwrap()
-    }
 
     /// The pass gives every table the rows its own scan gives, in order,
     /// and the ordinals put the rows of all tables in the log's order.

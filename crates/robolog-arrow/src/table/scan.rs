@@ -416,10 +416,11 @@ impl BatchReader<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn open(name: &str) -> Vec<u8> {
+    /// The bytes of the committed fixture `name` (below `testdata/`).
+    pub(crate) fn open(name: &str) -> Vec<u8> {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/");
         std::fs::read(format!("{root}{name}")).unwrap()
     }
