@@ -397,18 +397,23 @@ fn imu_message(i: u32, noise: &mut Noise, out: &mut Vec<u8>) {
 }
 
 /// The Imu benchmark bag, `target/bench-python/imu.bag`: [`IMU_MESSAGES`]
-/// `sensor_msgs/Imu` messages on [`IMU_TOPIC`] at 400 Hz (each recorded
-/// 0.3 ms after its stamp), written by rosbag12's writer as `rosbag
-/// record` writes: uncompressed chunks of ROS's default threshold (768
-/// KiB). Made once, reused when present.
+/// `sensor_msgs/Imu` messages (see [`imu_bag_of`]).
 pub(crate) fn imu_bag() -> Result<PathBuf> {
-    let dir = root().join("target/bench-python");
-    let path = dir.join("imu.bag");
+    imu_bag_of(IMU_MESSAGES, &root().join("target/bench-python/imu.bag"))
+}
+
+/// A bag at `path` of `messages` `sensor_msgs/Imu` messages on
+/// [`IMU_TOPIC`] at 400 Hz (each recorded 0.3 ms after its stamp), written
+/// by rosbag12's writer as `rosbag record` writes: uncompressed chunks of
+/// ROS's default threshold (768 KiB). Made once, reused when present.
+pub(crate) fn imu_bag_of(messages: u32, path: &Path) -> Result<PathBuf> {
+    let path = path.to_path_buf();
     if path.exists() {
         return Ok(path);
     }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let tmp = dir.join("imu.bag.tmp");
+    let dir = path.parent().ok_or("a bag path has a folder")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = path.with_extension("bag.tmp");
     let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let mut w = rosbag12::Writer::new(
         std::io::BufWriter::new(file),
@@ -423,7 +428,7 @@ pub(crate) fn imu_bag() -> Result<PathBuf> {
     let id = w.add_connection(conn).map_err(|e| e.to_string())?;
     let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
     let mut data = Vec::with_capacity(400);
-    for i in 0..IMU_MESSAGES {
+    for i in 0..messages {
         imu_message(i, &mut noise, &mut data);
         let (sec, nsec) = imu_stamp(i);
         let ns = u64::from(nsec) + 300_000;

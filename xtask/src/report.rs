@@ -269,13 +269,20 @@ fn timed(exe: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, Option<u64>)> {
     Ok((secs, rss))
 }
 
+/// Messages of the benchmark's IMU bag: 3 million `sensor_msgs/Imu`
+/// (about 1.1 GB).
+const IMU_BAG_MESSAGES: u32 = 3_000_000;
+
 /// `cargo xtask bench report`: the release `robolog report` of the largest
-/// corpus log and of a generated 1 GB MCAP file (the corpus bags' messages
-/// repeated, converted by `robolog convert` into uncompressed chunks), with and without `robolog
-/// check`'s second read: wall time (best of three), MB/s, page size and
-/// peak memory.
+/// corpus log, of a generated 1 GB MCAP file (the corpus bags' messages
+/// repeated, converted by `robolog convert` into uncompressed chunks) and
+/// of a bag of 3 million IMU messages, with and without `robolog check`'s
+/// second read: wall time (best of three), MB/s, page size and peak
+/// memory; and `robolog check` alone, one pass over the log.
 pub(crate) fn bench(args: &[String]) -> Result {
-    step("bench report: robolog report of the largest corpus log and of a 1 GB MCAP file");
+    step(
+        "bench report: robolog report of the largest corpus log, a 1 GB MCAP file and a 1 GB bag of IMU messages",
+    );
     let dir = corpus::locate(crate::opt(args, "--corpus"))?;
     let exe = crate::hostile::release_robolog()?;
     let work = root().join("target/bench-report");
@@ -305,8 +312,15 @@ pub(crate) fn bench(args: &[String]) -> Result {
         let _ = std::fs::remove_file(&bag);
     }
     inputs.push(big);
-    eprintln!("| log | size | report | MB/s | page | peak RSS | without check | MB/s |");
-    eprintln!("|---|---|---|---|---|---|---|---|");
+    // The case users wait on: one long recording of one IMU topic.
+    inputs.push(crate::pybench::imu_bag_of(
+        IMU_BAG_MESSAGES,
+        &work.join("imu-3m.bag"),
+    )?);
+    eprintln!(
+        "| log | size | report | MB/s | page | peak RSS | without check | MB/s | robolog check | report / check |"
+    );
+    eprintln!("|---|---|---|---|---|---|---|---|---|---|");
     for input in &inputs {
         let size = std::fs::metadata(input).map_or(0, |m| m.len());
         let page = work.join("page.html");
@@ -330,10 +344,15 @@ pub(crate) fn bench(args: &[String]) -> Result {
                 }
             }
         }
+        // One pass over the log, for comparison: what a report costs above it.
+        let mut check = f64::MAX;
+        for _ in 0..3 {
+            check = check.min(timed(&exe, &["check".as_ref(), input.as_os_str()])?.0);
+        }
         let page_size = std::fs::metadata(&page).map_or(0, |m| m.len());
         let mb = size as f64 / 1e6;
         eprintln!(
-            "| {} | {mb:.1} MB | {:.2} s | {:.0} | {:.2} MB | {} | {:.2} s | {:.0} |",
+            "| {} | {mb:.1} MB | {:.2} s | {:.0} | {:.2} MB | {} | {:.2} s | {:.0} | {check:.2} s | {:.1} |",
             input
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
@@ -346,6 +365,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
             )),
             best[1].0,
             mb / best[1].0,
+            best[0].0 / check,
         );
     }
     Ok(())
