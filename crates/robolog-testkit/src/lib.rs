@@ -93,6 +93,20 @@ pub fn nesting_limit_text(n: usize) -> String {
     )
 }
 
+/// Runs `f` on a thread with a 2 MiB stack, the stack a test thread gets,
+/// and passes its panic on: what the nesting limits' ceiling is checked
+/// against, whatever stack the test harness itself runs on.
+pub fn on_test_stack(f: impl FnOnce() + Send + 'static) {
+    let joined = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("a test thread starts")
+        .join();
+    if let Err(panic) = joined {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 /// A concatenated `.msg` definition of `{package}/T0` holding
 /// `{package}/T1` (a field `next`) … down to `{package}/T{levels-1}`,
 /// whose one line is `leaf` (such as `int32 leaf`): `levels` levels

@@ -117,20 +117,15 @@ fn a_lowered_limit_holds_at_its_boundary() {
 #[test]
 fn an_absurd_limit_is_clamped_to_what_the_stack_survives() {
     let ceiling = logcore::limits::MAX_NESTING_CEILING;
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || {
-            let absurd = Limits::default().with_max_nesting(usize::MAX);
-            let t = MessageType::parse_with_limits("p/msg/T0", &chain(ceiling), &absurd).unwrap();
-            assert_eq!(t.max_nesting(), ceiling);
-            assert!(t.value_type().is_some());
-            assert_leaf(t.decode(&PAYLOAD, 0).unwrap(), ceiling);
-            let e = MessageType::parse_with_limits("p/msg/T0", &chain(ceiling + 1), &absurd)
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains(&limit_text(ceiling)), "{e}");
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    robolog_testkit::on_test_stack(move || {
+        let absurd = Limits::default().with_max_nesting(usize::MAX);
+        let t = MessageType::parse_with_limits("p/msg/T0", &chain(ceiling), &absurd).unwrap();
+        assert_eq!(t.max_nesting(), ceiling);
+        assert!(t.value_type().is_some());
+        assert_leaf(t.decode(&PAYLOAD, 0).unwrap(), ceiling);
+        let e = MessageType::parse_with_limits("p/msg/T0", &chain(ceiling + 1), &absurd)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&limit_text(ceiling)), "{e}");
+    });
 }

@@ -179,24 +179,19 @@ fn an_absurd_limit_is_clamped_to_what_the_stack_survives() {
     // A test thread's 2 MiB stack: the ceiling's depth parses, decodes,
     // encodes and types; one level more is refused.
     let ceiling = logcore::limits::MAX_NESTING_CEILING;
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || {
-            let absurd = Limits::default().with_max_nesting(usize::MAX);
-            let t = MessageType::parse_with_limits("deep/T0", &chain(ceiling), &absurd).unwrap();
-            assert_eq!(t.max_nesting(), ceiling);
-            let v = t.decode(&7i32.to_le_bytes(), 0).unwrap();
-            assert_eq!(t.encode(&v).unwrap(), 7i32.to_le_bytes());
-            assert!(t.value_type().is_some());
-            assert_eq!(
-                leaf(v, ceiling),
-                Value::Struct(vec![("leaf".into(), Value::I64(7))])
-            );
-            let e = MessageType::parse_with_limits("deep/T0", &chain(ceiling + 1), &absurd)
-                .unwrap_err();
-            assert!(e.contains(&limit_text(ceiling)), "{e}");
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    robolog_testkit::on_test_stack(move || {
+        let absurd = Limits::default().with_max_nesting(usize::MAX);
+        let t = MessageType::parse_with_limits("deep/T0", &chain(ceiling), &absurd).unwrap();
+        assert_eq!(t.max_nesting(), ceiling);
+        let v = t.decode(&7i32.to_le_bytes(), 0).unwrap();
+        assert_eq!(t.encode(&v).unwrap(), 7i32.to_le_bytes());
+        assert!(t.value_type().is_some());
+        assert_eq!(
+            leaf(v, ceiling),
+            Value::Struct(vec![("leaf".into(), Value::I64(7))])
+        );
+        let e =
+            MessageType::parse_with_limits("deep/T0", &chain(ceiling + 1), &absurd).unwrap_err();
+        assert!(e.contains(&limit_text(ceiling)), "{e}");
+    });
 }

@@ -91,21 +91,16 @@ fn a_lowered_limit_holds_at_its_boundary() {
 #[test]
 fn an_absurd_limit_is_clamped_to_what_the_stack_survives() {
     let ceiling = logcore::limits::MAX_NESTING_CEILING;
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || {
-            let absurd = Limits::default().with_max_nesting(usize::MAX);
-            let bytes = chain_log(ceiling);
-            let log = ULog::parse_with_limits(&bytes, &absurd).unwrap();
-            assert_eq!(log.formats.max_nesting(), ceiling);
-            assert_eq!(leaf(&log, ceiling), Value::I64(7));
-            let bytes = chain_log(ceiling + 1);
-            let log = ULog::parse_with_limits(&bytes, &absurd).unwrap();
-            assert!(refused(&log, ceiling), "{:?}", log.warnings);
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    robolog_testkit::on_test_stack(move || {
+        let absurd = Limits::default().with_max_nesting(usize::MAX);
+        let bytes = chain_log(ceiling);
+        let log = ULog::parse_with_limits(&bytes, &absurd).unwrap();
+        assert_eq!(log.formats.max_nesting(), ceiling);
+        assert_eq!(leaf(&log, ceiling), Value::I64(7));
+        let bytes = chain_log(ceiling + 1);
+        let log = ULog::parse_with_limits(&bytes, &absurd).unwrap();
+        assert!(refused(&log, ceiling), "{:?}", log.warnings);
+    });
 }
 
 #[test]
