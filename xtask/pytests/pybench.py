@@ -6,16 +6,23 @@ take milliseconds, best of 15). Prints one JSON object.
   pybench.py ulog LOG.ulg          every topic: robolog vs pyulog
   pybench.py imu BAG MCAP TOPIC    the topic of a ROS 1 bag (vs rosbags) and
                                    of its ROS 2 MCAP conversion (vs mcap +
-                                   mcap-ros2-support)
+                                   mcap-ros2-support, mcap-ros2-support-fast
+                                   with small-mcap, and roboto-mcap-codec)
   pybench.py memory LOG TOPIC      peak RSS increase of Log.table(TOPIC),
                                    run in a fresh process
 
 Before timing, each pair's frames are compared: the benchmark fails when
 robolog's values differ from the peer's.
+
+With PYBENCH_BUSY=1 in the environment, another process spins on a core
+for the whole run: the ratios of a machine whose other core is busy.
 """
 
 import gc
 import json
+import mmap
+import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -240,6 +247,67 @@ def mcap_imu(path, topic):
     return times, (sec, nanosec), m
 
 
+def fast_imu(path, topic):
+    """The topic's columns in lists, read by small-mcap with
+    mcap-ros2-support-fast's planned decoders."""
+    from mcap_ros2_support_fast.decoder import DecoderFactory
+    from small_mcap import read_message_decoded
+
+    times, m = [], collect()[2]
+    sec, nanosec = [], []
+    with open(path, "rb") as f:
+        for d in read_message_decoded(
+            f,
+            should_include=lambda channel, _schema: channel.topic == topic,
+            decoder_factories=[DecoderFactory()],
+        ):
+            msg = d.decoded_message
+            times.append(d.message.log_time)
+            s = msg.header.stamp
+            sec.append(s.sec)
+            nanosec.append(s.nanosec)
+            add(m, msg)
+    return times, (sec, nanosec), m
+
+
+def roboto_imu(path, topic):
+    """The topic as a DataFrame of flat columns by roboto-mcap-codec,
+    which decodes a channel into Arrow batches: its structs flattened by
+    pyarrow (the covariances stay arrays)."""
+    import mcap_codec
+    import pyarrow as pa
+
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        cursor = mcap_codec.open_mcap_file(
+            lambda offset, length: mm[offset : offset + length],
+            len(mm),
+            timestamp=mcap_codec.TimestampSource("message_log_time"),
+            channel=mcap_codec.TopicName(topic),
+        )
+        with cursor:
+            table = pa.Table.from_batches(list(cursor), schema=cursor.schema)
+    while any(pa.types.is_struct(f.type) for f in table.schema):
+        table = table.flatten()
+    return table.to_pandas()
+
+
+def check_roboto(ours, theirs):
+    """robolog's flat frame against roboto-mcap-codec's: the same rows,
+    log times and values in every scalar column both have."""
+    if len(ours) != len(theirs):
+        raise SystemExit(f"roboto: robolog has {len(ours)} rows, roboto {len(theirs)}")
+    times = ours["log_time"].to_numpy().astype("datetime64[ns]").astype(np.int64)
+    if not np.array_equal(times, theirs["_index"].to_numpy()):
+        raise SystemExit("roboto: the log times differ")
+    same = [c for c in ours.columns if c in theirs.columns and theirs[c].dtype != object]
+    for c in same:
+        if not np.array_equal(ours[c].to_numpy(), theirs[c].to_numpy()):
+            raise SystemExit(f"roboto: column {c} differs")
+    if len(same) < 10:
+        raise SystemExit(f"roboto: only {same} compared")
+    return len(same)
+
+
 def check_imu(ours, theirs, what):
     if len(ours) != len(theirs):
         raise SystemExit(f"{what}: robolog has {len(ours)} rows, the peer {len(theirs)}")
@@ -277,6 +345,19 @@ def imu(bag, mcap, topic):
             "peer_nested": reading + nested,
             "rows": rows,
         }
+    # The compiled and the fast pure-Python ROS 2 readers.
+    collected = fast_imu(mcap, topic)
+    check_imu(robolog_imu(mcap, topic), frame(collected, False), "fast")
+    del collected
+    reading, _ = best_of(lambda: fast_imu(mcap, topic))
+    collected = fast_imu(mcap, topic)
+    flat, _ = best_of(lambda c=collected: frame(c, False))
+    del collected
+    out["mcap"]["fast"] = reading + flat
+    out["mcap"]["roboto_columns"] = check_roboto(
+        robolog_imu(mcap, topic), roboto_imu(mcap, topic)
+    )
+    out["mcap"]["roboto"], _ = best_of(lambda: roboto_imu(mcap, topic))
     return out
 
 
@@ -312,8 +393,17 @@ def memory(path, topic):
     }
 
 
+def spin():
+    while True:
+        pass
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
+    busy = None
+    if os.environ.get("PYBENCH_BUSY") == "1":
+        busy = multiprocessing.Process(target=spin, daemon=True)
+        busy.start()
     if mode == "ulog":
         out = ulog(*args)
     elif mode == "imu":
@@ -322,6 +412,8 @@ def main():
         out = memory(*args)
     else:
         raise SystemExit(f"unknown mode {mode}")
+    if busy is not None:
+        busy.terminate()
     print(json.dumps(out))
 
 

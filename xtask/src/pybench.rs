@@ -66,7 +66,18 @@ pub(crate) fn release_robolog() -> Result<PathBuf> {
     Ok(target_dir().join("release/robolog"))
 }
 
-/// `cargo xtask bench python [--corpus DIR]`.
+/// The compiled and the fast pure-Python ROS 2 MCAP readers the `/imu`
+/// case is also timed against (small-mcap reads zstd chunks through
+/// zstandard).
+const PEERS: [&str; 4] = [
+    "roboto-mcap-codec",
+    "mcap-ros2-support-fast",
+    "small-mcap",
+    "zstandard",
+];
+
+/// `cargo xtask bench python [--corpus DIR]`; with `PYBENCH_BUSY=1`,
+/// another process spins on a core while the Python side runs.
 pub(crate) fn bench(args: &[String]) -> Result {
     step("bench python (robolog's wheel against pyulog, rosbags and python mcap)");
     let corpus = corpus::locate(opt(args, "--corpus"))?
@@ -74,6 +85,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
     let ulg = corpus.join("ulog").join(ULOG_FILE);
     let mut packages = crate::py::PACKAGES.to_vec();
     packages.push(crate::py::MATURIN);
+    packages.extend(PEERS);
     let venv = Venv::with(&packages)?;
     let wheel = release_wheel(&venv)?;
     run(venv
@@ -172,6 +184,22 @@ pub(crate) fn bench(args: &[String]) -> Result {
             Some(20.0),
         ),
         Row::new(
+            "ROS 2 MCAP, /imu flatten=True",
+            mcap_mb,
+            f(&i["mcap"], "robolog"),
+            "roboto-mcap-codec",
+            f(&i["mcap"], "roboto"),
+            Some(5.0),
+        ),
+        Row::new(
+            "ROS 2 MCAP, /imu flatten=True",
+            mcap_mb,
+            f(&i["mcap"], "robolog"),
+            "mcap-ros2-fast",
+            f(&i["mcap"], "fast"),
+            Some(20.0),
+        ),
+        Row::new(
             "ROS 2 MCAP, /imu arrays per row",
             mcap_mb,
             f(&i["mcap"], "robolog_nested"),
@@ -198,8 +226,14 @@ pub(crate) fn bench(args: &[String]) -> Result {
         u["columns_checked"]
     ));
     text.push_str(&format!(
-        "  Imu: {} rows, values equal to the peers' (bag {bag_mb:.1} MB, MCAP {mcap_mb:.1} MB)\n",
-        i["bag"]["rows"]
+        "  Imu: {} rows, values equal to the peers' (bag {bag_mb:.1} MB, MCAP {mcap_mb:.1} MB; {} scalar columns equal to roboto-mcap-codec's){}\n",
+        i["bag"]["rows"],
+        i["mcap"]["roboto_columns"],
+        if std::env::var("PYBENCH_BUSY").is_ok_and(|v| v == "1") {
+            "; another process spinning on a core"
+        } else {
+            ""
+        }
     ));
     let (peak, table) = (f(&m, "peak_increase"), f(&m, "table_bytes"));
     let file = f(&m, "file_increase");
