@@ -115,6 +115,7 @@ def ulog(path):
         "columns_checked": checked,
     }
     del flat, theirs, frames
+    costs = ulog_costs(path)
     ours, _ = best_of(lambda: robolog_ulog(path, False), ULOG_RUNS)
     ours_flat, _ = best_of(lambda: robolog_ulog(path, True), ULOG_RUNS)
     ours_frames, _ = best_of(lambda: robolog_ulog_frames(path), ULOG_RUNS)
@@ -124,8 +125,35 @@ def ulog(path):
         "robolog_flat": ours_flat,
         "robolog_frames": ours_frames,
         "pyulog": peer,
+        "costs": costs,
         **facts,
     }
+
+
+def ulog_costs(path):
+    """Where the time of `to_pandas(t, flatten=True)` over every topic
+    goes (each best of ULOG_RUNS): opening the log (its definitions and
+    sample index), the flat Arrow tables of every topic, and the whole
+    DataFrames; what the DataFrames cost beyond the tables is pandas'."""
+    import robolog
+
+    def opened():
+        with robolog.open(path) as log:
+            return [c.type for c in log.topics if c.message_count]
+
+    names = sorted(set(opened()))
+
+    def tables():
+        out = {}
+        with robolog.open(path) as log:
+            for name in names:
+                out[name] = log.table(name, flatten=True)
+        return out
+
+    open_s, _ = best_of(opened, ULOG_RUNS)
+    tables_s, _ = best_of(tables, ULOG_RUNS)
+    frames_s, _ = best_of(lambda: robolog_ulog(path, True), ULOG_RUNS)
+    return {"topics": len(names), "open": open_s, "tables": tables_s, "frames": frames_s}
 
 
 # The Imu topic

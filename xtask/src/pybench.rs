@@ -39,6 +39,11 @@ pub(crate) const IMU_TOPIC: &str = "/imu";
 /// Messages in the Imu benchmark bag.
 pub(crate) const IMU_MESSAGES: u32 = 300_000;
 
+/// The small ULog of the benchmark, under the corpus's `ulog` folder: a
+/// real flight log of 1.9 MB with 96 datasets, where the cost is per
+/// topic and per call rather than per byte.
+const SMALL_ULOG_FILE: &str = "pyulog/sample_logging_tagged_and_default_params.ulg";
+
 /// The ULog file of the benchmark, under the corpus's `ulog` folder.
 const ULOG_FILE: &str = "pyulog/sample_appended.ulg";
 
@@ -123,6 +128,9 @@ pub(crate) fn bench(args: &[String]) -> Result {
     };
     eprintln!("xtask: bench python: {}", ulg.display());
     let u = python("ulog", &[&ulg])?;
+    let small_ulg = corpus.join("ulog").join(SMALL_ULOG_FILE);
+    eprintln!("xtask: bench python: {}", small_ulg.display());
+    let small = python("ulog", &[&small_ulg])?;
     eprintln!(
         "xtask: bench python: {} and {}",
         bag.display(),
@@ -134,6 +142,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
     let f = |j: &Json, k: &str| j[k].as_f64().unwrap_or(f64::NAN);
     let size = |p: &Path| std::fs::metadata(p).map_or(f64::NAN, |m| m.len() as f64 / 1e6);
     let (ulg_mb, bag_mb, mcap_mb) = (size(&ulg), size(&bag), size(&mcap));
+    let small_mb = size(&small_ulg);
     let rows = [
         Row::new(
             "ULog, every topic: dataframes(flat)",
@@ -158,6 +167,22 @@ pub(crate) fn bench(args: &[String]) -> Result {
             "pyulog + DataFrame",
             f(&u, "pyulog"),
             None,
+        ),
+        Row::new(
+            "small ULog: dataframes(flat)",
+            small_mb,
+            f(&small, "robolog_frames"),
+            "pyulog + DataFrame",
+            f(&small, "pyulog"),
+            Some(20.0),
+        ),
+        Row::new(
+            "small ULog: to_pandas(t, flat)",
+            small_mb,
+            f(&small, "robolog_flat"),
+            "pyulog + DataFrame",
+            f(&small, "pyulog"),
+            Some(10.0),
         ),
         Row::new(
             "ROS 1 bag, /imu flatten=True",
@@ -225,6 +250,20 @@ pub(crate) fn bench(args: &[String]) -> Result {
         u["rows"],
         u["columns_checked"]
     ));
+    for (name, j) in [(ULOG_FILE, &u), (SMALL_ULOG_FILE, &small)] {
+        let c = &j["costs"];
+        let (open, tables, frames) = (f(c, "open"), f(c, "tables"), f(c, "frames"));
+        text.push_str(&format!(
+            "  {name}: {} datasets, {} topics; to_pandas(t, flatten=True) of every topic {:.1} ms: open {:.1} ms, flat Arrow tables {:.1} ms (the open included), pandas {:.1} ms ({:.0} us per topic)\n",
+            j["datasets"],
+            c["topics"],
+            frames * 1e3,
+            open * 1e3,
+            tables * 1e3,
+            (frames - tables) * 1e3,
+            (frames - tables) * 1e6 / c["topics"].as_f64().unwrap_or(1.0),
+        ));
+    }
     text.push_str(&format!(
         "  Imu: {} rows, values equal to the peers' (bag {bag_mb:.1} MB, MCAP {mcap_mb:.1} MB; {} scalar columns equal to roboto-mcap-codec's){}\n",
         i["bag"]["rows"],
