@@ -88,7 +88,7 @@ impl<T: Send + 'static> Ahead<T> {
     /// job per thread plus [`EXTRA_JOBS`]; `None` on a single core (doing
     /// the work in place is then as fast) or when no thread starts.
     pub fn per_core(name: &str) -> Option<Self> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::parallel::cores();
         if cores < 2 {
             return None;
         }

@@ -22,6 +22,18 @@ use std::time::Duration;
 
 use crate::interrupt;
 
+/// The threads the machine runs at once, asked of the system once per
+/// process: the standard library reads the cgroup's CPU quota from files
+/// on each call, which costs more than a small call's work.
+///
+/// ```
+/// assert!(logcore::parallel::cores() >= 1);
+/// ```
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// How often the calling thread, waiting for the others, calls
 /// [`interrupt::check`]: well under the 100 ms a user notices.
 const WAIT: Duration = Duration::from_millis(20);
@@ -43,9 +55,7 @@ pub fn on_cores<I: Send, T: Send>(
     f: impl Fn(I) -> T + Sync,
 ) -> Vec<T> {
     interrupt::check();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
+    let workers = cores().min(items.len());
     if workers <= 1 {
         return items
             .into_iter()

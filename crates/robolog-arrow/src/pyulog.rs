@@ -512,15 +512,25 @@ impl<'s> Frame<'s> {
 }
 
 /// Writes the rows of `frames` into their blocks, on the machine's cores:
-/// each frame cut into pieces, the largest pieces first.
+/// each frame cut into pieces, the largest pieces first. Frames of fewer
+/// than [`THREADED_BYTES`] of samples in all are written on the calling
+/// thread: starting a thread costs more than it saves there.
 pub fn fill(frames: &mut [Option<Frame<'_>>]) {
     let pieces: Vec<Piece<'_, '_>> = frames
         .iter_mut()
         .flatten()
         .flat_map(|f| f.pieces(PIECE_BYTES))
         .collect();
-    on_cores(pieces, Piece::weight, Piece::fill);
+    let total: u64 = pieces.iter().map(Piece::weight).sum();
+    if total < THREADED_BYTES {
+        pieces.into_iter().for_each(Piece::fill);
+    } else {
+        on_cores(pieces, Piece::weight, Piece::fill);
+    }
 }
+
+/// The bytes of samples below which [`fill`] uses no other thread.
+const THREADED_BYTES: u64 = 512 * 1024;
 
 /// How many bytes of samples a piece of a frame holds, about: small
 /// enough that the pieces of one large topic keep every core busy.

@@ -148,7 +148,7 @@ pub fn read_table(
 /// are decoded one by one; else one range, the scan's own.
 fn halves(log: &Log<'_>, summary: &Summary, table: &Table, opts: &ScanOptions) -> Vec<ScanOptions> {
     let whole = vec![opts.clone()];
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = logcore::parallel::cores();
     if threads < 2 || table.message_count < SPLIT_MESSAGES || log.as_ulog().is_some() {
         return whole;
     }
