@@ -257,22 +257,31 @@ def rosbags_imu(path, topic):
     return times, stamps, m
 
 
+def ros2_columns(decoded):
+    """The columns of `decoded` ((log time, message) pairs of ROS 2 Imu
+    messages) in lists, ROS 2's stamp as its two fields."""
+    times, m = [], collect()[2]
+    sec, nanosec = [], []
+    for log_time, msg in decoded:
+        times.append(log_time)
+        s = msg.header.stamp
+        sec.append(s.sec)
+        nanosec.append(s.nanosec)
+        add(m, msg)
+    return times, (sec, nanosec), m
+
+
 def mcap_imu(path, topic):
     """The topic's columns in lists, read by mcap with mcap-ros2-support."""
     from mcap.reader import make_reader
     from mcap_ros2.decoder import DecoderFactory
 
-    times, m = [], collect()[2]
-    sec, nanosec = [], []
     with open(path, "rb") as f:
         reader = make_reader(f, decoder_factories=[DecoderFactory()])
-        for _, _, message, msg in reader.iter_decoded_messages(topics=[topic]):
-            times.append(message.log_time)
-            s = msg.header.stamp
-            sec.append(s.sec)
-            nanosec.append(s.nanosec)
-            add(m, msg)
-    return times, (sec, nanosec), m
+        return ros2_columns(
+            (message.log_time, msg)
+            for _, _, message, msg in reader.iter_decoded_messages(topics=[topic])
+        )
 
 
 def fast_imu(path, topic):
@@ -281,21 +290,15 @@ def fast_imu(path, topic):
     from mcap_ros2_support_fast.decoder import DecoderFactory
     from small_mcap import read_message_decoded
 
-    times, m = [], collect()[2]
-    sec, nanosec = [], []
     with open(path, "rb") as f:
-        for d in read_message_decoded(
-            f,
-            should_include=lambda channel, _schema: channel.topic == topic,
-            decoder_factories=[DecoderFactory()],
-        ):
-            msg = d.decoded_message
-            times.append(d.message.log_time)
-            s = msg.header.stamp
-            sec.append(s.sec)
-            nanosec.append(s.nanosec)
-            add(m, msg)
-    return times, (sec, nanosec), m
+        return ros2_columns(
+            (d.message.log_time, d.decoded_message)
+            for d in read_message_decoded(
+                f,
+                should_include=lambda channel, _schema: channel.topic == topic,
+                decoder_factories=[DecoderFactory()],
+            )
+        )
 
 
 def roboto_imu(path, topic):
