@@ -513,7 +513,7 @@ impl<'s> Frame<'s> {
 
 /// Writes the rows of `frames` into their blocks, on the machine's cores:
 /// each frame cut into pieces, the largest pieces first. Frames of fewer
-/// than [`THREADED_BYTES`] of samples in all are written on the calling
+/// than `THREADED_BYTES` (512 KiB) of samples in all are written on the calling
 /// thread: starting a thread costs more than it saves there.
 pub fn fill(frames: &mut [Option<Frame<'_>>]) {
     let pieces: Vec<Piece<'_, '_>> = frames
