@@ -86,10 +86,13 @@ impl<T: Send + 'static> std::fmt::Debug for Ahead<T> {
 impl<T: Send + 'static> Ahead<T> {
     /// One thread per core (at most [`MAX_THREADS`]) and a window of one
     /// job per thread plus [`EXTRA_JOBS`]; `None` on a single core (doing
-    /// the work in place is then as fast) or when no thread starts.
+    /// the work in place is then as fast), on a thread of an
+    /// [`on_cores`](crate::parallel::on_cores) call that keeps every core
+    /// busy already ([`spread`](crate::parallel::spread): more threads
+    /// than cores only take turns), or when no thread starts.
     pub fn per_core(name: &str) -> Option<Self> {
         let cores = crate::parallel::cores();
-        if cores < 2 {
+        if cores < 2 || crate::parallel::spread() {
             return None;
         }
         let threads = cores.min(MAX_THREADS);
@@ -184,6 +187,20 @@ impl<T: Send + 'static> Ahead<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::{cores, on_cores};
+
+    /// Work spread over every core by `on_cores` reads ahead in place;
+    /// the same call outside does not.
+    #[test]
+    fn no_read_ahead_threads_inside_work_on_every_core() {
+        let inside = on_cores(
+            vec![1u64, 2],
+            |&x| x,
+            |_| Ahead::<u8>::per_core("test").is_none(),
+        );
+        assert_eq!(inside, [true, true]);
+        assert_eq!(Ahead::<u8>::per_core("test").is_none(), cores() < 2);
+    }
 
     #[test]
     fn results_come_back_in_submission_order() {

@@ -22,6 +22,45 @@ use std::time::Duration;
 
 use crate::interrupt;
 
+thread_local! {
+    /// Whether this thread is one of the threads an [`on_cores`] call
+    /// spreads its work over.
+    static SPREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread runs an item of an [`on_cores`] call that uses
+/// more than one thread: every core already has work, so the work done
+/// here should not start threads of its own (a reader's read-ahead, see
+/// [`Ahead::per_core`](crate::ahead::Ahead::per_core)).
+///
+/// ```
+/// use logcore::parallel::{on_cores, spread};
+/// assert!(!spread());
+/// let inside = on_cores(vec![1u64, 2, 3, 4], |&x| x, |_| spread());
+/// // On a machine of one core the items run on the calling thread alone.
+/// let cores = logcore::parallel::cores();
+/// assert!(inside.iter().all(|&s| s == (cores > 1)));
+/// assert!(!spread());
+/// ```
+pub fn spread() -> bool {
+    SPREAD.with(std::cell::Cell::get)
+}
+
+/// Marks the thread as [`spread`] until dropped, then restores what it was.
+struct Spreading(bool);
+
+impl Spreading {
+    fn enter() -> Self {
+        Spreading(SPREAD.with(|s| s.replace(true)))
+    }
+}
+
+impl Drop for Spreading {
+    fn drop(&mut self) {
+        SPREAD.with(|s| s.set(self.0));
+    }
+}
+
 /// The threads the machine runs at once, asked of the system once per
 /// process: the standard library reads the cgroup's CPU quota from files
 /// on each call, which costs more than a small call's work.
@@ -82,6 +121,7 @@ pub fn on_cores<I: Send, T: Send>(
         queue.lock().unwrap_or_else(PoisonError::into_inner).next()
     };
     let work = || {
+        let _spreading = Spreading::enter();
         let mut mine = Vec::new();
         while let Some((_, at, item)) = next() {
             interrupt::check();
