@@ -22,14 +22,14 @@ def zstd_zeros(size):
     return bytes(out)
 
 
-def file_compressed_zeros_bag(folder, size):
-    """Writes into the new folder `folder` a bag (metadata version 9) whose
-    one storage file, bag_0.db3.zstd, decompresses to `size` zero bytes."""
-    folder.mkdir()
-    (folder / "bag_0.db3.zstd").write_bytes(zstd_zeros(size))
-    (folder / "metadata.yaml").write_text(textwrap.dedent("""\
+def write_metadata(folder, storage_file, version, compression=""):
+    """Writes `folder`'s metadata.yaml: a bag of no messages in the one
+    SQLite storage file `storage_file`, FILE-compressed with
+    `compression` when one is named."""
+    mode = "FILE" if compression else '""'
+    (folder / "metadata.yaml").write_text(textwrap.dedent(f"""\
         rosbag2_bagfile_information:
-          version: 9
+          version: {version}
           storage_identifier: sqlite3
           duration:
             nanoseconds: 0
@@ -37,10 +37,18 @@ def file_compressed_zeros_bag(folder, size):
             nanoseconds_since_epoch: 0
           message_count: 0
           topics_with_message_count: []
-          compression_format: zstd
-          compression_mode: FILE
+          compression_format: {compression or '""'}
+          compression_mode: {mode}
           relative_file_paths:
-            - bag_0.db3.zstd
+            - {storage_file}
           files: []
         """))
+
+
+def file_compressed_zeros_bag(folder, size):
+    """Writes into the new folder `folder` a bag (metadata version 9) whose
+    one storage file, bag_0.db3.zstd, decompresses to `size` zero bytes."""
+    folder.mkdir()
+    (folder / "bag_0.db3.zstd").write_bytes(zstd_zeros(size))
+    write_metadata(folder, "bag_0.db3.zstd", version=9, compression="zstd")
     return folder

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from _rosbag2 import file_compressed_zeros_bag
+from _rosbag2 import file_compressed_zeros_bag, write_metadata
 
 CHILD = textwrap.dedent('''
     import sys
@@ -307,21 +307,6 @@ def test_open_of_a_ros2_bag_with_a_write_ahead_log(scratch):
             f.seek(32 + i * (24 + page))
             f.write(struct.pack(">II", 1, 0) + salt + bytes(8))
         f.truncate(32 + 1024 * (24 + page))
-    (bag / "metadata.yaml").write_text(textwrap.dedent("""\
-        rosbag2_bagfile_information:
-          version: 5
-          storage_identifier: sqlite3
-          duration:
-            nanoseconds: 0
-          starting_time:
-            nanoseconds_since_epoch: 0
-          message_count: 0
-          topics_with_message_count: []
-          compression_format: ""
-          compression_mode: ""
-          relative_file_paths:
-            - bag_0.db3
-          files: []
-        """))
+    write_metadata(bag, "bag_0.db3", version=5)
     out = run_self_interrupted("open", bag, scratch / "tmp")
     assert out == "interrupted\nleft []\n"
