@@ -209,15 +209,18 @@ pub(crate) fn bench() -> Result {
         let py = j["seconds"].as_f64().unwrap_or(f64::NAN);
         let median = |name: &str| medians[comp][name].as_f64().unwrap_or(f64::NAN);
         let ours_f = median("ours_framing");
+        let ours_b = median("ours_borrowed_framing");
         let peer_f = median("rosbag_crate_framing");
         let ours_d = median("ours_decode");
         let ours_r = median("ours_decode_reuse");
         table.push(format!(
-            "{comp:>4}: {raw:.0} MB, {} msgs | framing: rosbag12 {:.0} MB/s, rosbag crate {:.0} MB/s ({:.2}x) | decode: rosbag12 {:.0} MB/s new values ({:.1}x), {:.0} MB/s reused values ({:.1}x), rosbags {:.1} MB/s",
+            "{comp:>4}: {raw:.0} MB, {} msgs | framing: rosbag12 {:.0} MB/s ({:.2}x), borrowed {:.0} MB/s ({:.2}x), rosbag crate {:.0} MB/s | decode: rosbag12 {:.0} MB/s new values ({:.1}x), {:.0} MB/s reused values ({:.1}x), rosbags {:.1} MB/s",
             j["messages"],
             raw / ours_f,
-            raw / peer_f,
             peer_f / ours_f,
+            raw / ours_b,
+            peer_f / ours_b,
+            raw / peer_f,
             raw / ours_d,
             py / ours_d,
             raw / ours_r,

@@ -1,5 +1,7 @@
 //! Iterating every message of large bags, against the `rosbag` crate: its
-//! chunk walk (framing, no order) and our `Bag::messages` (time order),
+//! chunk walk (framing, no order, each message borrowed from its chunk)
+//! and our `Bag::messages` (time order; each message sharing its chunk's
+//! buffer, or borrowed from it through `Messages::next_borrowed`),
 //! plus full decoding to `logcore::Value` (a new value per message,
 //! `ours_decode`, and one reused value per connection, `ours_decode_reuse`,
 //! `Bag::decode_into`). Every contender runs once per round, rounds
@@ -101,6 +103,30 @@ fn ours_in_place(bytes: &[u8], _: &Path) -> usize {
     n
 }
 
+/// [`ours`] through [`rosbag12::Messages::next_borrowed`]: each message
+/// lent out of its chunk's buffer, as the peer's walk lends it, with no
+/// reference count taken.
+fn ours_borrowed(bytes: &[u8], _: &Path) -> usize {
+    let bag = Bag::new(bytes).unwrap();
+    let mut n = 0usize;
+    let mut messages = bag.messages(&MessageFilter::all());
+    while let Some(m) = messages.next_borrowed() {
+        n += m.unwrap().data.len();
+    }
+    n
+}
+
+/// [`ours_borrowed`] with every chunk decompressed on the caller's thread.
+fn ours_borrowed_in_place(bytes: &[u8], _: &Path) -> usize {
+    let bag = Bag::new(bytes).unwrap();
+    let mut n = 0usize;
+    let mut messages = bag.messages(&MessageFilter::all()).read_ahead_threads(0);
+    while let Some(m) = messages.next_borrowed() {
+        n += m.unwrap().data.len();
+    }
+    n
+}
+
 fn peer(_: &[u8], path: &Path) -> usize {
     use rosbag::{ChunkRecord, MessageRecord, RosBag};
     let peer = RosBag::new(path).unwrap();
@@ -145,10 +171,12 @@ fn ours_decode_reuse(bytes: &[u8], _: &Path) -> usize {
 type Contender = (&'static str, fn(&[u8], &Path) -> usize);
 
 /// The first is the peer the others are compared with.
-const CONTENDERS: [Contender; 5] = [
+const CONTENDERS: [Contender; 7] = [
     ("rosbag_crate_framing", peer),
     ("ours_framing", ours),
     ("ours_in_place_framing", ours_in_place),
+    ("ours_borrowed_framing", ours_borrowed),
+    ("ours_borrowed_in_place_framing", ours_borrowed_in_place),
     ("ours_decode", ours_decode),
     ("ours_decode_reuse", ours_decode_reuse),
 ];
@@ -211,7 +239,7 @@ fn main() {
                 Some(p) if name.ends_with("framing") => format!("  {:.2}x rosbag crate", p / t),
                 _ => String::new(),
             };
-            println!("  {name:<22} {:>8.0} MB/s{ratio}", mb / t);
+            println!("  {name:<31} {:>8.0} MB/s{ratio}", mb / t);
             row.insert((*name).into(), (*t).into());
         }
         report.insert(case, row.into());

@@ -50,6 +50,16 @@ fn read(file: &[u8], filter: &MessageFilter) -> (Vec<String>, bool) {
             Err(e) => format!("error {e}"),
         });
     }
+    // Borrowed, the same items (a big chunk's messages lent one by one).
+    let mut lent = bag.messages(filter);
+    let mut borrowed = Vec::new();
+    while let Some(r) = lent.next_borrowed() {
+        borrowed.push(match r {
+            Ok(m) => format!("msg {} {:?} {} {:?}", m.conn, m.time, m.offset, m.data),
+            Err(e) => format!("error {e}"),
+        });
+    }
+    assert_eq!(borrowed, out);
     (out, streamed)
 }
 

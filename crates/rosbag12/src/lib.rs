@@ -79,7 +79,7 @@ pub use error::{Error, FormatError, ParseError, Result};
 pub use logcore::ReadMode;
 pub use logcore::limits::{DEFAULT_MAX_CHUNK_SIZE, Limits};
 pub use logreader::channel_info;
-pub use messages::{BagMessage, Messages};
+pub use messages::{BagMessage, BagMessageRef, Messages};
 pub use msg::MessageType;
 pub use records::{
     BagHeader, ChunkHeader, ChunkInfo, Compression, Connection, IndexDataV0, IndexEntry,
