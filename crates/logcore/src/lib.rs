@@ -51,6 +51,7 @@ pub mod reader;
 pub mod source;
 pub mod summary;
 pub mod time;
+pub mod timearg;
 pub mod types;
 pub mod value;
 

@@ -181,6 +181,20 @@ impl TimeModel {
         }
     }
 
+    /// The time on the log's clock of the Unix time `unix`, when the
+    /// clock is Unix or anchored (the inverse of [`TimeModel::to_unix`]).
+    pub fn from_unix(&self, unix: Timestamp) -> Option<Timestamp> {
+        match (self.clock, self.anchor) {
+            (Clock::Unix, _) => Some(unix),
+            (_, Some(a)) => unix
+                .0
+                .checked_sub(a.unix_time.0)
+                .and_then(|d| a.log_time.0.checked_add(d))
+                .map(Timestamp),
+            _ => None,
+        }
+    }
+
     /// `t` as an ISO 8601 UTC date with nanoseconds, when the clock allows.
     pub fn format_date(&self, t: Timestamp) -> Option<String> {
         format_unix(self.to_unix(t)?)

@@ -80,7 +80,13 @@ pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
         filter.channels = Some(channels_on_topics(path, &channels, &args.filter.topics)?);
     }
     args.filter.resolve_times(
-        || reader.summary().map(|s| s.start).map_err(fail),
+        || {
+            reader
+                .summary()
+                .map(|s| (s.start, s.time_model))
+                .map_err(fail)
+        },
+        |e| Failure::usage(path, e),
         &mut filter.start,
         &mut filter.end,
     )?;

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use logcore::{Error, Format, LogReader};
+use logcore::{Error, Format, LogReader, TimeModel};
 use mcapfile::Compression;
 use robolog::convert::{
     ConvertFileError, ConvertOptions, ConvertStats, Encoding, Storage, Target, check_merge,
@@ -273,20 +273,27 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         },
         ..ConvertOptions::default()
     };
-    // Relative times count from the first message of any input.
+    // Relative times count from the first message of any input; UTC times
+    // go through the first input's clock.
     let first = || {
         let mut first = None;
+        let mut model = None;
         for (log, path) in logs.iter().zip(inputs) {
-            let start = log.summary().map_err(|e| Failure::new(path, e))?.start;
-            first = match (first, start) {
+            let summary = log.summary().map_err(|e| Failure::new(path, e))?;
+            model.get_or_insert(summary.time_model);
+            first = match (first, summary.start) {
                 (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
                 (a, b) => a.or(b),
             };
         }
-        Ok(first)
+        Ok((first, model.unwrap_or(TimeModel::new(logcore::Clock::Unix))))
     };
-    args.filter
-        .resolve_times(first, &mut opts.start, &mut opts.end)?;
+    args.filter.resolve_times(
+        first,
+        |e| Failure::usage(input, e),
+        &mut opts.start,
+        &mut opts.end,
+    )?;
     let merged: Vec<(&robolog::Log<'_>, &Path)> = logs
         .iter()
         .zip(inputs)

@@ -254,6 +254,46 @@ fn cat_filters_by_topic_and_relative_time() {
     assert_eq!(lines[1]["data"]["second"], 29);
 }
 
+/// `sensors.vel` reads 2009-06-17 14:03:28 UTC at 1.455 s (see above):
+/// ISO 8601 instants go through that anchor, units through the one
+/// grammar, and a UTC time on a clock without an anchor is a usage error.
+#[test]
+fn cat_utc_instants_and_units() {
+    let gps_times = |start: &str, end: &str| {
+        let out = robolog()
+            .args([
+                "cat", "--json", "--topic", "GPSDataM", "--start", start, "--end", end,
+            ])
+            .arg(fixture("sensors.vel"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        json_lines(&out)
+            .iter()
+            .map(|l| l["log_time_ns"].as_i64().unwrap())
+            .collect::<Vec<i64>>()
+    };
+    let want = vec![2_455_000_000, 3_455_000_000];
+    assert_eq!(
+        gps_times("2009-06-17T14:03:29Z", "2009-06-17 16:03:31+02:00"),
+        want
+    );
+    assert_eq!(
+        gps_times("2009-06-17T14:03:28.5Z", "2009-06-17T14:03:30.500Z"),
+        want
+    );
+    // Relative, with units: from the first message at 0.25 s.
+    assert_eq!(gps_times("2s", "3300ms"), want);
+    let out = robolog()
+        .args(["cat", "--start", "2009-06-17T14:03:29Z"])
+        .arg(fixture("spec-example.vel"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("not anchored to UTC"), "{err}");
+}
+
 #[test]
 fn cat_absolute_times_and_several_topics() {
     let out = robolog()

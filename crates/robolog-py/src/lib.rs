@@ -46,6 +46,7 @@ mod scan;
 mod source;
 mod sql;
 mod table;
+mod times;
 mod tools;
 mod values;
 mod views;

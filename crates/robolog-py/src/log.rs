@@ -19,6 +19,7 @@ use crate::messages::Messages;
 use crate::scan::Scan;
 use crate::source::{Input, Shared};
 use crate::table::{self, Query, Table};
+use crate::times;
 use crate::values::json_to_py;
 use crate::views::{BagView, CarlaView, McapView, ULogView};
 
@@ -144,7 +145,7 @@ impl Log {
         t: Option<Timestamp>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let shared = self.shared()?;
-        match t.and_then(|t| shared.summary.time_model.to_unix(t)) {
+        match t.and_then(|t| robolog::clock::to_utc(&shared.summary, t)) {
             Some(unix) => utc_datetime(py, unix.as_nanos()).map(Some),
             None => Ok(None),
         }
@@ -305,10 +306,43 @@ impl Log {
         Ok(self.shared()?.summary.message_count)
     }
 
-    /// The log's clock: "unix", "boot" or "recording_start".
+    /// end - start as a datetime.timedelta (to the microsecond).
+    #[getter]
+    fn duration_timedelta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        times::timedelta(py, self.shared()?.summary.duration_ns())
+    }
+
+    /// What the log's times count from: "utc" (ns since 1970 UTC),
+    /// "boot" (since the device booted: ULog), "simulation" (CARLA's
+    /// simulated time), "recording_start" (since the recording started:
+    /// VEL) or "unknown" (a bag or MCAP file whose times start before
+    /// 2000: simulated time or a robot without a time source).
     #[getter]
     fn clock(&self) -> PyResult<&'static str> {
-        Ok(self.shared()?.summary.time_model.clock.name())
+        Ok(robolog::clock::ClockKind::of(&self.shared()?.summary).name())
+    }
+
+    /// The time of the first message in UTC (int ns since 1970), through
+    /// the log's clock or the anchor the log holds (a ULog's GPS time, a
+    /// CARLA or VEL header); None where the log has no UTC time.
+    #[getter]
+    fn start_utc(&self) -> PyResult<Option<i64>> {
+        let shared = self.shared()?;
+        let s = &shared.summary;
+        Ok(s.start
+            .and_then(|t| robolog::clock::to_utc(s, t))
+            .map(Timestamp::as_nanos))
+    }
+
+    /// The time of the last message in UTC (int ns since 1970), or None
+    /// (see Log.start_utc).
+    #[getter]
+    fn end_utc(&self) -> PyResult<Option<i64>> {
+        let shared = self.shared()?;
+        let s = &shared.summary;
+        Ok(s.end
+            .and_then(|t| robolog::clock::to_utc(s, t))
+            .map(Timestamp::as_nanos))
     }
 
     /// The time of the first message as a timezone-aware UTC datetime, or
@@ -438,8 +472,12 @@ impl Log {
     /// An iterator of the messages in log-time order, as Message objects.
     ///
     /// topics: a topic (str) or an iterable of topics; None for all.
-    /// start, end: only messages with start <= log_time < end (int ns on
-    /// the log's clock); the format's index skips the rest.
+    /// start, end: only messages with start <= log_time < end; each an
+    /// int (ns on the log's clock), a float (seconds after the first
+    /// message), a str ("2.5", "2.5s", "1500ms", "@SECONDS", or an ISO
+    /// 8601 UTC instant for a log anchored to UTC), a datetime (UTC) or a
+    /// timedelta (after the first message); the format's index skips the
+    /// rest.
     /// raw: give each message's payload bytes instead of decoding it.
     ///
     /// Decoded data is Python values: structs dict, arrays list, bytes
@@ -452,10 +490,11 @@ impl Log {
     fn messages(
         &self,
         topics: Option<&Bound<'_, PyAny>>,
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
         raw: bool,
     ) -> PyResult<Messages> {
+        let (start, end) = times::range(&self.shared()?.summary, start, end)?;
         let shared = self.shared()?;
         let channels = match topics {
             None => None,
@@ -475,7 +514,8 @@ impl Log {
     /// ULog, a message name (every multi_id instance in one table) or
     /// one instance's topic ("name[1]": that instance only).
     /// columns: the columns to build, in order (None: all).
-    /// start, end: only messages with start <= log_time < end (int ns).
+    /// start, end: only messages with start <= log_time < end (the forms
+    /// of Log.messages).
     ///
     /// flatten: columns of scalars instead of nested ones, as a DataFrame
     /// wants them. For ULog, pyulog's columns: after log_time and
@@ -501,10 +541,11 @@ impl Log {
         py: Python<'_>,
         topic: &str,
         columns: Option<Vec<String>>,
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
         flatten: bool,
     ) -> PyResult<Table> {
+        let (start, end) = times::range(&self.shared()?.summary, start, end)?;
         self.table_of(py, Query::new(topic, columns, start, end), flatten)
     }
 
@@ -524,10 +565,11 @@ impl Log {
         py: Python<'_>,
         topic: &str,
         columns: Option<Vec<String>>,
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
         flatten: bool,
     ) -> PyResult<Scan> {
+        let (start, end) = times::range(&self.shared()?.summary, start, end)?;
         let q = Query::new(topic, columns, start, end);
         Scan::start(py, self.shared()?, q, flatten)
     }
@@ -541,10 +583,11 @@ impl Log {
         py: Python<'py>,
         topic: &str,
         columns: Option<Vec<String>>,
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
         flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let (start, end) = times::range(&self.shared()?.summary, start, end)?;
         let q = Query::new(topic, columns, start, end);
         if flatten {
             if let Some(frame) = self.ulog_frame(py, q.clone())? {
@@ -565,10 +608,11 @@ impl Log {
         &self,
         py: Python<'py>,
         topics: Option<Vec<String>>,
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
         flatten: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let (start, end) = times::range(&self.shared()?.summary, start, end)?;
         let shared = self.shared()?;
         let keys = match topics {
             Some(t) => t,
@@ -662,10 +706,11 @@ impl Log {
         py: Python<'py>,
         topic: &str,
         columns: Option<Vec<String>>,
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
         flatten: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let (start, end) = times::range(&self.shared()?.summary, start, end)?;
         let q = Query::new(topic, columns, start, end);
         let t = Bound::new(py, self.table_of(py, q, flatten)?)?;
         frames::to_polars(t.as_any(), "Log.to_polars")

@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use logcore::Timestamp;
 use osi_mcap::validate::{Profile, ValidateOptions};
 use pyo3::exceptions::{PyFileExistsError, PyKeyError, PyNotADirectoryError, PyValueError};
 use pyo3::prelude::*;
@@ -81,8 +80,8 @@ pub(crate) fn convert(
     src: PathBuf,
     dst: PathBuf,
     topics: Option<Vec<String>>,
-    start: Option<i64>,
-    end: Option<i64>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
     compression: Option<&str>,
     chunk_size: u64,
     force: bool,
@@ -113,12 +112,16 @@ pub(crate) fn convert(
             )));
         }
     };
-    let opts = ConvertOptions {
+    let (start, end) = (
+        crate::times::time_arg(start, "start")?,
+        crate::times::time_arg(end, "end")?,
+    );
+    let mut opts = ConvertOptions {
         compression,
         chunk_size: chunk_size.max(1),
         topics: topics.unwrap_or_default(),
-        start: start.map(Timestamp),
-        end: end.map(Timestamp),
+        start: None,
+        end: None,
         ros2,
         encoding,
     };
@@ -131,6 +134,18 @@ pub(crate) fn convert(
                 .limits(limits)
                 .open(&src)
                 .map_err(ConvertFileError::Convert)?;
+            if start.is_some() || end.is_some() {
+                use logcore::LogReader;
+                let summary = log.summary().map_err(ConvertFileError::Convert)?;
+                let (first, model) = (summary.start, &summary.time_model);
+                let resolve = |t: Option<logcore::timearg::TimeArg>| {
+                    t.map(|t| t.resolve(first, model)).transpose()
+                };
+                match (resolve(start), resolve(end)) {
+                    (Ok(s), Ok(e)) => (opts.start, opts.end) = (s, e),
+                    (Err(e), _) | (_, Err(e)) => return Ok(Err(e)),
+                }
+            }
             if !opts.topics.is_empty() {
                 let known = robolog::convert::topics(&log).map_err(ConvertFileError::Convert)?;
                 if let Some(t) = opts.topics.iter().find(|t| !known.contains(t)) {
@@ -142,11 +157,13 @@ pub(crate) fn convert(
             interrupt::watching(&[src.as_path()], || {
                 convert_file(&log, &src, &dst, &opts, force, &mut |_| interrupt::poll())
             })
+            .map(Ok)
         })
     });
     let written = written.map_err(|f| f.into_py(py, Some(&file)))?;
     match written {
-        Ok(s) => Ok((s.messages, s.channels, s.skipped, s.warnings)),
+        Ok(Ok(s)) => Ok((s.messages, s.channels, s.skipped, s.warnings)),
+        Ok(Err(time)) => Err(PyValueError::new_err(time)),
         Err(ConvertFileError::Convert(logcore::Error::InvalidArgument(what))) => {
             Err(PyKeyError::new_err(what))
         }

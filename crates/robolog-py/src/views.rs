@@ -1071,8 +1071,8 @@ impl CarlaView {
                 .iter()
                 .map(|f| CarlaFrame {
                     id: f.id,
-                    elapsed: f.elapsed,
-                    duration: f.stored_duration,
+                    elapsed: secs_ns(f.elapsed),
+                    duration: secs_ns(f.stored_duration),
                     offset: f.offset,
                 })
                 .collect())
@@ -1085,20 +1085,31 @@ impl CarlaView {
         unless_changed(&self.shared, || Ok(self.timeline(py)?.frames.frames.len()))
     }
 
-    /// The elapsed time of the first frame (float seconds), or None for a
-    /// recording without frames.
+    /// The elapsed time of the first frame (int ns since the recording
+    /// started, the time of its messages), or None for a recording
+    /// without frames.
     #[getter]
-    fn start_time(&self, py: Python<'_>) -> PyResult<Option<f64>> {
+    fn start_time(&self, py: Python<'_>) -> PyResult<Option<i64>> {
         unless_changed(&self.shared, || {
-            Ok(self.timeline(py)?.frames.frames.first().map(|f| f.elapsed))
+            Ok(self
+                .timeline(py)?
+                .frames
+                .frames
+                .first()
+                .map(|f| secs_ns(f.elapsed)))
         })
     }
 
-    /// The elapsed time of the last frame (float seconds), or None.
+    /// The elapsed time of the last frame (int ns), or None.
     #[getter]
-    fn end_time(&self, py: Python<'_>) -> PyResult<Option<f64>> {
+    fn end_time(&self, py: Python<'_>) -> PyResult<Option<i64>> {
         unless_changed(&self.shared, || {
-            Ok(self.timeline(py)?.frames.frames.last().map(|f| f.elapsed))
+            Ok(self
+                .timeline(py)?
+                .frames
+                .frames
+                .last()
+                .map(|f| secs_ns(f.elapsed)))
         })
     }
 
@@ -1124,9 +1135,9 @@ impl CarlaView {
                         location: (a.spawn_location.x, a.spawn_location.y, a.spawn_location.z),
                         rotation: (a.spawn_rotation.x, a.spawn_rotation.y, a.spawn_rotation.z),
                         added_frame: a.added_frame,
-                        added_time: a.added_time,
+                        added_time: secs_ns(a.added_time),
                         removed_frame: a.removed_frame,
-                        removed_time: a.removed_time,
+                        removed_time: a.removed_time.map(secs_ns),
                         parent: a.parent,
                     })
                 })
@@ -1215,20 +1226,28 @@ impl CarlaView {
     }
 }
 
-/// A frame of a CARLA recording: id, elapsed (float seconds since the
-/// recording started), duration (the frame's stored duration, seconds)
-/// and offset (of its FrameStart packet).
+/// Seconds as CARLA stores them (f64) in int ns, as the recording's
+/// messages are timed (0 for a value that is not finite).
+fn secs_ns(s: f64) -> i64 {
+    logcore::Timestamp::from_secs_f64(s)
+        .unwrap_or(logcore::Timestamp::ZERO)
+        .as_nanos()
+}
+
+/// A frame of a CARLA recording: id, elapsed (int ns since the recording
+/// started: the log_time of its messages), duration (the frame's stored
+/// duration, int ns) and offset (of its FrameStart packet).
 #[pyclass(module = "robolog", frozen)]
 pub(crate) struct CarlaFrame {
     /// The frame id.
     #[pyo3(get)]
     id: u64,
-    /// Seconds since the recording started.
+    /// Nanoseconds since the recording started.
     #[pyo3(get)]
-    elapsed: f64,
-    /// The stored duration (s).
+    elapsed: i64,
+    /// The stored duration (ns).
     #[pyo3(get)]
-    duration: f64,
+    duration: i64,
     /// The file offset of the frame.
     #[pyo3(get)]
     offset: u64,
@@ -1270,15 +1289,15 @@ pub(crate) struct CarlaActor {
     /// The frame it was added in.
     #[pyo3(get)]
     added_frame: u64,
-    /// When it was added (s).
+    /// When it was added (ns since the recording started).
     #[pyo3(get)]
-    added_time: f64,
+    added_time: i64,
     /// The frame it was destroyed in.
     #[pyo3(get)]
     removed_frame: Option<u64>,
-    /// When it was destroyed (s).
+    /// When it was destroyed (ns since the recording started).
     #[pyo3(get)]
-    removed_time: Option<f64>,
+    removed_time: Option<i64>,
     /// Its parent actor.
     #[pyo3(get)]
     parent: Option<u32>,

@@ -67,7 +67,8 @@ def test_a_log_is_a_context_manager():
 
 def test_times_and_utc_datetimes():
     with robolog.open(BAG) as log:
-        assert log.clock == "unix"
+        assert log.clock == "utc"
+        assert log.start_utc == log.start and log.end_utc == log.end
         assert log.start <= log.end
         assert log.duration == log.end - log.start
         epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -78,11 +79,13 @@ def test_times_and_utc_datetimes():
     with robolog.open(TESTDATA / "ulog" / "example.ulg") as log:
         assert log.clock == "boot"
         assert log.start_datetime is None and log.end_datetime is None
+        assert log.start_utc is None and log.end_utc is None
         assert log.summary()["clock_anchor"] is None
     with robolog.open(ULOG) as log:
         anchor = log.summary()["clock_anchor"]
         assert anchor is not None
         unix = log.start - anchor["log_time_ns"] + anchor["unix_time_ns"]
+        assert log.start_utc == unix and log.clock == "boot"
         assert log.start_datetime == epoch + datetime.timedelta(microseconds=unix // 1000)
 
 

@@ -130,9 +130,13 @@ def test_carla_view_equals_the_command(path):
         assert view.frame_count == len(frames) > 0
         assert (view.start_time, view.end_time) == (frames[0].elapsed, frames[-1].elapsed)
         starts = cat_lines(path, "FrameStart")
+        # Times in int ns: a frame's elapsed time is its messages' log_time,
+        # its duration the stored float seconds rounded to the ns.
         assert [(f.id, f.elapsed, f.duration) for f in frames] == [
-            (s["data"]["frame"], s["data"]["elapsed"], s["data"]["duration"]) for s in starts
+            (s["data"]["frame"], s["log_time_ns"], round(s["data"]["duration"] * 1e9))
+            for s in starts
         ]
+        assert view.start_time == log.start
         frame_at = {s["log_time_ns"]: s["data"] for s in starts}
         # The actors as the EventAdd and EventDel records of each frame
         # make them (adds before removals, as the packets come).
@@ -155,7 +159,7 @@ def test_carla_view_equals_the_command(path):
                             "location": [r["location"][k] for k in "xyz"],
                             "rotation": [r["rotation"][k] for k in "xyz"],
                             "added_frame": frame["frame"],
-                            "added_time": frame["elapsed"],
+                            "added_time": when,
                             "removed_frame": None,
                             "removed_time": None,
                             "parent": None,
@@ -167,7 +171,7 @@ def test_carla_view_equals_the_command(path):
                     continue
                 if kind == "EventDel":
                     alive[-1]["removed_frame"] = frame["frame"]
-                    alive[-1]["removed_time"] = frame["elapsed"]
+                    alive[-1]["removed_time"] = when
                 else:
                     alive[-1]["parent"] = r["parent"]
         got = [

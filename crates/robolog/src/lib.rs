@@ -2,6 +2,7 @@
 #![doc = include_str!("../README.md")]
 
 mod check;
+pub mod clock;
 #[cfg(feature = "mcap")]
 pub mod convert;
 pub mod export;

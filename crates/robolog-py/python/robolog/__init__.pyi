@@ -62,6 +62,11 @@ __all__ = [
 
 _PathOrBytes = Union[str, "os.PathLike[str]", bytes, bytearray]
 
+_Time = Union[int, float, str, datetime.datetime, datetime.timedelta]
+"""A time: int ns on the log's clock; float s after the first message; str
+("2.5", "2.5s", "1500ms", "@SECONDS", or an ISO 8601 UTC instant); a
+datetime (UTC; naive taken as UTC); a timedelta after the first message."""
+
 class FormatError(ValueError):
     """The file is not what its format requires (damaged, cut short, unknown)."""
 
@@ -91,9 +96,11 @@ class Channel:
     @property
     def message_count(self) -> int: ...
     @property
-    def start(self) -> Optional[int]: ...
+    def start(self) -> Optional[int]:
+        """The time of its first message (int ns on the log's clock), or None."""
     @property
-    def end(self) -> Optional[int]: ...
+    def end(self) -> Optional[int]:
+        """The time of its last message (int ns on the log's clock), or None."""
     @property
     def metadata(self) -> Dict[str, str]: ...
     @property
@@ -110,9 +117,11 @@ class Message:
     @property
     def topic(self) -> str: ...
     @property
-    def log_time(self) -> int: ...
+    def log_time(self) -> int:
+        """When it was logged (int ns on the log's clock)."""
     @property
-    def publish_time(self) -> Optional[int]: ...
+    def publish_time(self) -> Optional[int]:
+        """When it was published (int ns; MCAP), or None."""
     @property
     def sequence(self) -> Optional[int]: ...
     @property
@@ -183,7 +192,7 @@ class LoggedMessage:
         """The level byte: ord('0') emergency to ord('7') debug."""
     @property
     def timestamp(self) -> int:
-        """Microseconds since boot."""
+        """When it was logged (int µs since boot, as pyulog gives it)."""
     @property
     def message(self) -> str: ...
     @property
@@ -194,12 +203,14 @@ class LoggedMessage:
 
 @final
 class Dropout:
-    """Data a ULog's logger lost: duration ms after timestamp (µs)."""
+    """Data a ULog's logger lost: duration ms after timestamp (µs), as pyulog gives them."""
 
     @property
-    def timestamp(self) -> int: ...
+    def timestamp(self) -> int:
+        """When the dropout started (int µs since boot)."""
     @property
-    def duration(self) -> int: ...
+    def duration(self) -> int:
+        """How long it lasted (int ms)."""
 
 @final
 class ULogView:
@@ -208,9 +219,11 @@ class ULogView:
     @property
     def file_version(self) -> int: ...
     @property
-    def start_timestamp(self) -> int: ...
+    def start_timestamp(self) -> int:
+        """The header's start time (int µs since boot, as pyulog gives it)."""
     @property
-    def last_timestamp(self) -> int: ...
+    def last_timestamp(self) -> int:
+        """The last timestamp of the log (int µs since boot, as pyulog gives it)."""
     @property
     def msg_info_dict(self) -> Dict[str, _InfoValue]: ...
     @property
@@ -322,9 +335,11 @@ class McapAttachment:
     @property
     def media_type(self) -> str: ...
     @property
-    def log_time(self) -> int: ...
+    def log_time(self) -> int:
+        """When it was logged (int ns; 0 when unknown)."""
     @property
-    def create_time(self) -> int: ...
+    def create_time(self) -> int:
+        """When it was made (int ns; 0 when unknown)."""
     @property
     def data(self) -> bytes: ...
 
@@ -358,14 +373,16 @@ class McapView:
 
 @final
 class CarlaFrame:
-    """A frame of a CARLA recording (times in seconds)."""
+    """A frame of a CARLA recording (times int ns)."""
 
     @property
     def id(self) -> int: ...
     @property
-    def elapsed(self) -> float: ...
+    def elapsed(self) -> int:
+        """Time since the recording started (int ns: the log_time of its messages)."""
     @property
-    def duration(self) -> float: ...
+    def duration(self) -> int:
+        """The frame's stored duration (int ns)."""
     @property
     def offset(self) -> int: ...
 
@@ -388,11 +405,13 @@ class CarlaActor:
     @property
     def added_frame(self) -> int: ...
     @property
-    def added_time(self) -> float: ...
+    def added_time(self) -> int:
+        """When it was added (int ns since the recording started)."""
     @property
     def removed_frame(self) -> Optional[int]: ...
     @property
-    def removed_time(self) -> Optional[float]: ...
+    def removed_time(self) -> Optional[int]:
+        """When it was destroyed (int ns since the recording started), or None."""
     @property
     def parent(self) -> Optional[int]: ...
 
@@ -405,15 +424,18 @@ class CarlaView:
     @property
     def map(self) -> str: ...
     @property
-    def date(self) -> int: ...
+    def date(self) -> int:
+        """The header's date (int s since 1970 UTC, as CARLA stores it)."""
     @property
     def frames(self) -> List[CarlaFrame]: ...
     @property
     def frame_count(self) -> int: ...
     @property
-    def start_time(self) -> Optional[float]: ...
+    def start_time(self) -> Optional[int]:
+        """The elapsed time of the first frame (int ns), or None."""
     @property
-    def end_time(self) -> Optional[float]: ...
+    def end_time(self) -> Optional[int]:
+        """The elapsed time of the last frame (int ns), or None."""
     @property
     def actors(self) -> List[CarlaActor]: ...
     def info(self, show_all: bool = False, *, fixed: bool = False, utc_offset: int = 0) -> str:
@@ -430,7 +452,7 @@ class CarlaView:
         fixed: bool = False,
         utc_offset: int = 0,
     ) -> str:
-        """What `robolog carla blocked` prints."""
+        """What `robolog carla blocked` prints (min_time in float s and min_distance in cm, as CARLA's client takes them)."""
 
 @final
 class Rosbag2Topic:
@@ -497,19 +519,34 @@ class Log:
     @property
     def closed(self) -> bool: ...
     @property
-    def start(self) -> Optional[int]: ...
+    def start(self) -> Optional[int]:
+        """The time of the first message (int ns on the log's clock), or None."""
     @property
-    def end(self) -> Optional[int]: ...
+    def end(self) -> Optional[int]:
+        """The time of the last message (int ns on the log's clock), or None."""
     @property
-    def duration(self) -> int: ...
+    def duration(self) -> int:
+        """end - start (int ns; 0 without messages)."""
+    @property
+    def duration_timedelta(self) -> datetime.timedelta:
+        """end - start as a timedelta."""
     @property
     def message_count(self) -> int: ...
     @property
-    def clock(self) -> str: ...
+    def clock(self) -> Literal["utc", "boot", "simulation", "recording_start", "unknown"]:
+        """What the log's times count from."""
     @property
-    def start_datetime(self) -> Optional[datetime.datetime]: ...
+    def start_utc(self) -> Optional[int]:
+        """The time of the first message (int ns since 1970 UTC), or None without a UTC anchor."""
     @property
-    def end_datetime(self) -> Optional[datetime.datetime]: ...
+    def end_utc(self) -> Optional[int]:
+        """The time of the last message (int ns since 1970 UTC), or None without a UTC anchor."""
+    @property
+    def start_datetime(self) -> Optional[datetime.datetime]:
+        """The time of the first message as a UTC datetime, or None without a UTC anchor."""
+    @property
+    def end_datetime(self) -> Optional[datetime.datetime]:
+        """The time of the last message as a UTC datetime, or None without a UTC anchor."""
     @property
     def metadata(self) -> Dict[str, str]: ...
     @property
@@ -530,8 +567,8 @@ class Log:
     def messages(
         self,
         topics: Union[None, str, Iterable[str]] = None,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
         *,
         raw: bool = False,
     ) -> Messages: ...
@@ -539,8 +576,8 @@ class Log:
         self,
         topic: str,
         columns: Optional[Sequence[str]] = None,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
         *,
         flatten: bool = False,
     ) -> Table: ...
@@ -548,8 +585,8 @@ class Log:
         self,
         topic: str,
         columns: Optional[Sequence[str]] = None,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
         *,
         flatten: bool = False,
     ) -> Scan: ...
@@ -557,16 +594,16 @@ class Log:
         self,
         topic: str,
         columns: Optional[Sequence[str]] = None,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
         *,
         flatten: bool = False,
     ) -> Any: ...
     def dataframes(
         self,
         topics: Optional[Sequence[str]] = None,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
         *,
         flatten: bool = False,
     ) -> Dict[str, Any]: ...
@@ -574,8 +611,8 @@ class Log:
         self,
         topic: str,
         columns: Optional[Sequence[str]] = None,
-        start: Optional[int] = None,
-        end: Optional[int] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
         *,
         flatten: bool = False,
     ) -> Any: ...
@@ -603,8 +640,8 @@ def read_table(
     path_or_bytes: _PathOrBytes,
     topic: str,
     columns: Optional[Sequence[str]] = None,
-    start: Optional[int] = None,
-    end: Optional[int] = None,
+    start: Optional[_Time] = None,
+    end: Optional[_Time] = None,
     *,
     flatten: bool = False,
 ) -> Table: ...
@@ -612,8 +649,8 @@ def read_pandas(
     path_or_bytes: _PathOrBytes,
     topic: str,
     columns: Optional[Sequence[str]] = None,
-    start: Optional[int] = None,
-    end: Optional[int] = None,
+    start: Optional[_Time] = None,
+    end: Optional[_Time] = None,
     *,
     flatten: bool = False,
 ) -> Any: ...
@@ -673,8 +710,8 @@ def convert(
     dst: _PathLike,
     *,
     topics: Optional[Sequence[str]] = None,
-    start: Optional[int] = None,
-    end: Optional[int] = None,
+    start: Optional[_Time] = None,
+    end: Optional[_Time] = None,
     compression: Optional[str] = None,
     chunk_size: int = 1 << 20,
     force: bool = False,

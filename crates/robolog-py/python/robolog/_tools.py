@@ -94,8 +94,10 @@ def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end
     """Converts a log as ``robolog convert`` does: to MCAP when ``dst`` ends
     in ``.mcap`` (ROS bags and ROS 2 bags losslessly, ULog, CARLA and VEL
     logs with Foxglove's views, MCAP re-chunked), to a ROS 1 bag when it
-    ends in ``.bag``. ``topics`` selects topics, ``start``/``end`` (int
-    nanoseconds on the log's clock) a time range, ``compression``
+    ends in ``.bag``. ``topics`` selects topics, ``start``/``end`` a time range
+    (as ``Log.messages`` takes them: int ns on the log's clock, float
+    seconds after the first message, ``"2.5s"``, an ISO 8601 UTC instant,
+    a ``datetime`` or a ``timedelta``), ``compression``
     ``"zstd"`` (MCAP default), ``"lz4"`` or ``"none"`` (bag default).
     ``ros2=True`` converts a ROS 1 bag to ROS 2 MCAP (CDR, ROS 2
     definitions) as rosbags-convert maps the types. ``encoding``
