@@ -65,7 +65,7 @@ pub use reader::{
     LogReader, LogWriter, MessageColumn, MessageFilter, MessageIter, ReadMode, TimeUnit,
 };
 pub use source::FileBytes;
-pub use summary::{ChannelSummary, Summary};
+pub use summary::{ChannelSummary, Summary, TopicSummary};
 pub use time::{Clock, TimeModel, Timestamp, WallClockAnchor};
 pub use types::{Field, Mismatch, ValueType};
 pub use value::Value;

@@ -2,7 +2,7 @@
 //! built with pyo3 and maturin. The package's Python files
 //! (`python/robolog`) re-export what is defined here.
 //!
-//! - `log`: `robolog.open`, `Log`, `Channel`;
+//! - `log`: `robolog.open`, `Log`, `Topic`, `Channel`;
 //! - `messages`: `Log.messages`, read on a thread of its own;
 //! - `table`: `Log.table`, Arrow tables through the PyCapsule interface;
 //! - `scan`: `Log.scan`, a table as a stream of batches read on a thread
@@ -64,6 +64,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(log::open, m)?)?;
     m.add_class::<log::Log>()?;
     m.add_class::<log::Channel>()?;
+    m.add_class::<log::Topic>()?;
     m.add_class::<messages::Messages>()?;
     m.add_class::<messages::Message>()?;
     m.add_class::<table::Table>()?;

@@ -208,6 +208,31 @@ fn build_table(shared: &Shared, q: &Query, flatten: bool) -> Result<Table, Failu
     }
 }
 
+/// The Channel objects of a summary's channels, in id order.
+fn channels_of_summary(summary: &logcore::Summary) -> Vec<Channel> {
+    summary
+        .channels
+        .iter()
+        .map(|c| Channel {
+            id: c.info.id.0,
+            topic: c.info.topic.clone(),
+            type_name: c.info.type_name.clone(),
+            encoding: c.info.message_encoding.clone(),
+            message_count: c.message_count,
+            start: c.start.map(Timestamp::as_nanos),
+            end: c.end.map(Timestamp::as_nanos),
+            metadata: c.info.metadata.clone(),
+            schema: c
+                .info
+                .schema
+                .as_ref()
+                .and_then(|s| std::str::from_utf8(&s.data).ok().map(str::to_string)),
+            schema_name: c.info.schema.as_ref().map(|s| s.name.clone()),
+            schema_encoding: c.info.schema.as_ref().map(|s| s.encoding.clone()),
+        })
+        .collect()
+}
+
 /// The table keys (topics; ULog message names) of the channels with
 /// messages, each once, in channel order.
 fn topics_with_messages(shared: &Shared) -> Vec<String> {
@@ -376,30 +401,35 @@ impl Log {
 
     /// The channels of the log, in the order of their ids, as a list of
     /// Channel (several channels may share a topic, such as a bag's
-    /// connections from two publishers).
+    /// connections from two publishers; see Log.topics for each topic
+    /// once).
     #[getter]
-    fn topics(&self) -> PyResult<Vec<Channel>> {
+    fn channels(&self) -> PyResult<Vec<Channel>> {
+        Ok(channels_of_summary(&self.shared()?.summary))
+    }
+
+    /// Each topic of the log once, as a list of Topic, in the order of
+    /// its first channel: its types, its total message count and time
+    /// range over all its channels, and the channels.
+    #[getter]
+    fn topics(&self) -> PyResult<Vec<Topic>> {
         let shared = self.shared()?;
+        let channels = channels_of_summary(&shared.summary);
         Ok(shared
             .summary
-            .channels
-            .iter()
-            .map(|c| Channel {
-                id: c.info.id.0,
-                topic: c.info.topic.clone(),
-                type_name: c.info.type_name.clone(),
-                encoding: c.info.message_encoding.clone(),
-                message_count: c.message_count,
-                start: c.start.map(Timestamp::as_nanos),
-                end: c.end.map(Timestamp::as_nanos),
-                metadata: c.info.metadata.clone(),
-                schema: c
-                    .info
-                    .schema
-                    .as_ref()
-                    .and_then(|s| std::str::from_utf8(&s.data).ok().map(str::to_string)),
-                schema_name: c.info.schema.as_ref().map(|s| s.name.clone()),
-                schema_encoding: c.info.schema.as_ref().map(|s| s.encoding.clone()),
+            .topics()
+            .into_iter()
+            .map(|t| Topic {
+                types: t.types,
+                message_count: t.message_count,
+                start: t.start.map(Timestamp::as_nanos),
+                end: t.end.map(Timestamp::as_nanos),
+                channels: channels
+                    .iter()
+                    .filter(|c| c.topic == t.topic)
+                    .map(Channel::clone)
+                    .collect(),
+                topic: t.topic,
             })
             .collect())
     }
@@ -808,9 +838,55 @@ pub(crate) fn unknown_topic(shared: &Shared, topic: &str) -> String {
     )
 }
 
+/// A topic of a log, once, with all its channels (Log.topics): its types
+/// (several where its channels differ), its message count and time range
+/// over all of them, and the channels.
+#[pyclass(module = "robolog", frozen)]
+pub(crate) struct Topic {
+    /// The topic.
+    #[pyo3(get)]
+    topic: String,
+    /// The types of its channels, each once.
+    #[pyo3(get)]
+    types: Vec<String>,
+    /// How many messages its channels have, together.
+    #[pyo3(get)]
+    message_count: u64,
+    /// The time of its first message (int ns on the log's clock), or None.
+    #[pyo3(get)]
+    start: Option<i64>,
+    /// The time of its last message (int ns on the log's clock), or None.
+    #[pyo3(get)]
+    end: Option<i64>,
+    /// Its channels.
+    #[pyo3(get)]
+    channels: Vec<Channel>,
+}
+
+#[pymethods]
+impl Topic {
+    /// Its type; the types joined by ", " where its channels differ.
+    #[getter]
+    #[pyo3(name = "type")]
+    fn type_name(&self) -> String {
+        self.types.join(", ")
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Topic(topic={:?}, type={:?}, message_count={}, channels={})",
+            self.topic,
+            self.type_name(),
+            self.message_count,
+            self.channels.len()
+        )
+    }
+}
+
 /// A channel of a log: its topic, message type, encoding, message count,
 /// metadata and schema.
 #[pyclass(module = "robolog", frozen)]
+#[derive(Clone)]
 pub(crate) struct Channel {
     /// The channel's id in the log.
     #[pyo3(get)]

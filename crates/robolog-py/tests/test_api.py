@@ -91,7 +91,7 @@ def test_times_and_utc_datetimes():
 
 def test_topics_metadata_and_summary():
     with robolog.open(BAG) as log:
-        topics = log.topics
+        topics = log.channels
         assert all(isinstance(c, robolog.Channel) for c in topics)
         chatter = next(c for c in topics if c.topic == "/chatter")
         assert chatter.type == "std_msgs/String"
@@ -106,6 +106,22 @@ def test_topics_metadata_and_summary():
         assert [c["topic"] for c in s["channels"]] == [c.topic for c in topics]
         assert s["problems"] == log.problems == []
         assert "Channel(topic=" in repr(chatter)
+        # Each topic once: sample.bag's /chatter has two connections
+        # (rosbags: 8 and 7 messages, one type).
+        once = log.topics
+        assert all(isinstance(t, robolog.Topic) for t in once)
+        assert [(t.topic, t.type, t.types, t.message_count) for t in once] == [
+            ("/chatter", "std_msgs/String", ["std_msgs/String"], 15),
+            ("/count", "std_msgs/Int32", ["std_msgs/Int32"], 30),
+            ("/point", "geometry_msgs/PointStamped", ["geometry_msgs/PointStamped"], 30),
+        ]
+        by_topic = once[0]
+        assert [c.id for c in by_topic.channels] == [c.id for c in topics if c.topic == "/chatter"]
+        assert [c.message_count for c in by_topic.channels] == [8, 7]
+        assert by_topic.start == min(c.start for c in by_topic.channels)
+        assert by_topic.end == max(c.end for c in by_topic.channels)
+        assert [t["topic"] for t in s["topics"]] == [t.topic for t in once]
+        assert "Topic(topic=" in repr(by_topic)
     with robolog.open(ULOG) as log:
         assert log.metadata and all(isinstance(v, str) for v in log.metadata.values())
 

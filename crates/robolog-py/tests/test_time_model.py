@@ -74,6 +74,8 @@ def test_every_time_attribute_states_its_unit():
 # The attributes the tests below check against a reference, in the unit
 # their docstring states.
 CHECKED = {
+    "Topic.start",
+    "Topic.end",
     "Channel.start",
     "Channel.end",
     "Message.log_time",
@@ -117,9 +119,13 @@ def test_ros_bag_times_in_ns_equal_rosbags():
         assert log.start_datetime == EPOCH + datetime.timedelta(microseconds=log.start // 1000)
         assert log.end_datetime == EPOCH + datetime.timedelta(microseconds=log.end // 1000)
         # Channel.start/end and Message.log_time (int ns).
-        assert len(log.topics) == len(times)
-        for c in log.topics:
+        assert len(log.channels) == len(times)
+        for c in log.channels:
             assert (c.start, c.end) == (min(times[c.id]), max(times[c.id])), c.topic
+        # Topic.start/end (int ns): over the topic's connections.
+        for t in log.topics:
+            ts = [x for c in t.channels for x in times[c.id]]
+            assert (t.start, t.end) == (min(ts), max(ts)), t.topic
         got = [m.log_time for m in log.messages()]
         assert got == sorted(t for ts in times.values() for t in ts)
 

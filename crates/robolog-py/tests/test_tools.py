@@ -48,7 +48,7 @@ def test_convert_writes_what_the_command_writes(tmp_path):
     assert (tmp_path / "ours.mcap").read_bytes() == (tmp_path / "theirs.mcap").read_bytes()
     with robolog.open(src) as log:
         assert r.messages == log.message_count
-        assert r.channels == len(log.topics)
+        assert r.channels == len(log.channels)
     assert r.skipped == [] and r.warnings == []
     # It exists now: refused without force, replaced with it.
     with pytest.raises(FileExistsError):

@@ -125,11 +125,11 @@ def compare_with_pyulog(path):
                     values += n
                 STATS["ULog datasets compared with pyulog"] += 1
         # One instance's topic (`name[1]`) is that instance's rows only.
-        for c in log.topics:
+        for c in log.channels:
             if c.topic != c.type:
                 one = log.table(c.topic).to_pyarrow()
                 assert one.num_rows == c.message_count, c
                 assert set(one.column("multi_id").to_pylist()) <= {int(c.metadata["multi_id"])}
-        topics = {(c.type, c.metadata.get("multi_id", "0")) for c in log.topics if c.message_count}
+        topics = {(c.type, c.metadata.get("multi_id", "0")) for c in log.channels if c.message_count}
         assert topics == {(d.name, str(d.multi_id)) for d in ref.data_list if len(d.data["timestamp"])}
     return values

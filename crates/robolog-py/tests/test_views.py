@@ -239,7 +239,7 @@ def test_rosbag2_view_is_the_bags_metadata(tmp_path):
             (2, "/count", "std_msgs/msg/Int32", "cdr", 30),
             (3, "/point", "geometry_msgs/msg/PointStamped", "cdr", 30),
         ]
-        assert [t.id for t in v.topics] == [c.id for c in log.topics]
+        assert [t.id for t in v.topics] == [c.id for c in log.channels]
         chatter, count, _ = v.topics
         assert chatter.type_description_hash == (
             "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18")

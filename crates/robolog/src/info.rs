@@ -11,8 +11,10 @@ use serde_json::{Value as Json, json};
 /// `format_name`, `version`, `clock`, `clock_anchor`, `message_count`,
 /// `start_ns`, `end_ns`, `duration_ns`, `start_date`, `end_date`,
 /// `channels` (`[{id, topic, type, encoding, count, start_ns, end_ns,
-/// metadata}]`), `metadata` and `warnings`. Field names are a contract:
-/// extend, never rename.
+/// metadata}]`), `topics` (each topic once: `[{topic, types, count,
+/// start_ns, end_ns, channels}]`, `channels` the ids of its channels),
+/// `metadata` and `warnings`. Field names are a contract: extend, never
+/// rename.
 pub fn info_json(path: &Path, size: u64, s: &Summary) -> Json {
     let tm = s.time_model;
     let channels: Vec<Json> = s
@@ -28,6 +30,20 @@ pub fn info_json(path: &Path, size: u64, s: &Summary) -> Json {
                 "start_ns": c.start.map(Timestamp::as_nanos),
                 "end_ns": c.end.map(Timestamp::as_nanos),
                 "metadata": c.info.metadata,
+            })
+        })
+        .collect();
+    let topics: Vec<Json> = s
+        .topics()
+        .into_iter()
+        .map(|t| {
+            json!({
+                "topic": t.topic,
+                "types": t.types,
+                "count": t.message_count,
+                "start_ns": t.start.map(Timestamp::as_nanos),
+                "end_ns": t.end.map(Timestamp::as_nanos),
+                "channels": t.channels.iter().map(|c| c.0).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -50,6 +66,7 @@ pub fn info_json(path: &Path, size: u64, s: &Summary) -> Json {
         "start_date": s.start.and_then(|t| tm.format_date(t)),
         "end_date": s.end.and_then(|t| tm.format_date(t)),
         "channels": channels,
+        "topics": topics,
         "metadata": s.metadata,
         "warnings": s.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
     })
@@ -87,9 +104,66 @@ fn human_size(n: u64) -> String {
     format!("{v:.1} {} ({n} bytes)", UNITS[unit])
 }
 
+/// The topic lines of `robolog info`: the count of topics and channels,
+/// then each topic once with its type and total count (and how many
+/// channels carry it, when several do); a topic whose channels have
+/// several types gets a line per type under it.
+fn topic_lines(s: &Summary) -> Vec<String> {
+    let topics = s.topics();
+    let mut lines = vec![if topics.len() == s.channels.len() {
+        format!("topics:    {}", topics.len())
+    } else {
+        format!(
+            "topics:    {} ({} channels)",
+            topics.len(),
+            s.channels.len()
+        )
+    }];
+    let type_of = |t: &logcore::TopicSummary| match t.types.as_slice() {
+        [one] => one.clone(),
+        many => format!("{} types", many.len()),
+    };
+    let topic_w = topics.iter().map(|t| t.topic.len()).max().unwrap_or(0);
+    let type_w = topics.iter().map(|t| type_of(t).len()).max().unwrap_or(0);
+    let count_w = topics
+        .iter()
+        .map(|t| t.message_count.to_string().len())
+        .max()
+        .unwrap_or(0);
+    for t in &topics {
+        let mut line = format!(
+            "  {:topic_w$}  {:type_w$}  {:>count_w$} msgs",
+            t.topic,
+            type_of(t),
+            t.message_count
+        );
+        if t.channels.len() > 1 {
+            line.push_str(&format!("  ({} channels)", t.channels.len()));
+        }
+        lines.push(line.trim_end().to_string());
+        if t.types.len() > 1 {
+            for ty in &t.types {
+                let (n, k) = s
+                    .channels
+                    .iter()
+                    .filter(|c| c.info.topic == t.topic && &c.info.type_name == ty)
+                    .fold((0, 0), |(n, k), c| (n + c.message_count, k + 1));
+                let channels = if k > 1 {
+                    format!("  ({k} channels)")
+                } else {
+                    String::new()
+                };
+                lines.push(format!("    {ty}  {n} msgs{channels}"));
+            }
+        }
+    }
+    lines
+}
+
 /// The text of `robolog info`: path, format and version, size, clock,
 /// duration, start and end (with UTC dates where the clock allows),
-/// message and channel counts, one aligned line per channel, metadata.
+/// message count, each topic once (its type, total count and channels),
+/// metadata.
 pub fn write_info_text(
     out: &mut impl Write,
     path: &Path,
@@ -119,31 +193,7 @@ pub fn write_info_text(
     lines.push(format!("start:     {}", time_line(tm, s.start)));
     lines.push(format!("end:       {}", time_line(tm, s.end)));
     lines.push(format!("messages:  {}", s.message_count));
-    lines.push(format!("channels:  {}", s.channels.len()));
-    let topic_w = s
-        .channels
-        .iter()
-        .map(|c| c.info.topic.len())
-        .max()
-        .unwrap_or(0);
-    let type_w = s
-        .channels
-        .iter()
-        .map(|c| c.info.type_name.len())
-        .max()
-        .unwrap_or(0);
-    let count_w = s
-        .channels
-        .iter()
-        .map(|c| c.message_count.to_string().len())
-        .max()
-        .unwrap_or(0);
-    for c in &s.channels {
-        lines.push(format!(
-            "  {:topic_w$}  {:type_w$}  {:>count_w$} msgs",
-            c.info.topic, c.info.type_name, c.message_count
-        ));
-    }
+    lines.extend(topic_lines(s));
     if !s.metadata.is_empty() {
         lines.push("metadata:".to_string());
         for (k, v) in &s.metadata {
@@ -165,5 +215,44 @@ mod tests {
         assert_eq!(human_size(1023), "1023 bytes");
         assert_eq!(human_size(1536), "1.5 KB (1536 bytes)");
         assert_eq!(human_size(3 * 1024 * 1024), "3.0 MB (3145728 bytes)");
+    }
+
+    #[test]
+    fn a_topic_is_listed_once_with_its_types_under_it() {
+        use logcore::{ChannelId, ChannelInfo, ChannelSummary, Clock, Format};
+        let mut s = Summary::new(Format::Mcap, "0", TimeModel::new(Clock::Unix));
+        for (id, topic, ty, n) in [
+            (1, "/mixed", "a/A", 12),
+            (2, "/imu", "sensor_msgs/Imu", 100),
+            (3, "/mixed", "b/B", 8),
+            (4, "/mixed", "a/A", 3),
+        ] {
+            s.channels.push(ChannelSummary {
+                info: ChannelInfo::new(ChannelId(id), topic, ty, "cdr"),
+                message_count: n,
+                start: Some(Timestamp(id.into())),
+                end: Some(Timestamp(10 + i64::from(id))),
+            });
+        }
+        s.message_count = 123;
+        let mut out = Vec::new();
+        write_info_text(&mut out, Path::new("x.mcap"), 10, &s).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let from = text.find("topics:").unwrap();
+        assert_eq!(
+            &text[from..],
+            "topics:    2 (4 channels)\n  \
+             /mixed  2 types           23 msgs  (3 channels)\n    \
+             a/A  15 msgs  (2 channels)\n    \
+             b/B  8 msgs\n  \
+             /imu    sensor_msgs/Imu  100 msgs\n"
+        );
+        let j = info_json(Path::new("x.mcap"), 10, &s);
+        assert_eq!(
+            j["topics"][0],
+            serde_json::json!({"topic": "/mixed", "types": ["a/A", "b/B"], "count": 23,
+                "start_ns": 1, "end_ns": 14, "channels": [1, 3, 4]})
+        );
+        assert_eq!(j["channels"].as_array().map(Vec::len), Some(4));
     }
 }

@@ -11,8 +11,10 @@ and VEL logs through one API, read by a Rust library without the GIL.
             print(m.log_time, m.data["voltage_v"])
 
 - ``robolog.open(path_or_bytes)`` gives a ``Log``: ``format``, ``path``,
-  ``start``/``end``/``duration`` (int nanoseconds), ``start_datetime``,
-  ``metadata``, ``topics`` (``Channel``), ``problems``, ``summary()``.
+  ``start``/``end``/``duration`` (int nanoseconds), ``clock``,
+  ``start_utc``, ``start_datetime``, ``metadata``, ``topics`` (``Topic``,
+  each topic once), ``channels`` (``Channel``), ``problems``,
+  ``summary()``.
 - ``Log.messages(topics, start, end, raw=False)`` yields ``Message`` objects
   in log-time order.
 - ``Log.table(topic)`` gives a typed Arrow ``Table`` (the Arrow PyCapsule
@@ -61,6 +63,7 @@ from ._robolog import (
     Rosbag2View,
     Scan,
     Table,
+    Topic,
     ULogView,
     UnsupportedError,
     __version__,
@@ -109,6 +112,7 @@ __all__ = [
     "Messages",
     "Scan",
     "Table",
+    "Topic",
     "UnsupportedError",
     "__version__",
     "open",

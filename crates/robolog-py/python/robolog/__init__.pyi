@@ -53,6 +53,7 @@ __all__ = [
     "Messages",
     "Scan",
     "Table",
+    "Topic",
     "UnsupportedError",
     "__version__",
     "open",
@@ -109,6 +110,28 @@ class Channel:
     def schema_name(self) -> Optional[str]: ...
     @property
     def schema_encoding(self) -> Optional[str]: ...
+
+@final
+class Topic:
+    """A topic of a log, once: its types, message count and time range over all its channels."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def type(self) -> str:
+        """Its type; the types joined by ", " where its channels differ."""
+    @property
+    def types(self) -> List[str]: ...
+    @property
+    def message_count(self) -> int: ...
+    @property
+    def start(self) -> Optional[int]:
+        """The time of its first message (int ns on the log's clock), or None."""
+    @property
+    def end(self) -> Optional[int]:
+        """The time of its last message (int ns on the log's clock), or None."""
+    @property
+    def channels(self) -> List[Channel]: ...
 
 @final
 class Message:
@@ -550,7 +573,11 @@ class Log:
     @property
     def metadata(self) -> Dict[str, str]: ...
     @property
-    def topics(self) -> List[Channel]: ...
+    def topics(self) -> List[Topic]:
+        """Each topic once, with the totals of its channels."""
+    @property
+    def channels(self) -> List[Channel]:
+        """Every channel (a bag's connections, MCAP channels), in id order."""
     @property
     def problems(self) -> List[str]: ...
     @property
