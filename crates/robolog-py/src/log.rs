@@ -605,9 +605,12 @@ impl Log {
     }
 
     /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs
-    /// pandas and pyarrow). With flatten=True, columns of scalars (ULog:
-    /// pyulog's columns and dtypes), as Log.table.
-    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
+    /// pandas and pyarrow), flat by default: columns of scalars named by
+    /// their dotted paths, fixed arrays of numbers as a[0] ... columns,
+    /// variable arrays as list columns (ULog: pyulog's columns and
+    /// dtypes), as Log.table(flatten=True) makes them; flatten=False keeps
+    /// nested messages as dicts.
+    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = true))]
     fn to_pandas<'py>(
         &self,
         py: Python<'py>,
@@ -631,9 +634,10 @@ impl Log {
     /// keyed by topic (ULog: by message name, its instances in one frame,
     /// as Log.table takes it); topics=None takes every topic with
     /// messages. The tables are read at once on the machine's cores,
-    /// without the GIL. With flatten=True, columns of scalars (ULog:
-    /// pyulog's columns and dtypes, like pyulog's data_list).
-    #[pyo3(signature = (topics = None, start = None, end = None, *, flatten = false))]
+    /// without the GIL. Flat by default, as Log.to_pandas (ULog: pyulog's
+    /// columns and dtypes, like pyulog's data_list); flatten=False keeps
+    /// nested messages as dicts.
+    #[pyo3(signature = (topics = None, start = None, end = None, *, flatten = true))]
     fn dataframes<'py>(
         &self,
         py: Python<'py>,
@@ -728,9 +732,9 @@ impl Log {
     }
 
     /// Log.table(...).to_polars(): the topic as a polars DataFrame (needs
-    /// polars). With flatten=True, columns of scalars (ULog: pyulog's
-    /// columns), as Log.table.
-    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = false))]
+    /// polars), flat by default as Log.to_pandas; flatten=False keeps
+    /// nested messages as structs.
+    #[pyo3(signature = (topic, columns = None, start = None, end = None, *, flatten = true))]
     fn to_polars<'py>(
         &self,
         py: Python<'py>,

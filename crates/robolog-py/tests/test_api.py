@@ -234,19 +234,36 @@ def test_ulog_tables_keep_integer_widths_in_pandas_and_polars():
         assert isinstance(df, pd.DataFrame) and len(df) == t.num_rows
         assert str(df["timestamp"].dtype) == "uint64"
         assert str(df["multi_id"].dtype) == "uint8"
-        assert log.to_pandas(name).equals(df)
+        assert log.to_pandas(name, flatten=False).equals(df)
+        # Flat by default: pyulog's columns (label[0] ... of a fixed array).
+        flat_df = log.to_pandas(name)
+        assert flat_df.equals(log.table(name, flatten=True).to_pandas())
+        assert "label[0]" in flat_df.columns and "label" not in flat_df.columns
+    # A bag's topic: dotted paths, the stamp one datetime column; nested
+    # with flatten=False.
+    with robolog.open(BAG) as log:
+        flat_cols = ["log_time", "header.seq", "header.stamp", "header.frame_id",
+                     "point.x", "point.y", "point.z"]
+        assert list(log.to_pandas("/point").columns) == flat_cols
+        assert list(log.to_polars("/point").columns) == flat_cols
+        assert list(robolog.read_pandas(BAG, "/point").columns) == flat_cols
+        assert list(log.to_pandas("/point", flatten=False).columns) == ["log_time", "header", "point"]
+        assert list(log.dataframes()["/point"].columns) == flat_cols
+    with robolog.open(ULOG) as log:
+        flat = log.table(name, flatten=True)
         # pyulog's flat columns go to pandas as blocks robolog makes
         # (pyarrow's frame, test_every_file checks, without pyarrow).
-        flat = log.table(name, flatten=True)
         assert flat._pandas_blocks() is not None
         pd.testing.assert_frame_equal(flat.to_pandas(), pa.table(flat).to_pandas())
-        assert robolog.read_pandas(ULOG, name).equals(df)
+        assert robolog.read_pandas(ULOG, name, flatten=False).equals(df)
+        assert robolog.read_pandas(ULOG, name).equals(flat_df)
         assert robolog.read_table(ULOG, name).num_rows == t.num_rows
         pl = pytest.importorskip("polars")
         frame = t.to_polars()
         assert isinstance(frame, pl.DataFrame) and frame.height == t.num_rows
         assert frame.schema["timestamp"] == pl.UInt64
-        assert log.to_polars(name).equals(frame)
+        assert log.to_polars(name, flatten=False).equals(frame)
+        assert log.to_polars(name).columns == list(flat_df.columns)
 
 
 @pytest.mark.parametrize("path", [BAG, MCAP, ULOG], ids=lambda p: p.name)

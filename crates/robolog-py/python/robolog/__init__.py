@@ -131,9 +131,10 @@ def read_table(path_or_bytes, topic, columns=None, start=None, end=None, *, flat
         return log.table(topic, columns, start, end, flatten=flatten)
 
 
-def read_pandas(path_or_bytes, topic, columns=None, start=None, end=None, *, flatten=False):
+def read_pandas(path_or_bytes, topic, columns=None, start=None, end=None, *, flatten=True):
     """Opens a log and returns one topic as a ``pandas.DataFrame``.
 
-    The same as ``read_table(...).to_pandas()``; needs pandas and pyarrow.
+    The same as ``read_table(..., flatten=flatten).to_pandas()``: flat by
+    default, as ``Log.to_pandas``; needs pandas and pyarrow.
     """
     return read_table(path_or_bytes, topic, columns, start, end, flatten=flatten).to_pandas()

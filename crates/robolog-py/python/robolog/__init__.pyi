@@ -606,7 +606,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = False,
+        flatten: bool = True,
     ) -> Table: ...
     def scan(
         self,
@@ -615,7 +615,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = False,
+        flatten: bool = True,
     ) -> Scan: ...
     def to_pandas(
         self,
@@ -632,7 +632,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = False,
+        flatten: bool = True,
     ) -> Dict[str, Any]: ...
     def to_polars(
         self,
@@ -679,7 +679,7 @@ def read_pandas(
     start: Optional[_Time] = None,
     end: Optional[_Time] = None,
     *,
-    flatten: bool = False,
+    flatten: bool = True,
 ) -> Any: ...
 
 _PathLike = Union[str, "os.PathLike[str]"]
