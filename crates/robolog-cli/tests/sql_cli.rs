@@ -201,3 +201,287 @@ fn queries_naming_tables_in_any_form() {
         assert_eq!(text(&out.stdout), want, "{sql}");
     }
 }
+
+/// `robolog sql ARGS...` with `paths` after them: (exit code, stdout,
+/// stderr).
+fn sql(args: &[&str], paths: &[&std::path::Path]) -> (Option<i32>, String, String) {
+    let out = robolog()
+        .arg("sql")
+        .args(args)
+        .args(paths)
+        .output()
+        .unwrap();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// The tables are named after topics and messages (`Position`), and SQL
+/// lower-cases names that are not quoted: a name that differs from one
+/// table's only in case reads that table.
+#[test]
+fn table_names_match_ignoring_case() {
+    let rec = testdata("carla/scene-0.9.13.rec");
+    for from in ["Position", "position", "POSITION", "\"pOsItIoN\""] {
+        let q = format!("SELECT count(*) AS n FROM {from}");
+        let (code, out, err) = sql(&["--format", "csv", &q], &[&rec]);
+        assert_eq!(code, Some(0), "{q}: {err}");
+        assert_eq!(out, "n\n4\n", "{q}");
+        assert_eq!(err, "", "{q}");
+    }
+    let q = "SELECT min(frame) AS a, max(frame) AS b FROM framestart";
+    let (code, out, err) = sql(&["--format", "csv", q], &[&rec]);
+    assert_eq!((code, out.as_str()), (Some(0), "a,b\n1,4\n"), "{err}");
+    // The fleet's names: a PX4 flight of the corpus.
+    let Some(flight) = corpus("ulog/pyulog/sample.ulg") else {
+        return;
+    };
+    let q = "SELECT count(*) AS n FROM Vehicle_Local_Position";
+    let (code, out, err) = sql(&["--format", "csv", q], &[&flight]);
+    assert_eq!((code, out.as_str()), (Some(0), "n\n678\n"), "{err}");
+}
+
+/// A table that is not there is a query error (exit 2) naming the
+/// closest tables and how to quote them; names that differ from it only
+/// in case are listed with how to quote each.
+#[test]
+fn unknown_and_ambiguous_tables_say_what_to_write() {
+    let bag = testdata("rosbag/sample.bag");
+    let (code, out, err) = sql(&[r#"SELECT * FROM "/count""#], &[&bag]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "robolog: query: no table \"/count\"; the closest: FROM \"count\" (SQL lower-cases \
+         names that are not in double quotes: quote a name to keep its case and punctuation)\n"
+    );
+    let rec = testdata("carla/scene-0.9.13.rec");
+    let (code, _, err) = sql(&["SELECT * FROM frame_start"], &[&rec]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with(
+            "robolog: query: no table \"frame_start\"; the closest: FROM \"FrameStart\" ("
+        ),
+        "{err}"
+    );
+    let (code, _, err) = sql(&["SELECT * FROM no_such_table"], &[&bag]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err,
+        "robolog: query: no table \"no_such_table\" (SHOW TABLES lists the tables)\n"
+    );
+    // A topic `/LOGS` is the table `LOGS`, beside `logs` (the logs).
+    let dir = common::scratch_dir("sql", "ambiguous");
+    let log = dir.join("upper.mcap");
+    logs_topic_mcap(&log);
+    let (code, out, err) = sql(
+        &["--format", "csv", "SELECT count(*) AS n FROM LOGS"],
+        &[&log],
+    );
+    assert_eq!((code, out.as_str()), (Some(0), "n\n1\n"), "{err}");
+    let q = r#"SELECT n FROM "LOGS" ORDER BY n"#;
+    let (code, out, err) = sql(&["--format", "csv", q], &[&log]);
+    assert_eq!((code, out.as_str()), (Some(0), "n\n7\n8\n"), "{err}");
+    let (code, out, err) = sql(&[r#"SELECT * FROM "Logs""#], &[&log]);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(
+        err,
+        "robolog: query: no table \"Logs\" exactly, and 2 tables differing from it only in \
+         case: FROM \"LOGS\" or FROM \"logs\" (SQL lower-cases names that are not in double \
+         quotes: quote the one you mean as it is written)\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An MCAP file with a JSON topic `/LOGS` of two messages `{"n": 7}` and
+/// `{"n": 8}`.
+fn logs_topic_mcap(path: &std::path::Path) {
+    use mcapfile::{WriteOptions, Writer};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriteOptions::default()).unwrap();
+    let ch = w
+        .add_channel(0, "/LOGS", "json", &Default::default())
+        .unwrap();
+    for (i, m) in [br#"{"n": 7}"#, br#"{"n": 8}"#].iter().enumerate() {
+        let t = 1_000 + i as u64;
+        w.write_message(ch, i as u32, t, t, *m).unwrap();
+    }
+    std::fs::write(path, w.finish().unwrap().into_inner()).unwrap();
+}
+
+/// `--schema TABLE... PATH...` lists only the tables named (matched as in
+/// queries), in any order among the logs; a table that is not there is a
+/// usage error naming the closest ones; `--schema PATH...` still lists
+/// every table, and a missing path alone is the error it always was.
+#[test]
+fn schema_lists_the_tables_named() {
+    let rec = testdata("carla/scene-0.9.13.rec");
+    let want = "Position (Position)\n  log: Utf8\n  log_time: Timestamp(ns)\n  records: \
+        List(non-null Struct(\"id\": non-null UInt32, \"location\": non-null Struct(\"x\": \
+        non-null Float32, \"y\": non-null Float32, \"z\": non-null Float32), \"rotation\": \
+        non-null Struct(\"x\": non-null Float32, \"y\": non-null Float32, \"z\": non-null \
+        Float32)))\nFrameStart (FrameStart)\n  log: Utf8\n  log_time: Timestamp(ns)\n  frame: \
+        UInt64\n  duration: Float64\n  elapsed: Float64\n";
+    let rec_s = rec.to_str().unwrap();
+    for args in [
+        ["--schema", "position", "FrameStart", rec_s],
+        ["--schema", rec_s, "POSITION", "framestart"],
+        ["--schema", "Position", rec_s, "frameSTART"],
+    ] {
+        let (code, out, err) = sql(&args, &[]);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert_eq!(out, want, "{args:?}");
+        assert_eq!(err, "", "{args:?}");
+    }
+    // A table named twice is listed once; `logs` is a table too.
+    let (code, out, err) = sql(&["--schema", "logs", "LOGS", rec_s], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("logs\n  log: Utf8\n  path: Utf8\n"),
+        "{out}"
+    );
+    assert_eq!(out.matches("logs").count(), 1, "{out}");
+    let (code, out, err) = sql(&["--schema", "frame", rec_s], &[]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(
+        err,
+        "robolog: --schema: \"frame\": no such table in the logs, nor a file or directory; \
+         the closest: \"FrameStart\", \"FrameCounter\"\n"
+    );
+    let bag = testdata("rosbag/sample.bag");
+    let (code, _, err) = sql(&["--schema", "/no/such.bag"], &[&bag]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("\"/no/such.bag\": no such table in the logs, nor a file"),
+        "{err}"
+    );
+    // The old form, unchanged.
+    let (code, out, err) = sql(&["--schema", "/no/such/log.bag"], &[]);
+    assert_eq!((code, out.as_str()), (Some(1), ""));
+    assert!(err.starts_with("robolog: /no/such/log.bag: "), "{err}");
+    let (code, all, _) = sql(&["--schema"], &[&rec]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        all.lines().filter(|l| !l.starts_with(' ')).count(),
+        25,
+        "{all}"
+    );
+    // A PX4 flight of the corpus: one table of its 570 lines.
+    let Some(flight) = corpus("ulog/pyulog/sample.ulg") else {
+        return;
+    };
+    let (code, out, err) = sql(&["--schema", "Vehicle_Local_Position"], &[&flight]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("vehicle_local_position (vehicle_local_position)\n  log: Utf8\n"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 36, "{out}");
+    let (code, _, err) = sql(&["--schema", "vehicle_local_pos"], &[&flight]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.ends_with(
+            "the closest: \"vehicle_local_position\", \"vehicle_local_position_setpoint\"\n"
+        ),
+        "{err}"
+    );
+}
+
+/// What a reader worked around while reading every record (a bag's index
+/// rebuilt by scanning) is said on stderr and the answer, complete, exits
+/// 0; `--strict` makes it exit 1. Records that could not be read (a
+/// truncation) are exit 1 either way: the answer may lack their rows.
+#[test]
+fn warnings_exit_0_unless_strict_and_lost_records_exit_1() {
+    let unindexed = testdata("rosbag/unindexed.bag");
+    let warning = format!(
+        "robolog: {}: at byte 13: expected an index position in the bag header, found 0: the \
+         bag was not closed (unindexed); index rebuilt by scanning\n",
+        unindexed.display()
+    );
+    let q = "SELECT count(*) AS n FROM count";
+    for (strict, code) in [(false, 0), (true, 1)] {
+        let mut args = vec!["--format", "csv", q];
+        if strict {
+            args.push("--strict");
+        }
+        let (c, out, err) = sql(&args, &[&unindexed]);
+        assert_eq!(
+            (c, out.as_str(), err.as_str()),
+            (Some(code), "n\n30\n", warning.as_str())
+        );
+        let mut args = vec!["--schema"];
+        if strict {
+            args.push("--strict");
+        }
+        let (c, out, err) = sql(&args, &[&unindexed]);
+        assert_eq!(
+            (c, err.as_str()),
+            (Some(code), warning.as_str()),
+            "--schema"
+        );
+        assert!(out.starts_with("chatter (/chatter)\n"), "{out}");
+    }
+    let truncated = testdata("rosbag/truncated.bag");
+    let (code, out, err) = sql(&["--format", "csv", q], &[&truncated]);
+    assert_eq!((code, out.as_str()), (Some(1), "n\n3\n"), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "robolog: {}: table count: 1 record could not be read, so the answer may lack \
+             rows; the first: truncated at byte 5549: expected a record with 1059 bytes of data \
+             (op 0x05) (808 more bytes than the file holds)\n",
+            truncated.display()
+        )),
+        "{err}"
+    );
+    let (code, _, err) = sql(&["--schema"], &[&truncated]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("truncated at byte 5549"), "{err}");
+    let ulog = testdata("ulog/truncated.ulg");
+    let (code, out, err) = sql(
+        &["--format", "csv", "SELECT count(*) AS n FROM esc_status"],
+        &[&ulog],
+    );
+    assert_eq!((code, out.as_str()), (Some(1), "n\n2\n"), "{err}");
+    assert!(
+        err.contains("table esc_status: 1 record could not be read"),
+        "{err}"
+    );
+    // A chunk whose records do not match its CRC, in an MCAP file whose
+    // summary is intact: only the scan meets it.
+    let dir = common::scratch_dir("sql", "lost");
+    let mcap = damaged_chunk_mcap(&dir);
+    let q = "SELECT count(*) AS n FROM point";
+    let (code, out, err) = sql(&["--format", "csv", q], &[&mcap]);
+    assert_eq!((code, out.as_str()), (Some(1), "n\n11\n"), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "robolog: {}: table point: 1 record could not be read, so the answer may lack \
+             rows; the first at byte 41\n",
+            mcap.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A clean log: nothing said, exit 0, with --strict too.
+    let (code, out, err) = sql(
+        &["--strict", "--format", "csv", q],
+        &[&testdata("rosbag/sample.bag")],
+    );
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(0), "n\n30\n", ""));
+}
+
+/// `chunked-none.mcap` (`/point`: 14 messages, 3 of them in its first
+/// chunk, at byte 41) with a byte of that chunk's records flipped, so that
+/// they do not match the chunk's CRC.
+fn damaged_chunk_mcap(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut bytes = std::fs::read(testdata("mcap/chunked-none.mcap")).unwrap();
+    // Records after the magic: opcode, u64 length, content.
+    let mut at = 8;
+    while bytes[at] != 0x06 {
+        at += 9 + u64::from_le_bytes(bytes[at + 1..at + 9].try_into().unwrap()) as usize;
+    }
+    assert_eq!(at, 41);
+    let len = u64::from_le_bytes(bytes[at + 1..at + 9].try_into().unwrap()) as usize;
+    bytes[at + 9 + len - 3] ^= 0xff;
+    let path = dir.join("damaged-chunk.mcap");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}

@@ -10,6 +10,7 @@ use datafusion::catalog::{MemorySchemaProvider, SchemaProvider, TableProvider};
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::prelude::SessionContext;
 
+use crate::names::same_but_case;
 use crate::{Error, LOGS, LogSet, external};
 
 impl LogSet {
@@ -85,6 +86,20 @@ impl SetSchema {
         self.before.lock().is_ok_and(|b| b.contains(name))
     }
 
+    /// The table called `name` exactly: one registered after the set,
+    /// else the set's, else one registered before.
+    async fn exact(&self, name: &str) -> DfResult<Option<Arc<dyn TableProvider>>> {
+        if !self.before(name)
+            && let Some(t) = self.fallback.table(name).await?
+        {
+            return Ok(Some(t));
+        }
+        if let Some(t) = self.set_table(name)? {
+            return Ok(Some(t));
+        }
+        self.fallback.table(name).await
+    }
+
     /// The set's table `name`, if it has one.
     fn set_table(&self, name: &str) -> DfResult<Option<Arc<dyn TableProvider>>> {
         if name == LOGS {
@@ -119,16 +134,27 @@ impl SchemaProvider for SetSchema {
         names
     }
 
+    /// The table `name`, else the one table whose name differs from it
+    /// only in case (SQL lower-cases names that are not quoted: `FROM
+    /// Position` asks for `position`), among the set's and the others;
+    /// `None` when none or several do (a query then fails, and
+    /// [`query`](crate::query) names the closest tables or the candidates
+    /// in its error: see [`plan_error`](crate::plan_error)).
     async fn table(&self, name: &str) -> DfResult<Option<Arc<dyn TableProvider>>> {
-        if !self.before(name)
-            && let Some(t) = self.fallback.table(name).await?
-        {
+        if let Some(t) = self.exact(name).await? {
             return Ok(Some(t));
         }
-        if let Some(t) = self.set_table(name)? {
-            return Ok(Some(t));
+        let mut names = self.set.tables_ignoring_case(name).map_err(external)?;
+        names.extend(same_but_case(
+            name,
+            self.fallback.table_names().iter().map(String::as_str),
+        ));
+        names.sort();
+        names.dedup();
+        match names.as_slice() {
+            [one] => self.exact(one).await,
+            _ => Ok(None),
         }
-        self.fallback.table(name).await
     }
 
     fn register_table(

@@ -1,7 +1,7 @@
 //! The scan of a table of a [`LogSet`](crate::LogSet): [`LogScanExec`],
 //! the logs spread over partitions, each streaming its logs' rows.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -20,10 +20,10 @@ use datafusion::physical_plan::{
 use logcore::{LogReader, Timestamp};
 use robolog_arrow::{LogRow, ScanOptions, TableNames, table_in};
 
-use crate::kept::{KeptLogs, Prepared, reopen};
+use crate::kept::{KeptLogs, Prepared, lost_records, reopen};
 use crate::provider::logs_batch;
 use crate::schema::{LOG, align};
-use crate::{Error, LogRef, ScanProgress, UndecodedRows, external};
+use crate::{Error, LogRef, LostRecords, ScanProgress, UndecodedRows, external};
 
 /// What a [`LogScanExec`] reads: everything a remote executor needs to
 /// redo the scan.
@@ -303,6 +303,38 @@ fn logs_rows(
     )?)
 }
 
+/// The records a scan of a log could not read (`path` and `table` left
+/// empty): those the reader lost when opening the log (`at_open`) and the
+/// damaged records the scan skipped, each once by its offset; `None` when
+/// there are none.
+fn lost(
+    at_open: &[logcore::Error],
+    reader: &robolog_arrow::BatchReader<'_>,
+) -> Option<LostRecords> {
+    let mut offsets: BTreeSet<u64> = at_open.iter().filter_map(logcore::Error::offset).collect();
+    offsets.extend(reader.skipped_offsets());
+    let unplaced = at_open.iter().filter(|e| e.offset().is_none()).count() as u64
+        + reader
+            .skipped()
+            .saturating_sub(reader.skipped_offsets().len() as u64);
+    let count = offsets.len() as u64 + unplaced;
+    if count == 0 {
+        return None;
+    }
+    let offset = offsets.first().copied();
+    let first = match offset {
+        Some(o) => at_open.iter().find(|e| e.offset() == Some(o)).cloned(),
+        None => at_open.first().cloned(),
+    };
+    Some(LostRecords {
+        path: Default::default(),
+        table: String::new(),
+        count,
+        offset,
+        first,
+    })
+}
+
 /// Streams the rows of one log into `tx`; false when the receiver went
 /// away (the query needs no more rows).
 fn scan_log(
@@ -349,15 +381,26 @@ fn scan_log(
         typed_columns: true,
     };
     let mut reader = robolog_arrow::scan(log, &table, &opts).map_err(read)?;
+    // What the reader lost when opening the log (a truncation) is lost to
+    // every table's scan: the reader cannot say whose records they were.
+    let lost_at_open = lost_records(&prepared.summary);
     let noted = |reader: &robolog_arrow::BatchReader<'_>| {
-        if let Some(p) = progress
-            && reader.undecoded() > 0
-        {
+        let Some(p) = progress else {
+            return;
+        };
+        if reader.undecoded() > 0 {
             p.note_undecoded(UndecodedRows {
                 path: l.path.clone(),
                 table: spec.table.clone(),
                 count: reader.undecoded(),
                 first: reader.first_undecoded().cloned(),
+            });
+        }
+        if let Some(lost) = lost(&lost_at_open, reader) {
+            p.note_lost(LostRecords {
+                path: l.path.clone(),
+                table: spec.table.clone(),
+                ..lost
             });
         }
     };

@@ -11,6 +11,7 @@ use logcore::LogReader;
 use robolog_arrow::{LogRow, may_name};
 
 use crate::Error;
+use crate::names::{folded, may_name_ignoring_case};
 use logcore::parallel::on_cores;
 
 /// How many messages the logs one opening of a set's tables keeps open
@@ -37,11 +38,12 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// Whether the log was opened for `table`.
+    /// Whether the log was opened for `table` (the logs are opened for
+    /// a name ignoring case).
     fn serves(&self, table: &str) -> bool {
         self.only
             .as_ref()
-            .is_none_or(|t| t.iter().any(|t| t == table))
+            .is_none_or(|t| t.iter().any(|t| folded(t) == folded(table)))
     }
 }
 
@@ -164,6 +166,22 @@ pub(crate) struct Opened {
     pub(crate) keys: Vec<String>,
     /// [`robolog::Log::open_warnings`] of the log.
     pub(crate) warnings: Vec<robolog::Error>,
+    /// What the reader could not read (see [`lost_records`]).
+    pub(crate) lost: Vec<robolog::Error>,
+}
+
+/// The problems of a log's `summary` that lost records: a truncation or
+/// damaged bytes skipped ([`logcore::Error::is_recoverable`]). What a
+/// reader only worked around, reading every record (the log's
+/// [`open_warnings`](robolog::Log::open_warnings), such as a bag's index
+/// rebuilt by scanning), is none of these.
+pub(crate) fn lost_records(summary: &logcore::Summary) -> Vec<robolog::Error> {
+    summary
+        .warnings
+        .iter()
+        .filter(|w| w.is_recoverable())
+        .cloned()
+        .collect()
 }
 
 /// Opens the logs at `files` on all cores, for every table or for the
@@ -188,7 +206,7 @@ pub(crate) fn open_all(
 }
 
 /// Opens the log at `path`: for every table, or for the tables `only`
-/// names (a ULog then indexes only their samples).
+/// names, ignoring case (a ULog then indexes only their samples).
 fn open_one(
     path: &Path,
     limits: &robolog::Limits,
@@ -203,14 +221,15 @@ fn open_one(
     let mut options = robolog::OpenOptions::new().limits(*limits);
     if let Some(t) = only {
         let tables = t.to_vec();
-        options = options.select(move |n| tables.iter().any(|t| may_name(n, t)));
+        options = options.select(move |n| tables.iter().any(|t| may_name_ignoring_case(n, t)));
     }
     let log = options.open(path).map_err(open)?;
     let summary = log.summary().map_err(open)?;
     let mut keys: Vec<String> = Vec::new();
     for c in &summary.channels {
         let key = log.table_key(&c.info);
-        if !keys.iter().any(|k| k == key) && only.is_none_or(|t| t.iter().any(|t| may_name(key, t)))
+        if !keys.iter().any(|k| k == key)
+            && only.is_none_or(|t| t.iter().any(|t| may_name_ignoring_case(key, t)))
         {
             keys.push(key.to_string());
         }
@@ -221,6 +240,7 @@ fn open_one(
             .then(|| LogRow::new(&summary, &path.to_string_lossy())),
         keys,
         warnings: log.open_warnings(),
+        lost: lost_records(&summary),
     };
     if budget.take(summary.message_count) {
         let only = only.map(<[String]>::to_vec);

@@ -20,12 +20,20 @@
 //! samples only). Listing the tables (`SHOW TABLES`, `information_schema`,
 //! [`LogSet::table_names`]) or asking for `logs` opens every log.
 //!
+//! SQL lower-cases unquoted names, and the tables are named after topics
+//! and messages (`Position`): a table name is matched exactly, else
+//! ignoring case where that names one table (`FROM Position` reads
+//! `Position`; see [`LogSet::resolve_table`]), and [`query`] answers a
+//! name that names no table with [`Error::UnknownTable`], naming the
+//! closest tables and how to quote them (or [`Error::AmbiguousTable`]).
+//!
 //! Modules: `set` ([`LogSet`]: the logs, their tables, merged schemas),
 //! `kept` (opening logs, and the logs kept open from planning for the
 //! scans; on all cores by `logcore::parallel`), `catalog` (the set as a DataFusion
 //! schema, [`register_logs`]), `provider` ([`LogTable`], [`LogsTable`]),
 //! `exec` ([`LogScanExec`]), `filter` (what scans take from `WHERE`),
-//! `schema` (merging and aligning), `progress` ([`ScanProgress`]).
+//! `schema` (merging and aligning), `progress` ([`ScanProgress`]), `names`
+//! (matching names ignoring case, the closest names, [`quoted`]).
 //!
 //! Scans are lazy and streaming: logs are spread over DataFusion's target
 //! partitions, taken from the logs the set kept open (or opened again)
@@ -65,6 +73,7 @@ mod discover;
 mod exec;
 mod filter;
 mod kept;
+mod names;
 pub mod output;
 mod progress;
 mod provider;
@@ -77,9 +86,12 @@ use std::path::PathBuf;
 pub use catalog::register_logs;
 pub use discover::{find_logs, find_named_logs, log_ids};
 pub use exec::LogScanExec;
-pub use progress::{ScanProgress, UndecodedRows};
+pub use names::{MAX_CLOSEST, quoted};
+pub use progress::{LostRecords, ScanProgress, UndecodedRows};
 pub use provider::{LogTable, LogsTable, logs_schema};
-pub use read_only::{QUERY_STATEMENTS, check_read_only, query, read_only_options, session};
+pub use read_only::{
+    QUERY_STATEMENTS, check_read_only, plan_error, query, read_only_options, session,
+};
 pub use schema::LOG;
 pub use set::{LOGS, LogRef, LogSet};
 
@@ -149,6 +161,29 @@ pub enum Error {
     NotAQuery {
         /// The statement's first words (`COPY`, `CREATE TABLE`, ...).
         statement: String,
+    },
+    /// A table name that names no table, exactly or ignoring case (see
+    /// [`LogSet::resolve_table`] and [`query`]): the text names the
+    /// closest tables there are, and how to quote them.
+    #[error("{}", names::unknown_table(.table, .closest))]
+    UnknownTable {
+        /// The name asked for (as SQL gives it: lower case unless quoted).
+        table: String,
+        /// The closest names there are, best first (at most
+        /// [`MAX_CLOSEST`]): the same letters ignoring case and
+        /// punctuation, names containing it, a typo or two away. Empty
+        /// when none is close.
+        closest: Vec<String>,
+    },
+    /// A table name that names no table exactly but several ignoring case
+    /// (the table `logs` and a topic's table `LOGS`, say): the text lists
+    /// them, and how to quote each.
+    #[error("{}", names::ambiguous_table(.table, .candidates))]
+    AmbiguousTable {
+        /// The name asked for.
+        table: String,
+        /// The tables whose names differ from it only in case, sorted.
+        candidates: Vec<String>,
     },
     /// DataFusion refused a table.
     #[error(transparent)]

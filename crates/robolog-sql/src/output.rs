@@ -174,7 +174,7 @@ pub fn write<W: Write + Send>(
 /// cannot be built is left out.
 pub fn write_schema<W: Write>(
     set: &crate::LogSet,
-    mut w: W,
+    w: W,
     mut problem: impl FnMut(crate::Error),
 ) -> std::io::Result<()> {
     let mut names = match set.table_names() {
@@ -185,7 +185,34 @@ pub fn write_schema<W: Write>(
         }
     };
     names.push(crate::LOGS);
-    for name in names {
+    write_schema_of(set, &names, w, problem)
+}
+
+/// Writes the tables `tables` of `set` (names as the set has them: see
+/// [`LogSet::resolve_table`](crate::LogSet::resolve_table)) in that order,
+/// as [`write_schema`] writes every table; a name no log has is left
+/// out. Only the logs' tables named are opened (see
+/// [`LogSet::find`](crate::LogSet::find)).
+///
+/// ```
+/// let rec = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/carla/scene-0.9.13.rec");
+/// let set = robolog_sql::LogSet::find(&[rec], robolog::Limits::default())?;
+/// let mut text = Vec::new();
+/// robolog_sql::output::write_schema_of(&set, &["FrameStart"], &mut text, |e| panic!("{e}"))?;
+/// assert_eq!(
+///     String::from_utf8(text)?,
+///     "FrameStart (FrameStart)\n  log: Utf8\n  log_time: Timestamp(ns)\n  frame: UInt64\n  \
+///      duration: Float64\n  elapsed: Float64\n"
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_schema_of<W: Write>(
+    set: &crate::LogSet,
+    tables: &[&str],
+    mut w: W,
+    mut problem: impl FnMut(crate::Error),
+) -> std::io::Result<()> {
+    for &name in tables {
         let (schema, key) = match set.schema(name).and_then(|s| Ok((s, set.table_key(name)?))) {
             Ok((Some(schema), key)) => (schema, key),
             Ok((None, _)) => continue,

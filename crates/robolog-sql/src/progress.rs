@@ -1,5 +1,5 @@
-//! What the scans of a set's tables report as they read: bytes, rows and
-//! the messages that did not decode.
+//! What the scans of a set's tables report as they read: bytes, rows, the
+//! messages that did not decode and the records that could not be read.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -12,6 +12,7 @@ pub struct ScanProgress {
     bytes_done: AtomicU64,
     rows: AtomicU64,
     undecoded: Mutex<Vec<UndecodedRows>>,
+    lost: Mutex<Vec<LostRecords>>,
 }
 
 /// Messages of one table of one log that did not decode in a scan: each
@@ -28,6 +29,27 @@ pub struct UndecodedRows {
     pub count: u64,
     /// The first of them.
     pub first: Option<robolog_arrow::Undecoded>,
+}
+
+/// Records of one log that a scan of one of its tables could not read: a
+/// damaged record the scan skipped, or what the reader lost when opening
+/// the log (a truncation, damaged bytes skipped: see
+/// [`LogSet::lost_records`](crate::LogSet::lost_records)). The messages
+/// they held are not rows of the answer, so it may lack rows of the
+/// table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LostRecords {
+    /// The log.
+    pub path: PathBuf,
+    /// The table scanned.
+    pub table: String,
+    /// How many records (by their byte offsets, each once; at least one).
+    pub count: u64,
+    /// The byte offset of the first of them, when known.
+    pub offset: Option<u64>,
+    /// What the reader said of the first of them, when it said it (a
+    /// damaged record met by a scan is only counted).
+    pub first: Option<logcore::Error>,
 }
 
 impl ScanProgress {
@@ -51,6 +73,27 @@ impl ScanProgress {
     /// table (a log scanned twice for a table counts in each scan).
     pub fn undecoded(&self) -> Vec<UndecodedRows> {
         self.undecoded.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// The records the scans so far could not read, per log and table (a
+    /// table scanned twice in a log counts what the scan that met the
+    /// most did).
+    pub fn lost(&self) -> Vec<LostRecords> {
+        self.lost.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// Records of a table of a log that a scan could not read.
+    pub(crate) fn note_lost(&self, records: LostRecords) {
+        if let Ok(mut all) = self.lost.lock() {
+            match all
+                .iter_mut()
+                .find(|x| x.path == records.path && x.table == records.table)
+            {
+                Some(x) if x.count < records.count => *x = records,
+                Some(_) => {}
+                None => all.push(records),
+            }
+        }
     }
 
     /// A scan starts that reads `bytes` of logs.

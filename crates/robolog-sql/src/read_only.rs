@@ -10,12 +10,14 @@
 //! session others share.
 
 use datafusion::dataframe::DataFrame;
+use datafusion::error::DataFusionError;
 use datafusion::execution::context::SQLOptions;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::Statement;
 
 use crate::Error;
+use crate::names::{closest, same_but_case};
 
 /// The statements a query over logs may be, as the refusal names them.
 pub const QUERY_STATEMENTS: &str = "SELECT, WITH, VALUES, EXPLAIN, SHOW and DESCRIBE";
@@ -68,9 +70,89 @@ pub fn check_read_only(ctx: &SessionContext, sql: &str) -> Result<(), Error> {
 /// # Ok(())
 /// # }
 /// ```
+///
+/// A table the query names that no table has is [`Error::UnknownTable`],
+/// naming the closest tables, and a name that differs only in case from
+/// several tables and is none of them is [`Error::AmbiguousTable`] (see
+/// [`plan_error`]).
 pub async fn query(ctx: &SessionContext, sql: &str) -> Result<DataFrame, Error> {
     check_read_only(ctx, sql)?;
-    Ok(ctx.sql_with_options(sql, read_only_options()).await?)
+    match ctx.sql_with_options(sql, read_only_options()).await {
+        Ok(df) => Ok(df),
+        Err(e) => Err(plan_error(ctx, sql, e).await),
+    }
+}
+
+/// The error to report for `e`, DataFusion's failure to plan `sql` on
+/// `ctx`: when a table the statement names is missing, which DataFusion
+/// only reports as `table 'datafusion.public.x' not found`,
+/// [`Error::UnknownTable`] with the closest names of its schema
+/// (the same letters ignoring case and punctuation, names containing
+/// it, a typo or two away), or [`Error::AmbiguousTable`] when names
+/// differing from it only in case are several; else `e`. [`query`] calls
+/// it; a program that plans with `ctx.sql` can too.
+///
+/// Listing the tables of a [`LogSet`](crate::LogSet)'s schema opens every
+/// log (once).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ctx = robolog_sql::session();
+/// let bag = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// robolog_sql::register_logs(&ctx, &[bag])?;
+/// let sql = r#"SELECT * FROM "/count""#;
+/// let e = ctx.sql(sql).await.unwrap_err();
+/// match robolog_sql::plan_error(&ctx, sql, e).await {
+///     robolog_sql::Error::UnknownTable { table, closest } => {
+///         assert_eq!((table.as_str(), closest), ("/count", vec!["count".to_string()]));
+///     }
+///     other => panic!("{other}"),
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub async fn plan_error(ctx: &SessionContext, sql: &str, e: DataFusionError) -> Error {
+    // A log's own error is what it says.
+    if Error::of(&e).is_some() {
+        return e.into();
+    }
+    match missing_table(ctx, sql).await {
+        Some(missing) => missing,
+        None => e.into(),
+    }
+}
+
+/// The first table `sql` names that its schema does not have, as
+/// [`Error::UnknownTable`] or [`Error::AmbiguousTable`].
+async fn missing_table(ctx: &SessionContext, sql: &str) -> Option<Error> {
+    let state = ctx.state();
+    let dialect = &state.config().options().sql_parser.dialect;
+    let statement = state.sql_to_statement(sql, dialect).ok()?;
+    let catalog = &state.config().options().catalog;
+    for reference in state.resolve_table_references(&statement).ok()? {
+        let resolved = reference
+            .clone()
+            .resolve(&catalog.default_catalog, &catalog.default_schema);
+        let Ok(schema) = state.schema_for_ref(reference) else {
+            continue;
+        };
+        if !matches!(schema.table(&resolved.table).await, Ok(None)) {
+            continue;
+        }
+        let table = resolved.table.to_string();
+        let names = schema.table_names();
+        let candidates = same_but_case(&table, names.iter().map(String::as_str));
+        return Some(if candidates.len() > 1 {
+            Error::AmbiguousTable { table, candidates }
+        } else {
+            Error::UnknownTable {
+                closest: closest(&table, names.iter().map(String::as_str)),
+                table,
+            }
+        });
+    }
+    None
 }
 
 /// A DataFusion session for queries over logs, set up as `robolog sql`

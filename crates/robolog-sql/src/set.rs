@@ -10,6 +10,7 @@ use arrow_schema::{Schema, SchemaRef};
 use robolog_arrow::{LogRow, TableNames, table_in};
 
 use crate::kept::{KeptLogs, open_all, reopen};
+use crate::names::{closest, folded};
 use crate::provider::{LogTable, LogsTable, logs_schema};
 use crate::schema::{merge, with_log_column};
 use crate::{Error, ScanProgress, discover};
@@ -55,16 +56,24 @@ struct SetInner {
     listing: OnceLock<Listing>,
     /// Makes one thread at a time open the logs for the listing.
     listing_opened: Mutex<()>,
-    /// Tables opened one at a time (before a listing), `None` for a name
-    /// no log has.
-    named: Mutex<BTreeMap<String, Option<Arc<Entry>>>>,
+    /// Tables opened one name at a time (before a listing), by the name
+    /// in lower case: the tables whose names are that ignoring case (one
+    /// opening of the logs finds them all).
+    named: Mutex<BTreeMap<String, Named>>,
     progress: Arc<ScanProgress>,
     limits: robolog::Limits,
     kept: Arc<KeptLogs>,
     /// What the readers worked around when opening the logs (see
     /// [`robolog::Log::open_warnings`]), each once.
     warnings: Mutex<Vec<(PathBuf, robolog::Error)>>,
+    /// What the readers could not read when opening the logs (see
+    /// [`LogSet::lost_records`]), each once.
+    lost: Mutex<Vec<(PathBuf, robolog::Error)>>,
 }
+
+/// Tables of a set by name, as one opening of the logs for a name found
+/// them.
+type Named = Vec<(String, Arc<Entry>)>;
 
 /// The tables of a set, with every log opened for them.
 #[derive(Debug)]
@@ -97,6 +106,21 @@ struct Merged {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Adds each of `problems` of the log at `path` to `into`, unless it is
+/// there already.
+fn once_each(
+    into: &mut Vec<(PathBuf, robolog::Error)>,
+    path: &Path,
+    problems: Vec<robolog::Error>,
+) {
+    for w in problems {
+        let said = w.to_string();
+        if !into.iter().any(|(p, x)| p == path && x.to_string() == said) {
+            into.push((path.to_path_buf(), w));
+        }
+    }
 }
 
 impl LogSet {
@@ -195,6 +219,7 @@ impl LogSet {
                 limits,
                 kept: Arc::default(),
                 warnings: Mutex::new(Vec::new()),
+                lost: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -211,6 +236,18 @@ impl LogSet {
     /// same; a tool says so.
     pub fn open_warnings(&self) -> Vec<(PathBuf, robolog::Error)> {
         lock(&self.inner.warnings).clone()
+    }
+
+    /// What the readers could not read when opening the logs so far, with
+    /// the log each concerns: a truncation (the file ends inside a record)
+    /// or damaged bytes skipped, as the log's summary states them
+    /// ([`logcore::Error::is_recoverable`]). Unlike the
+    /// [`open_warnings`](LogSet::open_warnings), these logs are not read in
+    /// full: what a log lists (its tables, a ULog's subscriptions in its
+    /// data) and holds may be incomplete. In the logs' order for the logs
+    /// opened together.
+    pub fn lost_records(&self) -> Vec<(PathBuf, robolog::Error)> {
+        lock(&self.inner.lost).clone()
     }
 
     /// The names of the tables of the logs, sorted (without [`LOGS`]);
@@ -232,6 +269,71 @@ impl LogSet {
     /// for it, builds nothing).
     pub fn has_table(&self, table: &str) -> Result<bool, Error> {
         Ok(table == LOGS || self.entry(table)?.is_some())
+    }
+
+    /// The names of the tables (and [`LOGS`]) that are `name` ignoring
+    /// case, `name` itself among them when it is a table; sorted. Opens
+    /// the logs for those names only, as asking for `name` does (see
+    /// [`LogSet::find`]); the names are those a listing of every table
+    /// gives.
+    ///
+    /// ```
+    /// let rec = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/carla/scene-0.9.13.rec");
+    /// let set = robolog_sql::LogSet::find(&[rec], robolog::Limits::default())?;
+    /// assert_eq!(set.tables_ignoring_case("position")?, ["Position"]);
+    /// # Ok::<(), robolog_sql::Error>(())
+    /// ```
+    pub fn tables_ignoring_case(&self, name: &str) -> Result<Vec<String>, Error> {
+        let mut names: Vec<String> = self
+            .entries_ignoring_case(name)?
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        if folded(name) == LOGS {
+            names.push(LOGS.to_string());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// The name of the table `name` asks for: `name` when a table of the
+    /// logs or [`LOGS`] has it, else the one table whose name differs from
+    /// it only in case (SQL lower-cases names that are not quoted: `FROM
+    /// Position` asks for `position`).
+    ///
+    /// Fails with [`Error::AmbiguousTable`] when several tables differ
+    /// from `name` only in case, and with [`Error::UnknownTable`] naming
+    /// the closest tables when none has it (after opening every log to
+    /// list them); with a log's error when a log does not open.
+    ///
+    /// ```
+    /// let rec = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/carla/scene-0.9.13.rec");
+    /// let set = robolog_sql::LogSet::find(&[rec], robolog::Limits::default())?;
+    /// assert_eq!(set.resolve_table("position")?, "Position");
+    /// let e = set.resolve_table("frame_start").unwrap_err();
+    /// assert!(matches!(&e, robolog_sql::Error::UnknownTable { closest, .. } if closest[0] == "FrameStart"));
+    /// # Ok::<(), robolog_sql::Error>(())
+    /// ```
+    pub fn resolve_table(&self, name: &str) -> Result<String, Error> {
+        if self.has_table(name)? {
+            return Ok(name.to_string());
+        }
+        let mut candidates = self.tables_ignoring_case(name)?;
+        match candidates.len() {
+            1 => Ok(candidates.remove(0)),
+            0 => {
+                let mut all = self.table_names()?;
+                all.push(LOGS);
+                Err(Error::UnknownTable {
+                    table: name.to_string(),
+                    closest: closest(name, all),
+                })
+            }
+            _ => Err(Error::AmbiguousTable {
+                table: name.to_string(),
+                candidates,
+            }),
+        }
     }
 
     /// The merged schema of a table (`log` first), or of [`LOGS`]; `None`
@@ -327,35 +429,62 @@ impl LogSet {
         if let Some(l) = self.inner.listing.get() {
             return Ok(l);
         }
-        let listing = self.open_tables(self.inner.only.as_deref())?;
+        let only = self.inner.only.as_deref();
+        let listing = self.open_tables(only, &|name| {
+            only.is_none_or(|t| t.iter().any(|t| t == name))
+        })?;
         Ok(self.inner.listing.get_or_init(|| listing))
     }
 
-    /// The table called `table`: from the tables opened one at a time,
-    /// else from the listing, else opened now (for it alone).
+    /// The table called `table`: from the tables opened one name at a
+    /// time, else from the listing, else opened now (for the names that
+    /// are `table` ignoring case).
     fn entry(&self, table: &str) -> Result<Option<Arc<Entry>>, Error> {
         if table == LOGS {
             return Ok(None);
         }
+        Ok(self
+            .entries_ignoring_case(table)?
+            .into_iter()
+            .find(|(n, _)| n == table)
+            .map(|(_, e)| e))
+    }
+
+    /// The tables whose names are `table` ignoring case (not [`LOGS`]):
+    /// from the tables opened one name at a time, else from the listing,
+    /// else opened now for those names alone (the logs are opened for a
+    /// name once, whatever its case).
+    fn entries_ignoring_case(&self, table: &str) -> Result<Named, Error> {
+        let want = folded(table);
         let mut named = lock(&self.inner.named);
-        if let Some(e) = named.get(table) {
+        if let Some(e) = named.get(&want) {
             return Ok(e.clone());
         }
         if let Some(l) = self.inner.listing.get() {
-            return Ok(l.tables.get(table).cloned());
+            return Ok(l
+                .tables
+                .iter()
+                .filter(|(n, _)| folded(n) == want)
+                .map(|(n, e)| (n.clone(), e.clone()))
+                .collect());
         }
-        let entry = self
-            .open_tables(Some(&[table.to_string()]))?
+        let entries: Named = self
+            .open_tables(Some(&[table.to_string()]), &|name| folded(name) == want)?
             .tables
-            .remove(table);
-        named.insert(table.to_string(), entry.clone());
-        Ok(entry)
+            .into_iter()
+            .collect();
+        named.insert(want, entries.clone());
+        Ok(entries)
     }
 
-    /// Opens every log for the tables `only` names (`None`: every table):
-    /// the tables found, and the rows of the `logs` table when opened for
-    /// every table.
-    fn open_tables(&self, only: Option<&[String]>) -> Result<Listing, Error> {
+    /// Opens every log for the tables `only` names, ignoring case
+    /// (`None`: every table): the tables found that `keep` keeps, and the
+    /// rows of the `logs` table when opened for every table.
+    fn open_tables(
+        &self,
+        only: Option<&[String]>,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Listing, Error> {
         let set = &self.inner;
         let files: Vec<PathBuf> = set.logs.iter().map(|l| l.path.clone()).collect();
         let opened = open_all(&files, &set.limits, only, &set.kept)?;
@@ -369,6 +498,7 @@ impl LogSet {
         let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
         let mut rows = only.is_none().then(|| Vec::with_capacity(files.len()));
         let mut warnings = lock(&set.warnings);
+        let mut lost = lock(&set.lost);
         for (i, (path, o)) in files.into_iter().zip(opened).enumerate() {
             let row = o.row.map(|r| {
                 r.with_tables(
@@ -381,7 +511,7 @@ impl LogSet {
                 let Some(name) = names.name(&key) else {
                     continue;
                 };
-                if only.is_some_and(|t| !t.iter().any(|t| t == name)) {
+                if !keep(name) {
                     continue;
                 }
                 tables
@@ -394,15 +524,8 @@ impl LogSet {
                     .users
                     .push(i);
             }
-            for w in o.warnings {
-                let said = w.to_string();
-                if !warnings
-                    .iter()
-                    .any(|(p, x)| *p == path && x.to_string() == said)
-                {
-                    warnings.push((path.clone(), w));
-                }
-            }
+            once_each(&mut warnings, &path, o.warnings);
+            once_each(&mut lost, &path, o.lost);
             if let (Some(rows), Some(row)) = (rows.as_mut(), row) {
                 rows.push(row);
             }

@@ -501,3 +501,212 @@ async fn a_set_holds_its_scanned_logs_only_when_told() {
     }
     assert_eq!(scanned.len(), paths.len());
 }
+
+/// SQL lower-cases unquoted names, and the tables are named after topics
+/// and messages: a name differing from one table's only in case reads that
+/// table, whether the set lists its tables (opened for all) or opens them
+/// one name at a time; among the context's own tables too.
+#[tokio::test]
+async fn table_names_match_ignoring_case_where_one_table_has_them() {
+    let rec = testdata("carla/scene-0.9.13.rec");
+    let lazy = ctx();
+    let set = register_logs(&lazy, &[&rec]).unwrap();
+    let listed = ctx();
+    LogSet::open(&[&rec]).unwrap().register(&listed).unwrap();
+    for ctx in [&lazy, &listed] {
+        for sql in [
+            "SELECT count(*), min(frame), max(frame) FROM FrameStart",
+            "SELECT count(*), min(frame), max(frame) FROM framestart",
+            "SELECT count(*), min(frame), max(frame) FROM \"FRAMESTART\"",
+            "SELECT count(*), min(frame), max(frame) FROM public.framestart",
+        ] {
+            let b = query(ctx, sql).await;
+            assert_eq!(ints(&b, 0), [4], "{sql}");
+            let frames: Vec<u64> = [1, 2]
+                .iter()
+                .map(|&c| b[0].column(c).as_primitive::<UInt64Type>().value(0))
+                .collect();
+            assert_eq!(frames, [1, 4], "{sql}");
+        }
+        let b = query(ctx, "SELECT count(*) FROM Position").await;
+        assert_eq!(ints(&b, 0), [4]);
+    }
+    assert_eq!(set.resolve_table("position").unwrap(), "Position");
+    assert_eq!(set.resolve_table("Position").unwrap(), "Position");
+    assert_eq!(set.resolve_table("LOGS").unwrap(), "logs");
+    assert_eq!(set.tables_ignoring_case("POSITION").unwrap(), ["Position"]);
+    assert!(set.tables_ignoring_case("positions").unwrap().is_empty());
+    // The exact names still read as before, and `has_table` is exact.
+    assert!(set.has_table("Position").unwrap() && !set.has_table("position").unwrap());
+    // A ULog opened for a name indexes the samples of the messages whose
+    // table has it in any case.
+    let ulog = ctx();
+    register_logs(&ulog, &[testdata("ulog/example.ulg")]).unwrap();
+    let b = query(&ulog, r#"SELECT count(*) FROM "VEHICLE_Attitude""#).await;
+    assert_eq!(ints(&b, 0), [3]);
+    // The logs opened for a name serve the table of that name in another
+    // case: the scan takes the log planning opened (and holds it) rather
+    // than opening it again.
+    let held = LogSet::find(&[&rec], robolog::Limits::default()).unwrap();
+    held.hold_scanned_logs();
+    let held_ctx = ctx();
+    held.register(&held_ctx).unwrap();
+    let b = query(&held_ctx, "SELECT count(*) FROM position").await;
+    assert_eq!(ints(&b, 0), [4]);
+    assert_eq!(held.held_logs(), 1);
+    // The context's own tables too.
+    let ctx = ctx();
+    // (DataFusion lower-cases a name registered unquoted, as in SQL.)
+    ctx.register_batch(r#""Before""#, numbers(3)).unwrap();
+    register_logs(&ctx, &[testdata("rosbag/sample.bag")]).unwrap();
+    let b = query(&ctx, "SELECT count(*) FROM before").await;
+    assert_eq!(ints(&b, 0), [3]);
+}
+
+/// A name that names no table is an error naming the closest tables (the
+/// same letters ignoring case and punctuation, names containing it, a
+/// typo away) and how to quote them; several names differing from it only
+/// in case are an error listing them.
+#[tokio::test]
+async fn unknown_and_ambiguous_table_names_say_what_there_is() {
+    use robolog_sql::Error;
+    let ctx = robolog_sql::session();
+    let set = register_logs(
+        &ctx,
+        &[
+            testdata("rosbag/sample.bag"),
+            testdata("carla/scene-0.9.13.rec"),
+        ],
+    )
+    .unwrap();
+    let unknown = |e: Error| match e {
+        Error::UnknownTable { table, closest } => (table, closest),
+        other => panic!("{other}"),
+    };
+    for (sql, table, closest) in [
+        (
+            r#"SELECT * FROM "/count""#,
+            "/count",
+            &["count", "FrameCounter"][..],
+        ),
+        ("SELECT * FROM frame_start", "frame_start", &["FrameStart"]),
+        (
+            "SELECT * FROM frame",
+            "frame",
+            &["FrameStart", "FrameCounter"],
+        ),
+        ("SELECT * FROM chater", "chater", &["chatter"]),
+        ("SELECT * FROM nothing_like_it", "nothing_like_it", &[]),
+        (
+            "SELECT * FROM count JOIN vehicle_lights USING (log)",
+            "vehicle_lights",
+            &["VehicleLight"],
+        ),
+    ] {
+        let e = robolog_sql::query(&ctx, sql).await.map(|_| ()).unwrap_err();
+        let text = e.to_string();
+        assert_eq!(
+            unknown(e),
+            (
+                table.to_string(),
+                closest.iter().map(|c| c.to_string()).collect()
+            ),
+            "{sql}"
+        );
+        match closest.first() {
+            Some(c) => assert!(text.contains(&format!("FROM \"{c}\"")), "{text}"),
+            None => assert!(text.contains("SHOW TABLES"), "{text}"),
+        }
+    }
+    let e = unknown(set.resolve_table("frame").unwrap_err());
+    assert_eq!(e.1, ["FrameStart", "FrameCounter"]);
+    // A table of the context whose name differs from one of the logs'
+    // only in case: that name alone is the logs' table, any other case is
+    // ambiguous.
+    ctx.register_batch(r#""COUNT""#, numbers(2)).unwrap();
+    let b = query(&ctx, "SELECT count(*) FROM count").await;
+    assert_eq!(ints(&b, 0), [30]);
+    let b = query(&ctx, r#"SELECT count(*) FROM "COUNT""#).await;
+    assert_eq!(ints(&b, 0), [2]);
+    let e = robolog_sql::query(&ctx, r#"SELECT * FROM "Count""#)
+        .await
+        .map(|_| ())
+        .unwrap_err();
+    let text = e.to_string();
+    match e {
+        Error::AmbiguousTable { table, candidates } => {
+            assert_eq!(
+                (table.as_str(), candidates),
+                ("Count", vec!["COUNT".to_string(), "count".to_string()])
+            );
+        }
+        other => panic!("{other}"),
+    }
+    assert!(text.contains(r#"FROM "COUNT" or FROM "count""#), "{text}");
+    // A plain planning error stays DataFusion's.
+    let e = robolog_sql::query(&ctx, "SELECT no_column FROM count")
+        .await
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, Error::DataFusion(_)), "{e}");
+}
+
+/// A log that lost records when it was opened (a truncation) says so, and
+/// every scan of its tables counts them, once each; what a reader only
+/// worked around (a bag's index rebuilt by scanning) is a warning, and no
+/// record is lost.
+#[tokio::test]
+async fn records_a_scan_could_not_read_are_counted() {
+    let truncated = testdata("rosbag/truncated.bag");
+    let set = LogSet::find(&[&truncated], robolog::Limits::default()).unwrap();
+    let ctx = ctx();
+    set.register(&ctx).unwrap();
+    let b = query(&ctx, "SELECT count(*) FROM count").await;
+    assert_eq!(ints(&b, 0), [3]);
+    let lost = set.progress().lost();
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!(
+        (
+            lost[0].path.as_path(),
+            lost[0].table.as_str(),
+            lost[0].count,
+            lost[0].offset
+        ),
+        (truncated.as_path(), "count", 1, Some(5549))
+    );
+    let first = lost[0]
+        .first
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(first.starts_with("truncated at byte 5549: "), "{first}");
+    assert_eq!(set.lost_records().len(), 1);
+    assert_eq!(set.open_warnings().len(), 1);
+    // A truncated ULog, read through its typed columns.
+    let ulog = testdata("ulog/truncated.ulg");
+    let set = LogSet::find(&[&ulog], robolog::Limits::default()).unwrap();
+    let ctx = self::ctx();
+    set.register(&ctx).unwrap();
+    assert_eq!(
+        ints(&query(&ctx, "SELECT count(*) FROM esc_status").await, 0),
+        [2]
+    );
+    let lost = set.progress().lost();
+    assert_eq!(
+        lost.iter()
+            .map(|l| (l.table.as_str(), l.count, l.offset))
+            .collect::<Vec<_>>(),
+        [("esc_status", 1, Some(1124))]
+    );
+    // Every record read: nothing lost, one warning.
+    for (bag, warnings) in [("rosbag/unindexed.bag", 1), ("rosbag/sample.bag", 0)] {
+        let set = LogSet::find(&[testdata(bag)], robolog::Limits::default()).unwrap();
+        let ctx = self::ctx();
+        set.register(&ctx).unwrap();
+        let b = query(&ctx, "SELECT count(*) FROM count").await;
+        assert_eq!(ints(&b, 0), [30], "{bag}");
+        assert!(set.progress().lost().is_empty(), "{bag}");
+        assert!(set.lost_records().is_empty(), "{bag}");
+        assert_eq!(set.open_warnings().len(), warnings, "{bag}");
+    }
+}
