@@ -189,7 +189,7 @@ def robolog_imu_nested(path, topic):
 
     with robolog.open(path) as log:
         table = log.table(topic).to_pyarrow()
-        # ROS 2's stamps are structs (sec, nanosec) within the header.
+        # Messages within messages (the header) are structs.
         while any(pa.types.is_struct(f.type) for f in table.schema):
             table = table.flatten()
         return table.to_pandas()
@@ -197,17 +197,13 @@ def robolog_imu_nested(path, topic):
 
 def frame(collected, nested):
     """The DataFrame a rosbags or mcap user builds from the columns
-    collected in lists: flat numeric columns; a ROS 1 stamp as a time, a
-    ROS 2 stamp as its two fields (sec, nanosec) as robolog gives them;
+    collected in lists: flat numeric columns; the stamp (ROS 1 or 2) as a
+    time, as robolog gives it;
     the covariances one column per element (`k[0]` ... `k[8]`), or with
     `nested` as one column of arrays."""
     log_time, stamp, m = collected
     cols = {"log_time": np.array(log_time, dtype="datetime64[ns]")}
-    if isinstance(stamp, tuple):
-        cols["header.stamp.sec"] = np.array(stamp[0], dtype=np.int32)
-        cols["header.stamp.nanosec"] = np.array(stamp[1], dtype=np.uint32)
-    else:
-        cols["header.stamp"] = np.array(stamp, dtype="datetime64[ns]")
+    cols["header.stamp"] = np.array(stamp, dtype="datetime64[ns]")
     for k in COLUMNS[1:]:
         cols[k] = np.array(m[k], dtype=np.float64)
     for k in COVARIANCES:
@@ -259,16 +255,14 @@ def rosbags_imu(path, topic):
 
 def ros2_columns(decoded):
     """The columns of `decoded` ((log time, message) pairs of ROS 2 Imu
-    messages) in lists, ROS 2's stamp as its two fields."""
-    times, m = [], collect()[2]
-    sec, nanosec = [], []
+    messages) in lists, the stamp in ns (sec * 10^9 + nanosec)."""
+    times, stamps, m = collect()
     for log_time, msg in decoded:
         times.append(log_time)
         s = msg.header.stamp
-        sec.append(s.sec)
-        nanosec.append(s.nanosec)
+        stamps.append(s.sec * 1_000_000_000 + s.nanosec)
         add(m, msg)
-    return times, (sec, nanosec), m
+    return times, stamps, m
 
 
 def mcap_imu(path, topic):
@@ -334,6 +328,13 @@ def check_roboto(ours, theirs):
     for c in same:
         if not np.array_equal(ours[c].to_numpy(), theirs[c].to_numpy()):
             raise SystemExit(f"roboto: column {c} differs")
+    # The stamp: one time column of ours, roboto's two fields.
+    stamp = ours["header.stamp"].to_numpy().astype("datetime64[ns]").astype(np.int64)
+    theirs_ns = (theirs["header.stamp.sec"].to_numpy().astype(np.int64) * 1_000_000_000
+                 + theirs["header.stamp.nanosec"].to_numpy().astype(np.int64))
+    if not np.array_equal(stamp, theirs_ns):
+        raise SystemExit("roboto: the header stamps differ")
+    same.append("header.stamp")
     if len(same) < 10:
         raise SystemExit(f"roboto: only {same} compared")
     return len(same)

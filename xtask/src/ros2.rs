@@ -20,7 +20,9 @@
 //!   must be that double exactly;
 //! - `uint8`/`byte` arrays (python `bytes`) and `char` arrays (python
 //!   lists of signed bytes): the same byte values;
-//! - structs: the same field names in the same order, each equal.
+//! - structs: the same field names in the same order, each equal;
+//! - `builtin_interfaces/Time` and `Duration` (one instant or duration in
+//!   ns on our side): python's `sec` * 10^9 + `nanosec`.
 //!
 //! Where python cannot decode (it rejects the `.srv` text of service-event
 //! schemas; it has no decoder for an unknown message encoding; it does
@@ -284,6 +286,18 @@ fn same_element(
         }
     };
     let ok = match (elem, ours) {
+        // builtin_interfaces' Time and Duration: one instant (duration) in
+        // ns on our side, python's two fields sec * 10^9 + nanosec.
+        (FieldType::Message(_), Value::Time(_) | Value::Duration(_)) => {
+            let ns = match ours {
+                Value::Time(t) => t.as_nanos(),
+                Value::Duration(d) => *d,
+                _ => 0,
+            };
+            let sec = theirs.get("sec").and_then(Json::as_i64);
+            let nanosec = theirs.get("nanosec").and_then(Json::as_i64);
+            matches!((sec, nanosec), (Some(s), Some(n)) if s * 1_000_000_000 + n == ns)
+        }
         (FieldType::Message(name), _) => {
             let def = ty
                 .def(name)

@@ -43,10 +43,15 @@ CONFORMANCE = corpus_files("mcap-conformance", "*.mcap")
 
 def plain_ros(v):
     """A genpy (ROS 1) or mcap-ros2 value as dicts, lists and numbers;
-    ROS 1 times and durations as int nanoseconds, as Log.messages gives
-    them."""
+    times and durations (ROS 1's, ROS 2's builtin_interfaces) as int
+    nanoseconds, as Log.messages gives them."""
     if hasattr(v, "secs") and hasattr(v, "nsecs"):
         return v.secs * 1_000_000_000 + v.nsecs
+    if type(v).__name__ in ("Time", "Duration") and list(getattr(v, "__slots__", ())) == [
+        "sec",
+        "nanosec",
+    ]:
+        return v.sec * 1_000_000_000 + v.nanosec
     if hasattr(v, "__slots__") and not isinstance(v, (bytes, str)):
         return {k: plain_ros(getattr(v, k)) for k in v.__slots__}
     if isinstance(v, (list, tuple)):

@@ -79,8 +79,16 @@ fn norm(v: &Value) -> Json {
                 .map(|(n, v)| (n.to_string(), norm(v)))
                 .collect(),
         ),
-        other => panic!("unexpected value {other:?}"),
+        // builtin_interfaces' Time and Duration, as the script gives
+        // them: the two fields of their definition.
+        Value::Time(t) => sec_nanosec(t.as_nanos()),
+        Value::Duration(d) => sec_nanosec(*d),
     }
+}
+
+/// `{sec, nanosec}` of `ns` (nanosec in 0..1e9, as ROS 2 stores them).
+fn sec_nanosec(ns: i64) -> Json {
+    json!({"sec": ns.div_euclid(1_000_000_000), "nanosec": ns.rem_euclid(1_000_000_000)})
 }
 
 /// `bag` converted with `ros2: true`.

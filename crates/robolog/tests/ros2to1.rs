@@ -307,25 +307,18 @@ fn bits(v: &Value) -> Value {
     }
 }
 
-/// `v` with times and durations as `builtin_interfaces` structs.
+/// `v` with times and durations as `builtin_interfaces` holds them: the
+/// seconds of a ROS 1 time (uint32) in an int32, so that times past 2038
+/// wrap as the conversion writes them.
 fn times(v: &Value) -> Value {
-    let time = |sec: i64, nsec: i64| {
-        Value::Struct(vec![
-            ("sec".into(), Value::I64(sec)),
-            ("nanosec".into(), Value::U64(nsec as u64)),
-        ])
-    };
     match v {
         Value::Struct(fs) => Value::Struct(fs.iter().map(|(n, x)| (n.clone(), times(x))).collect()),
         Value::Array(a) => Value::Array(a.iter().map(times).collect()),
         Value::Time(t) => {
             let ns = t.as_nanos();
-            time(
-                i64::from((ns / 1_000_000_000) as u32 as i32),
-                ns % 1_000_000_000,
-            )
+            let sec = i64::from((ns / 1_000_000_000) as u32 as i32);
+            Value::Time(logcore::Timestamp(sec * 1_000_000_000 + ns % 1_000_000_000))
         }
-        Value::Duration(d) => time(d.div_euclid(1_000_000_000), d.rem_euclid(1_000_000_000)),
         other => other.clone(),
     }
 }

@@ -18,8 +18,9 @@
 //! `uint8`, `byte` and `char` `Bytes`; arrays of `float32` and `float64`
 //! the typed `F32Array`/`F64Array`; other arrays `Array`; strings `String`
 //! when they are UTF-8 and `Bytes` otherwise; wide strings `String`;
-//! messages `Struct` with their fields in order (`builtin_interfaces/Time`
-//! is a struct of `sec` and `nanosec`, as its definition says).
+//! messages `Struct` with their fields in order; `builtin_interfaces/Time`
+//! and `Duration` (the standard `int32 sec`, `uint32 nanosec`) one `Time`
+//! or `Duration` in ns, as ROS 1's `time` and `duration` decode.
 //! Bounds (`string<=N`, `T[<=N]`) are not enforced when reading.
 //!
 //! Wide strings are read as Fast DDS (ROS 2's default middleware) writes
@@ -41,6 +42,36 @@ pub(crate) enum Kind {
     Str,
     WStr,
     Msg(usize),
+    /// `builtin_interfaces/Time` (`int32 sec`, `uint32 nanosec`): one
+    /// instant, as ROS 1's `time`.
+    Time,
+    /// `builtin_interfaces/Duration` (`int32 sec`, `uint32 nanosec`).
+    Duration,
+}
+
+/// Whether `def` is builtin_interfaces' `Time` or `Duration` as the
+/// standard defines them (`int32 sec`, `uint32 nanosec`): such a field is
+/// one instant or duration ([`Kind::Time`], [`Kind::Duration`]); a type of
+/// that name with other fields stays a struct.
+fn builtin_time(def: &MsgDef) -> Option<Kind> {
+    let kind = match def.name.as_str() {
+        "builtin_interfaces/Time" => Kind::Time,
+        "builtin_interfaces/Duration" => Kind::Duration,
+        _ => return None,
+    };
+    match def.fields.as_slice() {
+        [sec, nanosec]
+            if sec.name == "sec"
+                && nanosec.name == "nanosec"
+                && matches!(sec.ty, FieldType::Primitive(Primitive::Int32))
+                && matches!(nanosec.ty, FieldType::Primitive(Primitive::UInt32))
+                && matches!(sec.array, ArrayKind::Scalar)
+                && matches!(nanosec.array, ArrayKind::Scalar) =>
+        {
+            Some(kind)
+        }
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -166,7 +197,7 @@ impl MessageType {
                     FieldType::String { .. } => Kind::Str,
                     FieldType::WString { .. } => Kind::WStr,
                     FieldType::Message(m) => match index.get(m.as_str()) {
-                        Some(&i) => Kind::Msg(i),
+                        Some(&i) => builtin_time(&defs[i]).unwrap_or(Kind::Msg(i)),
                         None => {
                             return Err(Error::definition(
                                 &d.name,
@@ -313,6 +344,16 @@ impl MessageType {
     ) -> Result<Value> {
         match kind {
             Kind::Msg(j) => self.decode_struct(j, depth + 1, r),
+            Kind::Time | Kind::Duration => {
+                r.align(4, what)?;
+                let sec = i32::from_le_bytes(r.le::<4>(what)?);
+                let nanosec = u32::from_le_bytes(r.le::<4>(what)?);
+                let ns = i64::from(sec) * 1_000_000_000 + i64::from(nanosec);
+                Ok(match kind {
+                    Kind::Time => Value::Time(logcore::Timestamp(ns)),
+                    _ => Value::Duration(ns),
+                })
+            }
             Kind::Prim(p) => r.primitive(p, what),
             Kind::Str => r.string(what),
             Kind::WStr => r.wstring(what),
@@ -330,6 +371,7 @@ impl MessageType {
         let elem = match kind {
             Kind::Prim(p) => p.size() as u64,
             Kind::Str | Kind::WStr => 4,
+            Kind::Time | Kind::Duration => 8,
             Kind::Msg(j) => self.compiled.get(j).map_or(1, |c| c.min_size.max(1)),
         };
         let left = r.data.len().saturating_sub(r.pos) as u64;
@@ -386,6 +428,7 @@ fn min_size(
         let elem = match *kind {
             Kind::Prim(p) => p.size() as u64,
             Kind::Str | Kind::WStr => 4,
+            Kind::Time | Kind::Duration => 8,
             Kind::Msg(j) => min_size(compiled, j, depth + 1, max, memo)?,
         };
         total = total.saturating_add(match *array {

@@ -24,6 +24,8 @@ impl CompiledType for Compiled {
             Kind::Prim(p) => Element::Primitive(p),
             Kind::Str | Kind::WStr => Element::String,
             Kind::Msg(j) => Element::Message(j),
+            Kind::Time => Element::Time,
+            Kind::Duration => Element::Duration,
         }
     }
 }
@@ -31,8 +33,10 @@ impl CompiledType for Compiled {
 impl MessageType {
     /// The type of every value [`decode`](Self::decode) returns: a
     /// [`ValueType::Struct`] of the fields in order (constants are not
-    /// fields), nested messages as structs (`builtin_interfaces/Time` is
-    /// the struct of `sec` and `nanosec` its definition declares),
+    /// fields), nested messages as structs, `builtin_interfaces/Time` and
+    /// `Duration` as [`ValueType::Time`] and [`ValueType::Duration`] (one
+    /// instant or duration in ns, as ROS 1's `time` and `duration`, where
+    /// their definition is the standard `int32 sec`, `uint32 nanosec`),
     /// `string`, `string<=N`, `wstring` and `wstring<=N` as
     /// [`ValueType::String`], `T[N]` as [`ValueType::FixedArray`],
     /// sequences of `uint8`, `byte` and `char` (bounded or not) as
@@ -71,8 +75,9 @@ mod tests {
 
     use super::*;
 
+    /// `builtin_interfaces/Time`: one instant, as ROS 1's `time`.
     fn stamp() -> T {
-        T::record([("sec", T::I32), ("nanosec", T::U32)])
+        T::Time
     }
 
     fn header() -> T {
@@ -122,6 +127,56 @@ mod tests {
         p.extend(std::iter::repeat_n(0u8, 8 * (4 + 9 + 3 + 9 + 3 + 9)));
         let v = t.decode(&p, 0).unwrap();
         assert_eq!(want.admits(&v), Ok(()));
+        // sec 5, nanosec 6: 5_000_000_006 ns.
+        let Value::Struct(fields) = &v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(
+            fields[0].1,
+            Value::record([
+                ("stamp", Value::Time(logcore::Timestamp(5_000_000_006))),
+                ("frame_id", Value::String("imu".into())),
+            ])
+        );
+        // A type of that name with other fields stays a struct.
+        let odd = MessageType::parse(
+            "a/msg/Odd",
+            "builtin_interfaces/Time t
+================
+MSG: builtin_interfaces/Time
+int64 sec
+",
+        )
+        .unwrap();
+        assert_eq!(
+            odd.value_type(),
+            Some(T::record([("t", T::record([("sec", T::I64)]))]))
+        );
+        // Durations, and negative seconds (before 1970, or a negative
+        // duration), big-endian too.
+        let d = MessageType::parse(
+            "a/msg/D",
+            "builtin_interfaces/Duration d
+builtin_interfaces/Time t
+",
+        )
+        .unwrap();
+        assert_eq!(
+            d.value_type(),
+            Some(T::record([("d", T::Duration), ("t", T::Time)]))
+        );
+        let mut p = vec![0, 0, 0, 0];
+        p.extend((-2i32).to_be_bytes());
+        p.extend(500_000_000u32.to_be_bytes());
+        p.extend(1i32.to_be_bytes());
+        p.extend(7u32.to_be_bytes());
+        assert_eq!(
+            d.decode(&p, 0).unwrap(),
+            Value::record([
+                ("d", Value::Duration(-1_500_000_000)),
+                ("t", Value::Time(logcore::Timestamp(1_000_000_007))),
+            ])
+        );
     }
 
     #[test]

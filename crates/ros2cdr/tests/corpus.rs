@@ -184,12 +184,10 @@ fn parameter_event_nested_arrays_of_structs() {
     assert_eq!(
         v,
         Value::record([
+            // sec 1_697_521_620, nanosec 35_063_450.
             (
                 "stamp",
-                Value::record([
-                    ("sec", Value::I64(1_697_521_620)),
-                    ("nanosec", Value::U64(35_063_450)),
-                ])
+                Value::Time(logcore::Timestamp(1_697_521_620_035_063_450))
             ),
             ("node", Value::String("/introspection_client".into())),
             (
@@ -243,12 +241,12 @@ fn strings_bounded_and_quoted_defaults_and_an_empty_type() {
 #[test]
 fn service_events_decode_into_info_request_and_response() {
     let gid = hex("010feb7d6c2aa9d20000000000001304");
-    let info = |event_type: u64, sec: i64, nanosec: u64| {
+    let info = |event_type: u64, sec: i64, nanosec: i64| {
         Value::record([
             ("event_type", Value::U64(event_type)),
             (
                 "stamp",
-                Value::record([("sec", Value::I64(sec)), ("nanosec", Value::U64(nanosec))]),
+                Value::Time(logcore::Timestamp(sec * 1_000_000_000 + nanosec)),
             ),
             ("client_gid", Value::Bytes(gid.clone())),
             ("sequence_number", Value::I64(1)),

@@ -68,7 +68,11 @@ fn a_rosidl_text_compiles_and_decodes() {
             .cloned()
             .unwrap_or(Value::Null)
     };
-    assert_eq!(get(&["header", "stamp", "sec"]), Value::I64(5));
+    // sec 5, nanosec 6: one instant in ns.
+    assert_eq!(
+        get(&["header", "stamp"]),
+        Value::Time(logcore::Timestamp(5_000_000_006))
+    );
     assert_eq!(get(&["header", "frame_id"]), Value::String("map".into()));
     assert_eq!(get(&["scale"]), Value::F32(0.5));
     assert_eq!(get(&["xyz"]), Value::F64Array(vec![1.0, 2.0, 3.0]));

@@ -152,8 +152,8 @@ fn imu_has_its_fields() {
         let Some(t) = parse_interface(distro, "sensor_msgs", "Imu") else {
             return;
         };
-        let stamp = T::record([("sec", T::I32), ("nanosec", T::U32)]);
-        let header = T::record([("stamp", stamp), ("frame_id", T::String)]);
+        // builtin_interfaces/Time (int32 sec, uint32 nanosec): one instant.
+        let header = T::record([("stamp", T::Time), ("frame_id", T::String)]);
         let xyz = T::record([("x", T::F64), ("y", T::F64), ("z", T::F64)]);
         let q = T::record([("x", T::F64), ("y", T::F64), ("z", T::F64), ("w", T::F64)]);
         let cov = T::fixed(T::F64, 9);
@@ -257,12 +257,11 @@ fn builtins_and_a_wide_string_bound() {
     let Some(t) = parse_interface("humble", "test_msgs", "Builtins") else {
         return;
     };
-    let stamp = T::record([("sec", T::I32), ("nanosec", T::U32)]);
     assert_eq!(
         t.value_type(),
         Some(T::record([
-            ("duration_value", stamp.clone()),
-            ("time_value", stamp)
+            ("duration_value", T::Duration),
+            ("time_value", T::Time)
         ]))
     );
     let t = MessageType::parse("p/msg/W", "wstring<=3 w \"abc\"\nwstring<=2[<=2] v").unwrap();

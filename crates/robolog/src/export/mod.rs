@@ -25,7 +25,8 @@
 //!   whose first column is the `timestamp` field in microseconds.
 //! - **Value columns** with pyulog's names: `a.b` for field `b` of struct
 //!   `a`, `a[0]` for element 0 of array `a`, `a[0].b` for both; times and
-//!   durations as `t.sec`, `t.nsec` (their JSON form). A message whose
+//!   durations (a ROS `header.stamp`, ROS 1 or 2) as one column `t` of
+//!   integer nanoseconds. A message whose
 //!   value is not a struct (raw bytes) has its columns under the name
 //!   `data`.
 //! - **Columns are fixed per table** before the first row is written.

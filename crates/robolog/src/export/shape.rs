@@ -15,7 +15,8 @@ pub(crate) enum Shape {
     /// A scalar of this kind (widened over the messages: an `I64` seen
     /// beside a `U64` makes `Int`, an integer beside a float `F64`).
     Leaf(ColumnKind),
-    /// A time or duration: the columns `.sec` and `.nsec`, as in JSON.
+    /// A time or duration: one column of integer nanoseconds (a ROS
+    /// `header.stamp`), as every other time of the export.
     Time,
     /// Named fields in order of first appearance.
     Struct {
@@ -174,7 +175,7 @@ impl Shape {
         match self {
             Shape::Unknown => 0,
             Shape::Leaf(_) | Shape::Json => 1,
-            Shape::Time => 2,
+            Shape::Time => 1,
             Shape::Struct { fields, width } => {
                 *width = fields.iter_mut().map(|(_, s)| s.finish()).sum();
                 *width
@@ -203,10 +204,7 @@ impl Shape {
             Shape::Unknown => {}
             Shape::Leaf(k) => out.push(col(prefix.to_string(), *k)),
             Shape::Json => out.push(col(prefix.to_string(), ColumnKind::Json)),
-            Shape::Time => {
-                out.push(col(format!("{prefix}.sec"), ColumnKind::Int));
-                out.push(col(format!("{prefix}.nsec"), ColumnKind::Int));
-            }
+            Shape::Time => out.push(col(prefix.to_string(), ColumnKind::Int)),
             Shape::Struct { fields, .. } => {
                 for (name, s) in fields {
                     let p = if prefix.is_empty() {
@@ -229,7 +227,7 @@ impl Shape {
         match self {
             Shape::Unknown => 0,
             Shape::Leaf(_) | Shape::Json => 1,
-            Shape::Time => 2,
+            Shape::Time => 1,
             Shape::Struct { width, .. } | Shape::Array { width, .. } => *width,
         }
     }
@@ -245,9 +243,9 @@ impl Shape {
                 v => Cell::Json(v),
             }),
             Shape::Time => match v {
-                Value::Time(t) => sec_nsec(t.as_nanos(), sink),
-                Value::Duration(d) => sec_nsec(*d, sink),
-                _ => empty(2, sink),
+                Value::Time(t) => sink.cell(Cell::I64(t.as_nanos())),
+                Value::Duration(d) => sink.cell(Cell::I64(*d)),
+                _ => sink.cell(Cell::Empty),
             },
             Shape::Struct { fields, width } => match v {
                 Value::Struct(vf) => {
@@ -357,11 +355,6 @@ fn scalar(v: &Value) -> Cell<'_> {
     }
 }
 
-fn sec_nsec(ns: i64, sink: &mut dyn TableSink) {
-    sink.cell(Cell::I64(ns.div_euclid(1_000_000_000)));
-    sink.cell(Cell::I64(ns.rem_euclid(1_000_000_000)));
-}
-
 fn empty(n: usize, sink: &mut dyn TableSink) {
     for _ in 0..n {
         sink.cell(Cell::Empty);
@@ -398,11 +391,8 @@ mod tests {
         s.merge(&msg(1), 8);
         s.merge(&msg(3), 8);
         s.merge(&msg(0), 8);
-        assert_eq!(s.finish(), 6);
-        assert_eq!(
-            names(&s),
-            ["id", "pts[0].x", "pts[1].x", "pts[2].x", "t.sec", "t.nsec"]
-        );
+        assert_eq!(s.finish(), 5);
+        assert_eq!(names(&s), ["id", "pts[0].x", "pts[1].x", "pts[2].x", "t"]);
     }
 
     #[test]

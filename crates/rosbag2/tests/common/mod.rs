@@ -90,6 +90,20 @@ pub(crate) fn same(ours: &Value, want: &Json, path: &str) -> Result<(), String> 
             }
             Ok(())
         }
+        // builtin_interfaces' Time and Duration: one instant (duration) in
+        // ns, rosbags' two fields sec * 10^9 + nanosec.
+        Value::Time(_) | Value::Duration(_) => {
+            let ns = match ours {
+                Value::Time(t) => t.as_nanos(),
+                Value::Duration(d) => *d,
+                _ => 0,
+            };
+            let (sec, nanosec) = (want["sec"].as_i64(), want["nanosec"].as_i64());
+            match (sec, nanosec) {
+                (Some(s), Some(n)) if s * 1_000_000_000 + n == ns => Ok(()),
+                _ => fail(),
+            }
+        }
         Value::Bool(b) if want.as_bool() == Some(*b) => Ok(()),
         Value::I64(n) if want.as_i64() == Some(*n) => Ok(()),
         Value::U64(n) if want.as_u64() == Some(*n) => Ok(()),
