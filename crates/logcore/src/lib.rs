@@ -38,6 +38,7 @@
 
 pub mod ahead;
 pub mod channel;
+pub mod clock;
 pub mod cursor;
 pub mod error;
 pub mod filename;

@@ -14,7 +14,9 @@ use crate::Error;
 use crate::table::metadata_json;
 
 /// The schema of the `logs` table: `path`, `format`, `start`, `end`,
-/// `duration_s`, `message_count`, `metadata`, `tables`: the one definition
+/// `duration_s`, `message_count`, `metadata`, `tables`, `clock`,
+/// `start_utc`, `end_utc` (UTC timestamps, null where the log has no UTC
+/// anchor: a "flights per day" query groups by them): the one definition
 /// of the table, which the Parquet export writes a row of per log and SQL
 /// over logs (`robolog-sql`) queries, after its `log` column
 /// ([`logs_batch`]).
@@ -29,7 +31,15 @@ pub fn logs_schema() -> SchemaRef {
         Field::new("message_count", DataType::UInt64, false),
         Field::new("metadata", DataType::Utf8, false),
         Field::new("tables", DataType::Utf8, false),
+        Field::new("clock", DataType::Utf8, false),
+        Field::new("start_utc", utc_type(), true),
+        Field::new("end_utc", utc_type(), true),
     ]))
+}
+
+/// A UTC instant in Arrow: nanoseconds with the time zone `UTC`.
+fn utc_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
 }
 
 /// One row of the `logs` table ([`logs_schema`]): a log and what its
@@ -54,11 +64,23 @@ pub struct LogRow {
     /// of logs read together, or the dataset) with the topic (ULog: the
     /// message name) whose messages are its rows: `{"temp_1": "/temp-1"}`.
     pub tables: String,
+    /// What its times count from ([`logcore::clock::ClockKind`]'s name:
+    /// `utc`, `boot`, `simulation`, `recording_start` or `unknown`).
+    pub clock: &'static str,
+    /// The first log time in UTC (ns since 1970), where the log has UTC
+    /// times (its clock, or an anchor it holds: a ULog's GPS time).
+    pub start_utc: Option<i64>,
+    /// The last log time in UTC, where the log has UTC times.
+    pub end_utc: Option<i64>,
 }
 
 impl LogRow {
     /// The row of the log at `path` whose summary is `summary`.
     pub fn new(summary: &Summary, path: &str) -> LogRow {
+        let utc = |t: Option<logcore::Timestamp>| {
+            t.and_then(|t| logcore::clock::to_utc(summary, t))
+                .map(logcore::Timestamp::as_nanos)
+        };
         let duration_s = match (summary.start, summary.end) {
             (Some(s), Some(e)) => {
                 (i128::from(e.as_nanos()) - i128::from(s.as_nanos())) as f64 / 1e9
@@ -74,6 +96,9 @@ impl LogRow {
             message_count: summary.message_count,
             metadata: metadata_json(summary),
             tables: "{}".to_string(),
+            clock: logcore::clock::ClockKind::of(summary).name(),
+            start_utc: utc(summary.start),
+            end_utc: utc(summary.end),
         }
     }
 
@@ -102,6 +127,12 @@ fn logs_columns(rows: &[LogRow]) -> Vec<ArrayRef> {
             rows.iter().map(f),
         ))
     };
+    let utc_times = |f: fn(&LogRow) -> Option<i64>| -> ArrayRef {
+        Arc::new(
+            PrimitiveArray::<TimestampNanosecondType>::from_iter(rows.iter().map(f))
+                .with_timezone("UTC"),
+        )
+    };
     vec![
         Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.path))),
         Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.format))),
@@ -119,6 +150,9 @@ fn logs_columns(rows: &[LogRow]) -> Vec<ArrayRef> {
         Arc::new(StringArray::from_iter_values(
             rows.iter().map(|r| r.tables.as_str()),
         )),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.clock))),
+        utc_times(|r| r.start_utc),
+        utc_times(|r| r.end_utc),
     ]
 }
 

@@ -263,7 +263,10 @@ fn check_export(inputs: &[PathBuf]) -> (PathBuf, ParquetExport) {
                 "duration_s",
                 "message_count",
                 "metadata",
-                "tables"
+                "tables",
+                "clock",
+                "start_utc",
+                "end_utc"
             ]
         );
         let b = &r.batch;
@@ -292,6 +295,22 @@ fn check_export(inputs: &[PathBuf]) -> (PathBuf, ParquetExport) {
         let meta: serde_json::Value =
             serde_json::from_str(b.column(6).as_string::<i32>().value(0)).unwrap();
         assert_eq!(meta.as_object().unwrap().len(), summary.metadata.len());
+        // The clock, and the UTC times: the log's own where its clock is
+        // UTC (from 2000 on), through its anchor where it has one, else
+        // null.
+        assert_eq!(
+            b.column(8).as_string::<i32>().value(0),
+            logcore::clock::ClockKind::of(&summary).name()
+        );
+        let start_utc = b.column(9).as_primitive::<TimestampNanosecondType>();
+        let want_utc = summary.start.and_then(|s| match summary.time_model.clock {
+            logcore::Clock::Unix if s.as_nanos() < 946_684_800_000_000_000 => None,
+            _ => summary.time_model.to_unix(s),
+        });
+        assert_eq!(
+            start_utc.is_valid(0).then(|| start_utc.value(0)),
+            want_utc.map(|s| s.as_nanos())
+        );
         assert_eq!(r.kv.get("robolog.table"), Some(&Some("logs".to_string())));
         assert!(
             r.compression

@@ -151,6 +151,16 @@ impl Log {
         }
     }
 
+    /// The time `which` picks of the summary, in UTC ns where the log has
+    /// UTC times.
+    fn utc(&self, which: fn(&logcore::Summary) -> Option<Timestamp>) -> PyResult<Option<i64>> {
+        let shared = self.shared()?;
+        let s = &shared.summary;
+        Ok(which(s)
+            .and_then(|t| robolog::clock::to_utc(s, t))
+            .map(Timestamp::as_nanos))
+    }
+
     /// The table `q` asks for, built without the GIL.
     fn table_of(&self, py: Python<'_>, q: Query, flatten: bool) -> PyResult<Table> {
         let shared = self.shared()?;
@@ -352,22 +362,14 @@ impl Log {
     /// CARLA or VEL header); None where the log has no UTC time.
     #[getter]
     fn start_utc(&self) -> PyResult<Option<i64>> {
-        let shared = self.shared()?;
-        let s = &shared.summary;
-        Ok(s.start
-            .and_then(|t| robolog::clock::to_utc(s, t))
-            .map(Timestamp::as_nanos))
+        self.utc(|s| s.start)
     }
 
     /// The time of the last message in UTC (int ns since 1970), or None
     /// (see Log.start_utc).
     #[getter]
     fn end_utc(&self) -> PyResult<Option<i64>> {
-        let shared = self.shared()?;
-        let s = &shared.summary;
-        Ok(s.end
-            .and_then(|t| robolog::clock::to_utc(s, t))
-            .map(Timestamp::as_nanos))
+        self.utc(|s| s.end)
     }
 
     /// The time of the first message as a timezone-aware UTC datetime, or
@@ -780,7 +782,7 @@ impl Log {
         let what = match self.shared() {
             Ok(s) => format!(
                 "{} topics, {} messages",
-                s.summary.channels.len(),
+                s.summary.topics().len(),
                 s.summary.message_count
             ),
             Err(_) => "closed".to_string(),

@@ -125,9 +125,15 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
         .thread_name("robolog-sql")
         .build()
         .map_err(|e| SqlFailure::Other(Failure::Log(logcore::Error::Io(e.into()))))?;
+    // Planned as `robolog sql` plans it: a table that is not there is
+    // named with the closest ones and how to quote them.
     let df = runtime
-        .block_on(session.sql_with_options(query, robolog_sql::read_only_options()))
-        .map_err(|e| SqlFailure::of(&e))?;
+        .block_on(robolog_sql::query(&session, query))
+        .map_err(|e| match &e {
+            // A log's error while planning (opening it), as the log's.
+            robolog_sql::Error::DataFusion(d) => SqlFailure::of(d),
+            e => SqlFailure::log(e),
+        })?;
     let schema = Arc::new(df.schema().as_arrow().clone());
     // Run on the runtime's threads while this one looks for Ctrl-C: a
     // query may run for long without producing a batch (an aggregate over
@@ -158,6 +164,21 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
             u.count,
             if u.count == 1 { "" } else { "s" },
             if u.count == 1 { "has" } else { "have" },
+        ));
+    }
+    // Records the query's scans could not read: the answer may lack rows.
+    for l in set.progress().lost() {
+        let first = match (&l.first, l.offset) {
+            (Some(e), _) => format!("; the first: {e}"),
+            (None, Some(o)) => format!("; the first at byte {o}"),
+            (None, None) => String::new(),
+        };
+        problems.push(format!(
+            "{}: table {}: {} record{} could not be read, so the answer may lack rows{first}",
+            l.path.display(),
+            l.table,
+            l.count,
+            if l.count == 1 { "" } else { "s" },
         ));
     }
     Ok(Answer {

@@ -128,6 +128,20 @@ def test_query_errors_are_query_errors():
     with pytest.raises(robolog.QueryError, match="nope"):
         robolog.sql("SELECT nope FROM chatter", bag)
     assert issubclass(robolog.QueryError, ValueError)
+    # As `robolog sql` says it: the closest table and how to quote it.
+    with pytest.raises(robolog.QueryError, match='no table "/count"; the closest: FROM "count"'):
+        robolog.sql('SELECT * FROM "/count"', bag)
+    # Names match ignoring case where one table has them.
+    assert robolog.sql("SELECT count(*) AS n FROM Count", bag).to_pyarrow().column("n").to_pylist() == [30]
+
+
+def test_records_a_scan_could_not_read_are_problems():
+    """truncated.bag loses 27 of its 30 /count messages to the cut: the
+    answer's problems say so, as `robolog sql` does on stderr."""
+    cut = TESTDATA / "rosbag" / "truncated.bag"
+    with pytest.warns(RuntimeWarning):
+        t = robolog.sql("SELECT count(*) AS n FROM count", cut)
+    assert any("could not be read, so the answer may lack rows" in p for p in t.problems), t.problems
 
 
 def test_log_errors_name_the_log(tmp_path):

@@ -203,6 +203,32 @@ def test_ulog_utc_through_gps_time():
         assert (log.start_utc, log.end_utc, log.start_datetime) == (None, None, None)
 
 
+def test_sql_logs_have_the_clock_and_utc_times():
+    """A "flights per day" query: logs.start_utc is the UTC start (the GPS
+    time of a ULog), null where the log has no UTC anchor, never 1970."""
+    pyulog = pytest.importorskip("pyulog")
+    pa = pytest.importorskip("pyarrow")
+    anchored = corpus_file("ulog", "pyulog", "sample_log_small.ulg")
+    ref = pyulog.ULog(str(anchored))
+    gps = next(d for d in ref.data_list if d.name in ("vehicle_gps_position", "sensor_gps"))
+    fix = next(i for i, u in enumerate(gps.data["time_utc_usec"]) if u > 0)
+    offset_ns = (int(gps.data["time_utc_usec"][fix]) - int(gps.data["timestamp"][fix])) * 1000
+    paths = [anchored, UNANCHORED_ULOG, BAG]
+    t = pa.table(robolog.sql("SELECT path, clock, start, start_utc, end_utc FROM logs", paths))
+    assert t.schema.field("start_utc").type == pa.timestamp("ns", tz="UTC")
+    rows = {r["path"]: r for r in t.cast(pa.schema([
+        ("path", pa.string()), ("clock", pa.string()), ("start", pa.int64()),
+        ("start_utc", pa.int64()), ("end_utc", pa.int64())])).to_pylist()}
+    a = rows[str(anchored)]
+    assert a["clock"] == "boot" and a["start_utc"] == a["start"] + offset_ns
+    u = rows[str(UNANCHORED_ULOG)]
+    assert u["clock"] == "boot" and (u["start_utc"], u["end_utc"]) == (None, None)
+    b = rows[str(BAG)]
+    assert b["clock"] == "utc" and b["start_utc"] == b["start"]
+    with robolog.open(anchored) as log:
+        assert (a["start_utc"], a["end_utc"]) == (log.start_utc, log.end_utc)
+
+
 def test_carla_times_in_ns_are_the_messages_log_times():
     path = next(iter(sorted((TESTDATA / "carla").glob("*.rec"))))
     with robolog.open(path) as log:

@@ -2,7 +2,8 @@
 #![doc = include_str!("../README.md")]
 
 mod check;
-pub mod clock;
+/// What a log's clock is and its UTC instants (see [`logcore::clock`]).
+pub use logcore::clock;
 #[cfg(feature = "mcap")]
 pub mod convert;
 pub mod export;

@@ -606,7 +606,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = True,
+        flatten: bool = False,
     ) -> Table: ...
     def scan(
         self,
@@ -615,7 +615,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = True,
+        flatten: bool = False,
     ) -> Scan: ...
     def to_pandas(
         self,
@@ -624,7 +624,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = False,
+        flatten: bool = True,
     ) -> Any: ...
     def dataframes(
         self,
@@ -641,7 +641,7 @@ class Log:
         start: Optional[_Time] = None,
         end: Optional[_Time] = None,
         *,
-        flatten: bool = False,
+        flatten: bool = True,
     ) -> Any: ...
     def close(self) -> None: ...
     def __enter__(self) -> "Log": ...

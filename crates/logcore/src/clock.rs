@@ -4,13 +4,13 @@
 //! them.
 //!
 //! The readers say what their format's clock counts from
-//! ([`logcore::Clock`]); this adds what the values themselves show: a ROS
+//! ([`crate::Clock`]); this adds what the values themselves show: a ROS
 //! bag or MCAP file whose times start before 2000 was not stamped with
 //! the time of day (simulated time, `use_sim_time`, a robot without a
 //! time source), so its clock is `unknown` and it has no UTC instants
 //! rather than dates in 1970.
 
-use logcore::{Clock, Format, Summary, Timestamp};
+use crate::{Clock, Format, Summary, Timestamp};
 
 /// 2000-01-01T00:00:00Z in ns: Unix-clocked times before it are not
 /// taken as dates.
@@ -66,12 +66,12 @@ impl ClockKind {
 /// use logcore::{Clock, Format, Summary, TimeModel, Timestamp};
 /// let mut s = Summary::new(Format::Mcap, "0", TimeModel::new(Clock::Unix));
 /// s.start = Some(Timestamp(1_600_000_000_000_000_000));
-/// assert_eq!(robolog::clock::to_utc(&s, Timestamp(1_600_000_001_000_000_000)),
+/// assert_eq!(logcore::clock::to_utc(&s, Timestamp(1_600_000_001_000_000_000)),
 ///            Some(Timestamp(1_600_000_001_000_000_000)));
 /// // Simulated time starting at 5 s: no dates in 1970.
 /// s.start = Some(Timestamp(5_000_000_000));
-/// assert_eq!(robolog::clock::to_utc(&s, Timestamp(6_000_000_000)), None);
-/// assert_eq!(robolog::clock::ClockKind::of(&s).name(), "unknown");
+/// assert_eq!(logcore::clock::to_utc(&s, Timestamp(6_000_000_000)), None);
+/// assert_eq!(logcore::clock::ClockKind::of(&s).name(), "unknown");
 /// ```
 pub fn to_utc(summary: &Summary, t: Timestamp) -> Option<Timestamp> {
     if ClockKind::of(summary) == ClockKind::Unknown {
