@@ -113,7 +113,8 @@ fn schema_lists_tables_and_columns() {
         stdout.ends_with(
             "logs\n  log: Utf8\n  path: Utf8\n  format: Utf8\n  start: Timestamp(ns)\n  \
              end: Timestamp(ns)\n  duration_s: Float64\n  message_count: UInt64\n  metadata: Utf8\n  \
-             tables: Utf8\n"
+             tables: Utf8\n  clock: Utf8\n  start_utc: Timestamp(ns, \"UTC\")\n  \
+             end_utc: Timestamp(ns, \"UTC\")\n"
         ),
         "{stdout}"
     );
