@@ -126,27 +126,22 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
         .build()
         .map_err(|e| SqlFailure::Other(Failure::Log(logcore::Error::Io(e.into()))))?;
     // Planned as `robolog sql` plans it: a table that is not there is
-    // named with the closest ones and how to quote them.
-    let df = runtime
-        .block_on(robolog_sql::query(&session, query))
-        .map_err(|e| match &e {
-            // A log's error while planning (opening it), as the log's.
-            robolog_sql::Error::DataFusion(d) => SqlFailure::of(d),
-            e => SqlFailure::log(e),
-        })?;
+    // named with the closest ones and how to quote them (which may open
+    // every log of the set, so Ctrl-C is answered here too).
+    let (planner, sql) = (session.clone(), query.to_string());
+    let df = on_runtime(
+        &runtime,
+        async move { robolog_sql::query(&planner, &sql).await },
+    )?
+    .map_err(|e| match &e {
+        // A log's error while planning (opening it), as the log's.
+        robolog_sql::Error::DataFusion(d) => SqlFailure::of(d),
+        e => SqlFailure::log(e),
+    })?;
     let schema = Arc::new(df.schema().as_arrow().clone());
-    // Run on the runtime's threads while this one looks for Ctrl-C: a
-    // query may run for long without producing a batch (an aggregate over
-    // `generate_series`). An interrupt drops the task, which stops the
-    // query.
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    let task = runtime.spawn(async move {
-        let _ = tx.send(df.collect().await);
-    });
-    let aborting = AbortOnDrop(task);
-    let batches = crate::interrupt::recv(&rx)
-        .map_err(|_| SqlFailure::Other(Failure::Panic("the query's task stopped".into())))?;
-    drop(aborting);
+    // A query may run for long without producing a batch (an aggregate
+    // over `generate_series`).
+    let batches = on_runtime(&runtime, async move { df.collect().await })?;
     let batches = batches.map_err(|e| SqlFailure::of(&e))?;
     let mut problems: Vec<String> = set
         .open_warnings()
@@ -186,6 +181,23 @@ fn answer(query: &str, paths: &[PathBuf], limits: robolog::Limits) -> Result<Ans
         batches,
         problems,
     })
+}
+
+/// `work` run on the runtime's threads while this one looks for Ctrl-C:
+/// an interrupt drops the task, which stops it, and raises here.
+fn on_runtime<T: Send + 'static>(
+    runtime: &tokio::runtime::Runtime,
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> Result<T, SqlFailure> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let task = runtime.spawn(async move {
+        let _ = tx.send(work.await);
+    });
+    let aborting = AbortOnDrop(task);
+    let out = crate::interrupt::recv(&rx)
+        .map_err(|_| SqlFailure::Other(Failure::Panic("the query's task stopped".into())))?;
+    drop(aborting);
+    Ok(out)
 }
 
 /// The native part of robolog.sql: the answer as a Table named "sql".

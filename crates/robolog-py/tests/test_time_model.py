@@ -183,15 +183,21 @@ def test_ulog_view_times_in_pyulog_units():
         pytest.fail("no corpus ULog with dropouts")
 
 
+def gps_offset_ns(pyulog, path):
+    """UTC minus boot time of a ULog, in ns, from pyulog's first GPS fix
+    (time_utc_usec - timestamp, as Flight Review takes it)."""
+    ref = pyulog.ULog(str(path))
+    gps = next(d for d in ref.data_list if d.name in ("vehicle_gps_position", "sensor_gps"))
+    fix = next(i for i, u in enumerate(gps.data["time_utc_usec"]) if u > 0)
+    return (int(gps.data["time_utc_usec"][fix]) - int(gps.data["timestamp"][fix])) * 1000
+
+
 def test_ulog_utc_through_gps_time():
     """A ULog's clock counts from boot; its UTC instants come from GPS time
     (time_utc_usec of the first fix, as Flight Review takes it)."""
     pyulog = pytest.importorskip("pyulog")
     path = corpus_file("ulog", "pyulog", "sample_log_small.ulg")
-    ref = pyulog.ULog(str(path))
-    gps = next(d for d in ref.data_list if d.name in ("vehicle_gps_position", "sensor_gps"))
-    fix = next(i for i, u in enumerate(gps.data["time_utc_usec"]) if u > 0)
-    offset_ns = (int(gps.data["time_utc_usec"][fix]) - int(gps.data["timestamp"][fix])) * 1000
+    offset_ns = gps_offset_ns(pyulog, path)
     with robolog.open(path) as log:
         assert log.clock == "boot"
         assert log.start_utc == log.start + offset_ns
@@ -209,10 +215,7 @@ def test_sql_logs_have_the_clock_and_utc_times():
     pyulog = pytest.importorskip("pyulog")
     pa = pytest.importorskip("pyarrow")
     anchored = corpus_file("ulog", "pyulog", "sample_log_small.ulg")
-    ref = pyulog.ULog(str(anchored))
-    gps = next(d for d in ref.data_list if d.name in ("vehicle_gps_position", "sensor_gps"))
-    fix = next(i for i, u in enumerate(gps.data["time_utc_usec"]) if u > 0)
-    offset_ns = (int(gps.data["time_utc_usec"][fix]) - int(gps.data["timestamp"][fix])) * 1000
+    offset_ns = gps_offset_ns(pyulog, anchored)
     paths = [anchored, UNANCHORED_ULOG, BAG]
     t = pa.table(robolog.sql("SELECT path, clock, start, start_utc, end_utc FROM logs", paths))
     assert t.schema.field("start_utc").type == pa.timestamp("ns", tz="UTC")
