@@ -50,10 +50,10 @@ pub(crate) use logs::logs_row;
 pub use logs::{LogRow, logs_batch, logs_schema};
 pub use robolog::names::{LOGS, MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
 pub use table::{
-    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, MAX_BATCH_PAYLOAD, MULTI_ID, PUBLISH_TIME,
-    PassItem, RESERVED, SEQUENCE, SPLIT_MESSAGES, ScanOptions, SkippedRecord, Table, TableBatch,
-    TableRead, TablesScan, Undecoded, original_name, read_table, scan, scan_tables, table_in,
-    table_key, table_name, table_of, tables, tables_with_summary, ulog_in_table,
+    BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOG_TIME_UTC, MAX_BATCH_PAYLOAD, MULTI_ID,
+    PUBLISH_TIME, PassItem, RESERVED, SEQUENCE, SPLIT_MESSAGES, ScanOptions, SkippedRecord, Table,
+    TableBatch, TableRead, TablesScan, Undecoded, original_name, read_table, scan, scan_tables,
+    table_in, table_key, table_name, table_of, tables, tables_with_summary, ulog_in_table,
 };
 
 /// What can go wrong building tables.

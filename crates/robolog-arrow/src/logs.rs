@@ -11,7 +11,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use logcore::Summary;
 
 use crate::Error;
-use crate::table::metadata_json;
+use crate::table::{metadata_json, utc_type};
 
 /// The schema of the `logs` table: `path`, `format`, `start`, `end`,
 /// `duration_s`, `message_count`, `metadata`, `tables`, `clock`,
@@ -35,11 +35,6 @@ pub fn logs_schema() -> SchemaRef {
         Field::new("start_utc", utc_type(), true),
         Field::new("end_utc", utc_type(), true),
     ]))
-}
-
-/// A UTC instant in Arrow: nanoseconds with the time zone `UTC`.
-fn utc_type() -> DataType {
-    DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
 }
 
 /// One row of the `logs` table ([`logs_schema`]): a log and what its

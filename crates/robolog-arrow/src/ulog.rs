@@ -76,6 +76,11 @@ pub(crate) fn batches(
                     times[first..last].iter().copied(),
                 ))
             }
+            Source::LogTimeUtc(model) => crate::table::utc_times(
+                *model,
+                last - first,
+                times[first..last].iter().map(|&t| Timestamp::from_nanos(t)),
+            ),
             Source::MultiId => Arc::new(PrimitiveArray::<UInt8Type>::from_iter_values(
                 std::iter::repeat_n(multi_id, last - first),
             )),

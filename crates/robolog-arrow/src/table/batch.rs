@@ -181,6 +181,9 @@ impl BatchReader<'_> {
                         metas.iter().map(|m| m.log_time.as_nanos()),
                     ))
                 }
+                (Source::LogTimeUtc(model), None) => {
+                    utc_times(*model, metas.len(), metas.iter().map(|m| m.log_time))
+                }
                 (Source::PublishTime, None) => {
                     Arc::new(PrimitiveArray::<TimestampNanosecondType>::from(
                         metas
@@ -213,6 +216,25 @@ impl BatchReader<'_> {
             &opts,
         )?)
     }
+}
+
+/// The `log_time_utc` column of `n` rows whose log times are `times`:
+/// each converted by `model` (the log's clock and anchor), or all null
+/// where the log has no UTC instants (`model` is `None`).
+pub(crate) fn utc_times(
+    model: Option<logcore::TimeModel>,
+    n: usize,
+    times: impl Iterator<Item = Timestamp>,
+) -> ArrayRef {
+    let Some(model) = model else {
+        return arrow_array::new_null_array(&crate::table::utc_type(), n);
+    };
+    Arc::new(
+        PrimitiveArray::<TimestampNanosecondType>::from_iter(
+            times.map(|t| model.to_unix(t).map(Timestamp::as_nanos)),
+        )
+        .with_timezone("UTC"),
+    )
 }
 
 /// The start of the page of a mapped file that holds byte `offset`.

@@ -8,7 +8,7 @@ use logcore::{ChannelId, ChannelInfo, LogReader, MessageFilter, ReadMode, Summar
 use robolog::Log;
 
 use super::Table;
-use super::schema::{RESERVED, make_schema};
+use super::schema::{RESERVED, make_schema, utc_model};
 use crate::{Error, infer};
 use robolog::names::TableNames;
 
@@ -164,6 +164,7 @@ pub(crate) fn tables_where(
             fields,
             columns,
             format: log.format(),
+            utc: utc_model(summary),
         });
     }
     Ok(out)

@@ -20,11 +20,14 @@ mod schema;
 use std::collections::BTreeMap;
 
 use arrow_schema::SchemaRef;
-use logcore::{ChannelInfo, Format, LogReader, MessageColumn, Summary, ValueType};
+use logcore::{
+    ChannelInfo, Format, LogReader, MessageColumn, Summary, TimeModel, Timestamp, ValueType,
+};
 
 use robolog::names::{base_name, may_name};
 
 // The Parquet export builds the tables of a set of logs.
+pub(crate) use batch::utc_times;
 #[cfg(feature = "parquet")]
 pub(crate) use group::tables_where;
 pub use group::{table_in, table_of, tables, tables_with_summary};
@@ -34,7 +37,8 @@ pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
 pub use schema::original_name;
 pub(crate) use schema::table_metadata;
-pub use schema::{DATA, LOG_TIME, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
+pub(crate) use schema::utc_type;
+pub use schema::{DATA, LOG_TIME, LOG_TIME_UTC, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
 
 /// One table of a log: the channels that share a [table name](table_name),
 /// their merged value type and the Arrow schema of their rows.
@@ -64,6 +68,9 @@ pub struct Table {
     columns: &'static [MessageColumn],
     /// The log's format.
     format: Format,
+    /// The clock `log_time_utc` is computed with, `None` where the log
+    /// has no UTC instants (see [`LOG_TIME_UTC`]).
+    utc: Option<TimeModel>,
 }
 
 /// The table name of a channel where no other topic of the logs read
@@ -109,14 +116,34 @@ pub fn ulog_in_table(format_name: &str, table: &str) -> bool {
 }
 
 impl Table {
-    /// The Arrow schema of the table's rows: `log_time`, then
-    /// `publish_time` and `sequence` for MCAP, `multi_id` for ULog, then a
-    /// column per top-level field of the value type (or one `data`
-    /// column). `log_time` carries the log's clock (`robolog.clock`) and,
-    /// where the log is anchored to UTC, `robolog.utc_offset_ns` in its
-    /// field metadata.
+    /// The Arrow schema of the table's rows: `log_time`, `log_time_utc`
+    /// (see [`LOG_TIME_UTC`]), then `publish_time` and `sequence` for
+    /// MCAP, `multi_id` for ULog, then a column per top-level field of the
+    /// value type (or one `data` column). `log_time` carries the log's
+    /// clock (`robolog.clock`) and, where the log is anchored to UTC,
+    /// `robolog.utc_offset_ns` in its field metadata.
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// `t`, a log time of the table's log, in UTC (ns since 1970): the
+    /// value of `log_time_utc` in the row whose `log_time` is `t`;
+    /// `None` where the log has no UTC instants.
+    pub fn to_utc(&self, t: Timestamp) -> Option<Timestamp> {
+        self.utc.and_then(|m| m.to_unix(t))
+    }
+
+    /// The log time of `utc` (ns since 1970 UTC) on the table's log's
+    /// clock (the inverse of [`Table::to_utc`]); `None` where the log has
+    /// no UTC instants.
+    pub fn from_utc(&self, utc: Timestamp) -> Option<Timestamp> {
+        self.utc.and_then(|m| m.from_unix(utc))
+    }
+
+    /// Whether the table's `log_time_utc` has values (the log's clock is
+    /// UTC or anchored to UTC).
+    pub fn has_utc(&self) -> bool {
+        self.utc.is_some()
     }
 
     /// The log's format.

@@ -14,7 +14,7 @@ use logcore::{
 use robolog::Log;
 
 use super::Table;
-use super::schema::{LOG_TIME, MULTI_ID, PUBLISH_TIME, SEQUENCE, original_name};
+use super::schema::{LOG_TIME, LOG_TIME_UTC, MULTI_ID, PUBLISH_TIME, SEQUENCE, original_name};
 use crate::Error;
 use crate::build::Column;
 use crate::build::ros1::Plan;
@@ -67,6 +67,8 @@ impl Default for ScanOptions {
 pub(crate) enum Source {
     /// The message's log time.
     LogTime,
+    /// The message's log time in UTC (`None`: the log has none).
+    LogTimeUtc(Option<logcore::TimeModel>),
     /// The message's publish time.
     PublishTime,
     /// The message's sequence number.
@@ -200,6 +202,7 @@ pub(super) fn reader<'a>(
         out_fields.push(full.field(idx).clone());
         let src = match n.as_str() {
             LOG_TIME => Source::LogTime,
+            LOG_TIME_UTC => Source::LogTimeUtc(table.utc),
             PUBLISH_TIME if table.columns.contains(&MessageColumn::PublishTime) => {
                 Source::PublishTime
             }

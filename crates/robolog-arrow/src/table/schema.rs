@@ -12,6 +12,12 @@ use crate::build;
 
 /// The column of log times.
 pub const LOG_TIME: &str = "log_time";
+/// The column of log times in UTC (`timestamp[ns, UTC]`), right after
+/// [`LOG_TIME`]: `log_time` itself where the log's clock is UTC,
+/// `log_time` plus the anchor's offset where a clock since boot is
+/// anchored to UTC (a ULog's GPS time), null where the log has no UTC
+/// instants (see [`logcore::clock::to_utc`]).
+pub const LOG_TIME_UTC: &str = "log_time_utc";
 /// The column of MCAP publish times.
 pub const PUBLISH_TIME: &str = "publish_time";
 /// The column of MCAP sequence numbers.
@@ -23,7 +29,14 @@ pub const DATA: &str = "data";
 /// Column names the tables of [`robolog-sql`](https://crates.io/crates/robolog-sql)
 /// and the Parquet layout add (`log`), reserved like the time columns: a
 /// message field of one of these names gets a trailing `_`.
-pub const RESERVED: [&str; 5] = [LOG_TIME, PUBLISH_TIME, SEQUENCE, MULTI_ID, "log"];
+pub const RESERVED: [&str; 6] = [
+    LOG_TIME,
+    LOG_TIME_UTC,
+    PUBLISH_TIME,
+    SEQUENCE,
+    MULTI_ID,
+    "log",
+];
 
 /// The Arrow schema of a table's rows (see
 /// [`Table::schema`](super::Table::schema)).
@@ -50,7 +63,10 @@ pub(super) fn make_schema(
         );
     }
     let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
-    let mut cols = vec![ArrowField::new(LOG_TIME, ts.clone(), false).with_metadata(time_meta)];
+    let mut cols = vec![
+        ArrowField::new(LOG_TIME, ts.clone(), false).with_metadata(time_meta),
+        ArrowField::new(LOG_TIME_UTC, utc_type(), true),
+    ];
     for c in columns {
         cols.push(match c {
             MessageColumn::PublishTime => ArrowField::new(PUBLISH_TIME, ts.clone(), true),
@@ -73,6 +89,22 @@ pub(super) fn make_schema(
     };
     let meta = table_metadata(name, key, format.name(), &types.join(","));
     Arc::new(Schema::new_with_metadata(cols, meta))
+}
+
+/// The type of [`LOG_TIME_UTC`]: nanoseconds with the time zone `UTC`.
+pub(crate) fn utc_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
+}
+
+/// The clock a table's [`LOG_TIME_UTC`] is computed with: the log's time
+/// model where its times have UTC instants (a UTC clock, or a clock
+/// anchored to UTC), `None` where they have none (the column is null).
+pub(super) fn utc_model(summary: &Summary) -> Option<logcore::TimeModel> {
+    let model = summary.time_model;
+    let kind = logcore::clock::ClockKind::of(summary);
+    let has_utc = kind != logcore::clock::ClockKind::Unknown
+        && (model.clock == logcore::Clock::Unix || model.anchor.is_some());
+    has_utc.then_some(model)
 }
 
 /// The schema metadata every table carries: `robolog.table` (its name),
