@@ -44,6 +44,10 @@ pub(crate) struct ScanSpec {
     pub(crate) start: Option<i64>,
     /// Only rows with `log_time` before this (ns, exclusive).
     pub(crate) end: Option<i64>,
+    /// Only rows with `log_time_utc` in this range (ns since 1970 UTC):
+    /// each log's `log_time` range through its UTC anchor, and no row of
+    /// a log without UTC times when bounded.
+    pub(crate) utc: crate::filter::Range,
     /// Rows per batch.
     pub(crate) batch_size: usize,
     /// How many partitions to spread the logs over (at most one per log).
@@ -148,6 +152,11 @@ impl DisplayAs for LogScanExec {
             // Shown as an inclusive range, the last nanosecond read.
             let last = end.map(|e| e.saturating_sub(1));
             write!(f, ", log_time={start:?}..={last:?}")?;
+        }
+        let utc = self.spec.utc;
+        if utc.bounded() {
+            let last = utc.end.map(|e| e.saturating_sub(1));
+            write!(f, ", log_time_utc={:?}..={last:?}", utc.start)?;
         }
         Ok(())
     }
@@ -363,6 +372,28 @@ fn scan_log(
     let Some(table) = table else {
         return Ok(true);
     };
+    // A `log_time_utc` range: the log's own range of log times, or no
+    // row where it has no UTC times (their `log_time_utc` is null).
+    let (mut start, mut end) = (spec.start, spec.end);
+    if spec.utc.bounded() {
+        if !table.has_utc() {
+            return Ok(true);
+        }
+        let local = |t: i64| {
+            table
+                .from_utc(Timestamp::from_nanos(t))
+                .map(Timestamp::as_nanos)
+        };
+        if let Some(s) = spec.utc.start.and_then(local) {
+            start = Some(start.map_or(s, |x| x.max(s)));
+        }
+        if let Some(e) = spec.utc.end.and_then(local) {
+            end = Some(end.map_or(e, |x| x.min(e)));
+        }
+        if matches!((start, end), (Some(s), Some(e)) if s >= e) {
+            return Ok(true);
+        }
+    }
     let have = table.schema();
     let names: Vec<String> = spec
         .schema
@@ -373,9 +404,9 @@ fn scan_log(
         .collect();
     let opts = ScanOptions {
         projection: Some(names),
-        start: spec.start.map(Timestamp::from_nanos),
+        start: start.map(Timestamp::from_nanos),
         // Both exclusive (and DataFusion filters the rows again).
-        end: spec.end.map(Timestamp::from_nanos),
+        end: end.map(Timestamp::from_nanos),
         batch_size: spec.batch_size.max(1),
         lenient: true,
         typed_columns: true,

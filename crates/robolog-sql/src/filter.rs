@@ -1,26 +1,38 @@
 //! The filters a table takes from a query: `log_time` ranges, pushed into
-//! the format's index, and `log = ...` / `log IN (...)`, which prune whole
-//! logs. Both are reported `Inexact`: DataFusion filters the rows again.
+//! the format's index; `log_time_utc` ranges, turned into each log's
+//! `log_time` range through its UTC anchor when the log is scanned (a log
+//! without UTC times is skipped); and `log = ...` / `log IN (...)`, which
+//! prune whole logs. All are reported `Inexact`: DataFusion filters the
+//! rows again.
 
 use std::collections::BTreeSet;
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
-use robolog_arrow::LOG_TIME;
+use robolog_arrow::{LOG_TIME, LOG_TIME_UTC};
 
 use crate::schema::LOG;
 
 /// What the filters of a scan allow: a `log_time` range (ns, `start`
-/// inclusive, `end` exclusive, as every layer below takes it) and a set of
+/// inclusive, `end` exclusive, as every layer below takes it), a
+/// `log_time_utc` range (ns since 1970 UTC, the same bounds) and a set of
 /// log ids (`None`: every log).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Pushed {
     pub(crate) start: Option<i64>,
     pub(crate) end: Option<i64>,
+    pub(crate) utc: Range,
     pub(crate) logs: Option<BTreeSet<String>>,
 }
 
-impl Pushed {
+/// A time range: `start` inclusive, `end` exclusive (ns).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Range {
+    pub(crate) start: Option<i64>,
+    pub(crate) end: Option<i64>,
+}
+
+impl Range {
     fn at_least(&mut self, t: i64) {
         self.start = Some(self.start.map_or(t, |s| s.max(t)));
     }
@@ -36,6 +48,63 @@ impl Pushed {
         }
     }
 
+    /// Whether no instant is in it.
+    pub(crate) fn empty(&self) -> bool {
+        matches!((self.start, self.end), (Some(s), Some(e)) if s >= e)
+    }
+
+    /// Whether it bounds anything.
+    pub(crate) fn bounded(&self) -> bool {
+        self.start.is_some() || self.end.is_some()
+    }
+
+    /// Narrowed by `op t` (`false` for an operator that is no range).
+    fn narrow(&mut self, op: Operator, t: i64) -> bool {
+        match op {
+            Operator::Gt => self.at_least(t.saturating_add(1)),
+            Operator::GtEq => self.at_least(t),
+            Operator::Lt => self.before(t),
+            Operator::LtEq => self.at_most(t),
+            Operator::Eq => {
+                self.at_least(t);
+                self.at_most(t);
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+impl Pushed {
+    /// The `log_time` range.
+    fn log_time(&self) -> Range {
+        Range {
+            start: self.start,
+            end: self.end,
+        }
+    }
+
+    /// Sets the `log_time` range.
+    fn set_log_time(&mut self, r: Range) {
+        self.start = r.start;
+        self.end = r.end;
+    }
+
+    /// Narrows the range of time column `col` (`log_time` or
+    /// `log_time_utc`) by `f`; false for another column.
+    fn narrow(&mut self, col: &str, f: impl FnOnce(&mut Range) -> bool) -> bool {
+        match col {
+            LOG_TIME => {
+                let mut r = self.log_time();
+                let used = f(&mut r);
+                self.set_log_time(r);
+                used
+            }
+            LOG_TIME_UTC => f(&mut self.utc),
+            _ => false,
+        }
+    }
+
     fn only(&mut self, ids: BTreeSet<String>) {
         self.logs = Some(match self.logs.take() {
             Some(l) => l.intersection(&ids).cloned().collect(),
@@ -45,7 +114,7 @@ impl Pushed {
 
     /// Whether no row can pass (an empty time range).
     pub(crate) fn empty_range(&self) -> bool {
-        matches!((self.start, self.end), (Some(s), Some(e)) if s >= e)
+        matches!((self.start, self.end), (Some(s), Some(e)) if s >= e) || self.utc.empty()
     }
 }
 
@@ -96,22 +165,11 @@ fn apply(e: &Expr, p: &mut Pushed) -> bool {
                 _ => return false,
             };
             match col {
-                LOG_TIME => {
+                LOG_TIME | LOG_TIME_UTC => {
                     let Some(t) = nanos(lit) else {
                         return false;
                     };
-                    match op {
-                        Operator::Gt => p.at_least(t.saturating_add(1)),
-                        Operator::GtEq => p.at_least(t),
-                        Operator::Lt => p.before(t),
-                        Operator::LtEq => p.at_most(t),
-                        Operator::Eq => {
-                            p.at_least(t);
-                            p.at_most(t);
-                        }
-                        _ => return false,
-                    }
-                    true
+                    p.narrow(col, |r| r.narrow(op, t))
                 }
                 LOG if op == Operator::Eq => match text(lit) {
                     Some(s) => {
@@ -128,14 +186,16 @@ fn apply(e: &Expr, p: &mut Pushed) -> bool {
             negated: false,
             low,
             high,
-        }) if column(expr) == Some(LOG_TIME) => match (nanos(low), nanos(high)) {
-            (Some(l), Some(h)) => {
-                p.at_least(l);
-                p.at_most(h);
-                true
+        }) if matches!(column(expr), Some(LOG_TIME | LOG_TIME_UTC)) => {
+            match (column(expr), nanos(low), nanos(high)) {
+                (Some(col), Some(l), Some(h)) => p.narrow(col, |r| {
+                    r.at_least(l);
+                    r.at_most(h);
+                    true
+                }),
+                _ => false,
             }
-            _ => false,
-        },
+        }
         Expr::InList(list) if !list.negated && column(&list.expr) == Some(LOG) => {
             let ids: Option<BTreeSet<String>> = list.list.iter().map(text).collect();
             match ids {
@@ -237,6 +297,30 @@ mod tests {
         )]);
         assert_eq!((p.start, p.end), (Some(2_000_000), Some(3_000_001)));
         assert!(pushed(&[col(LOG_TIME).gt(ts(5)), col(LOG_TIME).lt(ts(5))]).empty_range());
+    }
+
+    #[test]
+    fn utc_ranges_narrow_apart_from_log_time() {
+        let utc = |ns| {
+            lit(ScalarValue::TimestampNanosecond(
+                Some(ns),
+                Some("UTC".into()),
+            ))
+        };
+        let p = pushed(&[
+            col(LOG_TIME_UTC).gt_eq(utc(10)),
+            col(LOG_TIME_UTC).lt_eq(utc(20)),
+            col(LOG_TIME).lt(ts(7)),
+        ]);
+        assert_eq!((p.utc.start, p.utc.end), (Some(10), Some(21)));
+        assert_eq!((p.start, p.end), (None, Some(7)));
+        let p = pushed(&[col(LOG_TIME_UTC).between(utc(3), utc(4))]);
+        assert_eq!((p.utc.start, p.utc.end), (Some(3), Some(5)));
+        assert!(
+            pushed(&[col(LOG_TIME_UTC).gt(utc(5)), col(LOG_TIME_UTC).lt(utc(5))]).empty_range()
+        );
+        assert!(supported(&col(LOG_TIME_UTC).lt(utc(1))));
+        assert!(!supported(&col(LOG_TIME_UTC).lt(lit(1))));
     }
 
     #[test]

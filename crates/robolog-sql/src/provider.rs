@@ -81,6 +81,7 @@ impl Scans {
             schema,
             start: pushed.start,
             end: pushed.end,
+            utc: pushed.utc,
             batch_size: config.batch_size(),
             target_partitions: config
                 .target_partitions()
@@ -90,8 +91,9 @@ impl Scans {
     }
 }
 
-/// The filters a table takes: `log_time` ranges and `log = ...`, `log IN
-/// (...)`, inexactly (DataFusion filters the rows again).
+/// The filters a table takes: `log_time` and `log_time_utc` ranges and
+/// `log = ...`, `log IN (...)`, inexactly (DataFusion filters the rows
+/// again).
 fn pushdown(filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {
     filters
         .iter()
@@ -107,8 +109,9 @@ fn pushdown(filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {
 
 /// A table over a set of logs: the rows of one table name in every log
 /// that has it. Projections and `log_time` ranges go to
-/// [`robolog_arrow::scan`], `log = ...` and `log IN (...)` skip whole
-/// logs; logs are opened when a partition reaches them.
+/// [`robolog_arrow::scan`] (`log_time_utc` ranges too, as each log's
+/// `log_time` range through its UTC anchor), `log = ...` and `log IN
+/// (...)` skip whole logs; logs are opened when a partition reaches them.
 #[derive(Debug, Clone)]
 pub struct LogTable {
     name: String,

@@ -241,6 +241,73 @@ async fn log_time_ranges_return_exactly_the_rows_in_range() {
     assert_eq!(ints(&query(&ctx, sql).await, 0), [0]);
 }
 
+/// `log_time_utc`: the log time plus the log's UTC offset (the `logs`
+/// table's `start_utc - start`) where the log is anchored, null where it
+/// is not; its ranges narrow each log's scan through the anchor and skip
+/// the logs without UTC times.
+#[tokio::test]
+async fn log_time_utc_is_anchored_and_its_ranges_reach_the_scan() {
+    let (Some(small), Some(plain)) = (
+        corpus("ulog/pyulog/sample_log_small.ulg"),
+        corpus("ulog/pyulog/sample.ulg"),
+    ) else {
+        return;
+    };
+    let ctx = ctx();
+    register_logs(&ctx, &[small, plain]).unwrap();
+    let b = query(
+        &ctx,
+        "SELECT log, CAST(start AS BIGINT), CAST(start_utc AS BIGINT) FROM logs ORDER BY log",
+    )
+    .await;
+    assert_eq!(strings(&b, 0), ["sample.ulg", "sample_log_small.ulg"]);
+    assert!(b[0].column(2).is_null(0));
+    let offset = ints(&b, 2)[1] - ints(&b, 1)[1];
+    // The GPS anchor: a date in April 2021, minus some 20 s since boot.
+    assert!((1_618_986_000_000_000_000..1_618_987_000_000_000_000).contains(&offset));
+    let rows = query(
+        &ctx,
+        "SELECT log, CAST(log_time AS BIGINT), CAST(log_time_utc AS BIGINT) \
+         FROM vehicle_attitude ORDER BY log, log_time",
+    )
+    .await;
+    let (mut anchored, mut plain_rows) = (Vec::new(), 0);
+    for b in &rows {
+        let log = b.column(0).as_string::<i32>();
+        let lt = b.column(1).as_primitive::<Int64Type>();
+        let utc = b.column(2).as_primitive::<Int64Type>();
+        for i in 0..b.num_rows() {
+            if log.value(i) == "sample.ulg" {
+                assert!(utc.is_null(i));
+                plain_rows += 1;
+            } else {
+                assert_eq!(utc.value(i), lt.value(i) + offset);
+                anchored.push(utc.value(i));
+            }
+        }
+    }
+    assert!(anchored.len() > 100 && plain_rows > 100);
+    let (lo, hi) = (anchored[10], anchored[50]);
+    let sql = format!(
+        "SELECT count(*) FROM vehicle_attitude WHERE log_time_utc >= to_timestamp_nanos({lo}) \
+         AND log_time_utc < to_timestamp_nanos({hi})"
+    );
+    assert_eq!(ints(&query(&ctx, &sql).await, 0), [40]);
+    let plan = strings(&query(&ctx, &format!("EXPLAIN {sql}")).await, 1).join("\n");
+    assert!(
+        plan.contains(&format!("log_time_utc=Some({lo})..=Some({})", hi - 1)),
+        "{plan}"
+    );
+    // An ISO 8601 instant compares as UTC.
+    let iso = "2021-04-21T06:31:00Z";
+    let at = 1_618_986_660_000_000_000i64;
+    let want = anchored.iter().filter(|&&t| t >= at).count() as i64;
+    let sql = format!("SELECT count(*) FROM vehicle_attitude WHERE log_time_utc >= '{iso}'");
+    assert_eq!(ints(&query(&ctx, &sql).await, 0), [want]);
+    let sql = "SELECT count(*) FROM vehicle_attitude WHERE log_time_utc IS NULL";
+    assert_eq!(ints(&query(&ctx, sql).await, 0), [plain_rows]);
+}
+
 #[tokio::test]
 async fn log_filters_prune_logs() {
     let ctx = ctx();
@@ -307,7 +374,10 @@ async fn ulog_message_versions_merge() {
     let set = register_logs(&ctx, &[&a, &b]).unwrap();
     let schema = set.schema("vehicle_gps_position").unwrap().unwrap();
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-    assert_eq!(&names[..4], ["log", "log_time", "multi_id", "timestamp"]);
+    assert_eq!(
+        &names[..5],
+        ["log", "log_time", "log_time_utc", "multi_id", "timestamp"]
+    );
     for n in ["lat", "lon", "latitude_deg", "longitude_deg"] {
         assert!(names.contains(&n), "{names:?}");
     }
