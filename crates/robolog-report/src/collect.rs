@@ -233,49 +233,41 @@ pub(crate) fn collect(
     opts: &ReportOptions,
 ) -> Result<Collected, robolog_arrow::Error> {
     let summary = log.summary()?;
-    let mut labels: HashMap<&str, usize> = HashMap::new();
-    for c in &summary.channels {
-        *labels.entry(c.info.topic.as_str()).or_default() += 1;
-    }
-    let mut seen_topic: HashMap<String, usize> = HashMap::new();
+    // Each topic once (its connections or channels together: a bag's
+    // several connections of `/rosout`), with its types.
     let mut channels = Vec::new();
     let mut accs: Vec<ChannelAcc> = Vec::new();
     let mut index: HashMap<ChannelId, usize> = HashMap::new();
-    for c in &summary.channels {
-        let topic = &c.info.topic;
-        if !opts.topics.is_empty() && !opts.topics.iter().any(|t| t == topic) {
+    for t in summary.topics() {
+        let topic = &t.topic;
+        if !opts.topics.is_empty() && !opts.topics.iter().any(|o| o == topic) {
             continue;
         }
-        let n = seen_topic.entry(topic.clone()).or_default();
-        let label = if labels[topic.as_str()] > 1 {
-            format!("{topic} #{n}")
-        } else {
-            topic.clone()
-        };
-        *n += 1;
-        let span = match (c.start, c.end) {
+        let span = match (t.start, t.end) {
             (Some(s), Some(e)) => e.saturating_sub(s),
             _ => 0,
         };
-        let period = if c.message_count > 1 {
-            span / (c.message_count as i64 - 1)
+        let period = if t.message_count > 1 {
+            span / (t.message_count as i64 - 1)
         } else {
             0
         };
-        index.insert(c.info.id, accs.len());
-        // A gap: ten periods of the channel's mean rate, and at least a
+        for id in &t.channels {
+            index.insert(*id, accs.len());
+        }
+        // A gap: ten periods of the topic's mean rate, and at least a
         // second.
         accs.push(ChannelAcc::new(
             period.saturating_mul(10).max(1_000_000_000),
             watched(topic),
         ));
         channels.push(Channel {
-            label,
+            label: topic.clone(),
             topic: topic.clone(),
-            type_name: c.info.type_name.clone(),
-            message_count: c.message_count,
-            start: c.start.map(|t| t.as_nanos()),
-            end: c.end.map(|t| t.as_nanos()),
+            type_name: t.types.join(", "),
+            message_count: t.message_count,
+            start: t.start.map(|t| t.as_nanos()),
+            end: t.end.map(|t| t.as_nanos()),
             density: Vec::new(),
             gaps: Vec::new(),
             jumps: Vec::new(),

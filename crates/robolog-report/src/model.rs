@@ -66,13 +66,16 @@ pub struct LogReport {
 /// A channel and its plotted series.
 #[derive(Debug, Clone)]
 pub struct Channel {
-    /// Its name in the report: the topic, numbered where topics repeat.
+    /// Its name in the report: the topic (each topic is listed once, its
+    /// connections or channels together).
     pub label: String,
     /// The topic.
     pub topic: String,
-    /// The message type.
+    /// The message type; the types, comma-separated, of a topic whose
+    /// connections differ in type.
     pub type_name: String,
-    /// Messages on it (as the log's summary counts them).
+    /// Messages on it, all its connections or channels together (as the
+    /// log's summary counts them).
     pub message_count: u64,
     /// First message time.
     pub start: Option<i64>,

@@ -175,3 +175,41 @@ fn ros_byte_arrays_and_messages_without_fields_are_not_series() {
     );
     assert_eq!(arrays.fields_skipped, 0);
 }
+
+/// A topic recorded through several connections (rosbag.js's example bag:
+/// `/rosout` three times, `/tf` twice) is one channel of the report: its
+/// total count, every message in its timeline, each topic once.
+#[test]
+fn a_topic_of_several_connections_is_listed_once() {
+    use logcore::LogReader;
+    let Some(path) = robolog_testkit::corpus("rosbag/rosbagjs-example.bag") else {
+        return;
+    };
+    let log = robolog::open(&path).unwrap();
+    let summary = log.summary().unwrap();
+    let opts = ReportOptions {
+        check: false,
+        ..ReportOptions::default()
+    };
+    let report = report_log(&log, &path, &opts).unwrap();
+    let mut connections: HashMap<&str, (usize, u64)> = HashMap::new();
+    for c in &summary.channels {
+        let e = connections.entry(c.info.topic.as_str()).or_default();
+        e.0 += 1;
+        e.1 += c.message_count;
+    }
+    assert_eq!(connections["/rosout"].0, 3);
+    assert_eq!(connections["/tf"].0, 2);
+    assert_eq!(report.channels.len(), connections.len());
+    for (topic, (_, count)) in &connections {
+        let listed: Vec<_> = report
+            .channels
+            .iter()
+            .filter(|c| c.topic == *topic)
+            .collect();
+        assert_eq!(listed.len(), 1, "{topic}");
+        assert_eq!(listed[0].label, *topic);
+        assert_eq!(listed[0].message_count, *count, "{topic}");
+        assert_eq!(listed[0].density.iter().sum::<u64>(), *count, "{topic}");
+    }
+}
