@@ -257,7 +257,7 @@ async fn log_time_utc_is_anchored_and_its_ranges_reach_the_scan() {
     register_logs(&ctx, &[small, plain]).unwrap();
     let b = query(
         &ctx,
-        "SELECT log, CAST(start AS BIGINT), CAST(start_utc AS BIGINT) FROM logs ORDER BY log",
+        "SELECT log, CAST(start AS BIGINT) AS s, CAST(start_utc AS BIGINT) AS u FROM logs ORDER BY log",
     )
     .await;
     assert_eq!(strings(&b, 0), ["sample.ulg", "sample_log_small.ulg"]);
@@ -267,8 +267,8 @@ async fn log_time_utc_is_anchored_and_its_ranges_reach_the_scan() {
     assert!((1_618_986_000_000_000_000..1_618_987_000_000_000_000).contains(&offset));
     let rows = query(
         &ctx,
-        "SELECT log, CAST(log_time AS BIGINT), CAST(log_time_utc AS BIGINT) \
-         FROM vehicle_attitude ORDER BY log, log_time",
+        "SELECT log, CAST(log_time AS BIGINT) AS t, CAST(log_time_utc AS BIGINT) AS u \
+         FROM vehicle_attitude ORDER BY log, t",
     )
     .await;
     let (mut anchored, mut plain_rows) = (Vec::new(), 0);
