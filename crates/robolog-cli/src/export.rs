@@ -199,6 +199,16 @@ fn run_parquet(
     bar.finish();
     let done = result.map_err(|e| failure(e, first, Scope::Logs))?;
     let mut outcome = Outcome::Clean;
+    for t in &done.rewritten {
+        write::report_leftovers(&t.path);
+        output::print_line(format_args!(
+            "rewrote {} ({} row{}, {} columns) to the table's widened columns",
+            t.path.display(),
+            t.rows,
+            if t.rows == 1 { "" } else { "s" },
+            t.columns
+        ));
+    }
     for u in &done.unread {
         ctx.report(&u.path, &u.error);
         outcome = Outcome::Damaged;

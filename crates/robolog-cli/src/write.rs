@@ -42,6 +42,7 @@ pub(crate) fn refused(r: Refusal) -> Failure {
                 .to_string(),
         ),
         Refusal::NotABag { output, reason } => (output.clone(), reason.clone()),
+        Refusal::NotRewritable { output, reason } => (output.clone(), reason.clone()),
     };
     Failure::usage(&path, msg)
 }

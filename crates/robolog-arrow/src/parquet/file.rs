@@ -7,16 +7,18 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use ::parquet::arrow::ArrowWriter;
+use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use ::parquet::basic::{Compression, ZstdLevel};
 use ::parquet::errors::ParquetError;
 use ::parquet::file::metadata::KeyValue;
 use ::parquet::file::properties::WriterProperties;
-use arrow_schema::{DataType, Schema};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use logcore::Summary;
 use robolog::Log;
 use robolog::export::{ExportError, ExportedTable};
 use robolog::write::{AtomicFile, OutputPolicy};
 
+use super::widen::{align_batch, file_schema};
 use super::{ParquetOptions, Planned};
 use crate::{DEFAULT_BATCH_SIZE, Error, LOGS, ScanOptions, Table, logs_row, scan};
 
@@ -163,16 +165,22 @@ fn commit(file: AtomicFile, path: &Path) -> Result<u64, ExportError> {
         .map_err(ExportError::io(path))
 }
 
+/// Writes `table` of `log` to `path` in the table's schema across the
+/// dataset, `target` (its own columns' metadata kept, see
+/// [`file_schema`]).
+#[allow(clippy::too_many_arguments)] // one table of one log: what, where, in which schema, how
 pub(super) fn write_table(
     log: &Log<'_>,
     table: &Table,
+    target: &SchemaRef,
     path: &Path,
     facts: &Facts,
     opts: &ParquetOptions,
     policy: &OutputPolicy,
     on_batch: &mut dyn FnMut(u64),
 ) -> Result<ExportedTable, TableFailure> {
-    let schema = table.schema();
+    let own = table.schema();
+    let schema = file_schema(&own, target);
     let channels: Vec<serde_json::Value> = table
         .channels
         .iter()
@@ -210,6 +218,7 @@ pub(super) fn write_table(
             }),
             e => TableFailure::Table(e),
         })?;
+        let batch = align_batch(&batch, &schema).map_err(|e| TableFailure::Table(e.into()))?;
         writer.write(&batch).map_err(|e| parquet_failure(path, e))?;
         let n = batch.num_rows();
         rows += n as u64;
@@ -236,9 +245,12 @@ pub(super) fn write_table(
     Ok(done)
 }
 
+/// Writes the `logs` row of the log of `summary` to `path`, in the `logs`
+/// table's schema across the dataset, `target`.
 pub(super) fn write_logs_row(
     summary: &Summary,
     tables: &[(&str, &str)],
+    target: &SchemaRef,
     path: &Path,
     facts: &Facts,
     policy: &OutputPolicy,
@@ -248,6 +260,7 @@ pub(super) fn write_logs_row(
         error: io::Error::other(e.to_string()),
     };
     let batch = logs_row(summary, &facts.log_path, tables).map_err(|e| fail(&e))?;
+    let batch = align_batch(&batch, &file_schema(&batch.schema(), target)).map_err(|e| fail(&e))?;
     let kv = facts.key_values(LOGS, &facts.metadata, None);
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -262,5 +275,70 @@ pub(super) fn write_logs_row(
     done.bytes = commit(file, path)?;
     done.rows = 1;
     done.columns = batch.num_columns();
+    Ok(done)
+}
+
+/// Rewrites the dataset's file `path` in its table's widened schema
+/// `target`: every row and value kept (columns it lacked null, numbers
+/// widened without loss), its key-value metadata and its columns' own
+/// metadata kept, through a temporary file renamed over it. `policy`
+/// must allow replacing it.
+pub(super) fn rewrite_file(
+    path: &Path,
+    target: &SchemaRef,
+    opts: &ParquetOptions,
+    policy: &OutputPolicy,
+) -> Result<ExportedTable, ExportError> {
+    let fail = |e: &dyn std::fmt::Display| ExportError::Io {
+        path: path.to_path_buf(),
+        error: io::Error::other(format!("while widening it to its table's new columns: {e}")),
+    };
+    let input = std::fs::File::open(path).map_err(ExportError::io(path))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(input).map_err(|e| fail(&e))?;
+    let meta = builder.metadata().file_metadata().clone();
+    let kv: Vec<KeyValue> = meta
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .filter(|k| k.key != "ARROW:schema")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let get = |key: &str| {
+        kv.iter()
+            .find(|k| k.key == key)
+            .and_then(|k| k.value.clone())
+            .unwrap_or_default()
+    };
+    let (table, types) = (get("robolog.table"), get("robolog.type"));
+    let own = builder.schema().clone();
+    let topic = own
+        .metadata()
+        .get("robolog.topic")
+        .cloned()
+        .unwrap_or_default();
+    let want = u64::try_from(meta.num_rows()).unwrap_or(0);
+    let schema = file_schema(&own, target);
+    let reader = builder.build().map_err(|e| fail(&e))?;
+    let file = create(path, policy)?;
+    let props = writer_props(opts, kv, &schema);
+    let mut writer =
+        ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| fail(&e))?;
+    let mut rows = 0u64;
+    for batch in reader {
+        let batch = batch.map_err(|e| fail(&e))?;
+        let batch = align_batch(&batch, &schema).map_err(|e| fail(&e))?;
+        writer.write(&batch).map_err(|e| fail(&e))?;
+        rows += batch.num_rows() as u64;
+    }
+    if rows != want {
+        return Err(fail(&format!("read {rows} of its {want} rows")));
+    }
+    let file = writer.into_inner().map_err(|e| fail(&e))?;
+    let mut done = ExportedTable::new(&table, &topic, &types, path);
+    done.bytes = commit(file, path)?;
+    done.rows = rows;
+    done.columns = schema.fields().len();
     Ok(done)
 }

@@ -91,10 +91,12 @@
 
 mod dataset;
 mod file;
+mod widen;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use arrow_schema::SchemaRef;
 use logcore::{ChannelInfo, LogReader, Summary};
 use robolog::Log;
 use robolog::export::Selection;
@@ -105,9 +107,9 @@ pub use robolog::export::{
 };
 
 use crate::table::tables_where;
-use crate::{Error, LOGS, TableNames};
-use dataset::{existing_tables, partitions, remove_partition};
-use file::{Facts, TableFailure, write_logs_row, write_table};
+use crate::{Error, LOGS, Table, TableNames};
+use dataset::{DatasetPlan, existing_tables, partitions, plan_schemas, remove_partition};
+use file::{Facts, TableFailure, rewrite_file, write_logs_row, write_table};
 pub use file::{WIDE_COLUMNS, leaf_columns, table_properties};
 
 /// The name of every Parquet file of the layout.
@@ -192,6 +194,11 @@ struct Planned {
     /// The files of the log's partitions of tables it does not write, to
     /// remove once it is written (forced, no topic selection).
     stale: Vec<PathBuf>,
+    /// Its summary, read once while planning.
+    summary: Summary,
+    /// The tables it writes, their types declared or inferred while
+    /// planning (each table's own schema, before the dataset's widening).
+    tables: Vec<Table>,
 }
 
 /// Whether an export replaces every partition of each log it writes.
@@ -273,22 +280,22 @@ pub fn export_parquet<P: AsRef<Path>>(
             .iter()
             .map(|c| (log.table_key(&c.info).to_string(), c.info.topic.clone()))
             .collect();
-        opened_logs.push((path, log_id, log.size(), channels));
+        opened_logs.push((path, log_id, log.size(), channels, summary));
     }
     // Table names are unique across the logs of the export and the tables
     // already in the folder, and do not depend on the topics selected.
     let table_names = existing_tables(dir).extended(
         opened_logs
             .iter()
-            .flat_map(|(_, _, _, ch)| ch.iter().map(|(k, _)| k.as_str())),
+            .flat_map(|(_, _, _, ch, _)| ch.iter().map(|(k, _)| k.as_str())),
     );
     let mut planned = Vec::with_capacity(opened_logs.len());
     let mut selection = Selection::new(&opts.export.topics);
     let topics: Vec<String> = opened_logs
         .iter()
-        .flat_map(|(_, _, _, ch)| ch.iter().map(|(_, t)| t.clone()))
+        .flat_map(|(_, _, _, ch, _)| ch.iter().map(|(_, t)| t.clone()))
         .collect();
-    for (path, log_id, size, channels) in opened_logs {
+    for (path, log_id, size, channels, summary) in opened_logs {
         let mut names: Vec<String> = Vec::new();
         for (key, topic) in &channels {
             let name = table_names.name(key).unwrap_or(key).to_string();
@@ -318,13 +325,25 @@ pub fn export_parquet<P: AsRef<Path>>(
             log_id,
             size,
             stale,
+            summary,
+            tables: Vec::new(),
         });
     }
     selection.check(topics.iter().map(String::as_str))?;
     if planned.is_empty() {
         return Ok(done);
     }
+    // The tables of every log, then one schema per table across the logs
+    // and the files already in the folder, and the files to widen to it.
+    for p in &mut planned {
+        p.tables = log_tables(p, &table_names, opts)?;
+    }
+    let plan = plan_schemas(dir, &planned, &policy)?;
     std::fs::create_dir_all(dir).map_err(ExportError::io(dir))?;
+    for (path, target) in &plan.rewrites {
+        done.rewritten
+            .push(rewrite_file(path, target, opts, &policy)?);
+    }
 
     let mut meter = Meter {
         progress,
@@ -341,17 +360,7 @@ pub fn export_parquet<P: AsRef<Path>>(
             .limits(opts.export.limits)
             .open(&p.path)
             .map_err(ExportError::read(&p.path))?;
-        let summary = log.summary().map_err(ExportError::read(&p.path))?;
-        let exported = export_log(
-            &log,
-            &summary,
-            p,
-            &table_names,
-            dir,
-            opts,
-            &policy,
-            &mut meter,
-        )?;
+        let exported = export_log(&log, p, &plan, dir, opts, &policy, &mut meter)?;
         meter.base += p.size;
         meter.at.bytes = meter.base;
         meter.report();
@@ -374,49 +383,72 @@ impl Meter<'_> {
     }
 }
 
-/// Writes the tables of one log, then its `logs` row; then, forced with
-/// no topic selection, removes the log's partitions of the tables it did
-/// not write (those of [`Planned::stale`] and of the tables that failed).
-#[allow(clippy::too_many_arguments)] // one log of the export: its plan, names, place, options, policy and meter
-fn export_log(
-    log: &Log<'_>,
-    summary: &Summary,
+/// The tables of the planned log `p` that the export writes (the
+/// channels its topic selection keeps), named by `names`: the log is
+/// opened for its types, read whole where a channel declares none.
+fn log_tables(
     p: &Planned,
     names: &TableNames,
-    dir: &Path,
     opts: &ParquetOptions,
-    policy: &OutputPolicy,
-    meter: &mut Meter<'_>,
-) -> Result<ExportedLog, ExportError> {
+) -> Result<Vec<Table>, ExportError> {
+    let log = robolog::OpenOptions::new()
+        .limits(opts.export.limits)
+        .open(&p.path)
+        .map_err(ExportError::read(&p.path))?;
     let selection = Selection::new(&opts.export.topics);
     let keep = |c: &ChannelInfo| {
         let name = names.name(log.table_key(c)).unwrap_or_default();
         selection.contains(&c.topic, name)
     };
+    match tables_where(&log, &p.summary, &keep, Some(names)) {
+        Ok(t) => Ok(t),
+        // Reading every message to infer types failed: the log cannot be
+        // read at all (an I/O error of its file).
+        Err(Error::Log(error)) => Err(ExportError::Read {
+            path: p.path.clone(),
+            error,
+        }),
+        Err(e) => Err(ExportError::Read {
+            path: p.path.clone(),
+            error: logcore::Error::invalid_argument(e.to_string()),
+        }),
+    }
+}
+
+/// Writes the tables of one log in the dataset's schemas of `plan`
+/// (a table `plan` refuses is a failed table), then its `logs` row; then,
+/// forced with no topic selection, removes the log's partitions of the
+/// tables it did not write (those of [`Planned::stale`] and of the
+/// tables that failed).
+fn export_log(
+    log: &Log<'_>,
+    p: &Planned,
+    plan: &DatasetPlan,
+    dir: &Path,
+    opts: &ParquetOptions,
+    policy: &OutputPolicy,
+    meter: &mut Meter<'_>,
+) -> Result<ExportedLog, ExportError> {
+    let summary = &p.summary;
     let facts = Facts::of(summary, p);
     let mut out = ExportedLog::new(&p.path, &p.log_id, log.format());
     out.problems = summary.warnings.clone();
-    let tables = match tables_where(log, summary, &keep, Some(names)) {
-        Ok(t) => t,
-        // Reading every message to infer types failed: the log cannot be
-        // read at all (an I/O error of its file).
-        Err(Error::Log(error)) => {
-            return Err(ExportError::Read {
-                path: p.path.clone(),
-                error,
-            });
-        }
-        Err(e) => {
-            return Err(ExportError::Read {
-                path: p.path.clone(),
-                error: logcore::Error::invalid_argument(e.to_string()),
-            });
-        }
-    };
+    let tables = &p.tables;
     let total_rows: u64 = tables.iter().map(|t| t.message_count).sum::<u64>().max(1);
     let mut log_rows = 0u64;
-    for table in &tables {
+    for table in tables {
         let path = table_path(dir, &table.name, &p.log_id);
+        let target: SchemaRef = match plan.target(&table.name) {
+            Ok(t) => t,
+            Err(error) => {
+                out.failed.push(FailedTable {
+                    name: table.name.clone(),
+                    path,
+                    error,
+                });
+                continue;
+            }
+        };
         let mut on_batch = |rows: u64| {
             log_rows += rows;
             meter.at.rows += rows;
@@ -425,7 +457,16 @@ fn export_log(
                     / u128::from(total_rows)) as u64;
             meter.report();
         };
-        match write_table(log, table, &path, &facts, opts, policy, &mut on_batch) {
+        match write_table(
+            log,
+            table,
+            &target,
+            &path,
+            &facts,
+            opts,
+            policy,
+            &mut on_batch,
+        ) {
             Ok(t) => out.tables.push(t),
             Err(TableFailure::Fatal(e)) => return Err(e),
             Err(TableFailure::Table(error)) => out.failed.push(FailedTable {
@@ -441,8 +482,17 @@ fn export_log(
         .filter(|t| !out.failed.iter().any(|f| f.name == t.name))
         .map(|t| (t.name.as_str(), t.key.as_str()))
         .collect();
+    let logs_target = plan.target(LOGS).map_err(|e| ExportError::Io {
+        path: logs_file.clone(),
+        error: std::io::Error::other(e),
+    })?;
     out.logs = Some(write_logs_row(
-        summary, &written, &logs_file, &facts, policy,
+        summary,
+        &written,
+        &logs_target,
+        &logs_file,
+        &facts,
+        policy,
     )?);
     if replaces_logs(opts) {
         let failed = out.failed.iter().map(|f| f.path.clone());

@@ -189,6 +189,11 @@ pub struct Exported {
     pub logs: Vec<ExportedLog>,
     /// The inputs that could not be opened or summarised, in order.
     pub unread: Vec<Unread>,
+    /// Files of other logs already in the output that the export rewrote
+    /// before writing its own (Parquet: a table's files widened to the
+    /// columns and types the export adds to the table), with their rows
+    /// and columns after the rewrite.
+    pub rewritten: Vec<ExportedTable>,
 }
 
 impl Exported {

@@ -36,6 +36,15 @@ pub enum Refusal {
         /// names the folder too).
         reason: String,
     },
+    /// An existing file that the output must rewrite (a file of a Parquet
+    /// dataset whose table gains columns or wider types) cannot be read
+    /// back or is not one of the dataset's own: nothing is written.
+    NotRewritable {
+        /// The file.
+        output: PathBuf,
+        /// Why (the text names the file too).
+        reason: String,
+    },
 }
 
 impl fmt::Display for Refusal {
@@ -56,6 +65,7 @@ impl fmt::Display for Refusal {
                 backup.display()
             ),
             Refusal::NotABag { reason, .. } => f.write_str(reason),
+            Refusal::NotRewritable { reason, .. } => f.write_str(reason),
         }
     }
 }
