@@ -31,6 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod align;
 pub mod blocks;
 mod build;
 pub mod flatten;
@@ -53,7 +54,8 @@ pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOG_TIME_UTC, MAX_BATCH_PAYLOAD, MULTI_ID,
     PUBLISH_TIME, PassItem, RESERVED, SEQUENCE, SPLIT_MESSAGES, ScanOptions, SkippedRecord, Table,
     TableBatch, TableRead, TablesScan, Undecoded, original_name, read_table, scan, scan_tables,
-    table_in, table_key, table_name, table_of, tables, tables_with_summary, ulog_in_table,
+    table_for, table_in, table_key, table_name, table_of, tables, tables_with_summary,
+    ulog_in_table,
 };
 
 /// What can go wrong building tables.
@@ -96,6 +98,9 @@ pub enum Error {
         /// That channel's type.
         type_name: String,
     },
+    /// Topics that cannot be aligned as asked (see [`align`]).
+    #[error("{0}")]
+    Align(String),
     /// Writing Parquet failed.
     #[cfg(feature = "parquet")]
     #[error("parquet: {0}")]

@@ -9,6 +9,11 @@
 //! every partition of each log: once the log is written, its partitions
 //! of the tables it did not write (left by an earlier export) are removed,
 //! one line per file removed; with --topic, those stay.
+//!
+//! `robolog export IN --align TOPICS [--rate HZ | --on TOPIC] [--method
+//! M]... [--tolerance D] [--start T] [--end T] -o FILE.csv|FILE.parquet
+//! [--force]`: the topics on one time base as one table (see
+//! [`crate::align`]).
 
 use std::path::PathBuf;
 
@@ -31,7 +36,8 @@ pub(crate) struct ExportArgs {
     /// for logs).
     #[arg(required = true, value_name = "IN")]
     inputs: Vec<PathBuf>,
-    /// The folder to write the files into (created when missing).
+    /// The folder to write the files into (created when missing); with
+    /// --align, the file to write (`.csv` or `.parquet`).
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
     /// CSV files (the default).
@@ -51,9 +57,40 @@ pub(crate) struct ExportArgs {
     /// name>/data.parquet only; with --topic, those stay.
     #[arg(long)]
     force: bool,
+    /// Put these topics on one time base and write one table to -o FILE:
+    /// `TOPIC` or `NAME=TOPIC`, comma-separated (`/imu,odom=/odom`); the
+    /// columns are named `NAME.column` (a topic's name is the topic
+    /// without its leading `/`), the first column `log_time` is the rows'
+    /// time (ns). Rows at the first topic's times unless --rate or --on
+    /// says otherwise.
+    #[arg(long, value_name = "TOPICS", value_delimiter = ',', conflicts_with_all = ["csv", "parquet", "topics"])]
+    align: Vec<String>,
+    #[command(flatten)]
+    align_args: crate::align::AlignArgs,
+    #[command(flatten)]
+    times: crate::timearg::TimeRangeArgs,
 }
 
 pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> {
+    if !args.align.is_empty() || args.align_args.any() || args.times.any() {
+        if args.align.is_empty() {
+            let msg = "--rate, --on, --method, --tolerance, --start and --end go with --align";
+            return Err(Failure::usage(&args.inputs[0], msg));
+        }
+        if args.inputs.len() > 1 {
+            let msg = "--align takes one log";
+            return Err(Failure::usage(&args.inputs[1], msg));
+        }
+        return crate::align::run_export(
+            ctx,
+            &args.inputs[0],
+            &args.align,
+            &args.align_args,
+            &args.times,
+            &args.output,
+            args.force,
+        );
+    }
     let opts = ExportOptions {
         topics: args.topics.clone(),
         force: args.force,

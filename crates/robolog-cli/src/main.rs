@@ -6,6 +6,7 @@
 //! that lost data, 4 an input file shrank while being read (see
 //! [`fault`]).
 
+mod align;
 mod bag;
 mod carla;
 mod cat;

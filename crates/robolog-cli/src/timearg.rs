@@ -11,6 +11,26 @@ pub(crate) struct FilterArgs {
     /// Only messages on this topic (repeat for several).
     #[arg(long = "topic", value_name = "T")]
     pub(crate) topics: Vec<String>,
+    #[command(flatten)]
+    pub(crate) range: TimeRangeArgs,
+}
+
+impl FilterArgs {
+    /// See [`TimeRangeArgs::resolve_times`].
+    pub(crate) fn resolve_times<E>(
+        &self,
+        log: impl FnOnce() -> Result<(Option<Timestamp>, TimeModel), E>,
+        refused: impl Fn(String) -> E,
+        start: &mut Option<Timestamp>,
+        end: &mut Option<Timestamp>,
+    ) -> Result<(), E> {
+        self.range.resolve_times(log, refused, start, end)
+    }
+}
+
+/// `--start` and `--end`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct TimeRangeArgs {
     /// Only messages at or after this time: seconds after the first message
     /// (`12.5`, `12.5s`, `1500ms`), `@SECONDS` on the log's own clock, or an
     /// ISO 8601 UTC instant (`2019-05-13T14:09:15Z`) for logs whose clock
@@ -22,7 +42,12 @@ pub(crate) struct FilterArgs {
     pub(crate) end: Option<TimeArg>,
 }
 
-impl FilterArgs {
+impl TimeRangeArgs {
+    /// Whether --start or --end is given.
+    pub(crate) fn any(&self) -> bool {
+        self.start.is_some() || self.end.is_some()
+    }
+
     /// Sets `start` and `end` from `--start` and `--end` when either is
     /// given (else leaves both). `log` gives the time of the log's first
     /// message and its clock, asked for only when a time needs them;

@@ -42,6 +42,17 @@ pub(crate) fn unknown<'a>(
     known: impl IntoIterator<Item = &'a str>,
     scope: Scope,
 ) -> Failure {
+    unknown_in("--topic", path, topic, known, scope)
+}
+
+/// [`unknown`] for a topic given to option `flag`.
+pub(crate) fn unknown_in<'a>(
+    flag: &str,
+    path: &Path,
+    topic: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    scope: Scope,
+) -> Failure {
     let known: BTreeSet<&str> = known.into_iter().collect();
     let mut list = known
         .iter()
@@ -69,7 +80,7 @@ pub(crate) fn unknown<'a>(
     };
     Failure::usage(
         path,
-        logcore::Error::invalid_argument(format!("--topic {topic:?}: {missing}; {what}")),
+        logcore::Error::invalid_argument(format!("{flag} {topic:?}: {missing}; {what}")),
     )
 }
 

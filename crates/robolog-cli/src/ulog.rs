@@ -119,6 +119,17 @@ pub(crate) struct CsvArgs {
     /// Replace CSV files that exist.
     #[arg(long)]
     force: bool,
+    /// One CSV file, DIR/<log name>.csv, of every topic instance on one
+    /// time base instead of one file per instance: a first `timestamp`
+    /// column (µs since boot) every 1/10 s (or as --rate or --on say),
+    /// then each instance's columns prefixed by its file name part
+    /// (`vehicle_attitude_0.q[0]`), each the instance's last sample at or
+    /// before the row's time (or as --method says), empty before the
+    /// instance's first sample.
+    #[arg(long)]
+    single: bool,
+    #[command(flatten)]
+    align: crate::align::AlignArgs,
 }
 
 /// Runs a `robolog ulog` subcommand.
@@ -186,6 +197,31 @@ pub(crate) fn run(ctx: &Context, cmd: &UlogCommand) -> Result<Outcome, Failure> 
                 }
                 None => out.write_all(text.as_bytes()).map_err(io)?,
             }
+        }
+        UlogCommand::Csv(a) if a.single => {
+            let messages: Option<Vec<String>> = a
+                .messages
+                .as_deref()
+                .map(|m| m.split(',').map(String::from).collect());
+            let delimiter = match a.delimiter.as_bytes() {
+                [d] => *d,
+                _ => return Err(Failure::usage(path, "--single takes a one-byte delimiter")),
+            };
+            return crate::align::run_ulog_single(
+                ctx,
+                path,
+                &opened,
+                messages.as_deref(),
+                &a.align,
+                a.output.as_deref(),
+                delimiter,
+                (a.time_s, a.time_e),
+                a.force,
+            );
+        }
+        UlogCommand::Csv(a) if a.align.any() => {
+            let msg = "--rate, --on, --method and --tolerance go with --single";
+            return Err(Failure::usage(path, msg));
         }
         UlogCommand::Csv(a) => {
             let opts = CsvOptions {

@@ -175,6 +175,9 @@ impl Failure {
             Failure::Table(e @ robolog_arrow::Error::Misfit { offset, .. }) => {
                 format_error::<FormatError>(py, &e.to_string(), Some(offset), path)
             }
+            Failure::Table(robolog_arrow::Error::Align(e)) => {
+                pyo3::exceptions::PyValueError::new_err(e)
+            }
             Failure::Table(e) => PyRuntimeError::new_err(format!("robolog: {e}")),
             Failure::Missing(what) => PyKeyError::new_err(what),
             Failure::Interrupted(e) => e,

@@ -34,6 +34,7 @@
 //! a call writing an output checks before putting it in place, and drops
 //! it when its input changed (`interrupt::before_commit`).
 
+mod align;
 mod bag2;
 mod blocks;
 mod errors;
@@ -88,6 +89,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;
     m.add_function(wrap_pyfunction!(sql::sql, m)?)?;
+    m.add_function(wrap_pyfunction!(align::align_logs, m)?)?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

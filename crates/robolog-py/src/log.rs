@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
 use robolog::Limits;
 
+use crate::align::Spec;
 use crate::bag2::Rosbag2View;
 use crate::errors::{Failure, guarded};
 use crate::flat;
@@ -149,6 +150,30 @@ impl Log {
             Some(unix) => utc_datetime(py, unix.as_nanos()).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The topics `spec` names aligned between `start` and `end` (as
+    /// `start=`/`end=` take them): the work of `Log.align`, without the
+    /// GIL.
+    pub(crate) fn aligned(
+        &self,
+        py: Python<'_>,
+        spec: &Spec,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Table> {
+        let shared = self.shared()?;
+        let (start, end) = times::range(&shared.summary, start, end)?;
+        let for_scan = Arc::clone(&shared);
+        let made = py.detach(move || guarded(|| spec.run(&for_scan, start, end)));
+        shared
+            .unless_changed(made)
+            .map_err(|e| e.into_py(py, shared.path.as_deref()))
+    }
+
+    /// The file as given, `None` for bytes.
+    pub(crate) fn path_str(&self) -> Option<&str> {
+        self.path.as_deref()
     }
 
     /// The time `which` picks of the summary, in UTC ns where the log has
@@ -750,6 +775,57 @@ impl Log {
         let q = Query::new(topic, columns, start, end);
         let t = Bound::new(py, self.table_of(py, q, flatten)?)?;
         frames::to_polars(t.as_any(), "Log.to_polars")
+    }
+
+    /// The topics on one time base, as one flat Table (to_pandas(),
+    /// to_polars(), pyarrow, DuckDB take it): its rows are the times of
+    /// the topic `on` names (by default the first topic), or of a regular
+    /// grid `rate` Hz apart (a number, or a str such as "50hz" or "20ms")
+    /// from the first sample of any topic to the last. Its columns:
+    /// `log_time` (the rows' times, int ns on the log's clock, as
+    /// timestamp[ns]), `log_time_utc` (UTC, null where the log is not
+    /// anchored), then each topic's flat columns (as Log.table(...,
+    /// flatten=True) makes them) prefixed by its name: `imu.log_time`
+    /// (the time of the sample taken), `imu.angular_velocity.x`, ...
+    ///
+    /// topics: a dict of name to topic ({"imu": "/imu", "odom": "/odom"}),
+    /// or a list of topics, each named by its topic without the leading
+    /// "/". ULog topics are message names (every instance) or instance
+    /// topics ("sensor_accel[1]").
+    /// method: how a column is taken at a row's time: "previous" (the
+    /// last sample at or before it; pandas.merge_asof's "backward"),
+    /// "nearest" (the closest, the earlier on a tie; merge_asof's
+    /// "nearest") or "linear" (numbers interpolated between the samples
+    /// either side, as float64, as numpy.interp; other columns take
+    /// "previous"). A dict chooses per topic name or per column
+    /// ({"odom": "nearest", "imu.linear_acceleration.x": "linear"}); the
+    /// rest take "previous".
+    /// tolerance: the farthest a sample may be from a row's time to be
+    /// taken (int ns, float seconds, "20ms", or a timedelta); for
+    /// "linear", both samples must be within it. Cells without a sample
+    /// are null: before a topic's first sample, past its last (nearest,
+    /// linear), beyond the tolerance.
+    /// start, end: only samples in this range (the forms of Log.table),
+    /// which also bound the grid.
+    ///
+    /// Built without the GIL, the topics read at once. Raises KeyError
+    /// for an unknown topic, ValueError for a method, rate, tolerance or
+    /// `on` it cannot use.
+    #[pyo3(signature = (topics, *, on = None, rate = None, method = None, tolerance = None, start = None, end = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn align(
+        &self,
+        py: Python<'_>,
+        topics: &Bound<'_, PyAny>,
+        on: Option<&str>,
+        rate: Option<&Bound<'_, PyAny>>,
+        method: Option<&Bound<'_, PyAny>>,
+        tolerance: Option<&Bound<'_, PyAny>>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Table> {
+        let spec = Spec::new(topics, on, rate, method, tolerance)?;
+        self.aligned(py, &spec, start, end)
     }
 
     /// Closes the log: its file is unmapped once the iterators and tables

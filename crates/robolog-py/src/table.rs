@@ -6,11 +6,11 @@ use std::sync::Arc;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::SchemaRef;
 use arrow_schema::ffi::FFI_ArrowSchema;
-use logcore::{LogReader, Timestamp};
+use logcore::Timestamp;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use robolog_arrow::{ScanOptions, TableNames, TableRead, table_in};
+use robolog_arrow::{ScanOptions, TableRead};
 
 use crate::blocks::{self, PandasBlock};
 use crate::errors::{Failure, guarded};
@@ -63,36 +63,9 @@ pub(crate) struct Planned {
 /// Resolves the table `q` asks for (of a topic, a table name or a ULog
 /// message name or instance topic) and checks the columns it names.
 pub(crate) fn plan(shared: &Shared, q: &Query) -> Result<Planned, Failure> {
-    let topic = q.topic.as_str();
-    let log = shared.log();
-    let summary = &shared.summary;
-    let names = TableNames::new(summary.channels.iter().map(|c| log.table_key(&c.info)));
-    // A table key (topic, ULog message name), a table name, or the topic
-    // of some of a key's channels (a ULog instance, `name[1]`): that
-    // key's table, of those channels only.
-    let mut only_topic = false;
-    let key: &str = if names.name(topic).is_some() {
-        topic
-    } else if let Some(k) = names.key(topic) {
-        k
-    } else if let Some(c) = summary.channels.iter().find(|c| c.info.topic == topic) {
-        only_topic = true;
-        log.table_key(&c.info)
-    } else {
-        return Err(Failure::Missing(unknown_topic(shared, topic)));
-    };
-    let name = names.name(key).unwrap_or(key);
-    let mut table = table_in(log, summary, key, name)?
-        .ok_or_else(|| Failure::Missing(unknown_topic(shared, topic)))?;
-    if only_topic {
-        table.channels.retain(|c| c.topic == topic);
-        table.message_count = table
-            .channels
-            .iter()
-            .filter_map(|c| summary.channel(c.id))
-            .map(|c| c.message_count)
-            .sum();
-    }
+    let table = robolog_arrow::table_for(shared.log(), &shared.summary, &q.topic)?
+        .ok_or_else(|| Failure::Missing(unknown_topic(shared, &q.topic)))?;
+    let (name, key) = (table.name.clone(), table.key.clone());
     let full = table.schema();
     if let Some(columns) = &q.columns {
         if let Some(c) = columns.iter().find(|c| full.index_of(c).is_err()) {
@@ -110,8 +83,8 @@ pub(crate) fn plan(shared: &Shared, q: &Query) -> Result<Planned, Failure> {
         ..ScanOptions::default()
     };
     Ok(Planned {
-        name: name.to_string(),
-        key: key.to_string(),
+        name,
+        key,
         table,
         opts,
     })

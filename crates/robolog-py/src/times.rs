@@ -67,7 +67,7 @@ pub(crate) fn time_arg(v: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Opt
 }
 
 /// A `timedelta` (or pandas `Timedelta`) in nanoseconds.
-fn delta_ns(v: &Bound<'_, PyAny>) -> PyResult<i64> {
+pub(crate) fn delta_ns(v: &Bound<'_, PyAny>) -> PyResult<i64> {
     let days: i64 = v.getattr("days")?.extract()?;
     let seconds: i64 = v.getattr("seconds")?.extract()?;
     let micros: i64 = v.getattr("microseconds")?.extract()?;

@@ -68,6 +68,49 @@ pub fn table_in(
     )
 }
 
+/// The table a user names by `topic`: a table key (a topic; ULog: a
+/// message name, every instance), a table name, or the topic of some of
+/// a key's channels (a ULog instance, `name[1]`), that key's table of
+/// those channels only. `None` when `topic` names none of these.
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let summary = logcore::LogReader::summary(&log)?;
+/// let by_topic = robolog_arrow::table_for(&log, &summary, "/count")?.expect("/count");
+/// let by_name = robolog_arrow::table_for(&log, &summary, "count")?.expect("count");
+/// assert_eq!((by_topic.message_count, by_name.name.as_str()), (30, "count"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn table_for(log: &Log<'_>, summary: &Summary, topic: &str) -> Result<Option<Table>, Error> {
+    let names = log_names(log, summary);
+    let mut only_topic = false;
+    let key: &str = if names.name(topic).is_some() {
+        topic
+    } else if let Some(k) = names.key(topic) {
+        k
+    } else if let Some(c) = summary.channels.iter().find(|c| c.info.topic == topic) {
+        only_topic = true;
+        log.table_key(&c.info)
+    } else {
+        return Ok(None);
+    };
+    let name = names.name(key).unwrap_or(key);
+    let Some(mut table) = table_in(log, summary, key, name)? else {
+        return Ok(None);
+    };
+    if only_topic {
+        table.channels.retain(|c| c.topic == topic);
+        table.message_count = table
+            .channels
+            .iter()
+            .filter_map(|c| summary.channel(c.id))
+            .map(|c| c.message_count)
+            .sum();
+    }
+    Ok(Some(table))
+}
+
 /// [`tables_with_summary`] of the channels `keep` accepts only, named by
 /// `names` (by the log's own [`TableNames`] when `None`; a key `names`
 /// does not know is left out).

@@ -30,7 +30,7 @@ use robolog::names::{base_name, may_name};
 pub(crate) use batch::utc_times;
 #[cfg(feature = "parquet")]
 pub(crate) use group::tables_where;
-pub use group::{table_in, table_of, tables, tables_with_summary};
+pub use group::{table_for, table_in, table_of, tables, tables_with_summary};
 pub use pass::{MAX_BATCH_PAYLOAD, PassItem, SkippedRecord, TableBatch, TablesScan, scan_tables};
 pub use read::{SPLIT_MESSAGES, TableRead, read_table};
 pub(crate) use scan::Source;

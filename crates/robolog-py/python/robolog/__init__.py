@@ -67,6 +67,7 @@ from ._robolog import (
     ULogView,
     UnsupportedError,
     __version__,
+    align,
     open,
 )
 from ._tools import (
@@ -81,6 +82,7 @@ from ._tools import (
 )
 
 __all__ = [
+    "align",
     "BagConnection",
     "BagView",
     "CarlaActor",

@@ -22,6 +22,7 @@ from typing import (
 __version__: str
 
 __all__ = [
+    "align",
     "BagConnection",
     "BagView",
     "CarlaActor",
@@ -643,6 +644,18 @@ class Log:
         *,
         flatten: bool = True,
     ) -> Any: ...
+    def align(
+        self,
+        topics: Union[str, Sequence[str], Dict[str, str]],
+        *,
+        on: Optional[str] = None,
+        rate: Union[None, int, float, str] = None,
+        method: Union[None, str, Dict[str, str]] = None,
+        tolerance: Union[None, int, float, str, datetime.timedelta] = None,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
+    ) -> Table:
+        """Topics on one time base as one flat Table: `log_time` (ns) rows of `on`'s times or a `rate` grid, columns `name.column`; tolerance in ns (int), s (float), str or timedelta."""
     def close(self) -> None: ...
     def __enter__(self) -> "Log": ...
     def __exit__(
@@ -762,6 +775,19 @@ def export(
     max_bag_expansion: Optional[int] = None,
 ) -> ExportReport:
     """Writes one CSV file per topic into a folder as `robolog export` does."""
+
+def align(
+    logs: Iterable[Union["Log", _PathLike]],
+    topics: Union[str, Sequence[str], Dict[str, str]],
+    *,
+    on: Optional[str] = None,
+    rate: Union[None, int, float, str] = None,
+    method: Union[None, str, Dict[str, str]] = None,
+    tolerance: Union[None, int, float, str, datetime.timedelta] = None,
+    start: Optional[_Time] = None,
+    end: Optional[_Time] = None,
+) -> Table:
+    """Log.align of each log, as one Table with a first `log` column; tolerance in ns (int), s (float), str or timedelta."""
 
 def sql(
     query: str,
