@@ -245,3 +245,58 @@ fn ulog_csv_single_rows_equal_the_per_topic_csv_files() {
     }
     assert!(checked > 50, "{checked}");
 }
+
+#[test]
+fn sql_align_gives_the_rows_of_export_align() {
+    let bag = testdata("rosbag/sample.bag");
+    let dir = scratch("sql");
+    let out = dir.join("aligned.csv");
+    let run = robolog()
+        .args(["export"])
+        .arg(&bag)
+        .args([
+            "--align",
+            "/count,talk=/chatter",
+            "--method",
+            "nearest",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let (head, body) = rows(&out);
+    let talk = head.iter().position(|h| h == "talk.data").unwrap();
+    let run = robolog()
+        .args(["sql", "--format", "csv"])
+        .arg(
+            "SELECT log, CAST(log_time AS BIGINT) AS t, \"count.data\", \"talk.data\" \
+             FROM align('/count', 'talk=/chatter', 'nearest') ORDER BY t",
+        )
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let sql: Vec<Vec<String>> = text(&run.stdout)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    assert_eq!(sql.len(), body.len());
+    for (s, e) in sql.iter().zip(&body) {
+        assert_eq!(s[0], "sample.bag");
+        assert_eq!((&s[1], &s[2], &s[3]), (&e[0], &e[2], &e[talk]));
+    }
+    // A topic no log has is an error naming it.
+    let run = robolog()
+        .args(["sql", "SELECT * FROM align('/count', '/nope')"])
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains("sample.bag has no /nope"),
+        "{}",
+        text(&run.stderr)
+    );
+}

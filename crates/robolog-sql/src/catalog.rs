@@ -39,6 +39,10 @@ impl LogSet {
                 before: Mutex::new(before),
             }),
         )?;
+        ctx.register_udtf(
+            crate::align::ALIGN,
+            Arc::new(crate::align::AlignFunction::new(self.clone())),
+        );
         Ok(())
     }
 }

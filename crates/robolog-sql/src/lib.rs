@@ -66,6 +66,7 @@
 //! # }
 //! ```
 
+pub mod align;
 #[cfg(feature = "ballista")]
 pub mod ballista;
 mod catalog;

@@ -224,7 +224,12 @@ impl LogSet {
         })
     }
 
-    /// The logs, in order.
+    /// The resource limits the set reads its logs with.
+    pub fn limits(&self) -> robolog::Limits {
+        self.inner.limits
+    }
+
+    /// The logs of the set, in the order found.
     pub fn logs(&self) -> &[LogRef] {
         &self.inner.logs
     }
