@@ -393,6 +393,63 @@ def imu(bag, mcap, topic):
     return out
 
 
+# Aligned topics
+
+
+def robolog_align(path, fast, slow, nearest):
+    """What a robolog user writes: one call, then pandas."""
+    import robolog
+
+    kw = {"method": "nearest", "tolerance": "5ms"} if nearest else {}
+    with robolog.open(path) as log:
+        return log.align({"imu": fast, "slow": slow}, on="imu", **kw).to_pandas()
+
+
+def rosbags_align(path, fast, slow, nearest):
+    """What a rosbags user writes: both topics into frames, then
+    pandas.merge_asof."""
+    left = frame(rosbags_imu(path, fast), False).add_prefix("imu.")
+    right = frame(rosbags_imu(path, slow), False).add_prefix("slow.")
+    kw = {"direction": "backward"}
+    if nearest:
+        kw = {"direction": "nearest", "tolerance": pd.Timedelta("5ms")}
+    return pd.merge_asof(
+        left, right, left_on="imu.log_time", right_on="slow.log_time", **kw
+    )
+
+
+def check_align(ours, theirs, what):
+    if len(ours) != len(theirs):
+        raise SystemExit(f"{what}: robolog has {len(ours)} rows, merge_asof {len(theirs)}")
+    for col in theirs.columns:
+        mine = "log_time" if col == "imu.log_time" else col
+        a, b = ours[mine].to_numpy(), theirs[col].to_numpy()
+        if a.dtype.kind == "M":
+            a, b = a.astype("int64"), b.astype("int64")
+            same = np.array_equal(a, b)
+        else:
+            same = np.array_equal(a.astype(np.float64), b.astype(np.float64), equal_nan=True)
+        if not same:
+            raise SystemExit(f"{what}: column {col} differs from merge_asof's")
+    return len(ours)
+
+
+def align(bag, fast, slow):
+    """Two topics of one bag on the first's times, previous and nearest
+    within 5 ms, by robolog and by rosbags plus merge_asof (each best of
+    three, the reading counted)."""
+    out = {}
+    for key, nearest in [("", False), ("_nearest", True)]:
+        ours = robolog_align(bag, fast, slow, nearest)
+        theirs = rosbags_align(bag, fast, slow, nearest)
+        out["rows"] = check_align(ours, theirs, "align" + key)
+        del ours, theirs
+        gc.collect()
+        out["robolog" + key], _ = best_of(lambda: robolog_align(bag, fast, slow, nearest))
+        out["peer" + key], _ = best_of(lambda: rosbags_align(bag, fast, slow, nearest))
+    return out
+
+
 # Memory
 
 
@@ -440,6 +497,8 @@ def main():
         out = ulog(*args)
     elif mode == "imu":
         out = imu(*args)
+    elif mode == "align":
+        out = align(*args)
     elif mode == "memory":
         out = memory(*args)
     else:

@@ -14,6 +14,10 @@
 //!   conversion);
 //! - ROS 2 MCAP: the same topic of that bag converted with `robolog
 //!   convert --ros2`, against python `mcap` and `mcap-ros2-support`;
+//! - aligned topics: `Log.align` of `/imu` and `/imu_slow` of
+//!   [`imu_pair_bag`] (140 MB) on `/imu`'s times, then pandas, previous
+//!   and nearest within 5 ms, against rosbags reading both topics into
+//!   frames plus `pandas.merge_asof` (target 5x);
 //! - memory: the peak RSS increase of `Log.table("/imu")` in a fresh
 //!   process against the Arrow table's size.
 //!
@@ -35,6 +39,10 @@ use crate::{Result, cargo, corpus, opt, root, run, step};
 
 /// The topic of the Imu benchmark bag.
 pub(crate) const IMU_TOPIC: &str = "/imu";
+
+/// The second topic of the align benchmark bag: the same Imu messages at
+/// a quarter of the rate, each recorded 1.1 ms later.
+pub(crate) const SLOW_TOPIC: &str = "/imu_slow";
 
 /// Messages in the Imu benchmark bag.
 pub(crate) const IMU_MESSAGES: u32 = 300_000;
@@ -137,11 +145,15 @@ pub(crate) fn bench(args: &[String]) -> Result {
         mcap.display()
     );
     let i = python("imu", &[&bag, &mcap, &IMU_TOPIC])?;
+    let pair = imu_pair_bag()?;
+    eprintln!("xtask: bench python: {}", pair.display());
+    let a = python("align", &[&pair, &IMU_TOPIC, &SLOW_TOPIC])?;
     let m = python("memory", &[&bag, &IMU_TOPIC])?;
 
     let f = |j: &Json, k: &str| j[k].as_f64().unwrap_or(f64::NAN);
     let size = |p: &Path| std::fs::metadata(p).map_or(f64::NAN, |m| m.len() as f64 / 1e6);
     let (ulg_mb, bag_mb, mcap_mb) = (size(&ulg), size(&bag), size(&mcap));
+    let pair_mb = size(&pair);
     let small_mb = size(&small_ulg);
     let rows = [
         Row::new(
@@ -232,6 +244,22 @@ pub(crate) fn bench(args: &[String]) -> Result {
             f(&i["mcap"], "peer_nested"),
             Some(20.0),
         ),
+        Row::new(
+            "ROS 1 bag, align /imu + /imu_slow",
+            pair_mb,
+            f(&a, "robolog"),
+            "rosbags + merge_asof",
+            f(&a, "peer"),
+            Some(5.0),
+        ),
+        Row::new(
+            "ROS 1 bag, align nearest, 5 ms",
+            pair_mb,
+            f(&a, "robolog_nearest"),
+            "rosbags + merge_asof",
+            f(&a, "peer_nearest"),
+            Some(5.0),
+        ),
     ];
     let mut text = String::new();
     text.push_str(&format!(
@@ -273,6 +301,10 @@ pub(crate) fn bench(args: &[String]) -> Result {
         } else {
             ""
         }
+    ));
+    text.push_str(&format!(
+        "  align: {} rows of /imu with /imu_slow's columns ({pair_mb:.1} MB bag), equal to merge_asof's over rosbags' frames (previous; nearest within 5 ms); the peer's time is reading both topics into frames plus merge_asof\n",
+        a["rows"]
     ));
     let (peak, table) = (f(&m, "peak_increase"), f(&m, "table_bytes"));
     let file = f(&m, "file_increase");
@@ -475,11 +507,27 @@ pub(crate) fn imu_bag() -> Result<PathBuf> {
     imu_bag_of(IMU_MESSAGES, &root().join("target/bench-python/imu.bag"))
 }
 
+/// The bag of the align benchmark: [`imu_bag`]'s messages on
+/// [`IMU_TOPIC`] and every fourth of them on [`SLOW_TOPIC`] (recorded
+/// 1.1 ms later), 140 MB. Made once, reused when present.
+pub(crate) fn imu_pair_bag() -> Result<PathBuf> {
+    write_imu_bag(
+        IMU_MESSAGES,
+        &root().join("target/bench-python/imu-pair.bag"),
+        Some(4),
+    )
+}
+
 /// A bag at `path` of `messages` `sensor_msgs/Imu` messages on
 /// [`IMU_TOPIC`] at 400 Hz (each recorded 0.3 ms after its stamp), written
 /// by rosbag12's writer as `rosbag record` writes: uncompressed chunks of
 /// ROS's default threshold (768 KiB). Made once, reused when present.
 pub(crate) fn imu_bag_of(messages: u32, path: &Path) -> Result<PathBuf> {
+    write_imu_bag(messages, path, None)
+}
+
+/// [`imu_bag_of`], with every `slow`th message also on [`SLOW_TOPIC`].
+fn write_imu_bag(messages: u32, path: &Path, slow: Option<u32>) -> Result<PathBuf> {
     let path = path.to_path_buf();
     if path.exists() {
         return Ok(path);
@@ -499,6 +547,14 @@ pub(crate) fn imu_bag_of(messages: u32, path: &Path) -> Result<PathBuf> {
     conn.header
         .push(("callerid".into(), b"/imu_driver".to_vec()));
     let id = w.add_connection(conn).map_err(|e| e.to_string())?;
+    let slow_id = match slow {
+        Some(_) => {
+            let conn =
+                rosbag12::Connection::new(1, SLOW_TOPIC, "sensor_msgs/Imu", IMU_MD5, IMU_DEFINITION);
+            Some(w.add_connection(conn).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
     let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
     let mut data = Vec::with_capacity(400);
     for i in 0..messages {
@@ -510,6 +566,16 @@ pub(crate) fn imu_bag_of(messages: u32, path: &Path) -> Result<PathBuf> {
             nsec: (ns % 1_000_000_000) as u32,
         };
         w.write(id, time, &data).map_err(|e| e.to_string())?;
+        if let (Some(every), Some(slow_id)) = (slow, slow_id) {
+            if i % every == 0 {
+                let ns = u64::from(nsec) + 1_100_000;
+                let time = rosbag12::RosTime {
+                    sec: sec + (ns / 1_000_000_000) as u32,
+                    nsec: (ns % 1_000_000_000) as u32,
+                };
+                w.write(slow_id, time, &data).map_err(|e| e.to_string())?;
+            }
+        }
     }
     w.finish().map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
