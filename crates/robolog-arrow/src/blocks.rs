@@ -40,6 +40,11 @@ use arrow_schema::{DataType, Schema, TimeUnit};
 /// zone. Its values are held as `i64`.
 pub const LOG_TIME_DTYPE: &str = "M8[ns]";
 
+/// The pandas dtype of UTC times (`log_time_utc` without nulls):
+/// nanoseconds in UTC, a `DatetimeTZDtype` a binding makes from the `i64`
+/// values viewed as [`LOG_TIME_DTYPE`].
+pub const UTC_TIME_DTYPE: &str = "M8[ns, UTC]";
+
 /// The values of one block, of the type numpy holds them in: the block's
 /// columns one after the other, each `rows` long (a C-ordered array of
 /// shape `(columns, rows)`).
@@ -80,7 +85,7 @@ impl Values {
             "u2" => Values::U16(vec![0; n]),
             "i4" => Values::I32(vec![0; n]),
             "u4" => Values::U32(vec![0; n]),
-            "i8" | LOG_TIME_DTYPE => Values::I64(vec![0; n]),
+            "i8" | LOG_TIME_DTYPE | UTC_TIME_DTYPE => Values::I64(vec![0; n]),
             "u8" => Values::U64(vec![0; n]),
             "f4" => Values::F32(vec![0.0; n]),
             "f8" => Values::F64(vec![0.0; n]),
@@ -216,6 +221,9 @@ pub fn numpy_dtype(t: &DataType) -> Option<&'static str> {
         DataType::Float64 => "f8",
         DataType::Boolean => "?",
         DataType::Timestamp(TimeUnit::Nanosecond, None) => LOG_TIME_DTYPE,
+        DataType::Timestamp(TimeUnit::Nanosecond, Some(tz)) if tz.as_ref() == "UTC" => {
+            UTC_TIME_DTYPE
+        }
         _ => return None,
     })
 }

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
 use crate::blocks;
-use robolog_arrow::blocks::{Block, LOG_TIME_DTYPE, Values};
+use robolog_arrow::blocks::{Block, LOG_TIME_DTYPE, UTC_TIME_DTYPE, Values};
 
 /// `module`, imported; an `ImportError` naming what needs it and how to
 /// install it when it is missing.
@@ -153,7 +153,19 @@ pub(crate) fn frames_of_blocks<'py>(
                 pandas_blocks.push(PyTuple::new(py, [values, placed(&columns)])?);
             }
         }
-        for (_, values, columns) in blocks::to_python(py, made, rows)? {
+        for (dtype, mut values, columns) in blocks::to_python(py, made, rows)? {
+            if dtype == UTC_TIME_DTYPE {
+                // `log_time_utc`: the int64 values as a pandas
+                // `datetime64[ns, UTC]` array of the same shape.
+                let naive = values
+                    .call_method1("reshape", (-1,))?
+                    .call_method1("view", (LOG_TIME_DTYPE,))?;
+                values = pd
+                    .getattr("array")?
+                    .call1((naive,))?
+                    .call_method1("tz_localize", ("UTC",))?
+                    .call_method1("reshape", ((columns.len(), rows),))?;
+            }
             pandas_blocks.push(PyTuple::new(py, [values, placed(&columns)])?);
         }
         let n = isize::try_from(names.len()).unwrap_or(isize::MAX);

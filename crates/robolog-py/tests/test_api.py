@@ -242,12 +242,13 @@ def test_ulog_tables_keep_integer_widths_in_pandas_and_polars():
     # A bag's topic: dotted paths, the stamp one datetime column; nested
     # with flatten=False.
     with robolog.open(BAG) as log:
-        flat_cols = ["log_time", "header.seq", "header.stamp", "header.frame_id",
-                     "point.x", "point.y", "point.z"]
+        flat_cols = ["log_time", "log_time_utc", "header.seq", "header.stamp",
+                     "header.frame_id", "point.x", "point.y", "point.z"]
         assert list(log.to_pandas("/point").columns) == flat_cols
         assert list(log.to_polars("/point").columns) == flat_cols
         assert list(robolog.read_pandas(BAG, "/point").columns) == flat_cols
-        assert list(log.to_pandas("/point", flatten=False).columns) == ["log_time", "header", "point"]
+        assert list(log.to_pandas("/point", flatten=False).columns) == [
+            "log_time", "log_time_utc", "header", "point"]
         assert list(log.dataframes()["/point"].columns) == flat_cols
     with robolog.open(ULOG) as log:
         flat = log.table(name, flatten=True)

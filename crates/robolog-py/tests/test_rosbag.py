@@ -138,7 +138,13 @@ def test_flattened_tables_equal_rosbags(path):
             assert table.num_rows == len(theirs)
             assert table.column_names[0] == "log_time"
             assert cells(table.column("log_time")) == times[topic]
-            names = table.column_names[1:]
+            # log_time_utc: the same instants on a bag's UTC clock (none
+            # for a bag stamped before 2000: simulated time).
+            assert table.column_names[1] == "log_time_utc"
+            utc = table.column("log_time_utc").cast(pa.int64()).to_pylist()
+            ns = table.column("log_time").cast(pa.int64()).to_pylist()
+            assert utc == ns or utc == [None] * len(ns)
+            names = table.column_names[2:]
             for name in names:
                 assert not pa.types.is_struct(table.schema.field(name).type), name
                 assert not pa.types.is_fixed_size_list(table.schema.field(name).type), name

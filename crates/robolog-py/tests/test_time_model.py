@@ -232,6 +232,44 @@ def test_sql_logs_have_the_clock_and_utc_times():
         assert (a["start_utc"], a["end_utc"]) == (log.start_utc, log.end_utc)
 
 
+def test_tables_have_log_time_utc_where_the_log_is_anchored():
+    """Every table's log_time_utc (datetime64[ns, UTC]) is log_time plus
+    the GPS offset of an anchored ULog, log_time itself for a bag on a UTC
+    clock and null for a ULog without an anchor; pandas' frame made from
+    robolog's blocks equals pyarrow's. pyulog-shaped frames (a ULog's
+    to_pandas flattened) keep pyulog's columns only."""
+    pyulog = pytest.importorskip("pyulog")
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    anchored = corpus_file("ulog", "pyulog", "sample_log_small.ulg")
+    offset_ns = gps_offset_ns(pyulog, anchored)
+    utc_type = pa.timestamp("ns", tz="UTC")
+    with robolog.open(anchored) as log:
+        t = pa.table(log.table("vehicle_attitude"))
+        assert t.column_names[:3] == ["log_time", "log_time_utc", "multi_id"]
+        assert t.schema.field("log_time_utc").type == utc_type
+        lt = t.column("log_time").cast(pa.int64()).to_pylist()
+        utc = t.column("log_time_utc").cast(pa.int64()).to_pylist()
+        assert len(lt) > 100 and utc == [x + offset_ns for x in lt]
+        assert log.start_utc in utc or min(utc) >= log.start_utc
+        assert "log_time_utc" not in log.to_pandas("vehicle_attitude").columns
+        df = log.to_pandas("vehicle_attitude", flatten=False)
+        assert str(df["log_time_utc"].dtype) == "datetime64[ns, UTC]"
+    with robolog.open(UNANCHORED_ULOG) as log:
+        name = log.topics[0].topic
+        t = pa.table(log.table(name))
+        assert t.column("log_time_utc").null_count == t.num_rows > 0
+    with robolog.open(BAG) as log:
+        table = log.table("/count", flatten=True)
+        t = pa.table(table)
+        assert t.column("log_time_utc").cast(pa.int64()).to_pylist() == \
+            t.column("log_time").cast(pa.int64()).to_pylist()
+        assert table._pandas_blocks() is not None
+        frame = table.to_pandas()
+        pd.testing.assert_frame_equal(frame, t.to_pandas(), check_exact=True)
+        assert (frame["log_time_utc"] == frame["log_time"].dt.tz_localize("UTC")).all()
+
+
 def test_carla_times_in_ns_are_the_messages_log_times():
     path = next(iter(sorted((TESTDATA / "carla").glob("*.rec"))))
     with robolog.open(path) as log:
