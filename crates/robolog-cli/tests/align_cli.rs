@@ -271,7 +271,7 @@ fn sql_align_gives_the_rows_of_export_align() {
         .args(["sql", "--format", "csv"])
         .arg(
             "SELECT log, CAST(log_time AS BIGINT) AS t, \"count.data\", \"talk.data\" \
-             FROM align('/count', 'talk=/chatter', 'nearest') ORDER BY t",
+             FROM align('/count', 'talk=/chatter', method => 'nearest') ORDER BY t",
         )
         .arg(&bag)
         .output()

@@ -3,19 +3,20 @@
 //! column (the log id), each log aligned on its own.
 //!
 //! ```sql
-//! SELECT * FROM align('/imu', '/odom', 'rate=50hz', 'method=previous')
-//! SELECT * FROM align('imu=/imu/data', 'odom=/odom', 'on=imu', 'linear', 'tolerance=20ms')
+//! SELECT * FROM align('/imu', '/odom', rate => '50hz', method => 'previous')
+//! SELECT * FROM align('imu=/imu/data', 'odom=/odom', on => 'imu', method => 'linear', tolerance => '20ms')
 //! ```
 //!
-//! Arguments are strings (a number is a rate in Hz). DataFusion 55 takes
-//! no named arguments (`rate => '50hz'`) in a `FROM` table function, so
-//! options are `'KEY=VALUE'` strings, and each argument is known by its
-//! form:
-//! - `'KEY=VALUE'` for an option: `rate=50hz` (or a period, `rate=20ms`),
-//!   `on=NAME` (a topic or its name), `method=linear`,
-//!   `method=odom=nearest` (one topic's or column's), `tolerance=20ms`;
-//! - `'50hz'` (a frequency) is the rate, `'previous'`, `'nearest'` or
-//!   `'linear'` the method, a duration (`'20ms'`, `'0.5s'`) the tolerance;
+//! Arguments are strings (a number is a rate in Hz):
+//! - options by name: `rate => '50hz'` (or a period, `'20ms'`), `on =>
+//!   'imu'` (a topic or its name), `method => 'linear'`, `method =>
+//!   'odom=nearest'` (one topic's or column's), `tolerance => '20ms'`.
+//!   DataFusion 55 does not plan named arguments of a table function in
+//!   `FROM`: [`query`](crate::query) passes each as the string
+//!   `'rate=50hz'`, which may also be written so;
+//! - without a name, `'50hz'` (a frequency) is the rate, `'previous'`,
+//!   `'nearest'` or `'linear'` the method, a duration (`'20ms'`) the
+//!   tolerance;
 //! - anything else is a topic, `TOPIC` or `NAME=TOPIC`; a topic's name is
 //!   the prefix of its columns (`imu.angular_velocity.x`), by default the
 //!   topic without its leading `/`.

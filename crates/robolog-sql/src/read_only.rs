@@ -77,10 +77,74 @@ pub fn check_read_only(ctx: &SessionContext, sql: &str) -> Result<(), Error> {
 /// [`plan_error`]).
 pub async fn query(ctx: &SessionContext, sql: &str) -> Result<DataFrame, Error> {
     check_read_only(ctx, sql)?;
-    match ctx.sql_with_options(sql, read_only_options()).await {
+    let planned = match with_named_table_args(ctx, sql) {
+        Some(statement) => plan_statement(ctx, statement).await,
+        None => ctx.sql_with_options(sql, read_only_options()).await,
+    };
+    match planned {
         Ok(df) => Ok(df),
         Err(e) => Err(plan_error(ctx, sql, e).await),
     }
+}
+
+/// Plans `statement` as `ctx.sql_with_options` plans a text, read-only.
+async fn plan_statement(
+    ctx: &SessionContext,
+    statement: DfStatement,
+) -> Result<DataFrame, DataFusionError> {
+    let plan = ctx.state().statement_to_plan(statement).await?;
+    read_only_options().verify_plan(&plan)?;
+    ctx.execute_logical_plan(plan).await
+}
+
+/// `sql` parsed with each named argument of a table function in `FROM`
+/// (`align('/imu', rate => '50hz')`), which DataFusion 55 does not plan,
+/// given as the string `'rate=50hz'`, the form the [`align`](crate::align)
+/// function reads; `None` when there is none (or `sql` does not parse).
+fn with_named_table_args(ctx: &SessionContext, sql: &str) -> Option<DfStatement> {
+    use datafusion::sql::sqlparser::ast::{
+        Expr, FunctionArg, FunctionArgExpr, TableFactor, Value, VisitMut, VisitorMut,
+    };
+    use std::ops::ControlFlow;
+
+    struct Named(bool);
+    impl VisitorMut for Named {
+        type Break = ();
+        fn pre_visit_table_factor(&mut self, table: &mut TableFactor) -> ControlFlow<()> {
+            let TableFactor::Table { args: Some(a), .. } = table else {
+                return ControlFlow::Continue(());
+            };
+            for arg in &mut a.args {
+                let FunctionArg::Named {
+                    name,
+                    arg: FunctionArgExpr::Expr(Expr::Value(v)),
+                    ..
+                } = arg
+                else {
+                    continue;
+                };
+                let value = match &v.value {
+                    Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+                    Value::Number(n, _) => n.clone(),
+                    _ => continue,
+                };
+                let text = Value::SingleQuotedString(format!("{}={value}", name.value));
+                *arg = FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(text.into())));
+                self.0 = true;
+            }
+            ControlFlow::Continue(())
+        }
+    }
+
+    let state = ctx.state();
+    let dialect = &state.config().options().sql_parser.dialect;
+    let mut statement = state.sql_to_statement(sql, dialect).ok()?;
+    let DfStatement::Statement(inner) = &mut statement else {
+        return None;
+    };
+    let mut named = Named(false);
+    let _ = inner.as_mut().visit(&mut named);
+    named.0.then_some(statement)
 }
 
 /// The error to report for `e`, DataFusion's failure to plan `sql` on
