@@ -7,6 +7,12 @@
 //! - `cargo xtask export corpus [--corpus DIR]` exports every corpus file
 //!   of the other formats and requires, where the file reads cleanly, as
 //!   many rows per topic as the summary counts messages.
+//!   Then it exports the whole corpus as one Parquet dataset (`robolog
+//!   export DIR -o target/export-corpus-parquet --parquet`) and has
+//!   Polars (`scan_parquet`), DuckDB (`read_parquet` without
+//!   `union_by_name`) and pyarrow (`dataset(..., partitioning="hive")`)
+//!   read each table as one table, with the rows the export reported
+//!   (`xtask/pytests/test_parquet_dataset.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,6 +61,7 @@ fn format_of(path: &Path) -> Option<logcore::Format> {
 /// [`ulog2csv`] covers) through the library; where the export reads the
 /// file without problems, the rows of each topic's tables must be the
 /// summary's message count of the topic, and each table a file.
+/// Then the whole corpus as one Parquet dataset ([`parquet_dataset`]).
 pub(crate) fn corpus(dir: &Path) -> Result {
     use logcore::LogReader;
     use robolog::export::{Csv, ExportOptions, export_tables};
@@ -136,7 +143,90 @@ pub(crate) fn corpus(dir: &Path) -> Result {
         inputs.len(),
         failures.len()
     );
-    verdict("robolog export of corpus files", &failures)
+    verdict("robolog export of corpus files", &failures)?;
+    parquet_dataset(dir)
+}
+
+/// The whole corpus `dir` exported by `robolog export --parquet` as one
+/// dataset, each table read as one table by Polars, DuckDB and pyarrow
+/// with the rows the export's `wrote` lines report.
+fn parquet_dataset(dir: &Path) -> Result {
+    use std::collections::BTreeMap;
+
+    let exe = crate::robolog_exe()?;
+    let venv = Venv::with(&["pyarrow", "polars", "duckdb", "pytest"])?;
+    let out = root().join("target/export-corpus-parquet");
+    let _ = std::fs::remove_dir_all(&out);
+    let done = Command::new(&exe)
+        .arg("export")
+        .arg(dir)
+        .arg("-o")
+        .arg(&out)
+        .arg("--parquet")
+        .output()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    // Exit 1 is damaged inputs of the corpus (written as far as they
+    // read) and tables left out; anything else is a failure.
+    if !matches!(done.status.code(), Some(0 | 1)) {
+        return Err(format!(
+            "robolog export {} --parquet: {}: {}",
+            dir.display(),
+            done.status,
+            String::from_utf8_lossy(&done.stderr)
+        ));
+    }
+    // Per table folder: rows written, and files that hold rows.
+    let mut tables: BTreeMap<PathBuf, (u64, u64)> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&done.stdout).lines() {
+        let Some(rest) = line.strip_prefix("wrote ") else {
+            continue;
+        };
+        let Some((path, counts)) = rest.rsplit_once(" (") else {
+            return Err(format!("robolog export: unexpected line {line:?}"));
+        };
+        let rows: u64 = counts
+            .split_once(' ')
+            .and_then(|(n, _)| n.parse().ok())
+            .ok_or_else(|| format!("robolog export: unexpected line {line:?}"))?;
+        let folder = Path::new(path)
+            .parent()
+            .and_then(Path::parent)
+            .ok_or_else(|| format!("robolog export: unexpected path in {line:?}"))?;
+        let t = tables.entry(folder.to_path_buf()).or_default();
+        t.0 += rows;
+        t.1 += u64::from(rows > 0);
+    }
+    if tables.is_empty() {
+        return Err("robolog export --parquet of the corpus reported no file".into());
+    }
+    let entries: Vec<serde_json::Value> = tables
+        .iter()
+        .map(|(folder, (rows, logs))| {
+            serde_json::json!({
+                "id": folder.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+                "folder": folder.display().to_string(),
+                "rows": rows,
+                "logs": logs,
+            })
+        })
+        .collect();
+    let records = venv
+        .pytest("test_parquet_dataset.py")
+        .manifest(
+            &root().join("target/export-corpus-parquet.json"),
+            &serde_json::json!({ "entries": entries }),
+        )?
+        .run()
+        .map_err(|e| format!("the corpus dataset does not read as one table per table: {e}"))?;
+    eprintln!(
+        "xtask: export: the corpus as one Parquet dataset: {} tables, {} rows, each read by \
+         polars, duckdb and pyarrow ({} reads)",
+        tables.len(),
+        tables.values().map(|t| t.0).sum::<u64>(),
+        records.len()
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    Ok(())
 }
 
 /// A log with `bool` fields, alone and in a nested array, holding bytes

@@ -573,7 +573,10 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     ulog::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     gate_step("export: ULog files equal pyulog 1.3.0's ulog2csv byte for byte");
     export::ulog2csv(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
-    gate_step("export: every corpus file, one table per topic with every message");
+    gate_step(
+        "export: every corpus file, one table per topic with every message; the corpus as one \
+         Parquet dataset read by polars, duckdb and pyarrow",
+    );
     if let Some(dir) = corpus::locate(opt(args, "--corpus"))? {
         export::corpus(&dir)?;
     }

@@ -786,3 +786,326 @@ fn corpus_files_read_back_with_the_summary_counts() {
     let (dir, _) = check_export(&inputs);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A ULog at `path` with one topic `pos` of the fields `format` (after
+/// its timestamp), one sample per row of `rows` (the fields' bytes).
+fn pos_log(path: &Path, format: &str, rows: &[Vec<u8>]) {
+    let mut w = ulogfile::Writer::new(Vec::new(), 1_000).unwrap();
+    w.add_format(&format!("pos:uint64_t timestamp;{format}"))
+        .unwrap();
+    let id = w.add_subscription("pos", 0).unwrap();
+    for (i, r) in rows.iter().enumerate() {
+        let mut sample = (2_000 + i as u64 * 1_000).to_le_bytes().to_vec();
+        sample.extend_from_slice(r);
+        w.write_data(id, &sample).unwrap();
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, w.finish().unwrap()).unwrap();
+}
+
+/// Two versions of the message `pos`: `a.ulg` (x int32, y float32, on a
+/// bool) and `b.ulg` (x int64, z uint8[2], on a uint8: a field that
+/// became an enum), two rows and three rows.
+fn two_versions(dir: &Path) -> (PathBuf, PathBuf) {
+    let (a, b) = (dir.join("in/a.ulg"), dir.join("in/b.ulg"));
+    let row_a = |x: i32, y: f32, on: u8| {
+        let mut r = x.to_le_bytes().to_vec();
+        r.extend_from_slice(&y.to_le_bytes());
+        r.push(on);
+        r
+    };
+    pos_log(
+        &a,
+        "int32_t x;float y;bool on;",
+        &[row_a(-7, 1.5, 1), row_a(8, 2.5, 0)],
+    );
+    let row_b = |x: i64, z: [u8; 2], on: u8| {
+        let mut r = x.to_le_bytes().to_vec();
+        r.extend_from_slice(&z);
+        r.push(on);
+        r
+    };
+    pos_log(
+        &b,
+        "int64_t x;uint8_t[2] z;uint8_t on;",
+        &[
+            row_b(1 << 40, [1, 2], 2),
+            row_b(-1, [3, 4], 0),
+            row_b(5, [5, 6], 1),
+        ],
+    );
+    (a, b)
+}
+
+/// The columns of a file as Arrow reads them (name, type, nullable; no
+/// metadata) and its Parquet schema, whose equality across a table's
+/// files is what DuckDB, Polars and pyarrow require.
+fn columns_of(path: &Path) -> (Vec<(String, DataType, bool)>, String) {
+    fn plain(t: &DataType) -> DataType {
+        match t {
+            DataType::Struct(fs) => DataType::Struct(
+                fs.iter()
+                    .map(|f| {
+                        arrow_schema::Field::new(f.name(), plain(f.data_type()), f.is_nullable())
+                    })
+                    .collect(),
+            ),
+            DataType::List(f) => DataType::List(std::sync::Arc::new(arrow_schema::Field::new(
+                f.name(),
+                plain(f.data_type()),
+                f.is_nullable(),
+            ))),
+            DataType::FixedSizeList(f, n) => DataType::FixedSizeList(
+                std::sync::Arc::new(arrow_schema::Field::new(
+                    f.name(),
+                    plain(f.data_type()),
+                    f.is_nullable(),
+                )),
+                *n,
+            ),
+            t => t.clone(),
+        }
+    }
+    let f = File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let b = ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+    let cols = b
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), plain(f.data_type()), f.is_nullable()))
+        .collect();
+    let descr = format!(
+        "{:?}",
+        b.metadata().file_metadata().schema_descr().root_schema()
+    );
+    (cols, descr)
+}
+
+/// The column `name` of a file read back (empty when it has none).
+fn col(r: &Read, name: &str) -> arrow_array::ArrayRef {
+    r.batch
+        .column_by_name(name)
+        .cloned()
+        .unwrap_or_else(|| arrow_array::new_empty_array(&DataType::Null))
+}
+
+#[test]
+fn logs_of_different_schemas_share_one_schema_per_table() {
+    let dir = scratch("widen");
+    let (a, b) = two_versions(&dir);
+    let out = dir.join("out");
+    let done = export(&[a.clone(), b.clone()], &out);
+    assert!(done.is_clean(), "{done:?}");
+    assert!(done.rewritten.is_empty());
+    let fa = out.join("pos/log=a.ulg/data.parquet");
+    let fb = out.join("pos/log=b.ulg/data.parquet");
+    let (ca, pa) = columns_of(&fa);
+    let (cb, pb) = columns_of(&fb);
+    assert_eq!(ca, cb);
+    assert_eq!(pa, pb);
+    let list = DataType::FixedSizeList(
+        std::sync::Arc::new(arrow_schema::Field::new("item", DataType::UInt8, false)),
+        2,
+    );
+    let ts = DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, None);
+    // The first log's order, then b's new column; x widened, on an
+    // integer; y and z nullable, each lacking in one log.
+    // (Other columns every table has, such as a UTC time, aside.)
+    let message: Vec<_> = ca
+        .iter()
+        .filter(|c| c.0 == "log_time" || !c.0.starts_with("log_time"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        message,
+        [
+            ("log_time".to_string(), ts, false),
+            ("multi_id".to_string(), DataType::UInt8, false),
+            ("timestamp".to_string(), DataType::UInt64, true),
+            ("x".to_string(), DataType::Int64, true),
+            ("y".to_string(), DataType::Float32, true),
+            ("on".to_string(), DataType::UInt8, true),
+            ("z".to_string(), list, true),
+        ]
+    );
+    let (ra, rb) = (read(&fa), read(&fb));
+    assert_eq!((ra.batch.num_rows(), rb.batch.num_rows()), (2, 3));
+    let x = |r: &Read| col(r, "x").as_primitive::<Int64Type>().values().to_vec();
+    assert_eq!(x(&ra), [-7, 8]);
+    assert_eq!(x(&rb), [1 << 40, -1, 5]);
+    let y = col(&ra, "y");
+    let y = y.as_primitive::<Float32Type>();
+    assert_eq!(y.values().to_vec(), [1.5, 2.5]);
+    assert_eq!(col(&rb, "y").null_count(), 3);
+    let on = |r: &Read| col(r, "on").as_primitive::<UInt8Type>().values().to_vec();
+    assert_eq!((on(&ra), on(&rb)), (vec![1, 0], vec![2, 0, 1]));
+    assert_eq!(col(&ra, "z").null_count(), 2);
+    assert_eq!(item(col(&rb, "z").as_ref(), 1).len(), 2);
+    // Each file keeps its own log's metadata.
+    assert_eq!(ra.kv["robolog.log"].as_deref(), Some("a.ulg"));
+    assert_eq!(rb.kv["robolog.log"].as_deref(), Some("b.ulg"));
+    assert!(ra.schema.field(0).metadata().contains_key("robolog.clock"));
+    assert_eq!(
+        ra.schema
+            .metadata()
+            .get("robolog.topic")
+            .map(String::as_str),
+        Some("pos")
+    );
+    // The logs table too.
+    let (la, _) = columns_of(&out.join("logs/log=a.ulg/data.parquet"));
+    assert_eq!(la, columns_of(&out.join("logs/log=b.ulg/data.parquet")).0);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_later_export_widens_the_files_there_or_refuses_a_conflict() {
+    let dir = scratch("widen-later");
+    let (a, b) = two_versions(&dir);
+    let out = dir.join("out");
+    export(std::slice::from_ref(&a), &out);
+    let fa = out.join("pos/log=a.ulg/data.parquet");
+    let before = read(&fa);
+    let n = before.batch.num_columns();
+    assert!(col(&before, "z").is_empty());
+    // Adding b (no force needed) rewrites a's file with b's columns.
+    let done = export(std::slice::from_ref(&b), &out);
+    let rewritten: Vec<(&Path, u64, usize)> = done
+        .rewritten
+        .iter()
+        .map(|t| (t.path.as_path(), t.rows, t.columns))
+        .collect();
+    assert_eq!(rewritten, [(fa.as_path(), 2, n + 1)]);
+    assert_eq!(done.rewritten[0].name, "pos");
+    let fb = out.join("pos/log=b.ulg/data.parquet");
+    assert_eq!(columns_of(&fa), columns_of(&fb));
+    let after = read(&fa);
+    assert_eq!(
+        col(&after, "x")
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec(),
+        [-7, 8]
+    );
+    assert_eq!(
+        col(&after, "y")
+            .as_primitive::<Float32Type>()
+            .values()
+            .to_vec(),
+        [1.5, 2.5]
+    );
+    assert_eq!(col(&after, "z").null_count(), 2);
+    // Its metadata is a's still; no temporary file is left.
+    for k in [
+        "robolog.log",
+        "robolog.path",
+        "robolog.metadata",
+        "robolog.type",
+    ] {
+        assert_eq!(after.kv.get(k), before.kv.get(k), "{k}");
+    }
+    assert!(!files(&out).iter().any(|f| !f.ends_with("data.parquet")));
+
+    // A log that adds nothing rewrites nothing.
+    let c = dir.join("in/c.ulg");
+    pos_log(&c, "int16_t x;", &[5i16.to_le_bytes().to_vec()]);
+    let done = export(std::slice::from_ref(&c), &out);
+    assert!(done.rewritten.is_empty());
+    assert_eq!(
+        columns_of(&out.join("pos/log=c.ulg/data.parquet")),
+        columns_of(&fa)
+    );
+
+    // A column whose types nothing holds both of: the table is left out,
+    // naming the column, both types and the logs; the files stay.
+    let d = dir.join("in/d.ulg");
+    pos_log(&d, "float x;", &[1f32.to_le_bytes().to_vec()]);
+    let bytes = std::fs::read(&fa).unwrap();
+    let done = export(std::slice::from_ref(&d), &out);
+    assert!(done.rewritten.is_empty());
+    let failed = &done.logs[0].failed;
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].name, "pos");
+    let why = failed[0].error.to_string();
+    for part in ["column x", "Int64", "Float32", "log d.ulg", "pos/log=a.ulg"] {
+        assert!(why.contains(part), "{part:?} in {why}");
+    }
+    assert!(!out.join("pos/log=d.ulg").exists());
+    assert!(out.join("logs/log=d.ulg/data.parquet").is_file());
+    assert_eq!(std::fs::read(&fa).unwrap(), bytes);
+
+    // A file of the table that cannot be read refuses the export before
+    // anything is written.
+    let junk = out.join("pos/log=junk/data.parquet");
+    std::fs::create_dir_all(junk.parent().unwrap()).unwrap();
+    std::fs::write(&junk, b"not parquet").unwrap();
+    let e = dir.join("in/e.ulg");
+    pos_log(&e, "int8_t w;", &[vec![1]]);
+    let listed = files(&out);
+    let err = export_parquet(&[e], &out, &ParquetOptions::default(), &mut |_| {}).unwrap_err();
+    let ExportError::Refused(robolog::write::Refusal::NotRewritable { output, reason }) = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(output, &junk);
+    assert!(reason.contains("table pos"), "{reason}");
+    assert_eq!(files(&out), listed);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The whole corpus (`../shared/corpus`, every log the export finds in
+/// it) as one dataset: every table's files have the same columns and the
+/// same Parquet schema, as DuckDB, Polars and pyarrow need to read them
+/// as one table (`cargo xtask export corpus` has them do it), and hold
+/// the rows the export reports. The only table left out for types no
+/// type holds both of is `/data` of the swri bags (a number in some, an
+/// array in the others).
+#[test]
+fn the_corpus_exports_as_one_schema_per_table() {
+    let Some(root) = robolog_testkit::corpus("") else {
+        return;
+    };
+    let (inputs, ids): (Vec<PathBuf>, Vec<String>) = robolog_arrow::find_named_logs(&[&root])
+        .unwrap()
+        .into_iter()
+        .unzip();
+    let dir = scratch("corpus-dataset");
+    let opts = ParquetOptions {
+        log_ids: ids,
+        ..ParquetOptions::default()
+    };
+    let done = export_parquet(&inputs, &dir, &opts, &mut |_| {}).unwrap();
+    assert!(done.logs.len() > 100, "{} logs", done.logs.len());
+    let mut by_table: BTreeMap<&str, Vec<&robolog::export::ExportedTable>> = BTreeMap::new();
+    for log in &done.logs {
+        for t in log.tables.iter().chain(&log.logs) {
+            by_table.entry(t.name.as_str()).or_default().push(t);
+        }
+    }
+    let mut conflicts = BTreeSet::new();
+    for log in &done.logs {
+        for f in &log.failed {
+            if f.error.to_string().contains("no type holds both") {
+                conflicts.insert(f.name.as_str());
+                assert!(!by_table.contains_key(f.name.as_str()), "{}", f.name);
+            }
+        }
+    }
+    assert_eq!(conflicts, BTreeSet::from(["data"]));
+    let mut partitions = 0;
+    for (name, written) in &by_table {
+        let first = columns_of(&written[0].path);
+        for t in written {
+            assert_eq!(columns_of(&t.path), first, "{name}: {}", t.path.display());
+            let f = File::open(&t.path).unwrap();
+            let meta = ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+            let rows = meta.metadata().file_metadata().num_rows();
+            assert_eq!(rows as u64, t.rows, "{}", t.path.display());
+            partitions += 1;
+        }
+        // Nothing but the files the export reports in the table's folder.
+        assert_eq!(files(&dir.join(name)).len(), written.len(), "{name}");
+    }
+    assert!(by_table.len() > 200 && partitions > 1_000, "{partitions}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

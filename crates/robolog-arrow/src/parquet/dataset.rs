@@ -26,6 +26,10 @@ pub(super) struct DatasetPlan {
     /// Files of other logs to rewrite in their table's widened schema,
     /// in the order of the tables.
     pub(super) rewrites: Vec<(PathBuf, SchemaRef)>,
+    /// The policy the rewrites pass: the export's, forced (rewriting a
+    /// file of the dataset is part of adding to it, and only ever
+    /// replaces it with itself widened), so an input is still refused.
+    pub(super) rewriting: OutputPolicy,
 }
 
 impl DatasetPlan {
@@ -82,14 +86,13 @@ pub(super) fn plan_schemas(
         }
         replaced.extend(p.stale.iter().cloned());
     }
+    let mut rewriting = policy.clone();
+    rewriting.force = true;
     let mut plan = DatasetPlan {
         targets: HashMap::new(),
         rewrites: Vec::new(),
+        rewriting,
     };
-    // Rewriting a file of the dataset is part of adding to it: it is
-    // replaced without --force, and only ever by itself widened.
-    let mut rewriting = policy.clone();
-    rewriting.force = true;
     for name in order {
         let mut existing = Vec::new();
         for file in table_files(dir, name)? {
@@ -125,7 +128,7 @@ pub(super) fn plan_schemas(
                     output: file,
                 }));
             }
-            rewriting.check(&file).map_err(ExportError::Refused)?;
+            plan.rewriting.check(&file).map_err(ExportError::Refused)?;
             plan.rewrites.push((file, merged.clone()));
         }
         plan.targets.insert(name.to_string(), Ok(merged));

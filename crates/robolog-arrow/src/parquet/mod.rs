@@ -342,7 +342,7 @@ pub fn export_parquet<P: AsRef<Path>>(
     std::fs::create_dir_all(dir).map_err(ExportError::io(dir))?;
     for (path, target) in &plan.rewrites {
         done.rewritten
-            .push(rewrite_file(path, target, opts, &policy)?);
+            .push(rewrite_file(path, target, opts, &plan.rewriting)?);
     }
 
     let mut meter = Meter {
