@@ -8,7 +8,10 @@
 //! line per file written. With --force and no --topic, an export replaces
 //! every partition of each log: once the log is written, its partitions
 //! of the tables it did not write (left by an earlier export) are removed,
-//! one line per file removed; with --topic, those stay.
+//! one line per file removed; with --topic, those stay. Every file of a
+//! table has the table's one schema across the dataset (columns of every
+//! log, missing ones null); files already there that lack columns this
+//! export adds are rewritten first, one `rewrote` line each.
 //!
 //! `robolog export IN --align TOPICS [--rate HZ | --on TOPIC] [--method
 //! M]... [--tolerance D] [--start T] [--end T] -o FILE.csv|FILE.parquet
@@ -44,7 +47,16 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     csv: bool,
     /// A Parquet dataset: DIR/<table>/log=<file name>/data.parquet per
-    /// table of each log, and DIR/logs/log=<file name>/data.parquet.
+    /// table of each log, and DIR/logs/log=<file name>/data.parquet. All
+    /// files of a table share one schema, so DuckDB, Polars and pyarrow
+    /// read a table's folder as one table: the columns of every log
+    /// (nulls where a log lacks one), types widened only where no value
+    /// is lost (int32 and int64 to int64, ...); a table whose logs give a
+    /// column types that nothing holds both of is not written. Exporting
+    /// into an existing dataset widens the files already there that lack
+    /// the new columns (rewritten through a temporary file, every row and
+    /// value kept; no --force needed, as nothing is lost), or refuses
+    /// before writing anything when one cannot be read.
     #[arg(long, conflicts_with = "csv")]
     parquet: bool,
     /// Only this topic (repeat for several; with --parquet also a table

@@ -545,3 +545,77 @@ fn csv_export_still_takes_one_log() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!dir.exists());
 }
+
+/// A ULog at `path` whose topic `pos` has the fields `format` (after its
+/// timestamp), one sample per row of `rows` (the fields' bytes).
+fn pos_log(path: &Path, format: &str, rows: &[&[u8]]) {
+    let mut w = ulogfile::Writer::new(Vec::new(), 1_000).unwrap();
+    w.add_format(&format!("pos:uint64_t timestamp;{format}"))
+        .unwrap();
+    let id = w.add_subscription("pos", 0).unwrap();
+    for (i, r) in rows.iter().enumerate() {
+        let mut sample = (2_000 + i as u64 * 1_000).to_le_bytes().to_vec();
+        sample.extend_from_slice(r);
+        w.write_data(id, &sample).unwrap();
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, w.finish().unwrap()).unwrap();
+}
+
+#[test]
+fn adding_a_log_with_new_columns_rewrites_the_files_that_lack_them() {
+    let dir = scratch("widen");
+    let (a, b, out) = (dir.join("a.ulg"), dir.join("b.ulg"), dir.join("out"));
+    pos_log(
+        &a,
+        "int32_t x;",
+        &[&7i32.to_le_bytes(), &(-8i32).to_le_bytes()],
+    );
+    pos_log(
+        &b,
+        "int64_t x;float y;",
+        &[&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x3f]],
+    );
+    let export = |input: &Path| {
+        robolog()
+            .arg("export")
+            .arg(input)
+            .args(["--parquet", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(export(&a).status.code(), Some(0));
+    let fa = out.join("pos/log=a.ulg/data.parquet");
+    let columns = |p: &Path| -> Vec<(String, DataType)> {
+        let f = File::open(p).unwrap();
+        let b = ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+        let s = b.schema();
+        s.fields()
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect()
+    };
+    let n = columns(&fa).len();
+    // No --force: the file of a is widened, not replaced.
+    let done = export(&b);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    let stdout = text(&done.stdout);
+    let first = stdout.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "rewrote {} (2 rows, {} columns) to the table's widened columns",
+            fa.display(),
+            n + 1
+        )
+    );
+    let fb = out.join("pos/log=b.ulg/data.parquet");
+    assert_eq!(columns(&fa), columns(&fb));
+    let (batches, kv) = read(&fa);
+    let x = batches[0].column_by_name("x").unwrap();
+    assert_eq!(x.as_primitive::<Int64Type>().values(), &[7, -8]);
+    assert_eq!(batches[0].column_by_name("y").unwrap().null_count(), 2);
+    assert_eq!(kv["robolog.log"].as_deref(), Some("a.ulg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
