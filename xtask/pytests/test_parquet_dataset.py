@@ -13,7 +13,6 @@ import os
 import duckdb
 import polars as pl
 import pyarrow.dataset as ds
-import pytest
 
 
 def files_glob(entry):

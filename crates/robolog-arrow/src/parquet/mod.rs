@@ -13,6 +13,9 @@
 //!   column: readers add it from the folder name (DuckDB
 //!   `read_parquet('DIR/vehicle_global_position/*/*.parquet',
 //!   hive_partitioning = true)`, Spark, DataFusion listing tables).
+//! - Every file of a table has the table's one schema across the dataset
+//!   (see [One schema per table](#one-schema-per-table)), so readers take
+//!   a table's folder as one table without merging schemas.
 //! - `<log_id>` is the input's file name, made unique with `~2`, `~3`...
 //!   ([`log_ids`](crate::log_ids)) and escaped for Hive
 //!   ([`hive_escape`](crate::hive_escape)).
@@ -45,6 +48,44 @@
 //! table's file also has `robolog.type` (the message type names). The
 //! Arrow schema is stored too (`ARROW:schema`), so Arrow readers get back
 //! the exact types and the `log_time` field metadata.
+//!
+//! # One schema per table
+//!
+//! The schema of each table is widened across every log of the export
+//! and the table's files already in `DIR` (but those the export replaces
+//! or removes), which come first:
+//!
+//! - the columns are the union by name: the first schema's order, then
+//!   each new column where it first appears; struct fields merge the same
+//!   way, list items too; a column or field some schema lacks is nullable,
+//!   and null in the rows of the logs that lack it;
+//! - two types of one column widen only where no value is lost: integers
+//!   to the wider (a signed and an unsigned one to the signed type twice
+//!   as wide, never past 64 bits), an integer of up to 32 bits and a float
+//!   to `Float64`, floats to the wider, a bool and an integer to the
+//!   integer, fixed arrays of two lengths to a `List`, `Utf8` and
+//!   `LargeUtf8` to `LargeUtf8`. For any other pair the table is left out
+//!   of the export: each log that has it fails it
+//!   ([`ExportedLog::failed`]) with an error naming the column, both
+//!   types and the logs (or file) they come from, and its files in `DIR`
+//!   are left as they are;
+//! - each file keeps its own log's metadata: the key-value metadata, the
+//!   Arrow schema's `robolog.*` keys, and its columns' field metadata
+//!   (`log_time`'s clock).
+//!
+//! A file of `DIR` whose columns are not the widened schema's (an export
+//! adds a log with new fields, or a `--topic` export a table's newer
+//! version) is rewritten before the export writes its own files, and only
+//! such files are: every row and value kept, read back and written in the
+//! widened schema through a temporary file renamed over it
+//! ([`Exported::rewritten`]). This needs no [`ExportOptions::force`]:
+//! nothing is lost, and the file is the dataset's own (its
+//! `robolog.table` names the table). A file that must be read or
+//! rewritten and cannot be (not Parquet, another table's, an input of the
+//! export) refuses the export before anything is written
+//! ([`ExportError::Refused`] with
+//! [`Refusal::NotRewritable`](robolog::write::Refusal::NotRewritable) or
+//! `SameFile`).
 //!
 //! # Safety of the outputs
 //!

@@ -106,11 +106,6 @@ fn merge_field(a: &Field, b: &Field, path: &str) -> Result<Field, Conflict> {
 /// of up to 32 bits and a float `Float64`; floats the wider; a bool and
 /// an integer the integer (0 and 1); text and bytes their large form. `None` for anything else (a 64-bit integer and
 /// a float, a number and text, a time and a number, ...).
-///
-/// ```ignore
-/// assert_eq!(widen(&DataType::Int32, &DataType::Int64), Some(DataType::Int64));
-/// assert_eq!(widen(&DataType::Int64, &DataType::Float64), None);
-/// ```
 pub(crate) fn widen(x: &DataType, y: &DataType) -> Option<DataType> {
     use DataType::*;
     let int = |t: &DataType| match t {
