@@ -549,8 +549,13 @@ fn write_imu_bag(messages: u32, path: &Path, slow: Option<u32>) -> Result<PathBu
     let id = w.add_connection(conn).map_err(|e| e.to_string())?;
     let slow_id = match slow {
         Some(_) => {
-            let conn =
-                rosbag12::Connection::new(1, SLOW_TOPIC, "sensor_msgs/Imu", IMU_MD5, IMU_DEFINITION);
+            let conn = rosbag12::Connection::new(
+                1,
+                SLOW_TOPIC,
+                "sensor_msgs/Imu",
+                IMU_MD5,
+                IMU_DEFINITION,
+            );
             Some(w.add_connection(conn).map_err(|e| e.to_string())?)
         }
         None => None,
