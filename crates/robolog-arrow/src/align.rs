@@ -66,7 +66,7 @@ use arrow_array::types::{
 };
 use arrow_array::{
     Array, ArrayRef, Float64Array, RecordBatch, RecordBatchOptions, StringArray,
-    TimestampNanosecondArray, UInt64Array, new_null_array,
+    TimestampNanosecondArray, UInt64Array,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -762,56 +762,41 @@ impl<'a> Finder<'a> {
 
 /// Aligned tables of several logs as one: a first `log` column naming
 /// each row's log, then the union of the tables' columns in order of
-/// first appearance, null where a log's table lacks one. Errors when two
-/// logs give a column different types.
+/// first appearance, null where a log's table lacks one, a column's types
+/// widened where no value is lost (int32 and int64 to int64, an integer
+/// of up to 32 bits and a float to float64, ...). Errors when two logs
+/// give a column types nothing holds both of.
 pub fn concat_logs(parts: &[(String, RecordBatch)]) -> Result<RecordBatch, Error> {
-    let mut fields: Vec<Field> = vec![Field::new("log", DataType::Utf8, false)];
-    let mut owner: HashMap<String, (usize, String)> = HashMap::new();
+    let mut merged: Option<(Schema, &str)> = None;
     for (log, b) in parts {
-        for f in b.schema().fields() {
-            match owner.get(f.name()) {
-                Some((i, first)) => {
-                    let have = &fields[*i];
-                    if have.data_type() != f.data_type() {
-                        return Err(Error::Align(format!(
-                            "column {} is {} in {first} but {} in {log}",
-                            f.name(),
-                            have.data_type(),
-                            f.data_type()
-                        )));
-                    }
-                }
-                None => {
-                    owner.insert(f.name().clone(), (fields.len(), log.clone()));
-                    fields.push(f.as_ref().clone());
-                }
+        merged = Some(match merged {
+            None => (b.schema().as_ref().clone(), log.as_str()),
+            Some((m, first)) => {
+                let widened = crate::widen::merge(&m, &b.schema()).map_err(|c| {
+                    Error::Align(format!(
+                        "column {} is {} in {first} but {} in {log}, and no type holds both",
+                        c.column, c.before, c.after
+                    ))
+                })?;
+                (widened, first)
             }
-        }
+        });
     }
-    // A column some log lacks is nullable.
-    for f in fields.iter_mut().skip(1) {
-        if parts
-            .iter()
-            .any(|(_, b)| b.schema().field_with_name(f.name()).is_err())
-        {
-            *f = f.clone().with_nullable(true);
-        }
-    }
+    let columns = merged.map_or_else(Schema::empty, |(m, _)| m);
+    let mut fields = vec![Arc::new(Field::new("log", DataType::Utf8, false))];
+    fields.extend(columns.fields().iter().cloned());
     let schema = Arc::new(Schema::new(fields));
+    let columns = Arc::new(columns);
     let mut batches = Vec::with_capacity(parts.len());
     for (log, b) in parts {
         let n = b.num_rows();
-        let mut columns: Vec<ArrayRef> = vec![Arc::new(StringArray::from(vec![log.as_str(); n]))];
-        for f in schema.fields().iter().skip(1) {
-            columns.push(match b.column_by_name(f.name()) {
-                Some(c) => Arc::clone(c),
-                None => new_null_array(f.data_type(), n),
-            });
-        }
+        let widened = crate::widen::align_batch(b, &columns)?;
+        let mut all: Vec<ArrayRef> = vec![Arc::new(StringArray::from(vec![log.as_str(); n]))];
+        all.extend(widened.columns().iter().cloned());
         let opts = RecordBatchOptions::new().with_row_count(Some(n));
         batches.push(RecordBatch::try_new_with_options(
             Arc::clone(&schema),
-            columns,
+            all,
             &opts,
         )?);
     }

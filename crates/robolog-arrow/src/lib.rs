@@ -43,6 +43,7 @@ pub mod parquet;
 pub mod pyulog;
 mod table;
 mod ulog;
+mod widen;
 
 pub use build::data_type;
 pub use inputs::{find_logs, find_named_logs, hive_escape, log_ids};

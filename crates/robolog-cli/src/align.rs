@@ -404,6 +404,23 @@ fn write_cell(w: &mut impl Write, text: &str, delimiter: u8) -> std::io::Result<
     }
 }
 
+/// What `robolog ulog csv --single` writes, and from which samples.
+#[derive(Clone, Copy)]
+pub(crate) struct SingleCsv<'a> {
+    /// Only these message names (`-m`).
+    pub(crate) messages: Option<&'a [String]>,
+    /// The folder to write into (`-o`), else the current one.
+    pub(crate) dir: Option<&'a Path>,
+    /// The CSV delimiter.
+    pub(crate) delimiter: u8,
+    /// Only samples at or after this many seconds since boot.
+    pub(crate) time_s: Option<i64>,
+    /// Only samples before this many seconds since boot.
+    pub(crate) time_e: Option<i64>,
+    /// Replace the CSV file when it exists.
+    pub(crate) force: bool,
+}
+
 /// `robolog ulog csv LOG --single`: every topic instance (of `messages`,
 /// or all) aligned into one CSV, `DIR/<log name>.csv`, in pyulog's
 /// dialect: a first `timestamp` column (µs since boot), then each
@@ -413,13 +430,17 @@ pub(crate) fn run_ulog_single(
     ctx: &Context,
     path: &Path,
     log: &Log<'_>,
-    messages: Option<&[String]>,
     args: &AlignArgs,
-    dir: Option<&Path>,
-    delimiter: u8,
-    (time_s, time_e): (Option<i64>, Option<i64>),
-    force: bool,
+    out: &SingleCsv<'_>,
 ) -> Result<Outcome, Failure> {
+    let SingleCsv {
+        messages,
+        dir,
+        delimiter,
+        time_s,
+        time_e,
+        force,
+    } = *out;
     let summary = log.summary().map_err(|e| Failure::new(path, e))?;
     // One name per instance (message name and multi id, from its topic
     // `name` or `name[k]`), as the per-topic CSV files are named.

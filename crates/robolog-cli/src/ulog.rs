@@ -207,17 +207,15 @@ pub(crate) fn run(ctx: &Context, cmd: &UlogCommand) -> Result<Outcome, Failure> 
                 [d] => *d,
                 _ => return Err(Failure::usage(path, "--single takes a one-byte delimiter")),
             };
-            return crate::align::run_ulog_single(
-                ctx,
-                path,
-                &opened,
-                messages.as_deref(),
-                &a.align,
-                a.output.as_deref(),
+            let out = crate::align::SingleCsv {
+                messages: messages.as_deref(),
+                dir: a.output.as_deref(),
                 delimiter,
-                (a.time_s, a.time_e),
-                a.force,
-            );
+                time_s: a.time_s,
+                time_e: a.time_e,
+                force: a.force,
+            };
+            return crate::align::run_ulog_single(ctx, path, &opened, &a.align, &out);
         }
         UlogCommand::Csv(a) if a.align.any() => {
             let msg = "--rate, --on, --method and --tolerance go with --single";

@@ -167,10 +167,20 @@ def test_align_of_several_logs_has_a_log_column(corpus):
     for p in paths:
         with robolog.open(p) as log:
             one.append(log.align(["vehicle_attitude", "vehicle_status"], rate=5).to_pandas())
-    both = robolog.align(paths, ["vehicle_attitude", "vehicle_status"], rate=5).to_pandas()
+    table = robolog.align(paths, ["vehicle_attitude", "vehicle_status"], rate=5)
+    both = table.to_pandas()
     assert both.columns[0] == "log"
     assert both["log"].tolist() == [str(paths[0])] * len(one[0]) + [str(paths[1])] * len(one[1])
-    assert both["vehicle_attitude.q[0]"].tolist()[: len(one[0])] == one[0]["vehicle_attitude.q[0]"].tolist()
+    for i, frame in enumerate(one):
+        mine = both[both["log"] == str(paths[i])].reset_index(drop=True)
+        for c in ["vehicle_attitude.q[0]", "vehicle_status.nav_state"]:
+            np.testing.assert_array_equal(
+                mine[c].to_numpy(dtype=float), frame[c].to_numpy(dtype=float), err_msg=c
+            )
+    # vehicle_status.system_id is uint32 in one log and uint8 in the
+    # other: one column of the wider type.
+    pa = pytest.importorskip("pyarrow")
+    assert table.to_pyarrow().schema.field("vehicle_status.system_id").type == pa.uint32()
 
 
 def test_what_cannot_be_aligned_says_why(corpus):

@@ -13,8 +13,8 @@ use arrow_schema::SchemaRef;
 use robolog::export::ExportError;
 use robolog::write::{OutputPolicy, Refusal};
 
-use super::widen::{Conflict, merge, same_columns};
 use super::{DATA_FILE, Planned, table_path};
+use crate::widen::{Conflict, merge, same_columns};
 use crate::{LOGS, TableNames, logs_schema};
 
 /// The dataset's schema of every table an export writes, and the files
@@ -51,7 +51,7 @@ impl DatasetPlan {
 /// logs write (the `logs` table too), the schemas of its files already in
 /// `dir` (but those this export replaces or removes), in the order of
 /// their partitions, then the logs' own, in the order of the logs, merged
-/// into one (see [`merge`](super::widen::merge)). A table whose schemas
+/// into one (see [`merge`](crate::widen::merge)). A table whose schemas
 /// do not merge is refused (each log's table fails, naming the column,
 /// its two types and where each comes from) and its files stay as they
 /// are; the files of other tables whose schema is not the merged one are

@@ -18,8 +18,8 @@ use robolog::Log;
 use robolog::export::{ExportError, ExportedTable};
 use robolog::write::{AtomicFile, OutputPolicy};
 
-use super::widen::{align_batch, file_schema};
 use super::{ParquetOptions, Planned};
+use crate::widen::{align_batch, file_schema};
 use crate::{DEFAULT_BATCH_SIZE, Error, LOGS, ScanOptions, Table, logs_row, scan};
 
 /// The rows of a table's first batch, before the size of its rows is

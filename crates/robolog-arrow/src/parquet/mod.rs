@@ -132,7 +132,6 @@
 
 mod dataset;
 mod file;
-mod widen;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
