@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use arrow_array::{ArrayRef, Float64Array, RecordBatch, TimestampNanosecondArray};
+//! use arrow_array::{Array, ArrayRef, Float64Array, RecordBatch, TimestampNanosecondArray};
 //! use arrow_array::cast::AsArray;
 //! use arrow_array::types::Float64Type;
 //! use arrow_schema::{DataType, Field, Schema, TimeUnit};
