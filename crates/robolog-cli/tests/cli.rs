@@ -219,6 +219,11 @@ fn info_json_on_sensors_anchors_dates_on_the_first_gps_fix() {
     // 14:03:28 at 1.455 s, so 0.250 s is 1.205 s earlier.
     assert_eq!(j["start_date"], "2009-06-17T14:03:26.795000000Z");
     assert_eq!(j["clock_anchor"]["log_time_ns"], 1_455_000_000i64);
+    // The same instants as ns since 1970: 2009-06-17T14:03:26.795Z is
+    // 1245247406.795 s, and the end 5.902 s later.
+    assert_eq!(j["time_base"], "recording_start");
+    assert_eq!(j["start_utc_ns"], 1_245_247_406_795_000_000i64);
+    assert_eq!(j["end_utc_ns"], 1_245_247_412_697_000_000i64);
     let chans = j["channels"].as_array().unwrap();
     let count_of = |topic: &str| {
         chans
@@ -442,4 +447,30 @@ fn cat_names_channels_of_encodings_without_a_decoder_once() {
             p.display()
         )]
     );
+}
+
+/// `time_base`, `start_utc_ns` and `end_utc_ns`: a bag's clock is UTC
+/// (its times are the UTC ns), a ULog without GPS time is time since boot
+/// with no UTC instants.
+#[test]
+fn info_json_gives_the_time_base_and_utc_instants() {
+    let testdata = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+    let json_of = |rel: &str| {
+        let out = robolog()
+            .args(["info", "--json"])
+            .arg(testdata.join(rel))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        stdout_json(&out)
+    };
+    let bag = json_of("rosbag/sample.bag");
+    assert_eq!(bag["time_base"], "utc");
+    assert_eq!(bag["start_utc_ns"], 1_600_000_000_000_000_000i64);
+    assert_eq!(bag["end_utc_ns"], bag["end_ns"]);
+    let ulog = json_of("ulog/example.ulg");
+    assert_eq!(ulog["time_base"], "boot");
+    assert_eq!(ulog["clock"], "boot");
+    assert!(ulog["start_utc_ns"].is_null() && ulog["end_utc_ns"].is_null());
+    assert!(ulog["start_ns"].as_i64().is_some());
 }
