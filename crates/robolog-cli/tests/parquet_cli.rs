@@ -291,7 +291,7 @@ fn logs_of_every_format_hold_what_cat_prints() {
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().count(), want.len());
     assert!(stdout.contains(&format!(
-        "wrote {} (30 rows, 2 columns)\n",
+        "wrote {} (30 rows, 3 columns)\n",
         dir.join("count/log=sample.bag/data.parquet").display()
     )));
     assert!(stdout.contains(&format!(
