@@ -374,7 +374,7 @@ fn schema_lists_the_tables_named() {
         out.starts_with("vehicle_local_position (vehicle_local_position)\n  log: Utf8\n"),
         "{out}"
     );
-    assert_eq!(out.lines().count(), 36, "{out}");
+    assert_eq!(out.lines().count(), 37, "{out}");
     let (code, _, err) = sql(&["--schema", "vehicle_local_pos"], &[&flight]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
