@@ -239,13 +239,6 @@ pub(crate) fn run_export(
     let (inputs, outcome) = read_inputs(ctx, path, &log, &pairs, &scan)?;
     let table = align::align(&inputs, &opts).map_err(|e| Failure::usage(path, e.to_string()))?;
     write_table(dest, &policy, &table, format, b',')?;
-    output::print_line(format_args!(
-        "wrote {} ({} row{}, {} columns)",
-        dest.display(),
-        table.num_rows(),
-        if table.num_rows() == 1 { "" } else { "s" },
-        table.num_columns()
-    ));
     Ok(outcome)
 }
 
@@ -282,7 +275,7 @@ enum Kind {
     Parquet,
 }
 
-/// Writes `table` to `dest` atomically.
+/// Writes `table` to `dest` atomically, then says so on stdout.
 fn write_table(
     dest: &Path,
     policy: &OutputPolicy,
@@ -306,7 +299,15 @@ fn write_table(
                 pq.close().map(|_| ()).map_err(std::io::Error::other)
             }
         }
-    })
+    })?;
+    output::print_line(format_args!(
+        "wrote {} ({} row{}, {} columns)",
+        dest.display(),
+        table.num_rows(),
+        if table.num_rows() == 1 { "" } else { "s" },
+        table.num_columns()
+    ));
+    Ok(())
 }
 
 /// Writes `table` as CSV (see the [module](self) docs).
@@ -463,6 +464,12 @@ pub(crate) fn run_ulog_single(
         return Err(Failure::usage(path, "no topic with messages to write"));
     }
     let mut opts = args.options(path, None, Some("10hz"))?;
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "log".into(), |s| s.to_string_lossy().into_owned());
+    let dest = dir.unwrap_or(Path::new(".")).join(format!("{stem}.csv"));
+    let policy = OutputPolicy::new(force).reading(path);
+    write::check(&dest, &policy)?;
     if let Rows::On(on) = &mut opts.rows {
         // `--on vehicle_attitude` names instance 0.
         if let Some((name, _)) = pairs.iter().find(|(n, t)| n == on || t == on) {
@@ -481,22 +488,10 @@ pub(crate) fn run_ulog_single(
     let (inputs, outcome) = read_inputs(ctx, path, log, &pairs, &scan)?;
     let table = align::align(&inputs, &opts).map_err(|e| Failure::usage(path, e.to_string()))?;
     let table = pyulog_dialect(&table).map_err(|e| Failure::new(path, e))?;
-    let stem = path
-        .file_stem()
-        .map_or_else(|| "log".into(), |s| s.to_string_lossy().into_owned());
-    let dest = dir.unwrap_or(Path::new(".")).join(format!("{stem}.csv"));
     if let Some(d) = dir {
         std::fs::create_dir_all(d).map_err(|e| Failure::new(d, e))?;
     }
-    let policy = OutputPolicy::new(force).reading(path);
     write_table(&dest, &policy, &table, Kind::Csv, delimiter)?;
-    output::print_line(format_args!(
-        "wrote {} ({} row{}, {} columns)",
-        dest.display(),
-        table.num_rows(),
-        if table.num_rows() == 1 { "" } else { "s" },
-        table.num_columns()
-    ));
     Ok(outcome)
 }
 
@@ -510,9 +505,21 @@ fn pyulog_dialect(table: &RecordBatch) -> Result<RecordBatch, ArrowError> {
     for (f, c) in schema.fields().iter().zip(table.columns()) {
         let name = f.name();
         if name == robolog_arrow::LOG_TIME {
-            let us: arrow_array::UInt64Array = c
-                .as_primitive::<TimestampNanosecondType>()
-                .values()
+            // ns on the log's clock, a timestamp or a duration since boot.
+            let ns = match (
+                c.as_primitive_opt::<TimestampNanosecondType>(),
+                c.as_primitive_opt::<DurationNanosecondType>(),
+            ) {
+                (Some(t), _) => t.values(),
+                (None, Some(d)) => d.values(),
+                (None, None) => {
+                    return Err(ArrowError::SchemaError(format!(
+                        "log_time is {}, expected ns",
+                        c.data_type()
+                    )));
+                }
+            };
+            let us: arrow_array::UInt64Array = ns
                 .iter()
                 .map(|&ns| u64::try_from(ns / 1000).unwrap_or(0))
                 .collect();

@@ -79,7 +79,7 @@ pub(crate) fn run(ctx: &Context, args: &CatArgs) -> Result<Outcome, Failure> {
     if !args.filter.topics.is_empty() {
         filter.channels = Some(channels_on_topics(path, &channels, &args.filter.topics)?);
     }
-    args.filter.resolve_times(
+    args.filter.range.resolve_times(
         || {
             reader
                 .summary()

@@ -288,7 +288,7 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         }
         Ok((first, model.unwrap_or(TimeModel::new(logcore::Clock::Unix))))
     };
-    args.filter.resolve_times(
+    args.filter.range.resolve_times(
         first,
         |e| Failure::usage(input, e),
         &mut opts.start,

@@ -15,19 +15,6 @@ pub(crate) struct FilterArgs {
     pub(crate) range: TimeRangeArgs,
 }
 
-impl FilterArgs {
-    /// See [`TimeRangeArgs::resolve_times`].
-    pub(crate) fn resolve_times<E>(
-        &self,
-        log: impl FnOnce() -> Result<(Option<Timestamp>, TimeModel), E>,
-        refused: impl Fn(String) -> E,
-        start: &mut Option<Timestamp>,
-        end: &mut Option<Timestamp>,
-    ) -> Result<(), E> {
-        self.range.resolve_times(log, refused, start, end)
-    }
-}
-
 /// `--start` and `--end`.
 #[derive(Debug, Args, Default)]
 pub(crate) struct TimeRangeArgs {

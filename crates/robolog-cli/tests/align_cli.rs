@@ -32,6 +32,18 @@ fn cat(path: &PathBuf, topic: &str) -> Vec<(i64, Json)> {
         .collect()
 }
 
+/// `robolog export LOG ARGS... -o OUT`.
+fn export_align(log: &PathBuf, args: &[&str], out: &PathBuf) -> std::process::Output {
+    robolog()
+        .arg("export")
+        .arg(log)
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 /// The rows of a simple CSV (no quoted cells).
 fn rows(path: &PathBuf) -> (Vec<String>, Vec<Vec<String>>) {
     let s = std::fs::read_to_string(path).unwrap();
@@ -50,13 +62,7 @@ fn export_align_takes_each_topics_last_sample_as_cat_prints_it() {
     let bag = testdata("rosbag/sample.bag");
     let dir = scratch("previous");
     let out = dir.join("aligned.csv");
-    let run = robolog()
-        .args(["export"])
-        .arg(&bag)
-        .args(["--align", "/count,talk=/chatter", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = export_align(&bag, &["--align", "/count,talk=/chatter"], &out);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let (head, body) = rows(&out);
     assert_eq!(&head[..3], ["log_time", "log_time_utc", "count.data"]);
@@ -88,29 +94,21 @@ fn export_align_on_a_grid_interpolates_numbers_as_asked() {
     let bag = testdata("rosbag/sample.bag");
     let dir = scratch("grid");
     let out = dir.join("grid.parquet");
-    let run = robolog()
-        .args(["export"])
-        .arg(&bag)
-        .args([
-            "--align", "/count", "--rate", "10hz", "--method", "linear", "-o",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = export_align(
+        &bag,
+        &["--align", "/count", "--rate", "10hz", "--method", "linear"],
+        &out,
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(&bytes[..4], b"PAR1");
     // The same as CSV: values between two counts are interpolated.
     let csv = dir.join("grid.csv");
-    let run = robolog()
-        .args(["export"])
-        .arg(&bag)
-        .args([
-            "--align", "/count", "--rate", "10hz", "--method", "linear", "-o",
-        ])
-        .arg(&csv)
-        .output()
-        .unwrap();
+    let run = export_align(
+        &bag,
+        &["--align", "/count", "--rate", "10hz", "--method", "linear"],
+        &csv,
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let (head, body) = rows(&csv);
     let x = head.iter().position(|h| h == "count.data").unwrap();
@@ -251,19 +249,11 @@ fn sql_align_gives_the_rows_of_export_align() {
     let bag = testdata("rosbag/sample.bag");
     let dir = scratch("sql");
     let out = dir.join("aligned.csv");
-    let run = robolog()
-        .args(["export"])
-        .arg(&bag)
-        .args([
-            "--align",
-            "/count,talk=/chatter",
-            "--method",
-            "nearest",
-            "-o",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = export_align(
+        &bag,
+        &["--align", "/count,talk=/chatter", "--method", "nearest"],
+        &out,
+    );
     assert!(run.status.success(), "{}", text(&run.stderr));
     let (head, body) = rows(&out);
     let talk = head.iter().position(|h| h == "talk.data").unwrap();
