@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, TimestampNanosecondType,
-    UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    DurationNanosecondType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
@@ -793,6 +793,22 @@ struct Instance<'p> {
     values: Vec<(usize, f64)>,
 }
 
+/// The nanoseconds of a `log_time` column: a timestamp, or a duration
+/// (the time since boot or since the recording began).
+fn log_times(a: &ArrayRef) -> Result<&[i64], robolog_arrow::Error> {
+    match a.data_type() {
+        DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, _) => {
+            Ok(a.as_primitive::<TimestampNanosecondType>().values())
+        }
+        DataType::Duration(arrow_schema::TimeUnit::Nanosecond) => {
+            Ok(a.as_primitive::<DurationNanosecondType>().values())
+        }
+        t => Err(robolog_arrow::Error::Log(logcore::Error::invalid_argument(
+            format!("log_time is {t}, not nanoseconds"),
+        ))),
+    }
+}
+
 /// The pass's state: every channel's collection, and the problems.
 struct Pass<'o> {
     t0: i64,
@@ -809,7 +825,7 @@ impl Pass<'_> {
     /// Collects the rows of one batch of a table read by `plan`.
     fn batch(&mut self, plan: &Plan, tb: &TableBatch) -> Result<(), robolog_arrow::Error> {
         let batch: &RecordBatch = &tb.batch;
-        let times = batch.column(0).as_primitive::<TimestampNanosecondType>();
+        let times = log_times(batch.column(0))?;
         // Each row's channel and the row's number among its messages.
         let mut rows: Vec<Option<(usize, u64)>> = Vec::with_capacity(batch.num_rows());
         for (r, ch) in tb.channels.iter().enumerate() {
@@ -817,7 +833,7 @@ impl Pass<'_> {
                 rows.push(None);
                 continue;
             };
-            self.time(a, times.value(r), tb.ordinals[r]);
+            self.time(a, times[r], tb.ordinals[r]);
             rows.push(Some((a, self.accs[a].count)));
         }
         let flat = flatten_batch(batch, MAX_ARRAY)?;
@@ -850,10 +866,10 @@ impl Pass<'_> {
                 });
             }
         }
-        self.series(&instances, &rows, times.values());
+        self.series(&instances, &rows, times);
         for (r, row) in rows.iter().enumerate() {
             if let Some((a, _)) = row {
-                self.positions(plan, batch, &flat, r, *a, times.value(r));
+                self.positions(plan, batch, &flat, r, *a, times[r]);
             }
         }
         Ok(())
