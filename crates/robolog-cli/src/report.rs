@@ -1,9 +1,11 @@
 //! `robolog report LOG... -o report.html [--topic T]... [--field F]...
-//! [--max-points N] [--no-check] [--force]`: one self-contained HTML page
-//! showing the logs (see the `robolog-report` crate), written through a
-//! temporary file renamed when complete. Exit 0 when written, 1 when a log
-//! cannot be read, 2 for a usage error (an output that exists without
-//! `--force`, or that is an input).
+//! [--start T] [--end T] [--max-points N] [--no-check] [--force]`: one
+//! self-contained HTML page showing the logs (see the `robolog-report`
+//! crate), written through a temporary file renamed when complete.
+//! `--start`/`--end` (the grammar of `cat`) are resolved on each log by
+//! itself. Exit 0 when written, 1 when a log cannot be read, 2 for a usage
+//! error (an output that exists without `--force`, or that is an input; a
+//! UTC time for a log whose clock is not anchored to UTC).
 
 use std::path::PathBuf;
 
@@ -11,6 +13,7 @@ use clap::Args;
 use robolog_report::{ReportError, ReportOptions, write_report};
 
 use crate::context::Context;
+use crate::timearg::TimeRangeArgs;
 use crate::{Failure, Outcome};
 
 /// Arguments of `robolog report`.
@@ -30,6 +33,10 @@ pub(crate) struct ReportArgs {
     /// `pose.position`, which takes the fields inside it).
     #[arg(long = "field", value_name = "FIELD")]
     fields: Vec<String>,
+    /// Only the messages from --start until before --end, resolved on each
+    /// log (seconds after that log's first message count from it).
+    #[command(flatten)]
+    range: TimeRangeArgs,
     /// Points per plotted series at most: longer series keep the smallest
     /// and largest value of each of N/2 equal parts of the time span.
     #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -55,12 +62,15 @@ pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
         fields: a.fields.clone(),
         check: !a.no_check,
         limits: ctx.limits(),
+        start: a.range.start,
+        end: a.range.end,
         ..ReportOptions::default()
     };
     let logs = write_report(&a.logs, &a.output, &opts, a.force).map_err(|e| match e {
         ReportError::Log(p, e) => Failure::new(&p, e),
         ReportError::Refused(r) => Failure::usage(&a.output, r),
         ReportError::Io(e) => Failure::new(&a.output, e),
+        ReportError::Time(p, m) => Failure::usage(&p, m),
     })?;
     let size = std::fs::metadata(&a.output).map_or(0, |m| m.len());
     let points: usize = logs.iter().map(|l| l.points()).sum();

@@ -528,12 +528,16 @@
       ['format', log.format + ' ' + log.version],
       ['path', log.path],
       ['size', fmtBytes(log.size) + ' (' + log.size + ' bytes)'],
-      ['duration', fmtSecs(secs(log.duration))],
+      ['duration', fmtSecs(secs(log.duration)) + (log.range ? ' shown of ' + fmtSecs(secs(log.log_duration)) : '')]
+    ].concat(log.range ? [
+      ['range', { text: 'showing ' + fmtSecs(secs(log.offset)) + ' \u2013 ' + fmtSecs(secs(log.offset + log.duration)) +
+        ' after the first message (asked: ' + log.range.asked + '); times on the plots count from ' + fmtSecs(secs(log.offset)), cls: 'range' }]
+    ] : []).concat([
       ['start', (log.start / 1e9).toFixed(9) + ' s on the ' + log.clock + ' clock' + (log.start_utc ? ' = ' + log.start_utc : '')],
-      ['messages', String(log.messages)],
+      ['messages', log.range ? log.range.messages + ' in the range (' + log.messages + ' in the log)' : String(log.messages)],
       ['channels', String(log.channels.length)],
       ['check', log.check_passed === null ? 'not run' : { text: log.check_passed ? 'passed' : 'found problems', cls: log.check_passed ? 'ok' : 'bad' }]
-    ]));
+    ])));
     var rows = log.channels.slice(0, MAX_ROWS).map(function (ch) {
       var span = ch.end !== null && ch.start !== null ? (ch.end - ch.start) / 1e9 : 0;
       var rate = span > 0 && ch.count > 1 ? ((ch.count - 1) / span).toFixed(2) : '-';

@@ -52,12 +52,16 @@ fn role(v: &Value) -> Option<&str> {
 }
 
 /// Adds the ego's speed panel and path, the collisions and the traffic
-/// lights to `report` of the recording `log`.
+/// lights to `report` of the recording `log`: those in `range` (at or
+/// after its start, before its end), the lights' states cut to it. The
+/// actors are named from the whole recording.
 pub(crate) fn extras(
     log: &Log<'_>,
     report: &mut LogReport,
+    range: (Option<i64>, Option<i64>),
     opts: &crate::ReportOptions,
 ) -> Result<(), logcore::Error> {
+    let within = |t: i64| range.0.is_none_or(|f| t >= f) && range.1.is_none_or(|u| t < u);
     let channels = log.channels()?;
     let wanted = ["EventAdd", "Kinematics", "Position", "Collision", "State"];
     let ids: BTreeMap<_, _> = channels
@@ -92,6 +96,9 @@ pub(crate) fn extras(
             }
             Some("Kinematics") => {
                 let Some((e, _)) = &ego else { continue };
+                if !within(t) {
+                    continue;
+                }
                 for r in records(&v).iter().filter(|r| id(r) == Some(*e)) {
                     let Some(lv) = r.get("linear_velocity") else {
                         continue;
@@ -102,6 +109,9 @@ pub(crate) fn extras(
             }
             Some("Position") => {
                 let Some((e, _)) = &ego else { continue };
+                if !within(t) {
+                    continue;
+                }
                 for r in records(&v).iter().filter(|r| id(r) == Some(*e)) {
                     let Some(l) = r.get("location") else { continue };
                     if let (Some(x), Some(y)) =
@@ -111,7 +121,7 @@ pub(crate) fn extras(
                     }
                 }
             }
-            Some("Collision") => {
+            Some("Collision") if within(t) => {
                 for r in records(&v) {
                     let a = r.get("actor1").and_then(number).map(|n| n as i64);
                     let b = r.get("actor2").and_then(number).map(|n| n as i64);
@@ -141,7 +151,8 @@ pub(crate) fn extras(
             _ => {}
         }
     }
-    let end = report.end;
+    let (start, end) = (report.start, report.end);
+    // Changes before the range still say the state at its start.
     let mut changing: Vec<(i64, Vec<(i64, i64)>)> =
         lights.into_iter().filter(|(_, l)| l.len() > 1).collect();
     changing.sort_by_key(|(i, l)| (std::cmp::Reverse(l.len()), *i));
@@ -149,7 +160,11 @@ pub(crate) fn extras(
         let spans = list
             .iter()
             .enumerate()
-            .map(|(k, &(t, s))| (t, list.get(k + 1).map_or(end, |n| n.0), light_state(s)))
+            .map(|(k, &(t, s))| {
+                let until = list.get(k + 1).map_or(end, |n| n.0);
+                (t.max(start), until.min(end), light_state(s))
+            })
+            .filter(|(a, b, _)| a <= b)
             .collect();
         report.bands.push(Band {
             name: format!("traffic light {i}"),

@@ -107,6 +107,7 @@ struct ChannelAcc {
     by_name: HashMap<String, Slot>,
     fields_skipped: u64,
     density: Vec<u64>,
+    first_t: Option<i64>,
     last_t: Option<i64>,
     gap_threshold: i64,
     gaps: Vec<(i64, i64)>,
@@ -127,6 +128,7 @@ impl ChannelAcc {
             by_name: HashMap::new(),
             fields_skipped: 0,
             density: vec![0; TIMELINE_BUCKETS],
+            first_t: None,
             last_t: None,
             gap_threshold,
             gaps: Vec::new(),
@@ -224,12 +226,15 @@ impl Problems {
     }
 }
 
-/// Reads every message of `log` leniently and collects what the report
-/// draws over `[t0, t1]`.
+/// Reads the messages of `log` in `range` (at or after its start, before
+/// its end; every message where both are `None`) leniently and collects
+/// what the report draws over `[t0, t1]`. With a range, a channel's count,
+/// first and last time are those of its messages read.
 pub(crate) fn collect(
     log: &Log<'_>,
     t0: i64,
     t1: i64,
+    range: (Option<i64>, Option<i64>),
     opts: &ReportOptions,
 ) -> Result<Collected, robolog_arrow::Error> {
     let summary = log.summary()?;
@@ -305,6 +310,8 @@ pub(crate) fn collect(
         batch_size: BATCH_ROWS,
         lenient: true,
         typed_columns: false,
+        start: range.0.map(logcore::Timestamp),
+        end: range.1.map(logcore::Timestamp),
         ..ScanOptions::default()
     };
     let mut scan = robolog_arrow::scan_tables(log, &tables, &projected, &scan_opts)?;
@@ -352,6 +359,11 @@ pub(crate) fn collect(
         ch.gaps = acc.gaps;
         ch.jumps = acc.jumps;
         ch.fields_skipped = acc.fields_skipped;
+        if range.0.is_some() || range.1.is_some() {
+            ch.message_count = acc.count;
+            ch.start = acc.first_t;
+            ch.end = acc.last_t;
+        }
         ch.series = acc
             .fields
             .into_iter()
@@ -901,6 +913,7 @@ impl Pass<'_> {
             }
         }
         acc.last_t = Some(acc.last_t.map_or(t, |p| p.max(t)));
+        acc.first_t = Some(acc.first_t.map_or(t, |p| p.min(t)));
     }
 
     /// Adds the values of a batch to their series: a series is made where

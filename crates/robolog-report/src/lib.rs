@@ -6,6 +6,10 @@
 //! scenes, and what each kind of log is looked at for (a PX4 flight's
 //! modes, messages, parameters and the panels Flight Review shows).
 //!
+//! [`ReportOptions::start`] and [`ReportOptions::end`] show only part of
+//! each log: the messages in that range, on a timeline of its span (see
+//! [`LogReport::range`]).
+//!
 //! The page needs no network and no server: its script, style and data
 //! are inline. Series are reduced in Rust before they go into the page
 //! (min/max per pixel column, exact at the extremes: see
@@ -41,9 +45,10 @@ use logcore::{Error, LogReader as _};
 use robolog::Log;
 
 pub use html::{PAGE_BUDGET, data_json, write_html, write_html_within};
+pub use logcore::timearg::TimeArg;
 pub use model::{
-    Band, Channel, Event, LogReport, Panel, Parameter, Path as XyPath, Problem, Scene, SceneObject,
-    Series, Track,
+    Band, Channel, Event, LogReport, Panel, Parameter, Path as XyPath, Problem, Range, Scene,
+    SceneObject, Series, Track,
 };
 
 /// Equal parts of a log's time span in its timeline.
@@ -74,6 +79,15 @@ pub struct ReportOptions {
     /// Bytes of the page at most, whatever the logs: past it, channels
     /// are listed without their data. Default [`PAGE_BUDGET`].
     pub page_budget: usize,
+    /// Show only the messages at or after this time (`None`: from the
+    /// log's first message). Resolved on each log by itself: a time after
+    /// the first message counts from that log's first message; a UTC
+    /// instant needs a log whose clock is UTC or anchored to it (else the
+    /// report of that log fails, [`ReportError::Time`]).
+    pub start: Option<TimeArg>,
+    /// Show only the messages before this time (exclusive; `None`: to the
+    /// log's last message). Resolved as [`start`](Self::start).
+    pub end: Option<TimeArg>,
 }
 
 impl Default for ReportOptions {
@@ -87,16 +101,95 @@ impl Default for ReportOptions {
             check: true,
             limits: robolog::Limits::default(),
             page_budget: PAGE_BUDGET,
+            start: None,
+            end: None,
         }
+    }
+}
+
+/// Why a log's report was not made.
+enum Failed {
+    /// The log could not be read.
+    Log(Error),
+    /// `start` or `end` has no instant on the log's clock.
+    Time(String),
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Self {
+        Failed::Log(e)
     }
 }
 
 /// The report of one opened log, read from `path` (which names it, and
 /// which `robolog check` reads when [`ReportOptions::check`] is set).
+///
+/// With [`ReportOptions::start`] or [`ReportOptions::end`], only the
+/// messages in that range are read and shown (see [`LogReport::range`]);
+/// a range this log's clock cannot place (a UTC instant on a clock not
+/// anchored to UTC) is an [`Error`] of kind invalid argument.
 pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogReport, Error> {
+    report_of(log, path, opts).map_err(|e| match e {
+        Failed::Log(e) => e,
+        Failed::Time(m) => Error::invalid_argument(m),
+    })
+}
+
+/// The time range of `opts` on the clock of the log of `summary`: the
+/// first instant shown and the first one past it, each `None` where not
+/// given.
+fn resolve_range(
+    summary: &logcore::Summary,
+    opts: &ReportOptions,
+) -> Result<(Option<i64>, Option<i64>), String> {
+    let resolve = |t: Option<TimeArg>, which: &str| {
+        t.map(|t| {
+            t.resolve(summary.start, &summary.time_model)
+                .map(logcore::Timestamp::as_nanos)
+                .map_err(|e| format!("{which}: {e}"))
+        })
+        .transpose()
+    };
+    Ok((resolve(opts.start, "start")?, resolve(opts.end, "end")?))
+}
+
+/// A time argument as text: `2.5 s after the first message`, `@12.5 on
+/// the boot clock`, `2019-05-13T14:09:15Z`.
+fn describe(t: TimeArg, clock: &str) -> String {
+    match t {
+        TimeArg::AfterFirst(ns) => format!("{} after the first message", seconds(ns)),
+        TimeArg::OnClock(t) => format!("@{} on the {clock} clock", seconds(t.as_nanos())),
+        TimeArg::Utc(t) => logcore::time::format_unix(t)
+            .unwrap_or_else(|| format!("{} since 1970 (UTC)", seconds(t.as_nanos()))),
+    }
+}
+
+/// Nanoseconds as decimal seconds, without trailing zeros: `2.5 s`.
+fn seconds(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let frac = format!("{:09}", a % 1_000_000_000);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        format!("{sign}{} s", a / 1_000_000_000)
+    } else {
+        format!("{sign}{}.{frac} s", a / 1_000_000_000)
+    }
+}
+
+fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogReport, Failed> {
     let summary = log.summary()?;
-    let start = summary.start.map_or(0, |t| t.as_nanos());
-    let end = summary.end.map_or(start, |t| t.as_nanos()).max(start);
+    let log_start = summary.start.map_or(0, |t| t.as_nanos());
+    let log_end = summary
+        .end
+        .map_or(log_start, |t| t.as_nanos())
+        .max(log_start);
+    let ranged = opts.start.is_some() || opts.end.is_some();
+    let (from, until) = resolve_range(&summary, opts).map_err(Failed::Time)?;
+    // The span shown: the range within the log's.
+    let start = from.map_or(log_start, |f| f.max(log_start));
+    let end = until.map_or(log_end, |u| u.min(log_end)).max(start);
+    let within = |t: i64| from.is_none_or(|f| t >= f) && until.is_none_or(|u| t < u);
     // `robolog check` reads the log a second time: on another core, over
     // the same bytes, while this thread collects.
     let check_opts = robolog::CheckOptions {
@@ -118,7 +211,7 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
                     .map_err(|e| e.to_string())
             })
         });
-        let collected = collect::collect(log, start, end, opts);
+        let collected = collect::collect(log, start, end, (from, until), opts);
         let checked = check.map(|h| {
             h.join()
                 .unwrap_or_else(|_| Err("the check stopped unexpectedly".to_string()))
@@ -139,6 +232,7 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
         })
         .collect();
     problems.extend(collected.problems);
+    let shown: u64 = collected.channels.iter().map(|c| c.message_count).sum();
     let mut report = LogReport {
         name: path.file_name().map_or_else(
             || path.display().to_string(),
@@ -151,9 +245,23 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
         clock: summary.time_model.clock.name().to_string(),
         start,
         end,
-        start_utc: summary
-            .start
-            .and_then(|t| summary.time_model.format_date(t)),
+        start_utc: (summary.start.is_some())
+            .then(|| summary.time_model.format_date(logcore::Timestamp(start)))
+            .flatten(),
+        log_start,
+        log_end,
+        range: ranged.then(|| Range {
+            start: from,
+            end: until,
+            asked: [("from", opts.start), ("until", opts.end)]
+                .iter()
+                .filter_map(|(w, t)| {
+                    t.map(|t| format!("{w} {}", describe(t, summary.time_model.clock.name())))
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            messages: shown,
+        }),
         message_count: summary.message_count,
         metadata: summary.metadata.clone().into_iter().collect(),
         channels: collected.channels,
@@ -177,11 +285,18 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
             report.bands.push(b);
         }
         report.events = px4::events(ulog);
+        report.events.retain(|e| within(e.t));
+        // The parameters are the log's, whatever the range: those at
+        // start configure the whole flight.
         report.parameters = Some(px4::parameters(ulog));
         report.panels = px4::panels(&report.channels);
         for d in &ulog.dropouts {
+            let t = (d.timestamp as i64).saturating_mul(1000);
+            if !within(t) {
+                continue;
+            }
             report.problems.push(Problem {
-                t: Some((d.timestamp as i64).saturating_mul(1000)),
+                t: Some(t),
                 text: format!(
                     "dropout: the logger lost {} ms of data (at byte {})",
                     d.duration_ms, d.offset
@@ -190,7 +305,7 @@ pub fn report_log(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<Lo
         }
     }
     if summary.format == logcore::Format::CarlaRecorder {
-        carla::extras(log, &mut report, opts)?;
+        carla::extras(log, &mut report, (from, until), opts)?;
     }
     match checked {
         Some(Ok((passed, errors))) => {
@@ -265,6 +380,9 @@ pub enum ReportError {
     Refused(robolog::write::Refusal),
     /// Writing the output failed.
     Io(io::Error),
+    /// The time range has no instants on a log's clock (a UTC instant for
+    /// a log whose clock is not anchored to UTC): a usage error.
+    Time(PathBuf, String),
 }
 
 impl std::fmt::Display for ReportError {
@@ -273,6 +391,7 @@ impl std::fmt::Display for ReportError {
             ReportError::Log(p, e) => write!(f, "{}: {e}", p.display()),
             ReportError::Refused(r) => r.fmt(f),
             ReportError::Io(e) => e.fmt(f),
+            ReportError::Time(p, m) => write!(f, "{}: {m}", p.display()),
         }
     }
 }
@@ -297,7 +416,10 @@ pub fn write_report(
             .limits(opts.limits)
             .open(p)
             .map_err(|e| ReportError::Log(p.clone(), e))?;
-        logs.push(report_log(&log, p, opts).map_err(|e| ReportError::Log(p.clone(), e))?);
+        logs.push(report_of(&log, p, opts).map_err(|e| match e {
+            Failed::Log(e) => ReportError::Log(p.clone(), e),
+            Failed::Time(m) => ReportError::Time(p.clone(), m),
+        })?);
     }
     fit_budget(&mut logs, opts.budget);
     let title = logs
@@ -323,3 +445,17 @@ pub fn write_report(
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_arguments_read_as_asked() {
+        let d = |s: &str| describe(s.parse().unwrap(), "boot");
+        assert_eq!(d("2.5"), "2.5 s after the first message");
+        assert_eq!(d("-1500ms"), "-1.5 s after the first message");
+        assert_eq!(d("@12.000000001"), "@12.000000001 s on the boot clock");
+        assert_eq!(d("2019-05-13T14:09:15Z"), "2019-05-13T14:09:15.000000000Z");
+    }
+}

@@ -25,13 +25,24 @@ pub struct LogReport {
     pub size: u64,
     /// The log's clock (`boot`, `unix`, ...).
     pub clock: String,
-    /// Time of the first message, ns on the log's clock.
+    /// Start of the span shown, ns on the log's clock: the time of the
+    /// first message, or the start of the [`range`](Self::range) where it
+    /// is later. The page's times count from it.
     pub start: i64,
-    /// Time of the last message, ns on the log's clock.
+    /// End of the span shown, ns on the log's clock: the time of the last
+    /// message, or the end of the [`range`](Self::range) where it is
+    /// earlier (never before `start`).
     pub end: i64,
-    /// The first message's time in UTC (RFC 3339), where the clock is
-    /// anchored to UTC.
+    /// `start` in UTC (RFC 3339), where the clock is anchored to UTC.
     pub start_utc: Option<String>,
+    /// Time of the log's first message, ns on its clock (0 without
+    /// messages).
+    pub log_start: i64,
+    /// Time of the log's last message, ns on its clock.
+    pub log_end: i64,
+    /// The time range asked for, when one was: only its messages were
+    /// read and shown.
+    pub range: Option<Range>,
     /// Messages in the log.
     pub message_count: u64,
     /// Header fields, parameters and similar, as text.
@@ -63,6 +74,22 @@ pub struct LogReport {
     pub panels: Vec<Panel>,
 }
 
+/// The time range a report was asked to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Range {
+    /// The first instant shown, ns on the log's clock (`None`: from the
+    /// first message).
+    pub start: Option<i64>,
+    /// The first instant past the range, ns on the log's clock (`None`: to
+    /// the last message).
+    pub end: Option<i64>,
+    /// The range as it was asked for (`from 2.5 s after the first
+    /// message, until 2019-05-13T14:09:20Z`).
+    pub asked: String,
+    /// Messages in the range, on the channels read.
+    pub messages: u64,
+}
+
 /// A channel and its plotted series.
 #[derive(Debug, Clone)]
 pub struct Channel {
@@ -75,13 +102,14 @@ pub struct Channel {
     /// connections differ in type.
     pub type_name: String,
     /// Messages on it, all its connections or channels together (as the
-    /// log's summary counts them).
+    /// log's summary counts them; with a [`LogReport::range`], those read
+    /// in the range).
     pub message_count: u64,
-    /// First message time.
+    /// First message time (in the range, where one is given).
     pub start: Option<i64>,
-    /// Last message time.
+    /// Last message time (in the range, where one is given).
     pub end: Option<i64>,
-    /// Messages per timeline bucket (the log's span in
+    /// Messages per timeline bucket (the span shown in
     /// [`TIMELINE_BUCKETS`](crate::TIMELINE_BUCKETS) equal parts).
     pub density: Vec<u64>,
     /// Spans with no message, longer than ten mean periods and a second.
@@ -413,8 +441,23 @@ struct Head<'a> {
     messages: u64,
     clock: &'a str,
     start_utc: Option<&'a str>,
+    /// `start` less the log's first message time.
+    offset: i64,
+    /// The log's first to last message.
+    log_duration: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range: Option<RangeJson<'a>>,
     metadata: &'a [(String, String)],
     buckets: usize,
+}
+
+/// The range asked for: its ends in ns after the log's first message.
+#[derive(Serialize)]
+struct RangeJson<'a> {
+    start: Option<i64>,
+    end: Option<i64>,
+    asked: &'a str,
+    messages: u64,
 }
 
 #[derive(Serialize)]
@@ -567,6 +610,14 @@ impl LogReport {
             messages: self.message_count,
             clock: &self.clock,
             start_utc: self.start_utc.as_deref(),
+            offset: self.start - self.log_start,
+            log_duration: self.log_end - self.log_start,
+            range: self.range.as_ref().map(|r| RangeJson {
+                start: r.start.map(|t| t.saturating_sub(self.log_start)),
+                end: r.end.map(|t| t.saturating_sub(self.log_start)),
+                asked: &r.asked,
+                messages: r.messages,
+            }),
             metadata: &self.metadata,
             buckets: crate::TIMELINE_BUCKETS,
         });
@@ -737,6 +788,9 @@ mod tests {
             start: 1_000,
             end: 4_000,
             start_utc: None,
+            log_start: 1_000,
+            log_end: 4_000,
+            range: None,
             message_count: 3,
             metadata: vec![("k".into(), "v&w".into())],
             channels: vec![Channel {
@@ -798,7 +852,8 @@ mod tests {
             concat!(
                 r#"{"name":"x\u003cy\u003e.bag","path":"/p/x\u003cy\u003e.bag","format":"ROS 1 bag","#,
                 r#""version":"2.0","size":10,"start":1000,"duration":3000,"messages":3,"#,
-                r#""clock":"unix","start_utc":null,"metadata":[["k","v\u0026w"]],"buckets":"#,
+                r#""clock":"unix","start_utc":null,"offset":0,"log_duration":3000,"#,
+                r#""metadata":[["k","v\u0026w"]],"buckets":"#,
                 "400",
                 r#","channels":[{"label":"/t","topic":"/t","type":"m/T","count":3,"start":100,"#,
                 r#""end":null,"density":[-2,2,-1,1],"gaps":[[500,1500]],"skipped":2,"#,

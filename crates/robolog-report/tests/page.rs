@@ -3,8 +3,9 @@
 //! size budget whatever the number of channels.
 
 use robolog_report::{
-    Band, Channel, Event, LogReport, PAGE_BUDGET, Panel, Parameter, Problem, ReportOptions, Scene,
-    SceneObject, Series, Track, XyPath, data_json, report_log, write_html, write_html_within,
+    Band, Channel, Event, LogReport, PAGE_BUDGET, Panel, Parameter, Problem, Range, ReportOptions,
+    Scene, SceneObject, Series, Track, XyPath, data_json, report_log, write_html,
+    write_html_within,
 };
 
 /// Text that, raw in a script element, ends it or leads the HTML parser
@@ -95,6 +96,14 @@ fn hostile_report() -> LogReport {
         start: 0,
         end: 10,
         start_utc: Some(hostile("utc")),
+        log_start: 0,
+        log_end: 10,
+        range: Some(Range {
+            start: Some(0),
+            end: None,
+            asked: hostile("asked"),
+            messages: 2,
+        }),
         message_count: 2,
         metadata: vec![(hostile("key"), hostile("value"))],
         channels: vec![channel],
