@@ -50,7 +50,9 @@ pub use inputs::{find_logs, find_named_logs, hive_escape, log_ids};
 #[cfg(feature = "parquet")]
 pub(crate) use logs::logs_row;
 pub use logs::{LogRow, logs_batch, logs_schema};
-pub use robolog::names::{LOGS, MAX_NAME_BYTES, TableNames, base_name, may_name, shorten};
+pub use robolog::names::{
+    LOGS, MAX_NAME_BYTES, RESERVED_TABLES, TOPICS, TableNames, base_name, may_name, shorten,
+};
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOG_TIME_UTC, MAX_BATCH_PAYLOAD, MULTI_ID,
     PUBLISH_TIME, PassItem, RESERVED, SEQUENCE, SPLIT_MESSAGES, ScanOptions, SkippedRecord, Table,

@@ -5,8 +5,10 @@
 //!
 //! A topic's *base name* is the topic without its leading `/`, every
 //! character other than a letter (of any script: SQL takes them quoted),
-//! a digit or `_` replaced by `_`; an empty name is `_`, and `logs` (the
-//! table of the logs themselves) is `logs_`. Where only one topic of a
+//! a digit or `_` replaced by `_`; an empty name is `_`, and the names
+//! of the tables about the logs themselves ([`RESERVED_TABLES`]: `logs`,
+//! a row per log, and `topics`, a row per log and topic) get a `_` after
+//! them (`logs_`, `topics_`). Where only one topic of a
 //! set of logs has a base name, the table has it. Where several have it,
 //! or have base names that differ only in case (`/temp-1`, `/temp.1` and
 //! `/temp_1`; `a/b`, `/a/b` and `a_b`; `/Imu` and `/imu`, which would be
@@ -23,6 +25,15 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// Parquet layout and in SQL; a topic of this base name gets `logs_`.
 pub const LOGS: &str = "logs";
 
+/// The name of the table of the logs' topics (one row per log and topic)
+/// in SQL; a topic (or ULog message) of this base name gets `topics_`.
+pub const TOPICS: &str = "topics";
+
+/// The table names no topic's table gets, whatever its topic: [`LOGS`]
+/// and [`TOPICS`]. A topic whose base name would be one of them has it
+/// with a `_` after it.
+pub const RESERVED_TABLES: [&str; 2] = [LOGS, TOPICS];
+
 /// The base name of the table of `key` (a topic, or a ULog message name):
 /// what its table is called unless another key of the set has the same
 /// base name (see [`TableNames`]).
@@ -32,6 +43,7 @@ pub const LOGS: &str = "logs";
 /// assert_eq!(base_name("/camera/image_raw"), "camera_image_raw");
 /// assert_eq!(base_name("/温度"), "温度");
 /// assert_eq!(base_name("/logs"), "logs_");
+/// assert_eq!(base_name("topics"), "topics_");
 /// assert_eq!(base_name("/"), "_");
 /// ```
 pub fn base_name(key: &str) -> String {
@@ -51,8 +63,8 @@ pub fn base_name(key: &str) -> String {
         .collect();
     if name.is_empty() {
         "_".into()
-    } else if name == LOGS {
-        format!("{LOGS}_")
+    } else if RESERVED_TABLES.contains(&name.as_str()) {
+        format!("{name}_")
     } else if name.len() > MAX_NAME_BYTES {
         shorten(&name, key)
     } else {
@@ -65,7 +77,7 @@ pub use logcore::filename::{MAX_NAME_BYTES, shorten};
 /// Whether `key`'s base name is the key itself, less a leading `/`.
 fn is_plain(raw: &str) -> bool {
     !raw.is_empty()
-        && raw != LOGS
+        && !RESERVED_TABLES.contains(&raw)
         && raw.len() <= MAX_NAME_BYTES
         && raw.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
@@ -237,12 +249,13 @@ mod tests {
 
     #[test]
     fn topics_that_would_share_a_name_get_names_of_their_own() {
-        let sets: [&[&str]; 5] = [
+        let sets: [&[&str]; 6] = [
             &["/温度", "/湿度"],
             &["/Imu", "/imu", "/IMU", "/i-mu"],
             &["/temp-1", "/temp.1", "/temp_1"],
             &["a/b", "a_b", "/a/b"],
             &["/x", "x", "/logs", "logs_", "/"],
+            &["/topics", "topics", "topics_", "/Topics"],
         ];
         for keys in sets {
             let names = TableNames::new(keys.iter().copied());
@@ -266,6 +279,12 @@ mod tests {
         assert_eq!(names.name("a_b"), Some("a_b"));
         // A key alone keeps its base name.
         assert_eq!(TableNames::new(["/temp-1"]).name("/temp-1"), Some("temp_1"));
+        // A topic or ULog message `topics` never takes the name of the
+        // table of topics.
+        assert_eq!(TableNames::new(["topics"]).name("topics"), Some("topics_"));
+        assert_eq!(TableNames::new(["/topics"]).name("/topics"), Some("topics_"));
+        assert_eq!(TableNames::new(["/Topics"]).name("/Topics"), Some("Topics"));
+        assert!(may_name("topics", "topics_"));
         assert!(may_name("/temp_1", "temp_1_00000000"));
         assert!(!may_name("/temp-1", "temp_10"));
     }
