@@ -42,6 +42,7 @@ mod logs;
 pub mod parquet;
 pub mod pyulog;
 mod table;
+mod topics;
 mod ulog;
 mod widen;
 
@@ -60,6 +61,7 @@ pub use table::{
     table_for, table_in, table_key, table_name, table_of, tables, tables_with_summary,
     ulog_in_table,
 };
+pub use topics::{TopicRow, topics_batch, topics_schema};
 
 /// What can go wrong building tables.
 #[derive(Debug, thiserror::Error)]
