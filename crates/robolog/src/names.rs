@@ -282,7 +282,10 @@ mod tests {
         // A topic or ULog message `topics` never takes the name of the
         // table of topics.
         assert_eq!(TableNames::new(["topics"]).name("topics"), Some("topics_"));
-        assert_eq!(TableNames::new(["/topics"]).name("/topics"), Some("topics_"));
+        assert_eq!(
+            TableNames::new(["/topics"]).name("/topics"),
+            Some("topics_")
+        );
         assert_eq!(TableNames::new(["/Topics"]).name("/Topics"), Some("Topics"));
         assert!(may_name("topics", "topics_"));
         assert!(may_name("/temp_1", "temp_1_00000000"));
