@@ -104,7 +104,8 @@ enum Command {
     Mcap(mcap::McapCommand),
     /// SQL over the tables of a set of logs (files and directories, any
     /// formats): one table per topic or ULog message with a `log` column
-    /// first, plus `logs`; `--schema [TABLE...]` lists them (or those named).
+    /// first, plus `logs` (a row per log) and `topics` (a row per log and
+    /// topic); `--schema [TABLE...]` lists them (or those named).
     #[cfg(feature = "sql")]
     Sql(sql::SqlArgs),
     /// One self-contained HTML page showing logs: overview, timeline,

@@ -2,8 +2,8 @@
 //! [--force] [--strict]` and `robolog sql --schema [TABLE...] PATH...`:
 //! SQL over the tables of a set of logs (see the `robolog-sql` crate: one
 //! table per topic or ULog message across every log, a `log` column
-//! first, plus `logs`), each table's logs opened when the query's plan
-//! asks for it.
+//! first, plus `logs`, a row per log, and `topics`, a row per log and
+//! topic), each table's logs opened when the query's plan asks for it.
 //!
 //! Table names are matched exactly, else ignoring case where that names
 //! one table (SQL lower-cases unquoted names: `FROM Position` reads the

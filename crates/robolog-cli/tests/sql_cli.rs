@@ -109,12 +109,17 @@ fn schema_lists_tables_and_columns() {
         stdout.contains("count (/count)\n  log: Utf8\n  log_time: Timestamp(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  data: "),
         "{stdout}"
     );
+    // The logs' tables, then `logs` and `topics`.
     assert!(
         stdout.ends_with(
             "logs\n  log: Utf8\n  path: Utf8\n  format: Utf8\n  start: Timestamp(ns)\n  \
              end: Timestamp(ns)\n  duration_s: Float64\n  message_count: UInt64\n  metadata: Utf8\n  \
              tables: Utf8\n  clock: Utf8\n  start_utc: Timestamp(ns, \"UTC\")\n  \
-             end_utc: Timestamp(ns, \"UTC\")\n"
+             end_utc: Timestamp(ns, \"UTC\")\n\
+             topics\n  log: Utf8\n  topic: Utf8\n  types: List(Utf8)\n  message_count: UInt64\n  \
+             channel_count: UInt64\n  start: Timestamp(ns)\n  end: Timestamp(ns)\n  \
+             start_utc: Timestamp(ns, \"UTC\")\n  end_utc: Timestamp(ns, \"UTC\")\n  \
+             table: Utf8\n"
         ),
         "{stdout}"
     );
@@ -485,4 +490,206 @@ fn damaged_chunk_mcap(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("damaged-chunk.mcap");
     std::fs::write(&path, bytes).unwrap();
     path
+}
+
+/// The rows of `robolog sql --format json QUERY PATHS...` as JSON values.
+fn json_rows(query: &str, paths: &[&std::path::Path]) -> Vec<serde_json::Value> {
+    let (code, out, err) = sql(&["--format", "json", query], paths);
+    assert_eq!(code, Some(0), "{query}: {err}");
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+/// `robolog info --json PATH`.
+fn info_json(path: &std::path::Path) -> serde_json::Value {
+    let out = robolog()
+        .arg("info")
+        .arg("--json")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const TOPICS_QUERY: &str = "SELECT log, topic, types, CAST(message_count AS BIGINT) AS n, \
+     CAST(channel_count AS BIGINT) AS channels, CAST(start AS BIGINT) AS start_ns, \
+     CAST(\"end\" AS BIGINT) AS end_ns, CAST(start_utc AS BIGINT) AS start_utc_ns, \
+     CAST(end_utc AS BIGINT) AS end_utc_ns, \"table\" FROM topics ORDER BY log, topic";
+
+/// The table `topics` lists each topic once, as `robolog info --json`
+/// does: a bag's `/rosout` of three connections in one row whose count is
+/// the sum of theirs (`channels`), a ULog's topics (instances) as `topics`
+/// gives them; the counts add up to `logs.message_count`.
+#[test]
+fn topics_table_agrees_with_info() {
+    let (Some(bag), Some(ulog)) = (
+        corpus("rosbag/rosbagjs-example.bag"),
+        corpus("ulog/pyulog/sample_logging_tagged_and_default_params.ulg"),
+    ) else {
+        return;
+    };
+    let rows = json_rows(TOPICS_QUERY, &[&bag, &ulog]);
+    let (bag_info, ulog_info) = (info_json(&bag), info_json(&ulog));
+    let of = |log: &str| -> Vec<&serde_json::Value> {
+        rows.iter().filter(|r| r["log"] == log).collect()
+    };
+    // The bag: per topic, the sum of its channels' counts in `channels`.
+    let bag_rows = of("rosbagjs-example.bag");
+    let channels = bag_info["channels"].as_array().unwrap();
+    let mut topics: Vec<&str> = channels
+        .iter()
+        .map(|c| c["topic"].as_str().unwrap())
+        .collect();
+    topics.sort();
+    topics.dedup();
+    assert_eq!(bag_rows.len(), topics.len());
+    for r in &bag_rows {
+        let topic = r["topic"].as_str().unwrap();
+        let mine: Vec<&serde_json::Value> =
+            channels.iter().filter(|c| c["topic"] == topic).collect();
+        let sum: u64 = mine.iter().map(|c| c["count"].as_u64().unwrap()).sum();
+        assert_eq!(r["n"].as_u64(), Some(sum), "{topic}");
+        assert_eq!(r["channels"].as_u64(), Some(mine.len() as u64), "{topic}");
+        let mut types: Vec<&serde_json::Value> = Vec::new();
+        for c in &mine {
+            if !types.contains(&&c["type"]) {
+                types.push(&c["type"]);
+            }
+        }
+        assert_eq!(
+            r["types"].as_array().unwrap().iter().collect::<Vec<_>>(),
+            types
+        );
+        let first = mine.iter().filter_map(|c| c["start_ns"].as_i64()).min();
+        assert_eq!(r["start_ns"].as_i64(), first, "{topic}");
+        // A bag's clock is UTC.
+        assert_eq!(r["start_utc_ns"], r["start_ns"], "{topic}");
+        assert_eq!(r["table"], topic.trim_start_matches('/').replace('/', "_"));
+    }
+    let rosout = bag_rows.iter().find(|r| r["topic"] == "/rosout").unwrap();
+    assert_eq!(
+        (rosout["n"].as_u64(), rosout["channels"].as_u64()),
+        (Some(10), Some(3))
+    );
+    assert_eq!(rosout["types"], serde_json::json!(["rosgraph_msgs/Log"]));
+    let tf = bag_rows.iter().find(|r| r["topic"] == "/tf").unwrap();
+    assert_eq!(
+        (tf["n"].as_u64(), tf["channels"].as_u64()),
+        (Some(2688), Some(2))
+    );
+    // The ULog: its rows are info's `topics`.
+    let ulog_rows = of("sample_logging_tagged_and_default_params.ulg");
+    let mut want: Vec<&serde_json::Value> =
+        ulog_info["topics"].as_array().unwrap().iter().collect();
+    want.sort_by_key(|t| t["topic"].as_str().unwrap().to_string());
+    assert_eq!(ulog_rows.len(), want.len());
+    assert!(want.len() > 30);
+    let ulog_channels = ulog_info["channels"].as_array().unwrap();
+    for (r, t) in ulog_rows.iter().zip(&want) {
+        assert_eq!(r["topic"], t["topic"]);
+        assert_eq!(r["types"], t["types"]);
+        assert_eq!(r["n"], t["count"], "{}", t["topic"]);
+        assert_eq!(
+            r["channels"].as_u64(),
+            Some(t["channels"].as_array().unwrap().len() as u64)
+        );
+        assert_eq!(r["start_ns"], t["start_ns"], "{}", t["topic"]);
+        assert_eq!(r["end_ns"], t["end_ns"], "{}", t["topic"]);
+        // The table of its message (the type of its one channel).
+        let id = &t["channels"][0];
+        let c = ulog_channels.iter().find(|c| c["id"] == *id).unwrap();
+        assert_eq!(r["table"], c["type"], "{}", t["topic"]);
+        // Anchored to UTC as the log is.
+        if let (Some(s), Some(u)) = (r["start_ns"].as_i64(), r["start_utc_ns"].as_i64()) {
+            let offset = ulog_info["start_utc_ns"].as_i64().unwrap()
+                - ulog_info["start_ns"].as_i64().unwrap();
+            assert_eq!(u - s, offset, "{}", t["topic"]);
+        } else {
+            assert!(
+                r["start_ns"].is_null() && r["start_utc_ns"].is_null(),
+                "{}",
+                t["topic"]
+            );
+        }
+    }
+    // The topics' counts add up to each log's.
+    let sums = json_rows(
+        "SELECT l.log, CAST(l.message_count AS BIGINT) AS n, CAST(t.n AS BIGINT) AS sum \
+         FROM logs l JOIN (SELECT log, sum(message_count) AS n FROM topics GROUP BY log) t \
+         ON l.log = t.log ORDER BY l.log",
+        &[&bag, &ulog],
+    );
+    assert_eq!(sums.len(), 2);
+    for (r, info) in sums.iter().zip([&bag_info, &ulog_info]) {
+        assert_eq!(r["sum"], r["n"]);
+        assert_eq!(r["n"], info["message_count"]);
+    }
+    // `--schema topics` lists it.
+    let (code, out, err) = sql(&["--schema", "TOPICS"], &[&bag]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("topics\n  log: Utf8\n  topic: Utf8\n  types: List(Utf8)\n"),
+        "{out}"
+    );
+}
+
+/// A ULog message called `topics` (or `logs`) is the table `topics_`
+/// (`logs_`), and the table `topics` names it so: `FROM topics` is always
+/// the logs' topics.
+#[test]
+fn a_ulog_message_topics_is_the_table_topics_() {
+    let dir = common::scratch_dir("sql", "topics-message");
+    let path = dir.join("t.ulg");
+    let mut w = ulogfile::Writer::new(Vec::new(), 1_000).unwrap();
+    w.add_format("topics:uint64_t timestamp;int32_t x;")
+        .unwrap();
+    w.add_format("logs:uint64_t timestamp;int32_t y;").unwrap();
+    let t = w.add_subscription("topics", 0).unwrap();
+    let l = w.add_subscription("logs", 0).unwrap();
+    for i in 0..3u64 {
+        let mut sample = (2_000 + i * 1_000).to_le_bytes().to_vec();
+        sample.extend_from_slice(&(i as i32 + 1).to_le_bytes());
+        w.write_data(t, &sample).unwrap();
+    }
+    let mut sample = 2_500u64.to_le_bytes().to_vec();
+    sample.extend_from_slice(&7i32.to_le_bytes());
+    w.write_data(l, &sample).unwrap();
+    std::fs::write(&path, w.finish().unwrap()).unwrap();
+    let (code, out, err) = sql(
+        &[
+            "--format",
+            "csv",
+            "SELECT CAST(sum(x) AS BIGINT) AS s FROM topics_",
+        ],
+        &[&path],
+    );
+    assert_eq!((code, out.as_str()), (Some(0), "s\n6\n"), "{err}");
+    let (code, out, err) = sql(
+        &[
+            "--format",
+            "csv",
+            "SELECT CAST(y AS BIGINT) AS y FROM logs_",
+        ],
+        &[&path],
+    );
+    assert_eq!((code, out.as_str()), (Some(0), "y\n7\n"), "{err}");
+    let (code, out, err) = sql(
+        &[
+            "--format",
+            "csv",
+            "SELECT topic, \"table\", CAST(message_count AS BIGINT) AS n FROM topics ORDER BY topic",
+        ],
+        &[&path],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "topic,table,n\nlogs,logs_,1\ntopics,topics_,3\n"),
+        "{err}"
+    );
+    let (code, out, err) = sql(&["--schema", "topics_"], &[&path]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("topics_ (topics)\n  log: Utf8\n"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

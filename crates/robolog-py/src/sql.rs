@@ -1,6 +1,7 @@
 //! `robolog.sql`: SQL over the tables of a set of logs, as `robolog sql`
 //! answers it (the `robolog-sql` crate: one table per topic or ULog
-//! message across every log, a `log` column first, plus `logs`), returned
+//! message across every log, a `log` column first, plus `logs` and
+//! `topics`), returned
 //! as an Arrow table.
 //!
 //! SQL over logs only reads: a statement other than a query is refused

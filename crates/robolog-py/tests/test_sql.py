@@ -193,3 +193,49 @@ def test_tables_of_a_fleet_keep_topics_apart(corpus):
             seen += 1
     assert seen == len(counts)
     STATS["sql: per-log table row counts equal to rosbags (tables)"] += seen
+
+
+def test_the_topics_table_lists_each_topic_once(corpus):
+    # A row per log and topic: its connections' messages counted together
+    # (rosbags counts them), as Log.topics gives them; the counts add up to
+    # the logs table's.
+    highlevel = pytest.importorskip("rosbags.highlevel")
+    bags = [corpus / "rosbag" / "rosbagjs-example.bag", TESTDATA / "rosbag" / "sample.bag"]
+    counts, conns, types = defaultdict(int), defaultdict(int), defaultdict(list)
+    for bag in bags:
+        with highlevel.AnyReader([bag]) as reader:
+            for conn in reader.connections:
+                key = (bag.name, conn.topic)
+                counts[key] += conn.msgcount
+                conns[key] += 1
+                # rosbags names ROS 1 types as ROS 2 does (`pkg/msg/Type`).
+                msgtype = conn.msgtype.replace("/msg/", "/")
+                if msgtype not in types[key]:
+                    types[key].append(msgtype)
+    got = rows(robolog.sql(
+        'SELECT log, topic, types, message_count, channel_count, '
+        'CAST(start AS BIGINT) AS start_ns, "table" '
+        "FROM topics ORDER BY log, topic", bags))
+    assert {(r["log"], r["topic"]) for r in got} == set(counts)
+    assert len(got) == len(counts)
+    for r in got:
+        key = (r["log"], r["topic"])
+        assert r["message_count"] == counts[key], key
+        assert r["channel_count"] == conns[key], key
+        assert r["types"] == types[key], key
+        assert r["table"] == r["topic"].lstrip("/").replace("/", "_"), key
+    rosout = next(r for r in got if r["topic"] == "/rosout")
+    assert (rosout["message_count"], rosout["channel_count"]) == (10, 3)
+    for bag in bags:
+        log = robolog.open(bag)
+        mine = {r["topic"]: r for r in got if r["log"] == bag.name}
+        for t in log.topics:
+            assert mine[t.topic]["message_count"] == t.message_count
+            assert mine[t.topic]["types"] == t.types
+            assert mine[t.topic]["start_ns"] == t.start
+    sums = rows(robolog.sql(
+        "SELECT l.log, l.message_count AS n, t.n AS sum FROM logs l JOIN "
+        "(SELECT log, sum(message_count) AS n FROM topics GROUP BY log) t ON l.log = t.log",
+        bags))
+    assert len(sums) == 2 and all(r["n"] == r["sum"] for r in sums)
+    STATS["sql: topics table counts equal to rosbags (topics)"] += len(got)

@@ -27,7 +27,7 @@ use prost::Message;
 use serde_json::{Value, json};
 
 use crate::exec::ScanSpec;
-use crate::{LOGS, LogRef, LogScanExec, LogTable, LogsTable};
+use crate::{LOGS, LogRef, LogScanExec, LogTable, LogsTable, TOPICS};
 
 /// What every encoded table or scan starts with (a zero byte: no
 /// protobuf message starts so, which keeps them apart from Ballista's),
@@ -42,8 +42,8 @@ pub fn with_codecs(config: SessionConfig) -> SessionConfig {
         .with_ballista_physical_extension_codec(Arc::new(PhysicalCodec::default()))
 }
 
-/// The logical codec: [`LogTable`]s and [`LogsTable`]s, then Ballista's
-/// nodes.
+/// The logical codec: [`LogTable`]s and [`LogsTable`]s (the tables
+/// `logs` and `topics`), then Ballista's nodes.
 #[derive(Debug, Default)]
 pub struct LogicalCodec {
     inner: BallistaLogicalExtensionCodec,
@@ -163,10 +163,13 @@ impl LogicalExtensionCodec for LogicalCodec {
         let name = h["name"].as_str().ok_or_else(|| bad("table name"))?;
         let logs = logs_from(&h["logs"])?;
         // One scan partition: see `LogTable::with_max_partitions`.
-        if name == LOGS {
-            let table = LogsTable::new(logs, schema)
-                .with_limits(limits(&h))
-                .with_max_partitions(1);
+        if name == LOGS || name == TOPICS {
+            let table = if name == LOGS {
+                LogsTable::new(logs, schema)
+            } else {
+                LogsTable::topics(logs, schema)
+            };
+            let table = table.with_limits(limits(&h)).with_max_partitions(1);
             return Ok(Arc::new(table));
         }
         let mut table = LogTable::new(name, logs, schema)
@@ -187,7 +190,7 @@ impl LogicalExtensionCodec for LogicalCodec {
         let (name, key, logs, limits) = if let Some(t) = node.downcast_ref::<LogTable>() {
             (t.name(), t.key(), t.logs(), t.limits())
         } else if let Some(t) = node.downcast_ref::<LogsTable>() {
-            (LOGS, LOGS, t.logs(), t.limits())
+            (t.name(), t.name(), t.logs(), t.limits())
         } else {
             return self.inner.try_encode_table_provider(table_ref, node, buf);
         };
@@ -369,5 +372,38 @@ mod tests {
             .unwrap();
         let got = got.downcast_ref::<LogTable>().unwrap();
         assert_eq!(got.limits(), limits);
+    }
+
+    /// The tables `logs` and `topics` come back as themselves, with their
+    /// logs.
+    #[test]
+    fn logs_and_topics_tables_keep_their_names() {
+        let codec = LogicalCodec::default();
+        let ctx = TaskContext::default();
+        let logs = spec(robolog::Limits::default()).logs;
+        for (table, schema) in [
+            (
+                LogsTable::new(logs.clone(), crate::logs_schema()),
+                crate::logs_schema(),
+            ),
+            (
+                LogsTable::topics(logs.clone(), crate::topics_schema()),
+                crate::topics_schema(),
+            ),
+        ] {
+            let name = table.name().to_string();
+            let mut buf = Vec::new();
+            let at = TableReference::bare(name.as_str());
+            codec
+                .try_encode_table_provider(&at, Arc::new(table), &mut buf)
+                .unwrap();
+            let got = codec
+                .try_decode_table_provider(&buf, &at, schema.clone(), &ctx)
+                .unwrap();
+            let got = got.downcast_ref::<LogsTable>().unwrap();
+            assert_eq!(got.name(), name);
+            assert_eq!(got.logs(), logs.as_slice());
+            assert_eq!(got.schema(), schema);
+        }
     }
 }

@@ -11,10 +11,10 @@ use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::prelude::SessionContext;
 
 use crate::names::same_but_case;
-use crate::{Error, LOGS, LogSet, external};
+use crate::{Error, LOGS, LogSet, TOPICS, external};
 
 impl LogSet {
-    /// Makes the tables of the logs and [`LOGS`] tables of `ctx`'s default
+    /// Makes the tables of the logs, [`LOGS`] and [`TOPICS`] tables of `ctx`'s default
     /// schema. Each table is opened and built when a query first names it
     /// (DataFusion asks the schema for the tables a statement refers to,
     /// before planning it); tables registered in that schema before keep
@@ -48,7 +48,7 @@ impl LogSet {
 }
 
 /// Finds every log under `paths` (see [`LogSet::find`]) and registers its
-/// tables and [`LOGS`] with `ctx` ([`LogSet::register`]). No log is
+/// tables, [`LOGS`] and [`TOPICS`] with `ctx` ([`LogSet::register`]). No log is
 /// opened here: a query opens the logs for the tables it names (a ULog is
 /// read for those tables' samples only), and a log that does not open
 /// fails the query.
@@ -109,6 +109,9 @@ impl SetSchema {
         if name == LOGS {
             return Ok(Some(self.set.logs_table().map_err(external)?));
         }
+        if name == TOPICS {
+            return Ok(Some(self.set.topics_table().map_err(external)?));
+        }
         match self.set.provider(name).map_err(external)? {
             Some(t) => Ok(Some(t)),
             None => Ok(None),
@@ -127,7 +130,7 @@ impl SchemaProvider for SetSchema {
             .table_names()
             .unwrap_or_default()
             .into_iter()
-            .chain([LOGS])
+            .chain([LOGS, TOPICS])
             .map(String::from)
             .collect();
         for n in self.fallback.table_names() {

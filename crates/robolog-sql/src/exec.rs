@@ -18,10 +18,10 @@ use datafusion::physical_plan::{
     SendableRecordBatchStream,
 };
 use logcore::{LogReader, Timestamp};
-use robolog_arrow::{LogRow, ScanOptions, TableNames, table_in};
+use robolog_arrow::{LogRow, ScanOptions, TableNames, TopicRow, table_in};
 
 use crate::kept::{KeptLogs, Prepared, lost_records, reopen};
-use crate::provider::logs_batch;
+use crate::provider::{logs_batch, topics_batch};
 use crate::schema::{LOG, align};
 use crate::{Error, LogRef, LostRecords, ScanProgress, UndecodedRows, external};
 
@@ -34,7 +34,8 @@ pub(crate) struct ScanSpec {
     /// The table's key in the logs: the topic (ULog: the message name)
     /// whose channels are its rows (see [`robolog_arrow::table_key`]).
     pub(crate) key: String,
-    /// Whether this is the table of logs ([`LOGS`](crate::LOGS)).
+    /// Whether this is the table of logs ([`LOGS`](crate::LOGS)) or of
+    /// their topics ([`TOPICS`](crate::TOPICS)), which `table` names.
     pub(crate) logs_table: bool,
     /// The logs to read (after pruning by `log`).
     pub(crate) logs: Vec<LogRef>,
@@ -67,7 +68,7 @@ pub struct LogScanExec {
     /// Indices into `spec.logs` of each partition.
     partitions: Vec<Vec<usize>>,
     properties: Arc<PlanProperties>,
-    /// Every log's row of the `logs` table, when known.
+    /// Every log's rows of the `logs` or `topics` table, when known.
     rows: Option<RecordBatch>,
     progress: Option<Arc<ScanProgress>>,
     kept: Option<Arc<KeptLogs>>,
@@ -116,7 +117,8 @@ impl LogScanExec {
         LogScanExec { kept, ..self }
     }
 
-    /// The scan of the `logs` table, with every log's row when known.
+    /// The scan of the `logs` or `topics` table, with every log's rows
+    /// when known.
     pub(crate) fn with_rows(self, rows: Option<RecordBatch>) -> LogScanExec {
         LogScanExec { rows, ..self }
     }
@@ -238,8 +240,9 @@ impl ExecutionPlan for LogScanExec {
     }
 }
 
-/// The rows of the `logs` table for `logs`, projected to the spec's
-/// schema; `cached` holds every log's row when the set knew them.
+/// The rows of the `logs` or `topics` table (the spec's table) for
+/// `logs`, projected to the spec's schema; `cached` holds every log's
+/// rows when the set knew them.
 fn logs_rows(
     spec: &ScanSpec,
     logs: &[LogRef],
@@ -260,7 +263,9 @@ fn logs_rows(
         None => {
             // Every log of the set is here: their keys name the tables as
             // the set named them.
+            let topics_table = spec.table == crate::TOPICS;
             let mut rows = Vec::with_capacity(logs.len());
+            let mut topics: Vec<Vec<TopicRow>> = Vec::with_capacity(logs.len());
             let mut keys: Vec<Vec<String>> = Vec::with_capacity(logs.len());
             for l in logs {
                 let open = |e| {
@@ -282,9 +287,20 @@ fn logs_rows(
                     }
                 }
                 keys.push(own);
-                rows.push(LogRow::new(&summary, &l.path.to_string_lossy()));
+                if topics_table {
+                    topics.push(TopicRow::rows(&summary, |c| log.table_key(c)));
+                } else {
+                    rows.push(LogRow::new(&summary, &l.path.to_string_lossy()));
+                }
             }
             let names = TableNames::new(keys.iter().flatten().map(String::as_str));
+            if topics_table {
+                let topics: Vec<Vec<TopicRow>> = topics
+                    .into_iter()
+                    .map(|t| t.into_iter().map(|r| r.with_names(&names)).collect())
+                    .collect();
+                return project(spec, topics_batch(logs, &topics)?);
+            }
             let rows: Vec<LogRow> = rows
                 .into_iter()
                 .zip(&keys)
@@ -298,6 +314,12 @@ fn logs_rows(
             logs_batch(logs, &rows)?
         }
     };
+    project(spec, full)
+}
+
+/// `full`, a whole `logs` or `topics` table, projected to the spec's
+/// schema.
+fn project(spec: &ScanSpec, full: RecordBatch) -> DfResult<RecordBatch> {
     let indices: Vec<usize> = spec
         .schema
         .fields()

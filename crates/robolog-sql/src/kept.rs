@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use logcore::LogReader;
-use robolog_arrow::{LogRow, may_name};
+use robolog_arrow::{LogRow, TopicRow, may_name};
 
 use crate::Error;
 use crate::names::{folded, may_name_ignoring_case};
@@ -161,6 +161,9 @@ impl Budget {
 pub(crate) struct Opened {
     /// Its row of the `logs` table, when it was opened for every table.
     pub(crate) row: Option<LogRow>,
+    /// Its rows of the `topics` table (their tables named by their keys'
+    /// base names), when it was opened for every table.
+    pub(crate) topics: Option<Vec<TopicRow>>,
     /// The keys of its tables (topics, ULog message names: see
     /// [`robolog_arrow::table_key`]).
     pub(crate) keys: Vec<String>,
@@ -238,6 +241,9 @@ fn open_one(
         row: only
             .is_none()
             .then(|| LogRow::new(&summary, &path.to_string_lossy())),
+        topics: only
+            .is_none()
+            .then(|| TopicRow::rows(&summary, |c| log.table_key(c))),
         keys,
         warnings: log.open_warnings(),
         lost: lost_records(&summary),

@@ -12,13 +12,18 @@
 //! (`log_time`, ..., the message fields). Schemas of one table in several
 //! logs are merged (the union of the columns; a column must have the same
 //! type everywhere, structs merge field by field); rows of a log that lacks
-//! a column hold nulls there. The table `logs` has a row per log.
+//! a column hold nulls there. The table `logs` has a row per log, and the
+//! table `topics` a row per log and topic ([`topics_schema`]: each topic
+//! once, its channels counted together, with its types and the name of
+//! the table of its messages); no topic's table takes either name (a
+//! topic `/topics` is the table `topics_`).
 //!
 //! A query opens only the logs' tables it names: DataFusion asks the
 //! context's schema for each table a statement refers to, and the set
 //! opens its logs for that table then (a ULog is read for that table's
 //! samples only). Listing the tables (`SHOW TABLES`, `information_schema`,
-//! [`LogSet::table_names`]) or asking for `logs` opens every log.
+//! [`LogSet::table_names`]) or asking for `logs` or `topics` opens every
+//! log.
 //!
 //! SQL lower-cases unquoted names, and the tables are named after topics
 //! and messages (`Position`): a table name is matched exactly, else
@@ -89,12 +94,12 @@ pub use discover::{find_logs, find_named_logs, log_ids};
 pub use exec::LogScanExec;
 pub use names::{MAX_CLOSEST, quoted};
 pub use progress::{LostRecords, ScanProgress, UndecodedRows};
-pub use provider::{LogTable, LogsTable, logs_schema};
+pub use provider::{LogTable, LogsTable, logs_schema, topics_schema};
 pub use read_only::{
     QUERY_STATEMENTS, check_read_only, plan_error, query, read_only_options, session,
 };
 pub use schema::LOG;
-pub use set::{LOGS, LogRef, LogSet};
+pub use set::{LOGS, LogRef, LogSet, TOPICS};
 
 /// What can go wrong opening, merging or scanning logs.
 #[derive(Debug, thiserror::Error)]

@@ -165,13 +165,13 @@ pub fn write<W: Write + Send>(
     }
 }
 
-/// Writes the tables of `set` (then `logs`) as `robolog sql --schema`
-/// lists them: a line with the table's name and, in parentheses, the
-/// topic (ULog: message) it holds, then a `  column: type` line per
-/// column. What is wrong with a table goes to `problem`, after `w` is
-/// flushed (so that it shows below the table's name): a table whose
-/// schemas do not merge across the logs is listed all the same, one that
-/// cannot be built is left out.
+/// Writes the tables of `set` (then `logs` and `topics`) as `robolog sql
+/// --schema` lists them: a line with the table's name and, in
+/// parentheses, the topic (ULog: message) it holds, then a `  column:
+/// type` line per column. What is wrong with a table goes to `problem`,
+/// after `w` is flushed (so that it shows below the table's name): a
+/// table whose schemas do not merge across the logs is listed all the
+/// same, one that cannot be built is left out.
 pub fn write_schema<W: Write>(
     set: &crate::LogSet,
     w: W,
@@ -184,7 +184,7 @@ pub fn write_schema<W: Write>(
             Vec::new()
         }
     };
-    names.push(crate::LOGS);
+    names.extend([crate::LOGS, crate::TOPICS]);
     write_schema_of(set, &names, w, problem)
 }
 

@@ -1,6 +1,7 @@
 //! The set's tables as DataFusion [`TableProvider`]s: [`LogTable`], the
 //! rows of one table name in every log that has it, and [`LogsTable`],
-//! the table [`LOGS`] (a row per log). Both plan a [`LogScanExec`].
+//! the table [`LOGS`] (a row per log) or [`TOPICS`] (a row per log and
+//! topic). Both plan a [`LogScanExec`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,12 +13,12 @@ use datafusion::catalog::{Session, TableProvider};
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
-use robolog_arrow::LogRow;
+use robolog_arrow::{LogRow, TopicRow};
 
 use crate::exec::{LogScanExec, ScanSpec};
 use crate::kept::KeptLogs;
 use crate::schema::with_log_column;
-use crate::{Error, LOGS, LogRef, ScanProgress, external, filter};
+use crate::{Error, LOGS, LogRef, ScanProgress, TOPICS, external, filter};
 
 /// The schema of the [`LOGS`] table: [`LOG`](crate::LOG), then the
 /// columns of the `logs` table of a Parquet export
@@ -34,6 +35,30 @@ pub(crate) fn logs_batch(logs: &[LogRef], rows: &[LogRow]) -> DfResult<RecordBat
     ))];
     columns.extend(table.columns().iter().cloned());
     Ok(RecordBatch::try_new(logs_schema(), columns)?)
+}
+
+/// The schema of the [`TOPICS`] table: [`LOG`](crate::LOG), then the
+/// columns of [`robolog_arrow::topics_schema`] (`topic`, `types`,
+/// `message_count`, `channel_count`, `start`, `end`, `start_utc`,
+/// `end_utc`, `table`).
+pub fn topics_schema() -> SchemaRef {
+    Arc::new(with_log_column(&robolog_arrow::topics_schema()))
+}
+
+/// The [`TOPICS`] table of `logs` whose topics are `rows` (the rows of
+/// each log, in the order of `logs`).
+pub(crate) fn topics_batch(logs: &[LogRef], rows: &[Vec<TopicRow>]) -> DfResult<RecordBatch> {
+    let all: Vec<TopicRow> = rows.iter().flatten().cloned().collect();
+    let table =
+        robolog_arrow::topics_batch(&all).map_err(|e| DataFusionError::External(e.into()))?;
+    let ids: Vec<&str> = logs
+        .iter()
+        .zip(rows)
+        .flat_map(|(l, r)| std::iter::repeat_n(l.id.as_str(), r.len()))
+        .collect();
+    let mut columns: Vec<ArrayRef> = vec![Arc::new(StringArray::from_iter_values(ids))];
+    columns.extend(table.columns().iter().cloned());
+    Ok(RecordBatch::try_new(topics_schema(), columns)?)
 }
 
 /// What the scans of a table read, whichever table it is.
@@ -76,7 +101,7 @@ impl Scans {
         Ok(ScanSpec {
             table: table.to_string(),
             key: key.to_string(),
-            logs_table: table == LOGS,
+            logs_table: table == LOGS || table == TOPICS,
             logs,
             schema,
             start: pushed.start,
@@ -239,21 +264,25 @@ impl TableProvider for LogTable {
     }
 }
 
-/// The table [`LOGS`] of a set: a row per log (see [`logs_schema`]),
+/// The table [`LOGS`] of a set, a row per log (see [`logs_schema`]), or
+/// its table [`TOPICS`], a row per log and topic (see [`topics_schema`]):
 /// known when the set opened every log, else read from the logs when it
 /// is scanned (`log = ...` and `log IN (...)` skip whole logs).
 #[derive(Debug, Clone)]
 pub struct LogsTable {
+    /// [`LOGS`] or [`TOPICS`].
+    table: &'static str,
     scans: Scans,
-    /// Every log's row, when known.
+    /// Every log's rows, when known.
     rows: Option<RecordBatch>,
 }
 
 impl LogsTable {
-    /// The table of `logs` with `schema` ([`logs_schema`]), reading its
-    /// rows from the logs when scanned.
+    /// The table [`LOGS`] of `logs` with `schema` ([`logs_schema`]),
+    /// reading its rows from the logs when scanned.
     pub(crate) fn new(logs: Vec<LogRef>, schema: SchemaRef) -> LogsTable {
         LogsTable {
+            table: LOGS,
             scans: Scans {
                 logs,
                 schema,
@@ -265,10 +294,31 @@ impl LogsTable {
         }
     }
 
+    /// The table [`TOPICS`] of `logs` with `schema` ([`topics_schema`]),
+    /// reading its rows from the logs when scanned.
+    pub(crate) fn topics(logs: Vec<LogRef>, schema: SchemaRef) -> LogsTable {
+        LogsTable {
+            table: TOPICS,
+            ..LogsTable::new(logs, schema)
+        }
+    }
+
     /// The table with its rows known: `rows` in the order of its logs.
     pub(crate) fn with_rows(mut self, rows: &[LogRow]) -> Result<LogsTable, Error> {
         self.rows = Some(logs_batch(&self.scans.logs, rows)?);
         Ok(self)
+    }
+
+    /// The table [`TOPICS`] with its rows known: each log's topics, in the
+    /// order of its logs.
+    pub(crate) fn with_topic_rows(mut self, rows: &[Vec<TopicRow>]) -> Result<LogsTable, Error> {
+        self.rows = Some(topics_batch(&self.scans.logs, rows)?);
+        Ok(self)
+    }
+
+    /// The table's name: [`LOGS`] or [`TOPICS`].
+    pub fn name(&self) -> &str {
+        self.table
     }
 
     /// The table with its scans' counters.
@@ -325,7 +375,9 @@ impl TableProvider for LogsTable {
         filters: &[Expr],
         _limit: Option<usize>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
-        let spec = self.scans.spec(state, projection, filters, (LOGS, LOGS))?;
+        let spec = self
+            .scans
+            .spec(state, projection, filters, (self.table, self.table))?;
         Ok(Arc::new(
             LogScanExec::new(spec)
                 .with_progress(self.scans.progress.clone())

@@ -7,17 +7,27 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use arrow_schema::{Schema, SchemaRef};
-use robolog_arrow::{LogRow, TableNames, table_in};
+use robolog_arrow::{LogRow, TableNames, TopicRow, table_in};
 
 use crate::kept::{KeptLogs, open_all, reopen};
 use crate::names::{closest, folded};
-use crate::provider::{LogTable, LogsTable, logs_schema};
+use crate::provider::{LogTable, LogsTable, logs_schema, topics_schema};
 use crate::schema::{merge, with_log_column};
 use crate::{Error, ScanProgress, discover};
 use logcore::parallel::on_cores;
 
 /// The name of the table of logs (one row per log).
 pub use robolog_arrow::LOGS;
+
+/// The name of the table of the logs' topics (one row per log and topic:
+/// see [`topics_schema`](crate::topics_schema)).
+pub use robolog_arrow::TOPICS;
+
+/// Whether `table` is [`LOGS`] or [`TOPICS`]: a table about the logs
+/// themselves, not of their messages.
+pub(crate) fn about_logs(table: &str) -> bool {
+    table == LOGS || table == TOPICS
+}
 
 /// One log of a [`LogSet`]: its id, path and size.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +42,8 @@ pub struct LogRef {
 }
 
 /// A set of logs and their tables: every table name of any log, with a
-/// schema merged across the logs that have it, plus the table [`LOGS`].
+/// schema merged across the logs that have it, plus the tables [`LOGS`]
+/// and [`TOPICS`].
 ///
 /// A set found by [`LogSet::find`] (what [`register_logs`](crate::register_logs)
 /// registers) opens no log until a table is asked for: then it opens the
@@ -82,6 +93,8 @@ struct Listing {
     /// The rows of the `logs` table, when the logs were opened for every
     /// table (else the `logs` table reads them when it is scanned).
     rows: Option<Vec<LogRow>>,
+    /// Each log's rows of the `topics` table, likewise.
+    topics: Option<Vec<Vec<TopicRow>>>,
 }
 
 /// A table of a [`LogSet`].
@@ -130,7 +143,7 @@ impl LogSet {
     /// naming it, [`LogSet::schema`], [`LogSet::provider`]; a ULog is then
     /// read for that table's samples only), and for every table when the
     /// set's tables are listed ([`LogSet::table_names`]) or the table
-    /// [`LOGS`] is asked for. `limits` are the resource limits for reading
+    /// [`LOGS`] or [`TOPICS`] is asked for. `limits` are the resource limits for reading
     /// the logs, in every scan too.
     ///
     /// Fails when a path cannot be read or no log is found; a log that
@@ -172,8 +185,9 @@ impl LogSet {
     /// only (a name no log has is left out, as by a query): the set lists
     /// no other table, and opening it costs much less. A ULog is read for
     /// the samples of those tables only (see [`robolog::OpenOptions::select`]),
-    /// and the rows of [`LOGS`] are read only if a scan asks for them.
-    /// With [`LOGS`] among `tables`, this is [`LogSet::open_with`].
+    /// and the rows of [`LOGS`] and [`TOPICS`] are read only if a scan
+    /// asks for them. With [`LOGS`] or [`TOPICS`] among `tables`, this is
+    /// [`LogSet::open_with`].
     ///
     /// ```no_run
     /// let limits = robolog::Limits::default();
@@ -187,7 +201,7 @@ impl LogSet {
         tables: &[T],
     ) -> Result<LogSet, Error> {
         let tables: Vec<String> = tables.iter().map(|t| t.as_ref().to_string()).collect();
-        let only = (!tables.iter().any(|t| t == LOGS)).then_some(tables);
+        let only = (!tables.iter().any(|t| about_logs(t))).then_some(tables);
         let set = LogSet::found(paths, limits, only)?;
         set.listing()?;
         Ok(set)
@@ -255,9 +269,11 @@ impl LogSet {
         lock(&self.inner.lost).clone()
     }
 
-    /// The names of the tables of the logs, sorted (without [`LOGS`]);
+    /// The names of the tables of the logs, sorted (without [`LOGS`] and
+    /// [`TOPICS`]);
     /// opens every log for them the first time (see [`LogSet::find`]).
-    /// A topic whose table name is `logs` is the table `logs_`.
+    /// A topic whose table name would be `logs` or `topics` is the table
+    /// `logs_` or `topics_` (see [`robolog_arrow::RESERVED_TABLES`]).
     pub fn table_names(&self) -> Result<Vec<&str>, Error> {
         Ok(self.listing()?.tables.keys().map(String::as_str).collect())
     }
@@ -265,18 +281,18 @@ impl LogSet {
     /// The topic (ULog: message name) whose messages are the rows of the
     /// table called `table` in every log of the set: table names are unique
     /// per topic (see [`robolog_arrow::TableNames`]). `None` for a table
-    /// no log has, and for [`LOGS`].
+    /// no log has, and for [`LOGS`] and [`TOPICS`].
     pub fn table_key(&self, table: &str) -> Result<Option<String>, Error> {
         Ok(self.entry(table)?.map(|e| e.key.clone()))
     }
 
-    /// Whether `table` is a table of the logs or [`LOGS`] (opens the logs
+    /// Whether `table` is a table of the logs, [`LOGS`] or [`TOPICS`] (opens the logs
     /// for it, builds nothing).
     pub fn has_table(&self, table: &str) -> Result<bool, Error> {
-        Ok(table == LOGS || self.entry(table)?.is_some())
+        Ok(about_logs(table) || self.entry(table)?.is_some())
     }
 
-    /// The names of the tables (and [`LOGS`]) that are `name` ignoring
+    /// The names of the tables (and [`LOGS`], [`TOPICS`]) that are `name` ignoring
     /// case, `name` itself among them when it is a table; sorted. Opens
     /// the logs for those names only, as asking for `name` does (see
     /// [`LogSet::find`]); the names are those a listing of every table
@@ -294,15 +310,16 @@ impl LogSet {
             .into_iter()
             .map(|(n, _)| n)
             .collect();
-        if folded(name) == LOGS {
-            names.push(LOGS.to_string());
+        let folded = folded(name);
+        if about_logs(&folded) {
+            names.push(folded);
         }
         names.sort();
         Ok(names)
     }
 
     /// The name of the table `name` asks for: `name` when a table of the
-    /// logs or [`LOGS`] has it, else the one table whose name differs from
+    /// logs, [`LOGS`] or [`TOPICS`] has it, else the one table whose name differs from
     /// it only in case (SQL lower-cases names that are not quoted: `FROM
     /// Position` asks for `position`).
     ///
@@ -328,7 +345,7 @@ impl LogSet {
             1 => Ok(candidates.remove(0)),
             0 => {
                 let mut all = self.table_names()?;
-                all.push(LOGS);
+                all.extend([LOGS, TOPICS]);
                 Err(Error::UnknownTable {
                     table: name.to_string(),
                     closest: closest(name, all),
@@ -341,12 +358,16 @@ impl LogSet {
         }
     }
 
-    /// The merged schema of a table (`log` first), or of [`LOGS`]; `None`
+    /// The merged schema of a table (`log` first), or of [`LOGS`] or
+    /// [`TOPICS`]; `None`
     /// for a table no log has. Fails with the error of a log whose table
     /// could not be built (the first in log order) or that does not open.
     pub fn schema(&self, table: &str) -> Result<Option<SchemaRef>, Error> {
         if table == LOGS {
             return Ok(Some(logs_schema()));
+        }
+        if table == TOPICS {
+            return Ok(Some(topics_schema()));
         }
         Ok(self.merged(table)?.map(|(_, m)| m.schema))
     }
@@ -355,7 +376,7 @@ impl LogSet {
     /// [`Error::Merge`] naming the first log whose table did not (or the
     /// error of building it, see [`LogSet::schema`]).
     pub fn check(&self, table: &str) -> Result<(), Error> {
-        if table == LOGS {
+        if about_logs(table) {
             return Ok(());
         }
         match self.merged(table)?.and_then(|(_, m)| m.conflict) {
@@ -396,7 +417,8 @@ impl LogSet {
     }
 
     /// The table provider of a table of the logs; `None` for a table no
-    /// log has (and for [`LOGS`]: see [`LogSet::logs_table`]). Fails as
+    /// log has (and for [`LOGS`] and [`TOPICS`]: see [`LogSet::logs_table`]
+    /// and [`LogSet::topics_table`]). Fails as
     /// [`LogSet::schema`] does.
     pub fn provider(&self, table: &str) -> Result<Option<Arc<LogTable>>, Error> {
         let Some((entry, merged)) = self.merged(table)? else {
@@ -425,6 +447,21 @@ impl LogSet {
         Ok(Arc::new(t))
     }
 
+    /// The table provider of [`TOPICS`] (a row per log and topic: see
+    /// [`topics_schema`](crate::topics_schema)). A set found by
+    /// [`LogSet::find`] opens every log for it (once), as a listing of its
+    /// tables does; its `table` column names the tables as the set does.
+    pub fn topics_table(&self) -> Result<Arc<LogsTable>, Error> {
+        let set = &self.inner;
+        let mut t = LogsTable::topics(set.logs.clone(), topics_schema())
+            .with_limits(set.limits)
+            .with_progress(set.progress.clone());
+        if let Some(rows) = &self.listing()?.topics {
+            t = t.with_topic_rows(rows)?;
+        }
+        Ok(Arc::new(t))
+    }
+
     /// The tables of every log, opening the logs for them the first time.
     fn listing(&self) -> Result<&Listing, Error> {
         if let Some(l) = self.inner.listing.get() {
@@ -445,7 +482,7 @@ impl LogSet {
     /// time, else from the listing, else opened now (for the names that
     /// are `table` ignoring case).
     fn entry(&self, table: &str) -> Result<Option<Arc<Entry>>, Error> {
-        if table == LOGS {
+        if about_logs(table) {
             return Ok(None);
         }
         Ok(self
@@ -455,7 +492,8 @@ impl LogSet {
             .map(|(_, e)| e))
     }
 
-    /// The tables whose names are `table` ignoring case (not [`LOGS`]):
+    /// The tables whose names are `table` ignoring case (not [`LOGS`] or
+    /// [`TOPICS`]):
     /// from the tables opened one name at a time, else from the listing,
     /// else opened now for those names alone (the logs are opened for a
     /// name once, whatever its case).
@@ -502,6 +540,7 @@ impl LogSet {
         );
         let mut tables: BTreeMap<String, Entry> = BTreeMap::new();
         let mut rows = only.is_none().then(|| Vec::with_capacity(files.len()));
+        let mut topics = only.is_none().then(|| Vec::with_capacity(files.len()));
         let mut warnings = lock(&set.warnings);
         let mut lost = lock(&set.lost);
         for (i, (path, o)) in files.into_iter().zip(opened).enumerate() {
@@ -511,6 +550,11 @@ impl LogSet {
                         .iter()
                         .filter_map(|k| names.name(k).map(|n| (n, k.as_str()))),
                 )
+            });
+            let own_topics = o.topics.map(|t| {
+                t.into_iter()
+                    .map(|r| r.with_names(&names))
+                    .collect::<Vec<_>>()
             });
             for key in o.keys {
                 let Some(name) = names.name(&key) else {
@@ -534,9 +578,16 @@ impl LogSet {
             if let (Some(rows), Some(row)) = (rows.as_mut(), row) {
                 rows.push(row);
             }
+            if let (Some(topics), Some(own)) = (topics.as_mut(), own_topics) {
+                topics.push(own);
+            }
         }
         let tables = tables.into_iter().map(|(n, e)| (n, Arc::new(e))).collect();
-        Ok(Listing { tables, rows })
+        Ok(Listing {
+            tables,
+            rows,
+            topics,
+        })
     }
 
     /// The table `table` and its schema merged across its logs (built on

@@ -780,3 +780,269 @@ async fn records_a_scan_could_not_read_are_counted() {
         assert_eq!(set.open_warnings().len(), warnings, "{bag}");
     }
 }
+
+/// Every channel of `summary` by topic, counted without
+/// `Summary::topics`: (message count, channel count, types in channel
+/// order, first channel's table key).
+fn by_topic(
+    log: &robolog::Log<'_>,
+    summary: &logcore::Summary,
+) -> BTreeMap<String, (u64, u64, Vec<String>, String)> {
+    let mut out: BTreeMap<String, (u64, u64, Vec<String>, String)> = BTreeMap::new();
+    for c in &summary.channels {
+        let e = out
+            .entry(c.info.topic.clone())
+            .or_insert_with(|| (0, 0, Vec::new(), log.table_key(&c.info).to_string()));
+        e.0 += c.message_count;
+        e.1 += 1;
+        if !e.2.contains(&c.info.type_name) {
+            e.2.push(c.info.type_name.clone());
+        }
+    }
+    out
+}
+
+/// The `types` list of row `i` of column `col`.
+fn types_at(b: &RecordBatch, col: usize, i: usize) -> Vec<String> {
+    let list = b.column(col).as_list::<i32>().value(i);
+    let s = list.as_string::<i32>();
+    (0..s.len()).map(|k| s.value(k).to_string()).collect()
+}
+
+/// The table `topics` has a row per log and topic: every channel of a
+/// topic counted in it (a bag's `/rosout` of three connections, `/tf` of
+/// two), as the logs' channels say; its message counts add up to the
+/// `logs` table's; `table` names the table of the topic's messages (a
+/// ULog's message name), which holds as many rows.
+#[tokio::test]
+async fn topics_table_has_a_row_per_log_and_topic() {
+    let (Some(example), Some(ulog)) = (
+        corpus("rosbag/rosbagjs-example.bag"),
+        corpus("ulog/pyulog/sample_logging_tagged_and_default_params.ulg"),
+    ) else {
+        return;
+    };
+    let paths = [example.clone(), ulog.clone(), testdata("rosbag/sample.bag")];
+    let ctx = ctx();
+    let set = register_logs(&ctx, &paths).unwrap();
+    let b = rows(
+        &ctx,
+        "SELECT log, topic, types, message_count, channel_count, start, \"end\", \
+         start_utc, end_utc, \"table\" FROM topics ORDER BY log, topic",
+    )
+    .await;
+    // Known from the bag: three connections of `/rosout`, two of `/tf`.
+    let at = |log: &str, topic: &str| {
+        (0..b.num_rows())
+            .find(|&i| {
+                b.column(0).as_string::<i32>().value(i) == log
+                    && b.column(1).as_string::<i32>().value(i) == topic
+            })
+            .unwrap_or_else(|| panic!("{log} {topic}"))
+    };
+    let count = |i: usize| b.column(3).as_primitive::<UInt64Type>().value(i);
+    let channels = |i: usize| b.column(4).as_primitive::<UInt64Type>().value(i);
+    let table = |i: usize| b.column(9).as_string::<i32>().value(i).to_string();
+    let rosout = at("rosbagjs-example.bag", "/rosout");
+    assert_eq!((count(rosout), channels(rosout)), (10, 3));
+    assert_eq!(types_at(&b, 2, rosout), ["rosgraph_msgs/Log"]);
+    assert_eq!(table(rosout), "rosout");
+    let tf = at("rosbagjs-example.bag", "/tf");
+    assert_eq!((count(tf), channels(tf)), (2688, 2));
+    assert_eq!(types_at(&b, 2, tf), ["tf/tfMessage"]);
+    // Every log's topics, as its channels give them.
+    let names = set.table_names().unwrap();
+    for (p, id) in [
+        (&example, "rosbagjs-example.bag"),
+        (&ulog, "sample_logging_tagged_and_default_params.ulg"),
+        (&paths[2], "sample.bag"),
+    ] {
+        let log = robolog::open(p).unwrap();
+        let s = log.summary().unwrap();
+        let want = by_topic(&log, &s);
+        let got: Vec<usize> = (0..b.num_rows())
+            .filter(|&i| b.column(0).as_string::<i32>().value(i) == id)
+            .collect();
+        assert_eq!(got.len(), want.len(), "{id}");
+        for i in got {
+            let topic = b.column(1).as_string::<i32>().value(i);
+            let (n, c, types, key) = &want[topic];
+            assert_eq!((count(i), channels(i)), (*n, *c), "{id} {topic}");
+            assert_eq!(&types_at(&b, 2, i), types, "{id} {topic}");
+            assert!(names.contains(&table(i).as_str()), "{id} {topic}");
+            assert_eq!(
+                set.table_key(&table(i)).unwrap().as_deref(),
+                Some(key.as_str())
+            );
+            let ts = |col: usize| {
+                let c = b.column(col).as_primitive::<TimestampNanosecondType>();
+                c.is_valid(i).then(|| c.value(i))
+            };
+            let first = s
+                .channels
+                .iter()
+                .filter(|ch| ch.info.topic == topic)
+                .filter_map(|ch| ch.start)
+                .min();
+            assert_eq!(ts(5), first.map(|t| t.as_nanos()), "{id} {topic}");
+            let utc = first.and_then(|t| logcore::clock::to_utc(&s, t));
+            assert_eq!(ts(7), utc.map(|t| t.as_nanos()), "{id} {topic}");
+        }
+    }
+    // The ULog's instances are topics of their own, in the message's table.
+    let ul = "sample_logging_tagged_and_default_params.ulg";
+    let t1 = at(ul, "telemetry_status[1]");
+    assert_eq!(table(t1), "telemetry_status");
+    // Its times are on the boot clock, anchored to UTC by its GPS time.
+    let anchored = |i: usize| {
+        let s = b
+            .column(5)
+            .as_primitive::<TimestampNanosecondType>()
+            .value(i);
+        let u = b
+            .column(7)
+            .as_primitive::<TimestampNanosecondType>()
+            .value(i);
+        u - s
+    };
+    let sensor = at(ul, "sensor_combined");
+    assert!(anchored(sensor) > 1_000_000_000_000_000_000);
+    assert_eq!(anchored(sensor), anchored(t1));
+    // The topics' counts add up to each log's, and the tables named hold
+    // the rows counted.
+    let b = rows(
+        &ctx,
+        "SELECT l.log, l.message_count, t.n FROM logs l JOIN \
+         (SELECT log, CAST(sum(message_count) AS BIGINT UNSIGNED) AS n FROM topics GROUP BY log) t \
+         ON l.log = t.log ORDER BY l.log",
+    )
+    .await;
+    assert_eq!(b.num_rows(), 3);
+    assert_eq!(
+        b.column(1).as_primitive::<UInt64Type>().values(),
+        b.column(2).as_primitive::<UInt64Type>().values()
+    );
+    for (log, table) in [(ul, "telemetry_status"), ("rosbagjs-example.bag", "tf")] {
+        let sql = format!(
+            "SELECT (SELECT CAST(sum(message_count) AS BIGINT) FROM topics \
+             WHERE log = '{log}' AND \"table\" = '{table}'), \
+             (SELECT count(*) FROM \"{table}\" WHERE log = '{log}')"
+        );
+        let b = rows(&ctx, &sql).await;
+        let (want, got) = (ints(std::slice::from_ref(&b), 0), ints(&[b], 1));
+        assert!(want[0] > 0, "{log} {table}");
+        assert_eq!(got, want, "{log} {table}");
+    }
+    // A bag's times are UTC already.
+    let b = rows(
+        &ctx,
+        "SELECT count(*) FROM topics WHERE log = 'sample.bag' \
+         AND CAST(start AS BIGINT) = CAST(start_utc AS BIGINT)",
+    )
+    .await;
+    assert_eq!(ints(&[b], 0), [3]);
+}
+
+/// `log = ...` and `log IN (...)` read the topics of those logs only.
+#[tokio::test]
+async fn topics_table_log_filters_prune_logs() {
+    let ctx = ctx();
+    let paths = [
+        testdata("rosbag/sample.bag"),
+        testdata("rosbag/sample-lz4.bag"),
+        testdata("ulog/example.ulg"),
+    ];
+    register_logs(&ctx, &paths).unwrap();
+    // Three topics each: `/chatter` (two connections), `/count`, `/point`.
+    let sql = "SELECT count(*) FROM topics WHERE log IN ('sample.bag', 'sample-lz4.bag')";
+    assert_eq!(ints(&query(&ctx, sql).await, 0), [6]);
+    let plan = strings(&query(&ctx, &format!("EXPLAIN {sql}")).await, 1).join("\n");
+    assert!(plan.contains("table=topics, logs=2"), "{plan}");
+    let sql = "SELECT topic, \"table\", CAST(channel_count AS BIGINT) FROM topics \
+               WHERE log = 'sample.bag' ORDER BY topic";
+    let b = query(&ctx, sql).await;
+    assert_eq!(strings(&b, 0), ["/chatter", "/count", "/point"]);
+    assert_eq!(strings(&b, 1), ["chatter", "count", "point"]);
+    assert_eq!(ints(&b, 2), [2, 1, 1]);
+    let plan = strings(&query(&ctx, &format!("EXPLAIN {sql}")).await, 1).join("\n");
+    assert!(
+        plan.contains("table=topics, logs=1, partitions=1"),
+        "{plan}"
+    );
+}
+
+/// A set opened for some tables reads the `topics` rows from the logs
+/// when scanned, and gives the rows a set opened for all gives (tables
+/// named as the whole set names them); `topics` among the tables opens
+/// every table.
+#[tokio::test]
+async fn a_set_opened_for_some_tables_reads_its_topics() {
+    let paths = [
+        testdata("rosbag/sample.bag"),
+        testdata("mcap/chunked-zstd.mcap"),
+        testdata("ulog/example.ulg"),
+        testdata("carla/scene-0.9.13.rec"),
+    ];
+    let ctx = || SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
+    let all = ctx();
+    let set = register_logs(&all, &paths).unwrap();
+    let sql = "SELECT * FROM topics ORDER BY log, topic";
+    let want = rows(&all, sql).await;
+    assert!(want.num_rows() > 20, "{}", want.num_rows());
+    let some = ctx();
+    let only = LogSet::open_for(&paths, robolog::Limits::default(), &["count"]).unwrap();
+    only.register(&some).unwrap();
+    assert_eq!(rows(&some, sql).await, want);
+    let with = LogSet::open_for(&paths, robolog::Limits::default(), &["topics"]).unwrap();
+    assert_eq!(with.table_names().unwrap(), set.table_names().unwrap());
+    assert_eq!(set.resolve_table("TOPICS").unwrap(), "topics");
+    assert!(set.has_table("topics").unwrap());
+    assert_eq!(
+        set.schema("topics").unwrap(),
+        Some(robolog_sql::topics_schema())
+    );
+}
+
+/// A topic named `/topics` is the table `topics_` (the table `topics`
+/// lists the logs' topics, this one among them).
+#[tokio::test]
+async fn a_topics_topic_is_the_table_topics_() {
+    use rosbag12::{Connection, RosTime, Writer, WriterOptions};
+    let mut w = Writer::new(std::io::Cursor::new(Vec::new()), WriterOptions::default()).unwrap();
+    let md5 = "da5909fbe378aeaf85e547e830cc1bb7";
+    let topics = w
+        .add_connection(Connection::new(
+            0,
+            "/topics",
+            "std_msgs/Int32",
+            md5,
+            "int32 data",
+        ))
+        .unwrap();
+    for (i, v) in [3i32, 5].into_iter().enumerate() {
+        let t = RosTime {
+            sec: 1 + i as u32,
+            nsec: 0,
+        };
+        w.write(topics, t, &v.to_le_bytes()).unwrap();
+    }
+    w.finish().unwrap();
+    let dir = std::env::temp_dir().join(format!("robolog-sql-topics-topic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bag = dir.join("t.bag");
+    std::fs::write(&bag, w.into_inner().into_inner()).unwrap();
+    let ctx = ctx();
+    let set = register_logs(&ctx, &[&bag]).unwrap();
+    assert_eq!(set.table_names().unwrap(), ["topics_"]);
+    let b = query(&ctx, "SELECT CAST(sum(data) AS BIGINT) FROM topics_").await;
+    assert_eq!(ints(&b, 0), [8]);
+    let b = query(
+        &ctx,
+        "SELECT topic, \"table\", CAST(message_count AS BIGINT) FROM topics",
+    )
+    .await;
+    assert_eq!(strings(&b, 0), ["/topics"]);
+    assert_eq!(strings(&b, 1), ["topics_"]);
+    assert_eq!(ints(&b, 2), [2]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

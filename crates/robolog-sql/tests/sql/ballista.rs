@@ -113,6 +113,12 @@ async fn ballista_answers_equal_datafusion_answers() {
         "SELECT log, format, message_count FROM logs ORDER BY log",
         "SELECT log, count(*) AS n FROM vehicle_global_position GROUP BY log ORDER BY log",
         "SELECT log, log_time FROM rosout ORDER BY log, log_time LIMIT 20",
+        // Read from the logs by the executors, tables named as the set
+        // names them.
+        "SELECT log, topic, types, message_count, channel_count, start, \"end\", start_utc, \
+         end_utc, \"table\" FROM topics ORDER BY log, topic",
+        "SELECT log, CAST(sum(message_count) AS BIGINT) AS n FROM topics \
+         WHERE log <> 'x' GROUP BY log ORDER BY log",
     ];
     let set = robolog_sql::LogSet::open(&paths).unwrap();
     let local = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(4));
