@@ -1,7 +1,8 @@
 // The report page: reads the JSON in #report-data and draws it. Times in
-// the data are integer nanoseconds from each log's first message; every
-// time axis shows seconds from that start, and all of them share one view
-// (zoom and pan in any plot or timeline moves them all).
+// the data are integer nanoseconds from each log's start (its first
+// message, or the start of the time range shown); every time axis shows
+// seconds from that start, and all of them share one view (zoom and pan in
+// any plot or timeline moves them all).
 (function () {
   'use strict';
   var errors = [];
@@ -516,7 +517,8 @@
   var reset = el('button', { text: 'reset zoom' });
   reset.addEventListener('click', function () { setView(0, fullEnd); });
   top.appendChild(viewLabel); top.appendChild(reset);
-  top.appendChild(el('span', { cls: 'hint', text: 'wheel: zoom, drag: pan, double click: reset; time axes are seconds from each log\'s start' }));
+  top.appendChild(el('span', { cls: 'hint', text: 'wheel: zoom, drag: pan, double click: reset; time axes are seconds from each log\'s start' +
+    (data.logs.some(function (l) { return l.range; }) ? ' (the start of its range, where one was asked for)' : '') }));
   document.body.insertBefore(top, app);
 
   data.logs.forEach(function (log, li) {
