@@ -83,9 +83,10 @@ def lookup(data, parts):
     return None
 
 
-def decoded(exe, log):
-    """Messages by topic: [(log_time_ns, data)] from `robolog cat --json`."""
-    out = subprocess.run([exe, "cat", "--json", log], capture_output=True, text=True)
+def decoded(exe, log, args=()):
+    """Messages by topic: [(log_time_ns, data)] from `robolog cat --json`
+    (with `args`: a time range)."""
+    out = subprocess.run([exe, "cat", "--json", *args, log], capture_output=True, text=True)
     by_topic = {}
     for line in out.stdout.splitlines():
         m = json.loads(line)
@@ -99,8 +100,8 @@ def same(a, b, is_f32):
     return a == b
 
 
-def check_values(exe, logpath, log, failures):
-    by_topic = decoded(exe, logpath)
+def check_values(exe, logpath, log, failures, args=()):
+    by_topic = decoded(exe, logpath, args)
     start = log["start"]
     compared = 0
     for ch in log["channels"]:
@@ -165,7 +166,7 @@ class Writer:
         if i < len(self.entries) and i not in self.running:
             e = self.entries[i]
             html_path = os.path.join(self.out_dir, e["name"] + ".html")
-            cmd = [self.exe, "report", *e["logs"], "-o", html_path, "--force"]
+            cmd = [self.exe, "report", *e["logs"], *e.get("args", []), "-o", html_path, "--force"]
             self.running[i] = (html_path, time.time(), subprocess.Popen(
                 cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
 
@@ -266,10 +267,15 @@ def test_page(entry, manifest, writer, browser, robolog, record):
     size = os.path.getsize(html_path)
     if size > 10_000_000:
         failures.append(f"{where}: the page is {size} bytes, more than 10 MB")
+    if e.get("args"):
+        # A time range: each log's overview says which.
+        said = page.eval_on_selector_all(".overview td.range", "els => els.map(e => e.textContent)")
+        if len(said) != len(logs) or not all(s.startswith("showing ") for s in said):
+            failures.append(f"{where}: the overviews say {said} of the range")
     compared = 0
     if e.get("values"):
         for path, log in zip(e["logs"], logs):
-            compared += check_values(exe, path, log, failures)
+            compared += check_values(exe, path, log, failures, e.get("args", []))
     record(name=where, logs=len(logs), bytes=size, plots=len(plots), points=sum(p[0] for p in plots),
            maps=len(maps), series_compared=compared, write_s=round(written, 2), open_s=round(shown, 2))
     if failures:

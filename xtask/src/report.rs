@@ -3,7 +3,9 @@
 //! variants of one small file), of the VEL test logs and of two flights in
 //! one page, opened from disk in headless Chromium (Debian's `chromium`,
 //! installed when missing and this runs as root; `$CHROMIUM` names another)
-//! driven by Playwright, and compared with `robolog cat --json`: see
+//! driven by Playwright, and compared with `robolog cat --json` (a page
+//! of part of two logs with `--start`/`--end`, against `cat` of the same
+//! range): see
 //! pytest's `xtask/pytests/test_report.py` (a test per page). The pages and a screenshot of each are left in
 //! `target/report-check/` for people to look at.
 
@@ -150,6 +152,22 @@ fn manifest(dir: Option<&Path>) -> Result<Vec<serde_json::Value>> {
             "values": false,
         }));
     }
+    // Part of a flight and of a bag, each range resolved on its own log
+    // (the values checked against `robolog cat` of the same range).
+    let events = logs
+        .iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "sample_px4_events.ulg"));
+    out.push(serde_json::json!({
+        "name": "time-range",
+        "logs": events
+            .into_iter()
+            .cloned()
+            .chain([root().join("testdata/rosbag/sample.bag")])
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
+        "args": ["--start", "1.5", "--end", "2.5s"],
+        "values": true,
+    }));
     Ok(out)
 }
 
