@@ -362,11 +362,12 @@ fn schema_lists_the_tables_named() {
     let (code, out, err) = sql(&["--schema", "/no/such/log.bag"], &[]);
     assert_eq!((code, out.as_str()), (Some(1), ""));
     assert!(err.starts_with("robolog: /no/such/log.bag: "), "{err}");
+    // The recording's 24 tables, `logs` and `topics`.
     let (code, all, _) = sql(&["--schema"], &[&rec]);
     assert_eq!(code, Some(0));
     assert_eq!(
         all.lines().filter(|l| !l.starts_with(' ')).count(),
-        25,
+        26,
         "{all}"
     );
     // A PX4 flight of the corpus: one table of its 570 lines.
