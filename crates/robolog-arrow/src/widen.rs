@@ -179,6 +179,7 @@ pub(crate) fn widen(x: &DataType, y: &DataType) -> Option<DataType> {
 
 /// Whether `a` and `b` have the same columns: names, types and
 /// nullability, at every depth; metadata aside.
+#[cfg(feature = "parquet")]
 pub(crate) fn same_columns(a: &Schema, b: &Schema) -> bool {
     a.fields().len() == b.fields().len()
         && a.fields()
@@ -187,12 +188,14 @@ pub(crate) fn same_columns(a: &Schema, b: &Schema) -> bool {
             .all(|(x, y)| same_field(x, y))
 }
 
+#[cfg(feature = "parquet")]
 fn same_field(a: &Field, b: &Field) -> bool {
     a.name() == b.name()
         && a.is_nullable() == b.is_nullable()
         && same_type(a.data_type(), b.data_type())
 }
 
+#[cfg(feature = "parquet")]
 fn same_type(a: &DataType, b: &DataType) -> bool {
     match (a, b) {
         (DataType::Struct(x), DataType::Struct(y)) => {
@@ -212,6 +215,7 @@ fn same_type(a: &DataType, b: &DataType) -> bool {
 /// columns, each with the metadata of `own`'s column of its name where
 /// `own` has one (the log's clock on `log_time`, ...), and `own`'s
 /// schema metadata (the table, topic, format and types of the log).
+#[cfg(feature = "parquet")]
 pub(crate) fn file_schema(own: &Schema, target: &Schema) -> SchemaRef {
     let fields: Vec<FieldRef> = target
         .fields()
