@@ -58,7 +58,7 @@ def table_name(fmt, chan):
 
 
 def reserved(fmt):
-    r = ['log_time']
+    r = ['log_time', 'log_time_utc']
     if fmt == 'mcap':
         r += ['publish_time', 'sequence']
     if fmt == 'ulog':
@@ -363,8 +363,11 @@ def rosbags_check(entry, tables):
 
 def schema_check(entry, name, schema, kv_meta, info, fmt):
     """The columns the contract puts first, the clock of log_time, the
-    file's key-value metadata."""
-    want = [('log_time', pa.timestamp('ns'))]
+    file's key-value metadata. log_time is a timestamp on a Unix clock, a
+    duration (time since boot or since the recording's start) on the
+    others."""
+    want = [('log_time', pa.timestamp('ns') if info['clock'] == 'unix' else pa.duration('ns')),
+            ('log_time_utc', pa.timestamp('ns', tz='UTC'))]
     if fmt == 'mcap':
         want += [('publish_time', pa.timestamp('ns')), ('sequence', pa.uint32())]
     if fmt == 'ulog':

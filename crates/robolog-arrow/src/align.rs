@@ -20,7 +20,9 @@
 //! ([`AlignOptions::methods`]).
 //!
 //! The table starts with `log_time` (the rows' times, ns on the log's
-//! clock) and, where a topic's table has one, `log_time_utc` (the same
+//! clock, of the inputs' type: `timestamp[ns]` on a Unix clock,
+//! `duration[ns]` on a clock since boot or since the recording's start,
+//! as the tables have it; the first topic's where they differ) and, where a topic's table has one, `log_time_utc` (the same
 //! instants in UTC where the log is anchored, else null); each topic's
 //! own `log_time` is kept as `name.log_time`, the time of the sample
 //! taken (by `previous` for a `linear` topic).
@@ -61,8 +63,8 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
-    TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    DurationNanosecondType, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
     Array, ArrayRef, Float64Array, RecordBatch, RecordBatchOptions, StringArray,
@@ -293,6 +295,8 @@ struct Sorted {
     times: Vec<i64>,
     /// The index of `log_time_utc` in `batch`, if there is one.
     utc: Option<usize>,
+    /// The type of its `log_time`: `timestamp[ns]` or `duration[ns]`.
+    time_type: DataType,
 }
 
 /// The topics on one time base: see the [module](self) docs. Errors when
@@ -337,8 +341,14 @@ pub fn align(inputs: &[AlignInput], opts: &AlignOptions) -> Result<RecordBatch, 
         .find_map(|t| t.batch.schema().field_with_name(LOG_TIME).ok().cloned())
         .map(|f| f.with_nullable(false))
         .unwrap_or_else(|| Field::new(LOG_TIME, timestamp_ns(), false));
-    fields.push(time_field.with_data_type(DataType::Timestamp(TimeUnit::Nanosecond, None)));
-    columns.push(Arc::new(TimestampNanosecondArray::from(row_times.clone())));
+    let time_type = topics
+        .first()
+        .map_or_else(timestamp_ns, |t| t.time_type.clone());
+    columns.push(crate::table::log_time_array(
+        &time_type,
+        row_times.iter().copied(),
+    ));
+    fields.push(time_field.with_data_type(time_type));
     if let Some(offset) = utc_column(&topics) {
         let (field, column) = utc_of(&row_times, offset);
         fields.push(field);
@@ -416,18 +426,22 @@ fn sorted(input: &AlignInput) -> Result<Sorted, Error> {
             input.name
         )));
     };
-    let Some(times) = batch
-        .column(c)
-        .as_primitive_opt::<TimestampNanosecondType>()
-    else {
-        return Err(Error::Align(format!(
-            "topic {}: {LOG_TIME} is {}, expected timestamp[ns]",
-            input.name,
-            batch.column(c).data_type()
-        )));
+    let column = batch.column(c);
+    let time_type = match column.data_type() {
+        DataType::Timestamp(TimeUnit::Nanosecond, None)
+        | DataType::Duration(TimeUnit::Nanosecond) => column.data_type().clone(),
+        other => {
+            return Err(Error::Align(format!(
+                "topic {}: {LOG_TIME} is {other}, expected timestamp[ns] or duration[ns]",
+                input.name,
+            )));
+        }
+    };
+    let values: &[i64] = match column.as_primitive_opt::<TimestampNanosecondType>() {
+        Some(t) => t.values(),
+        None => column.as_primitive::<DurationNanosecondType>().values(),
     };
     let utc = batch.schema().index_of(LOG_TIME_UTC).ok();
-    let values = times.values();
     if values.windows(2).all(|w| w[0] <= w[1]) {
         let times = values.to_vec();
         return Ok(Sorted {
@@ -435,6 +449,7 @@ fn sorted(input: &AlignInput) -> Result<Sorted, Error> {
             batch,
             times,
             utc,
+            time_type,
         });
     }
     let mut order: Vec<u64> = (0..batch.num_rows() as u64).collect();
@@ -453,6 +468,7 @@ fn sorted(input: &AlignInput) -> Result<Sorted, Error> {
         batch,
         times,
         utc,
+        time_type,
     })
 }
 
@@ -950,6 +966,63 @@ mod tests {
         assert_eq!(t.num_rows(), 3);
         assert_eq!(t.column(0).as_string::<i32>().value(2), "two");
         assert_eq!(ints(&t, "a.x"), vec![Some(1), Some(2), None]);
+    }
+
+    /// `topic` with `log_time` as durations (a clock since boot).
+    fn boot_topic(name: &str, times: &[i64], x: &[Option<i32>]) -> AlignInput {
+        let t = topic(name, times, x);
+        let batch = &t.batches[0];
+        let mut fields: Vec<Field> = t
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields[0] = fields[0]
+            .clone()
+            .with_data_type(DataType::Duration(TimeUnit::Nanosecond));
+        let mut columns = batch.columns().to_vec();
+        columns[0] = Arc::new(arrow_array::DurationNanosecondArray::from(times.to_vec()));
+        AlignInput::new(
+            name,
+            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap(),
+        )
+    }
+
+    #[test]
+    fn durations_since_boot_align_and_stay_durations() {
+        let b = boot_topic("b", &[0, 10, 30], &[Some(0), Some(1), Some(3)]);
+        let a = boot_topic("a", &[5, 30], &[None, None]);
+        let duration = DataType::Duration(TimeUnit::Nanosecond);
+        for rows in [Rows::On("a".into()), Rows::Every { period_ns: 10 }] {
+            let t = align(&[a.clone(), b.clone()], &AlignOptions::new(rows)).unwrap();
+            assert_eq!(t.schema().field(0).data_type(), &duration);
+            assert_eq!(
+                t.column_by_name("b.log_time").unwrap().data_type(),
+                &duration
+            );
+            let times = t.column(0).as_primitive::<DurationNanosecondType>();
+            assert_eq!(times.value(0), if t.num_rows() == 2 { 5 } else { 0 });
+        }
+        let on = AlignOptions::new(Rows::On("a".into()));
+        let t = align(&[a.clone(), b.clone()], &on).unwrap();
+        assert_eq!(ints(&t, "b.x"), vec![Some(0), Some(3)]);
+        // Logs of one format concatenate with their durations.
+        let two = align(&[a, b], &on).unwrap();
+        let all = concat_logs(&[("one".into(), t), ("two".into(), two)]).unwrap();
+        assert_eq!(all.num_rows(), 4);
+        assert_eq!(all.schema().field(1).data_type(), &duration);
+        // Other times are refused.
+        let odd = AlignInput::new(
+            "odd",
+            RecordBatch::try_from_iter([(
+                LOG_TIME,
+                Arc::new(arrow_array::Int64Array::from(vec![1])) as ArrayRef,
+            )])
+            .unwrap(),
+        );
+        let e = align(&[odd], &on).unwrap_err().to_string();
+        assert!(e.contains("duration[ns]"), "{e}");
     }
 
     #[test]

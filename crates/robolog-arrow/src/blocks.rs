@@ -30,15 +30,21 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    ArrowPrimitiveType, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
-    TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    ArrowPrimitiveType, DurationNanosecondType, Float32Type, Float64Type, Int8Type, Int16Type,
+    Int32Type, Int64Type, TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit};
 
-/// The numpy dtype of log times (`log_time`): nanoseconds, without a time
-/// zone. Its values are held as `i64`.
+/// The numpy dtype of log times on a Unix clock (`log_time` of
+/// `timestamp[ns]`): nanoseconds, without a time zone. Its values are
+/// held as `i64`.
 pub const LOG_TIME_DTYPE: &str = "M8[ns]";
+
+/// The numpy dtype of durations (`duration[ns]`: `log_time` on a clock
+/// since boot or since the recording's start): nanoseconds, pandas'
+/// `timedelta64[ns]`. Its values are held as `i64`.
+pub const DURATION_DTYPE: &str = "m8[ns]";
 
 /// The pandas dtype of UTC times (`log_time_utc` without nulls):
 /// nanoseconds in UTC, a `DatetimeTZDtype` a binding makes from the `i64`
@@ -63,7 +69,7 @@ pub enum Values {
     I32(Vec<i32>),
     /// numpy's u32.
     U32(Vec<u32>),
-    /// numpy's i64 (also log times, `M8[ns]`).
+    /// numpy's i64 (also times, `M8[ns]`, and durations, `m8[ns]`).
     I64(Vec<i64>),
     /// numpy's u64.
     U64(Vec<u64>),
@@ -85,7 +91,7 @@ impl Values {
             "u2" => Values::U16(vec![0; n]),
             "i4" => Values::I32(vec![0; n]),
             "u4" => Values::U32(vec![0; n]),
-            "i8" | LOG_TIME_DTYPE | UTC_TIME_DTYPE => Values::I64(vec![0; n]),
+            "i8" | LOG_TIME_DTYPE | DURATION_DTYPE | UTC_TIME_DTYPE => Values::I64(vec![0; n]),
             "u8" => Values::U64(vec![0; n]),
             "f4" => Values::F32(vec![0.0; n]),
             "f8" => Values::F64(vec![0.0; n]),
@@ -124,7 +130,7 @@ pub enum ColumnMut<'a> {
     I32(&'a mut [i32]),
     /// numpy's u32.
     U32(&'a mut [u32]),
-    /// numpy's i64 (also log times, `M8[ns]`).
+    /// numpy's i64 (also times, `M8[ns]`, and durations, `m8[ns]`).
     I64(&'a mut [i64]),
     /// numpy's u64.
     U64(&'a mut [u64]),
@@ -221,6 +227,7 @@ pub fn numpy_dtype(t: &DataType) -> Option<&'static str> {
         DataType::Float64 => "f8",
         DataType::Boolean => "?",
         DataType::Timestamp(TimeUnit::Nanosecond, None) => LOG_TIME_DTYPE,
+        DataType::Duration(TimeUnit::Nanosecond) => DURATION_DTYPE,
         DataType::Timestamp(TimeUnit::Nanosecond, Some(tz)) if tz.as_ref() == "UTC" => {
             UTC_TIME_DTYPE
         }
@@ -282,7 +289,8 @@ fn copy(array: &dyn Array, values: &mut Values, at: usize) -> Option<usize> {
         Values::I32(v) => typed::<Int32Type>(array, v, at),
         Values::U32(v) => typed::<UInt32Type>(array, v, at),
         Values::I64(v) => typed::<Int64Type>(array, v, at)
-            .or_else(|| typed::<TimestampNanosecondType>(array, v, at)),
+            .or_else(|| typed::<TimestampNanosecondType>(array, v, at))
+            .or_else(|| typed::<DurationNanosecondType>(array, v, at)),
         Values::U64(v) => typed::<UInt64Type>(array, v, at),
         Values::F32(v) => typed::<Float32Type>(array, v, at),
         Values::F64(v) => typed::<Float64Type>(array, v, at),

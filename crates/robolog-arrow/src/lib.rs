@@ -8,8 +8,10 @@
 //! protobuf descriptors, the CARLA and VEL record layouts). Integers keep
 //! their width, fixed arrays are `FixedSizeList`, nested messages
 //! `Struct`, variable arrays `List`, strings `Utf8`, byte blobs `Binary`
-//! ([`data_type`]). Every table starts with `log_time` (timestamp, ns, the
-//! log's clock and UTC offset in its field metadata), then `publish_time`
+//! ([`data_type`]). Every table starts with `log_time` (ns on the log's
+//! clock: a timestamp on a Unix clock, a duration since boot or since the
+//! recording's start on the others, see [`log_time_type`]; the clock and
+//! UTC offset in its field metadata), then `publish_time`
 //! and `sequence` for MCAP and `multi_id` for ULog, then one column per
 //! top-level field of the message.
 //!
@@ -57,9 +59,9 @@ pub use robolog::names::{
 pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOG_TIME_UTC, MAX_BATCH_PAYLOAD, MULTI_ID,
     PUBLISH_TIME, PassItem, RESERVED, SEQUENCE, SPLIT_MESSAGES, ScanOptions, SkippedRecord, Table,
-    TableBatch, TableRead, TablesScan, Undecoded, original_name, read_table, scan, scan_tables,
-    table_for, table_in, table_key, table_name, table_of, tables, tables_with_summary,
-    ulog_in_table,
+    TableBatch, TableRead, TablesScan, Undecoded, log_time_type, log_time_values, original_name,
+    read_table, scan, scan_tables, table_for, table_in, table_key, table_name, table_of, tables,
+    tables_with_summary, ulog_in_table,
 };
 pub use topics::{TopicRow, topics_batch, topics_schema};
 

@@ -2,7 +2,8 @@
 //! `flatten=True` gives, as an Arrow batch ([`table`]) or as pandas' 2-D
 //! blocks written straight from the samples ([`frame`], [`fill`]).
 //!
-//! The columns are `log_time` and `multi_id`, then one per key of pyulog's
+//! The columns are `log_time` (`duration[ns]`, the time since boot, as
+//! the ULog's tables have it) and `multi_id`, then one per key of pyulog's
 //! `data` dict, named as pyulog names them (`q[0]`, `esc[1].esc_rpm`,
 //! nested padding kept) and of pyulog's numpy dtypes (`bool` and `char` as
 //! int8). Rows are each instance's samples in file order, the instances
@@ -14,9 +15,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{
-    Array, ArrayRef, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
-    RecordBatch, RecordBatchOptions, TimestampNanosecondArray, UInt8Array, UInt16Array,
-    UInt32Array, UInt64Array,
+    Array, ArrayRef, DurationNanosecondArray, Float32Array, Float64Array, Int8Array, Int16Array,
+    Int32Array, Int64Array, RecordBatch, RecordBatchOptions, UInt8Array, UInt16Array, UInt32Array,
+    UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use logcore::parallel::on_cores;
@@ -248,10 +249,10 @@ pub fn table(ulog: &ULog<'_>, q: &Selection) -> Result<FlatTable, Error> {
             };
             arrow_fields.push(Field::new(
                 LOG_TIME,
-                DataType::Timestamp(TimeUnit::Nanosecond, None),
+                DataType::Duration(TimeUnit::Nanosecond),
                 false,
             ));
-            arrays.push(Arc::new(TimestampNanosecondArray::from(values)));
+            arrays.push(Arc::new(DurationNanosecondArray::from(values)));
         } else if col == MULTI_ID {
             let values: Vec<u8> = match &order {
                 Rows::Merged(o) => o.iter().map(|&(k, _)| subs[k].multi_id).collect(),
@@ -668,7 +669,7 @@ impl Source<'_> {
     /// The column's numpy dtype (pyulog's: `bool` and `char` as int8).
     fn dtype(&self) -> &'static str {
         match self {
-            Source::LogTime(_) => blocks::LOG_TIME_DTYPE,
+            Source::LogTime(_) => blocks::DURATION_DTYPE,
             Source::MultiId => "u1",
             Source::Field(f) => match f.ty {
                 BasicType::Int8 | BasicType::Bool | BasicType::Char => "i1",

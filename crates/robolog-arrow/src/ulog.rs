@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::types::{TimestampNanosecondType, UInt8Type};
+use arrow_array::types::UInt8Type;
 use arrow_array::{
     ArrayRef, BooleanArray, FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
 };
@@ -71,10 +71,8 @@ pub(crate) fn batches(
         // the reader may stop between them.
         logcore::interrupt::check();
         let col: ArrayRef = match src {
-            Source::LogTime => {
-                Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter_values(
-                    times[first..last].iter().copied(),
-                ))
+            Source::LogTime(data_type) => {
+                crate::table::log_time_array(data_type, times[first..last].iter().copied())
             }
             Source::LogTimeUtc(model) => crate::table::utc_times(
                 *model,

@@ -6,8 +6,6 @@
 use std::path::PathBuf;
 
 use arrow_array::RecordBatch;
-use arrow_array::cast::AsArray;
-use arrow_array::types::TimestampNanosecondType;
 use logcore::{LogReader, MessageFilter, ReadMode};
 use robolog_arrow::{ScanOptions, scan};
 
@@ -54,9 +52,8 @@ fn every_table_of_every_log_scans() {
             let times: Vec<i64> = batches
                 .iter()
                 .flat_map(|b| {
-                    b.column(0)
-                        .as_primitive::<TimestampNanosecondType>()
-                        .values()
+                    robolog_arrow::log_time_values(b.column(0))
+                        .unwrap()
                         .to_vec()
                 })
                 .collect();

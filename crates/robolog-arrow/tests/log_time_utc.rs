@@ -33,10 +33,10 @@ fn times(batches: &[RecordBatch]) -> Vec<(i64, Option<i64>)> {
             b.schema().field(1).data_type(),
             &DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
         );
-        let t = b.column(0).as_primitive::<TimestampNanosecondType>();
+        let t = robolog_arrow::log_time_values(b.column(0)).unwrap();
         let u = b.column(1).as_primitive::<TimestampNanosecondType>();
-        for i in 0..b.num_rows() {
-            out.push((t.value(i), u.is_valid(i).then(|| u.value(i))));
+        for (i, &t) in t.iter().enumerate() {
+            out.push((t, u.is_valid(i).then(|| u.value(i))));
         }
     }
     out
@@ -147,8 +147,11 @@ fn a_ulog_without_an_anchor_has_null_utc_times() {
     assert!(seen >= 1, "no corpus ULog without GPS time");
 }
 
+/// A table's name and its rows' `(log_time, log_time_utc)`.
+type TableTimes = (String, Vec<(i64, Option<i64>)>);
+
 /// The tables of the log at `path` with their rows' times.
-fn log_times(path: &Path) -> Vec<(String, Vec<(i64, Option<i64>)>)> {
+fn log_times(path: &Path) -> Vec<TableTimes> {
     let log = robolog::open(path).unwrap();
     let summary = log.summary().unwrap();
     tables_with_summary(&log, &summary)

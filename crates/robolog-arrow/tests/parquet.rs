@@ -183,9 +183,14 @@ fn check_export(inputs: &[PathBuf]) -> (PathBuf, ParquetExport) {
             let r = read(&t.path);
             assert_eq!(r.batch.num_rows() as u64, *count, "{what}");
             assert_eq!(t.bytes, std::fs::metadata(&t.path).unwrap().len());
-            let lt = r.batch.column(0).as_primitive::<TimestampNanosecondType>();
+            let lt = robolog_arrow::log_time_values(r.batch.column(0)).unwrap();
             assert_eq!(r.schema.field(0).name(), "log_time");
-            assert_eq!(lt.values().to_vec(), *times, "{what}: log_time");
+            assert_eq!(
+                r.schema.field(0).data_type(),
+                &robolog_arrow::log_time_type(summary.time_model.clock),
+                "{what}: log_time's type"
+            );
+            assert_eq!(lt.to_vec(), *times, "{what}: log_time");
             assert_eq!(
                 r.schema
                     .field(0)
@@ -756,8 +761,8 @@ fn damaged_logs_export_what_is_readable() {
         let exp = expected(input);
         for t in &log.tables {
             let r = read(&t.path);
-            let lt = r.batch.column(0).as_primitive::<TimestampNanosecondType>();
-            assert_eq!(lt.values().to_vec(), exp[&t.name].1, "{}", t.name);
+            let lt = robolog_arrow::log_time_values(r.batch.column(0)).unwrap();
+            assert_eq!(lt.to_vec(), exp[&t.name].1, "{}", t.name);
         }
         assert!(log.logs.as_ref().unwrap().path.is_file());
     }
@@ -907,7 +912,8 @@ fn logs_of_different_schemas_share_one_schema_per_table() {
         std::sync::Arc::new(arrow_schema::Field::new("item", DataType::UInt8, false)),
         2,
     );
-    let ts = DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, None);
+    // ULog's log_time: a duration since boot.
+    let ts = DataType::Duration(arrow_schema::TimeUnit::Nanosecond);
     // The first log's order, then b's new column; x widened, on an
     // integer; y and z nullable, each lacking in one log.
     // (Other columns every table has, such as a UTC time, aside.)

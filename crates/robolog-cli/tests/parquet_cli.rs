@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, TimestampNanosecondType,
-    UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
+    UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
@@ -212,11 +212,12 @@ fn cross_check(dir: &Path, input: &Path, id: &str) -> (BTreeSet<String>, usize) 
         assert_eq!(rows, lines.len(), "{id} {table}: rows");
         let mut row = 0;
         for b in &batches {
-            let lt = b.column(0).as_primitive::<TimestampNanosecondType>();
-            for i in 0..b.num_rows() {
+            // A timestamp, or a duration since boot or the recording's start.
+            let lt = robolog_arrow::log_time_values(b.column(0)).unwrap();
+            for (i, &t) in lt.iter().enumerate() {
                 let line = &lines[row];
                 assert_eq!(
-                    Json::from(lt.value(i)),
+                    Json::from(t),
                     line["log_time_ns"],
                     "{id} {table} row {row}: log_time"
                 );

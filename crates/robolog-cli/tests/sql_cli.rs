@@ -319,11 +319,11 @@ fn logs_topic_mcap(path: &std::path::Path) {
 #[test]
 fn schema_lists_the_tables_named() {
     let rec = testdata("carla/scene-0.9.13.rec");
-    let want = "Position (Position)\n  log: Utf8\n  log_time: Timestamp(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  records: \
+    let want = "Position (Position)\n  log: Utf8\n  log_time: Duration(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  records: \
         List(non-null Struct(\"id\": non-null UInt32, \"location\": non-null Struct(\"x\": \
         non-null Float32, \"y\": non-null Float32, \"z\": non-null Float32), \"rotation\": \
         non-null Struct(\"x\": non-null Float32, \"y\": non-null Float32, \"z\": non-null \
-        Float32)))\nFrameStart (FrameStart)\n  log: Utf8\n  log_time: Timestamp(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  frame: \
+        Float32)))\nFrameStart (FrameStart)\n  log: Utf8\n  log_time: Duration(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  frame: \
         UInt64\n  duration: Float64\n  elapsed: Float64\n";
     let rec_s = rec.to_str().unwrap();
     for args in [

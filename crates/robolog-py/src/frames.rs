@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
 use crate::blocks;
-use robolog_arrow::blocks::{Block, LOG_TIME_DTYPE, UTC_TIME_DTYPE, Values};
+use robolog_arrow::blocks::{Block, DURATION_DTYPE, LOG_TIME_DTYPE, UTC_TIME_DTYPE, Values};
 
 /// `module`, imported; an `ImportError` naming what needs it and how to
 /// install it when it is missing.
@@ -87,7 +87,9 @@ pub(crate) type FrameParts = (Vec<String>, usize, Vec<Block>);
 /// strings costs pandas more than slicing one). The time blocks of every
 /// frame are one `datetime64[ns]` array that pandas checks once, each
 /// frame's a slice of it (pandas checks a datetime64 array it is given,
-/// about 8 µs a frame). Needs pandas 3.0 ([`takes_blocks`]).
+/// about 8 µs a frame); the duration blocks (`log_time` since boot or
+/// since the recording's start) likewise one `timedelta64[ns]` array.
+/// Needs pandas 3.0 ([`takes_blocks`]).
 pub(crate) fn frames_of_blocks<'py>(
     py: Python<'py>,
     mut parts: Vec<FrameParts>,
@@ -101,32 +103,36 @@ pub(crate) fn frames_of_blocks<'py>(
         py,
         parts.iter().flat_map(|(names, _, _)| names.iter()),
     )?,))?;
-    // Every frame's time blocks, taken out of their frames: (frame,
-    // columns, where in `times` it starts).
-    let mut times: Vec<i64> = Vec::new();
-    let mut timed: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-    for (i, (_, _, made)) in parts.iter_mut().enumerate() {
-        let mut k = 0;
-        while k < made.len() {
-            match &made[k].values {
-                Values::I64(_) if made[k].dtype == LOG_TIME_DTYPE => {
-                    let b = made.remove(k);
-                    if let Values::I64(v) = b.values {
-                        timed.push((i, b.columns, times.len()));
-                        times.extend(v);
+    // Every frame's time blocks, and its duration blocks, taken out of
+    // their frames: per dtype, all their values and (frame, columns,
+    // where in the values it starts).
+    let mut kinds = Vec::with_capacity(2);
+    for dtype in [LOG_TIME_DTYPE, DURATION_DTYPE] {
+        let mut times: Vec<i64> = Vec::new();
+        let mut timed: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+        for (i, (_, _, made)) in parts.iter_mut().enumerate() {
+            let mut k = 0;
+            while k < made.len() {
+                match &made[k].values {
+                    Values::I64(_) if made[k].dtype == dtype => {
+                        let b = made.remove(k);
+                        if let Values::I64(v) = b.values {
+                            timed.push((i, b.columns, times.len()));
+                            times.extend(v);
+                        }
                     }
+                    _ => k += 1,
                 }
-                _ => k += 1,
             }
         }
+        let all_times = if timed.is_empty() {
+            None
+        } else {
+            let values = PyArray1::from_vec(py, times).call_method1("view", (dtype,))?;
+            Some(pd.getattr("array")?.call1((values,))?)
+        };
+        kinds.push((all_times, timed.into_iter().peekable()));
     }
-    let all_times = if timed.is_empty() {
-        None
-    } else {
-        let values = PyArray1::from_vec(py, times).call_method1("view", (LOG_TIME_DTYPE,))?;
-        Some(pd.getattr("array")?.call1((values,))?)
-    };
-    let mut timed = timed.into_iter().peekable();
     let mut frames = Vec::with_capacity(parts.len());
     let mut at = 0isize;
     for (i, (names, rows, made)) in parts.into_iter().enumerate() {
@@ -138,8 +144,9 @@ pub(crate) fn frames_of_blocks<'py>(
                 .collect();
             PyArray1::from_vec(py, places).into_any()
         };
-        while let Some((_, columns, start)) = timed.next_if(|t| t.0 == i) {
-            if let Some(all) = &all_times {
+        for (all_times, timed) in &mut kinds {
+            while let Some((_, columns, start)) = timed.next_if(|t| t.0 == i) {
+                let Some(all) = &all_times else { continue };
                 let end = start + columns.len() * rows;
                 let slice = PySlice::new(
                     py,

@@ -284,7 +284,9 @@ impl Table {
 
     /// The table as a pandas DataFrame (needs pandas, and pyarrow for
     /// tables with nulls, text or nested columns, or before pandas 3.0):
-    /// log_time as datetime64[ns], integer columns of their own width.
+    /// log_time as datetime64[ns] (timedelta64[ns] on a clock since boot
+    /// or since the recording's start), integer columns of their own
+    /// width.
     pub(crate) fn to_pandas<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let me = slf.get();

@@ -10,6 +10,9 @@
   anchor is a ValueError naming why.
 - Log.clock names what the times count from, and start_utc/end_utc give
   UTC instants only where the log has them.
+- A table's log_time is a date (datetime64[ns]) only on a Unix clock; a
+  clock since boot (ULog) or since the recording's start (CARLA, VEL)
+  gives a duration (timedelta64[ns], polars Duration), never a 1970 date.
 """
 
 import ast
@@ -268,6 +271,54 @@ def test_tables_have_log_time_utc_where_the_log_is_anchored():
         frame = table.to_pandas()
         pd.testing.assert_frame_equal(frame, t.to_pandas(), check_exact=True)
         assert (frame["log_time_utc"] == frame["log_time"].dt.tz_localize("UTC")).all()
+
+
+def test_boot_clock_log_time_is_a_duration_not_a_1970_date():
+    """A ULog's log_time is the time since boot: timedelta64[ns] in pandas
+    (pyulog's timestamp µs × 1000), pa.duration("ns") in Arrow, Duration in
+    polars; on both pandas paths (robolog's blocks and pyarrow's), flat
+    and not. A bag's stays datetime64[ns]; CARLA and VEL are durations."""
+    pyulog = pytest.importorskip("pyulog")
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    np = pytest.importorskip("numpy")
+    path = corpus_file("ulog", "pyulog", "sample_log_small.ulg")
+    ref = pyulog.ULog(str(path))
+    att = next(d for d in ref.data_list if d.name == "vehicle_attitude" and d.multi_id == 0)
+    want = att.data["timestamp"].astype(np.int64) * 1000
+    with robolog.open(path) as log:
+        for flatten in (True, False):
+            df = log.to_pandas("vehicle_attitude", flatten=flatten)
+            assert str(df["log_time"].dtype) == "timedelta64[ns]", flatten
+            np.testing.assert_array_equal(df["log_time"].to_numpy().view(np.int64), want)
+            assert df["log_time"].iloc[0] == pd.Timedelta(int(want[0]), unit="ns")
+        table = log.table("vehicle_attitude")
+        t = pa.table(table)
+        assert t.schema.field("log_time").type == pa.duration("ns")
+        pd.testing.assert_frame_equal(table.to_pandas(), t.to_pandas(), check_exact=True)
+        frames = log.dataframes(["vehicle_attitude", "sensor_combined"])
+        assert all(str(f["log_time"].dtype) == "timedelta64[ns]" for f in frames.values())
+        # Aligned topics keep the clock's type.
+        aligned = pa.table(log.align(["vehicle_attitude", "sensor_combined"], on="vehicle_attitude"))
+        assert aligned.schema.field("log_time").type == pa.duration("ns")
+        # SQL: the table's type, and its ranges.
+        q = "SELECT log_time FROM vehicle_attitude WHERE log_time >= INTERVAL '10 seconds'"
+        got = pa.table(robolog.sql(q, [path])).column("log_time")
+        assert got.type == pa.duration("ns")
+        assert got.cast(pa.int64()).to_pylist() == [int(x) for x in want if x >= 10_000_000_000]
+        polars = pytest.importorskip("polars")
+        assert log.to_polars("vehicle_attitude")["log_time"].dtype == polars.Duration("ns")
+    with robolog.open(BAG) as log:
+        df = log.to_pandas("/count")
+        assert str(df["log_time"].dtype) == "datetime64[ns]"
+        assert pa.table(log.table("/count")).schema.field("log_time").type == pa.timestamp("ns")
+    for path in [next(iter(sorted((TESTDATA / "carla").glob("*.rec")))),
+                 TESTDATA / "vellog" / "sensors.vel"]:
+        with robolog.open(path) as log:
+            topic = log.topics[0].topic
+            assert pa.table(log.table(topic)).schema.field("log_time").type == pa.duration("ns")
+            times = [m.log_time for m in log.messages(topic)]
+            assert log.to_pandas(topic)["log_time"].tolist() == [pd.Timedelta(t, unit="ns") for t in times]
 
 
 def test_carla_times_in_ns_are_the_messages_log_times():

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+use datafusion::arrow::datatypes::{DataType, IntervalUnit};
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
 use robolog_arrow::{LOG_TIME, LOG_TIME_UTC};
@@ -239,15 +240,27 @@ fn log_ids(e: &Expr) -> Option<BTreeSet<String>> {
     }
 }
 
-/// The name of a bare column (`log_time`, `log`).
+/// The name of a bare column (`log_time`, `log`), or `log_time` cast to
+/// an interval (how DataFusion compares a `duration[ns]` log time with
+/// an `INTERVAL`; the cast keeps its nanoseconds).
 fn column(e: &Expr) -> Option<&str> {
     match e {
         Expr::Column(c) => Some(c.name.as_str()),
+        Expr::Cast(datafusion::logical_expr::Cast { expr, field })
+            if field.data_type() == &DataType::Interval(IntervalUnit::MonthDayNano) =>
+        {
+            match expr.as_ref() {
+                Expr::Column(c) if c.name == LOG_TIME => Some(LOG_TIME),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
 
-/// A timestamp literal in nanoseconds.
+/// A timestamp literal in nanoseconds, or a duration or interval literal
+/// (the `log_time` of a log whose clock is time since boot or since the
+/// recording's start is a `duration[ns]`): its nanoseconds.
 fn nanos(e: &Expr) -> Option<i64> {
     let Expr::Literal(v, _) = e else {
         return None;
@@ -257,6 +270,15 @@ fn nanos(e: &Expr) -> Option<i64> {
         ScalarValue::TimestampMicrosecond(Some(t), _) => t.checked_mul(1_000),
         ScalarValue::TimestampMillisecond(Some(t), _) => t.checked_mul(1_000_000),
         ScalarValue::TimestampSecond(Some(t), _) => t.checked_mul(1_000_000_000),
+        ScalarValue::DurationNanosecond(Some(t)) => Some(*t),
+        ScalarValue::DurationMicrosecond(Some(t)) => t.checked_mul(1_000),
+        ScalarValue::DurationMillisecond(Some(t)) => t.checked_mul(1_000_000),
+        ScalarValue::DurationSecond(Some(t)) => t.checked_mul(1_000_000_000),
+        // An interval of days and nanoseconds: a fixed length (months
+        // are not).
+        ScalarValue::IntervalMonthDayNano(Some(i)) if i.months == 0 => i64::from(i.days)
+            .checked_mul(86_400_000_000_000)
+            .and_then(|d| d.checked_add(i.nanoseconds)),
         _ => None,
     }
 }
@@ -297,6 +319,34 @@ mod tests {
         )]);
         assert_eq!((p.start, p.end), (Some(2_000_000), Some(3_000_001)));
         assert!(pushed(&[col(LOG_TIME).gt(ts(5)), col(LOG_TIME).lt(ts(5))]).empty_range());
+    }
+
+    #[test]
+    fn duration_ranges_narrow_log_time() {
+        let d = |ns| lit(ScalarValue::DurationNanosecond(Some(ns)));
+        let p = pushed(&[col(LOG_TIME).gt_eq(d(10)), col(LOG_TIME).lt_eq(d(20))]);
+        assert_eq!((p.start, p.end), (Some(10), Some(21)));
+        let p = pushed(&[col(LOG_TIME).between(
+            lit(ScalarValue::DurationSecond(Some(2))),
+            lit(ScalarValue::DurationMillisecond(Some(3_000))),
+        )]);
+        assert_eq!((p.start, p.end), (Some(2_000_000_000), Some(3_000_000_001)));
+        assert!(!supported(
+            &col(LOG_TIME).gt(lit(ScalarValue::DurationNanosecond(None)))
+        ));
+        // `log_time > INTERVAL '1.5 seconds'`, as DataFusion plans it.
+        let as_interval = datafusion::logical_expr::cast(
+            col(LOG_TIME),
+            DataType::Interval(IntervalUnit::MonthDayNano),
+        );
+        let interval = |months, days, ns| {
+            lit(ScalarValue::IntervalMonthDayNano(Some(
+                datafusion::arrow::datatypes::IntervalMonthDayNano::new(months, days, ns),
+            )))
+        };
+        let p = pushed(&[as_interval.clone().gt(interval(0, 1, 5))]);
+        assert_eq!(p.start, Some(86_400_000_000_006));
+        assert!(!supported(&as_interval.lt(interval(1, 0, 0))));
     }
 
     #[test]

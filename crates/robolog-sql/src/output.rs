@@ -201,7 +201,7 @@ pub fn write_schema<W: Write>(
 /// robolog_sql::output::write_schema_of(&set, &["FrameStart"], &mut text, |e| panic!("{e}"))?;
 /// assert_eq!(
 ///     String::from_utf8(text)?,
-///     "FrameStart (FrameStart)\n  log: Utf8\n  log_time: Timestamp(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  frame: UInt64\n  \
+///     "FrameStart (FrameStart)\n  log: Utf8\n  log_time: Duration(ns)\n  log_time_utc: Timestamp(ns, \"UTC\")\n  frame: UInt64\n  \
 ///      duration: Float64\n  elapsed: Float64\n"
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -176,11 +176,10 @@ impl BatchReader<'_> {
                     offset: 0,
                     reason,
                 })?,
-                (Source::LogTime, None) => {
-                    Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter_values(
-                        metas.iter().map(|m| m.log_time.as_nanos()),
-                    ))
-                }
+                (Source::LogTime(data_type), None) => crate::table::log_time_array(
+                    data_type,
+                    metas.iter().map(|m| m.log_time.as_nanos()),
+                ),
                 (Source::LogTimeUtc(model), None) => {
                     utc_times(*model, metas.len(), metas.iter().map(|m| m.log_time))
                 }

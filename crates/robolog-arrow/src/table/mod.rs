@@ -37,8 +37,9 @@ pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
 pub use schema::original_name;
 pub(crate) use schema::table_metadata;
-pub(crate) use schema::utc_type;
 pub use schema::{DATA, LOG_TIME, LOG_TIME_UTC, MULTI_ID, PUBLISH_TIME, RESERVED, SEQUENCE};
+pub(crate) use schema::{log_time_array, utc_type};
+pub use schema::{log_time_type, log_time_values};
 
 /// One table of a log: the channels that share a [table name](table_name),
 /// their merged value type and the Arrow schema of their rows.
@@ -119,7 +120,8 @@ impl Table {
     /// The Arrow schema of the table's rows: `log_time`, `log_time_utc`
     /// (see [`LOG_TIME_UTC`]), then `publish_time` and `sequence` for
     /// MCAP, `multi_id` for ULog, then a column per top-level field of the
-    /// value type (or one `data` column). `log_time` carries the log's
+    /// value type (or one `data` column). `log_time` is of the type of
+    /// the log's clock ([`log_time_type`]) and carries the log's
     /// clock (`robolog.clock`) and, where the log is anchored to UTC,
     /// `robolog.utc_offset_ns` in its field metadata.
     pub fn schema(&self) -> SchemaRef {

@@ -367,13 +367,8 @@ mod tests {
                 };
                 assert!(b.batch.num_rows() <= 7);
                 assert_eq!(b.channels.len(), b.batch.num_rows());
-                let t = b
-                    .batch
-                    .column(0)
-                    .as_any()
-                    .downcast_ref::<arrow_array::TimestampNanosecondArray>()
-                    .unwrap();
-                times.extend(b.ordinals.iter().zip(t.values()).map(|(o, t)| (*o, *t)));
+                let t = crate::log_time_values(b.batch.column(0)).unwrap();
+                times.extend(b.ordinals.iter().zip(t).map(|(o, t)| (*o, *t)));
                 got[b.table].push(b.batch);
             }
             for (t, batches) in ts.iter().zip(&got) {

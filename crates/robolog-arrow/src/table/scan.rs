@@ -65,8 +65,9 @@ impl Default for ScanOptions {
 /// What one output column is made from.
 #[derive(Debug, Clone)]
 pub(crate) enum Source {
-    /// The message's log time.
-    LogTime,
+    /// The message's log time, of this type (see
+    /// [`log_time_type`](crate::log_time_type)).
+    LogTime(arrow_schema::DataType),
     /// The message's log time in UTC (`None`: the log has none).
     LogTimeUtc(Option<logcore::TimeModel>),
     /// The message's publish time.
@@ -201,7 +202,7 @@ pub(super) fn reader<'a>(
         };
         out_fields.push(full.field(idx).clone());
         let src = match n.as_str() {
-            LOG_TIME => Source::LogTime,
+            LOG_TIME => Source::LogTime(full.field(idx).data_type().clone()),
             LOG_TIME_UTC => Source::LogTimeUtc(table.utc),
             PUBLISH_TIME if table.columns.contains(&MessageColumn::PublishTime) => {
                 Source::PublishTime

@@ -64,7 +64,8 @@ pub(super) fn make_schema(
     }
     let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
     let mut cols = vec![
-        ArrowField::new(LOG_TIME, ts.clone(), false).with_metadata(time_meta),
+        ArrowField::new(LOG_TIME, log_time_type(summary.time_model.clock), false)
+            .with_metadata(time_meta),
         ArrowField::new(LOG_TIME_UTC, utc_type(), true),
     ];
     for c in columns {
@@ -89,6 +90,72 @@ pub(super) fn make_schema(
     };
     let meta = table_metadata(name, key, format.name(), &types.join(","));
     Arc::new(Schema::new_with_metadata(cols, meta))
+}
+
+/// The type of [`LOG_TIME`] in the tables of a log whose clock is
+/// `clock`: `timestamp[ns]` on a Unix clock (ROS bags, MCAP), and
+/// `duration[ns]` (the time since the clock's start) on a clock since
+/// boot (ULog) or since the recording's start (CARLA, VEL), so that such
+/// a time never shows as a 1970 date. It depends on the format's clock
+/// only: every log of one format has one type.
+///
+/// ```
+/// use arrow_schema::{DataType, TimeUnit};
+/// use logcore::Clock;
+/// assert_eq!(
+///     robolog_arrow::log_time_type(Clock::Unix),
+///     DataType::Timestamp(TimeUnit::Nanosecond, None)
+/// );
+/// assert_eq!(
+///     robolog_arrow::log_time_type(Clock::Boot),
+///     DataType::Duration(TimeUnit::Nanosecond)
+/// );
+/// ```
+pub fn log_time_type(clock: logcore::Clock) -> DataType {
+    match clock {
+        logcore::Clock::Unix => DataType::Timestamp(TimeUnit::Nanosecond, None),
+        logcore::Clock::Boot | logcore::Clock::RecordingStart => {
+            DataType::Duration(TimeUnit::Nanosecond)
+        }
+    }
+}
+
+/// The column of log times `values` (ns) of type `data_type` (a
+/// [`log_time_type`]: `duration[ns]`, else `timestamp[ns]`).
+pub(crate) fn log_time_array(
+    data_type: &DataType,
+    values: impl IntoIterator<Item = i64>,
+) -> arrow_array::ArrayRef {
+    use arrow_array::{DurationNanosecondArray, TimestampNanosecondArray};
+    let values: arrow_buffer::ScalarBuffer<i64> = values.into_iter().collect();
+    match data_type {
+        DataType::Duration(_) => Arc::new(DurationNanosecondArray::new(values, None)),
+        _ => Arc::new(TimestampNanosecondArray::new(values, None)),
+    }
+}
+
+/// The values (ns) of a column of log times: a `timestamp[ns]` or a
+/// `duration[ns]` column (see [`log_time_type`]); `None` for another type.
+/// Nulls read as the values under them.
+///
+/// ```
+/// use arrow_array::{DurationNanosecondArray, Int64Array};
+/// let boot = DurationNanosecondArray::from(vec![5, 7]);
+/// assert_eq!(robolog_arrow::log_time_values(&boot), Some(&[5, 7][..]));
+/// assert_eq!(robolog_arrow::log_time_values(&Int64Array::from(vec![1])), None);
+/// ```
+pub fn log_time_values(array: &dyn arrow_array::Array) -> Option<&[i64]> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{DurationNanosecondType, TimestampNanosecondType};
+    match array.data_type() {
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            Some(array.as_primitive::<TimestampNanosecondType>().values())
+        }
+        DataType::Duration(TimeUnit::Nanosecond) => {
+            Some(array.as_primitive::<DurationNanosecondType>().values())
+        }
+        _ => None,
+    }
 }
 
 /// The type of [`LOG_TIME_UTC`]: nanoseconds with the time zone `UTC`.
