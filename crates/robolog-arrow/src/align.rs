@@ -63,8 +63,8 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    DurationNanosecondType, Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
-    Int64Type, TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    TimestampNanosecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
     Array, ArrayRef, Float64Array, RecordBatch, RecordBatchOptions, StringArray,
@@ -427,19 +427,12 @@ fn sorted(input: &AlignInput) -> Result<Sorted, Error> {
         )));
     };
     let column = batch.column(c);
-    let time_type = match column.data_type() {
-        DataType::Timestamp(TimeUnit::Nanosecond, None)
-        | DataType::Duration(TimeUnit::Nanosecond) => column.data_type().clone(),
-        other => {
-            return Err(Error::Align(format!(
-                "topic {}: {LOG_TIME} is {other}, expected timestamp[ns] or duration[ns]",
-                input.name,
-            )));
-        }
-    };
-    let values: &[i64] = match column.as_primitive_opt::<TimestampNanosecondType>() {
-        Some(t) => t.values(),
-        None => column.as_primitive::<DurationNanosecondType>().values(),
+    let time_type = column.data_type().clone();
+    let Some(values) = crate::log_time_values(column.as_ref()) else {
+        return Err(Error::Align(format!(
+            "topic {}: {LOG_TIME} is {time_type}, expected timestamp[ns] or duration[ns]",
+            input.name,
+        )));
     };
     let utc = batch.schema().index_of(LOG_TIME_UTC).ok();
     if values.windows(2).all(|w| w[0] <= w[1]) {
@@ -1001,7 +994,9 @@ mod tests {
                 t.column_by_name("b.log_time").unwrap().data_type(),
                 &duration
             );
-            let times = t.column(0).as_primitive::<DurationNanosecondType>();
+            let times = t
+                .column(0)
+                .as_primitive::<arrow_array::types::DurationNanosecondType>();
             assert_eq!(times.value(0), if t.num_rows() == 2 { 5 } else { 0 });
         }
         let on = AlignOptions::new(Rows::On("a".into()));

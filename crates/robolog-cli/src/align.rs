@@ -300,13 +300,13 @@ fn write_table(
             }
         }
     })?;
-    output::print_line(format_args!(
-        "wrote {} ({} row{}, {} columns)",
-        dest.display(),
-        table.num_rows(),
-        if table.num_rows() == 1 { "" } else { "s" },
-        table.num_columns()
-    ));
+    output::print_written(
+        "wrote",
+        dest,
+        table.num_rows() as u64,
+        table.num_columns(),
+        "",
+    );
     Ok(())
 }
 
@@ -506,18 +506,11 @@ fn pyulog_dialect(table: &RecordBatch) -> Result<RecordBatch, ArrowError> {
         let name = f.name();
         if name == robolog_arrow::LOG_TIME {
             // ns on the log's clock, a timestamp or a duration since boot.
-            let ns = match (
-                c.as_primitive_opt::<TimestampNanosecondType>(),
-                c.as_primitive_opt::<DurationNanosecondType>(),
-            ) {
-                (Some(t), _) => t.values(),
-                (None, Some(d)) => d.values(),
-                (None, None) => {
-                    return Err(ArrowError::SchemaError(format!(
-                        "log_time is {}, expected ns",
-                        c.data_type()
-                    )));
-                }
+            let Some(ns) = robolog_arrow::log_time_values(c.as_ref()) else {
+                return Err(ArrowError::SchemaError(format!(
+                    "log_time is {}, expected ns",
+                    c.data_type()
+                )));
             };
             let us: arrow_array::UInt64Array = ns
                 .iter()

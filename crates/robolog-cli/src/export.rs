@@ -156,13 +156,7 @@ fn failure(e: ExportError, first: &Path, scope: Scope) -> Failure {
 fn report_log(ctx: &Context, log: &ExportedLog) -> Outcome {
     for t in log.tables.iter().chain(&log.logs) {
         write::report_leftovers(&t.path);
-        output::print_line(format_args!(
-            "wrote {} ({} row{}, {} columns)",
-            t.path.display(),
-            t.rows,
-            if t.rows == 1 { "" } else { "s" },
-            t.columns
-        ));
+        output::print_written("wrote", &t.path, t.rows, t.columns, "");
     }
     for path in &log.removed {
         output::print_line(format_args!(
@@ -250,13 +244,13 @@ fn run_parquet(
     let mut outcome = Outcome::Clean;
     for t in &done.rewritten {
         write::report_leftovers(&t.path);
-        output::print_line(format_args!(
-            "rewrote {} ({} row{}, {} columns) to the table's widened columns",
-            t.path.display(),
+        output::print_written(
+            "rewrote",
+            &t.path,
             t.rows,
-            if t.rows == 1 { "" } else { "s" },
-            t.columns
-        ));
+            t.columns,
+            " to the table's widened columns",
+        );
     }
     for u in &done.unread {
         ctx.report(&u.path, &u.error);

@@ -43,3 +43,19 @@ pub(crate) fn print_line(line: std::fmt::Arguments<'_>) {
     let _ = out.write_fmt(line).and_then(|()| out.write_all(b"\n"));
     let _ = out.flush();
 }
+
+/// Prints the line of a file written: `VERB PATH (N rows, M columns)`,
+/// then `tail`.
+pub(crate) fn print_written(
+    verb: &str,
+    path: &std::path::Path,
+    rows: u64,
+    columns: usize,
+    tail: &str,
+) {
+    print_line(format_args!(
+        "{verb} {} ({rows} row{}, {columns} columns){tail}",
+        path.display(),
+        if rows == 1 { "" } else { "s" },
+    ));
+}
