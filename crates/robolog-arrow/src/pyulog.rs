@@ -3,7 +3,9 @@
 //! blocks written straight from the samples ([`frame`], [`fill`]).
 //!
 //! The columns are `log_time` (`duration[ns]`, the time since boot, as
-//! the ULog's tables have it) and `multi_id`, then one per key of pyulog's
+//! the ULog's tables have it), `log_time_utc` (`timestamp[ns, UTC]`:
+//! `log_time` plus [`Selection::utc_offset`], the log's GPS anchor; null
+//! without one) and `multi_id`, then one per key of pyulog's
 //! `data` dict, named as pyulog names them (`q[0]`, `esc[1].esc_rpm`,
 //! nested padding kept) and of pyulog's numpy dtypes (`bool` and `char` as
 //! int8). Rows are each instance's samples in file order, the instances
@@ -16,15 +18,15 @@ use std::sync::Arc;
 
 use arrow_array::{
     Array, ArrayRef, DurationNanosecondArray, Float32Array, Float64Array, Int8Array, Int16Array,
-    Int32Array, Int64Array, RecordBatch, RecordBatchOptions, UInt8Array, UInt16Array, UInt32Array,
-    UInt64Array,
+    Int32Array, Int64Array, RecordBatch, RecordBatchOptions, TimestampNanosecondArray, UInt8Array,
+    UInt16Array, UInt32Array, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use logcore::parallel::on_cores;
 use ulogfile::{BasicType, Column, FlatField, Samples, Subscription, ULog};
 
 use crate::blocks::{self, Block, ColumnMut};
-use crate::{Error, LOG_TIME, MULTI_ID};
+use crate::{Error, LOG_TIME, LOG_TIME_UTC, MULTI_ID};
 
 /// What a flat table is asked for.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +40,9 @@ pub struct Selection {
     pub start: Option<i64>,
     /// See `start`.
     pub end: Option<i64>,
+    /// What to add to `log_time` for `log_time_utc` (ns): the log's UTC
+    /// anchor (see `robolog::clock::to_utc`); `None` leaves it null.
+    pub utc_offset: Option<i64>,
 }
 
 /// The message name and every column of the flat table of `topic` (a
@@ -72,9 +77,9 @@ fn instances<'s, 'a>(ulog: &'s ULog<'a>, topic: &str) -> Vec<&'s Subscription<'a
         .collect()
 }
 
-/// `log_time`, `multi_id`, then the fields' columns.
+/// `log_time`, `log_time_utc`, `multi_id`, then the fields' columns.
 fn all_columns(fields: &[FlatField]) -> Vec<String> {
-    [LOG_TIME, MULTI_ID]
+    [LOG_TIME, LOG_TIME_UTC, MULTI_ID]
         .iter()
         .map(|s| s.to_string())
         .chain(fields.iter().map(|f| f.name.as_str().to_string()))
@@ -94,6 +99,7 @@ struct Plan<'s, 'a> {
     wanted: Vec<String>,
     start: Option<i64>,
     end: Option<i64>,
+    utc_offset: Option<i64>,
 }
 
 /// Resolves the table of a ULog message name (every instance) or instance
@@ -135,6 +141,7 @@ fn plan<'s, 'a>(ulog: &'s ULog<'a>, q: &Selection) -> Result<Plan<'s, 'a>, Error
         wanted,
         start: q.start,
         end: q.end,
+        utc_offset: q.utc_offset,
     })
 }
 
@@ -189,7 +196,8 @@ impl<'s, 'a> Plan<'s, 'a> {
         Rows::Merged(order)
     }
 
-    /// The field of column `col` (not `log_time` or `multi_id`).
+    /// The field of column `col` (not `log_time`, `log_time_utc` or
+    /// `multi_id`).
     fn field(&self, col: &str) -> Option<(usize, &'s FlatField)> {
         self.fields
             .iter()
@@ -221,7 +229,10 @@ pub fn table(ulog: &ULog<'_>, q: &Selection) -> Result<FlatTable, Error> {
     let first_multi = subs.first().map_or(0, |s| s.multi_id);
     // Each instance's timestamps, read with its columns where those are
     // wanted (one pass over samples scattered through the file).
-    let needs_values = plan.wanted.iter().any(|c| c != LOG_TIME && c != MULTI_ID);
+    let needs_values = plan
+        .wanted
+        .iter()
+        .any(|c| c != LOG_TIME && c != LOG_TIME_UTC && c != MULTI_ID);
     let (times, mut per_sub): (Vec<Vec<u64>>, Vec<Vec<Option<Column>>>) = subs
         .iter()
         .map(|s| {
@@ -253,6 +264,21 @@ pub fn table(ulog: &ULog<'_>, q: &Selection) -> Result<FlatTable, Error> {
                 false,
             ));
             arrays.push(Arc::new(DurationNanosecondArray::from(values)));
+        } else if col == LOG_TIME_UTC {
+            let utc = |t: u64| plan.utc_offset.and_then(|o| ns(t).checked_add(o));
+            let values: Vec<Option<i64>> = match &order {
+                Rows::All => times[0].iter().map(|&t| utc(t)).collect(),
+                Rows::Picked(rs) => rs.iter().map(|&r| utc(times[0][r])).collect(),
+                Rows::Merged(o) => o.iter().map(|&(k, r)| utc(times[k][r])).collect(),
+            };
+            arrow_fields.push(Field::new(
+                LOG_TIME_UTC,
+                DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+                true,
+            ));
+            arrays.push(Arc::new(
+                TimestampNanosecondArray::from(values).with_timezone("UTC"),
+            ));
         } else if col == MULTI_ID {
             let values: Vec<u8> = match &order {
                 Rows::Merged(o) => o.iter().map(|&(k, _)| subs[k].multi_id).collect(),
@@ -439,6 +465,9 @@ pub fn frame<'s>(ulog: &'s ULog<'_>, q: &Selection) -> Result<Option<Frame<'s>>,
                 .subs
                 .first()
                 .map_or(Source::MultiId, |s| Source::LogTime(&s.samples)),
+            LOG_TIME_UTC => plan.subs.first().map_or(Source::MultiId, |s| {
+                Source::LogTimeUtc(&s.samples, plan.utc_offset)
+            }),
             MULTI_ID => Source::MultiId,
             _ => plan
                 .field(c)
@@ -661,6 +690,8 @@ struct RunRows<'r, 'a> {
 enum Source<'f> {
     /// The timestamp, read as these samples read it.
     LogTime(&'f Samples<'f>),
+    /// The timestamp plus the UTC offset (NaT, `i64::MIN`, without one).
+    LogTimeUtc(&'f Samples<'f>, Option<i64>),
     MultiId,
     Field(&'f FlatField),
 }
@@ -670,6 +701,7 @@ impl Source<'_> {
     fn dtype(&self) -> &'static str {
         match self {
             Source::LogTime(_) => blocks::DURATION_DTYPE,
+            Source::LogTimeUtc(..) => blocks::UTC_TIME_DTYPE,
             Source::MultiId => "u1",
             Source::Field(f) => match f.ty {
                 BasicType::Int8 | BasicType::Bool | BasicType::Char => "i1",
@@ -709,6 +741,16 @@ impl Source<'_> {
             Source::LogTime(samples) => {
                 if let ColumnMut::I64(v) = values {
                     put(v, at, run.data, |d| ns(samples.timestamp_in(d)));
+                }
+                return;
+            }
+            Source::LogTimeUtc(samples, offset) => {
+                if let ColumnMut::I64(v) = values {
+                    put(v, at, run.data, |d| {
+                        offset
+                            .and_then(|o| ns(samples.timestamp_in(d)).checked_add(o))
+                            .unwrap_or(i64::MIN)
+                    });
                 }
                 return;
             }

@@ -31,13 +31,17 @@ fn checked<'s>(shared: &'s Shared, q: &Query) -> Result<&'s ULog<'s>, Failure> {
     Ok(ulog)
 }
 
-/// What `q` asks of `robolog_arrow::pyulog`.
-fn selection(q: &Query) -> Selection {
+/// What `q` asks of `robolog_arrow::pyulog`, with the log's UTC offset
+/// (its GPS anchor) for `log_time_utc`.
+fn selection(shared: &Shared, q: &Query) -> Selection {
+    let utc_offset = robolog::clock::to_utc(&shared.summary, logcore::Timestamp(0))
+        .map(logcore::Timestamp::as_nanos);
     Selection {
         topic: q.topic.clone(),
         columns: q.columns.clone(),
         start: q.start,
         end: q.end,
+        utc_offset,
     }
 }
 
@@ -45,7 +49,7 @@ fn selection(q: &Query) -> Selection {
 /// topic (`name[1]`), as `Log.table(..., flatten=True)` gives it. Done
 /// without the GIL.
 pub(crate) fn build_flat(shared: &Shared, q: &Query) -> Result<Table, Failure> {
-    let t = pyulog::table(checked(shared, q)?, &selection(q))?;
+    let t = pyulog::table(checked(shared, q)?, &selection(shared, q))?;
     Ok(Table::new(
         t.name.clone(),
         t.name,
@@ -59,11 +63,14 @@ pub(crate) fn build_flat(shared: &Shared, q: &Query) -> Result<Table, Failure> {
 /// as its column names, rows and pandas' blocks, written straight from
 /// the samples on the machine's cores; `None` for a frame without rows.
 pub(crate) fn frame_blocks(shared: &Shared, q: &Query) -> Result<Option<FrameBlocks>, Failure> {
-    Ok(pyulog::frame_blocks(checked(shared, q)?, &selection(q))?)
+    Ok(pyulog::frame_blocks(
+        checked(shared, q)?,
+        &selection(shared, q),
+    )?)
 }
 
 /// A flat frame planned and its blocks allocated, for
 /// `robolog_arrow::pyulog::fill` to write (several frames at once).
 pub(crate) fn frame<'s>(shared: &'s Shared, q: &Query) -> Result<Option<Frame<'s>>, Failure> {
-    Ok(pyulog::frame(checked(shared, q)?, &selection(q))?)
+    Ok(pyulog::frame(checked(shared, q)?, &selection(shared, q))?)
 }

@@ -240,7 +240,7 @@ def test_tables_have_log_time_utc_where_the_log_is_anchored():
     the GPS offset of an anchored ULog, log_time itself for a bag on a UTC
     clock and null for a ULog without an anchor; pandas' frame made from
     robolog's blocks equals pyarrow's. pyulog-shaped frames (a ULog's
-    to_pandas flattened) keep pyulog's columns only."""
+    to_pandas flattened) have it after log_time too."""
     pyulog = pytest.importorskip("pyulog")
     pa = pytest.importorskip("pyarrow")
     pd = pytest.importorskip("pandas")
@@ -255,13 +255,26 @@ def test_tables_have_log_time_utc_where_the_log_is_anchored():
         utc = t.column("log_time_utc").cast(pa.int64()).to_pylist()
         assert len(lt) > 100 and utc == [x + offset_ns for x in lt]
         assert log.start_utc in utc or min(utc) >= log.start_utc
-        assert "log_time_utc" not in log.to_pandas("vehicle_attitude").columns
         df = log.to_pandas("vehicle_attitude", flatten=False)
         assert str(df["log_time_utc"].dtype) == "datetime64[ns, UTC]"
+        # pyulog-shaped frames too, after log_time: from robolog's blocks
+        # (to_pandas, dataframes) and as Arrow (flatten=True).
+        flat = pa.table(log.table("vehicle_attitude", flatten=True))
+        assert flat.column_names[:3] == ["log_time", "log_time_utc", "multi_id"]
+        assert flat.column("log_time_utc").cast(pa.int64()).to_pylist() == utc
+        for frame in (
+            log.to_pandas("vehicle_attitude"),
+            log.dataframes(["vehicle_attitude"])["vehicle_attitude"],
+        ):
+            assert str(frame["log_time_utc"].dtype) == "datetime64[ns, UTC]"
+            assert frame["log_time_utc"].astype("int64").tolist() == utc
     with robolog.open(UNANCHORED_ULOG) as log:
         name = log.topics[0].topic
         t = pa.table(log.table(name))
         assert t.column("log_time_utc").null_count == t.num_rows > 0
+        flat = pa.table(log.table(name, flatten=True))
+        assert flat.column("log_time_utc").null_count == flat.num_rows
+        assert log.to_pandas(name)["log_time_utc"].isna().all()
     with robolog.open(BAG) as log:
         table = log.table("/count", flatten=True)
         t = pa.table(table)

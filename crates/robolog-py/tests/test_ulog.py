@@ -103,7 +103,7 @@ def compare_with_pyulog(path):
                 assert mine.num_rows == n, f"{where}: {mine.num_rows} rows, pyulog {n}"
                 flat = {}
                 for col in mine.column_names:
-                    if col not in ("log_time", "multi_id"):
+                    if col not in ("log_time", "log_time_utc", "multi_id"):
                         leaves(col, mine.column(col).combine_chunks(), flat)
                 types = {f.field_name: f.type_str for f in d.field_data}
                 for key, arr in d.data.items():

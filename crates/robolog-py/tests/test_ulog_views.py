@@ -83,8 +83,8 @@ def test_flatten_gives_pyulog_columns(path):
             for d in [d for d in ref.data_list if d.name == name]:
                 where = f"{file_id(path)}: {name}[{d.multi_id}]"
                 mine = table.filter(pa.array(multi == d.multi_id))
-                assert mine.column_names[:2] == ["log_time", "multi_id"]
-                assert mine.column_names[2:] == list(d.data), where
+                assert mine.column_names[:3] == ["log_time", "log_time_utc", "multi_id"]
+                assert mine.column_names[3:] == list(d.data), where
                 ts = d.data["timestamp"].astype(np.int64) * 1000
                 np.testing.assert_array_equal(mine.column("log_time").to_numpy().astype(np.int64), ts)
                 for key, want in d.data.items():
@@ -109,7 +109,7 @@ def test_flatten_gives_pyulog_columns(path):
                     for key in one.column_names:
                         a = one.column(key).to_numpy()
                         b = mine.column(key).to_numpy()
-                        nan = a.dtype.kind == "f"
+                        nan = a.dtype.kind in "fmM"
                         assert np.array_equal(a, b, equal_nan=nan), f"{where}: {topic}.{key}"
     STATS["ULog flattened values compared with pyulog"] += values
 
