@@ -6,27 +6,32 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_array::types::TimestampNanosecondType;
-use arrow_array::{ArrayRef, Float64Array, PrimitiveArray, RecordBatch, StringArray, UInt64Array};
+use arrow_array::{
+    ArrayRef, DurationNanosecondArray, Float64Array, Int64Array, PrimitiveArray, RecordBatch,
+    StringArray, UInt64Array,
+};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use logcore::Summary;
 
 use crate::Error;
 use crate::table::{metadata_json, utc_type};
 
-/// The schema of the `logs` table: `path`, `format`, `start`, `end`,
-/// `duration_s`, `message_count`, `metadata`, `tables`, `clock`,
-/// `start_utc`, `end_utc` (UTC timestamps, null where the log has no UTC
-/// anchor: a "flights per day" query groups by them): the one definition
+/// The schema of the `logs` table: `path`, `format`, `start`, `end` (the
+/// first and last log time: integer ns on the log's own clock, as
+/// `robolog info --json`'s `start_ns` and `end_ns`, so that no clock
+/// shows as a date it is not), `duration_s`, `message_count`, `metadata`,
+/// `tables`, `clock`, `start_utc`, `end_utc` (UTC timestamps, null where
+/// the log has no UTC anchor: a "flights per day" query groups by them),
+/// `duration` (`duration[ns]`, `end - start`): the one definition
 /// of the table, which the Parquet export writes a row of per log and SQL
 /// over logs (`robolog-sql`) queries, after its `log` column
 /// ([`logs_batch`]).
 pub fn logs_schema() -> SchemaRef {
-    let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
     Arc::new(Schema::new(vec![
         Field::new("path", DataType::Utf8, false),
         Field::new("format", DataType::Utf8, false),
-        Field::new("start", ts.clone(), true),
-        Field::new("end", ts, true),
+        Field::new("start", DataType::Int64, true),
+        Field::new("end", DataType::Int64, true),
         Field::new("duration_s", DataType::Float64, false),
         Field::new("message_count", DataType::UInt64, false),
         Field::new("metadata", DataType::Utf8, false),
@@ -34,6 +39,7 @@ pub fn logs_schema() -> SchemaRef {
         Field::new("clock", DataType::Utf8, false),
         Field::new("start_utc", utc_type(), true),
         Field::new("end_utc", utc_type(), true),
+        Field::new("duration", DataType::Duration(TimeUnit::Nanosecond), false),
     ]))
 }
 
@@ -51,6 +57,8 @@ pub struct LogRow {
     pub end: Option<i64>,
     /// `end - start` in seconds (0 without messages).
     pub duration_s: f64,
+    /// `end - start` in ns (0 without messages).
+    pub duration_ns: i64,
     /// How many messages the log has.
     pub message_count: u64,
     /// The log's metadata as a JSON object: its entries, keys to values.
@@ -88,6 +96,7 @@ impl LogRow {
             start: summary.start.map(logcore::Timestamp::as_nanos),
             end: summary.end.map(logcore::Timestamp::as_nanos),
             duration_s,
+            duration_ns: summary.duration_ns(),
             message_count: summary.message_count,
             metadata: metadata_json(summary),
             tables: "{}".to_string(),
@@ -118,9 +127,7 @@ impl LogRow {
 /// that order.
 fn logs_columns(rows: &[LogRow]) -> Vec<ArrayRef> {
     let times = |f: fn(&LogRow) -> Option<i64>| -> ArrayRef {
-        Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter(
-            rows.iter().map(f),
-        ))
+        Arc::new(Int64Array::from_iter(rows.iter().map(f)))
     };
     let utc_times = |f: fn(&LogRow) -> Option<i64>| -> ArrayRef {
         Arc::new(
@@ -148,6 +155,9 @@ fn logs_columns(rows: &[LogRow]) -> Vec<ArrayRef> {
         Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.clock))),
         utc_times(|r| r.start_utc),
         utc_times(|r| r.end_utc),
+        Arc::new(DurationNanosecondArray::from_iter_values(
+            rows.iter().map(|r| r.duration_ns),
+        )),
     ]
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arrow_array::builder::{ListBuilder, StringBuilder};
 use arrow_array::types::TimestampNanosecondType;
 use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, StringArray, UInt64Array};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use logcore::{ChannelInfo, Summary};
 
 use crate::Error;
@@ -20,14 +20,14 @@ use robolog::names::{TableNames, base_name};
 /// The schema of the `topics` table: `topic`, `types` (the types of its
 /// channels, each once, in channel order), `message_count` (on all its
 /// channels), `channel_count`, `start` and `end` (its first and last log
-/// time, on the log's clock and typed as the `logs` table's `start` and
+/// time, integer ns on the log's clock, typed as the `logs` table's `start` and
 /// `end`: [`crate::logs_schema`]), `start_utc` and `end_utc` (UTC
 /// timestamps, null where the log has no UTC anchor) and `table` (the
 /// name of the table holding the topic's messages; ULog: of its message
 /// name). The one definition of the table, which SQL over logs
 /// (`robolog-sql`) queries after its `log` column.
 pub fn topics_schema() -> SchemaRef {
-    let ts = DataType::Timestamp(TimeUnit::Nanosecond, None);
+    let ts = DataType::Int64;
     Arc::new(Schema::new(vec![
         Field::new("topic", DataType::Utf8, false),
         Field::new(
@@ -150,9 +150,7 @@ impl TopicRow {
 /// The `topics` table of `rows` ([`topics_schema`]), in that order.
 pub fn topics_batch(rows: &[TopicRow]) -> Result<RecordBatch, Error> {
     let times = |f: fn(&TopicRow) -> Option<i64>| -> ArrayRef {
-        Arc::new(PrimitiveArray::<TimestampNanosecondType>::from_iter(
-            rows.iter().map(f),
-        ))
+        Arc::new(arrow_array::Int64Array::from_iter(rows.iter().map(f)))
     };
     let utc_times = |f: fn(&TopicRow) -> Option<i64>| -> ArrayRef {
         Arc::new(

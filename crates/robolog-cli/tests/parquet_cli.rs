@@ -296,7 +296,7 @@ fn logs_of_every_format_hold_what_cat_prints() {
         dir.join("count/log=sample.bag/data.parquet").display()
     )));
     assert!(stdout.contains(&format!(
-        "wrote {} (1 row, 11 columns)\n",
+        "wrote {} (1 row, 12 columns)\n",
         dir.join("logs/log=sample.bag/data.parquet").display()
     )));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -112,12 +112,12 @@ fn schema_lists_tables_and_columns() {
     // The logs' tables, then `logs` and `topics`.
     assert!(
         stdout.ends_with(
-            "logs\n  log: Utf8\n  path: Utf8\n  format: Utf8\n  start: Timestamp(ns)\n  \
-             end: Timestamp(ns)\n  duration_s: Float64\n  message_count: UInt64\n  metadata: Utf8\n  \
+            "logs\n  log: Utf8\n  path: Utf8\n  format: Utf8\n  start: Int64\n  \
+             end: Int64\n  duration_s: Float64\n  message_count: UInt64\n  metadata: Utf8\n  \
              tables: Utf8\n  clock: Utf8\n  start_utc: Timestamp(ns, \"UTC\")\n  \
-             end_utc: Timestamp(ns, \"UTC\")\n\
+             end_utc: Timestamp(ns, \"UTC\")\n  duration: Duration(ns)\n\
              topics\n  log: Utf8\n  topic: Utf8\n  types: List(Utf8)\n  message_count: UInt64\n  \
-             channel_count: UInt64\n  start: Timestamp(ns)\n  end: Timestamp(ns)\n  \
+             channel_count: UInt64\n  start: Int64\n  end: Int64\n  \
              start_utc: Timestamp(ns, \"UTC\")\n  end_utc: Timestamp(ns, \"UTC\")\n  \
              table: Utf8\n"
         ),

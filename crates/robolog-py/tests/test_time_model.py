@@ -220,8 +220,17 @@ def test_sql_logs_have_the_clock_and_utc_times():
     anchored = corpus_file("ulog", "pyulog", "sample_log_small.ulg")
     offset_ns = gps_offset_ns(pyulog, anchored)
     paths = [anchored, UNANCHORED_ULOG, BAG]
-    t = pa.table(robolog.sql("SELECT path, clock, start, start_utc, end_utc FROM logs", paths))
+    t = pa.table(robolog.sql(
+        "SELECT path, clock, start, start_utc, end_utc, \"end\" - start AS span, duration FROM logs",
+        paths,
+    ))
     assert t.schema.field("start_utc").type == pa.timestamp("ns", tz="UTC")
+    # start and end are int ns on the log's own clock (no 1970 dates for a
+    # boot clock), duration a duration of ns.
+    assert t.schema.field("start").type == pa.int64()
+    assert t.schema.field("duration").type == pa.duration("ns")
+    assert t.column("duration").cast(pa.int64()).to_pylist() == t.column("span").to_pylist()
+    t = t.select(["path", "clock", "start", "start_utc", "end_utc"])
     rows = {r["path"]: r for r in t.cast(pa.schema([
         ("path", pa.string()), ("clock", pa.string()), ("start", pa.int64()),
         ("start_utc", pa.int64()), ("end_utc", pa.int64())])).to_pylist()}

@@ -185,10 +185,7 @@ async fn logs_table_has_a_row_per_log() {
             row.column(3).as_string::<i32>().value(i),
             p.to_str().unwrap()
         );
-        let start = row
-            .column(4)
-            .as_primitive::<TimestampNanosecondType>()
-            .value(i);
+        let start = row.column(4).as_primitive::<Int64Type>().value(i);
         assert_eq!(Some(start), s.start.map(|t| t.as_nanos()));
         let secs = row
             .column(6)
@@ -874,9 +871,15 @@ async fn topics_table_has_a_row_per_log_and_topic() {
                 set.table_key(&table(i)).unwrap().as_deref(),
                 Some(key.as_str())
             );
+            // start/end are int ns on the log's clock, start_utc/end_utc
+            // UTC timestamps.
             let ts = |col: usize| {
-                let c = b.column(col).as_primitive::<TimestampNanosecondType>();
-                c.is_valid(i).then(|| c.value(i))
+                let c = b.column(col);
+                let v = match c.as_primitive_opt::<Int64Type>() {
+                    Some(ns) => ns.value(i),
+                    None => c.as_primitive::<TimestampNanosecondType>().value(i),
+                };
+                c.is_valid(i).then_some(v)
             };
             let first = s
                 .channels
@@ -895,10 +898,7 @@ async fn topics_table_has_a_row_per_log_and_topic() {
     assert_eq!(table(t1), "telemetry_status");
     // Its times are on the boot clock, anchored to UTC by its GPS time.
     let anchored = |i: usize| {
-        let s = b
-            .column(5)
-            .as_primitive::<TimestampNanosecondType>()
-            .value(i);
+        let s = b.column(5).as_primitive::<Int64Type>().value(i);
         let u = b
             .column(7)
             .as_primitive::<TimestampNanosecondType>()

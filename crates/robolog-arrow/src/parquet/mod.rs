@@ -20,10 +20,11 @@
 //!   ([`log_ids`](crate::log_ids)) and escaped for Hive
 //!   ([`hive_escape`](crate::hive_escape)).
 //! - The `logs` table ([`LOGS`]) has the columns `path` (the input as
-//!   given), `format` ([`Format::name`](logcore::Format::name)), `start`, `end` (null when the log
-//!   has no messages), `duration_s`, `message_count` and `metadata` (the
-//!   log's metadata as a JSON object: ULog info and parameters, MCAP
-//!   metadata records, ...). A log's `logs` file is written after its
+//!   given), `format` ([`Format::name`](logcore::Format::name)), `start`, `end` (int64 ns on
+//!   the log's clock, null when the log has no messages), `duration_s`,
+//!   `message_count`, `metadata` (the log's metadata as a JSON object: ULog
+//!   info and parameters, MCAP metadata records, ...), `tables`, `clock`,
+//!   `start_utc`, `end_utc` and `duration` (see [`logs_schema`](crate::logs_schema)). A log's `logs` file is written after its
 //!   tables: a log with a `logs` row was exported completely.
 //!
 //! # Files
