@@ -360,6 +360,8 @@ pub fn align(inputs: &[AlignInput], opts: &AlignOptions) -> Result<RecordBatch, 
         let is_on = on == Some(i);
         let mut finder = Finder::new(&t.times, &row_times, opts.tolerance);
         for (c, field) in schema.fields().iter().enumerate() {
+            // Between columns: Ctrl-C in Python answers within one.
+            logcore::interrupt::check();
             if Some(c) == t.utc || (is_on && field.name() == LOG_TIME) {
                 continue;
             }
