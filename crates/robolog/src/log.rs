@@ -409,6 +409,33 @@ impl<'a> Log<'a> {
         Ok(b)
     }
 
+    /// Calls `f` with the ROS 2 message type the log decodes the CDR
+    /// payloads of `channel` with, where it decodes them with ros2cdr: an
+    /// MCAP channel whose registry decoder is the built-in `cdr` one
+    /// ([`Decoder::cdr_type`]), a ROS 2 bag's topic with a usable
+    /// definition. `None` for every other channel, whose messages must be
+    /// decoded through [`LogReader::decode`]. For readers that walk CDR
+    /// payloads themselves and must give what decoding gives.
+    #[cfg(feature = "ros2")]
+    pub fn with_cdr_type<R>(
+        &self,
+        channel: ChannelId,
+        f: impl FnOnce(&ros2cdr::MessageType) -> R,
+    ) -> Option<R> {
+        if self.uses_registry() {
+            return match self.decoder(channel).ok()?? {
+                Ok(d) => d.cdr_type().map(f),
+                Err(_) => None,
+            };
+        }
+        match self.reader() {
+            #[cfg(feature = "rosbag2")]
+            FormatReader::Rosbag2(bag) => bag.topic(channel)?.message_type().map(f),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
     /// Whether messages of this log are decoded through the registry: the
     /// formats whose channels say their encodings (MCAP) are
     /// ([`LogReader::decodes_by_encoding`]); every other format decodes

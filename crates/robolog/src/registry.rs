@@ -66,6 +66,15 @@ pub trait Decoder: Send + Sync {
     fn value_type(&self) -> Option<ValueType> {
         None
     }
+
+    /// The ROS 2 message type this decoder decodes CDR payloads with, for
+    /// readers that walk the payloads themselves (robolog-arrow's tables):
+    /// the built-in `cdr` decoder's, `None` for every other decoder (they
+    /// must then decode through [`decode`](Self::decode)).
+    #[cfg(feature = "ros2")]
+    fn cdr_type(&self) -> Option<&ros2cdr::MessageType> {
+        None
+    }
 }
 
 /// Builds the [`Decoder`] of a channel from its [`ChannelInfo`] (schema,
@@ -338,6 +347,11 @@ mod ros2 {
         /// The definition's type ([`MessageType::value_type`]).
         fn value_type(&self) -> Option<ValueType> {
             self.0.value_type()
+        }
+
+        /// The type it decodes with.
+        fn cdr_type(&self) -> Option<&MessageType> {
+            Some(&self.0)
         }
     }
 }

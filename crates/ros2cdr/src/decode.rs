@@ -35,12 +35,20 @@ use crate::Limits;
 use crate::error::{Error, Result};
 use crate::msg::{ArrayKind, FieldType, MAX_NESTING, MsgDef, Primitive, parse_definition};
 
-/// An element type with message types as indexes into the compiled list.
+/// A field's element type on the wire ([`MessageType::wire_types`]), with
+/// message types as indexes into the compiled list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum WireKind {
+    /// A fixed-size builtin, aligned to its size.
     Prim(Primitive),
+    /// `string` or `string<=N`: a 4-byte length counting a NUL
+    /// terminator, then the bytes.
     Str,
+    /// `wstring` or `wstring<=N`: a 4-byte count of UTF-16 code units,
+    /// then each unit in 4 bytes.
     WStr,
+    /// A nested message, by its index in [`MessageType::wire_types`]
+    /// (and [`MessageType::defs`]).
     Msg(usize),
     /// `builtin_interfaces/Time` (`int32 sec`, `uint32 nanosec`): one
     /// instant, as ROS 1's `time`.
@@ -48,6 +56,9 @@ pub(crate) enum Kind {
     /// `builtin_interfaces/Duration` (`int32 sec`, `uint32 nanosec`).
     Duration,
 }
+
+/// The name the decoder uses for [`WireKind`].
+pub(crate) use WireKind as Kind;
 
 /// Whether `def` is builtin_interfaces' `Time` or `Duration` as the
 /// standard defines them (`int32 sec`, `uint32 nanosec`): such a field is
@@ -74,13 +85,35 @@ fn builtin_time(def: &MsgDef) -> Option<Kind> {
     }
 }
 
+/// One message type of a definition as the wire holds it
+/// ([`MessageType::wire_types`]): its fields in order, with nested types
+/// as indexes.
 #[derive(Debug, Clone)]
-pub(crate) struct Compiled {
+pub struct WireType {
     pub(crate) fields: Vec<(FieldName, Kind, ArrayKind)>,
     /// The fewest bytes a value of the type takes on the wire (ignoring
     /// alignment): what bounds element counts before anything is
     /// allocated. At least 1 for every type.
     min_size: u64,
+}
+
+/// The name the decoder uses for [`WireType`].
+pub(crate) type Compiled = WireType;
+
+impl WireType {
+    /// The fields in wire order: name, element type, array kind. A type
+    /// without fields takes one placeholder byte.
+    pub fn fields(&self) -> &[(FieldName, WireKind, ArrayKind)] {
+        &self.fields
+    }
+
+    /// The fewest bytes a value takes, ignoring alignment (a string or
+    /// sequence counts its 4-byte length; at least 1): the decoder refuses
+    /// an array of `n` such elements when fewer than `n` times this many
+    /// bytes are left, before reading any.
+    pub fn min_size(&self) -> u64 {
+        self.min_size
+    }
 }
 
 /// A ROS 2 message type parsed from its definition, ready to decode CDR
@@ -245,6 +278,30 @@ impl MessageType {
     /// Every type of the definition, the top-level one first.
     pub fn defs(&self) -> &[MsgDef] {
         &self.defs
+    }
+
+    /// Every type of the definition as the wire holds it, in the order of
+    /// [`defs`](Self::defs) (the message's own type first), for readers
+    /// that walk payloads themselves. `builtin_interfaces/Time` and
+    /// `Duration` fields are [`WireKind::Time`] and [`WireKind::Duration`]
+    /// where [`value_type`](Self::value_type) makes them one instant or
+    /// duration.
+    ///
+    /// ```
+    /// use ros2cdr::{MessageType, WireKind};
+    /// use ros2cdr::msg::{ArrayKind, Primitive};
+    ///
+    /// let t = MessageType::parse("p/msg/A", "builtin_interfaces/Time t\nfloat64[9] c\nstring s")?;
+    /// let [top, ..] = t.wire_types() else { panic!() };
+    /// assert_eq!(top.fields()[0].1, WireKind::Time);
+    /// assert_eq!(top.fields()[1].1, WireKind::Prim(Primitive::Float64));
+    /// assert_eq!(top.fields()[1].2, ArrayKind::Fixed(9));
+    /// assert_eq!(top.fields()[2].1, WireKind::Str);
+    /// assert_eq!(top.min_size(), 8 + 72 + 4);
+    /// # Ok::<(), ros2cdr::Error>(())
+    /// ```
+    pub fn wire_types(&self) -> &[WireType] {
+        &self.compiled
     }
 
     /// The type named `name` (canonical or `pkg/msg/Type` form).

@@ -44,7 +44,7 @@ pub use rosmsg::ros2::idl;
 /// `ros2msg` definitions: the parser and the resolved types, `rosmsg`'s.
 pub use rosmsg::ros2::msg;
 
-pub use decode::MessageType;
+pub use decode::{MessageType, WireKind, WireType};
 pub use error::{Error, FormatError, Result};
 /// The resource limits of the readers ([`Limits::max_nesting`] bounds the
 /// nesting of message types, default [`msg::MAX_NESTING`]).

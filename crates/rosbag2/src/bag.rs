@@ -69,6 +69,13 @@ impl std::ops::Deref for Topic {
 }
 
 impl Topic {
+    /// The compiled type its CDR payloads are decoded with
+    /// ([`LogReader::decode`](logcore::LogReader::decode)); `None` for a
+    /// topic read as raw bytes (no usable definition, or not CDR).
+    pub fn message_type(&self) -> Option<&MessageType> {
+        self.message_type.as_ref()
+    }
+
     /// The topic numbered `index + 1`, from its metadata (the count is the
     /// one `metadata.yaml` states, if any).
     fn new(index: usize, metadata: TopicMetadata, metadata_message_count: Option<u64>) -> Topic {
