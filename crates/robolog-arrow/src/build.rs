@@ -7,6 +7,8 @@
 //! a `Value` per element), so a decoded message can be dropped, or its
 //! allocations reused for the next, as soon as it is appended.
 
+pub(crate) mod cdr;
+pub(crate) mod direct;
 pub(crate) mod ros1;
 
 use std::sync::Arc;

@@ -4,7 +4,8 @@
 //! strings and variable arrays, fixed arrays without a count, nested
 //! messages inline) is walked once to check that the payload holds the
 //! whole message and nothing more, then again to append each field to its
-//! column.
+//! column (the filling side is [`direct`](super::direct)'s, shared with
+//! the CDR plan).
 //!
 //! A [`Plan`] is made only where the connection's declared type is the
 //! table's type, so every column has the builder the field's wire type
@@ -16,7 +17,8 @@
 use logcore::ValueType;
 use rosbag12::msg::{ArrayKind, Builtin, MessageType, WireKind as Kind};
 
-use super::{Builder, Column};
+use super::Column;
+use super::direct::{self, Elem, Layout, MISMATCH};
 
 /// One message type of a definition, from rosbag12's
 /// [`WireType`](rosbag12::msg::WireType) with sizes as `usize`.
@@ -36,6 +38,8 @@ struct Def {
 pub(crate) struct Plan {
     /// Every type of the definition, the message's own first.
     defs: Vec<Def>,
+    /// The same types as the columns are filled from them.
+    layout: Layout,
     /// For each top-level field, the column it fills (`None`: not asked
     /// for, skipped).
     columns: Vec<Option<usize>>,
@@ -46,11 +50,6 @@ struct Wire<'b> {
     b: &'b [u8],
     pos: usize,
 }
-
-/// The general path's words for a payload the check let through but the
-/// columns did not take (not expected to happen: the plan follows the
-/// table's type).
-const MISMATCH: &str = "the ROS 1 plan does not fit the column";
 
 impl<'b> Wire<'b> {
     #[inline]
@@ -122,7 +121,15 @@ impl Plan {
         if empty_elements {
             return None;
         }
-        Some(Plan { defs, columns })
+        let layout = defs
+            .iter()
+            .map(|d| d.fields.iter().map(|&(k, a)| (elem(k), a)).collect())
+            .collect();
+        Some(Plan {
+            defs,
+            layout,
+            columns,
+        })
     }
 
     /// Whether `payload` is exactly one message of the type: every length
@@ -186,9 +193,10 @@ impl Plan {
     ) -> Result<(), String> {
         let mut w = Wire { b: payload, pos: 0 };
         let top = self.defs.first().ok_or(MISMATCH)?;
-        for (&(kind, array), at) in top.fields.iter().zip(&self.columns) {
+        let fields = self.layout.first().ok_or(MISMATCH)?;
+        for ((&(kind, array), &(e, _)), at) in top.fields.iter().zip(fields).zip(&self.columns) {
             match at.and_then(|i| columns.get_mut(i)).and_then(Option::as_mut) {
-                Some(col) => self.field(kind, array, &mut w, col)?,
+                Some(col) => direct::field(&self.layout, e, array, &mut w, col)?,
                 None => {
                     if !self.skip_field(kind, array, &mut w) {
                         return Err(MISMATCH.into());
@@ -198,142 +206,84 @@ impl Plan {
         }
         Ok(())
     }
+}
 
-    fn field(
-        &self,
-        kind: Kind,
-        array: ArrayKind,
-        w: &mut Wire<'_>,
-        col: &mut Column,
-    ) -> Result<(), String> {
-        if let ArrayKind::Scalar = array {
-            return self.one(kind, w, col);
-        }
-        let bytes = matches!(kind, Kind::Prim(Builtin::UInt8 | Builtin::Char));
-        match (array, &mut col.b) {
-            (ArrayKind::Fixed(n), Builder::Fixed { child, valid, .. }) => {
-                self.elements(kind, n as usize, w, child)?;
-                valid.append_non_null();
-            }
-            (ArrayKind::Unbounded | ArrayKind::Bounded(_), Builder::Bin(b)) if bytes => {
-                let n = w.count()?;
-                b.append_value(w.take(n)?);
-            }
-            (
-                ArrayKind::Unbounded | ArrayKind::Bounded(_),
-                Builder::List {
-                    offsets,
-                    child,
-                    valid,
-                    ..
-                },
-            ) => {
-                let n = w.count()?;
-                self.elements(kind, n, w, child)?;
-                let last = offsets.last().copied().unwrap_or(0);
-                offsets.push(last + n as i64);
-                valid.append_non_null();
-            }
-            _ => return Err(MISMATCH.into()),
-        }
-        Ok(())
+/// A ROS 1 element type as the columns are filled from it: `byte` is
+/// `int8`, `char` `uint8`.
+fn elem(k: Kind) -> Elem {
+    use Builtin as P;
+    match k {
+        Kind::Msg(j) => Elem::Msg(j),
+        Kind::Prim(p) => match p {
+            P::Bool => Elem::Bool,
+            P::Int8 | P::Byte => Elem::I8,
+            P::UInt8 | P::Char => Elem::U8,
+            P::Int16 => Elem::I16,
+            P::UInt16 => Elem::U16,
+            P::Int32 => Elem::I32,
+            P::UInt32 => Elem::U32,
+            P::Int64 => Elem::I64,
+            P::UInt64 => Elem::U64,
+            P::Float32 => Elem::F32,
+            P::Float64 => Elem::F64,
+            P::String => Elem::Str,
+            P::WString => Elem::WStr,
+            P::Time => Elem::Time,
+            P::Duration => Elem::Duration,
+        },
+    }
+}
+
+/// ROS 1's wire layout (spec 6.3): little-endian, no alignment, strings
+/// a `u32` length and the bytes, `time` and `duration` two 4-byte
+/// fields, a message without fields no bytes.
+impl<'b> direct::Wire<'b> for Wire<'b> {
+    #[inline]
+    fn scalar<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
+        self.le()
     }
 
-    /// `n` elements into the child column of an array.
-    fn elements(
-        &self,
-        kind: Kind,
-        n: usize,
-        w: &mut Wire<'_>,
-        col: &mut Column,
-    ) -> Result<(), String> {
-        fn read<const N: usize>(c: &[u8]) -> [u8; N] {
-            let mut a = [0u8; N];
-            a.copy_from_slice(c);
-            a
-        }
-        let typed = match (kind, &mut col.b) {
-            (Kind::Prim(Builtin::UInt8 | Builtin::Char), Builder::U8(b)) => {
-                b.append_slice(w.take(n)?);
-                true
-            }
-            (Kind::Prim(Builtin::Float64), Builder::F64(b)) => {
-                let s = w.take(n.checked_mul(8).ok_or(MISMATCH)?)?;
-                b.append_iter(s.chunks_exact(8).map(|c| f64::from_le_bytes(read(c))));
-                true
-            }
-            (Kind::Prim(Builtin::Float32), Builder::F32(b)) => {
-                let s = w.take(n.checked_mul(4).ok_or(MISMATCH)?)?;
-                b.append_iter(s.chunks_exact(4).map(|c| f32::from_le_bytes(read(c))));
-                true
-            }
-            _ => false,
-        };
-        if !typed {
-            for _ in 0..n {
-                self.one(kind, w, col)?;
-            }
-        }
-        Ok(())
+    #[inline]
+    fn count(&mut self) -> Result<usize, &'static str> {
+        Wire::count(self)
     }
 
-    /// One value of `kind` into `col`.
-    fn one(&self, kind: Kind, w: &mut Wire<'_>, col: &mut Column) -> Result<(), String> {
-        use Builtin as P;
-        match (kind, &mut col.b) {
-            (Kind::Prim(P::Bool), Builder::Bool(b)) => b.append_value(w.le::<1>()?[0] != 0),
-            (Kind::Prim(P::Int8 | P::Byte), Builder::I8(b)) => {
-                b.append_value(i8::from_le_bytes(w.le()?))
-            }
-            (Kind::Prim(P::UInt8 | P::Char), Builder::U8(b)) => b.append_value(w.le::<1>()?[0]),
-            (Kind::Prim(P::Int16), Builder::I16(b)) => b.append_value(i16::from_le_bytes(w.le()?)),
-            (Kind::Prim(P::UInt16), Builder::U16(b)) => b.append_value(u16::from_le_bytes(w.le()?)),
-            (Kind::Prim(P::Int32), Builder::I32(b)) => b.append_value(i32::from_le_bytes(w.le()?)),
-            (Kind::Prim(P::UInt32), Builder::U32(b)) => b.append_value(u32::from_le_bytes(w.le()?)),
-            (Kind::Prim(P::Int64), Builder::I64(b)) => b.append_value(i64::from_le_bytes(w.le()?)),
-            (Kind::Prim(P::UInt64), Builder::U64(b)) => b.append_value(u64::from_le_bytes(w.le()?)),
-            (Kind::Prim(P::Float32), Builder::F32(b)) => {
-                b.append_value(f32::from_le_bytes(w.le()?))
-            }
-            (Kind::Prim(P::Float64), Builder::F64(b)) => {
-                b.append_value(f64::from_le_bytes(w.le()?))
-            }
-            (Kind::Prim(P::Time), Builder::Time(b)) => {
-                let sec = u32::from_le_bytes(w.le()?);
-                let nsec = u32::from_le_bytes(w.le()?);
-                b.append_value(i64::from(sec) * 1_000_000_000 + i64::from(nsec));
-            }
-            (Kind::Prim(P::Duration), Builder::Duration(b)) => {
-                let sec = i32::from_le_bytes(w.le()?);
-                let nsec = i32::from_le_bytes(w.le()?);
-                b.append_value(i64::from(sec) * 1_000_000_000 + i64::from(nsec));
-            }
-            (Kind::Prim(P::String), Builder::Str(b)) => {
-                let n = w.count()?;
-                let s = w.take(n)?;
-                match std::str::from_utf8(s) {
-                    Ok(s) => b.append_value(s),
-                    Err(_) => b.append_value(String::from_utf8_lossy(s)),
-                }
-            }
-            (Kind::Msg(_), Builder::Empty(b)) => b.append_value(true),
-            (
-                Kind::Msg(j),
-                Builder::Struct {
-                    children, valid, ..
-                },
-            ) => {
-                let d = self.defs.get(j).ok_or(MISMATCH)?;
-                if d.fields.len() != children.len() {
-                    return Err(MISMATCH.into());
-                }
-                for (&(kind, array), child) in d.fields.iter().zip(children.iter_mut()) {
-                    self.field(kind, array, w, child)?;
-                }
-                valid.append_non_null();
-            }
-            _ => return Err(MISMATCH.into()),
-        }
+    #[inline]
+    fn run(&mut self, n: usize, size: usize) -> Result<&'b [u8], &'static str> {
+        self.take(n.checked_mul(size).ok_or(MISMATCH)?)
+    }
+
+    #[inline]
+    fn big(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn string(&mut self) -> Result<&'b [u8], &'static str> {
+        let n = Wire::count(self)?;
+        self.take(n)
+    }
+
+    fn wstring(&mut self) -> Result<String, &'static str> {
+        Err(MISMATCH)
+    }
+
+    #[inline]
+    fn time(&mut self) -> Result<i64, &'static str> {
+        let sec = u32::from_le_bytes(self.le()?);
+        let nsec = u32::from_le_bytes(self.le()?);
+        Ok(i64::from(sec) * 1_000_000_000 + i64::from(nsec))
+    }
+
+    #[inline]
+    fn duration(&mut self) -> Result<i64, &'static str> {
+        let sec = i32::from_le_bytes(self.le()?);
+        let nsec = i32::from_le_bytes(self.le()?);
+        Ok(i64::from(sec) * 1_000_000_000 + i64::from(nsec))
+    }
+
+    #[inline]
+    fn empty(&mut self) -> Result<(), &'static str> {
         Ok(())
     }
 }
@@ -370,9 +320,9 @@ mod tests {
             Err(e) => return (Err(e.to_string()), 0, 0),
         };
         if !direct {
-            r.ros1.clear();
+            r.plans.clear();
         }
-        let plans = r.ros1.len();
+        let plans = r.plans.len();
         let batches: Result<Vec<_>, _> = r.by_ref().collect();
         (batches.map_err(|e| e.to_string()), plans, r.undecoded())
     }

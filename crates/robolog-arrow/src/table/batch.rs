@@ -99,7 +99,7 @@ impl BatchReader<'_> {
     ) -> Result<Option<LogError>, Error> {
         let offset = m.offset.unwrap_or(0);
         let mut failure = None;
-        let plan = self.ros1.get(&m.channel).filter(|p| p.fits(&m.payload));
+        let plan = self.plans.get(&m.channel).filter(|p| p.fits(&m.payload));
         if let Some(plan) = plan {
             plan.append(&m.payload, &mut self.columns)
                 .map_err(|reason| Error::Misfit {

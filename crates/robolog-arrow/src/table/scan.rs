@@ -17,7 +17,8 @@ use super::Table;
 use super::schema::{LOG_TIME, LOG_TIME_UTC, MULTI_ID, PUBLISH_TIME, SEQUENCE, original_name};
 use crate::Error;
 use crate::build::Column;
-use crate::build::ros1::Plan;
+use crate::build::direct::{Plan, Plans};
+use crate::build::{cdr, ros1};
 
 /// The batch size [`ScanOptions::default`] uses.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
@@ -128,9 +129,11 @@ pub struct BatchReader<'a> {
     /// The names the message gives each field column (`None` for other
     /// columns).
     pub(super) names: Vec<Option<FieldName>>,
-    /// For the channels of a ROS 1 bag whose declared type is the
-    /// table's: how their messages go straight into the columns.
-    pub(crate) ros1: HashMap<ChannelId, Plan>,
+    /// For the channels whose declared type is the table's, of a ROS 1
+    /// bag or in CDR (ROS 2 MCAP, ROS 2 bags): how their messages go
+    /// straight into the columns. Tests clear it to read every message
+    /// through the general path.
+    pub(crate) plans: Plans,
 }
 
 /// The first message of a lenient [`scan`] that did not decode (or whose
@@ -288,10 +291,10 @@ pub(super) fn reader<'a>(
             _ => None,
         })
         .collect();
-    let ros1 = if decode {
-        ros1_plans(log, table, &sources)
+    let plans = if decode {
+        plans(log, table, &sources)
     } else {
-        HashMap::new()
+        Plans::new()
     };
     Ok(BatchReader {
         log,
@@ -313,34 +316,48 @@ pub(super) fn reader<'a>(
         columns,
         value: Value::Null,
         names,
-        ros1,
+        plans,
     })
 }
 
-/// The [`Plan`]s of the table's channels, where `log` is a ROS 1 bag, the
-/// columns are message fields (each at most once) and a channel's declared
-/// type is the table's.
-fn ros1_plans(log: &Log<'_>, table: &Table, sources: &[Source]) -> HashMap<ChannelId, Plan> {
-    let (Some(bag), Some(fields)) = (log.as_bag(), table.fields.as_ref()) else {
-        return HashMap::new();
+/// The [`Plan`]s of the table's channels, where the columns are message
+/// fields (each at most once) and a channel's declared type is the
+/// table's: every channel of a ROS 1 bag, and the channels whose CDR
+/// payloads the log decodes with ros2cdr (ROS 2 MCAP channels, ROS 2
+/// bags' topics: [`Log::with_cdr_type`]).
+fn plans(log: &Log<'_>, table: &Table, sources: &[Source]) -> Plans {
+    let Some(fields) = table.fields.as_ref() else {
+        return Plans::new();
     };
     let mut columns: Vec<Option<usize>> = vec![None; fields.len()];
     for (i, s) in sources.iter().enumerate() {
         match s {
             Source::Field(k, _) => match columns.get_mut(*k) {
                 Some(slot @ None) => *slot = Some(i),
-                _ => return HashMap::new(),
+                _ => return Plans::new(),
             },
-            Source::Data(_) => return HashMap::new(),
+            Source::Data(_) => return Plans::new(),
             _ => {}
         }
     }
+    let bag = log.as_bag();
     table
         .channels
         .iter()
         .filter_map(|c| {
-            let t = bag.message_type(c.id.0).ok()?;
-            Plan::new(&t, &table.value_type, columns.clone()).map(|p| (c.id, p))
+            let plan = match bag {
+                Some(bag) => {
+                    let t = bag.message_type(c.id.0).ok()?;
+                    Plan::Ros1(ros1::Plan::new(&t, &table.value_type, columns.clone())?)
+                }
+                None => log
+                    .with_cdr_type(c.id, |t| {
+                        cdr::Plan::new(t, &table.value_type, columns.clone())
+                    })
+                    .flatten()
+                    .map(Plan::Cdr)?,
+            };
+            Some((c.id, plan))
         })
         .collect()
 }
