@@ -40,8 +40,8 @@ use crate::{Result, cargo, corpus, opt, root, run, step};
 
 /// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
 /// mcap and its decoders at the versions of the other interop checks; mypy
-/// for stubtest).
-pub(crate) const PACKAGES: [&str; 12] = [
+/// for stubtest; Pillow, the reference decoder of JPEG and PNG frames).
+pub(crate) const PACKAGES: [&str; 13] = [
     "pyulog",
     "rosbags",
     "mcap",
@@ -54,6 +54,7 @@ pub(crate) const PACKAGES: [&str; 12] = [
     "polars",
     "pytest",
     "mypy",
+    "pillow",
 ];
 
 /// The linter of `cargo xtask python lint`, pinned.

@@ -76,6 +76,9 @@ pub(crate) enum Failure {
     Table(robolog_arrow::Error),
     /// A topic, table or column that is not there (`KeyError`).
     Missing(String),
+    /// A topic whose messages are not of the kind a call reads: an image
+    /// call on a topic of GPS fixes (`TypeError`).
+    WrongKind(String),
     /// A panic in the library: a bug, reported as a `RuntimeError`.
     Panic(String),
     /// The file was truncated or overwritten while it was read: what was
@@ -97,7 +100,9 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Log(e) => write!(f, "{e}"),
             Failure::Table(e) => write!(f, "{e}"),
-            Failure::Missing(what) | Failure::Panic(what) => f.write_str(what),
+            Failure::Missing(what) | Failure::WrongKind(what) | Failure::Panic(what) => {
+                f.write_str(what)
+            }
             Failure::Changed(path) => write!(
                 f,
                 "{} changed while being read (truncated or overwritten)",
@@ -180,6 +185,7 @@ impl Failure {
             }
             Failure::Table(e) => PyRuntimeError::new_err(format!("robolog: {e}")),
             Failure::Missing(what) => PyKeyError::new_err(what),
+            Failure::WrongKind(what) => pyo3::exceptions::PyTypeError::new_err(what),
             Failure::Interrupted(e) => e,
             Failure::Stopped => pyo3::exceptions::PyKeyboardInterrupt::new_err(()),
             Failure::Changed(file) => PyOSError::new_err(format!(

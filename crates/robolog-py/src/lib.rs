@@ -44,6 +44,7 @@ mod interrupt;
 mod log;
 mod messages;
 mod scan;
+mod sensors;
 mod source;
 mod sql;
 mod table;
@@ -64,6 +65,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     logcore::interrupt::set_carry_hooks(interrupt::capture, interrupt::enter);
     m.add_function(wrap_pyfunction!(log::open, m)?)?;
     m.add_class::<log::Log>()?;
+    m.add_class::<sensors::SensorStream>()?;
     m.add_class::<log::Channel>()?;
     m.add_class::<log::Topic>()?;
     m.add_class::<messages::Messages>()?;

@@ -18,6 +18,7 @@ use crate::flat;
 use crate::frames;
 use crate::messages::Messages;
 use crate::scan::Scan;
+use crate::sensors::{self, SensorStream, Want};
 use crate::source::{Input, Shared};
 use crate::table::{self, Query, Table};
 use crate::times;
@@ -631,6 +632,121 @@ impl Log {
         Scan::start(py, self.shared()?, q, flatten)
     }
 
+    /// The frames of an image topic (sensor_msgs/Image in every common
+    /// encoding, CompressedImage as JPEG, PNG or compressedDepth,
+    /// Foxglove's RawImage and CompressedImage, VEL camera frames), read as
+    /// they are consumed: each (log_time, array), the log time in ns on
+    /// the log's clock, the array of shape (height, width) or (height,
+    /// width, channels) in the image's own dtype (uint8, uint16 for
+    /// mono16/16UC1 and 16-bit PNG, float32 for 32FC1). Colour comes as
+    /// RGB (rgb=False keeps the stored order, BGR for bgr8); Bayer mosaics
+    /// come as they are, one channel, unless debayer=True. every=N keeps
+    /// one message in N. A message that does not fit its layout is
+    /// skipped and named in the stream's problems.
+    ///
+    /// Raises KeyError for an unknown topic, TypeError for a topic that
+    /// holds no images.
+    #[pyo3(signature = (topic, start = None, end = None, *, every = 1, rgb = true, debayer = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn images(
+        &self,
+        py: Python<'_>,
+        topic: &str,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        every: usize,
+        rgb: bool,
+        debayer: bool,
+    ) -> PyResult<SensorStream> {
+        let shared = self.shared()?;
+        let range = sensor_range(&shared, start, end, every)?;
+        let opts = robolog_sensors::ImageOptions {
+            keep_order: !rgb,
+            debayer,
+        };
+        SensorStream::start(py, shared, topic, range, Want::Images(opts))
+    }
+
+    /// The clouds of a point cloud or laser scan topic
+    /// (sensor_msgs/PointCloud2 of any layout, PointCloud, LaserScan and
+    /// MultiEchoLaserScan projected to x, y, z, Foxglove's PointCloud,
+    /// VEL's Velodyne and Hokuyo scans), read as they are consumed: each
+    /// (log_time, structured array) with the cloud's own field names and
+    /// dtypes, as sensor_msgs_py.read_points gives them (fields packed,
+    /// little-endian). drop_nan=True drops the points whose x, y or z is
+    /// NaN. every=N keeps one message in N; a message that does not fit
+    /// its layout is skipped and named in the stream's problems.
+    ///
+    /// Raises KeyError for an unknown topic, TypeError for a topic that
+    /// holds no clouds or scans.
+    #[pyo3(signature = (topic, start = None, end = None, *, every = 1, drop_nan = false))]
+    fn points(
+        &self,
+        py: Python<'_>,
+        topic: &str,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        every: usize,
+        drop_nan: bool,
+    ) -> PyResult<SensorStream> {
+        let shared = self.shared()?;
+        let range = sensor_range(&shared, start, end, every)?;
+        let opts = robolog_sensors::CloudOptions { drop_nan };
+        SensorStream::start(py, shared, topic, range, Want::Clouds(opts))
+    }
+
+    /// Every point of a cloud or scan topic as one Table: log_time (as
+    /// Log.table types it), message (the cloud's index in the topic, from
+    /// 0), then the fields of Log.points, a field of several values a
+    /// fixed-size list. A cloud whose fields differ from the first's is
+    /// skipped and named in the table's problems.
+    #[pyo3(signature = (topic, start = None, end = None, *, every = 1, drop_nan = false))]
+    fn points_table(
+        &self,
+        py: Python<'_>,
+        topic: &str,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        every: usize,
+        drop_nan: bool,
+    ) -> PyResult<Table> {
+        let shared = self.shared()?;
+        let range = sensor_range(&shared, start, end, every)?;
+        let opts = robolog_sensors::CloudOptions { drop_nan };
+        let for_read = Arc::clone(&shared);
+        let t = topic.to_string();
+        let built =
+            py.detach(move || guarded(|| sensors::points_table(&for_read, &t, &range, opts)));
+        shared
+            .unless_changed(built)
+            .map_err(|e| e.into_py(py, shared.path.as_deref()))
+    }
+
+    /// The GPS track of a position topic (sensor_msgs/NavSatFix,
+    /// Foxglove's LocationFix, PX4's vehicle_gps_position and sensor_gps,
+    /// VEL's GPS records) as a Table: log_time, latitude and longitude
+    /// (degrees), altitude (m, NaN where there is none) and status (the
+    /// format's fix quality: NavSatFix's status, PX4's fix_type). Messages
+    /// without a fix are left out; those that do not decode are named in
+    /// the table's problems.
+    #[pyo3(signature = (topic, start = None, end = None))]
+    fn track(
+        &self,
+        py: Python<'_>,
+        topic: &str,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Table> {
+        let shared = self.shared()?;
+        let range = sensor_range(&shared, start, end, 1)?;
+        let for_read = Arc::clone(&shared);
+        let t = topic.to_string();
+        let built = py.detach(move || guarded(|| sensors::track_table(&for_read, &t, &range)));
+        shared
+            .unless_changed(built)
+            .map_err(|e| e.into_py(py, shared.path.as_deref()))
+    }
+
     /// Log.table(...).to_pandas(): the topic as a pandas DataFrame (needs
     /// pandas and pyarrow), flat by default: columns of scalars named by
     /// their dotted paths, fixed arrays of numbers as a[0] ... columns,
@@ -1024,4 +1140,23 @@ impl Channel {
             self.topic, self.type_name, self.encoding, self.message_count
         )
     }
+}
+
+/// The messages a sensor call reads: the time arguments resolved on the
+/// log, and one message in `every`.
+fn sensor_range(
+    shared: &Shared,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+    every: usize,
+) -> PyResult<robolog_sensors::Range> {
+    if every == 0 {
+        return Err(PyValueError::new_err("every must be 1 or more"));
+    }
+    let (start, end) = times::range(&shared.summary, start, end)?;
+    Ok(robolog_sensors::Range {
+        start: start.map(Timestamp),
+        end: end.map(Timestamp),
+        every,
+    })
 }

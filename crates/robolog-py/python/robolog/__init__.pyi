@@ -188,6 +188,19 @@ class Table:
     def __len__(self) -> int: ...
 
 @final
+class SensorStream:
+    """A topic's frames or clouds as (log_time, numpy array) pairs, read as they are consumed (Log.images, Log.points)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def problems(self) -> List[str]:
+        """The messages skipped ("TOPIC at TIME: what did not fit"), once every message was read."""
+    def __iter__(self) -> Iterator[Tuple[int, Any]]: ...
+    def __next__(self) -> Tuple[int, Any]:
+        """The next message's log time (ns on the log's clock) and its numpy array."""
+
+@final
 class Scan:
     """A topic's table as a stream of record batches, read as they are consumed (Log.scan)."""
 
@@ -618,6 +631,44 @@ class Log:
         *,
         flatten: bool = False,
     ) -> Scan: ...
+    def images(
+        self,
+        topic: str,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
+        *,
+        every: int = 1,
+        rgb: bool = True,
+        debayer: bool = False,
+    ) -> SensorStream:
+        """An image topic's frames: (log_time, array of shape (height, width[, channels]) in the image's dtype)."""
+    def points(
+        self,
+        topic: str,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
+        *,
+        every: int = 1,
+        drop_nan: bool = False,
+    ) -> SensorStream:
+        """A cloud or scan topic's clouds: (log_time, structured array of the cloud's own fields)."""
+    def points_table(
+        self,
+        topic: str,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
+        *,
+        every: int = 1,
+        drop_nan: bool = False,
+    ) -> Table:
+        """Every point of a cloud or scan topic: log_time, message (index from 0), then the fields."""
+    def track(
+        self,
+        topic: str,
+        start: Optional[_Time] = None,
+        end: Optional[_Time] = None,
+    ) -> Table:
+        """A position topic's fixes: log_time, latitude, longitude (degrees), altitude (m), status."""
     def to_pandas(
         self,
         topic: str,
