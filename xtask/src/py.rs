@@ -40,8 +40,9 @@ use crate::{Result, cargo, corpus, opt, root, run, step};
 
 /// The packages of the checks, pinned (pyulog, rosbags, pyarrow, python
 /// mcap and its decoders at the versions of the other interop checks; mypy
-/// for stubtest; Pillow, the reference decoder of JPEG and PNG frames).
-pub(crate) const PACKAGES: [&str; 13] = [
+/// for stubtest; Pillow, the reference decoder of JPEG and PNG frames;
+/// Foxglove's protobuf schemas, to write sensor messages in MCAP).
+pub(crate) const PACKAGES: [&str; 14] = [
     "pyulog",
     "rosbags",
     "mcap",
@@ -55,6 +56,7 @@ pub(crate) const PACKAGES: [&str; 13] = [
     "pytest",
     "mypy",
     "pillow",
+    "foxglove-schemas-protobuf",
 ];
 
 /// The linter of `cargo xtask python lint`, pinned.

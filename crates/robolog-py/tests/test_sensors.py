@@ -265,3 +265,214 @@ def test_px4_gps_track_equals_pyulog(corpus, name):
     np.testing.assert_allclose(track.column("longitude").to_numpy(), lon, rtol=0, atol=1e-12)
     np.testing.assert_allclose(track.column("altitude").to_numpy(), alt, rtol=0, atol=1e-9)
     assert track.column("status").to_pylist() == [int(x) for x in d["fix_type"][keep]]
+
+
+# Encodings, layouts and formats the corpus lacks, written with rosbags.
+
+W, H = 6, 4
+
+
+def typestore(ros2):
+    from rosbags.typesys import Stores, get_typestore
+
+    return get_typestore(Stores.ROS2_HUMBLE if ros2 else Stores.ROS1_NOETIC)
+
+
+def image_msg(ts, ros2, encoding, data, step, width=W, height=H, bigendian=0):
+    T = ts.types
+    header = (
+        T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=1, nanosec=0), frame_id="cam")
+        if ros2
+        else T["std_msgs/msg/Header"](seq=0, stamp=T["builtin_interfaces/msg/Time"](sec=1, nanosec=0), frame_id="cam")
+    )
+    return T["sensor_msgs/msg/Image"](
+        header=header,
+        height=height,
+        width=width,
+        encoding=encoding,
+        is_bigendian=bigendian,
+        step=step,
+        data=np.frombuffer(bytes(data), np.uint8),
+    )
+
+
+def write_log(path, ros2, topics):
+    """A ROS 1 bag, or a rosbag2 folder of MCAP storage, of `topics`:
+    {topic: (msgtype, [message, ...])}, one message a millisecond."""
+    ts = typestore(ros2)
+    if ros2:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+
+        writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
+        ser = ts.serialize_cdr
+    else:
+        from rosbags.rosbag1 import Writer
+
+        writer = Writer(path)
+        ser = ts.serialize_ros1
+    t = 1_000_000_000
+    with writer as w:
+        for topic, (msgtype, msgs) in topics.items():
+            conn = w.add_connection(topic, msgtype, typestore=ts)
+            for m in msgs:
+                w.write(conn, t, ser(m, msgtype))
+                t += 1_000_000
+    return path
+
+
+def pattern(n, seed=7):
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8).tobytes()
+
+
+def yuv_reference(y, u, v):
+    """BT.601 video range to RGB, as OpenCV's COLOR_YUV2RGB_UYVY (luma
+    below 16 taken as 16)."""
+    c, d, e = np.maximum(y.astype(np.float64) - 16, 0), u.astype(np.float64) - 128, v.astype(np.float64) - 128
+    r = 1.164 * c + 1.596 * e
+    g = 1.164 * c - 0.391 * d - 0.813 * e
+    b = 1.164 * c + 2.018 * d
+    return np.clip(np.rint(np.stack([r, g, b], axis=-1)), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("ros2", [False, True], ids=["ros1-bag", "ros2-mcap"])
+def test_every_raw_encoding(tmp_path, ros2):
+    ts = typestore(ros2)
+    cases = {}
+    for enc, (base, ch) in ENCODINGS.items():
+        size = np.dtype(base).itemsize
+        for big in ([0, 1] if size > 1 else [0]):
+            step = W * ch * size + 5  # rows wider than the image
+            data = pattern(step * H, seed=len(cases))
+            if base == "f4":
+                vals = np.random.default_rng(1).random(step * H // 4).astype(">f4" if big else "<f4")
+                data = vals.tobytes()[: step * H].ljust(step * H, b"\0")
+            cases[f"/{enc}/{big}"] = image_msg(ts, ros2, enc, data, step, bigendian=big)
+    for enc in ["uyvy", "yuv422", "yuyv"]:
+        cases[f"/{enc}/0"] = image_msg(ts, ros2, enc, pattern(W * 2 * H + 2 * H, 3), W * 2 + 2)
+    path = write_log(tmp_path / ("b" if ros2 else "b.bag"), ros2, {
+        t: ("sensor_msgs/msg/Image", [m]) for t, m in cases.items()
+    })
+    with robolog.open(path) as log:
+        for topic, m in cases.items():
+            enc = m.encoding
+            (_, got), = list(log.images(topic))
+            if enc in ("uyvy", "yuv422", "yuyv"):
+                b = np.frombuffer(bytes(m.data), np.uint8).reshape(H, m.step)[:, : W * 2].reshape(H, W // 2, 4)
+                if enc == "yuyv":
+                    y0, u, y1, v = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+                else:
+                    u, y0, v, y1 = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+                ref = np.empty((H, W, 3), np.uint8)
+                ref[:, 0::2] = yuv_reference(y0, u, v)
+                ref[:, 1::2] = yuv_reference(y1, u, v)
+                assert got.shape == ref.shape and got.dtype == np.uint8
+                assert np.abs(got.astype(int) - ref.astype(int)).max() <= 1, topic
+                continue
+            ref = reference_image(m)
+            assert got.dtype == ref.dtype and got.shape == ref.shape, topic
+            assert np.array_equal(got, ref, equal_nan=True), topic
+            if enc.startswith("bgr"):
+                (_, stored), = list(log.images(topic, rgb=False))
+                assert np.array_equal(stored, reference_image(m, rgb=False)), topic
+            if enc.startswith("bayer"):
+                # A uniform colour's mosaic comes back as that colour.
+                (_, rgb), = list(log.images(topic, debayer=True))
+                assert rgb.shape == (H, W, 3)
+
+
+def test_every_message_that_does_not_fit_is_a_problem(tmp_path):
+    ts = typestore(False)
+    T = ts.types
+    huge = image_msg(ts, False, "rgb8", b"0123456789", 60000 * 3, width=60000, height=60000)
+    narrow = image_msg(ts, False, "rgb8", pattern(4 * H), 4)  # step < width * 3
+    good = image_msg(ts, False, "mono8", pattern(W * H), W)
+    header = T["std_msgs/msg/Header"](seq=0, stamp=T["builtin_interfaces/msg/Time"](sec=1, nanosec=0), frame_id="")
+    bad_jpeg = T["sensor_msgs/msg/CompressedImage"](
+        header=header, format="jpeg", data=np.frombuffer(b"\xff\xd8\xff\xe0not a jpeg", np.uint8)
+    )
+    field = T["sensor_msgs/msg/PointField"]
+    overflow = T["sensor_msgs/msg/PointCloud2"](
+        header=header,
+        height=2**31,
+        width=2**31,
+        fields=[field(name="x", offset=0, datatype=7, count=1)],
+        is_bigendian=False,
+        point_step=2**31,
+        row_step=2**31,
+        data=np.zeros(16, np.uint8),
+        is_dense=True,
+    )
+    path = write_log(tmp_path / "hostile.bag", False, {
+        "/cam": ("sensor_msgs/msg/Image", [huge, good, narrow]),
+        "/cam/compressed": ("sensor_msgs/msg/CompressedImage", [bad_jpeg]),
+        "/cloud": ("sensor_msgs/msg/PointCloud2", [overflow]),
+    })
+    with robolog.open(path) as log:
+        frames = log.images("/cam")
+        got = list(frames)
+        # The one good frame, between two that do not fit.
+        assert len(got) == 1 and got[0][1].shape == (H, W)
+        assert len(frames.problems) == 2
+        assert frames.problems[0].startswith("/cam at ")
+        assert "60000" in frames.problems[0]
+        jpeg = log.images("/cam/compressed")
+        assert list(jpeg) == [] and len(jpeg.problems) == 1
+        clouds = log.points("/cloud")
+        assert list(clouds) == [] and len(clouds.problems) == 1
+        assert log.points_table("/cloud").num_rows == 0
+        with pytest.raises(KeyError):
+            log.images("/nope")
+        with pytest.raises(TypeError):
+            log.track("/cam")
+        with pytest.raises(ValueError):
+            log.images("/cam", every=0)
+
+
+def test_foxglove_protobuf_sensors(tmp_path):
+    pytest.importorskip("mcap_protobuf")
+    fg = pytest.importorskip("foxglove_schemas_protobuf")
+    Image = pytest.importorskip("PIL.Image")
+    from foxglove_schemas_protobuf.CompressedImage_pb2 import CompressedImage
+    from foxglove_schemas_protobuf.LocationFix_pb2 import LocationFix
+    from foxglove_schemas_protobuf.PackedElementField_pb2 import PackedElementField
+    from foxglove_schemas_protobuf.PointCloud_pb2 import PointCloud
+    from foxglove_schemas_protobuf.RawImage_pb2 import RawImage
+    from mcap_protobuf.writer import Writer
+
+    assert fg
+    rgb = np.random.default_rng(5).integers(0, 256, (H, W, 3), dtype=np.uint8)
+    png = io.BytesIO()
+    Image.fromarray(rgb).save(png, format="png")
+    # x, y, z float32 and intensity uint16, 2 bytes of padding a point.
+    dt = np.dtype({"names": ["x", "y", "z", "i"], "formats": ["<f4", "<f4", "<f4", "<u2"],
+                   "offsets": [0, 4, 8, 12], "itemsize": 16})
+    pts = np.zeros(50, dt)
+    for k, name in enumerate("xyz"):
+        pts[name] = np.arange(50) * (k + 1) / 7
+    pts["i"] = np.arange(50) * 3
+    T = PackedElementField.NumericType
+    path = tmp_path / "fox.mcap"
+    with open(path, "wb") as f, Writer(f) as w:
+        w.write_message("/raw", RawImage(width=W, height=H, encoding="rgb8", step=W * 3 + 2,
+                                         data=np.pad(rgb.reshape(H, -1), ((0, 0), (0, 2))).tobytes()),
+                        log_time=10, publish_time=10)
+        w.write_message("/png", CompressedImage(format="png", data=png.getvalue()), log_time=11, publish_time=11)
+        w.write_message("/cloud", PointCloud(point_stride=16, data=pts.tobytes(), fields=[
+            PackedElementField(name="x", offset=0, type=T.FLOAT32),
+            PackedElementField(name="y", offset=4, type=T.FLOAT32),
+            PackedElementField(name="z", offset=8, type=T.FLOAT32),
+            PackedElementField(name="i", offset=12, type=T.UINT16),
+        ]), log_time=12, publish_time=12)
+        w.write_message("/gps", LocationFix(latitude=48.1, longitude=11.5, altitude=520.25), log_time=13, publish_time=13)
+    with robolog.open(path) as log:
+        (t, raw), = list(log.images("/raw"))
+        assert t == 10 and np.array_equal(raw, rgb)
+        (_, fromp), = list(log.images("/png"))
+        assert np.array_equal(fromp, rgb)
+        (_, cloud), = list(log.points("/cloud"))
+        assert list(cloud.dtype.names) == ["x", "y", "z", "i"]
+        for name in dt.names:
+            assert np.array_equal(cloud[name], pts[name]), name
+        track = log.track("/gps").to_pyarrow()
+        assert track.column("latitude").to_pylist() == [48.1]
+        assert track.column("altitude").to_pylist() == [520.25]

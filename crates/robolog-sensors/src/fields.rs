@@ -6,12 +6,17 @@ use logcore::Value;
 
 use crate::{Result, SensorError};
 
-/// The field `name` of `v`, or an error naming it.
+/// What an absent field reads as: protobuf 3 leaves a field at its
+/// default (0, empty text, no items) out of the wire, and JSON may omit
+/// it, so the accessors below take a missing field (or a null) as that
+/// default. The ROS decoders always give every field.
+static ABSENT: Value = Value::Null;
+
+/// The field `name` of `v` ([`ABSENT`] when the struct lacks it), or an
+/// error when `v` is no struct.
 pub(crate) fn field<'v>(v: &'v Value, name: &str) -> Result<&'v Value> {
     match v {
-        Value::Struct(_) => v
-            .get(name)
-            .ok_or_else(|| SensorError::new(format!("the message has no field {name}"))),
+        Value::Struct(_) => Ok(v.get(name).unwrap_or(&ABSENT)),
         other => Err(SensorError::new(format!(
             "the message is {}, not a struct",
             other.kind()
@@ -23,6 +28,7 @@ pub(crate) fn field<'v>(v: &'v Value, name: &str) -> Result<&'v Value> {
 pub(crate) fn int(v: &Value, name: &str) -> Result<i64> {
     let f = field(v, name)?;
     match f {
+        Value::Null => Ok(0),
         Value::I64(x) => Ok(*x),
         Value::U64(x) => {
             i64::try_from(*x).map_err(|_| SensorError::new(format!("{name} is {x}, too large")))
@@ -47,6 +53,7 @@ pub(crate) fn uint32(v: &Value, name: &str) -> Result<u32> {
 pub(crate) fn float(v: &Value, name: &str) -> Result<f64> {
     let f = field(v, name)?;
     match f {
+        Value::Null => Ok(0.0),
         Value::F32(x) => Ok(f64::from(*x)),
         Value::F64(x) => Ok(*x),
         Value::I64(x) => Ok(*x as f64),
@@ -70,6 +77,7 @@ pub(crate) fn float(v: &Value, name: &str) -> Result<f64> {
 /// A text field.
 pub(crate) fn text<'v>(v: &'v Value, name: &str) -> Result<Cow<'v, str>> {
     match field(v, name)? {
+        Value::Null => Ok(Cow::Borrowed("")),
         Value::String(s) => Ok(Cow::Borrowed(s)),
         Value::Bytes(b) => Ok(String::from_utf8_lossy(b)),
         other => Err(SensorError::new(format!(
@@ -83,6 +91,7 @@ pub(crate) fn text<'v>(v: &'v Value, name: &str) -> Result<Cow<'v, str>> {
 /// base64 text (Foxglove's JSON channels).
 pub(crate) fn bytes<'v>(v: &'v Value, name: &str) -> Result<Cow<'v, [u8]>> {
     match field(v, name)? {
+        Value::Null => Ok(Cow::Borrowed(&[])),
         Value::Bytes(b) => Ok(Cow::Borrowed(b)),
         Value::String(s) => base64(s.as_bytes())
             .map(Cow::Owned)
@@ -107,6 +116,7 @@ pub(crate) fn bytes<'v>(v: &'v Value, name: &str) -> Result<Cow<'v, [u8]>> {
 /// A `float32[]`/`float64[]` field as `f32`s.
 pub(crate) fn floats<'v>(v: &'v Value, name: &str) -> Result<Cow<'v, [f32]>> {
     match field(v, name)? {
+        Value::Null => Ok(Cow::Borrowed(&[])),
         Value::F32Array(a) => Ok(Cow::Borrowed(a)),
         Value::F64Array(a) => Ok(Cow::Owned(a.iter().map(|&x| x as f32).collect())),
         Value::Array(items) => items
@@ -130,6 +140,7 @@ pub(crate) fn floats<'v>(v: &'v Value, name: &str) -> Result<Cow<'v, [f32]>> {
 /// An array field's items.
 pub(crate) fn array<'v>(v: &'v Value, name: &str) -> Result<&'v [Value]> {
     match field(v, name)? {
+        Value::Null => Ok(&[]),
         Value::Array(items) => Ok(items),
         other => Err(SensorError::new(format!(
             "{name} is {}, not an array",

@@ -65,7 +65,8 @@ pub fn decode_fix(type_name: &str, message: &Value) -> Result<Option<Fix>> {
         "foxglove.LocationFix" => Fix {
             latitude: float(message, "latitude")?,
             longitude: float(message, "longitude")?,
-            altitude: float(message, "altitude").unwrap_or(f64::NAN),
+            // Absent (protobuf 3 leaves 0.0 out of the wire) reads as 0.
+            altitude: float(message, "altitude")?,
             status: 0,
         },
         "vehicle_gps_position" | "sensor_gps" => {

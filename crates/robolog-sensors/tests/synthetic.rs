@@ -487,13 +487,13 @@ fn fixes_of_every_position_type() {
         ("fix_type", u(1)),
     ]);
     assert_eq!(decode_fix("vehicle_gps_position", &no_fix).unwrap(), None);
-    // Foxglove LocationFix from JSON: altitude may be absent.
+    // Foxglove LocationFix: an absent altitude is protobuf 3's default, 0.
     let lf = Value::record([
         ("latitude", Value::F64(1.5)),
         ("longitude", Value::F64(-2.5)),
     ]);
     let f = decode_fix("foxglove.LocationFix", &lf).unwrap().unwrap();
-    assert!(f.altitude.is_nan() && f.status == 0);
+    assert!(f.altitude == 0.0 && f.status == 0);
     // VEL: NMEA ddmm.mmmm read as degrees (50 deg 21.5 min).
     let vel = Value::record([
         ("latitude", Value::F64(5021.5)),
