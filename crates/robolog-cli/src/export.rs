@@ -17,6 +17,10 @@
 //! M]... [--tolerance D] [--start T] [--end T] -o FILE.csv|FILE.parquet
 //! [--force]`: the topics on one time base as one table (see
 //! [`crate::align`]).
+//!
+//! `robolog export IN -o DIR --images|--points|--track FORMAT` and
+//! `robolog export IN --video OUT`: sensor data as image, point cloud,
+//! track and video files (see [`crate::sensors`]).
 
 use std::path::PathBuf;
 
@@ -40,9 +44,10 @@ pub(crate) struct ExportArgs {
     #[arg(required = true, value_name = "IN")]
     inputs: Vec<PathBuf>,
     /// The folder to write the files into (created when missing); with
-    /// --align, the file to write (`.csv` or `.parquet`).
-    #[arg(short, long, value_name = "DIR")]
-    output: PathBuf,
+    /// --align, the file to write (`.csv` or `.parquet`). Not with
+    /// --video, which names its file.
+    #[arg(short, long, value_name = "DIR", required_unless_present = "video")]
+    output: Option<PathBuf>,
     /// CSV files (the default).
     #[arg(long)]
     csv: bool,
@@ -81,12 +86,32 @@ pub(crate) struct ExportArgs {
     align_args: crate::align::AlignArgs,
     #[command(flatten)]
     times: crate::timearg::TimeRangeArgs,
+    #[command(flatten)]
+    sensors: crate::sensors::SensorArgs,
 }
 
 pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> {
+    if args.sensors.any() {
+        let req = crate::sensors::Request {
+            inputs: &args.inputs,
+            output: args.output.as_deref(),
+            topics: &args.topics,
+            times: &args.times,
+            force: args.force,
+            args: &args.sensors,
+        };
+        return crate::sensors::run(ctx, &req);
+    }
+    if args.sensors.any_option() {
+        let msg = "--format and --every go with --images, --video, --points or --track";
+        return Err(Failure::usage(&args.inputs[0], msg));
+    }
+    // Required unless --video is given, which is handled above.
+    let output = args.output.as_deref().unwrap_or(Path::new("."));
     if !args.align.is_empty() || args.align_args.any() || args.times.any() {
         if args.align.is_empty() {
-            let msg = "--rate, --on, --method, --tolerance, --start and --end go with --align";
+            let msg = "--rate, --on, --method, --tolerance, --start and --end go with --align \
+                       (--start and --end also with --images, --video, --points and --track)";
             return Err(Failure::usage(&args.inputs[0], msg));
         }
         if args.inputs.len() > 1 {
@@ -99,7 +124,7 @@ pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> 
             &args.align,
             &args.align_args,
             &args.times,
-            &args.output,
+            output,
             args.force,
         );
     }
@@ -110,7 +135,7 @@ pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> 
         ..ExportOptions::default()
     };
     if args.parquet {
-        return run_parquet(ctx, args, opts);
+        return run_parquet(ctx, args, output, opts);
     }
     let path = &args.inputs[0];
     if args.inputs.len() > 1 {
@@ -125,8 +150,8 @@ pub(crate) fn run(ctx: &Context, args: &ExportArgs) -> Result<Outcome, Failure> 
     };
     // ULog logs as pyulog's ulog2csv writes them, the others as CSV tables.
     let result = match log.as_ulog() {
-        Some(_) => ulog2csv(&log, path, &args.output, &opts, &mut progress),
-        None => export_tables(&log, path, &args.output, &opts, &Csv, &mut progress),
+        Some(_) => ulog2csv(&log, path, output, &opts, &mut progress),
+        None => export_tables(&log, path, output, &opts, &Csv, &mut progress),
     };
     bar.finish();
     let done = result.map_err(|e| failure(e, path, Scope::Log))?;
@@ -212,6 +237,7 @@ fn report_log(ctx: &Context, log: &ExportedLog) -> Outcome {
 fn run_parquet(
     ctx: &Context,
     args: &ExportArgs,
+    output: &Path,
     export: ExportOptions,
 ) -> Result<Outcome, Failure> {
     let first = &args.inputs[0];
@@ -235,7 +261,7 @@ fn run_parquet(
         .map(|m| m.len())
         .sum();
     let mut bar = Progress::bytes(total);
-    let result = export_parquet(&inputs, &args.output, &opts, &mut |p| {
+    let result = export_parquet(&inputs, output, &opts, &mut |p| {
         bar.set_total(p.total_bytes);
         bar.update(p.bytes, p.rows);
     });

@@ -21,6 +21,7 @@ mod open;
 mod output;
 mod progress;
 mod report;
+mod sensors;
 mod shown;
 mod signals;
 #[cfg(feature = "sql")]
@@ -28,6 +29,7 @@ mod sql;
 mod timearg;
 mod topics;
 mod ulog;
+mod video;
 mod write;
 
 use std::fmt;
@@ -80,7 +82,9 @@ enum Command {
     /// others. Exit 0 when there are no errors, 1 otherwise.
     Check(check::CheckArgs),
     /// Write one CSV file per topic (flattened columns, time first) into a
-    /// folder, or with --parquet logs as a Parquet dataset.
+    /// folder, or with --parquet logs as a Parquet dataset; with --images,
+    /// --video, --points or --track camera frames, a video, point clouds
+    /// and GPS tracks.
     Export(export::ExportArgs),
     /// Convert a log to MCAP (ROS bags losslessly, MCAP files re-chunked and
     /// filtered), a ROS 1 MCAP file to a bag, or a ROS 1 bag, ROS 2 bag or

@@ -27,6 +27,29 @@ impl Progress {
         Self::with_target(total, std::io::stderr().is_terminal())
     }
 
+    /// A bar counting `total` items (messages written as files) rather
+    /// than bytes, shown when stderr is a terminal; [`Progress::inc`]
+    /// counts one.
+    pub(crate) fn items(total: u64, unit: &str) -> Self {
+        let p = Self::with_target(total, std::io::stderr().is_terminal());
+        if let Some(bar) = &p.bar {
+            let template = format!(
+                "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"
+            );
+            if let Ok(style) = ProgressStyle::with_template(&template) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+        }
+        p
+    }
+
+    /// One more item done (on a bar of [`Progress::items`]).
+    pub(crate) fn inc(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
     /// A bar drawn on stderr when `shown`, else a silent one.
     pub(crate) fn with_target(total: u64, shown: bool) -> Self {
         let bar = shown.then(|| {
