@@ -49,6 +49,7 @@ mod report;
 mod ros2;
 mod ros2bench;
 mod rosbag;
+mod sensorbench;
 mod sql;
 mod ulog;
 // Used by the interop checks and peer benchmarks of the format crates.
@@ -396,6 +397,7 @@ fn bench_cmd(args: &[String]) -> Result {
             "report" => report::bench(args)?,
             "report-topics" => hostile_report::bench()?,
             "python" => pybench::bench(args)?,
+            "sensors" => sensorbench::bench()?,
             "ros2" => ros2bench::bench()?,
             "export" => {
                 step("bench export: time against the number of logs and topics");
@@ -469,6 +471,29 @@ const FACADE_FEATURES: [&str; 8] = [
 /// share one build of the dependencies.
 pub(crate) const GATE_FEATURES: &str = "robolog-sql/ballista";
 
+/// Installs Debian's ffmpeg package (ffmpeg and ffprobe, about 15 s) for
+/// the tests of `robolog export --video`, when it is missing and the gate
+/// runs in CI (`CI=true`) as root; elsewhere those tests skip with a note.
+fn ffmpeg() -> Result {
+    let have = Command::new("ffmpeg")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    if have || !ci || !root_user {
+        return Ok(());
+    }
+    step("install ffmpeg (Debian package) for the video tests");
+    run(Command::new("apt-get").args(["update", "-qq"]))?;
+    run(Command::new("apt-get")
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .args(["install", "-y", "-qq", "--no-install-recommends", "ffmpeg"]))
+}
+
 /// `cargo xtask ci`: the whole gate, then the minutes of each step.
 /// `fuzz_seconds` of new inputs per fuzz target; `args` holds `--corpus
 /// DIR` when given, for the steps that read the corpus.
@@ -528,6 +553,8 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     // The tests that compare with rosbags run its Python (and read MCAP
     // with python mcap).
     let rosbags = python::Venv::with(&["rosbags", "mcap", "zstandard", "lz4"])?;
+    // robolog-cli's video tests run ffmpeg (they skip, saying so, without it).
+    ffmpeg()?;
     run(cargo().env("ROSBAGS_PYTHON", rosbags.python()).args([
         "test",
         "--workspace",
