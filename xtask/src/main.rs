@@ -347,7 +347,7 @@ fn fixtures_cmd(check: bool) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 12] = [
+const BENCHES: [(&str, &str); 13] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
@@ -360,6 +360,7 @@ const BENCHES: [(&str, &str); 12] = [
     ("report-topics", "report-topics"),
     ("python", "robolog-py"),
     ("ros2", "ros1to2"),
+    ("sensors", "robolog-sensors"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {

@@ -100,19 +100,7 @@ pub(crate) fn bench(args: &[String]) -> Result {
     packages.push(crate::py::MATURIN);
     packages.extend(PEERS);
     let venv = Venv::with(&packages)?;
-    let wheel = release_wheel(&venv)?;
-    run(venv
-        .command()
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--force-reinstall",
-            "--no-deps",
-        ])
-        .arg(&wheel))?;
+    install_release_wheel(&venv)?;
     let exe = release_robolog()?;
     let dir = root().join("target/bench-python");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -372,6 +360,24 @@ impl Row {
             met
         )
     }
+}
+
+/// Builds the wheel in release ([`release_wheel`]) and installs it into
+/// `venv` (which has maturin) over any robolog there.
+pub(crate) fn install_release_wheel(venv: &Venv) -> Result {
+    let wheel = release_wheel(venv)?;
+    run(venv
+        .command()
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--force-reinstall",
+            "--no-deps",
+        ])
+        .arg(&wheel))
 }
 
 /// Builds the wheel in release with `venv`'s maturin into
