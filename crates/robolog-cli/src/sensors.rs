@@ -665,8 +665,36 @@ fn encode_image(image: Image, format: FileFormat) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A decoded message waiting to be encoded into its file.
+enum Decoded {
+    /// A frame.
+    Image(Image),
+    /// A cloud or scan.
+    Cloud(robolog_sensors::Cloud),
+}
+
+/// The bytes of the file of `d`, or why the message is skipped.
+fn encode(d: Decoded, job: Job) -> Result<Vec<u8>, String> {
+    match (d, job) {
+        (Decoded::Image(image), Job::Images(format)) => encode_image(image, format),
+        (Decoded::Cloud(cloud), Job::Points(format, ascii)) => {
+            let mut out = Vec::new();
+            match format {
+                FileFormat::Ply => robolog_sensors::write::ply(&cloud, &mut out),
+                _ => robolog_sensors::write::pcd(&cloud, ascii, &mut out),
+            }
+            .map_err(|e| e.to_string())?;
+            Ok(out)
+        }
+        _ => Err("the message does not fit the export asked for".to_string()),
+    }
+}
+
 /// Writes one file per message of an image or cloud topic into
-/// DIR/<topic>/, named by log time.
+/// DIR/<topic>/, named by log time. Messages are decoded in the log's
+/// order and encoded a few at a time on the machine's cores (PNG and PCD
+/// encoding is most of the work), then written in order: memory holds
+/// two messages per core.
 #[allow(clippy::too_many_arguments)]
 fn write_frames(
     path: &Path,
@@ -678,44 +706,25 @@ fn write_frames(
     policy: &OutputPolicy,
     bar: &Progress,
 ) -> Result<Written, Failure> {
-    // A message whose data cannot be stored is a problem at its time.
-    let problem = |t: Timestamp, message: String| Problem {
-        topic: topic.to_string(),
-        log_time: Some(t),
-        message,
-    };
-    let frames: Box<dyn Iterator<Item = Result<Sample<Vec<u8>>, Problem>>> = match job {
-        Job::Images(format) => Box::new(
+    let mut decoded: Box<dyn Iterator<Item = Result<Sample<Decoded>, Problem>>> = match job {
+        Job::Images(_) => Box::new(
             images(log, topic, range, ImageOptions::default())
                 .map_err(|e| Failure::new(path, e))?
-                .map(move |s| {
-                    let s = s?;
-                    match encode_image(s.value, format) {
-                        Ok(value) => Ok(Sample {
-                            log_time: s.log_time,
-                            value,
-                        }),
-                        Err(e) => Err(problem(s.log_time, e)),
-                    }
+                .map(|s| {
+                    s.map(|s| Sample {
+                        log_time: s.log_time,
+                        value: Decoded::Image(s.value),
+                    })
                 }),
         ),
-        Job::Points(format, ascii) => Box::new(
+        Job::Points(..) => Box::new(
             clouds(log, topic, range, CloudOptions::default())
                 .map_err(|e| Failure::new(path, e))?
-                .map(move |s| {
-                    let s = s?;
-                    let mut out = Vec::new();
-                    let r = match format {
-                        FileFormat::Ply => robolog_sensors::write::ply(&s.value, &mut out),
-                        _ => robolog_sensors::write::pcd(&s.value, ascii, &mut out),
-                    };
-                    match r {
-                        Ok(()) => Ok(Sample {
-                            log_time: s.log_time,
-                            value: out,
-                        }),
-                        Err(e) => Err(problem(s.log_time, e.to_string())),
-                    }
+                .map(|s| {
+                    s.map(|s| Sample {
+                        log_time: s.log_time,
+                        value: Decoded::Cloud(s.value),
+                    })
                 }),
         ),
         Job::Track(_) => Box::new(std::iter::empty()),
@@ -724,25 +733,52 @@ fn write_frames(
     let ext = extension(job);
     let mut written = Written::default();
     let mut names = FrameNames::default();
-    for frame in frames {
-        bar.inc();
-        let s = match frame {
-            Ok(s) => s,
-            Err(p) => {
-                // Its name stays taken, as the check of the names counted it.
-                if let Some(t) = p.log_time {
-                    names.next(t, ext);
-                }
-                written.skip(p);
-                continue;
-            }
-        };
-        let dest = folder.join(names.next(s.log_time, ext));
-        if written.files == 0 {
-            std::fs::create_dir_all(&folder).map_err(|e| Failure::new(&folder, e))?;
+    let batch = 2 * logcore::parallel::cores();
+    loop {
+        let taken: Vec<_> = decoded.by_ref().take(batch).collect();
+        if taken.is_empty() {
+            break;
         }
-        write::write_output(&dest, policy, |f| f.write_all(&s.value))?;
-        written.files += 1;
+        let encoded = logcore::parallel::on_cores(
+            taken,
+            |_| 1,
+            |item| {
+                item.and_then(|s| match encode(s.value, job) {
+                    Ok(value) => Ok(Sample {
+                        log_time: s.log_time,
+                        value,
+                    }),
+                    // A message whose data cannot be stored is a problem
+                    // at its time.
+                    Err(message) => Err(Problem {
+                        topic: topic.to_string(),
+                        log_time: Some(s.log_time),
+                        message,
+                    }),
+                })
+            },
+        );
+        for frame in encoded {
+            bar.inc();
+            let s = match frame {
+                Ok(s) => s,
+                Err(p) => {
+                    // Its name stays taken, as the check of the names
+                    // counted it.
+                    if let Some(t) = p.log_time {
+                        names.next(t, ext);
+                    }
+                    written.skip(p);
+                    continue;
+                }
+            };
+            let dest = folder.join(names.next(s.log_time, ext));
+            if written.files == 0 {
+                std::fs::create_dir_all(&folder).map_err(|e| Failure::new(&folder, e))?;
+            }
+            write::write_output(&dest, policy, |f| f.write_all(&s.value))?;
+            written.files += 1;
+        }
     }
     Ok(written)
 }
