@@ -32,6 +32,7 @@
   data.logs.forEach(function (log) {
     log.buckets = log.buckets || 400;
     log.channels_omitted = log.channels_omitted || 0;
+    log.strips = log.strips || []; log.clouds = log.clouds || [];
     log.channels.forEach(function (ch) {
       ch.density = ch.density || []; ch.gaps = ch.gaps || []; ch.jumps = ch.jumps || [];
       ch.series = ch.series || []; ch.skipped = ch.skipped || 0;
@@ -481,6 +482,228 @@
     g.fillText((geo ? (span / k * 111.32).toFixed(3) + ' km' : fmtNum(span) + ' units') + ' across', 6, c.h - 6);
   };
 
+  // Sensor views: camera thumbnails, clouds and scans from above, GPS
+  // tracks in metres. Strings of the log (topics) go in as text only.
+
+  // The f32 values of base64 text (packed little-endian, as the data holds
+  // them).
+  function sensorFloats(b64) {
+    if (!b64) { return new Float32Array(0); }
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+    var out = new Float32Array(bytes.length >> 2), dv = new DataView(bytes.buffer);
+    for (var j = 0; j < out.length; j++) { out[j] = dv.getFloat32(j * 4, true); }
+    return out;
+  }
+  // The value at fraction q of the finite values of `arrays` (sorted).
+  function sensorQuantiles(arrays, qs) {
+    var all = [];
+    arrays.forEach(function (a) { for (var i = 0; i < a.length; i++) { if (isFinite(a[i])) { all.push(a[i]); } } });
+    if (!all.length) { return qs.map(function () { return 0; }); }
+    var s = Float64Array.from(all).sort();
+    return qs.map(function (q) { return s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))]; });
+  }
+  // A colour of the viridis map for f in 0..1.
+  var VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142], [31, 158, 137], [53, 183, 121], [109, 205, 89], [180, 222, 44], [253, 231, 37]];
+  function sensorColor(f) {
+    var x = Math.min(1, Math.max(0, f)) * (VIRIDIS.length - 1), i = Math.min(VIRIDIS.length - 2, Math.floor(x)), k = x - i;
+    var a = VIRIDIS[i], b = VIRIDIS[i + 1];
+    return 'rgb(' + [0, 1, 2].map(function (c) { return Math.round(a[c] + (b[c] - a[c]) * k); }).join(',') + ')';
+  }
+  // A round length (1, 2 or 5 times a power of ten) near `m` metres, and
+  // its label.
+  function sensorScaleLength(m) {
+    var p = Math.pow(10, Math.floor(Math.log10(m))), n = m / p;
+    var v = (n >= 5 ? 5 : n >= 2 ? 2 : 1) * p;
+    return { v: v, s: v >= 1000 ? (v / 1000) + ' km' : (v >= 1 ? String(v) : v.toPrecision(1)) + ' m' };
+  }
+  // A scale bar of about a fifth of the plot's width, `s` pixels a metre,
+  // at the bottom right of the plot area (right edge rx, baseline by).
+  function drawScaleBar(g, s, plotWidth, rx, by) {
+    var len = sensorScaleLength(plotWidth / 5 / s), px = len.v * s;
+    g.strokeStyle = '#1d2330'; g.lineWidth = 2;
+    g.beginPath(); g.moveTo(rx - px, by - 4); g.lineTo(rx - px, by); g.lineTo(rx, by); g.lineTo(rx, by - 4); g.stroke();
+    g.fillStyle = '#1d2330'; g.font = '11px sans-serif'; g.textAlign = 'center';
+    g.fillText(len.s, rx - px / 2, by - 6);
+    return px;
+  }
+  // Axes in metres around the plot area (L, T, w, h) for x in x0..x1 and
+  // y in y0..y1 (y up).
+  function drawMetreAxes(g, L, T, w, h, x0, x1, y0, y1, xName, yName) {
+    g.strokeStyle = '#d9dde5'; g.lineWidth = 1; g.fillStyle = '#5b6475'; g.font = '11px sans-serif';
+    g.textAlign = 'center';
+    niceTicks(x0, x1, 6).forEach(function (tk) {
+      var x = L + (tk.v - x0) / (x1 - x0) * w;
+      g.beginPath(); g.moveTo(x, T); g.lineTo(x, T + h); g.stroke();
+      g.fillText(tk.s, x, T + h + 13);
+    });
+    g.textAlign = 'right';
+    niceTicks(y0, y1, 5).forEach(function (tk) {
+      var y = T + h - (tk.v - y0) / (y1 - y0) * h;
+      g.beginPath(); g.moveTo(L, y); g.lineTo(L + w, y); g.stroke();
+      g.fillText(tk.s, L - 4, y + 4);
+    });
+    g.textAlign = 'left';
+    g.fillText(xName + ' (m) \u2192', L + 4, T + h + 26);
+    g.save(); g.translate(12, T + h - 4); g.rotate(-Math.PI / 2); g.fillText(yName + ' (m) \u2192', 0, 0); g.restore();
+  }
+  // Equal scales on both axes: the view of x0..x1, y0..y1 in a plot area
+  // of w x h pixels, centred; returns the metres shown and pixels a metre.
+  function sensorFit(x0, x1, y0, y1, w, h) {
+    var sx = x1 - x0 || 1, sy = y1 - y0 || 1;
+    var s = Math.min(w / sx, h / sy);
+    var cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+    return { x0: cx - w / s / 2, x1: cx + w / s / 2, y0: cy - h / s / 2, y1: cy + h / s / 2, s: s };
+  }
+
+  // Camera thumbnails, each labelled with its time; a click shows it
+  // larger.
+  function thumbnailStrip(parent, log, strip) {
+    var ch = log.channels[strip.channel] || { label: 'channel ' + strip.channel, count: 0 };
+    var box = el('div', { cls: 'panel strip', 'data-frames': String(strip.frames.length) });
+    var first = strip.frames[0];
+    box.appendChild(el('div', { cls: 'title', text: 'Camera: ' + ch.label },
+      el('span', { cls: 'sub', text: strip.frames.length + ' of ' + ch.count + ' frames, spread over the topic\'s time' +
+        (first ? '; ' + first.src_w + ' \u00d7 ' + first.src_h + ' px' : '') + '; click one to enlarge' })));
+    var row = el('div', { cls: 'thumbs' });
+    strip.frames.forEach(function (f) {
+      var img = el('img', { alt: ch.label + ' at ' + fmtSecs(secs(f.t)), width: String(f.w), height: String(f.h) });
+      img.src = 'data:image/jpeg;base64,' + f.jpeg;
+      var fig = el('figure', { cls: 'thumb' }, img, el('figcaption', { text: fmtSecs(secs(f.t)) }));
+      fig.addEventListener('click', function () { fig.classList.toggle('big'); });
+      row.appendChild(fig);
+    });
+    box.appendChild(row);
+    parent.appendChild(box);
+  }
+
+  // A cloud or scan topic from above: one message at a time, chosen with
+  // a slider; points coloured by z or intensity where there is one.
+  function CloudViewer(parent, log, view) {
+    var self = this;
+    this.view = view; this.linked = false; this.at = 0;
+    this.frames = view.frames.map(function (f) {
+      return { t: f.t, points: f.points, x: sensorFloats(f.x), y: sensorFloats(f.y), c: f.c ? sensorFloats(f.c) : null };
+    });
+    var xs = this.frames.map(function (f) { return f.x; }), ys = this.frames.map(function (f) { return f.y; });
+    // The frames share their bounds (the farthest half percent of points
+    // left outside), which take in the sensor at 0, 0.
+    var qx = sensorQuantiles(xs, [0.005, 0.995]), qy = sensorQuantiles(ys, [0.005, 0.995]);
+    this.bounds = [Math.min(qx[0], 0), Math.max(qx[1], 0), Math.min(qy[0], 0), Math.max(qy[1], 0)];
+    this.crange = view.color ? sensorQuantiles(this.frames.map(function (f) { return f.c || new Float32Array(0); }), [0.02, 0.98]) : null;
+    var ch = log.channels[view.channel] || { label: 'channel ' + view.channel };
+    this.box = el('div', { cls: 'panel cloud', 'data-frames': String(this.frames.length) });
+    this.box.appendChild(el('div', { cls: 'title', text: (view.scan ? 'Scan: ' : 'Cloud: ') + ch.label },
+      el('span', { cls: 'sub', text: 'x/y seen from above, metres in the sensor\'s frame' + (view.color ? '; coloured by ' + view.color : '') })));
+    this.canvas = el('canvas', { style: 'height:420px' });
+    this.box.appendChild(this.canvas);
+    this.slider = el('input', { type: 'range', min: '0', max: String(Math.max(0, this.frames.length - 1)), step: '1', value: '0' });
+    this.label = el('span', { cls: 'hint' });
+    this.slider.addEventListener('input', function () { self.at = +self.slider.value; self.draw(); });
+    if (this.frames.length < 2) { this.slider.disabled = true; }
+    this.box.appendChild(this.slider); this.box.appendChild(this.label);
+    parent.appendChild(this.box);
+    register(this);
+  }
+  CloudViewer.prototype.draw = function () {
+    this.dirty = false;
+    var c = sizeCanvas(this.canvas, 420), g = c.g, f = this.frames[this.at];
+    g.clearRect(0, 0, c.w, c.h);
+    if (!f) { return; }
+    var L = 52, T = 8, R = 12, B = 34, w = Math.max(10, c.w - L - R), h = c.h - T - B;
+    var b = this.bounds, fit = sensorFit(b[0], b[1], b[2], b[3], w, h);
+    drawMetreAxes(g, L, T, w, h, fit.x0, fit.x1, fit.y0, fit.y1, 'x', 'y');
+    var X = function (x) { return L + (x - fit.x0) * fit.s; }, Y = function (y) { return T + h - (y - fit.y0) * fit.s; };
+    // Points in bins of colour: one fill style per bin.
+    var BINS = 32, bins = [];
+    for (var k = 0; k < BINS; k++) { bins.push([]); }
+    var cr = this.crange, span = cr ? (cr[1] - cr[0]) || 1 : 1, drawn = 0;
+    for (var i = 0; i < f.x.length; i++) {
+      var px = X(f.x[i]), py = Y(f.y[i]);
+      if (!(px >= L && px <= L + w && py >= T && py <= T + h)) { continue; }
+      var bin = 0;
+      if (f.c && cr) { var v = f.c[i]; bin = isFinite(v) ? Math.min(BINS - 1, Math.max(0, Math.floor((v - cr[0]) / span * BINS))) : 0; }
+      bins[bin].push(px, py);
+      drawn++;
+    }
+    var size = f.x.length > 5000 ? 1.5 : 2.5;
+    bins.forEach(function (pts, bi) {
+      if (!pts.length) { return; }
+      g.fillStyle = cr ? sensorColor((bi + 0.5) / BINS) : COLORS[0];
+      for (var j = 0; j < pts.length; j += 2) { g.fillRect(pts[j] - size / 2, pts[j + 1] - size / 2, size, size); }
+    });
+    // The sensor.
+    g.strokeStyle = '#d62728'; g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(X(0) - 6, Y(0)); g.lineTo(X(0) + 6, Y(0)); g.moveTo(X(0), Y(0) - 6); g.lineTo(X(0), Y(0) + 6); g.stroke();
+    drawScaleBar(g, fit.s, w, L + w - 8, T + h - 8);
+    if (cr) {
+      // The colour scale, top right.
+      var gx = L + w - 170, gy = T + 6, short = function (v) { return String(Number(v.toPrecision(3))); };
+      for (var q = 0; q < 140; q++) { g.fillStyle = sensorColor(q / 139); g.fillRect(gx + q, gy, 1, 8); }
+      g.fillStyle = '#1d2330'; g.font = '10px sans-serif'; g.textAlign = 'left';
+      g.fillText(short(cr[0]), gx, gy + 19); g.textAlign = 'right'; g.fillText(short(cr[1]), gx + 140, gy + 19);
+      g.textAlign = 'center'; g.fillText(this.view.color, gx + 70, gy + 19);
+    }
+    this.label.textContent = 'message ' + (this.at + 1) + ' of ' + this.frames.length + ' shown, at ' + fmtSecs(secs(f.t)) +
+      ': ' + f.x.length + (f.x.length < f.points ? ' of ' + f.points + ' points (evenly kept)' : ' points');
+    this.box.setAttribute('data-frame', String(this.at));
+    this.box.setAttribute('data-shown', String(f.x.length));
+    this.box.setAttribute('data-drawn', String(drawn));
+  };
+
+  // A latitude/longitude track on a plane: equirectangular around the
+  // track's mean latitude and longitude, in metres east and north, with a
+  // scale bar and its start and end marked.
+  var EARTH_RADIUS = 6371008.8;
+  function TrackView(parent, log, track) {
+    this.linked = false;
+    var p = track.points, n = p.t.length, lat0 = 0, lon0 = 0;
+    for (var i = 0; i < n; i++) { lat0 += p.a[i]; lon0 += p.b[i]; }
+    lat0 /= n || 1; lon0 /= n || 1;
+    var m = Math.PI / 180 * EARTH_RADIUS, k = Math.cos(lat0 * Math.PI / 180);
+    this.x = new Float64Array(n); this.y = new Float64Array(n); this.t = p.t;
+    for (var j = 0; j < n; j++) { this.x[j] = (p.b[j] - lon0) * k * m; this.y[j] = (p.a[j] - lat0) * m; }
+    var box = el('div', { cls: 'panel map track', 'data-points': String(n), 'data-objects': '1' });
+    box.appendChild(el('div', { cls: 'title', text: 'Track: ' + chLabel(log, track.channel) },
+      el('span', { cls: 'sub', text: 'metres east and north of ' + lat0.toFixed(6) + ', ' + lon0.toFixed(6) + ' (mean position; equirectangular, north up)' })));
+    this.canvas = el('canvas', { style: 'height:380px' });
+    box.appendChild(this.canvas);
+    parent.appendChild(box);
+    register(this);
+  }
+  TrackView.prototype.draw = function () {
+    this.dirty = false;
+    var c = sizeCanvas(this.canvas, 380), g = c.g, n = this.x.length, xs = this.x, ys = this.y;
+    g.clearRect(0, 0, c.w, c.h);
+    if (!n) { return; }
+    var L = 60, T = 8, R = 12, B = 34, w = Math.max(10, c.w - L - R), h = c.h - T - B;
+    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (var i = 0; i < n; i++) {
+      x0 = Math.min(x0, xs[i]); x1 = Math.max(x1, xs[i]); y0 = Math.min(y0, ys[i]); y1 = Math.max(y1, ys[i]);
+    }
+    var pad = Math.max(x1 - x0, y1 - y0, 1) * 0.05;
+    var fit = sensorFit(x0 - pad, x1 + pad, y0 - pad, y1 + pad, w, h);
+    drawMetreAxes(g, L, T, w, h, fit.x0, fit.x1, fit.y0, fit.y1, 'east', 'north');
+    var X = function (x) { return L + (x - fit.x0) * fit.s; }, Y = function (y) { return T + h - (y - fit.y0) * fit.s; };
+    g.strokeStyle = COLORS[0]; g.lineWidth = 2;
+    g.beginPath();
+    for (var j = 0; j < n; j++) { if (j) { g.lineTo(X(xs[j]), Y(ys[j])); } else { g.moveTo(X(xs[j]), Y(ys[j])); } }
+    g.stroke();
+    g.font = '11px sans-serif'; g.textAlign = 'left';
+    g.fillStyle = '#2ca02c'; g.beginPath(); g.arc(X(xs[0]), Y(ys[0]), 5, 0, 7); g.fill();
+    g.fillText('start ' + fmtSecs(secs(this.t[0])), X(xs[0]) + 8, Y(ys[0]) - 6);
+    g.fillStyle = '#d62728'; g.fillRect(X(xs[n - 1]) - 4, Y(ys[n - 1]) - 4, 8, 8);
+    g.fillText('end ' + fmtSecs(secs(this.t[n - 1])), X(xs[n - 1]) + 8, Y(ys[n - 1]) + 14);
+    drawScaleBar(g, fit.s, w, L + w - 8, T + h - 8);
+  };
+
+  // A log's sensor views, into its section.
+  function sensorViews(s, log) {
+    log.tracks.forEach(function (tr) { new TrackView(s, log, tr); });
+    log.strips.forEach(function (st) { thumbnailStrip(s, log, st); });
+    log.clouds.forEach(function (cv) { new CloudViewer(s, log, cv); });
+  }
+
   function section(title) {
     var s = el('section', {}, el('h2', { text: title }));
     app.appendChild(s);
@@ -587,9 +810,7 @@
       }), 'parameters')));
     }
     var pts3 = function (p) { return { t: p.t.map(secs), a: p.a, b: p.b }; };
-    log.tracks.forEach(function (tr) {
-      new MapView(s, 'Track: ' + chLabel(log, tr.channel), 'track', [pts3(tr.points)], true, null);
-    });
+    sensorViews(s, log);
     log.paths.forEach(function (p) {
       new MapView(s, 'Path: ' + (p.title || chLabel(log, p.channel)), 'path', [pts3(p.points)], false, null);
     });

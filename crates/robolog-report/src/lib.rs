@@ -37,6 +37,7 @@ mod html;
 mod model;
 mod px4;
 mod reduce;
+mod sensors;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -47,9 +48,22 @@ use robolog::Log;
 pub use html::{PAGE_BUDGET, data_json, write_html, write_html_within};
 pub use logcore::timearg::TimeArg;
 pub use model::{
-    Band, Channel, Event, LogReport, Panel, Parameter, Path as XyPath, Problem, Range, Scene,
-    SceneObject, Series, Track,
+    Band, Channel, CloudFrame, CloudView, Event, LogReport, Panel, Parameter, Path as XyPath,
+    Problem, Range, Scene, SceneObject, Series, Strip, Thumbnail, Track,
 };
+pub use sensors::{
+    MAX_CLOUD_FRAMES, MAX_CLOUD_POINTS, MAX_CLOUD_VIEW_BYTES, MAX_THUMBNAIL_BYTES, MAX_THUMBNAILS,
+    MAX_TRACK_FIXES, THUMBNAIL_QUALITY, THUMBNAIL_SIDE,
+};
+
+/// Bytes of page data all sensor views of a page share at most (see
+/// [`ReportOptions::sensor_budget`]).
+pub const SENSOR_BUDGET: usize = 4_000_000;
+
+/// Length of the base64 text of `n` bytes.
+pub(crate) const fn base64_len(n: usize) -> usize {
+    n.div_ceil(3) * 4
+}
 
 /// Equal parts of a log's time span in its timeline.
 pub const TIMELINE_BUCKETS: usize = 400;
@@ -88,6 +102,12 @@ pub struct ReportOptions {
     /// Show only the messages before this time (exclusive; `None`: to the
     /// log's last message). Resolved as [`start`](Self::start).
     pub end: Option<TimeArg>,
+    /// Bytes of page data the sensor views of a log share at most
+    /// (thumbnails of camera topics, top-down views of clouds and scans);
+    /// 0 leaves them out. [`write_report`] gives each of its logs an equal
+    /// part of this, and at most half the [`page_budget`](Self::page_budget).
+    /// Default [`SENSOR_BUDGET`].
+    pub sensor_budget: usize,
 }
 
 impl Default for ReportOptions {
@@ -103,6 +123,7 @@ impl Default for ReportOptions {
             page_budget: PAGE_BUDGET,
             start: None,
             end: None,
+            sensor_budget: SENSOR_BUDGET,
         }
     }
 }
@@ -212,16 +233,40 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
             })
         });
         let collected = collect::collect(log, start, end, (from, until), opts);
+        // The sensor views read their topics' chosen messages, after the
+        // pass that gives each topic's span in the range.
+        let views = collected.as_ref().ok().map(|c| {
+            sensors::views(
+                log,
+                &c.channels,
+                (start, end),
+                opts,
+                opts.sensor_budget.min(opts.page_budget / 2),
+            )
+        });
         let checked = check.map(|h| {
             h.join()
                 .unwrap_or_else(|_| Err("the check stopped unexpectedly".to_string()))
         });
-        (collected, checked)
+        (collected.map(|c| (c, views.unwrap_or_default())), checked)
     });
-    let collected = collected.map_err(|e| match e {
+    let (mut collected, views) = collected.map_err(|e| match e {
         robolog_arrow::Error::Log(e) => e,
         e => Error::invalid_argument(e.to_string()),
     })?;
+    // A topic with a view of its own: a camera's or cloud's layout
+    // (height, width, point_step, a scan's angles) is no longer plotted,
+    // and a position topic's track is robolog-sensors' (drawn once).
+    for &c in &views.own_view {
+        let ch = &mut collected.channels[c];
+        ch.series.clear();
+        ch.fields_skipped = 0;
+    }
+    collected
+        .tracks
+        .retain(|t| !views.tracks.iter().any(|v| v.channel == t.channel));
+    collected.tracks.extend(views.tracks);
+    collected.tracks.sort_by_key(|t| t.channel);
     let mut problems: Vec<Problem> = log
         .open_warnings()
         .into_iter()
@@ -232,6 +277,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         })
         .collect();
     problems.extend(collected.problems);
+    problems.extend(views.problems);
     let shown: u64 = collected.channels.iter().map(|c| c.message_count).sum();
     let mut report = LogReport {
         name: path.file_name().map_or_else(
@@ -270,6 +316,8 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         check_passed: None,
         tracks: collected.tracks,
         paths: collected.paths,
+        strips: views.strips,
+        clouds: views.clouds,
         scenes: collected.scenes,
         bands: Vec::new(),
         events: Vec::new(),
@@ -411,6 +459,10 @@ pub fn write_report(
     policy.add_inputs(inputs.iter().cloned());
     policy.check(output).map_err(ReportError::Refused)?;
     let mut logs = Vec::new();
+    let opts = &ReportOptions {
+        sensor_budget: opts.sensor_budget.min(opts.page_budget / 2) / inputs.len().max(1),
+        ..opts.clone()
+    };
     for p in inputs {
         let log = robolog::OpenOptions::new()
             .limits(opts.limits)

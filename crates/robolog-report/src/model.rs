@@ -60,6 +60,11 @@ pub struct LogReport {
     pub tracks: Vec<Track>,
     /// `position.x`/`y` paths.
     pub paths: Vec<Path>,
+    /// Thumbnails of camera topics (see [`Strip`]).
+    pub strips: Vec<Strip>,
+    /// Top-down views of point cloud and laser scan topics (see
+    /// [`CloudView`]).
+    pub clouds: Vec<CloudView>,
     /// Objects seen from above over time (CARLA actors, OSI objects).
     pub scenes: Vec<Scene>,
     /// Coloured spans over the time axes (a PX4 flight's modes).
@@ -173,6 +178,62 @@ pub struct Track {
     pub channel: usize,
     /// (time, latitude, longitude), degrees.
     pub points: Vec<(i64, f64, f64)>,
+}
+
+/// Thumbnails of a camera topic, spread evenly over its time span.
+#[derive(Debug, Clone)]
+pub struct Strip {
+    /// Index of the channel in [`LogReport::channels`].
+    pub channel: usize,
+    /// The thumbnails, in time order.
+    pub frames: Vec<Thumbnail>,
+}
+
+/// One camera frame, small.
+#[derive(Debug, Clone)]
+pub struct Thumbnail {
+    /// The message's log time (ns on the log's clock).
+    pub t: i64,
+    /// The thumbnail's width in pixels.
+    pub width: u32,
+    /// The thumbnail's height in pixels.
+    pub height: u32,
+    /// The frame's own width.
+    pub source_width: u32,
+    /// The frame's own height.
+    pub source_height: u32,
+    /// The thumbnail as a baseline JPEG file.
+    pub jpeg: Vec<u8>,
+}
+
+/// A point cloud or laser scan topic seen from above: a few of its
+/// messages, each with a bounded number of points.
+#[derive(Debug, Clone)]
+pub struct CloudView {
+    /// Index of the channel in [`LogReport::channels`].
+    pub channel: usize,
+    /// Whether the topic holds laser scans (else point clouds).
+    pub scan: bool,
+    /// The field the points are coloured by (`z`, `intensity`), if any.
+    pub color: Option<String>,
+    /// The messages shown, in time order.
+    pub frames: Vec<CloudFrame>,
+}
+
+/// The points of one message of a [`CloudView`].
+#[derive(Debug, Clone)]
+pub struct CloudFrame {
+    /// The message's log time (ns on the log's clock).
+    pub t: i64,
+    /// Points the message decoded to (NaN points left out).
+    pub points: usize,
+    /// The decoded points' indices kept: `i * points / kept` for `i` in
+    /// `0..kept` (every point when there are few enough).
+    pub x: Vec<f32>,
+    /// `y` of the kept points, metres in the cloud's frame.
+    pub y: Vec<f32>,
+    /// The colour field's value of the kept points (empty without one).
+    pub c: Vec<f32>,
 }
 
 /// An x/y path of a channel.
@@ -472,6 +533,69 @@ struct TrackJson {
     points: Points3,
 }
 
+/// A thumbnail in the page: its JPEG in base64.
+#[derive(Serialize)]
+struct ThumbJson {
+    t: i64,
+    w: u32,
+    h: u32,
+    src_w: u32,
+    src_h: u32,
+    jpeg: String,
+}
+
+#[derive(Serialize)]
+struct StripJson {
+    channel: usize,
+    frames: Vec<ThumbJson>,
+}
+
+/// A cloud frame in the page: `x`, `y` and `c` as base64 of packed
+/// little-endian `f32`s (`c` null without a colour field).
+#[derive(Serialize)]
+struct CloudFrameJson {
+    t: i64,
+    points: usize,
+    shown: usize,
+    x: String,
+    y: String,
+    c: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CloudJson<'a> {
+    channel: usize,
+    scan: bool,
+    color: Option<&'a str>,
+    frames: Vec<CloudFrameJson>,
+}
+
+/// `f32`s as base64 of their little-endian bytes.
+fn f32_base64(v: &[f32]) -> String {
+    let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+    base64(&bytes)
+}
+
+/// Standard base64 (RFC 4648, padded): only `A-Z a-z 0-9 + / =`, which
+/// need no escaping anywhere in the page.
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(char::from(ABC[(n >> (18 - 6 * k)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 #[derive(Serialize)]
 struct PathJson<'a> {
     channel: usize,
@@ -533,6 +657,8 @@ struct Tail<'a> {
     check_passed: Option<bool>,
     tracks: Vec<TrackJson>,
     paths: Vec<PathJson<'a>>,
+    strips: Vec<StripJson>,
+    clouds: Vec<CloudJson<'a>>,
     scenes: Vec<SceneJson>,
     bands: Vec<BandJson<'a>>,
     events: Vec<EventJson<'a>>,
@@ -651,6 +777,38 @@ impl LogReport {
                     points: Points3::new(&p.points, t0),
                 })
                 .collect(),
+            strips: (self.strips.iter())
+                .map(|s| StripJson {
+                    channel: s.channel,
+                    frames: (s.frames.iter())
+                        .map(|f| ThumbJson {
+                            t: f.t - t0,
+                            w: f.width,
+                            h: f.height,
+                            src_w: f.source_width,
+                            src_h: f.source_height,
+                            jpeg: base64(&f.jpeg),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            clouds: (self.clouds.iter())
+                .map(|v| CloudJson {
+                    channel: v.channel,
+                    scan: v.scan,
+                    color: v.color.as_deref(),
+                    frames: (v.frames.iter())
+                        .map(|f| CloudFrameJson {
+                            t: f.t - t0,
+                            points: f.points,
+                            shown: f.x.len(),
+                            x: f32_base64(&f.x),
+                            y: f32_base64(&f.y),
+                            c: (!f.c.is_empty()).then(|| f32_base64(&f.c)),
+                        })
+                        .collect(),
+                })
+                .collect(),
             scenes: (self.scenes.iter())
                 .map(|s| SceneJson {
                     channel: s.channel,
@@ -708,6 +866,8 @@ impl LogReport {
             .iter()
             .map(|t| t.channel)
             .chain(self.paths.iter().map(|p| p.channel))
+            .chain(self.strips.iter().map(|s| s.channel))
+            .chain(self.clouds.iter().map(|c| c.channel))
             .chain(self.scenes.iter().map(|s| s.channel))
             .chain(
                 self.panels
@@ -757,6 +917,24 @@ mod tests {
             page_json(&"a</b>&\u{2028}\u{2029}\"é"),
             r#""a\u003c/b\u003e\u0026\u2028\u2029\"é""#
         );
+    }
+
+    #[test]
+    fn base64_as_the_rfc_has_it() {
+        // RFC 4648, section 10.
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (plain, coded) in cases {
+            assert_eq!(base64(plain.as_bytes()), coded);
+        }
+        assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
     }
 
     #[test]
@@ -816,6 +994,8 @@ mod tests {
             problems_dropped: 0,
             check_passed: Some(true),
             tracks: vec![],
+            strips: vec![],
+            clouds: vec![],
             paths: vec![Path {
                 channel: 0,
                 points: vec![(1_000, 1.0, f64::NAN)],
@@ -862,7 +1042,7 @@ mod tests {
                 r#"{"name":"c","count":1,"t":[1000],"v":[1e-5]}]}],"#,
                 r#""problems":[{"t":2000,"text":"late"}],"problems_dropped":0,"check_passed":true,"#,
                 r#""tracks":[],"paths":[{"channel":0,"title":null,"points":{"t":[0],"a":[1.0],"b":[null]}}],"#,
-                r#""scenes":[],"bands":[{"name":"mode","spans":[[0,1000,"a"]]}],"events":[],"#,
+                r#""strips":[],"clouds":[],"scenes":[],"bands":[{"name":"mode","spans":[[0,1000,"a"]]}],"events":[],"#,
                 r#""parameters":{"note":"changed","list":[{"name":"P","value":"1","default":null,"t":null}]},"#,
                 r#""panels":[{"title":"p","series":[[0,1,"c"]],"own":[]}]}"#
             )

@@ -3,9 +3,9 @@
 //! size budget whatever the number of channels.
 
 use robolog_report::{
-    Band, Channel, Event, LogReport, PAGE_BUDGET, Panel, Parameter, Problem, Range, ReportOptions,
-    Scene, SceneObject, Series, Track, XyPath, data_json, report_log, write_html,
-    write_html_within,
+    Band, Channel, CloudFrame, CloudView, Event, LogReport, PAGE_BUDGET, Panel, Parameter, Problem,
+    Range, ReportOptions, Scene, SceneObject, Series, Strip, Thumbnail, Track, XyPath, data_json,
+    report_log, write_html, write_html_within,
 };
 
 /// Text that, raw in a script element, ends it or leads the HTML parser
@@ -121,6 +121,29 @@ fn hostile_report() -> LogReport {
             channel: 0,
             points: pts.clone(),
             title: Some(hostile("ego actor vehicle.<!--")),
+        }],
+        strips: vec![Strip {
+            channel: 0,
+            frames: vec![Thumbnail {
+                t: 1,
+                width: 1,
+                height: 1,
+                source_width: 1,
+                source_height: 1,
+                jpeg: b"<!--<script></script>".to_vec(),
+            }],
+        }],
+        clouds: vec![CloudView {
+            channel: 0,
+            scan: false,
+            color: Some(hostile("color")),
+            frames: vec![CloudFrame {
+                t: 1,
+                points: 1,
+                x: vec![1.0],
+                y: vec![2.0],
+                c: vec![3.0],
+            }],
         }],
         scenes: vec![Scene {
             channel: 0,
