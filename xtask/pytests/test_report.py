@@ -13,6 +13,11 @@ system's Chromium: $CHROMIUM or /usr/bin/chromium), and checked:
   has numeric fields (past 200 of them, the first 300 listed to be opened), every plot panel has points (unless its series are all
   NaN), one map per track, path and scene in the data;
 - a screenshot is written next to the page (NAME.png);
+- sensor views, on every page whose data has them: each camera strip's
+  thumbnails loaded (naturalWidth > 0, as many as the data holds), each
+  cloud or scan canvas drawn (coloured pixels; at most the data's points
+  drawn), moving its slider draws the next message (another picture where
+  the two messages' points differ), each track drawn (coloured pixels);
 - with "extremes", a plot shows 0..49 on its axis with at least two values
   (the largest doubles) marked beyond it;
 - with "values", every series of every channel whose topic is unique is compared
@@ -98,6 +103,71 @@ def same(a, b, is_f32):
     if is_f32:
         return f32(a) == f32(b)
     return a == b
+
+
+# Counts a canvas's coloured pixels (points, tracks and markers; axes and
+# text are grey) and gives a digest of its pixels.
+CANVAS_STATS = """c => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let coloured = 0, digest = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    if (d[i + 3] > 0 && (Math.abs(d[i] - d[i + 1]) > 24 || Math.abs(d[i + 1] - d[i + 2]) > 24)) { coloured++; }
+    digest = (digest * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2] + d[i + 3]) >>> 0;
+  }
+  return [coloured, digest];
+}"""
+
+
+def check_sensor_views(page, logs, where, failures):
+    """The page's camera strips, cloud views and tracks, as drawn; returns
+    (thumbnails, clouds, tracks) checked."""
+    strips = [s for lg in logs for s in lg.get("strips", [])]
+    clouds = [c for lg in logs for c in lg.get("clouds", [])]
+    tracks = [t for lg in logs for t in lg["tracks"]]
+    want_thumbs = sum(len(s["frames"]) for s in strips)
+    if want_thumbs:
+        try:
+            page.wait_for_function(
+                "n => { const i = [...document.querySelectorAll('.panel.strip img')];"
+                " return i.length === n && i.every(e => e.complete); }", arg=want_thumbs, timeout=20000)
+        except Exception:  # noqa: BLE001 - reported below
+            pass
+    imgs = page.eval_on_selector_all(".panel.strip img", "els => els.map(e => [e.complete, e.naturalWidth, e.naturalHeight])")
+    if len(imgs) != want_thumbs:
+        failures.append(f"{where}: {len(imgs)} thumbnails on the page for {want_thumbs} in the data")
+    frames = [f for s in strips for f in s["frames"]]
+    for (complete, w, h), f in zip(imgs, frames):
+        if not complete or w == 0 or (w, h) != (f["w"], f["h"]):
+            failures.append(f"{where}: a thumbnail did not load as {f['w']}x{f['h']}: {complete} {w}x{h}")
+            break
+    if page.eval_on_selector_all(".panel.strip", "els => els.length") != len(strips):
+        failures.append(f"{where}: {len(strips)} camera strips in the data, not all drawn")
+    views = page.query_selector_all(".panel.cloud")
+    if len(views) != len(clouds):
+        failures.append(f"{where}: {len(views)} cloud panels for {len(clouds)} cloud views")
+    for box, view in zip(views, clouds):
+        canvas = box.query_selector("canvas")
+        coloured, digest = canvas.evaluate(CANVAS_STATS)
+        drawn = int(box.get_attribute("data-drawn") or 0)
+        shown = view["frames"][0]["shown"]
+        if coloured < 20 or drawn == 0 or drawn > shown:
+            failures.append(f"{where}: a cloud view looks blank: {coloured} coloured pixels, "
+                            f"{drawn} of {shown} points drawn")
+        if len(view["frames"]) > 1:
+            slider = box.query_selector("input[type=range]")
+            slider.evaluate("(e) => { e.value = '1'; e.dispatchEvent(new Event('input')); }")
+            if box.get_attribute("data-frame") != "1":
+                failures.append(f"{where}: the cloud slider did not move to the second message")
+            _, after = canvas.evaluate(CANVAS_STATS)
+            differ = (view["frames"][0]["x"], view["frames"][0]["y"]) != (view["frames"][1]["x"], view["frames"][1]["y"])
+            if differ and after == digest:
+                failures.append(f"{where}: the cloud slider did not change the picture")
+    maps = page.query_selector_all(".panel.track")
+    for box in maps:
+        coloured, _ = box.query_selector("canvas").evaluate(CANVAS_STATS)
+        if coloured < 20:
+            failures.append(f"{where}: a track looks blank ({coloured} coloured pixels)")
+    return want_thumbs, len(clouds), len(maps)
 
 
 def check_values(exe, logpath, log, failures, args=()):
@@ -272,11 +342,19 @@ def test_page(entry, manifest, writer, browser, robolog, record):
         said = page.eval_on_selector_all(".overview td.range", "els => els.map(e => e.textContent)")
         if len(said) != len(logs) or not all(s.startswith("showing ") for s in said):
             failures.append(f"{where}: the overviews say {said} of the range")
+    thumbs, clouds, tracks = check_sensor_views(page, logs, where, failures)
+    if thumbs or clouds:
+        # A screenshot of the first sensor view too, for people to look at.
+        first = page.query_selector(".panel.strip, .panel.cloud")
+        if first:
+            first.scroll_into_view_if_needed()
+            page.screenshot(path=os.path.join(out_dir, e["name"] + "-sensors.png"))
     compared = 0
     if e.get("values"):
         for path, log in zip(e["logs"], logs):
             compared += check_values(exe, path, log, failures, e.get("args", []))
     record(name=where, logs=len(logs), bytes=size, plots=len(plots), points=sum(p[0] for p in plots),
-           maps=len(maps), series_compared=compared, write_s=round(written, 2), open_s=round(shown, 2))
+           maps=len(maps), series_compared=compared,
+           thumbnails=thumbs, clouds=clouds, tracks=tracks, write_s=round(written, 2), open_s=round(shown, 2))
     if failures:
         pytest.fail("\n".join(failures), pytrace=False)

@@ -5,7 +5,8 @@
 //! installed when missing and this runs as root; `$CHROMIUM` names another)
 //! driven by Playwright, and compared with `robolog cat --json` (a page
 //! of part of two logs with `--start`/`--end`, against `cat` of the same
-//! range): see
+//! range), and their sensor views drawn (thumbnails loaded, cloud canvases
+//! drawn and their sliders moved, tracks drawn): see
 //! pytest's `xtask/pytests/test_report.py` (a test per page). The pages and a screenshot of each are left in
 //! `target/report-check/` for people to look at.
 
@@ -230,6 +231,7 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         .manifest(&out_dir.join("manifest.json"), &manifest)?
         .run()?;
     let (mut bytes, mut write_s, mut open_s, mut compared) = (0u64, 0f64, 0f64, 0u64);
+    let (mut thumbs, mut clouds, mut tracks) = (0u64, 0u64, 0u64);
     let mut largest = (0u64, String::new(), 0f64);
     for p in &pages {
         let b = p["bytes"].as_u64().unwrap_or(0);
@@ -237,6 +239,9 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         write_s += p["write_s"].as_f64().unwrap_or(0.0);
         open_s += p["open_s"].as_f64().unwrap_or(0.0);
         compared += p["series_compared"].as_u64().unwrap_or(0);
+        thumbs += p["thumbnails"].as_u64().unwrap_or(0);
+        clouds += p["clouds"].as_u64().unwrap_or(0);
+        tracks += p["tracks"].as_u64().unwrap_or(0);
         if b > largest.0 {
             largest = (
                 b,
@@ -246,7 +251,7 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         }
     }
     eprintln!(
-        "xtask: report: {} pages ({:.1} MB; the largest {} at {:.1} MB, written in {:.2} s), written in {write_s:.1} s and opened in Chromium in {open_s:.1} s in all; {compared} series equal robolog cat's values; screenshots in {}",
+        "xtask: report: {} pages ({:.1} MB; the largest {} at {:.1} MB, written in {:.2} s), written in {write_s:.1} s and opened in Chromium in {open_s:.1} s in all; {compared} series equal robolog cat's values; {thumbs} thumbnails loaded, {clouds} cloud views drawn and moved, {tracks} tracks drawn; screenshots in {}",
         pages.len(),
         bytes as f64 / 1e6,
         largest.1,
