@@ -77,7 +77,7 @@ pub struct CloudOptions {
 }
 
 /// One run of bytes copied from a source point into a record.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Run {
     src: usize,
     dst: usize,
@@ -143,7 +143,7 @@ pub fn decode_cloud(type_name: &str, message: &Value, opts: &CloudOptions) -> Re
     Ok(cloud)
 }
 
-fn pc2_dtype(datatype: i64) -> Option<Dtype> {
+pub(crate) fn pc2_dtype(datatype: i64) -> Option<Dtype> {
     Some(match datatype {
         1 => Dtype::I8,
         2 => Dtype::U8,
@@ -186,9 +186,10 @@ fn foxglove_dtype(v: &Value) -> Option<Dtype> {
 }
 
 /// A field as stored: its offset in the source point.
-struct SourceField {
-    field: PointField,
-    offset: usize,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SourceField {
+    pub(crate) field: PointField,
+    pub(crate) offset: usize,
 }
 
 /// Builds the copy plan of `fields` (sorted by offset here) from points of
@@ -280,10 +281,10 @@ fn gather<'d>(
 }
 
 fn point_cloud2(m: &Value, _opts: &CloudOptions) -> Result<Cloud> {
-    let height = uint32(m, "height")? as usize;
-    let width = uint32(m, "width")? as usize;
-    let point_step = uint32(m, "point_step")? as usize;
-    let row_step = uint32(m, "row_step")? as usize;
+    let height = uint32(m, "height")?;
+    let width = uint32(m, "width")?;
+    let point_step = uint32(m, "point_step")?;
+    let row_step = uint32(m, "row_step")?;
     let big = m
         .get("is_bigendian")
         .is_some_and(|_| int(m, "is_bigendian").is_ok_and(|b| b != 0));
@@ -304,48 +305,124 @@ fn point_cloud2(m: &Value, _opts: &CloudOptions) -> Result<Cloud> {
             offset: uint32(f, "offset")? as usize,
         });
     }
-    let (fields, copies, record) = plan(&mut fields, point_step, big)?;
-    let points = width
-        .checked_mul(height)
-        .ok_or_else(|| SensorError::new(format!("width {width} * height {height} overflows")))?;
-    let row_bytes = width.checked_mul(point_step).ok_or_else(|| {
-        SensorError::new(format!("width {width} * point_step {point_step} overflows"))
-    })?;
-    // A one-row cloud needs no row_step (drivers leave it wrong).
-    let stride = if height <= 1 { row_bytes } else { row_step };
-    if height > 1 && row_step < row_bytes {
-        return Err(SensorError::new(format!(
-            "row_step {row_step} is less than width {width} * point_step {point_step} = {row_bytes}"
-        )));
-    }
-    let needed = height
-        .saturating_sub(1)
-        .checked_mul(stride)
-        .and_then(|n| n.checked_add(if height == 0 { 0 } else { row_bytes }))
-        .ok_or_else(|| {
-            SensorError::new(format!("height {height} * row_step {stride} overflows"))
-        })?;
-    if data.len() < needed {
-        return Err(SensorError::new(format!(
-            "data holds {} bytes, {height} rows of {width} points of {point_step} bytes (row_step {row_step}) need {needed}",
-            data.len()
-        )));
-    }
-    if point_step == 0 || points == 0 {
-        return Ok(Cloud {
-            fields,
-            points: if point_step == 0 { 0 } else { points },
-            data: Vec::new(),
-        });
-    }
-    let mut out = Vec::with_capacity(points * record);
-    let rows = data.chunks(stride.max(1)).take(height);
-    gather(rows, width, point_step, &copies, record, &mut out);
-    Ok(Cloud {
+    let pc2 = Pc2 {
+        height,
+        width,
+        point_step,
+        row_step,
+        big,
         fields,
-        points,
-        data: out,
-    })
+    };
+    Ok(pc2.plan(data.len())?.pack(&data))
+}
+
+/// The numbers of a `sensor_msgs/PointCloud2` that place its points in
+/// `data`, whether read from a decoded message or from its wire bytes
+/// ([`pointcloud2_layout`](crate::pointcloud2_layout)): one set of checks
+/// and one packing for both.
+#[derive(Debug, Clone)]
+pub(crate) struct Pc2 {
+    pub(crate) height: u32,
+    pub(crate) width: u32,
+    pub(crate) point_step: u32,
+    pub(crate) row_step: u32,
+    pub(crate) big: bool,
+    /// The fields as stored (any order).
+    pub(crate) fields: Vec<SourceField>,
+}
+
+/// A [`Pc2`] whose sizes were checked against its data.
+#[derive(Debug, Clone)]
+pub(crate) struct Pc2Plan {
+    /// The fields in offset order (stable: equal offsets keep their order).
+    pub(crate) sorted: Vec<SourceField>,
+    fields: Vec<PointField>,
+    copies: Vec<Run>,
+    record: usize,
+    /// Points the packed cloud holds (0 when `point_step` is 0).
+    pub(crate) points: usize,
+    height: usize,
+    width: usize,
+    point_step: usize,
+    /// Bytes from one row's start to the next's.
+    stride: usize,
+}
+
+impl Pc2 {
+    /// Checks the fields against `point_step` and the rows against a
+    /// `data` of `data_len` bytes, with checked arithmetic.
+    pub(crate) fn plan(mut self, data_len: usize) -> Result<Pc2Plan> {
+        let height = self.height as usize;
+        let width = self.width as usize;
+        let point_step = self.point_step as usize;
+        let row_step = self.row_step as usize;
+        let (fields, copies, record) = plan(&mut self.fields, point_step, self.big)?;
+        let points = width.checked_mul(height).ok_or_else(|| {
+            SensorError::new(format!("width {width} * height {height} overflows"))
+        })?;
+        let row_bytes = width.checked_mul(point_step).ok_or_else(|| {
+            SensorError::new(format!("width {width} * point_step {point_step} overflows"))
+        })?;
+        // A one-row cloud needs no row_step (drivers leave it wrong).
+        let stride = if height <= 1 { row_bytes } else { row_step };
+        if height > 1 && row_step < row_bytes {
+            return Err(SensorError::new(format!(
+                "row_step {row_step} is less than width {width} * point_step {point_step} = {row_bytes}"
+            )));
+        }
+        let needed = height
+            .saturating_sub(1)
+            .checked_mul(stride)
+            .and_then(|n| n.checked_add(if height == 0 { 0 } else { row_bytes }))
+            .ok_or_else(|| {
+                SensorError::new(format!("height {height} * row_step {stride} overflows"))
+            })?;
+        if data_len < needed {
+            return Err(SensorError::new(format!(
+                "data holds {data_len} bytes, {height} rows of {width} points of {point_step} bytes (row_step {row_step}) need {needed}"
+            )));
+        }
+        Ok(Pc2Plan {
+            sorted: self.fields,
+            fields,
+            copies,
+            record,
+            points: if point_step == 0 { 0 } else { points },
+            height,
+            width,
+            point_step,
+            stride,
+        })
+    }
+}
+
+impl Pc2Plan {
+    /// The packed records of `data` (at least as long as the plan
+    /// checked).
+    pub(crate) fn pack(&self, data: &[u8]) -> Cloud {
+        if self.point_step == 0 || self.points == 0 {
+            return Cloud {
+                fields: self.fields.clone(),
+                points: self.points,
+                data: Vec::new(),
+            };
+        }
+        let mut out = Vec::with_capacity(self.points * self.record);
+        let rows = data.chunks(self.stride.max(1)).take(self.height);
+        gather(
+            rows,
+            self.width,
+            self.point_step,
+            &self.copies,
+            self.record,
+            &mut out,
+        );
+        Cloud {
+            fields: self.fields.clone(),
+            points: self.points,
+            data: out,
+        }
+    }
 }
 
 fn foxglove_cloud(m: &Value) -> Result<Cloud> {
@@ -668,7 +745,7 @@ fn hokuyo(m: &Value) -> Result<Cloud> {
 
 /// Removes the records whose `x`, `y` or `z` (a float field) is NaN,
 /// in place.
-fn drop_nan(cloud: &mut Cloud) {
+pub(crate) fn drop_nan(cloud: &mut Cloud) {
     let record = cloud.record_size();
     let axes: Vec<(usize, Dtype)> = ["x", "y", "z"]
         .iter()

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use logcore::{ChannelId, LogReader, MessageFilter, Timestamp};
+use logcore::{ChannelId, ChannelInfo, LogReader, MessageFilter, Timestamp};
 
 use crate::{
     Cloud, CloudOptions, Error, Fix, Image, ImageOptions, Kind, SensorTopic, decode_cloud,
@@ -106,6 +106,18 @@ fn channels_of(
         .into_iter()
         .filter(|c| c.topic == topic)
         .collect();
+    check_kind(&chans, topic, kinds, wanted)?;
+    Ok(chans.into_iter().map(|c| (c.id, c.type_name)).collect())
+}
+
+/// Checks `topic` has channels (`chans`) and that the first holds one of
+/// `kinds`.
+pub(crate) fn check_kind(
+    chans: &[ChannelInfo],
+    topic: &str,
+    kinds: &[Kind],
+    wanted: &'static str,
+) -> Result<(), Error> {
     let Some(first) = chans.first() else {
         return Err(Error::UnknownTopic {
             topic: topic.to_string(),
@@ -118,7 +130,7 @@ fn channels_of(
             wanted,
         });
     }
-    Ok(chans.into_iter().map(|c| (c.id, c.type_name)).collect())
+    Ok(())
 }
 
 /// The decoded messages of the channels, with the range applied.

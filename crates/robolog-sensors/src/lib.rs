@@ -8,6 +8,7 @@ mod fix;
 mod image;
 mod iter;
 mod kind;
+mod raw;
 pub mod write;
 
 pub use cloud::{Cloud, CloudOptions, PointField, decode_cloud};
@@ -15,6 +16,7 @@ pub use fix::{Fix, decode_fix};
 pub use image::{Image, ImageOptions, MAX_DECODED_PIXELS, PixelOrder, decode_image};
 pub use iter::{Problem, Range, Sample, clouds, images, sensor_topics, track};
 pub use kind::{Kind, SensorTopic, kind_of};
+pub use raw::{CloudField, CloudLayout, RawCloud, Wire, pointcloud2_layout, raw_clouds, raw_wire};
 
 /// The type of one sample of an image or one value of a point field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
