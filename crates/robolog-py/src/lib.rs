@@ -19,6 +19,8 @@
 //!   command-line tool's jobs;
 //! - `sql`: `robolog.sql`, SQL over a set of logs (DataFusion);
 //! - `values`: decoded values and JSON as Python objects;
+//! - `buffer`: read-only numpy views of a log's bytes (`Log.points`'
+//!   clouds as stored);
 //! - `views`: the formats' own views (`Log.ulog`, `Log.bag`, `Log.mcap`,
 //!   `Log.carla`); `bag2`: `Log.rosbag2`, a ROS 2 bag's metadata;
 //! - `errors`: `FormatError`, `UnsupportedError`, the mapping of the
@@ -37,6 +39,7 @@
 mod align;
 mod bag2;
 mod blocks;
+mod buffer;
 mod errors;
 mod flat;
 mod frames;
@@ -66,6 +69,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(log::open, m)?)?;
     m.add_class::<log::Log>()?;
     m.add_class::<sensors::SensorStream>()?;
+    m.add_class::<buffer::LogBytes>()?;
     m.add_class::<log::Channel>()?;
     m.add_class::<log::Topic>()?;
     m.add_class::<messages::Messages>()?;

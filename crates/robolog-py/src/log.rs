@@ -672,10 +672,15 @@ impl Log {
     /// MultiEchoLaserScan projected to x, y, z, Foxglove's PointCloud,
     /// VEL's Velodyne and Hokuyo scans), read as they are consumed: each
     /// (log_time, structured array) with the cloud's own field names and
-    /// dtypes, as sensor_msgs_py.read_points gives them (fields packed,
-    /// little-endian). drop_nan=True drops the points whose x, y or z is
-    /// NaN. every=N keeps one message in N; a message that does not fit
-    /// its layout is skipped and named in the stream's problems.
+    /// dtypes, as sensor_msgs_py.read_points gives them (little-endian).
+    /// A ROS 1 or ROS 2 PointCloud2 whose points are little-endian with
+    /// rows back to back is a view of the log's bytes, no copy: the
+    /// fields at their stored offsets, point_step as item size, read-only
+    /// (.copy() for a writable array), valid after the log is closed.
+    /// Other clouds (and drop_nan=True) come as packed records of their
+    /// own. drop_nan=True drops the points whose x, y or z is NaN.
+    /// every=N keeps one message in N; a message that does not fit its
+    /// layout is skipped and named in the stream's problems.
     ///
     /// Raises KeyError for an unknown topic, TypeError for a topic that
     /// holds no clouds or scans.

@@ -9,6 +9,15 @@
 //! memory holds a message or two, whatever the topic's size. Each array
 //! owns the bytes the decoder made (numpy views them with the message's
 //! dtype, no copy, no Python loop per pixel or point).
+//!
+//! A `sensor_msgs/PointCloud2` of a ROS 1 or CDR channel is not decoded
+//! at all ([`robolog_sensors::raw_clouds`]): where its points are stored
+//! in this machine's byte order with rows back to back, the array is a
+//! read-only view of the log's bytes ([`LogBytes`]) with the fields at
+//! their stored offsets and `point_step` as item size, as
+//! `sensor_msgs_py.read_points` makes it; otherwise (`drop_nan`, the
+//! other byte order, padded rows) its records are packed from the wire
+//! bytes as the decoded path packs them.
 
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,9 +32,11 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use robolog_sensors::{
-    Cloud, CloudOptions, Dtype, Error as SensorsError, Image, ImageOptions, Problem, Range,
+    Cloud, CloudField, CloudOptions, Dtype, Error as SensorsError, Image, ImageOptions, Problem,
+    Range, RawCloud,
 };
 
+use crate::buffer::LogBytes;
 use crate::errors::{Failure, guarded};
 use crate::interrupt;
 use crate::source::Shared;
@@ -35,6 +46,13 @@ use crate::table::Table;
 enum Payload {
     Image(Image),
     Cloud(Cloud),
+    /// The points of a cloud as stored: `points` records of `point_step`
+    /// bytes with `fields` at their offsets.
+    View {
+        bytes: LogBytes,
+        fields: Vec<CloudField>,
+        point_step: usize,
+    },
 }
 
 /// What the reading thread hands over.
@@ -71,6 +89,9 @@ pub(crate) struct SensorStream {
     topic: String,
     parts: Mutex<Option<Receiver<Part>>>,
     problems: Vec<String>,
+    /// The dtype of the last viewed cloud, with its fields and item
+    /// size (a topic's clouds mostly share one).
+    view_dtype: Option<(Vec<CloudField>, usize, Py<PyAny>)>,
 }
 
 /// A sensors error as Python raises it: an unknown topic is a `KeyError`,
@@ -112,6 +133,7 @@ impl SensorStream {
                 topic: topic.to_string(),
                 parts: Mutex::new(Some(rx)),
                 problems: Vec::new(),
+                view_dtype: None,
             }),
             Ok(Part::Failed(f)) => Err(f.into_py(py, shared.path.as_deref())),
             _ => Err(PyRuntimeError::new_err(
@@ -122,7 +144,7 @@ impl SensorStream {
 }
 
 /// The reading thread: started, the items, then the end.
-fn work(shared: &Shared, topic: &str, range: &Range, want: Want, tx: &SyncSender<Part>) {
+fn work(shared: &Arc<Shared>, topic: &str, range: &Range, want: Want, tx: &SyncSender<Part>) {
     let last = match shared.unless_changed(guarded(|| read(shared, topic, range, want, tx))) {
         Ok(problems) => Part::End(problems),
         Err(f) => Part::Failed(f),
@@ -133,7 +155,7 @@ fn work(shared: &Shared, topic: &str, range: &Range, want: Want, tx: &SyncSender
 
 /// Hands over each decoded message; the problems met.
 fn read(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     topic: &str,
     range: &Range,
     want: Want,
@@ -170,6 +192,30 @@ fn read(
             }
         }
         Want::Clouds(opts) => {
+            if let Some(it) = robolog_sensors::raw_clouds(log, topic, range).map_err(failure)? {
+                if tx.send(Part::Started).is_err() {
+                    return Ok(Vec::new());
+                }
+                for c in it {
+                    let s = c.and_then(|c| {
+                        let t = c.log_time.as_nanos();
+                        if let Some(v) = view(shared, &c, &opts) {
+                            return Ok((t, v));
+                        }
+                        c.to_cloud(&opts)
+                            .map(|cloud| (t, Payload::Cloud(cloud)))
+                            .map_err(|e| Problem {
+                                topic: topic.to_string(),
+                                log_time: Some(c.log_time),
+                                message: e.to_string(),
+                            })
+                    });
+                    if !send(s)? {
+                        break;
+                    }
+                }
+                return Ok(problems);
+            }
             let it = robolog_sensors::clouds(log, topic, range, opts).map_err(failure)?;
             if tx.send(Part::Started).is_err() {
                 return Ok(Vec::new());
@@ -183,6 +229,58 @@ fn read(
         }
     }
     Ok(problems)
+}
+
+/// A cloud as a view of its stored points, where it can be one: not
+/// `drop_nan`, values in this machine's byte order, rows back to back
+/// ([`robolog_sensors::CloudLayout::native_points`]).
+fn view(shared: &Arc<Shared>, c: &RawCloud<'_>, opts: &CloudOptions) -> Option<Payload> {
+    if opts.drop_nan {
+        return None;
+    }
+    let span = c.layout.native_points()?;
+    let point_step = c.layout.point_step as usize;
+    let bytes = LogBytes::of(shared, &c.payload, span, point_step)?;
+    Some(Payload::View {
+        bytes,
+        fields: c.layout.fields.clone(),
+        point_step,
+    })
+}
+
+/// The numpy dtype of stored points: the fields' names and dtypes at
+/// their offsets in points of `itemsize` bytes (a field of several values
+/// a sub-array): the dtype of [`cloud_dtype`] with the stored offsets.
+fn fields_dtype<'py>(
+    py: Python<'py>,
+    fields: &[CloudField],
+    itemsize: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (mut names, mut formats, mut offsets) = (Vec::new(), Vec::new(), Vec::new());
+    for f in fields {
+        names.push(f.field.name.clone());
+        formats.push(field_format(py, &f.field)?);
+        offsets.push(f.offset);
+    }
+    let spec = PyDict::new(py);
+    spec.set_item("names", PyList::new(py, names)?)?;
+    spec.set_item("formats", PyList::new(py, formats)?)?;
+    spec.set_item("offsets", PyList::new(py, offsets)?)?;
+    spec.set_item("itemsize", itemsize)?;
+    py.import("numpy")?.getattr("dtype")?.call1((spec,))
+}
+
+/// A field's numpy format: its dtype's name, or (name, (count,)).
+fn field_format<'py>(
+    py: Python<'py>,
+    f: &robolog_sensors::PointField,
+) -> PyResult<Bound<'py, PyAny>> {
+    let one = f.dtype.name().into_pyobject(py)?.into_any();
+    Ok(if f.count == 1 {
+        one
+    } else {
+        PyTuple::new(py, [one, PyTuple::new(py, [f.count])?.into_any()])?.into_any()
+    })
 }
 
 /// The numpy array of a frame: (height, width) or (height, width,
@@ -209,12 +307,7 @@ fn cloud_dtype<'py>(py: Python<'py>, cloud: &Cloud) -> PyResult<Bound<'py, PyAny
     let mut at = 0usize;
     for f in &cloud.fields {
         names.push(f.name.clone());
-        let one = f.dtype.name().into_pyobject(py)?.into_any();
-        formats.push(if f.count == 1 {
-            one
-        } else {
-            PyTuple::new(py, [one, PyTuple::new(py, [f.count])?.into_any()])?.into_any()
-        });
+        formats.push(field_format(py, f)?);
         offsets.push(at);
         at += f.size();
     }
@@ -289,6 +382,27 @@ impl SensorStream {
                 let array = match payload {
                     Payload::Image(i) => image_array(py, i)?,
                     Payload::Cloud(c) => cloud_array(py, c)?,
+                    Payload::View {
+                        bytes,
+                        fields,
+                        point_step,
+                    } => {
+                        let dtype = match &slf.view_dtype {
+                            Some((f, s, d)) if *f == fields && *s == point_step => {
+                                d.bind(py).clone()
+                            }
+                            _ => {
+                                let d = fields_dtype(py, &fields, point_step)?;
+                                slf.view_dtype = Some((fields, point_step, d.clone().unbind()));
+                                d
+                            }
+                        };
+                        let bytes = Bound::new(py, bytes)?;
+                        py.import("numpy")?
+                            .getattr("asarray")?
+                            .call1((bytes,))?
+                            .call_method1("view", (dtype,))?
+                    }
                 };
                 Ok(Some(PyTuple::new(
                     py,

@@ -476,3 +476,170 @@ def test_foxglove_protobuf_sensors(tmp_path):
         track = log.track("/gps").to_pyarrow()
         assert track.column("latitude").to_pylist() == [48.1]
         assert track.column("altitude").to_pylist() == [520.25]
+
+
+# Clouds as views of the log's bytes: a ROS 1 or CDR PointCloud2 whose
+# points are little-endian with rows back to back is not copied.
+
+
+def log_bytes_of(a):
+    """The object an array's memory belongs to (its last base)."""
+    base = a
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    return base
+
+
+def assert_equals_reference(a, m):
+    ref = reference_points(m)
+    assert list(a.dtype.names) == list(ref.dtype.names)
+    assert len(a) == len(ref) == m.width * m.height
+    for name in ref.dtype.names:
+        assert a.dtype[name] == ref.dtype[name].newbyteorder("="), name
+        assert np.array_equal(a[name], ref[name], equal_nan=a.dtype[name].kind == "f"), name
+
+
+def cloud_msg(ts, ros2, fields, point_step, width, height, data, row_step=None, bigendian=False):
+    T = ts.types
+    F = T["sensor_msgs/msg/PointField"]
+    header = (
+        T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=1, nanosec=0), frame_id="lidar")
+        if ros2
+        else T["std_msgs/msg/Header"](seq=0, stamp=T["builtin_interfaces/msg/Time"](sec=1, nanosec=0), frame_id="lidar")
+    )
+    return T["sensor_msgs/msg/PointCloud2"](
+        header=header,
+        height=height,
+        width=width,
+        fields=[F(name=n, offset=o, datatype=d, count=c) for n, o, d, c in fields],
+        is_bigendian=bigendian,
+        point_step=point_step,
+        row_step=row_step if row_step is not None else point_step * width,
+        data=np.frombuffer(bytes(data), np.uint8),
+        is_dense=True,
+    )
+
+
+# x, y, z float32, 4 bytes of padding, intensity float32, ring uint16, a
+# uint8 triple, a float64: fields out of offset order, point_step 40.
+FIELDS = [("ring", 20, 4, 1), ("x", 0, 7, 1), ("y", 4, 7, 1), ("z", 8, 7, 1),
+          ("intensity", 16, 7, 1), ("rgb", 22, 2, 3), ("t", 32, 8, 1)]
+
+
+def cloud_data(n, step=40, seed=3, big=False):
+    """n points of random values (NaN in a few x) as stored."""
+    rng = np.random.default_rng(seed)
+    data = rng.integers(0, 256, n * step, dtype=np.uint8)
+    pts = data.view(np.dtype({"names": ["x", "t"], "formats": [(">" if big else "<") + "f4", (">" if big else "<") + "f8"],
+                              "offsets": [0, 32], "itemsize": step}))
+    pts["x"] = rng.random(n)
+    pts["x"][::7] = np.nan
+    pts["t"] = rng.random(n)
+    return data.tobytes()
+
+
+@pytest.mark.parametrize("file,topic", [("rosbag/embag-test.bag", "/luminar_pointcloud"),
+                                        ("rosbag/swri-PointCloud2.bag", "/pointcloud2")])
+def test_corpus_clouds_are_read_only_views(corpus, file, topic):
+    import gc
+
+    path = corpus / file
+    want = messages(path, topic)
+    log = robolog.open(path)
+    got = list(log.points(topic))
+    assert len(got) == len(want)
+    for (_, a), (_, m) in zip(got, want):
+        assert a.flags.writeable is False
+        assert type(log_bytes_of(a)).__name__ == "LogBytes"
+        assert a.dtype.itemsize == m.point_step
+        assert_equals_reference(a, m)
+        with pytest.raises(ValueError):
+            a.flags.writeable = True
+        with pytest.raises(ValueError):
+            a["x"][0] = 1.0
+        assert a.copy().flags.writeable
+    # Valid after the log is closed and collected.
+    log.close()
+    del log
+    gc.collect()
+    for (_, a), (_, m) in zip(got, want):
+        assert_equals_reference(a, m)
+
+
+@pytest.mark.parametrize("ros2", [False, True], ids=["ros1-bag", "ros2-mcap"])
+def test_written_clouds_view_the_log(tmp_path, ros2):
+    import gc
+
+    ts = typestore(ros2)
+    n = 1000
+    msgs = [cloud_msg(ts, ros2, FIELDS, 40, n // 2, 2, cloud_data(n, seed=k)) for k in range(3)]
+    path = write_log(tmp_path / ("c" if ros2 else "c.bag"), ros2, {"/points": ("sensor_msgs/msg/PointCloud2", msgs)})
+    log = robolog.open(path)
+    stream = log.points("/points")
+    got = list(stream)
+    assert stream.problems == []
+    assert len(got) == 3
+    for (_, a), m in zip(got, msgs):
+        assert a.flags.writeable is False
+        lb = log_bytes_of(a)
+        assert type(lb).__name__ == "LogBytes"
+        if not ros2:
+            # rosbags writes uncompressed chunks: the bag's own mapped bytes.
+            assert "the log's bytes" in repr(lb)
+        assert list(a.dtype.names) == ["x", "y", "z", "intensity", "ring", "rgb", "t"]
+        assert a.dtype["rgb"] == np.dtype(("u1", (3,)))
+        assert a.dtype.fields["t"][1] == 32 and a.dtype.itemsize == 40
+        assert_equals_reference(a, m)
+    # The same values as the packed copy (drop_nan takes the copy path).
+    packed = list(log.points("/points", drop_nan=True))
+    for (_, a), (_, p) in zip(got, packed):
+        assert p.flags.writeable
+        keep = ~(np.isnan(a["x"]) | np.isnan(a["y"]) | np.isnan(a["z"]))
+        assert len(p) == int(keep.sum()) < len(a)
+        for name in a.dtype.names:
+            assert np.array_equal(a[name][keep], p[name], equal_nan=True), name
+    # The table has every point.
+    assert log.points_table("/points").num_rows == 3 * n
+    del log, stream
+    gc.collect()
+    for (_, a), m in zip(got, msgs):
+        assert_equals_reference(a, m)
+
+
+def test_converted_ros2_mcap_clouds_are_views(corpus, tmp_path):
+    path = corpus / "rosbag" / "swri-PointCloud2.bag"
+    want = messages(path, "/pointcloud2")
+    for compression in ["none", "zstd"]:
+        out = tmp_path / f"c-{compression}.mcap"
+        robolog.convert(path, out, ros2=True, compression=compression)
+        with robolog.open(out) as log:
+            assert [c.encoding for c in log.channels if c.topic == "/pointcloud2"] == ["cdr"]
+            got = list(log.points("/pointcloud2"))
+        assert len(got) == len(want)
+        for (_, a), (_, m) in zip(got, want):
+            assert a.flags.writeable is False
+            lb = log_bytes_of(a)
+            assert ("the log's bytes" in repr(lb)) == (compression == "none")
+            assert_equals_reference(a, m)
+
+
+@pytest.mark.parametrize("ros2", [False, True], ids=["ros1-bag", "ros2-mcap"])
+def test_big_endian_and_padded_clouds_are_copied(tmp_path, ros2):
+    ts = typestore(ros2)
+    n, h = 60, 3
+    big = cloud_msg(ts, ros2, FIELDS, 40, n, h, cloud_data(n * h, big=True), bigendian=True)
+    # Rows of 60 points and 16 bytes of padding after each.
+    rows = np.frombuffer(cloud_data(n * h, seed=9), np.uint8).reshape(h, n * 40)
+    padded_data = np.concatenate([rows, np.full((h, 16), 0xAB, np.uint8)], axis=1).tobytes()
+    padded = cloud_msg(ts, ros2, FIELDS, 40, n, h, padded_data, row_step=n * 40 + 16)
+    path = write_log(tmp_path / ("p" if ros2 else "p.bag"), ros2, {
+        "/big": ("sensor_msgs/msg/PointCloud2", [big]),
+        "/padded": ("sensor_msgs/msg/PointCloud2", [padded]),
+    })
+    with robolog.open(path) as log:
+        for topic, m in [("/big", big), ("/padded", padded)]:
+            (_, a), = list(log.points(topic))
+            # Packed records of their own, writable.
+            assert a.flags.writeable, topic
+            assert a.dtype.itemsize == 4 * 4 + 2 + 3 + 8, topic
+            assert_equals_reference(a, m)

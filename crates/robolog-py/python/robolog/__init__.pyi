@@ -651,7 +651,12 @@ class Log:
         every: int = 1,
         drop_nan: bool = False,
     ) -> SensorStream:
-        """A cloud or scan topic's clouds: (log_time, structured array of the cloud's own fields)."""
+        """A cloud or scan topic's clouds: (log_time, structured array of the cloud's own fields).
+
+        A ROS 1 or ROS 2 PointCloud2 of little-endian points with rows back to back
+        (drop_nan=False) is a view of the log's bytes, read-only (itemsize point_step,
+        fields at their stored offsets): .copy() for a writable array. Other clouds
+        come as packed records of their own."""
     def points_table(
         self,
         topic: str,
