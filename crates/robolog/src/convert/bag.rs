@@ -168,6 +168,16 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
             if !cx.keep_topic(&conn.topic) {
                 continue;
             }
+            let mut conn = conn;
+            let topic = cx.out_topic(&conn.topic);
+            if topic != conn.topic {
+                for (k, v) in conn.header.iter_mut() {
+                    if k == "topic" {
+                        *v = topic.clone().into_bytes();
+                    }
+                }
+                conn.topic = topic;
+            }
             let key = [
                 conn.topic.clone(),
                 conn.type_name.clone(),
@@ -194,19 +204,15 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
         let filter = cx.lenient_filter().channels(mine.keys().copied());
         streams.push(log.messages(&filter)?);
     }
-    cx.each_merged(
-        streams,
-        |m| m.log_time.as_nanos(),
-        |cx, i, m| {
-            let Some(&conn) = ids[i].get(&m.channel) else {
-                return Ok(());
-            };
-            w.write(conn, ros_time(logs[i], &m)?, &m.payload)?;
-            cx.stats.messages += 1;
-            cx.tick_at(i, m.offset.unwrap_or(0));
-            Ok(())
-        },
-    )?;
+    cx.each_message_merged(streams, |cx, i, m| {
+        let Some(&conn) = ids[i].get(&m.channel) else {
+            return Ok(());
+        };
+        w.write(conn, ros_time(logs[i], &m)?, &m.payload)?;
+        cx.stats.messages += 1;
+        cx.tick_at(i, m.offset.unwrap_or(0));
+        Ok(())
+    })?;
     w.finish()?;
     cx.report(cx.total_bytes);
     Ok(w.into_inner())

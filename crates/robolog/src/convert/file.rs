@@ -171,6 +171,7 @@ pub fn convert_file_to(
                 storage,
                 zstd,
                 force,
+                filter: None,
             };
             return folder.write(log, opts, progress);
         }

@@ -39,6 +39,7 @@ use std::path::Path;
 use logcore::{ChannelId, Error, Format, LogReader};
 use mcapfile::Writer;
 
+use super::select::{Filter, Selecting};
 use super::{Context, ConvertFileError, ConvertOptions, ConvertStats, Progress, Target};
 use crate::Log;
 use crate::write::{OutputPolicy, WriteError, write_atomically};
@@ -74,9 +75,8 @@ fn generation(log: &Log<'_>, opts: &ConvertOptions) -> Result<Option<Generation>
         Format::Mcap => {
             let channels = log.channels()?;
             let kept = || {
-                channels
-                    .iter()
-                    .filter(|c| opts.topics.is_empty() || opts.topics.contains(&c.topic))
+                let patterns = super::select::TopicPatterns::new(&opts.topics);
+                channels.iter().filter(move |c| patterns.selects(&c.topic))
             };
             let mut ros1 = kept().any(|c| c.message_encoding == "ros1");
             let mut ros2 = kept().any(|c| c.message_encoding == "cdr");
@@ -193,7 +193,8 @@ pub fn check_merge(
 /// The identities of the kept topics of `log` (a topic with several
 /// connections or channels has several).
 fn identities(log: &Log<'_>, opts: &ConvertOptions) -> Result<Vec<(String, Identity)>, Error> {
-    let keep = |t: &str| opts.topics.is_empty() || opts.topics.iter().any(|k| k == t);
+    let patterns = super::select::TopicPatterns::new(&opts.topics);
+    let keep = |t: &str| patterns.selects(t);
     #[cfg(feature = "rosbag")]
     if let Some(bag) = log.as_bag() {
         return Ok(bag
@@ -293,19 +294,102 @@ pub fn convert_files_to(
     force: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ConvertStats, ConvertFileError> {
+    write_files(inputs, output, target, opts, None, force, progress)
+}
+
+/// [`convert_files_to`] with the message selection `filter` (see
+/// [`Filter`]): the same writers of merged inputs, each message kept or
+/// dropped by the filter as it is read, written with its bytes unchanged
+/// under its (renamed) topic at its (shifted) time. One input goes
+/// through the same merged writers (an MCAP file of any channels to
+/// MCAP; header profile, schemas, channels, metadata and attachments
+/// kept, channels renumbered). The inputs are ROS 1 bags, ROS 2 bags
+/// and MCAP files, and the output keeps their encoding (a ROS 1 log to
+/// MCAP or a bag, a ROS 2 log to MCAP or a ROS 2 bag folder); anything
+/// else, and [`ConvertOptions::ros2`], is [`Error::InvalidArgument`].
+///
+/// ```
+/// use robolog::convert::{ConvertOptions, Filter, Target, filter_files_to};
+/// let input = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag").as_ref();
+/// let dir = std::env::temp_dir().join(format!("robolog-doc-filter-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let log = robolog::open(input)?;
+/// let out = dir.join("renamed.mcap");
+/// let mut filter = Filter::new();
+/// filter.rename("/chatter=/talk")?;
+/// let opts = ConvertOptions { topics: vec!["/chat*".into()], ..ConvertOptions::default() };
+/// filter_files_to(&[(&log, input)], &out, Target::Mcap, &opts, &filter, false, &mut |_| {})?;
+/// let written = robolog::open(&out)?;
+/// let topics: Vec<String> = logcore::LogReader::channels(&written)?.into_iter().map(|c| c.topic).collect();
+/// assert!(!topics.is_empty() && topics.iter().all(|t| t == "/talk"));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn filter_files_to(
+    inputs: &[Input<'_, '_>],
+    output: &Path,
+    target: Target,
+    opts: &ConvertOptions,
+    filter: &Filter,
+    force: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ConvertStats, ConvertFileError> {
+    write_files(inputs, output, target, opts, Some(filter), force, progress)
+}
+
+/// [`convert_files_to`], with the selection of `filter` when given.
+fn write_files(
+    inputs: &[Input<'_, '_>],
+    output: &Path,
+    target: Target,
+    opts: &ConvertOptions,
+    filter: Option<&Filter>,
+    force: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ConvertStats, ConvertFileError> {
+    let usage = |msg: String| Err(ConvertFileError::Convert(Error::InvalidArgument(msg)));
     match inputs {
         [] => {
-            return Err(ConvertFileError::Convert(Error::InvalidArgument(
-                "a conversion needs at least one input".into(),
-            )));
+            return usage("a conversion needs at least one input".into());
         }
-        [(log, input)] => {
+        [(log, input)] if filter.is_none() => {
             return super::convert_file_to(log, input, output, target, opts, force, progress);
         }
         _ => {}
     }
-    check_merge(inputs, target, opts).map_err(ConvertFileError::Convert)?;
     let logs: Vec<&Log<'_>> = inputs.iter().map(|&(l, _)| l).collect();
+    if filter.is_some() {
+        super::select::check_inputs(&logs).map_err(ConvertFileError::Convert)?;
+        if opts.ros2 {
+            return usage(
+                "a filter copies messages unchanged: it does not map them to ROS 2".into(),
+            );
+        }
+    }
+    if inputs.len() > 1 {
+        check_merge(inputs, target, opts).map_err(ConvertFileError::Convert)?;
+    }
+    let generation = generation(logs[0], opts).map_err(ConvertFileError::Convert)?;
+    if filter.is_some() {
+        match (target, generation) {
+            (Target::Bag, Some(Generation::Ros2))
+            | (Target::Rosbag2 { .. }, Some(Generation::Ros1)) => {
+                return usage(format!(
+                    "a filter copies messages unchanged: a {} log is written as .mcap or {}; \
+                     convert the output afterwards",
+                    generation.map_or("", |_| match target {
+                        Target::Bag => "ROS 2",
+                        _ => "ROS 1",
+                    }),
+                    match target {
+                        Target::Bag => "a ROS 2 bag folder",
+                        _ => ".bag",
+                    }
+                ));
+            }
+            _ => {}
+        }
+    }
     let bag = match target {
         Target::Mcap => false,
         Target::Bag => true,
@@ -316,6 +400,7 @@ pub fn convert_files_to(
                 storage,
                 zstd,
                 force,
+                filter,
             };
             for &(_, input) in inputs {
                 folder(input).check()?;
@@ -329,11 +414,22 @@ pub fn convert_files_to(
     }
     let mut policy = OutputPolicy::new(force);
     policy.add_inputs(inputs.iter().map(|&(_, p)| p));
-    let ros2 = generation(logs[0], &opts)
-        .map_err(ConvertFileError::Convert)?
-        .is_some_and(|g| g == Generation::Ros2);
+    let ros2 = generation == Some(Generation::Ros2);
+    // The header profile of an MCAP output: the generation's, or the one
+    // MCAP input's own.
+    let profile = match generation {
+        Some(Generation::Ros1) => "ros1".to_string(),
+        Some(Generation::Ros2) => "ros2".to_string(),
+        None => logs[0]
+            .as_mcap()
+            .map(|m| m.header().profile.clone())
+            .unwrap_or_default(),
+    };
     let written = write_atomically(output, &policy, |f| {
         let mut cx = Context::of_logs(&logs, &opts, progress);
+        if let Some(f) = filter {
+            cx.selecting = Some(Selecting::new(&logs, &opts, f)?);
+        }
         match (bag, ros2) {
             #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
             (true, true) => super::ros2to1::to_bag_merged(&logs, f, &mut cx)?,
@@ -349,7 +445,7 @@ pub fn convert_files_to(
                     "this build leaves out the `ros2` or `rosbag2` feature of the robolog library",
                 ));
             }
-            (false, _) => to_mcap_merged(&logs, f, if ros2 { "ros2" } else { "ros1" }, &mut cx)?,
+            (false, _) => to_mcap_merged(&logs, f, &profile, &mut cx)?,
             #[allow(unreachable_patterns)]
             _ => {
                 return Err(Error::unsupported(
@@ -395,14 +491,14 @@ fn declared(log: &Log<'_>, cx: &Context<'_>) -> Result<Vec<Declared>, Error> {
             .filter(|c| cx.keep_topic(&c.topic))
             .map(|c| Declared {
                 id: ChannelId(c.id),
-                topic: c.topic.clone(),
+                topic: cx.out_topic(&c.topic),
                 encoding: "ros1".into(),
                 schema: Some((
                     c.type_name.clone(),
                     "ros1msg".into(),
                     c.message_definition.clone().into_bytes(),
                 )),
-                metadata: super::bag::channel_metadata(c),
+                metadata: renamed_metadata(super::bag::channel_metadata(c), cx),
             })
             .collect());
     }
@@ -418,16 +514,28 @@ fn declared(log: &Log<'_>, cx: &Context<'_>) -> Result<Vec<Declared>, Error> {
             }
             Declared {
                 id: c.id,
-                topic: c.topic,
+                topic: cx.out_topic(&c.topic),
                 encoding: c.message_encoding,
                 schema: c
                     .schema
                     .as_ref()
                     .map(|s| (s.name.clone(), s.encoding.clone(), s.data.clone())),
-                metadata,
+                metadata: renamed_metadata(metadata, cx),
             }
         })
         .collect())
+}
+
+/// Channel metadata with its `topic` entry (a ROS 1 connection header's)
+/// renamed as the channel is.
+fn renamed_metadata(
+    mut metadata: BTreeMap<String, String>,
+    cx: &Context<'_>,
+) -> BTreeMap<String, String> {
+    if let Some(t) = metadata.get_mut("topic") {
+        *t = cx.out_topic(t);
+    }
+    metadata
 }
 
 /// ROS 1 logs (profile `ros1`) or ROS 2 logs (profile `ros2`) merged into
@@ -491,39 +599,35 @@ fn to_mcap_merged<W: Write>(
     let mut read = vec![0u64; logs.len()];
     let sizes: Vec<u64> = logs.iter().map(|l| l.size()).collect();
     let mut sequence = 0u32;
-    cx.each_merged(
-        streams,
-        |m| m.log_time.as_nanos(),
-        |cx, i, m| {
-            let Some(&channel) = ids[i].get(&m.channel) else {
-                return Ok(());
-            };
-            let t = super::mcap_time(logs[i], &m)?;
-            let publish = match m.publish_time {
-                None => t,
-                Some(p) => match u64::try_from(p.as_nanos()) {
-                    Ok(p) => p,
-                    Err(_) => {
-                        let with = logcore::Message {
-                            log_time: p,
-                            ..m.clone()
-                        };
-                        return Err(super::mcap_time(logs[i], &with).unwrap_err());
-                    }
-                },
-            };
-            let seq = match m.sequence {
-                Some(s) if keeps_sequence[i] => s as u32,
-                _ => sequence,
-            };
-            w.write_message(channel, seq, t, publish, &m.payload)?;
-            sequence = sequence.wrapping_add(1);
-            cx.stats.messages += 1;
-            read[i] += m.payload.len() as u64;
-            cx.tick_at(i, m.offset.unwrap_or(read[i]).min(sizes[i]));
-            Ok(())
-        },
-    )?;
+    cx.each_message_merged(streams, |cx, i, m| {
+        let Some(&channel) = ids[i].get(&m.channel) else {
+            return Ok(());
+        };
+        let t = super::mcap_time(logs[i], &m)?;
+        let publish = match m.publish_time {
+            None => t,
+            Some(p) => match u64::try_from(p.as_nanos()) {
+                Ok(p) => p,
+                Err(_) => {
+                    let with = logcore::Message {
+                        log_time: p,
+                        ..m.clone()
+                    };
+                    return Err(super::mcap_time(logs[i], &with).unwrap_err());
+                }
+            },
+        };
+        let seq = match m.sequence {
+            Some(s) if keeps_sequence[i] => s as u32,
+            _ => sequence,
+        };
+        w.write_message(channel, seq, t, publish, &m.payload)?;
+        sequence = sequence.wrapping_add(1);
+        cx.stats.messages += 1;
+        read[i] += m.payload.len() as u64;
+        cx.tick_at(i, m.offset.unwrap_or(read[i]).min(sizes[i]));
+        Ok(())
+    })?;
     let sink = w.finish()?;
     cx.report(cx.total_bytes);
     Ok(sink)

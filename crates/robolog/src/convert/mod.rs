@@ -24,6 +24,12 @@
 //! [`convert_file_to`].
 //! [`convert_files_to`] merges several ROS 1 logs, or several ROS 2
 //! logs, by log time into one output of any of these kinds.
+//! [`filter_files_to`] writes through the same merged writers with a
+//! [`Filter`] deciding each message as it is read (topic patterns and
+//! exclusions, content keys, windows around events, latched topics), its
+//! time shifted and its topic renamed, its bytes unchanged (`robolog
+//! filter`; see the `select` module); [`filter_dry_run`] counts what it
+//! would keep.
 //!
 //! Conversions stream: the input is memory-mapped and read one chunk at a
 //! time, the output is written one chunk at a time, so memory is bounded
@@ -90,7 +96,10 @@ pub struct ConvertOptions {
     pub compression: Compression,
     /// Close a chunk once its uncompressed records reach this many bytes.
     pub chunk_size: u64,
-    /// Only these topics (empty: all).
+    /// Only these topics (empty: all): topic names, globs (`*` within one
+    /// name level, `**` across levels, `?`, `[abc]`) or `re:` regular
+    /// expressions, each matching whole topic names (see
+    /// [`TopicPattern`]); a name matches itself whatever characters it has.
     pub topics: Vec<String>,
     /// Only messages at or after this log time.
     pub start: Option<Timestamp>,
@@ -189,6 +198,10 @@ pub(crate) struct Context<'p> {
     reported: (u64, u64),
     /// How far each input of a merge has been read ([`Context::tick_at`]).
     positions: Vec<u64>,
+    /// The topic patterns of the options, compiled.
+    topics: select::TopicPatterns,
+    /// The message selection of a filter ([`filter_files_to`]).
+    pub(crate) selecting: Option<select::Selecting>,
 }
 
 impl<'p> Context<'p> {
@@ -211,6 +224,50 @@ impl<'p> Context<'p> {
             progress,
             reported: (0, 0),
             positions: vec![0; logs.len()],
+            topics: select::TopicPatterns::new(&opts.topics),
+            selecting: None,
+        }
+    }
+
+    /// Runs `each` on the messages of several lenient reads merged by
+    /// time, as [`Context::each_merged`], each message first decided by
+    /// the filter's selection (when the conversion has one): a message it
+    /// drops is not given to `each`, a kept one comes with its times
+    /// shifted. The writers of merged conversions read through it, so
+    /// that a filter is one step of their pipeline.
+    pub(crate) fn each_message_merged<'m, I>(
+        &mut self,
+        streams: Vec<I>,
+        mut each: impl FnMut(&mut Self, usize, logcore::Message<'m>) -> Result<(), Error>,
+    ) -> Result<(), Error>
+    where
+        I: Iterator<Item = Result<logcore::Message<'m>, Error>>,
+    {
+        self.each_merged(
+            streams,
+            |m| m.log_time.as_nanos(),
+            |cx, i, m| match cx.selecting.as_mut() {
+                None => each(cx, i, m),
+                Some(sel) => {
+                    if !sel.keep(i, &m) {
+                        if let Some(at) = m.offset {
+                            cx.tick_at(i, at);
+                        }
+                        return Ok(());
+                    }
+                    let m = sel.shifted(m)?;
+                    each(cx, i, m)
+                }
+            },
+        )
+    }
+
+    /// The name topic `topic` of an input is written under (a filter's
+    /// renames).
+    pub(crate) fn out_topic(&self, topic: &str) -> String {
+        match &self.selecting {
+            Some(s) => s.filter().renamed(topic),
+            None => topic.to_string(),
         }
     }
 
@@ -319,7 +376,12 @@ impl<'p> Context<'p> {
     )]
     pub(crate) fn lenient_filter(&self) -> MessageFilter {
         let mut filter = MessageFilter::all().mode(ReadMode::Lenient);
-        filter.start = self.opts.start;
+        filter.start = match &self.selecting {
+            // A filter reads from its earliest latched message, and
+            // decides the start itself.
+            Some(s) => s.read_start(),
+            None => self.opts.start,
+        };
         filter.end = self.opts.end;
         filter
     }
@@ -348,7 +410,11 @@ impl<'p> Context<'p> {
 
     /// Whether `topic` passes the topic filter.
     pub(crate) fn keep_topic(&self, topic: &str) -> bool {
-        self.opts.topics.is_empty() || self.opts.topics.iter().any(|t| t == topic)
+        self.topics.selects(topic)
+            && !self
+                .selecting
+                .as_ref()
+                .is_some_and(|s| s.filter().excludes(topic))
     }
 
     /// Reports progress when enough has happened since the last report
@@ -500,9 +566,13 @@ pub fn to_bag<W: Write + Seek>(
 
 mod file;
 mod merge;
+mod select;
 mod to_rosbag2;
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
-pub use merge::{Input, check_merge, convert_files_to};
+pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
+pub use select::{
+    Filter, MessageKey, TopicCount, TopicPattern, filter_dry_run, is_latched, numbered,
+};
 
 /// The error of a converter given a log of another format: `wanted`
 /// names the format it converts (`"a ROS 1 bag"`).

@@ -62,6 +62,9 @@ pub(crate) struct Folder<'p> {
     pub(crate) zstd: bool,
     /// Replace an existing bag folder.
     pub(crate) force: bool,
+    /// The message selection of a filter.
+    #[cfg_attr(not(feature = "rosbag2"), allow(dead_code))]
+    pub(crate) filter: Option<&'p super::select::Filter>,
 }
 
 impl Folder<'_> {
@@ -193,6 +196,10 @@ mod bag2 {
         let _listed =
             crate::write::TemporaryFolder::watch(w.temp_path()).map_err(ConvertFileError::Io)?;
         let mut cx = Context::of_logs(logs, opts, progress);
+        if let Some(f) = folder.filter {
+            cx.selecting =
+                Some(crate::convert::select::Selecting::new(logs, opts, f).map_err(file_error)?);
+        }
         let written = if ros1 {
             from_ros1(logs, &mut w, &mut cx)
         } else {
@@ -267,24 +274,20 @@ mod bag2 {
         // else by the payload bytes read (a bag's rows have no offsets).
         let mut read = vec![0u64; logs.len()];
         let sizes: Vec<u64> = logs.iter().map(|l| l.size()).collect();
-        cx.each_merged(
-            streams,
-            |m| m.log_time.as_nanos(),
-            |cx, i, m| {
-                let Some(&id) = ids[i].get(&m.channel) else {
-                    return Ok(());
-                };
-                if mcap {
-                    // The rule and the error of every MCAP output.
-                    crate::convert::mcap_time(logs[i], &m)?;
-                }
-                w.write(id, m.log_time.as_nanos(), &m.payload)?;
-                cx.stats.messages += 1;
-                read[i] += m.payload.len() as u64;
-                cx.tick_at(i, m.offset.unwrap_or(read[i]).min(sizes[i]));
-                Ok(())
-            },
-        )
+        cx.each_message_merged(streams, |cx, i, m| {
+            let Some(&id) = ids[i].get(&m.channel) else {
+                return Ok(());
+            };
+            if mcap {
+                // The rule and the error of every MCAP output.
+                crate::convert::mcap_time(logs[i], &m)?;
+            }
+            w.write(id, m.log_time.as_nanos(), &m.payload)?;
+            cx.stats.messages += 1;
+            read[i] += m.payload.len() as u64;
+            cx.tick_at(i, m.offset.unwrap_or(read[i]).min(sizes[i]));
+            Ok(())
+        })
     }
 
     /// Declares the kept topics of `log` (counting the new ones in
@@ -325,7 +328,7 @@ mod bag2 {
             if c.type_name.is_empty() {
                 return Err(refuse("no message type (no schema)".into()));
             }
-            let mut spec = TopicSpec::new(&c.topic, &c.type_name);
+            let mut spec = TopicSpec::new(cx.out_topic(&c.topic), &c.type_name);
             spec.serialization_format = c.message_encoding.clone();
             if let Some(s) = &c.schema
                 && matches!(s.encoding.as_str(), "ros2msg" | "ros2idl")

@@ -1,0 +1,748 @@
+//! Message selection for `robolog filter` (and a later Python
+//! `robolog.filter`): which messages of the inputs a conversion writes,
+//! under which topic names and at which times. It is a step of the merged
+//! conversion pipeline ([`filter_files_to`](super::filter_files_to)), not
+//! a writer of its own: the writers of [`convert_files_to`](super::convert_files_to)
+//! copy each kept message's bytes unchanged.
+//!
+//! - **Topic patterns** ([`TopicPattern`]): a topic name itself, a glob
+//!   (`*` within one name level, `**` across levels, `?` one character
+//!   but `/`, `[abc]`, `[a-z]`, `[!abc]`), or a regular expression after
+//!   `re:` (the [`regex`] crate's syntax). Globs and expressions match the
+//!   whole topic name. [`ConvertOptions::topics`](super::ConvertOptions::topics)
+//!   takes them, and [`Filter::exclude_topic`] leaves topics out.
+//! - **Message keys** ([`MessageKey`]): a message of a topic is named by its
+//!   log time and how many messages of that topic in that input had the
+//!   same log time before it, in the order the reader gives them
+//!   ([`numbered`]). A table of `robolog-arrow` (one row per message of a
+//!   topic, in that order) numbers its rows the same way, so a content
+//!   filter evaluated on a topic's table ([`Filter::keep_only`]) names the
+//!   messages the writing pass meets, whatever time range that pass reads.
+//! - **Windows** ([`Filter::around`]): every topic is kept only inside the
+//!   windows `[t - before, t + after]` (inclusive) around event times;
+//!   overlapping windows merge.
+//! - **Latched topics** ([`Filter::keep_latched`]): a ROS 1 connection
+//!   with `latching=1`, or a ROS 2 channel offered `transient_local`
+//!   durability (rosbag2's `offered_qos_profiles`, an MCAP channel's
+//!   metadata of that name), keeps its last message before the cut (the
+//!   conversion's start, or the start of the first window when later),
+//!   at its own time.
+//! - **Shift** ([`Filter::shift`]): every log time and publish time moves
+//!   by this offset where messages are written; the payloads, and so the
+//!   header stamps inside them, are not changed.
+//! - **Renames** ([`Filter::rename`]): `/old=/new`, or `/cam/*=/camera/*`
+//!   for every topic under a prefix; applied where channels are declared.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+use logcore::{ChannelId, ChannelInfo, Error, LogReader, Message, MessageFilter, ReadMode};
+use logcore::{Format, Timestamp};
+
+use crate::Log;
+
+/// A topic pattern: an exact name, a glob or a `re:` regular expression
+/// (see the module docs).
+///
+/// ```
+/// use robolog::convert::TopicPattern;
+/// let p = TopicPattern::parse("/turtle1/*")?;
+/// assert!(p.matches("/turtle1/pose") && !p.matches("/turtle1/a/b"));
+/// assert!(TopicPattern::parse("/a/**")?.matches("/a/b/c"));
+/// assert!(TopicPattern::parse("re:/imu/(data|raw)")?.matches("/imu/raw"));
+/// assert!(TopicPattern::parse("/cam[12]/image")?.matches("/cam2/image"));
+/// assert!(TopicPattern::parse("/rosout")?.matches("/rosout"));
+/// # Ok::<(), logcore::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct TopicPattern {
+    /// The pattern as given.
+    text: String,
+    /// The whole-name expression of a glob or `re:` pattern; `None` for a
+    /// plain name.
+    regex: Option<regex::Regex>,
+}
+
+impl TopicPattern {
+    /// Parses `text`: `re:EXPR` is a regular expression, a text with `*`,
+    /// `?` or `[` a glob, anything else a topic name. An expression that
+    /// does not compile is [`Error::InvalidArgument`].
+    pub fn parse(text: &str) -> Result<TopicPattern, Error> {
+        let source = if let Some(expr) = text.strip_prefix("re:") {
+            Some(expr.to_string())
+        } else if text.contains(['*', '?', '[']) {
+            Some(glob_regex(text))
+        } else {
+            None
+        };
+        let regex = source
+            .map(|s| {
+                regex::Regex::new(&format!("^(?:{s})$"))
+                    .map_err(|e| Error::invalid_argument(format!("topic pattern {text:?}: {e}")))
+            })
+            .transpose()?;
+        Ok(TopicPattern {
+            text: text.to_string(),
+            regex,
+        })
+    }
+
+    /// Whether `topic` is the pattern itself or matches it.
+    pub fn matches(&self, topic: &str) -> bool {
+        topic == self.text || self.regex.as_ref().is_some_and(|r| r.is_match(topic))
+    }
+
+    /// The pattern as given.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for TopicPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The regular expression (without anchors) of the glob `glob`.
+fn glob_regex(glob: &str) -> String {
+    let chars: Vec<char> = glob.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' if chars.get(i + 1) == Some(&'*') => {
+                out.push_str(".*");
+                i += 2;
+                continue;
+            }
+            '*' => out.push_str("[^/]*"),
+            '?' => out.push_str("[^/]"),
+            '[' => {
+                // The class ends at the first `]` after its first member.
+                let mut j = i + 1;
+                let negated = matches!(chars.get(j), Some('!' | '^'));
+                if negated {
+                    j += 1;
+                }
+                let first = j;
+                while j < chars.len() && (chars[j] != ']' || j == first) {
+                    j += 1;
+                }
+                if j >= chars.len() {
+                    out.push_str(r"\[");
+                } else {
+                    out.push('[');
+                    if negated {
+                        out.push('^');
+                    }
+                    for &c in &chars[first..j] {
+                        if matches!(c, '\\' | '[' | ']' | '&' | '~' | '^') {
+                            out.push('\\');
+                        }
+                        out.push(c);
+                    }
+                    out.push(']');
+                    i = j + 1;
+                    continue;
+                }
+            }
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Compiled topic patterns ([`ConvertOptions::topics`](super::ConvertOptions::topics)):
+/// a topic is selected when there are none or one matches. A pattern that
+/// does not compile matches only its own text (callers that take patterns
+/// from users check them with [`TopicPattern::parse`] first).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TopicPatterns(Vec<TopicPattern>);
+
+impl TopicPatterns {
+    /// The patterns of `texts`.
+    pub(crate) fn new(texts: &[String]) -> Self {
+        TopicPatterns(
+            texts
+                .iter()
+                .map(|t| {
+                    TopicPattern::parse(t).unwrap_or_else(|_| TopicPattern {
+                        text: t.clone(),
+                        regex: None,
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `topic` is selected: no pattern, or one that matches.
+    pub(crate) fn selects(&self, topic: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|p| p.matches(topic))
+    }
+}
+
+/// Whether the patterns `patterns` select `topic` ([`TopicPatterns`]).
+pub(crate) fn topic_selected(patterns: &[String], topic: &str) -> bool {
+    TopicPatterns::new(patterns).selects(topic)
+}
+
+/// One message of a topic of one input: its log time and how many
+/// messages of the topic had that log time before it (see the module
+/// docs and [`numbered`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MessageKey {
+    /// The message's log time (in the input, before any shift).
+    pub log_time: Timestamp,
+    /// How many messages of the same topic and input with the same log
+    /// time the reader gave before this one.
+    pub occurrence: u32,
+}
+
+/// The keys of a topic's messages with log times `times`, in the order
+/// the reader gives them (a table's rows): equal times in a row count up
+/// from 0.
+///
+/// ```
+/// use logcore::Timestamp;
+/// use robolog::convert::numbered;
+/// let keys = numbered([Timestamp(5), Timestamp(5), Timestamp(7)]);
+/// assert_eq!((keys[1].log_time, keys[1].occurrence), (Timestamp(5), 1));
+/// assert_eq!(keys[2].occurrence, 0);
+/// ```
+pub fn numbered(times: impl IntoIterator<Item = Timestamp>) -> Vec<MessageKey> {
+    let mut counter = Counter::default();
+    times.into_iter().map(|t| counter.next(t)).collect()
+}
+
+/// Numbers the messages of one topic as they come ([`numbered`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Counter {
+    last: Option<(Timestamp, u32)>,
+}
+
+impl Counter {
+    /// The key of the next message, at `t`.
+    fn next(&mut self, t: Timestamp) -> MessageKey {
+        let occurrence = match self.last {
+            Some((last, n)) if last == t => n + 1,
+            _ => 0,
+        };
+        self.last = Some((t, occurrence));
+        MessageKey {
+            log_time: t,
+            occurrence,
+        }
+    }
+}
+
+/// A rename of [`Filter::rename`]: an exact topic, or every topic under
+/// a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Rename {
+    /// `/old=/new`.
+    Exact(String, String),
+    /// `/old/*=/new/*`: the prefixes, each with its trailing `/`.
+    Prefix(String, String),
+}
+
+/// What [`filter_files_to`](super::filter_files_to) keeps of its inputs
+/// besides [`ConvertOptions`](super::ConvertOptions)' topics and time
+/// range, how it renames topics and shifts times (see the module docs).
+/// Inputs are named by their index in the list given to the conversion.
+///
+/// ```
+/// use logcore::Timestamp;
+/// use robolog::convert::{Filter, numbered};
+/// let mut f = Filter::new();
+/// f.exclude_topic("/rosout*")?;
+/// f.rename("/cam/*=/camera/*")?;
+/// f.keep_only(0, "/imu", numbered([Timestamp(10)]));
+/// f.around([Timestamp(100), Timestamp(103)], 2, 5);
+/// assert_eq!(f.windows(), Some(&[(Timestamp(98), Timestamp(108))][..]));
+/// assert_eq!(f.renamed("/cam/left"), "/camera/left");
+/// # Ok::<(), logcore::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    exclude: Vec<TopicPattern>,
+    /// (input, topic) -> the only messages kept of it.
+    only: HashMap<(usize, String), HashSet<MessageKey>>,
+    /// Sorted, disjoint, inclusive windows; `None`: no window given.
+    windows: Option<Vec<(Timestamp, Timestamp)>>,
+    shift: i64,
+    renames: Vec<Rename>,
+    latched: bool,
+}
+
+impl Filter {
+    /// A filter that keeps everything the options keep, unchanged.
+    pub fn new() -> Self {
+        Filter::default()
+    }
+
+    /// Leaves out the topics `pattern` ([`TopicPattern`]) matches.
+    pub fn exclude_topic(&mut self, pattern: &str) -> Result<&mut Self, Error> {
+        self.exclude.push(TopicPattern::parse(pattern)?);
+        Ok(self)
+    }
+
+    /// Keeps of `topic` in input `input` only the messages `keys` name
+    /// (given again for the same topic and input: those both name).
+    pub fn keep_only(
+        &mut self,
+        input: usize,
+        topic: &str,
+        keys: impl IntoIterator<Item = MessageKey>,
+    ) -> &mut Self {
+        let keys: HashSet<MessageKey> = keys.into_iter().collect();
+        match self.only.entry((input, topic.to_string())) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                e.get_mut().retain(|k| keys.contains(k));
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(keys);
+            }
+        }
+        self
+    }
+
+    /// Keeps every topic only inside the windows `[t - before, t + after]`
+    /// (nanoseconds) around the `times` (added to the windows given
+    /// before; overlapping windows merge). No time at all keeps nothing
+    /// (but latched messages, when asked for, are still not cut: no window
+    /// no cut).
+    pub fn around(
+        &mut self,
+        times: impl IntoIterator<Item = Timestamp>,
+        before: i64,
+        after: i64,
+    ) -> &mut Self {
+        let mut all = self.windows.take().unwrap_or_default();
+        all.extend(times.into_iter().map(|t| {
+            (
+                Timestamp(t.0.saturating_sub(before)),
+                Timestamp(t.0.saturating_add(after)),
+            )
+        }));
+        all.sort();
+        let mut merged: Vec<(Timestamp, Timestamp)> = Vec::with_capacity(all.len());
+        for (a, b) in all {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        self.windows = Some(merged);
+        self
+    }
+
+    /// The merged windows of [`Filter::around`], `None` when none was
+    /// asked for.
+    pub fn windows(&self) -> Option<&[(Timestamp, Timestamp)]> {
+        self.windows.as_deref()
+    }
+
+    /// Moves every log and publish time written by `ns` nanoseconds.
+    pub fn shift(&mut self, ns: i64) -> &mut Self {
+        self.shift = ns;
+        self
+    }
+
+    /// Renames topics: `OLD=NEW` for one topic, `OLD/*=NEW/*` for every
+    /// topic under `OLD/` (the first rename that applies wins).
+    pub fn rename(&mut self, spec: &str) -> Result<&mut Self, Error> {
+        let bad = |why: &str| {
+            Error::invalid_argument(format!(
+                "--rename {spec:?}: {why}; give /old=/new or /old/*=/new/*"
+            ))
+        };
+        let Some((from, to)) = spec.split_once('=') else {
+            return Err(bad("no `=`"));
+        };
+        if from.is_empty() || to.is_empty() {
+            return Err(bad("an empty name"));
+        }
+        let rename = match (from.strip_suffix('*'), to.strip_suffix('*')) {
+            (Some(a), Some(b)) if a.ends_with('/') && b.ends_with('/') => {
+                Rename::Prefix(a.to_string(), b.to_string())
+            }
+            _ if from.contains('*') || to.contains('*') => {
+                return Err(bad("a `*` is only taken at the end of both, after a `/`"));
+            }
+            _ => Rename::Exact(from.to_string(), to.to_string()),
+        };
+        self.renames.push(rename);
+        Ok(self)
+    }
+
+    /// Keeps the last message before the cut of each latched channel (see
+    /// the module docs).
+    pub fn keep_latched(&mut self, yes: bool) -> &mut Self {
+        self.latched = yes;
+        self
+    }
+
+    /// The name `topic` is written under.
+    pub fn renamed(&self, topic: &str) -> String {
+        for r in &self.renames {
+            match r {
+                Rename::Exact(a, b) if a == topic => return b.clone(),
+                Rename::Prefix(a, b) => {
+                    if let Some(rest) = topic.strip_prefix(a.as_str()) {
+                        return format!("{b}{rest}");
+                    }
+                }
+                _ => {}
+            }
+        }
+        topic.to_string()
+    }
+
+    /// Whether `topic` is excluded.
+    pub fn excludes(&self, topic: &str) -> bool {
+        self.exclude.iter().any(|p| p.matches(topic))
+    }
+}
+
+/// Whether channel `c` is latched: a ROS 1 connection with `latching=1`,
+/// or offered QoS profiles with `transient_local` durability.
+pub fn is_latched(c: &ChannelInfo) -> bool {
+    if c.metadata.get("latching").is_some_and(|v| v.trim() == "1") {
+        return true;
+    }
+    let Some(qos) = c.metadata.get("offered_qos_profiles") else {
+        return false;
+    };
+    #[cfg(feature = "rosbag2")]
+    {
+        rosbag2::metadata::parse_qos_text(qos, "offered_qos_profiles").is_ok_and(|profiles| {
+            profiles
+                .iter()
+                .any(|p| p.durability == "transient_local" || p.durability == "1")
+        })
+    }
+    #[cfg(not(feature = "rosbag2"))]
+    {
+        qos.contains("transient_local")
+    }
+}
+
+/// The per-message decisions of a conversion with a [`Filter`], with the
+/// state they need (message numbering per topic).
+#[derive(Debug)]
+pub(crate) struct Selecting {
+    filter: Filter,
+    start: Option<Timestamp>,
+    end: Option<Timestamp>,
+    /// Per input: channel -> topic.
+    topics: Vec<HashMap<ChannelId, String>>,
+    /// (input, topic) -> numbering so far.
+    counters: HashMap<(usize, String), Counter>,
+    /// (input, topic) -> the latched messages kept before the cut.
+    latched: HashMap<(usize, String), HashSet<MessageKey>>,
+    /// Where the reads start: the start, or the earliest latched message.
+    read_start: Option<Timestamp>,
+}
+
+impl Selecting {
+    /// The decisions of `filter` on `logs` with the start and end of
+    /// `opts`, the latched messages before the cut found (one read of
+    /// each latched topic up to the cut).
+    pub(crate) fn new(
+        logs: &[&Log<'_>],
+        opts: &super::ConvertOptions,
+        filter: &Filter,
+    ) -> Result<Self, Error> {
+        let mut topics = Vec::with_capacity(logs.len());
+        let mut channels = Vec::with_capacity(logs.len());
+        for log in logs {
+            let cs = log.channels()?;
+            topics.push(cs.iter().map(|c| (c.id, c.topic.clone())).collect());
+            channels.push(cs);
+        }
+        let mut s = Selecting {
+            filter: filter.clone(),
+            start: opts.start,
+            end: opts.end,
+            topics,
+            counters: HashMap::new(),
+            latched: HashMap::new(),
+            read_start: opts.start,
+        };
+        let cut = match (
+            opts.start,
+            filter.windows.as_deref().and_then(|w| w.first()),
+        ) {
+            (Some(s), Some(&(w, _))) => Some(s.max(w)),
+            (s, w) => s.or(w.map(|&(w, _)| w)),
+        };
+        if let (true, Some(cut)) = (filter.latched, cut) {
+            for (i, (log, cs)) in logs.iter().zip(&channels).enumerate() {
+                s.find_latched(i, log, cs, opts, cut)?;
+            }
+        }
+        Ok(s)
+    }
+
+    /// Records the last message before `cut` of each latched kept channel
+    /// of input `i`.
+    fn find_latched(
+        &mut self,
+        i: usize,
+        log: &Log<'_>,
+        channels: &[ChannelInfo],
+        opts: &super::ConvertOptions,
+        cut: Timestamp,
+    ) -> Result<(), Error> {
+        let kept = |c: &ChannelInfo| {
+            topic_selected(&opts.topics, &c.topic) && !self.filter.excludes(&c.topic)
+        };
+        let latched: HashSet<&str> = channels
+            .iter()
+            .filter(|c| kept(c) && is_latched(c))
+            .map(|c| c.topic.as_str())
+            .collect();
+        for topic in latched {
+            // Every channel of the topic, numbered as the writing pass
+            // numbers them.
+            let ids: Vec<ChannelId> = channels
+                .iter()
+                .filter(|c| c.topic == topic)
+                .map(|c| c.id)
+                .collect();
+            let latched_ids: HashSet<ChannelId> = channels
+                .iter()
+                .filter(|c| c.topic == topic && is_latched(c))
+                .map(|c| c.id)
+                .collect();
+            let mut filter = MessageFilter::all()
+                .mode(ReadMode::Lenient)
+                .channels(ids.iter().copied());
+            filter.end = Some(cut);
+            let mut counter = Counter::default();
+            let mut last: HashMap<ChannelId, MessageKey> = HashMap::new();
+            for m in log.messages(&filter)?.flatten() {
+                let key = counter.next(m.log_time);
+                if latched_ids.contains(&m.channel) {
+                    last.insert(m.channel, key);
+                }
+            }
+            for key in last.into_values() {
+                self.read_start = Some(
+                    self.read_start
+                        .map_or(key.log_time, |s| s.min(key.log_time)),
+                );
+                self.latched
+                    .entry((i, topic.to_string()))
+                    .or_default()
+                    .insert(key);
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the reads of the writing pass start.
+    pub(crate) fn read_start(&self) -> Option<Timestamp> {
+        self.read_start
+    }
+
+    /// The filter.
+    pub(crate) fn filter(&self) -> &Filter {
+        &self.filter
+    }
+
+    /// The topic of message `m` of input `i` (`None`: a channel the input
+    /// does not declare).
+    pub(crate) fn topic_of(&self, i: usize, m: &Message<'_>) -> Option<&str> {
+        self.topics.get(i)?.get(&m.channel).map(String::as_str)
+    }
+
+    /// Whether message `m` of input `i`, on a kept topic, is written. Call
+    /// it once for every message of the kept topics the reads give, in
+    /// their order: it numbers them.
+    pub(crate) fn keep(&mut self, i: usize, m: &Message<'_>) -> bool {
+        let Some(topic) = self.topics.get(i).and_then(|t| t.get(&m.channel)) else {
+            return false;
+        };
+        let id = (i, topic.clone());
+        let key = self
+            .counters
+            .entry(id.clone())
+            .or_default()
+            .next(m.log_time);
+        if let Some(only) = self.filter.only.get(&id)
+            && !only.contains(&key)
+        {
+            return false;
+        }
+        if self.latched.get(&id).is_some_and(|l| l.contains(&key)) {
+            return true;
+        }
+        let t = m.log_time;
+        if self.start.is_some_and(|s| t < s) || self.end.is_some_and(|e| t >= e) {
+            return false;
+        }
+        match &self.filter.windows {
+            None => true,
+            Some(w) => {
+                // The last window starting at or before t.
+                let n = w.partition_point(|&(a, _)| a <= t);
+                n > 0 && t <= w[n - 1].1
+            }
+        }
+    }
+
+    /// `m` with its log and publish times moved by the shift; a time the
+    /// shift takes out of range is refused.
+    pub(crate) fn shifted<'m>(&self, m: Message<'m>) -> Result<Message<'m>, Error> {
+        let d = self.filter.shift;
+        if d == 0 {
+            return Ok(m);
+        }
+        let move_by = |t: Timestamp| {
+            t.0.checked_add(d).map(Timestamp).ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "--shift {d} ns moves the time {} ns out of range",
+                    t.0
+                ))
+            })
+        };
+        Ok(Message {
+            log_time: move_by(m.log_time)?,
+            publish_time: m.publish_time.map(move_by).transpose()?,
+            ..m
+        })
+    }
+}
+
+/// What a [`filter_dry_run`] counts for one topic (summed over the
+/// inputs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TopicCount {
+    /// The topic in the inputs.
+    pub topic: String,
+    /// The topic it is written as (after renames).
+    pub written_as: String,
+    /// Messages that would be written.
+    pub kept: u64,
+    /// Their payload bytes.
+    pub kept_bytes: u64,
+    /// Messages that would not be written.
+    pub dropped: u64,
+    /// Their payload bytes.
+    pub dropped_bytes: u64,
+}
+
+/// What [`filter_files_to`](super::filter_files_to) with the same inputs,
+/// options and filter would write, per topic of the inputs, sorted by
+/// topic, writing nothing: one lenient read of every message of the
+/// inputs, each decided as the writing pass decides it.
+pub fn filter_dry_run(
+    logs: &[&Log<'_>],
+    opts: &super::ConvertOptions,
+    filter: &Filter,
+) -> Result<Vec<TopicCount>, Error> {
+    check_inputs(logs)?;
+    let mut sel = Selecting::new(logs, opts, filter)?;
+    let patterns = TopicPatterns::new(&opts.topics);
+    let mut counts: BTreeMap<String, TopicCount> = BTreeMap::new();
+    for (i, log) in logs.iter().enumerate() {
+        for m in log
+            .messages(&MessageFilter::all().mode(ReadMode::Lenient))?
+            .flatten()
+        {
+            logcore::interrupt::check();
+            let Some(topic) = sel.topic_of(i, &m).map(str::to_string) else {
+                continue;
+            };
+            let selected = patterns.selects(&topic) && !filter.excludes(&topic);
+            let keep = selected && sel.keep(i, &m);
+            let c = counts.entry(topic.clone()).or_insert_with(|| TopicCount {
+                written_as: filter.renamed(&topic),
+                topic,
+                ..TopicCount::default()
+            });
+            let bytes = m.payload.len() as u64;
+            if keep {
+                c.kept += 1;
+                c.kept_bytes += bytes;
+            } else {
+                c.dropped += 1;
+                c.dropped_bytes += bytes;
+            }
+        }
+        for c in log.channels()? {
+            counts.entry(c.topic.clone()).or_insert_with(|| TopicCount {
+                written_as: filter.renamed(&c.topic),
+                topic: c.topic,
+                ..TopicCount::default()
+            });
+        }
+    }
+    Ok(counts.into_values().collect())
+}
+
+/// Refuses inputs a filter does not copy: anything but ROS 1 bags, ROS 2
+/// bags and MCAP files (the others' channels are generated by their
+/// conversions, not copied).
+pub(crate) fn check_inputs(logs: &[&Log<'_>]) -> Result<(), Error> {
+    for log in logs {
+        if !matches!(
+            log.format(),
+            Format::RosBag | Format::Rosbag2 | Format::Mcap
+        ) {
+            return Err(Error::invalid_argument(format!(
+                "a filter copies the messages of ROS 1 bags, ROS 2 bags and MCAP files, not of \
+                 a {} log: convert it to MCAP first",
+                log.format()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_whole_names_by_level() {
+        let m = |p: &str, t: &str| TopicPattern::parse(p).unwrap().matches(t);
+        assert!(m("/turtle1/*", "/turtle1/cmd_vel"));
+        assert!(!m("/turtle1/*", "/turtle1/a/b"));
+        assert!(!m("/turtle1/*", "/turtle10/x"));
+        assert!(m("/**", "/a/b/c"));
+        assert!(m("/**/image", "/cam/left/image"));
+        assert!(m("/cam?", "/cam1") && !m("/cam?", "/cam/"));
+        assert!(m("/cam[!0]", "/cam1") && !m("/cam[!0]", "/cam0"));
+        assert!(m("/c[a-c]m", "/cbm"));
+        assert!(m("/a.b", "/a.b") && !m("/a.b*", "/axb"));
+        assert!(m("re:/imu.*", "/imu/data") && !m("re:imu", "/imu"));
+        assert!(m("/x[", "/x["));
+        assert!(TopicPattern::parse("re:(").is_err());
+    }
+
+    #[test]
+    fn renames_exact_and_prefix() {
+        let mut f = Filter::new();
+        f.rename("/a=/b")
+            .unwrap()
+            .rename("/cam/*=/camera/*")
+            .unwrap();
+        assert_eq!(f.renamed("/a"), "/b");
+        assert_eq!(f.renamed("/ab"), "/ab");
+        assert_eq!(f.renamed("/cam/left/image"), "/camera/left/image");
+        assert!(f.rename("/a*=/b").is_err());
+        assert!(f.rename("/a").is_err());
+    }
+
+    #[test]
+    fn windows_merge() {
+        let mut f = Filter::new();
+        let t = |n| Timestamp(n);
+        f.around([t(50), t(10), t(12)], 1, 2);
+        assert_eq!(f.windows().unwrap(), &[(t(9), t(14)), (t(49), t(52))]);
+    }
+}
