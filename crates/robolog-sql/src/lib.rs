@@ -38,7 +38,9 @@
 //! schema, [`register_logs`]), `provider` ([`LogTable`], [`LogsTable`]),
 //! `exec` ([`LogScanExec`]), `filter` (what scans take from `WHERE`),
 //! `schema` (merging and aligning), `progress` ([`ScanProgress`]), `names`
-//! (matching names ignoring case, the closest names, [`quoted`]).
+//! (matching names ignoring case, the closest names, [`quoted`]), `select`
+//! ([`matching_messages`]: the messages of one topic a `--where` expression
+//! of `robolog filter` keeps).
 //!
 //! Scans are lazy and streaming: logs are spread over DataFusion's target
 //! partitions, taken from the logs the set kept open (or opened again)
@@ -85,6 +87,7 @@ mod progress;
 mod provider;
 mod read_only;
 mod schema;
+mod select;
 mod set;
 
 use std::path::PathBuf;
@@ -99,6 +102,7 @@ pub use read_only::{
     QUERY_STATEMENTS, check_read_only, plan_error, query, read_only_options, session,
 };
 pub use schema::LOG;
+pub use select::{WhereError, matching_messages};
 pub use set::{LOGS, LogRef, LogSet, TOPICS};
 
 /// What can go wrong opening, merging or scanning logs.

@@ -1,0 +1,201 @@
+//! Content filters of `robolog filter --where 'TOPIC: EXPR'` (and
+//! `--around`): which messages of one topic of one log a SQL boolean
+//! expression holds for, named by their [`MessageKey`]s for
+//! [`robolog::convert::Filter::keep_only`] and
+//! [`robolog::convert::Filter::around`].
+//!
+//! The expression is DataFusion SQL over the columns of the topic's table
+//! exactly as `robolog sql` gives it ([`robolog_arrow`]'s table of the
+//! topic: `log_time`, `log_time_utc`, `publish_time` and `sequence` for
+//! MCAP, then a column per top-level message field; nested messages are
+//! struct columns whose fields are reached with dots,
+//! `linear_acceleration.z`, `header.stamp.sec`; a name that SQL would
+//! fold to lower case or that is not a plain identifier is double-quoted,
+//! `"Foo".bar`; there is no `log` column: one log is read). It is parsed
+//! as an expression and nothing else (a statement, or anything after the
+//! expression such as `; DROP TABLE t`, does not parse), planned against
+//! the table's schema (an unknown column is an error naming the table's
+//! columns) and must be boolean. It is evaluated batch by batch on a
+//! streaming [`robolog_arrow::scan`] of the columns it names (lenient:
+//! a message that does not decode has null columns, and a null result
+//! does not keep the message).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, BooleanArray, RecordBatch};
+use arrow_schema::{DataType, Schema};
+use datafusion::common::DFSchema;
+use datafusion::logical_expr::ExprSchemable;
+use datafusion::prelude::SessionContext;
+use robolog::Log;
+use robolog::convert::{MessageKey, numbered};
+use robolog_arrow::{LOG_TIME, ScanOptions, Table};
+
+/// Why a `--where` expression selects nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WhereError {
+    /// The log has no topic of this name.
+    #[error("no topic {topic} in this log")]
+    NoTopic {
+        /// The topic asked for.
+        topic: String,
+    },
+    /// The expression does not parse, names an unknown column, or is not
+    /// boolean.
+    #[error("{topic}: {message}; the columns of {topic} are {}", columns.join(", "))]
+    Expression {
+        /// The topic.
+        topic: String,
+        /// What DataFusion said.
+        message: String,
+        /// The table's columns, as the expression names them (nested
+        /// fields dotted).
+        columns: Vec<String>,
+    },
+    /// The table could not be read.
+    #[error(transparent)]
+    Read(#[from] robolog_arrow::Error),
+}
+
+/// The messages of `topic` in `log` for which `expr` holds, in the
+/// reader's order (see the module docs).
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let all = robolog_sql::matching_messages(&log, "/count", "data = data")?;
+/// let neg = robolog_sql::matching_messages(&log, "/count", "data < 0")?;
+/// assert!(!neg.is_empty() && neg.len() < all.len());
+/// assert!(robolog_sql::matching_messages(&log, "/count", "1; DROP TABLE x").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn matching_messages(
+    log: &Log<'_>,
+    topic: &str,
+    expr: &str,
+) -> Result<Vec<MessageKey>, WhereError> {
+    let table = robolog_arrow::tables(log)?
+        .into_iter()
+        .find(|t| t.key == topic)
+        .ok_or_else(|| WhereError::NoTopic {
+            topic: topic.to_string(),
+        })?;
+    let full = table.schema();
+    let refused = |message: String| WhereError::Expression {
+        topic: topic.to_string(),
+        message,
+        columns: column_names(&full),
+    };
+    let ctx = SessionContext::new();
+    let parse = |schema: &Schema| {
+        let df = DFSchema::try_from(schema.clone()).map_err(|e| refused(e.to_string()))?;
+        let logical = ctx
+            .parse_sql_expr(expr, &df)
+            .map_err(|e| refused(first_line(&e.to_string())))?;
+        Ok::<_, WhereError>((logical, df))
+    };
+    let (logical, df) = parse(&full)?;
+    match logical.get_type(&df) {
+        Ok(DataType::Boolean | DataType::Null) => {}
+        Ok(other) => {
+            return Err(refused(format!(
+                "the expression {expr:?} is of type {other}, not boolean"
+            )));
+        }
+        Err(e) => return Err(refused(first_line(&e.to_string()))),
+    }
+    // Only the columns it names (and the log time) are read.
+    let used: BTreeSet<String> = logical
+        .column_refs()
+        .into_iter()
+        .map(|c| c.name.clone())
+        .collect();
+    let projection: Vec<String> = full
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .filter(|n| n == LOG_TIME || used.contains(n))
+        .collect();
+    let fields: Vec<_> = projection
+        .iter()
+        .filter_map(|n| full.field_with_name(n).ok().cloned())
+        .collect();
+    let projected = Schema::new(fields);
+    let (logical, df) = parse(&projected)?;
+    let physical = ctx
+        .create_physical_expr(logical, &df)
+        .map_err(|e| refused(first_line(&e.to_string())))?;
+    evaluate(log, &table, projection, |batch| {
+        let value = physical
+            .evaluate(batch)
+            .and_then(|v| v.into_array(batch.num_rows()))
+            .map_err(|e| refused(first_line(&e.to_string())))?;
+        match value.data_type() {
+            DataType::Boolean => Ok(value.as_boolean().clone()),
+            // A NULL literal: no row.
+            _ => Ok(BooleanArray::from(vec![None; batch.num_rows()])),
+        }
+    })
+}
+
+/// Scans `table` of `log` with `projection` and keeps the keys of the
+/// rows `predicate` says true of.
+fn evaluate(
+    log: &Log<'_>,
+    table: &Table,
+    projection: Vec<String>,
+    mut predicate: impl FnMut(&RecordBatch) -> Result<BooleanArray, WhereError>,
+) -> Result<Vec<MessageKey>, WhereError> {
+    let opts = ScanOptions {
+        projection: Some(projection),
+        ..ScanOptions::default()
+    };
+    let mut times = Vec::new();
+    let mut kept = Vec::new();
+    for batch in robolog_arrow::scan(log, table, &opts)? {
+        logcore::interrupt::check();
+        let batch = batch?;
+        let Some(t) = batch
+            .column_by_name(LOG_TIME)
+            .and_then(|c| robolog_arrow::log_time_values(c.as_ref()))
+        else {
+            continue;
+        };
+        let yes = predicate(&batch)?;
+        for (row, &time) in t.iter().enumerate() {
+            kept.push(yes.is_valid(row) && yes.value(row));
+            times.push(logcore::Timestamp(time));
+        }
+    }
+    Ok(numbered(times)
+        .into_iter()
+        .zip(kept)
+        .filter_map(|(k, yes)| yes.then_some(k))
+        .collect())
+}
+
+/// The columns of `schema` as an expression names them: top-level names,
+/// and the fields of struct columns dotted (`header.stamp.sec`).
+fn column_names(schema: &Arc<Schema>) -> Vec<String> {
+    fn walk(prefix: &str, t: &DataType, out: &mut Vec<String>) {
+        out.push(prefix.to_string());
+        if let DataType::Struct(fields) = t {
+            for f in fields {
+                walk(&format!("{prefix}.{}", f.name()), f.data_type(), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in schema.fields() {
+        walk(f.name(), f.data_type(), &mut out);
+    }
+    out
+}
+
+/// The first line of an error (DataFusion appends backtraces and hints).
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or(s).to_string()
+}
