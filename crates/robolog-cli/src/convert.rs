@@ -6,7 +6,8 @@
 //! for a folder) or `--storage` chooses. Several inputs of one ROS
 //! generation are merged by log time into one output
 //! ([`robolog::convert::convert_files_to`]); the filters apply to the
-//! merged stream.
+//! merged stream. `--topic` takes topic names, globs and `re:` regular
+//! expressions ([`robolog::convert::TopicPattern`]).
 
 use std::path::{Path, PathBuf};
 
@@ -77,14 +78,14 @@ pub(crate) struct ConvertArgs {
 
 /// The message encodings of `--encoding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum EncodingArg {
+pub(crate) enum EncodingArg {
     Protobuf,
     Json,
 }
 
 /// The chunk compressions of `--compression`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Codec {
+pub(crate) enum Codec {
     Zstd,
     Lz4,
     None,
@@ -92,7 +93,7 @@ enum Codec {
 
 /// The storage plugins of `--storage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum StorageArg {
+pub(crate) enum StorageArg {
     Sqlite3,
     Mcap,
 }
@@ -102,9 +103,18 @@ enum StorageArg {
 /// `--storage` or a compression the target does not have, is a usage
 /// error.
 fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
-    let output = args.output()?;
+    choose_target(args.output()?, args.storage, args.compression)
+}
+
+/// The format `output`'s extension and `storage` choose, with the chunk
+/// compression `compression` gives it (`convert` and `filter` alike).
+pub(crate) fn choose_target(
+    output: &Path,
+    storage: Option<StorageArg>,
+    compression: Option<Codec>,
+) -> Result<(Target, Compression), Failure> {
     let usage = |msg: &str| Failure::usage(output, Error::InvalidArgument(msg.into()));
-    let target = match (Target::of(output), args.storage) {
+    let target = match (Target::of(output), storage) {
         (Some(Target::Mcap | Target::Bag), Some(_)) => {
             return Err(usage(
                 "--storage writes a ROS 2 bag folder: give an output without the .mcap or \
@@ -126,7 +136,7 @@ fn target(args: &ConvertArgs) -> Result<(Target, Compression), Failure> {
             ));
         }
     };
-    Ok(match (args.compression, target) {
+    Ok(match (compression, target) {
         (Some(Codec::Zstd), Target::Bag) => {
             return Err(usage(
                 "ROS bags have no zstd compression: use --compression lz4 or none",
@@ -223,6 +233,62 @@ fn check_input(
     Ok(())
 }
 
+/// What the messages about several inputs name: the one input, or every
+/// input joined with commas.
+pub(crate) fn label_of(inputs: &[PathBuf]) -> PathBuf {
+    match inputs {
+        [one] => one.clone(),
+        _ => PathBuf::from(
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    }
+}
+
+/// Where topics are looked for: one log or several.
+pub(crate) fn scope_of(inputs: &[PathBuf]) -> topics::Scope {
+    if inputs.len() == 1 {
+        topics::Scope::Log
+    } else {
+        topics::Scope::Logs
+    }
+}
+
+/// The topics a conversion of `logs` (opened from `inputs`) writes from,
+/// each input's in turn.
+pub(crate) fn known_topics(
+    logs: &[robolog::Log<'_>],
+    inputs: &[PathBuf],
+) -> Result<Vec<String>, Failure> {
+    let mut known = Vec::new();
+    for (log, path) in logs.iter().zip(inputs) {
+        known.extend(robolog::convert::topics(log).map_err(|e| Failure::new(path, e))?);
+    }
+    Ok(known)
+}
+
+/// The first log time of any of `logs` and the first one's clock: what
+/// relative and UTC `--start`/`--end` resolve against.
+pub(crate) fn first_and_clock(
+    logs: &[robolog::Log<'_>],
+    inputs: &[PathBuf],
+) -> Result<(Option<logcore::Timestamp>, TimeModel), Failure> {
+    let mut first = None;
+    let mut model = None;
+    for (log, path) in logs.iter().zip(inputs) {
+        let summary = log.summary().map_err(|e| Failure::new(path, e))?;
+        model.get_or_insert(summary.time_model);
+        first = match (first, summary.start) {
+            (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+            (a, b) => a.or(b),
+        };
+    }
+    Ok((first, model.unwrap_or(TimeModel::new(logcore::Clock::Unix))))
+}
+
 /// Runs `robolog convert`.
 pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure> {
     let (inputs, output) = (args.inputs(), args.output()?);
@@ -237,29 +303,18 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         logs.push(log);
     }
     // What the messages of a merge are about: every input.
-    let label = match inputs {
-        [one] => one.clone(),
-        _ => PathBuf::from(
-            inputs
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
-    };
+    let label = label_of(inputs);
     let input = label.as_path();
     if !args.filter.topics.is_empty() {
-        let mut known = Vec::new();
-        for (log, path) in logs.iter().zip(inputs) {
-            known.extend(robolog::convert::topics(log).map_err(|e| Failure::new(path, e))?);
-        }
+        let known = known_topics(&logs, inputs)?;
         let known = known.iter().map(String::as_str);
-        let scope = if inputs.len() == 1 {
-            topics::Scope::Log
-        } else {
-            topics::Scope::Logs
-        };
-        topics::check(input, known, &args.filter.topics, scope)?;
+        topics::check_patterns(
+            input,
+            known,
+            "--topic",
+            &args.filter.topics,
+            scope_of(inputs),
+        )?;
     }
 
     let mut opts = ConvertOptions {
@@ -273,23 +328,8 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
         },
         ..ConvertOptions::default()
     };
-    // Relative times count from the first message of any input; UTC times
-    // go through the first input's clock.
-    let first = || {
-        let mut first = None;
-        let mut model = None;
-        for (log, path) in logs.iter().zip(inputs) {
-            let summary = log.summary().map_err(|e| Failure::new(path, e))?;
-            model.get_or_insert(summary.time_model);
-            first = match (first, summary.start) {
-                (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
-                (a, b) => a.or(b),
-            };
-        }
-        Ok((first, model.unwrap_or(TimeModel::new(logcore::Clock::Unix))))
-    };
     args.filter.range.resolve_times(
-        first,
+        || first_and_clock(&logs, inputs),
         |e| Failure::usage(input, e),
         &mut opts.start,
         &mut opts.end,

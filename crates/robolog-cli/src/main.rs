@@ -15,6 +15,7 @@ mod context;
 mod convert;
 mod export;
 mod fault;
+mod filter;
 mod info;
 mod mcap;
 mod open;
@@ -93,6 +94,14 @@ enum Command {
     /// by log time into one. Shows progress on a terminal.
     #[command(override_usage = "robolog convert [OPTIONS] <IN>... <OUT>")]
     Convert(convert::ConvertArgs),
+    /// Cut, clean and rewrite ROS bags, ROS 2 bags and MCAP files: topics
+    /// by glob or regex (--topic, --exclude-topic), messages by a SQL
+    /// condition (--where), windows around events (--around), time range,
+    /// shift and renames; messages copied byte for byte through convert's
+    /// writers, latched topics keeping their last message before the cut.
+    /// --dry-run counts what would be kept. Shows progress on a terminal.
+    #[command(override_usage = "robolog filter [OPTIONS] <IN>... <OUT>")]
+    Filter(filter::FilterArgs),
     /// ROS bag tools: info with the fields of `rosbag info`, reindex, fix.
     #[command(subcommand)]
     Bag(bag::BagCommand),
@@ -246,6 +255,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(ctx, args),
         Command::Export(args) => export::run(ctx, args),
         Command::Convert(args) => convert::run(ctx, args),
+        Command::Filter(args) => filter::run(ctx, args),
         Command::Bag(cmd) => bag::run(ctx, cmd),
         Command::Ulog(cmd) => ulog::run(ctx, cmd),
         Command::Carla(cmd) => carla::run(ctx, cmd),

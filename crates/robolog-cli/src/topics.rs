@@ -34,6 +34,28 @@ pub(crate) fn check<'a>(
     }
 }
 
+/// `Ok` when each of the topic patterns `wanted`, given to option `flag`
+/// ([`robolog::convert::TopicPattern`]: a name, a glob, `re:EXPR`),
+/// parses and matches one of `known`; else a usage error naming the
+/// pattern (and, for one that matches nothing, the topics there are).
+pub(crate) fn check_patterns<'a>(
+    path: &Path,
+    known: impl IntoIterator<Item = &'a str>,
+    flag: &str,
+    wanted: &[String],
+    scope: Scope,
+) -> Result<(), Failure> {
+    let known: BTreeSet<&str> = known.into_iter().collect();
+    for w in wanted {
+        let pattern =
+            robolog::convert::TopicPattern::parse(w).map_err(|e| Failure::usage(path, e))?;
+        if !known.iter().any(|t| pattern.matches(t)) {
+            return Err(unknown_in(flag, path, w, known, scope));
+        }
+    }
+    Ok(())
+}
+
 /// The usage error for `--topic topic`, which names no topic: it names the
 /// topics there are, sorted, the first [`SHOWN`] and how many more.
 pub(crate) fn unknown<'a>(
@@ -116,6 +138,22 @@ mod tests {
         );
         assert!(m.ends_with(r#""/t19" and 5 more"#), "{m}");
         let m = message(unknown(p, "/x", [], Scope::Log));
+        assert!(check_patterns(p, ["/a/b"], "--topic", &["/a/*".into()], Scope::Log).is_ok());
+        let m2 = message(
+            check_patterns(
+                p,
+                ["/a/b"],
+                "--exclude-topic",
+                &["re:/z.*".into()],
+                Scope::Log,
+            )
+            .unwrap_err(),
+        );
+        assert!(
+            m2.contains(r#"--exclude-topic "re:/z.*": no such topic"#),
+            "{m2}"
+        );
+        assert!(check_patterns(p, ["/a"], "--topic", &["re:(".into()], Scope::Log).is_err());
         assert!(m.ends_with("the log has no topics"), "{m}");
     }
 }

@@ -1,0 +1,396 @@
+//! `robolog filter IN... OUT`: cut, clean and rewrite logs. A thin shell
+//! over [`robolog::convert::filter_files_to`] (the writers of `convert`,
+//! each message kept or dropped by a [`robolog::convert::Filter`] as it
+//! is read and copied byte for byte) and, for `--where` and `--around`,
+//! [`robolog_sql::matching_messages`] (a SQL boolean expression over a
+//! topic's table, evaluated with DataFusion).
+//!
+//! Flags: `--topic`/`--exclude-topic PATTERN` (names, globs, `re:`),
+//! `--where 'TOPIC: EXPR'`, `--around 'TOPIC: EXPR' --before D --after D`,
+//! `--start`/`--end`, `--shift D`, `--rename OLD=NEW`, `--dry-run`, and
+//! convert's `--compression`, `--chunk-size`, `--storage`, `--force`.
+//! Usage errors (a pattern matching no topic, a bad expression, an output
+//! that is an input or exists without `--force`) exit with 2 before
+//! anything is written.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use logcore::Error;
+use robolog::convert::{ConvertFileError, ConvertOptions, Filter, filter_files_to};
+use robolog::write::OutputPolicy;
+
+use crate::context::Context;
+use crate::convert::{
+    Codec, StorageArg, choose_target, first_and_clock, known_topics, label_of, scope_of,
+};
+use crate::progress::Progress;
+use crate::timearg::TimeRangeArgs;
+use crate::{Failure, Outcome, output, topics, write};
+
+/// Arguments of `robolog filter`.
+#[derive(Debug, Args)]
+pub(crate) struct FilterArgs {
+    /// The logs to filter (ROS 1 bags, ROS 2 bags, MCAP files; several are
+    /// merged by log time as `robolog convert` merges them), then OUT:
+    /// `.mcap`, `.bag` (ROS 1 logs), or a folder name without extension
+    /// (or --storage) for a ROS 2 bag (ROS 2 logs). Messages are copied
+    /// byte for byte, never re-encoded.
+    #[arg(value_name = "IN... OUT", required = true)]
+    paths: Vec<PathBuf>,
+    /// Only topics matching PATTERN (repeat for several): a topic name, a
+    /// glob (`*` within one name level, `**` across levels, `?`,
+    /// `[abc]`), or a regular expression after `re:` (matching the whole
+    /// name). A pattern that matches no topic is a usage error.
+    #[arg(long = "topic", value_name = "PATTERN")]
+    topics: Vec<String>,
+    /// Leave out topics matching PATTERN (same forms as --topic; repeat
+    /// for several).
+    #[arg(long = "exclude-topic", value_name = "PATTERN")]
+    exclude: Vec<String>,
+    /// Keep TOPIC's messages only where the SQL boolean expression EXPR
+    /// holds: `'/imu: linear_acceleration.z > 12 AND header.frame_id =
+    /// ''imu'''`. The columns are those `robolog sql` gives the topic's
+    /// table (nested fields dotted, names quoted with "" where SQL needs
+    /// it). One per topic; other topics are kept.
+    #[arg(long = "where", value_name = "TOPIC: EXPR")]
+    wheres: Vec<String>,
+    /// Keep every topic only inside the windows [t - before, t + after]
+    /// around the messages of TOPIC where EXPR holds (repeat for several
+    /// event kinds; overlapping windows merge).
+    #[arg(long, value_name = "TOPIC: EXPR")]
+    around: Vec<String>,
+    /// How long before each --around event to keep (`5s`, `500ms`).
+    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "0")]
+    before: i64,
+    /// How long after each --around event to keep.
+    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "0")]
+    after: i64,
+    #[command(flatten)]
+    range: TimeRangeArgs,
+    /// Move every log time (and publish time) by D (`-12.5s`, `1h`); the
+    /// messages' own header stamps are not changed.
+    #[arg(long, value_name = "D", value_parser = parse_duration, allow_hyphen_values = true)]
+    shift: Option<i64>,
+    /// Rename topic OLD to NEW (`/old=/new`), or every topic under a
+    /// prefix (`/cam/*=/camera/*`); repeat for several.
+    #[arg(long, value_name = "OLD=NEW")]
+    rename: Vec<String>,
+    /// Print per topic the messages and bytes that would be kept and
+    /// dropped; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Chunk compression of the output (as `robolog convert`).
+    #[arg(long, value_enum)]
+    compression: Option<Codec>,
+    /// Write a ROS 2 bag folder with this storage plugin (as `robolog
+    /// convert`).
+    #[arg(long, value_enum)]
+    storage: Option<StorageArg>,
+    /// Uncompressed chunk size of the output, in bytes.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    chunk_size: u64,
+    /// Replace OUT when it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Parses a duration (`5s`, `500ms`, `-2.5`: seconds without a unit).
+fn parse_duration(s: &str) -> Result<i64, String> {
+    logcore::timearg::parse_duration(s)
+        .ok_or_else(|| format!("{s:?} is not a duration: give seconds or a unit (5s, 500ms, 2min)"))
+}
+
+/// `TOPIC: EXPR` split at the first `:`.
+fn topic_and_expr<'a>(
+    flag: &str,
+    spec: &'a str,
+    path: &Path,
+) -> Result<(&'a str, &'a str), Failure> {
+    match spec.split_once(':') {
+        Some((t, e)) if !t.trim().is_empty() && !e.trim().is_empty() => Ok((t.trim(), e.trim())),
+        _ => Err(Failure::usage(
+            path,
+            Error::invalid_argument(format!(
+                "{flag} {spec:?}: give 'TOPIC: EXPR', such as '/imu: linear_acceleration.z > 9.9'"
+            )),
+        )),
+    }
+}
+
+/// Runs `robolog filter`.
+pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> {
+    let (inputs, output) = match args.paths.as_slice() {
+        [_] if args.dry_run => (args.paths.as_slice(), None),
+        [input] => {
+            return Err(Failure::usage(
+                input,
+                Error::invalid_argument(
+                    "no output: give the file to write after the input(s): robolog filter IN... \
+                     OUT (or --dry-run)",
+                ),
+            ));
+        }
+        [ins @ .., out] => (ins, Some(out.as_path())),
+        [] => unreachable!("clap requires a path"),
+    };
+    let label = label_of(inputs);
+    let input = label.as_path();
+    let target = match output {
+        Some(out) => {
+            let t = choose_target(out, args.storage, args.compression)?;
+            let mut policy = OutputPolicy::new(args.force);
+            policy.add_inputs(inputs);
+            if !args.dry_run {
+                write::check(out, &policy)?;
+            }
+            Some(t)
+        }
+        None => None,
+    };
+    let mut logs = Vec::with_capacity(inputs.len());
+    for path in inputs {
+        logs.push(ctx.open(path)?);
+    }
+    let log_refs: Vec<&robolog::Log<'_>> = logs.iter().collect();
+    check_inputs(&log_refs, inputs)?;
+
+    // Topic patterns: each must match a topic of the inputs.
+    let known = known_topics(&logs, inputs)?;
+    let scope = scope_of(inputs);
+    let names = || known.iter().map(String::as_str);
+    topics::check_patterns(input, names(), "--topic", &args.topics, scope)?;
+    topics::check_patterns(input, names(), "--exclude-topic", &args.exclude, scope)?;
+
+    let mut opts = ConvertOptions {
+        chunk_size: args.chunk_size.max(1),
+        topics: args.topics.clone(),
+        ..ConvertOptions::default()
+    };
+    if let Some((_, compression)) = target {
+        opts.compression = compression;
+    }
+    args.range.resolve_times(
+        || first_and_clock(&logs, inputs),
+        |e| Failure::usage(input, e),
+        &mut opts.start,
+        &mut opts.end,
+    )?;
+
+    let mut filter = Filter::new();
+    for p in &args.exclude {
+        filter
+            .exclude_topic(p)
+            .map_err(|e| Failure::usage(input, e))?;
+    }
+    for r in &args.rename {
+        filter.rename(r).map_err(|e| Failure::usage(input, e))?;
+    }
+    filter.shift(args.shift.unwrap_or(0)).keep_latched(true);
+    let mut where_topics = Vec::new();
+    for spec in &args.wheres {
+        let (topic, expr) = topic_and_expr("--where", spec, input)?;
+        if where_topics.contains(&topic) {
+            return Err(Failure::usage(
+                input,
+                Error::invalid_argument(format!(
+                    "--where: {topic} is given twice; join the conditions with AND"
+                )),
+            ));
+        }
+        where_topics.push(topic);
+        for (i, keys) in matches(&logs, inputs, &known, topic, expr, "--where")? {
+            filter.keep_only(i, topic, keys);
+        }
+    }
+    if !args.around.is_empty() {
+        let mut times = Vec::new();
+        for spec in &args.around {
+            let (topic, expr) = topic_and_expr("--around", spec, input)?;
+            for (_, keys) in matches(&logs, inputs, &known, topic, expr, "--around")? {
+                times.extend(keys.into_iter().map(|k| k.log_time));
+            }
+        }
+        filter.around(times, args.before.max(0), args.after.max(0));
+    }
+
+    let merged: Vec<(&robolog::Log<'_>, &Path)> = logs
+        .iter()
+        .zip(inputs)
+        .map(|(l, p)| (l, p.as_path()))
+        .collect();
+    if args.dry_run {
+        let counts = robolog::convert::filter_dry_run(&log_refs, &opts, &filter)
+            .map_err(|e| Failure::new(input, e))?;
+        print_counts(&counts);
+        return Ok(Outcome::Clean);
+    }
+    let (Some(output), Some((target, _))) = (output, target) else {
+        unreachable!("an output unless --dry-run");
+    };
+    let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());
+    let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
+    let written = filter_files_to(
+        &merged,
+        output,
+        target,
+        &opts,
+        &filter,
+        args.force,
+        &mut progress,
+    );
+    let stats = match written {
+        Ok(s) => s,
+        Err(ConvertFileError::Convert(e @ Error::InvalidArgument(_))) => {
+            return Err(Failure::usage(input, e));
+        }
+        Err(ConvertFileError::Convert(e)) => return Err(Failure::new(input, e)),
+        Err(ConvertFileError::Refused(r)) => return Err(write::refused(r)),
+        Err(ConvertFileError::Io(e)) => return Err(Failure::new(output, e)),
+        Err(e @ ConvertFileError::Target(_)) => return Err(Failure::new(output, e)),
+    };
+    bar.finish();
+    for w in stats.warnings.iter().chain(&stats.skipped) {
+        ctx.report(input, w);
+    }
+    crate::shown::say!(
+        "robolog: {}: {} messages on {} channel(s) to {}{}",
+        input.display(),
+        stats.messages,
+        stats.channels,
+        output.display(),
+        match stats.skipped.len() {
+            0 => String::new(),
+            n => format!(" ({n} damaged stretches skipped)"),
+        }
+    );
+    Ok(if stats.skipped.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Damaged
+    })
+}
+
+/// Refuses inputs that are not ROS 1 bags, ROS 2 bags or MCAP files.
+fn check_inputs(logs: &[&robolog::Log<'_>], inputs: &[PathBuf]) -> Result<(), Failure> {
+    for (log, path) in logs.iter().zip(inputs) {
+        if !matches!(
+            log.format(),
+            logcore::Format::RosBag | logcore::Format::Rosbag2 | logcore::Format::Mcap
+        ) {
+            return Err(Failure::usage(
+                path,
+                Error::invalid_argument(format!(
+                    "robolog filter copies ROS 1 bags, ROS 2 bags and MCAP files, not a {} log: \
+                     convert it to MCAP first",
+                    log.format()
+                )),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The messages of `topic` where `expr` holds, per input that has the
+/// topic: a usage error when no input has it or the expression does not
+/// plan.
+#[cfg(feature = "sql")]
+fn matches(
+    logs: &[robolog::Log<'_>],
+    inputs: &[PathBuf],
+    known: &[String],
+    topic: &str,
+    expr: &str,
+    flag: &str,
+) -> Result<Vec<(usize, Vec<robolog::convert::MessageKey>)>, Failure> {
+    use logcore::LogReader;
+    let label = label_of(inputs);
+    if !known.iter().any(|t| t == topic) {
+        return Err(topics::unknown_in(
+            flag,
+            &label,
+            topic,
+            known.iter().map(String::as_str),
+            scope_of(inputs),
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, (log, path)) in logs.iter().zip(inputs).enumerate() {
+        let has = log
+            .channels()
+            .map_err(|e| Failure::new(path, e))?
+            .iter()
+            .any(|c| c.topic == topic);
+        if !has {
+            continue;
+        }
+        match robolog_sql::matching_messages(log, topic, expr) {
+            Ok(keys) => out.push((i, keys)),
+            Err(e @ robolog_sql::WhereError::Expression { .. }) => {
+                return Err(Failure::usage(
+                    path,
+                    Error::invalid_argument(format!("{flag} {e}")),
+                ));
+            }
+            Err(e) => return Err(Failure::new(path, e)),
+        }
+    }
+    Ok(out)
+}
+
+/// Without the `sql` feature there is no expression to evaluate.
+#[cfg(not(feature = "sql"))]
+fn matches(
+    _: &[robolog::Log<'_>],
+    inputs: &[PathBuf],
+    _: &[String],
+    _: &str,
+    _: &str,
+    flag: &str,
+) -> Result<Vec<(usize, Vec<robolog::convert::MessageKey>)>, Failure> {
+    Err(Failure::usage(
+        &label_of(inputs),
+        Error::invalid_argument(format!(
+            "{flag} needs the `sql` feature of robolog-cli, which this build leaves out"
+        )),
+    ))
+}
+
+/// Prints the dry run's counts: a line per topic, then the totals.
+fn print_counts(counts: &[robolog::convert::TopicCount]) {
+    let mut out = output::stdout();
+    let width = counts
+        .iter()
+        .map(|c| c.topic.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut lines = vec![format!(
+        "{:<width$}  {:>10} {:>14}  {:>10} {:>14}",
+        "topic", "kept", "kept bytes", "dropped", "dropped bytes"
+    )];
+    let (mut k, mut kb, mut d, mut db) = (0, 0, 0, 0);
+    for c in counts {
+        let renamed = if c.written_as != c.topic {
+            format!("  -> {}", c.written_as)
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "{:<width$}  {:>10} {:>14}  {:>10} {:>14}{renamed}",
+            c.topic, c.kept, c.kept_bytes, c.dropped, c.dropped_bytes
+        ));
+        k += c.kept;
+        kb += c.kept_bytes;
+        d += c.dropped;
+        db += c.dropped_bytes;
+    }
+    lines.push(format!(
+        "{:<width$}  {k:>10} {kb:>14}  {d:>10} {db:>14}",
+        "total"
+    ));
+    for l in lines {
+        let _ = output::line(&mut out, &l);
+    }
+    let _ = std::io::Write::flush(&mut out);
+}
