@@ -53,7 +53,7 @@ pub use model::{
 };
 pub use sensors::{
     MAX_CLOUD_FRAMES, MAX_CLOUD_POINTS, MAX_CLOUD_VIEW_BYTES, MAX_THUMBNAIL_BYTES, MAX_THUMBNAILS,
-    MAX_TRACK_FIXES, THUMBNAIL_QUALITY, THUMBNAIL_SIDE,
+    MAX_TRACK_FIXES, ONE_PASS_BYTES, THUMBNAIL_QUALITY, THUMBNAIL_SIDE,
 };
 
 /// Bytes of page data all sensor views of a page share at most (see

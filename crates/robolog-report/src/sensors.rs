@@ -2,10 +2,13 @@
 //! of point clouds and laser scans, and GPS tracks, read through
 //! [`robolog_sensors`].
 //!
-//! Cameras and clouds read only the messages they show: the topic's span
-//! (within the range shown) is cut into equal windows, and the first
-//! message of each window is read and decoded (a seek for indexed
-//! formats; nothing else of the topic is decoded). A track reads its
+//! Cameras and clouds decode only the messages they show: the topic's
+//! span (within the range shown) is cut into equal windows, and the first
+//! message of each window is decoded. In a log larger than
+//! [`ONE_PASS_BYTES`] each window is a seek (an index lookup in indexed
+//! formats: a few chunks read per message shown, whatever the log's size);
+//! in a smaller one, the topic's messages are walked once and the chosen
+//! ones decoded (seeking would read its few chunks again per window). A track reads its
 //! topic's fixes, which are small. Every view has a byte bound, and all of
 //! a log's views together share [`ReportOptions::sensor_budget`]; a message
 //! that does not decode is a problem of the report, never a panic.
@@ -35,6 +38,10 @@ pub const MAX_CLOUD_FRAMES: usize = 8;
 pub const MAX_CLOUD_POINTS: usize = 20_000;
 /// Bytes of one cloud view's data at most: its frames' points share them.
 pub const MAX_CLOUD_VIEW_BYTES: usize = 2_000_000;
+/// Logs up to this size have a topic's chosen messages picked in one pass
+/// over the topic (a seek per window would read the same few chunks again
+/// and again); larger ones seek to each window.
+pub const ONE_PASS_BYTES: u64 = 64_000_000;
 /// Points kept per track (evenly by index beyond).
 pub const MAX_TRACK_FIXES: usize = 4000;
 /// Problems listed per sensor topic (the first ones).
@@ -271,11 +278,94 @@ fn first_of_windows<T>(
     out
 }
 
+/// The first message of each window of a topic's span, as
+/// [`first_of_windows`] picks them, read in one pass over the topic's
+/// messages: only the chosen ones are decoded (by the log, then by
+/// `decode` with the channel's type).
+fn first_in_one_pass<T>(
+    log: &Log<'_>,
+    s: &Shown,
+    n: usize,
+    problems: &mut Vec<Problem>,
+    decode: impl Fn(&str, &logcore::Value) -> Result<T, robolog_sensors::SensorError>,
+) -> Vec<robolog_sensors::Sample<T>> {
+    use logcore::LogReader as _;
+    let mut out = Vec::new();
+    let n = n.min(usize::try_from(s.count).unwrap_or(usize::MAX));
+    let windows = windows(s.first, s.last, n);
+    let (Some(first), Some(last)) = (windows.first(), windows.last()) else {
+        return out;
+    };
+    let types: std::collections::HashMap<logcore::ChannelId, String> = match log.channels() {
+        Ok(chans) => chans
+            .into_iter()
+            .filter(|c| c.topic == s.topic)
+            .map(|c| (c.id, c.type_name))
+            .collect(),
+        Err(e) => {
+            problems.push(Problem {
+                t: None,
+                text: format!("{}: {e}", s.topic),
+            });
+            return out;
+        }
+    };
+    let mut filter = logcore::MessageFilter::all().channels(types.keys().copied());
+    filter.start = Some(Timestamp(first.0));
+    filter.end = Some(Timestamp(last.1));
+    let messages = match log.messages(&filter) {
+        Ok(m) => m,
+        Err(e) => {
+            problems.push(Problem {
+                t: None,
+                text: format!("{}: {e}", s.topic),
+            });
+            return out;
+        }
+    };
+    // The window whose first message is wanted next.
+    let mut next = 0;
+    for m in messages {
+        // Damage is listed by the report's own pass.
+        let Ok(m) = m else { continue };
+        let t = m.log_time.as_nanos();
+        let Some(w) = windows[next..].iter().position(|w| t >= w.0 && t < w.1) else {
+            continue;
+        };
+        next += w + 1;
+        let decoded = log.decode(&m).map_err(|e| e.to_string()).and_then(|v| {
+            let type_name = types.get(&m.channel).map_or("", String::as_str);
+            decode(type_name, &v).map_err(|e| e.to_string())
+        });
+        match decoded {
+            Ok(value) => out.push(robolog_sensors::Sample {
+                log_time: m.log_time,
+                value,
+            }),
+            Err(e) => problems.push(Problem {
+                t: Some(t),
+                text: format!("{} at {}: {e}", s.topic, m.log_time),
+            }),
+        }
+        if next == windows.len() {
+            break;
+        }
+    }
+    out
+}
+
 /// Up to `n` thumbnails of a camera topic.
 fn thumbnails(log: &Log<'_>, s: &Shown, n: usize, problems: &mut Vec<Problem>) -> Vec<Thumbnail> {
-    let frames = first_of_windows(s, n, problems, |r| {
-        robolog_sensors::images(log, &s.topic, &r, ImageOptions::default()).map(|mut i| i.next())
-    });
+    let opts = ImageOptions::default();
+    let frames = if log.size() <= ONE_PASS_BYTES {
+        first_in_one_pass(log, s, n, problems, |t, v| {
+            robolog_sensors::decode_image(t, v, &opts)
+        })
+    } else {
+        first_of_windows(s, n, problems, |r| {
+            robolog_sensors::images(log, &s.topic, &r, opts).map(|mut i| i.next())
+        })
+    };
     let mut out = Vec::new();
     for f in frames {
         let t = f.log_time.as_nanos();
@@ -339,9 +429,15 @@ fn cloud_view(
     if per_frame == 0 {
         return None;
     }
-    let samples = first_of_windows(s, n, problems, |r| {
-        robolog_sensors::clouds(log, &s.topic, &r, opts).map(|mut i| i.next())
-    });
+    let samples = if log.size() <= ONE_PASS_BYTES {
+        first_in_one_pass(log, s, n, problems, |t, v| {
+            robolog_sensors::decode_cloud(t, v, &opts)
+        })
+    } else {
+        first_of_windows(s, n, problems, |r| {
+            robolog_sensors::clouds(log, &s.topic, &r, opts).map(|mut i| i.next())
+        })
+    };
     let mut color: Option<&'static str> = None;
     let mut frames = Vec::new();
     for sample in samples {
