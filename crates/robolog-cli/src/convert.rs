@@ -351,17 +351,32 @@ pub(crate) fn run(ctx: &Context, args: &ConvertArgs) -> Result<Outcome, Failure>
     let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
     let written = convert_files_to(&merged, output, target, &opts, args.force, &mut progress);
+    bar.finish();
+    say_written(ctx, input, output, written, false)
+}
+
+/// What a conversion (or `filter`) wrote: the reader's warnings and the
+/// damage skipped reported, one line said, and the run's outcome; its
+/// failure naming the input (what the conversion found in its bytes; an
+/// invalid argument a usage error where `invalid_is_usage`) or the output
+/// (I/O errors, refusals).
+pub(crate) fn say_written(
+    ctx: &Context,
+    input: &Path,
+    output: &Path,
+    written: Result<ConvertStats, ConvertFileError>,
+    invalid_is_usage: bool,
+) -> Result<Outcome, Failure> {
     let stats: ConvertStats = match written {
         Ok(s) => s,
-        // What the conversion found names the input, whose bytes it
-        // describes; I/O errors and refusals name the output.
+        Err(ConvertFileError::Convert(e @ Error::InvalidArgument(_))) if invalid_is_usage => {
+            return Err(Failure::usage(input, e));
+        }
         Err(ConvertFileError::Convert(e)) => return Err(Failure::new(input, e)),
         Err(ConvertFileError::Refused(r)) => return Err(write::refused(r)),
         Err(ConvertFileError::Io(e)) => return Err(Failure::new(output, e)),
         Err(e @ ConvertFileError::Target(_)) => return Err(Failure::new(output, e)),
     };
-    bar.finish();
-
     // Once each: the reader's warnings (said when it opened) and the
     // damage skipped, which may be among them.
     for w in stats.warnings.iter().chain(&stats.skipped) {

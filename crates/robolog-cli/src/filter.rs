@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use logcore::Error;
-use robolog::convert::{ConvertFileError, ConvertOptions, Filter, filter_files_to};
+use robolog::convert::{ConvertOptions, Filter, filter_files_to};
 use robolog::write::OutputPolicy;
 
 use crate::context::Context;
@@ -226,7 +226,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         return Ok(Outcome::Clean);
     }
     let (Some(output), Some((target, _))) = (output, target) else {
-        unreachable!("an output unless --dry-run");
+        return Err(Failure::usage(input, "OUT is needed unless --dry-run"));
     };
     let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
@@ -239,36 +239,8 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         args.force,
         &mut progress,
     );
-    let stats = match written {
-        Ok(s) => s,
-        Err(ConvertFileError::Convert(e @ Error::InvalidArgument(_))) => {
-            return Err(Failure::usage(input, e));
-        }
-        Err(ConvertFileError::Convert(e)) => return Err(Failure::new(input, e)),
-        Err(ConvertFileError::Refused(r)) => return Err(write::refused(r)),
-        Err(ConvertFileError::Io(e)) => return Err(Failure::new(output, e)),
-        Err(e @ ConvertFileError::Target(_)) => return Err(Failure::new(output, e)),
-    };
     bar.finish();
-    for w in stats.warnings.iter().chain(&stats.skipped) {
-        ctx.report(input, w);
-    }
-    crate::shown::say!(
-        "robolog: {}: {} messages on {} channel(s) to {}{}",
-        input.display(),
-        stats.messages,
-        stats.channels,
-        output.display(),
-        match stats.skipped.len() {
-            0 => String::new(),
-            n => format!(" ({n} damaged stretches skipped)"),
-        }
-    );
-    Ok(if stats.skipped.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Damaged
-    })
+    crate::convert::say_written(ctx, input, output, written, true)
 }
 
 /// Refuses inputs that are not ROS 1 bags, ROS 2 bags or MCAP files.
