@@ -6,6 +6,8 @@ mod check;
 pub use logcore::clock;
 #[cfg(feature = "mcap")]
 pub mod convert;
+#[cfg(feature = "mcap")]
+pub mod encode;
 pub mod export;
 pub mod info;
 mod lenient;

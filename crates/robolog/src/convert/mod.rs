@@ -568,6 +568,29 @@ mod file;
 mod merge;
 mod select;
 mod to_rosbag2;
+
+/// The ROS 1 definition text and md5sum of a ROS 2 type (`crate::encode`).
+#[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]
+pub(crate) use ros2to1::ros1_definition as ros1_of_ros2;
+
+/// Protobuf message types of a descriptor set and their encoder
+/// (`crate::encode`).
+#[cfg(any(feature = "ulog", feature = "carla", feature = "vellog"))]
+pub(crate) mod protobuf_type {
+    use std::sync::Arc;
+
+    use prost::Message as _;
+    use prost_types::FileDescriptorSet;
+
+    pub(crate) use super::protobuf::{MessageType, encode};
+
+    /// The message `full` of the encoded descriptor set `bytes`.
+    pub(crate) fn from_set(bytes: &[u8], full: &str) -> Result<Arc<MessageType>, String> {
+        let set = FileDescriptorSet::decode(bytes)
+            .map_err(|e| format!("not a FileDescriptorSet: {e}"))?;
+        super::protobuf::resolve(&set.file, full.trim_start_matches('.'))
+    }
+}
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
 pub use select::{

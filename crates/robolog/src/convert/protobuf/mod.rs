@@ -329,9 +329,16 @@ pub(crate) fn encode(ty: &MessageType, v: &Json, out: &mut Vec<u8>) -> Result<()
         return Err(format!("a {} is not an object", ty.name));
     };
     for (k, v) in map {
+        // `Timestamp` and `Duration` fields by their protobuf names too.
+        let alias = match k.as_str() {
+            "seconds" => "sec",
+            "nanos" => "nsec",
+            k => k,
+        };
         let f = ty
             .fields
             .get(k.as_str())
+            .or_else(|| ty.fields.get(alias))
             .ok_or_else(|| format!("{} has no field {k}", ty.name))?;
         let here = |e: String| format!("{k}: {e}");
         match v {

@@ -65,6 +65,12 @@ use super::ros1to2::latched_qos;
 use crate::Log;
 use types::Compiled;
 
+/// The ROS 1 definition text and md5sum of the ROS 2 type `t`, as a
+/// conversion to ROS 1 writes its connection (`crate::encode`).
+pub(crate) fn ros1_definition(t: &ros2cdr::MessageType) -> Result<(String, String), String> {
+    types::compile(t).map(|c| (c.text, c.md5sum))
+}
+
 /// Whether [`super::to_bag`] converts `log` from ROS 2: a rosbag2 bag, or
 /// an MCAP file whose kept channels include a ROS 2 one (message encoding
 /// `cdr`, or a `ros2msg` or `ros2idl` schema) and no `ros1` one (an MCAP
