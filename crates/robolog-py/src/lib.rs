@@ -23,6 +23,7 @@
 //!   clouds as stored);
 //! - `views`: the formats' own views (`Log.ulog`, `Log.bag`, `Log.mcap`,
 //!   `Log.carla`); `bag2`: `Log.rosbag2`, a ROS 2 bag's metadata;
+//! - `writer`: `robolog.Writer`, a log written message by message;
 //! - `errors`: `FormatError`, `UnsupportedError`, the mapping of the
 //!   library's errors, panics kept from Python.
 //!
@@ -55,6 +56,7 @@ mod times;
 mod tools;
 mod values;
 mod views;
+mod writer;
 
 use pyo3::prelude::*;
 
@@ -91,6 +93,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<views::CarlaActor>()?;
     m.add_class::<bag2::Rosbag2View>()?;
     m.add_class::<bag2::Rosbag2Topic>()?;
+    m.add_class::<writer::Writer>()?;
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;

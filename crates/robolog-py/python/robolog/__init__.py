@@ -32,6 +32,8 @@ and VEL logs through one API, read by a Rust library without the GIL.
 - ``robolog.check(path)``, ``robolog.convert(src, dst)`` and
   ``robolog.export(src, folder)`` do what the ``robolog`` command does and
   return reports (``CheckReport``, ``ConvertReport``, ``ExportReport``).
+- ``robolog.Writer(path)`` writes MCAP files, ROS 1 bags and ROS 2 bags
+  message by message (dicts encoded by the channel's definition).
 - ``robolog.sql(query, paths)`` answers SQL over a fleet of logs (one table
   per topic, a ``log`` column first) as a ``Table``; it only reads.
 - Errors: ``FormatError`` (a ``ValueError``, with ``offset`` and ``path``),
@@ -67,6 +69,7 @@ from ._robolog import (
     Topic,
     ULogView,
     UnsupportedError,
+    Writer,
     __version__,
     align,
     open,
@@ -118,6 +121,7 @@ __all__ = [
     "Table",
     "Topic",
     "UnsupportedError",
+    "Writer",
     "__version__",
     "open",
     "read_table",

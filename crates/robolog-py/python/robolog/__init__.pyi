@@ -22,6 +22,7 @@ from typing import (
 __version__: str
 
 __all__ = [
+    "Writer",
     "align",
     "BagConnection",
     "BagView",
@@ -854,3 +855,49 @@ def sql(
     max_bag_expansion: Optional[int] = None,
 ) -> Table:
     """Answers a read-only SQL query over a set of logs as `robolog sql` does (one table per topic)."""
+
+
+@final
+class Writer:
+    """Writes a log message by message: MCAP (``.mcap``), a ROS 1 bag
+    (``.bag``) or a ROS 2 bag folder (``format="rosbag2"``). The output
+    is renamed into place by ``close()`` or a clean end of a ``with``
+    block; an exception leaves nothing."""
+
+    def __new__(
+        cls,
+        path: Union[str, "os.PathLike[str]"],
+        format: Optional[str] = None,
+        profile: Optional[str] = None,
+        *,
+        force: bool = False,
+    ) -> "Writer": ...
+    def add_channel(
+        self,
+        topic: str,
+        type: str,
+        definition: Union[str, bytes, None] = None,
+        encoding: Optional[str] = None,
+    ) -> int:
+        """Declares a topic; its channel id."""
+    def write(
+        self, topic: str, data: Any, log_time: int, publish_time: Optional[int] = None
+    ) -> None:
+        """Writes a message: a dict of its fields, or bytes as encoded."""
+    def close(self) -> None:
+        """Completes the log and renames it into place."""
+    def abort(self) -> None:
+        """Drops what was written."""
+    def __enter__(self) -> "Writer": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]] = None,
+        _exc: Optional[BaseException] = None,
+        _tb: Optional[TracebackType] = None,
+    ) -> bool: ...
+    @property
+    def path(self) -> str:
+        """The output's path."""
+    @property
+    def closed(self) -> bool:
+        """Whether the writer is closed."""
