@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use logcore::Error;
-use robolog::convert::{ConvertOptions, Filter, filter_files_to};
+use robolog::convert::{
+    ConvertOptions, FilterSpec, MatchError, PlanError, filter_files_to, plan_filter,
+};
 use robolog::write::OutputPolicy;
 
 use crate::context::Context;
@@ -177,42 +179,32 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         &mut opts.end,
     )?;
 
-    let mut filter = Filter::new();
-    for p in &args.exclude {
-        filter
-            .exclude_topic(p)
-            .map_err(|e| Failure::usage(input, e))?;
+    let mut spec = FilterSpec {
+        exclude: args.exclude.clone(),
+        rename: args.rename.clone(),
+        shift: args.shift.unwrap_or(0),
+        before: args.before,
+        after: args.after,
+        ..FilterSpec::default()
+    };
+    for w in &args.wheres {
+        let (topic, expr) = topic_and_expr("--where", w, input)?;
+        spec.wheres.push((topic.to_string(), expr.to_string()));
     }
-    for r in &args.rename {
-        filter.rename(r).map_err(|e| Failure::usage(input, e))?;
+    for a in &args.around {
+        let (topic, expr) = topic_and_expr("--around", a, input)?;
+        spec.around.push((topic.to_string(), expr.to_string()));
     }
-    filter.shift(args.shift.unwrap_or(0)).keep_latched(true);
-    let mut where_topics = Vec::new();
-    for spec in &args.wheres {
-        let (topic, expr) = topic_and_expr("--where", spec, input)?;
-        if where_topics.contains(&topic) {
-            return Err(Failure::usage(
-                input,
-                Error::invalid_argument(format!(
-                    "--where: {topic} is given twice; join the conditions with AND"
-                )),
-            ));
+    let filter = plan_filter(&log_refs, &known, &spec, &matcher).map_err(|e| match e {
+        PlanError::UnknownTopic { flag, topic } => {
+            topics::unknown_in(flag, input, &topic, names(), scope)
         }
-        where_topics.push(topic);
-        for (i, keys) in matches(&logs, inputs, &known, topic, expr, "--where")? {
-            filter.keep_only(i, topic, keys);
-        }
-    }
-    if !args.around.is_empty() {
-        let mut times = Vec::new();
-        for spec in &args.around {
-            let (topic, expr) = topic_and_expr("--around", spec, input)?;
-            for (_, keys) in matches(&logs, inputs, &known, topic, expr, "--around")? {
-                times.extend(keys.into_iter().map(|k| k.log_time));
-            }
-        }
-        filter.around(times, args.before.max(0), args.after.max(0));
-    }
+        PlanError::Usage(m) => Failure::usage(input, Error::invalid_argument(m)),
+        PlanError::Read { input: i, message } => Failure::new(
+            inputs.get(i).map_or(input, PathBuf::as_path),
+            Error::invalid_argument(message),
+        ),
+    })?;
 
     let merged: Vec<(&robolog::Log<'_>, &Path)> = logs
         .iter()
@@ -263,68 +255,29 @@ fn check_inputs(logs: &[&robolog::Log<'_>], inputs: &[PathBuf]) -> Result<(), Fa
     Ok(())
 }
 
-/// The messages of `topic` where `expr` holds, per input that has the
-/// topic: a usage error when no input has it or the expression does not
-/// plan.
+/// The messages of a topic where a SQL boolean expression holds, by
+/// DataFusion over the topic's table.
 #[cfg(feature = "sql")]
-fn matches(
-    logs: &[robolog::Log<'_>],
-    inputs: &[PathBuf],
-    known: &[String],
+fn matcher(
+    log: &robolog::Log<'_>,
     topic: &str,
     expr: &str,
-    flag: &str,
-) -> Result<Vec<(usize, Vec<robolog::convert::MessageKey>)>, Failure> {
-    use logcore::LogReader;
-    let label = label_of(inputs);
-    if !known.iter().any(|t| t == topic) {
-        return Err(topics::unknown_in(
-            flag,
-            &label,
-            topic,
-            known.iter().map(String::as_str),
-            scope_of(inputs),
-        ));
-    }
-    let mut out = Vec::new();
-    for (i, (log, path)) in logs.iter().zip(inputs).enumerate() {
-        let has = log
-            .channels()
-            .map_err(|e| Failure::new(path, e))?
-            .iter()
-            .any(|c| c.topic == topic);
-        if !has {
-            continue;
-        }
-        match robolog_sql::matching_messages(log, topic, expr) {
-            Ok(keys) => out.push((i, keys)),
-            Err(e @ robolog_sql::WhereError::Expression { .. }) => {
-                return Err(Failure::usage(
-                    path,
-                    Error::invalid_argument(format!("{flag} {e}")),
-                ));
-            }
-            Err(e) => return Err(Failure::new(path, e)),
-        }
-    }
-    Ok(out)
+) -> Result<Vec<robolog::convert::MessageKey>, MatchError> {
+    robolog_sql::matching_messages(log, topic, expr).map_err(|e| match e {
+        e @ robolog_sql::WhereError::Expression { .. } => MatchError::Expression(e.to_string()),
+        e => MatchError::Read(e.to_string()),
+    })
 }
 
 /// Without the `sql` feature there is no expression to evaluate.
 #[cfg(not(feature = "sql"))]
-fn matches(
-    _: &[robolog::Log<'_>],
-    inputs: &[PathBuf],
-    _: &[String],
+fn matcher(
+    _: &robolog::Log<'_>,
     _: &str,
     _: &str,
-    flag: &str,
-) -> Result<Vec<(usize, Vec<robolog::convert::MessageKey>)>, Failure> {
-    Err(Failure::usage(
-        &label_of(inputs),
-        Error::invalid_argument(format!(
-            "{flag} needs the `sql` feature of robolog-cli, which this build leaves out"
-        )),
+) -> Result<Vec<robolog::convert::MessageKey>, MatchError> {
+    Err(MatchError::Expression(
+        "needs the `sql` feature of robolog-cli, which this build leaves out".to_string(),
     ))
 }
 

@@ -594,7 +594,8 @@ pub(crate) mod protobuf_type {
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
 pub use select::{
-    Filter, MessageKey, TopicCount, TopicPattern, filter_dry_run, is_latched, numbered,
+    Filter, FilterSpec, MatchError, MessageKey, Matcher, PlanError, TopicCount, TopicPattern,
+    filter_dry_run, is_latched, numbered, plan_filter,
 };
 
 /// The error of a converter given a log of another format: `wanted`

@@ -406,6 +406,165 @@ impl Filter {
     }
 }
 
+/// What a filter asks of the messages beyond the conversion's options:
+/// the one plan `robolog filter` and Python's `robolog.filter` build a
+/// [`Filter`] from ([`plan_filter`]). Times are nanoseconds.
+#[derive(Debug, Clone, Default)]
+pub struct FilterSpec {
+    /// Topic patterns left out ([`Filter::exclude_topic`]).
+    pub exclude: Vec<String>,
+    /// Renames, `OLD=NEW` ([`Filter::rename`]).
+    pub rename: Vec<String>,
+    /// Every time moved by this ([`Filter::shift`]).
+    pub shift: i64,
+    /// `(topic, expression)`: the topic's messages kept where the
+    /// expression holds; one per topic.
+    pub wheres: Vec<(String, String)>,
+    /// `(topic, expression)`: every topic kept only around the messages
+    /// where the expression holds.
+    pub around: Vec<(String, String)>,
+    /// The windows' reach before each event (negative taken as 0).
+    pub before: i64,
+    /// The windows' reach after each event (negative taken as 0).
+    pub after: i64,
+}
+
+/// Why [`plan_filter`] made no filter.
+#[derive(Debug)]
+pub enum PlanError {
+    /// `--where` or `--around` (`flag`) names a topic no input has.
+    UnknownTopic {
+        /// The option.
+        flag: &'static str,
+        /// The topic asked for.
+        topic: String,
+    },
+    /// What the caller gave does not hold: a pattern or rename that does
+    /// not parse, a topic given twice, an expression the matcher refused
+    /// (its words, naming the flag).
+    Usage(String),
+    /// An input could not be read (`input`: its index).
+    Read {
+        /// The input.
+        input: usize,
+        /// What the matcher or the reader said.
+        message: String,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::UnknownTopic { flag, topic } => write!(f, "{flag}: no topic {topic}"),
+            PlanError::Usage(m) | PlanError::Read { message: m, .. } => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// What a matcher says of an expression it cannot evaluate.
+#[derive(Debug)]
+pub enum MatchError {
+    /// The expression itself does not hold (does not parse, names an
+    /// unknown column, is not boolean): the caller's mistake.
+    Expression(String),
+    /// The log could not be read.
+    Read(String),
+}
+
+/// The messages of `topic` in a log where an expression holds (for
+/// `--where` and `--around`: `robolog_sql::matching_messages`).
+pub type Matcher<'m> = dyn Fn(&Log<'_>, &str, &str) -> Result<Vec<MessageKey>, MatchError> + 'm;
+
+/// The [`Filter`] `spec` asks for over the inputs `logs` (in the order
+/// the conversion merges them), whose topics are `known`: exclusions,
+/// renames and the shift, latched topics kept, then each `where` topic's
+/// messages and each `around` topic's event times found by `matcher`.
+///
+/// ```
+/// use robolog::convert::{FilterSpec, MatchError, plan_filter};
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let known = robolog::convert::topics(&log)?;
+/// let spec = FilterSpec { exclude: vec!["/rosout*".into()], ..FilterSpec::default() };
+/// let no_sql = |_: &robolog::Log<'_>, _: &str, _: &str| -> Result<_, MatchError> {
+///     Err(MatchError::Expression("no expressions here".into()))
+/// };
+/// let filter = plan_filter(&[&log], &known, &spec, &no_sql)?;
+/// assert!(filter.excludes("/rosout_agg") && !filter.excludes("/chatter"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn plan_filter(
+    logs: &[&Log<'_>],
+    known: &[String],
+    spec: &FilterSpec,
+    matcher: &Matcher<'_>,
+) -> Result<Filter, PlanError> {
+    let usage = |e: Error| PlanError::Usage(e.to_string());
+    let mut filter = Filter::new();
+    for p in &spec.exclude {
+        filter.exclude_topic(p).map_err(usage)?;
+    }
+    for r in &spec.rename {
+        filter.rename(r).map_err(usage)?;
+    }
+    filter.shift(spec.shift).keep_latched(true);
+    let matches = |flag: &'static str, topic: &str, expr: &str| {
+        if !known.iter().any(|t| t == topic) {
+            return Err(PlanError::UnknownTopic {
+                flag,
+                topic: topic.to_string(),
+            });
+        }
+        let mut out = Vec::new();
+        for (i, log) in logs.iter().enumerate() {
+            let read = |e: String| PlanError::Read {
+                input: i,
+                message: e,
+            };
+            let has = log
+                .channels()
+                .map_err(|e| read(e.to_string()))?
+                .iter()
+                .any(|c| c.topic == topic);
+            if !has {
+                continue;
+            }
+            match matcher(log, topic, expr) {
+                Ok(keys) => out.push((i, keys)),
+                Err(MatchError::Expression(e)) => {
+                    return Err(PlanError::Usage(format!("{flag} {e}")));
+                }
+                Err(MatchError::Read(e)) => return Err(read(e)),
+            }
+        }
+        Ok(out)
+    };
+    let mut where_topics: Vec<&str> = Vec::new();
+    for (topic, expr) in &spec.wheres {
+        if where_topics.contains(&topic.as_str()) {
+            return Err(PlanError::Usage(format!(
+                "--where: {topic} is given twice; join the conditions with AND"
+            )));
+        }
+        where_topics.push(topic);
+        for (i, keys) in matches("--where", topic, expr)? {
+            filter.keep_only(i, topic, keys);
+        }
+    }
+    if !spec.around.is_empty() {
+        let mut times = Vec::new();
+        for (topic, expr) in &spec.around {
+            for (_, keys) in matches("--around", topic, expr)? {
+                times.extend(keys.into_iter().map(|k| k.log_time));
+            }
+        }
+        filter.around(times, spec.before.max(0), spec.after.max(0));
+    }
+    Ok(filter)
+}
+
 /// Whether channel `c` is latched: a ROS 1 connection with `latching=1`,
 /// or offered QoS profiles with `transient_local` durability.
 pub fn is_latched(c: &ChannelInfo) -> bool {
