@@ -6,7 +6,7 @@ use std::sync::Arc;
 use logcore::parallel::on_cores;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyString};
+use pyo3::types::{PyDict, PyString};
 use robolog_arrow::align::{self, AlignInput, AlignOptions, Method, Rows};
 
 use crate::errors::{Failure, guarded};
@@ -68,24 +68,10 @@ fn period_of(rate: &Bound<'_, PyAny>) -> PyResult<i64> {
     })
 }
 
-/// The tolerance argument: an int of ns, a float of seconds, a str
-/// (`"20ms"`), or a timedelta.
+/// The tolerance argument: a duration that is not negative (see
+/// [`times::duration_ns`]).
 fn tolerance_of(t: &Bound<'_, PyAny>) -> PyResult<i64> {
-    let ns = if let Ok(s) = t.cast::<PyString>() {
-        logcore::timearg::parse_duration(&s.to_cow()?)
-    } else if t.is_instance_of::<PyFloat>() {
-        let s: f64 = t.extract()?;
-        (s.is_finite() && s.abs() < 9.2e9).then(|| (s * 1e9).round() as i64)
-    } else if let Ok(ns) = t.extract::<i64>() {
-        Some(ns)
-    } else {
-        Some(times::delta_ns(t)?)
-    };
-    ns.filter(|&ns| ns >= 0).ok_or_else(|| {
-        PyValueError::new_err(
-            "tolerance must be a duration: an int of ns, a float of seconds, a str such as '20ms', or a timedelta",
-        )
-    })
+    times::duration_ns(t, "tolerance", false)
 }
 
 impl Spec {

@@ -42,6 +42,7 @@ mod bag2;
 mod blocks;
 mod buffer;
 mod errors;
+mod filter;
 mod flat;
 mod frames;
 mod interrupt;
@@ -96,6 +97,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writer::Writer>()?;
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(filter::filter, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;
     m.add_function(wrap_pyfunction!(sql::sql, m)?)?;
     m.add_function(wrap_pyfunction!(align::align_logs, m)?)?;

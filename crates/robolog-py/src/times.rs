@@ -66,6 +66,28 @@ pub(crate) fn time_arg(v: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Opt
     )))
 }
 
+/// A duration argument in nanoseconds: an int of ns, a float of seconds,
+/// a str (`"20ms"`, `"-1.5s"`), or a timedelta; negative only where
+/// `negative` allows.
+pub(crate) fn duration_ns(t: &Bound<'_, PyAny>, what: &str, negative: bool) -> PyResult<i64> {
+    let ns = if let Ok(s) = t.cast::<PyString>() {
+        logcore::timearg::parse_duration(&s.to_cow()?)
+    } else if t.is_instance_of::<PyFloat>() {
+        let s: f64 = t.extract()?;
+        (s.is_finite() && s.abs() < 9.2e9).then(|| (s * 1e9).round() as i64)
+    } else if let Ok(ns) = t.extract::<i64>() {
+        Some(ns)
+    } else {
+        Some(delta_ns(t)?)
+    };
+    ns.filter(|&ns| negative || ns >= 0).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "{what} must be a duration{}: an int of ns, a float of seconds, a str such as '20ms', or a timedelta",
+            if negative { "" } else { " of 0 or more" }
+        ))
+    })
+}
+
 /// A `timedelta` (or pandas `Timedelta`) in nanoseconds.
 pub(crate) fn delta_ns(v: &Bound<'_, PyAny>) -> PyResult<i64> {
     let days: i64 = v.getattr("days")?.extract()?;

@@ -148,10 +148,15 @@ pub(crate) fn convert(
             }
             if !opts.topics.is_empty() {
                 let known = robolog::convert::topics(&log).map_err(ConvertFileError::Convert)?;
-                if let Some(t) = opts.topics.iter().find(|t| !known.contains(t)) {
-                    return Err(ConvertFileError::Convert(logcore::Error::InvalidArgument(
-                        format!("no topic {t} in {file}; its topics: {}", known.join(", ")),
-                    )));
+                // Names, globs and `re:` patterns, as `robolog convert --topic`.
+                for t in &opts.topics {
+                    let p = robolog::convert::TopicPattern::parse(t)
+                        .map_err(ConvertFileError::Convert)?;
+                    if !known.iter().any(|k| p.matches(k)) {
+                        return Err(ConvertFileError::Convert(logcore::Error::InvalidArgument(
+                            format!("no topic {t} in {file}; its topics: {}", known.join(", ")),
+                        )));
+                    }
                 }
             }
             interrupt::watching(&[src.as_path()], || {

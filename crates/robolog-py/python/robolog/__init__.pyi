@@ -11,6 +11,7 @@ from typing import (
     Iterator,
     List,
     Literal,
+    Mapping,
     Optional,
     Sequence,
     Tuple,
@@ -42,6 +43,9 @@ __all__ = [
     "ULogView",
     "CheckReport",
     "ConvertReport",
+    "FilteredTopic",
+    "FilterReport",
+    "filter",
     "ExportedTable",
     "ExportReport",
     "check",
@@ -754,6 +758,9 @@ def read_pandas(
 
 _PathLike = Union[str, "os.PathLike[str]"]
 
+_Duration = Union[int, float, str, datetime.timedelta]
+"""A duration: int ns, float s, str ("5s", "-1.5s", "20ms") or a timedelta."""
+
 @dataclass(frozen=True)
 class CheckReport:
     """What check found: passed, errors (one line each), report (the JSON dict)."""
@@ -769,6 +776,27 @@ class ConvertReport:
 
     messages: int
     channels: int
+    skipped: List[str] = ...
+    warnings: List[str] = ...
+
+@dataclass(frozen=True)
+class FilteredTopic:
+    """One topic of a filter: what was (or would be) written of it."""
+
+    topic: str
+    written_as: str
+    kept: int
+    kept_bytes: int
+    dropped: int
+    dropped_bytes: int
+
+@dataclass(frozen=True)
+class FilterReport:
+    """What filter wrote (or would write): messages, channels, topics, skipped stretches, warnings."""
+
+    messages: int
+    channels: int
+    topics: List[FilteredTopic] = ...
     skipped: List[str] = ...
     warnings: List[str] = ...
 
@@ -819,6 +847,25 @@ def convert(
     max_bag_expansion: Optional[int] = None,
 ) -> ConvertReport:
     """Converts a log to MCAP (.mcap), a ROS 1 bag (.bag) or a ROS 2 bag folder (no extension) as `robolog convert` does."""
+
+def filter(
+    src: Union[_PathLike, Sequence[_PathLike]],
+    dst: Optional[_PathLike] = None,
+    *,
+    topics: Optional[Sequence[str]] = None,
+    exclude: Optional[Sequence[str]] = None,
+    where: Optional[Mapping[str, str]] = None,
+    around: Optional[Mapping[str, str]] = None,
+    before: Optional[_Duration] = None,
+    after: Optional[_Duration] = None,
+    start: Optional[_Time] = None,
+    end: Optional[_Time] = None,
+    shift: Optional[_Duration] = None,
+    rename: Optional[Mapping[str, str]] = None,
+    force: bool = False,
+    dry_run: bool = False,
+) -> FilterReport:
+    """Cuts, cleans and rewrites logs as `robolog filter` does (messages copied byte for byte)."""
 
 def export(
     src: _PathLike,

@@ -1,6 +1,7 @@
 """The command-line tool's jobs as functions: ``check``, ``convert``,
-``export`` and ``sql``, with the options and semantics of ``robolog
-check``, ``robolog convert``, ``robolog export`` and ``robolog sql``,
+``filter``, ``export`` and ``sql``, with the options and semantics of
+``robolog check``, ``robolog convert``, ``robolog filter``, ``robolog
+export`` and ``robolog sql``,
 returning reports (and answers) instead of exit codes."""
 
 import json
@@ -117,6 +118,86 @@ def convert(src, dst, *, topics: Optional[Sequence[str]] = None, start=None, end
         encoding=encoding, max_chunk_size=max_chunk_size, max_nesting=max_nesting,
         max_bag_expansion=max_bag_expansion)
     return ConvertReport(messages, channels, skipped, warnings)
+
+
+@dataclass(frozen=True)
+class FilteredTopic:
+    """One topic of a filter: what was (or would be) written of it.
+
+    Attributes:
+        topic: the topic in the inputs.
+        written_as: its name in the output (after ``rename``).
+        kept: messages written; kept_bytes: their payload bytes.
+        dropped: messages left out; dropped_bytes: their payload bytes.
+    """
+
+    topic: str
+    written_as: str
+    kept: int
+    kept_bytes: int
+    dropped: int
+    dropped_bytes: int
+
+
+@dataclass(frozen=True)
+class FilterReport:
+    """What ``robolog.filter`` wrote (or, with ``dry_run``, would write).
+
+    Attributes:
+        messages: messages written (kept, for a dry run).
+        channels: channels written (0 for a dry run).
+        topics: a ``FilteredTopic`` per topic of the inputs.
+        skipped: the damaged stretches of the inputs that were skipped.
+        warnings: what the readers had to work around.
+    """
+
+    messages: int
+    channels: int
+    topics: List[FilteredTopic] = field(default_factory=list)
+    skipped: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+
+
+def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
+           exclude: Optional[Sequence[str]] = None, where=None, around=None,
+           before=None, after=None, start=None, end=None, shift=None,
+           rename=None, force=False, dry_run=False) -> FilterReport:
+    """Cuts, cleans and rewrites logs as ``robolog filter`` does, with the
+    same engine: messages are copied byte for byte into ``dst`` (``.mcap``,
+    ``.bag``, or a folder name without extension for a ROS 2 bag).
+
+    ``src`` is a path or a list of paths (merged by log time, as
+    ``convert`` merges them). ``topics`` and ``exclude`` take topic
+    patterns: names, globs (``*`` within one level, ``**`` across
+    levels, ``?``, ``[abc]``) or regular expressions after ``re:``.
+    ``where`` is a dict of topic to a SQL boolean expression over its
+    table's columns (as ``robolog.sql`` names them:
+    ``{"/imu": "linear_acceleration.z > 12"}``): that topic's messages are
+    kept where it holds. ``around`` (a dict of the same form) keeps every
+    topic only within ``before``/``after`` (durations: int ns, float s,
+    ``"5s"``, ``timedelta``) of the messages where it holds.
+    ``start``/``end`` take the package's times; ``shift`` moves every
+    time; ``rename`` is a dict of old to new topic names (``"/cam/*"`` to
+    ``"/camera/*"`` for a prefix). Latched topics keep their last message
+    before the cut. ``dry_run=True`` writes nothing and says what would be
+    kept.
+
+    A pattern or topic that names nothing raises ``KeyError`` listing the
+    topics; an expression that does not hold raises ``ValueError`` listing
+    the columns; an existing ``dst`` raises ``FileExistsError`` unless
+    ``force``. The output is written to a temporary file and renamed when
+    complete; Ctrl-C leaves no output."""
+    paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
+    messages, channels, skipped, warned, counts = _robolog.filter(
+        paths, None if dst is None else os.fspath(dst),
+        topics=None if topics is None else list(topics),
+        exclude=None if exclude is None else list(exclude),
+        where=None if where is None else dict(where),
+        around=None if around is None else dict(around),
+        before=before, after=after, start=start, end=end, shift=shift,
+        rename=None if rename is None else dict(rename),
+        force=force, dry_run=dry_run)
+    return FilterReport(messages, channels, [FilteredTopic(*c) for c in counts], skipped, warned)
 
 
 def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,
