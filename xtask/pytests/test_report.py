@@ -163,6 +163,8 @@ def check_sensor_views(page, logs, where, failures):
             if differ and after == digest:
                 failures.append(f"{where}: the cloud slider did not change the picture")
     maps = page.query_selector_all(".panel.track")
+    if tracks and not maps:
+        failures.append(f"{where}: {len(tracks)} tracks in the data, none drawn")
     for box in maps:
         coloured, _ = box.query_selector("canvas").evaluate(CANVAS_STATS)
         if coloured < 20:

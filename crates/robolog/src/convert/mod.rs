@@ -594,7 +594,7 @@ pub(crate) mod protobuf_type {
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
 pub use select::{
-    Filter, FilterSpec, MatchError, MessageKey, Matcher, PlanError, TopicCount, TopicPattern,
+    Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
     filter_dry_run, is_latched, numbered, plan_filter,
 };
 
