@@ -208,6 +208,39 @@ pub(crate) fn recv<T>(rx: &std::sync::mpsc::Receiver<T>) -> Result<T, std::sync:
     }
 }
 
+/// The next thing a reading thread sent on the channel `slot` holds
+/// between calls (`Log.messages`, `Log.scan`, `Log.images`), waited for
+/// without the GIL ([`recv`]); `None` once the channel is gone or closed.
+/// Interrupted, the receiver goes back into `slot`, so the iteration goes
+/// on from where it was at the next call; `path` names the log in the
+/// exception.
+pub(crate) fn next_from<T: Send>(
+    py: Python<'_>,
+    slot: &mut Mutex<Option<std::sync::mpsc::Receiver<T>>>,
+    path: Option<&str>,
+) -> PyResult<Option<T>> {
+    let slot = slot.get_mut().unwrap_or_else(PoisonError::into_inner);
+    let Some(rx) = slot.take() else {
+        return Ok(None);
+    };
+    let (rx, got) = py.detach(move || {
+        let got = crate::errors::guarded(|| Ok(recv(&rx)));
+        (rx, got)
+    });
+    match got {
+        Ok(Ok(t)) => {
+            *slot = Some(rx);
+            Ok(Some(t))
+        }
+        // Closed without its end: an end too.
+        Ok(Err(_)) => Ok(None),
+        Err(f) => {
+            *slot = Some(rx);
+            Err(f.into_py(py, path))
+        }
+    }
+}
+
 /// Runs `f` with `files` (logs, or folders of them) watched by
 /// [`before_commit`] on this thread.
 pub(crate) fn watching<T>(files: &[&Path], f: impl FnOnce() -> T) -> T {

@@ -226,36 +226,19 @@ impl Messages {
             if let Some(item) = slf.buffer.pop_front() {
                 return slf.message(py, item).map(Some);
             }
-            let taken = slf
-                .chunks
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
-            let Some(rx) = taken else {
-                return Ok(None);
-            };
-            // Interrupted, the iterator goes on from where it was at the
-            // next call.
-            let (rx, chunk) = py.detach(move || {
-                let chunk = guarded(|| Ok(crate::interrupt::recv(&rx)));
-                (rx, chunk)
-            });
-            let chunk = match chunk {
-                Ok(chunk) => chunk,
-                Err(f) => {
-                    *slf.chunks.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-                    return Err(f.into_py(py, slf.shared.path.as_deref()));
-                }
-            };
-            match chunk {
-                Ok(Chunk::Messages(items)) => {
-                    slf.buffer.extend(items);
-                    *slf.chunks.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-                }
+            let path = slf.shared.path.clone();
+            match crate::interrupt::next_from(py, &mut slf.chunks, path.as_deref())? {
+                Some(Chunk::Messages(items)) => slf.buffer.extend(items),
                 // The thread always ends with `End` or `Failed`; a closed
                 // channel without them is an end too.
-                Ok(Chunk::End) | Err(_) => return Ok(None),
-                Ok(Chunk::Failed(f)) => return Err(f.into_py(py, slf.shared.path.as_deref())),
+                Some(Chunk::End) | None => {
+                    *slf.chunks.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
+                    return Ok(None);
+                }
+                Some(Chunk::Failed(f)) => {
+                    *slf.chunks.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
+                    return Err(f.into_py(py, path.as_deref()));
+                }
             }
         }
     }

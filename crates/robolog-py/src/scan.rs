@@ -205,44 +205,27 @@ impl Scan {
 
     /// The next batch's rows as a Table.
     fn __next__(mut slf: PyRefMut<'_, Self>, py: Python<'_>) -> PyResult<Option<Table>> {
-        let taken = slf
-            .parts
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let Some(rx) = taken else {
-            return Ok(None);
-        };
-        // Interrupted, the scan goes on from where it was at the next call.
-        let (rx, part) = py.detach(move || {
-            let part = guarded(|| Ok(interrupt::recv(&rx)));
-            (rx, part)
-        });
-        let part = match part {
-            Ok(part) => part,
-            Err(f) => {
-                *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-                return Err(f.into_py(py, slf.shared.path.as_deref()));
-            }
-        };
+        let path = slf.shared.path.clone();
+        let part = interrupt::next_from(py, &mut slf.parts, path.as_deref())?;
+        if let Some(Part::Batch(b)) = part {
+            return Ok(Some(Table::new(
+                slf.name.clone(),
+                slf.topic.clone(),
+                Arc::clone(&slf.schema),
+                vec![b],
+                Vec::new(),
+            )));
+        }
+        // The scan is over: read once.
+        *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
         match part {
-            Ok(Part::Batch(b)) => {
-                *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-                Ok(Some(Table::new(
-                    slf.name.clone(),
-                    slf.topic.clone(),
-                    Arc::clone(&slf.schema),
-                    vec![b],
-                    Vec::new(),
-                )))
-            }
-            Ok(Part::End(problems)) => {
+            Some(Part::End(problems)) => {
                 slf.problems = problems;
                 Ok(None)
             }
-            Ok(Part::Failed(f)) => Err(f.into_py(py, slf.shared.path.as_deref())),
+            Some(Part::Failed(f)) => Err(f.into_py(py, path.as_deref())),
             // The thread always ends with `End` or `Failed`.
-            Ok(Part::Schema(..)) | Err(_) => Ok(None),
+            _ => Ok(None),
         }
     }
 

@@ -355,67 +355,50 @@ impl SensorStream {
         mut slf: PyRefMut<'py, Self>,
         py: Python<'py>,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let taken = slf
-            .parts
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let Some(rx) = taken else {
-            return Ok(None);
-        };
-        // Interrupted, the stream goes on from where it was at the next
-        // call.
-        let (rx, part) = py.detach(move || {
-            let part = guarded(|| Ok(interrupt::recv(&rx)));
-            (rx, part)
-        });
-        let part = match part {
-            Ok(part) => part,
-            Err(f) => {
-                *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-                return Err(f.into_py(py, slf.shared.path.as_deref()));
+        let path = slf.shared.path.clone();
+        let part = interrupt::next_from(py, &mut slf.parts, path.as_deref())?;
+        let (t, payload) = match part {
+            Some(Part::Item(t, payload)) => (t, payload),
+            other => {
+                // The stream is over: read once.
+                *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
+                return match other {
+                    Some(Part::End(problems)) => {
+                        slf.problems = problems;
+                        Ok(None)
+                    }
+                    Some(Part::Failed(f)) => Err(f.into_py(py, path.as_deref())),
+                    _ => Ok(None),
+                };
             }
         };
-        match part {
-            Ok(Part::Item(t, payload)) => {
-                *slf.parts.get_mut().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-                let array = match payload {
-                    Payload::Image(i) => image_array(py, i)?,
-                    Payload::Cloud(c) => cloud_array(py, c)?,
-                    Payload::View {
-                        bytes,
-                        fields,
-                        point_step,
-                    } => {
-                        let dtype = match &slf.view_dtype {
-                            Some((f, s, d)) if *f == fields && *s == point_step => {
-                                d.bind(py).clone()
-                            }
-                            _ => {
-                                let d = fields_dtype(py, &fields, point_step)?;
-                                slf.view_dtype = Some((fields, point_step, d.clone().unbind()));
-                                d
-                            }
-                        };
-                        let bytes = Bound::new(py, bytes)?;
-                        py.import("numpy")?
-                            .getattr("asarray")?
-                            .call1((bytes,))?
-                            .call_method1("view", (dtype,))?
+        let array = match payload {
+            Payload::Image(i) => image_array(py, i)?,
+            Payload::Cloud(c) => cloud_array(py, c)?,
+            Payload::View {
+                bytes,
+                fields,
+                point_step,
+            } => {
+                let dtype = match &slf.view_dtype {
+                    Some((f, s, d)) if *f == fields && *s == point_step => d.bind(py).clone(),
+                    _ => {
+                        let d = fields_dtype(py, &fields, point_step)?;
+                        slf.view_dtype = Some((fields, point_step, d.clone().unbind()));
+                        d
                     }
                 };
-                Ok(Some(PyTuple::new(
-                    py,
-                    [t.into_pyobject(py)?.into_any(), array],
-                )?))
+                let bytes = Bound::new(py, bytes)?;
+                py.import("numpy")?
+                    .getattr("asarray")?
+                    .call1((bytes,))?
+                    .call_method1("view", (dtype,))?
             }
-            Ok(Part::End(problems)) => {
-                slf.problems = problems;
-                Ok(None)
-            }
-            Ok(Part::Failed(f)) => Err(f.into_py(py, slf.shared.path.as_deref())),
-            Ok(Part::Started) | Err(_) => Ok(None),
-        }
+        };
+        Ok(Some(PyTuple::new(
+            py,
+            [t.into_pyobject(py)?.into_any(), array],
+        )?))
     }
 }
 
