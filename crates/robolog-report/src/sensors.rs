@@ -25,7 +25,7 @@ pub const MAX_THUMBNAILS: usize = 12;
 /// The longer side of a thumbnail, pixels.
 pub const THUMBNAIL_SIDE: u32 = 160;
 /// JPEG quality of thumbnails (a thumbnail over [`MAX_THUMBNAIL_BYTES`]
-/// is written again at [`LOW_QUALITY`]).
+/// is written again at quality 35).
 pub const THUMBNAIL_QUALITY: u8 = 70;
 /// The quality a thumbnail too large at [`THUMBNAIL_QUALITY`] gets.
 const LOW_QUALITY: u8 = 35;
