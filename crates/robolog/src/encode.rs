@@ -4,6 +4,7 @@
 //! JSON form of a message through its file descriptor set. ROS 1 bytes
 //! come from [`rosbag12::MessageType::encode`].
 
+#[cfg(feature = "ros2")]
 use logcore::Value;
 
 /// The ROS 1 definition text and md5sum of a standard type (`pkg/Type`,
