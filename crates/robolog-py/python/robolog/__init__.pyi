@@ -58,6 +58,7 @@ __all__ = [
     "Message",
     "Messages",
     "Scan",
+    "SensorStream",
     "Table",
     "Topic",
     "UnsupportedError",
