@@ -8,7 +8,7 @@
 //! - `scan`: what a scan reads ([`ScanOptions`]) and the [`BatchReader`]
 //!   it returns; `batch` builds its record batches from the messages.
 //! - `read`: a whole table read into memory ([`read_table`]), a large one
-//!   as two halves of its time span on two cores.
+//!   as pieces of its time span, each taken by the next free core.
 
 mod batch;
 mod group;

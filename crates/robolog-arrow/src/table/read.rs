@@ -1,6 +1,6 @@
 //! A whole table read into memory: large tables of logs whose messages are
-//! decoded one by one are read as two halves of their time span at once,
-//! on two cores, and joined in order.
+//! decoded one by one are read as pieces of their time span, taken by
+//! whichever core is free, and joined in order.
 
 use std::collections::BTreeSet;
 
@@ -13,9 +13,19 @@ use super::Table;
 use super::scan::{BatchReader, ScanOptions, Undecoded, scan};
 use crate::Error;
 
-/// Tables of at least this many messages are read in two time ranges at
-/// once, on two threads, where the machine has them.
+/// Tables of at least this many messages are read in several time ranges
+/// at once, on the machine's cores, where it has more than one.
 pub const SPLIT_MESSAGES: u64 = 50_000;
+
+/// A piece of a split table holds about this many messages, and there are
+/// at most [`PIECES_PER_CORE`] pieces a core: small enough that a core
+/// shared with other work takes fewer of them while a free one takes the
+/// rest, large enough that a piece's start (finding its chunks, and
+/// decompressing a chunk it shares with its neighbour) stays small.
+const PIECE_MESSAGES: u64 = 25_000;
+
+/// At most this many pieces per core.
+const PIECES_PER_CORE: usize = 4;
 
 /// The rows of a table and what reading them met: [`read_table`]'s
 /// result.
@@ -25,7 +35,7 @@ pub struct TableRead {
     pub schema: SchemaRef,
     /// The rows, in log-time order as one scan gives them.
     pub batches: Vec<RecordBatch>,
-    /// Damaged records skipped: each counted once, also when two halves
+    /// Damaged records skipped: each counted once, also when two pieces
     /// met the same one (a chunk spanning both).
     pub skipped: u64,
     /// Messages whose payload did not decode (their rows have null
@@ -43,7 +53,7 @@ impl TableRead {
     }
 }
 
-/// What one reader met, before the halves are joined.
+/// What one reader met, before the pieces are joined.
 struct Part {
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
@@ -82,10 +92,11 @@ impl Part {
 /// Reads the rows of `table` that `opts` selects into memory, as one
 /// [`scan`] gives them. A table of at least [`SPLIT_MESSAGES`] messages
 /// of a log whose messages are decoded one by one (not a ULog, whose
-/// typed column readers read a table in one pass) is read as two halves
-/// of its messages' time span (from `summary`), each on a core of its
-/// own where the machine has two. Calls [`logcore::interrupt::check`]
-/// between batches.
+/// typed column readers read a table in one pass) is read as pieces of
+/// its messages' time span (from `summary`), on the machine's cores where
+/// it has more than one: each core takes the next piece when it is done
+/// with one, so a core busy with other work holds back only the pieces
+/// it took. Calls [`logcore::interrupt::check`] between batches.
 ///
 /// ```
 /// use logcore::LogReader;
@@ -115,11 +126,11 @@ pub fn read_table(
         }
         Ok(Part::of(&reader, batches))
     };
-    let parts = halves(log, summary, table, opts);
+    let parts = pieces(log, summary, table, opts);
     let reads: Vec<Result<Part, Error>> = match parts.as_slice() {
         [only] => vec![one(only)],
-        // Each half on a core of its own (an interrupt reaches both at
-        // their next batch).
+        // The pieces in order, each to the next free core (an interrupt
+        // reaches every core at its next batch).
         _ => logcore::parallel::on_cores(parts.iter().collect(), |_| 1, one),
     };
     let mut all: Option<Part> = None;
@@ -138,15 +149,17 @@ pub fn read_table(
             }
         }
     }
-    // `halves` gives at least one range.
+    // `pieces` gives at least one range.
     let all = all.ok_or_else(|| logcore::Error::invalid_argument("no range of the table read"))?;
     Ok(all.into_read())
 }
 
-/// The time ranges `[start, end)` a table is read in, in order: two halves
-/// of its messages' time span for a large table of a log whose messages
-/// are decoded one by one; else one range, the scan's own.
-fn halves(log: &Log<'_>, summary: &Summary, table: &Table, opts: &ScanOptions) -> Vec<ScanOptions> {
+/// The time ranges `[start, end)` a table is read in, in order: for a
+/// large table of a log whose messages are decoded one by one, equal
+/// pieces of its messages' time span (about [`PIECE_MESSAGES`] messages
+/// each, at least two, at most [`PIECES_PER_CORE`] a core); else one
+/// range, the scan's own.
+fn pieces(log: &Log<'_>, summary: &Summary, table: &Table, opts: &ScanOptions) -> Vec<ScanOptions> {
     let whole = vec![opts.clone()];
     let threads = logcore::parallel::cores();
     if threads < 2 || table.message_count < SPLIT_MESSAGES || log.as_ulog().is_some() {
@@ -170,13 +183,123 @@ fn halves(log: &Log<'_>, summary: &Summary, table: &Table, opts: &ScanOptions) -
     let hi = opts
         .end
         .map_or(hi, |e| hi.min(e.as_nanos().saturating_sub(1)));
-    if hi.saturating_sub(lo) < 2 {
+    let count = usize::try_from(table.message_count / PIECE_MESSAGES)
+        .unwrap_or(usize::MAX)
+        .clamp(2, threads.saturating_mul(PIECES_PER_CORE));
+    let span = i128::from(hi) - i128::from(lo);
+    if span < count as i128 {
         return whole;
     }
-    let mid = Timestamp(lo + (hi - lo) / 2);
-    let mut first = opts.clone();
-    first.end = Some(mid);
-    let mut second = opts.clone();
-    second.start = Some(mid);
-    vec![first, second]
+    // Piece k starts at lo + span * k / count: the first starts where the
+    // scan does, the last ends where it does.
+    let at = |k: usize| -> Timestamp {
+        let t = i128::from(lo) + span * k as i128 / count as i128;
+        Timestamp(i64::try_from(t).unwrap_or(hi))
+    };
+    (0..count)
+        .map(|k| {
+            let mut piece = opts.clone();
+            if k > 0 {
+                piece.start = Some(at(k));
+            }
+            if k + 1 < count {
+                piece.end = Some(at(k + 1));
+            }
+            piece
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{DurationNanosecondType, Int32Type, TimestampNanosecondType};
+    use arrow_schema::DataType;
+    use logcore::LogReader;
+
+    use super::*;
+    use crate::tables_with_summary;
+
+    /// An MCAP of one CDR topic `/n` (an `int32`), `count` messages, three
+    /// to each log time (so piece borders fall on shared times), in small
+    /// chunks (so chunks span the borders).
+    fn numbered(count: i32) -> Vec<u8> {
+        let mut w = mcapfile::Writer::new(
+            Vec::new(),
+            mcapfile::WriteOptions {
+                compression: mcapfile::Compression::None,
+                chunk_size: 50_000,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let schema = w.add_schema("p/msg/N", "ros2msg", b"int32 n").unwrap();
+        let ch = w
+            .add_channel(schema, "/n", "cdr", &Default::default())
+            .unwrap();
+        for i in 0..count {
+            let mut payload = vec![0, 1, 0, 0];
+            payload.extend_from_slice(&i.to_le_bytes());
+            let t = 1_000_000 + u64::try_from(i / 3).unwrap() * 7;
+            w.write_message(ch, u32::try_from(i).unwrap(), t, t, &payload)
+                .unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    /// The values of `/n` and their log times, as `read` gives them.
+    fn values(read: &TableRead) -> Vec<(i64, i32)> {
+        let mut out = Vec::new();
+        for b in &read.batches {
+            let n = b.column_by_name("n").unwrap().as_primitive::<Int32Type>();
+            // Nanoseconds, as a timestamp or a duration by the log's clock.
+            let t = b.column_by_name("log_time").unwrap();
+            let t: Vec<i64> = match t.data_type() {
+                DataType::Timestamp(..) => t
+                    .as_primitive::<TimestampNanosecondType>()
+                    .values()
+                    .to_vec(),
+                _ => t.as_primitive::<DurationNanosecondType>().values().to_vec(),
+            };
+            out.extend(t.into_iter().zip(n.values().iter().copied()));
+        }
+        out
+    }
+
+    /// A large table read in pieces holds every message once, in order:
+    /// the written values, whole and within a time range whose ends fall
+    /// inside pieces.
+    #[test]
+    fn pieces_hold_every_message_once() {
+        let count = 120_000;
+        let file = numbered(count);
+        let log = robolog::open_bytes(&file).unwrap();
+        let summary = log.summary().unwrap();
+        let tables = tables_with_summary(&log, &summary).unwrap();
+        let table = &tables[0];
+        let opts = ScanOptions::default();
+        let parts = pieces(&log, &summary, table, &opts);
+        if logcore::parallel::cores() >= 2 {
+            assert!(parts.len() >= 2, "{} pieces", parts.len());
+        }
+        let read = read_table(&log, &summary, table, &opts).unwrap();
+        let want: Vec<(i64, i32)> = (0..count)
+            .map(|i| (1_000_000 + i64::from(i / 3) * 7, i))
+            .collect();
+        assert_eq!(values(&read), want);
+        assert_eq!((read.skipped, read.undecoded), (0, 0));
+        // A range: [start, end) of log time.
+        let (start, end) = (1_000_000 + 5_000 * 7 + 3, 1_000_000 + 37_000 * 7);
+        let ranged = ScanOptions {
+            start: Some(Timestamp(start)),
+            end: Some(Timestamp(end)),
+            ..ScanOptions::default()
+        };
+        let read = read_table(&log, &summary, table, &ranged).unwrap();
+        let want: Vec<(i64, i32)> = want
+            .into_iter()
+            .filter(|(t, _)| (start..end).contains(t))
+            .collect();
+        assert_eq!(values(&read), want);
+    }
 }
