@@ -556,6 +556,18 @@
     return { x0: cx - w / s / 2, x1: cx + w / s / 2, y0: cy - h / s / 2, y1: cy + h / s / 2, s: s };
   }
 
+  // The view of points whose bulk spans qx and qy: padded by 5% of the
+  // larger span (at least 1 m across), and grown to the origin where it
+  // lies within half that span of the box.
+  function cloudBounds(qx, qy) {
+    var span = Math.max(qx[1] - qx[0], qy[1] - qy[0], 1), pad = span * 0.05;
+    var b = [qx[0] - pad, qx[1] + pad, qy[0] - pad, qy[1] + pad], near = span / 2;
+    if (b[0] - near <= 0 && b[1] + near >= 0 && b[2] - near <= 0 && b[3] + near >= 0) {
+      b = [Math.min(b[0], -pad), Math.max(b[1], pad), Math.min(b[2], -pad), Math.max(b[3], pad)];
+    }
+    return b;
+  }
+
   // Camera thumbnails, each labelled with its time; a click shows it
   // larger.
   function thumbnailStrip(parent, log, strip) {
@@ -586,15 +598,18 @@
       return { t: f.t, points: f.points, x: sensorFloats(f.x), y: sensorFloats(f.y), c: f.c ? sensorFloats(f.c) : null };
     });
     var xs = this.frames.map(function (f) { return f.x; }), ys = this.frames.map(function (f) { return f.y; });
-    // The frames share their bounds (the farthest half percent of points
-    // left outside), which take in the sensor at 0, 0.
-    var qx = sensorQuantiles(xs, [0.005, 0.995]), qy = sensorQuantiles(ys, [0.005, 0.995]);
-    this.bounds = [Math.min(qx[0], 0), Math.max(qx[1], 0), Math.min(qy[0], 0), Math.max(qy[1], 0)];
+    // The frames share their bounds: those of the points, the farthest
+    // percent on each side left outside (a few stray points do not
+    // stretch the view), padded. The frame's origin (the sensor, for a
+    // cloud in the sensor's frame) is taken in only when it is near: a
+    // cloud in a map frame a kilometre away is shown at its own extent.
+    var qx = sensorQuantiles(xs, [0.01, 0.99]), qy = sensorQuantiles(ys, [0.01, 0.99]);
+    this.bounds = cloudBounds(qx, qy);
     this.crange = view.color ? sensorQuantiles(this.frames.map(function (f) { return f.c || new Float32Array(0); }), [0.02, 0.98]) : null;
     var ch = log.channels[view.channel] || { label: 'channel ' + view.channel };
     this.box = el('div', { cls: 'panel cloud', 'data-frames': String(this.frames.length) });
     this.box.appendChild(el('div', { cls: 'title', text: (view.scan ? 'Scan: ' : 'Cloud: ') + ch.label },
-      el('span', { cls: 'sub', text: 'x/y seen from above, metres in the sensor\'s frame' + (view.color ? '; coloured by ' + view.color : '') })));
+      el('span', { cls: 'sub', text: 'x/y seen from above, metres in the message\'s frame' + (view.color ? '; coloured by ' + view.color : '') })));
     this.canvas = el('canvas', { style: 'height:420px' });
     this.box.appendChild(this.canvas);
     this.slider = el('input', { type: 'range', min: '0', max: String(Math.max(0, this.frames.length - 1)), step: '1', value: '0' });
@@ -632,9 +647,12 @@
       g.fillStyle = cr ? sensorColor((bi + 0.5) / BINS) : COLORS[0];
       for (var j = 0; j < pts.length; j += 2) { g.fillRect(pts[j] - size / 2, pts[j + 1] - size / 2, size, size); }
     });
-    // The sensor.
-    g.strokeStyle = '#d62728'; g.lineWidth = 1.5;
-    g.beginPath(); g.moveTo(X(0) - 6, Y(0)); g.lineTo(X(0) + 6, Y(0)); g.moveTo(X(0), Y(0) - 6); g.lineTo(X(0), Y(0) + 6); g.stroke();
+    // The frame's origin (the sensor), where it is in view; else how far.
+    var ox = X(0), oy = Y(0), origin = ox >= L && ox <= L + w && oy >= T && oy <= T + h;
+    if (origin) {
+      g.strokeStyle = '#d62728'; g.lineWidth = 1.5;
+      g.beginPath(); g.moveTo(ox - 6, oy); g.lineTo(ox + 6, oy); g.moveTo(ox, oy - 6); g.lineTo(ox, oy + 6); g.stroke();
+    }
     drawScaleBar(g, fit.s, w, L + w - 8, T + h - 8);
     if (cr) {
       // The colour scale, top right.
@@ -645,10 +663,12 @@
       g.textAlign = 'center'; g.fillText(this.view.color, gx + 70, gy + 19);
     }
     this.label.textContent = 'message ' + (this.at + 1) + ' of ' + this.frames.length + ' shown, at ' + fmtSecs(secs(f.t)) +
-      ': ' + f.x.length + (f.x.length < f.points ? ' of ' + f.points + ' points (evenly kept)' : ' points');
+      ': ' + f.x.length + (f.x.length < f.points ? ' of ' + f.points + ' points (evenly kept)' : ' points') +
+      (origin ? '' : '; the origin (0, 0) is ' + fmtNum(Math.round(Math.hypot((b[0] + b[1]) / 2, (b[2] + b[3]) / 2))) + ' m from the centre of the view, out of it');
     this.box.setAttribute('data-frame', String(this.at));
     this.box.setAttribute('data-shown', String(f.x.length));
     this.box.setAttribute('data-drawn', String(drawn));
+    this.box.setAttribute('data-origin', origin ? 'shown' : 'out of view');
   };
 
   // A latitude/longitude track on a plane: equirectangular around the
