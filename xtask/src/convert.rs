@@ -10,7 +10,11 @@
 //!   the bag's, and every bag message decodes and encodes back to its bytes;
 //! - `interop [--corpus DIR]`: python `mcap` with `mcap-ros1-support` reads
 //!   the MCAP files converted from bags, with values equal to rosbags'
-//!   values of the source bag;
+//!   values of the source bag; in the same pytest run, `robolog filter` on
+//!   corpus files equals `pymcap-cli filter` (topic patterns, time cuts,
+//!   latched topics) and `rosbag filter`'s semantics reimplemented with
+//!   rosbags (`--where`), message for message
+//!   (`xtask/pytests/test_filter_interop.py`);
 //! - `bench [--corpus DIR]`: MB/s of the conversion per format, and bag ->
 //!   MCAP against `rosbags-convert` (bag -> rosbag2 with MCAP storage) and
 //!   `robolog mcap compress` on the same data, in the same run.
@@ -315,7 +319,10 @@ fn bag_round_trip(original: &[u8], mcap: &[u8], out: &Path, exe: &Path, src: &Pa
 /// `cargo xtask convert interop`: every intact 2.0 bag converted, then
 /// pytest's `xtask/pytests/test_convert_interop.py` reads each MCAP file
 /// with `mcap` and `mcap-ros1-support`, the source bag with rosbags (types
-/// from the bag's own definitions), and compares the values.
+/// from the bag's own definitions), and compares the values. The same
+/// pytest run checks `robolog filter` against `pymcap-cli filter` and
+/// `rosbag filter`'s semantics on corpus files
+/// (`xtask/pytests/test_filter_interop.py`, skipped without the corpus).
 pub(crate) fn interop(corpus: Option<&Path>) -> Result {
     let venv = crate::python::Venv::with(&[
         "rosbags",
@@ -323,7 +330,9 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
         "mcap-ros1-support",
         "zstandard",
         "pytest",
+        "pymcap-cli",
     ])?;
+    let exe = crate::robolog_exe()?;
     let dir = root().join("target/convert-interop");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut failures = Vec::new();
@@ -363,13 +372,23 @@ pub(crate) fn interop(corpus: Option<&Path>) -> Result {
     }
     let records = venv
         .pytest("test_convert_interop.py")
+        .module("test_filter_interop.py")
+        .opt("robolog", &exe)
         .manifest(
             &dir.join("manifest.json"),
-            &serde_json::json!({"entries": entries}),
+            &serde_json::json!({"entries": entries, "corpus": corpus, "work": dir}),
         )
         .and_then(|p| p.run());
     match records {
         Ok(records) => {
+            // The filter checks record {"filter", "messages"}.
+            let (filtered, records): (Vec<_>, Vec<_>) =
+                records.into_iter().partition(|r| r.get("filter").is_some());
+            let kept: u64 = filtered.iter().filter_map(|r| r["messages"].as_u64()).sum();
+            eprintln!(
+                "xtask: filter interop: {} robolog filter outputs ({kept} messages) equal pymcap-cli filter's and rosbag filter's semantics (rosbags), message for message",
+                filtered.len()
+            );
             // A bag rosbags cannot read is skipped: it records nothing.
             let messages: u64 = records.iter().filter_map(|r| r["messages"].as_u64()).sum();
             eprintln!(

@@ -16,7 +16,9 @@
 //! - `foxglove`: ULog, CARLA and VEL files converted to MCAP, every message
 //!   validated against its JSON Schema and Foxglove's published one;
 //! - `convert corpus|interop|bench`: `robolog convert` on every file, round
-//!   trips, python `mcap` reading converted bags, speed against peers;
+//!   trips, python `mcap` reading converted bags, `robolog filter` against
+//!   `pymcap-cli filter` and `rosbag filter`'s semantics, speed against
+//!   peers;
 //! - `hostile`: `robolog info`/`cat` on generated hostile files, within
 //!   512 MB + the file's size of peak memory and 60 s, without a crash;
 //! - `package`: package each library crate alone and check its files;
@@ -594,7 +596,8 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
     );
     convert::corpus(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     gate_step(
-        "convert interop: python mcap + mcap-ros1-support read converted bags as rosbags reads the bags",
+        "convert interop: python mcap + mcap-ros1-support read converted bags as rosbags reads the bags; \
+         robolog filter equals pymcap-cli filter and rosbag filter's semantics",
     );
     convert::interop(corpus::locate(opt(args, "--corpus"))?.as_deref())?;
     gate_step("ulog interop with pyulog 1.3.0");

@@ -171,6 +171,14 @@ pub(crate) struct Pytest {
 }
 
 impl Pytest {
+    /// Runs the module `xtask/pytests/{module}` too, in the same pytest
+    /// run (same manifest, options and results file): a check that shares
+    /// a step's inputs without a step of its own.
+    pub(crate) fn module(mut self, module: &str) -> Pytest {
+        self.cmd.arg(py_dir().join(module));
+        self
+    }
+
     /// Adds the option `--{name} value`.
     pub(crate) fn opt(mut self, name: &str, value: impl AsRef<OsStr>) -> Pytest {
         self.cmd.arg(format!("--{name}")).arg(value);
