@@ -8,7 +8,8 @@
 //! Flags: `--topic`/`--exclude-topic PATTERN` (names, globs, `re:`),
 //! `--where 'TOPIC: EXPR'`, `--around 'TOPIC: EXPR' --before D --after D`,
 //! `--start`/`--end`, `--shift D`, `--rename OLD=NEW`, `--dry-run`, and
-//! convert's `--compression`, `--chunk-size`, `--storage`, `--force`.
+//! convert's `--compression`, `--chunk-size`, `--storage`, `--force`;
+//! `--config FILE` reads them from a TOML file ([`config`]).
 //! Usage errors (a pattern matching no topic, a bad expression, an output
 //! that is an input or exists without `--force`) exit with 2 before
 //! anything is written.
@@ -30,8 +31,10 @@ use crate::progress::Progress;
 use crate::timearg::TimeRangeArgs;
 use crate::{Failure, Outcome, output, topics, write};
 
+mod config;
+
 /// Arguments of `robolog filter`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct FilterArgs {
     /// The logs to filter (ROS 1 bags, ROS 2 bags, MCAP files; several are
     /// merged by log time as `robolog convert` merges them), then OUT:
@@ -95,6 +98,14 @@ pub(crate) struct FilterArgs {
     /// Replace OUT when it exists.
     #[arg(long)]
     force: bool,
+    /// Read options from the TOML file FILE (the README's schema: topics,
+    /// exclude, where, around, before, after, start, end, shift, rename,
+    /// compression, chunk_size, storage). Flags add to its lists and
+    /// tables (a --where replaces the file's for its topic) and replace its
+    /// single values. A key outside the schema or a value of the wrong
+    /// type is a usage error naming its line.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// Parses a duration (`5s`, `500ms`, `-2.5`: seconds without a unit).
@@ -122,6 +133,8 @@ fn topic_and_expr<'a>(
 
 /// Runs `robolog filter`.
 pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> {
+    let configured = config::merged(args)?;
+    let args = configured.as_ref().unwrap_or(args);
     let (inputs, output) = match args.paths.as_slice() {
         [_] if args.dry_run => (args.paths.as_slice(), None),
         [input] => {

@@ -16,7 +16,7 @@ pub(crate) struct FilterArgs {
 }
 
 /// `--start` and `--end`.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Clone, Args, Default)]
 pub(crate) struct TimeRangeArgs {
     /// Only messages at or after this time: seconds after the first message
     /// (`12.5`, `12.5s`, `1500ms`), `@SECONDS` on the log's own clock, or an

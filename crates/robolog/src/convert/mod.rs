@@ -565,6 +565,7 @@ pub fn to_bag<W: Write + Seek>(
 }
 
 mod file;
+mod filterconfig;
 mod merge;
 mod select;
 mod to_rosbag2;
@@ -592,6 +593,7 @@ pub(crate) mod protobuf_type {
     }
 }
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
+pub use filterconfig::{ConfigError, FilterConfig};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
 pub use select::{
     Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
