@@ -81,6 +81,17 @@ pub(crate) struct FilterArgs {
     /// prefix (`/cam/*=/camera/*`); repeat for several.
     #[arg(long, value_name = "OLD=NEW")]
     rename: Vec<String>,
+    /// Write the output as parts OUT_000.EXT, OUT_001.EXT, ... (ROS 2 bag
+    /// folders OUT_000, ...), one per interval D of log time (`60s`,
+    /// `10min`), each a complete log that repeats the last message of
+    /// every latched (transient-local) topic at its start.
+    #[arg(long, value_name = "D", value_parser = parse_duration)]
+    split_every: Option<i64>,
+    /// Write the output as parts of about SIZE each (`1GB`, `500MB`,
+    /// `64MiB`, bytes): a part ends at the first log time after its file
+    /// reached SIZE. Latched topics as with --split-every.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    split_size: Option<u64>,
     /// Print per topic the messages and bytes that would be kept and
     /// dropped; write nothing.
     #[arg(long)]
@@ -112,6 +123,12 @@ pub(crate) struct FilterArgs {
 fn parse_duration(s: &str) -> Result<i64, String> {
     logcore::timearg::parse_duration(s)
         .ok_or_else(|| format!("{s:?} is not a duration: give seconds or a unit (5s, 500ms, 2min)"))
+}
+
+/// Parses a size ([`robolog::convert::parse_size`]).
+fn parse_size(s: &str) -> Result<u64, String> {
+    robolog::convert::parse_size(s)
+        .ok_or_else(|| format!("{s:?} is not a size: give bytes or a unit (500MB, 1GB, 64MiB)"))
 }
 
 /// `TOPIC: EXPR` split at the first `:`.
@@ -156,7 +173,9 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
             let t = choose_target(out, args.storage, args.compression)?;
             let mut policy = OutputPolicy::new(args.force);
             policy.add_inputs(inputs);
-            if !args.dry_run {
+            // A split output's parts are checked by the writer, all of
+            // them before the first is written.
+            if !args.dry_run && args.split_every.is_none() && args.split_size.is_none() {
                 write::check(out, &policy)?;
             }
             Some(t)
@@ -198,6 +217,8 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         shift: args.shift.unwrap_or(0),
         before: args.before,
         after: args.after,
+        split_every: args.split_every,
+        split_size: args.split_size,
         ..FilterSpec::default()
     };
     for w in &args.wheres {
@@ -245,7 +266,23 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         &mut progress,
     );
     bar.finish();
-    crate::convert::say_written(ctx, input, output, written, true)
+    if let Ok(stats) = &written {
+        for (part, messages) in &stats.parts {
+            crate::shown::say!("robolog: wrote {} ({messages} messages)", part.display());
+        }
+    }
+    // A split output is named by its parts.
+    let shown = match written.as_ref().map(|s| s.parts.as_slice()) {
+        Ok([first, .., last]) => PathBuf::from(format!(
+            "{} .. {} ({} parts)",
+            first.0.display(),
+            last.0.display(),
+            written.as_ref().map_or(0, |s| s.parts.len())
+        )),
+        Ok([only]) => only.0.clone(),
+        _ => output.to_path_buf(),
+    };
+    crate::convert::say_written(ctx, input, &shown, written, true)
 }
 
 /// Refuses inputs that are not ROS 1 bags, ROS 2 bags or MCAP files.
@@ -331,4 +368,21 @@ fn print_counts(counts: &[robolog::convert::TopicCount]) {
         let _ = output::line(&mut out, &l);
     }
     let _ = std::io::Write::flush(&mut out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1GB"), Ok(1_000_000_000));
+        assert_eq!(parse_size("500mb"), Ok(500_000_000));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("1.5k"), Ok(1500));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("1 parsec").is_err());
+        assert!(parse_size("").is_err());
+    }
 }

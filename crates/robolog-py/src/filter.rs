@@ -24,8 +24,15 @@ use crate::times;
 type Count = (String, String, u64, u64, u64, u64);
 
 /// What the call gives back: (messages, channels, skipped, warnings,
-/// counts per topic).
-type Report = (u64, u64, Vec<String>, Vec<String>, Vec<Count>);
+/// counts per topic, the parts of a split output).
+type Report = (
+    u64,
+    u64,
+    Vec<String>,
+    Vec<String>,
+    Vec<Count>,
+    Vec<(String, u64)>,
+);
 
 /// Why a filter did not run, before it is raised.
 enum Refused {
@@ -45,9 +52,23 @@ fn matcher(log: &robolog::Log<'_>, topic: &str, expr: &str) -> Result<Vec<Messag
     })
 }
 
+/// A size: an int of bytes, or a text with a unit (`"1GB"`, `"64MiB"`).
+fn size_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    let Some(v) = v.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let bad =
+        || PyValueError::new_err("split_size: give bytes (an int) or a size (\"500MB\", \"1GB\")");
+    if let Ok(n) = v.extract::<u64>() {
+        return if n > 0 { Ok(Some(n)) } else { Err(bad()) };
+    }
+    let s: String = v.extract().map_err(|_| bad())?;
+    robolog::convert::parse_size(&s).map(Some).ok_or_else(bad)
+}
+
 /// The native part of robolog.filter.
 #[pyfunction]
-#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false))]
+#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn filter(
     py: Python<'_>,
@@ -65,6 +86,8 @@ pub(crate) fn filter(
     rename: Option<BTreeMap<String, String>>,
     force: bool,
     dry_run: bool,
+    split_every: Option<&Bound<'_, PyAny>>,
+    split_size: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Report> {
     let duration = |v: Option<&Bound<'_, PyAny>>, what: &str, negative: bool| {
         v.filter(|v| !v.is_none())
@@ -84,6 +107,11 @@ pub(crate) fn filter(
         around: around.unwrap_or_default().into_iter().collect(),
         before: duration(before, "before", false)?,
         after: duration(after, "after", false)?,
+        split_every: split_every
+            .filter(|v| !v.is_none())
+            .map(|v| times::duration_ns(v, "split_every", false))
+            .transpose()?,
+        split_size: size_arg(split_size)?,
     };
     let (start, end) = (
         times::time_arg(start, "start")?,
@@ -219,7 +247,7 @@ fn run(
         .collect();
     let (Some(dst), Some(target)) = (dst, target) else {
         let kept = counts.iter().map(|c| c.2).sum();
-        return Ok((kept, 0, Vec::new(), Vec::new(), counts));
+        return Ok((kept, 0, Vec::new(), Vec::new(), counts, Vec::new()));
     };
     // Chunks as `robolog filter` writes them by default: zstd in MCAP,
     // none in a bag or a ROS 2 bag's storage.
@@ -246,5 +274,10 @@ fn run(
         stats.skipped,
         stats.warnings,
         counts,
+        stats
+            .parts
+            .into_iter()
+            .map(|(p, n)| (p.display().to_string(), n))
+            .collect(),
     ))
 }

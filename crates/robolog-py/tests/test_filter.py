@@ -91,3 +91,110 @@ def test_what_names_nothing_is_refused(corpus, tmp_path):
     assert len(read(out)) == 989
     with pytest.raises(ValueError):
         robolog.filter(src)
+
+
+# Split outputs: corpus files with latched (ROS 1 latching=1) and
+# transient-local (ROS 2) topics, each part read by the reference readers.
+LATCHED_BAG = ("rosbag", "rosbagjs-example.bag")
+LATCHED_MCAP = ("ros2-mcap", "rewriter_b_0.mcap")
+
+
+def read_bag_latched(path):
+    """(topic, log time, raw bytes, latched connection or None) of every
+    message, by rosbags."""
+    from pathlib import Path
+
+    with AnyReader([Path(path)]) as r:
+        return [(c.topic, t, bytes(raw), c.id if c.ext.latching else None)
+                for c, t, raw in r.messages()]
+
+
+def read_mcap_latched(path):
+    """The same by python mcap (transient-local: durability 1 or
+    transient_local in the offered QoS profiles)."""
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        r = make_reader(f)
+        out = []
+        for _, ch, m in r.iter_messages(log_time_order=True):
+            qos = ch.metadata.get("offered_qos_profiles", "")
+            latched = "durability: 1" in qos or "transient_local" in qos
+            out.append((ch.topic, m.log_time, bytes(m.data), ch.id if latched else None))
+        return out
+
+
+def key(m):
+    return (m[1], m[0], m[2])
+
+
+def check_parts(everything, parts):
+    """Each part after the first starts with the last message before it of
+    every latched connection; the parts' own messages, concatenated, are
+    the input's."""
+    own_all = []
+    prev_last = None
+    for k, part in enumerate(parts):
+        carried = [m for m in part if prev_last is not None and m[1] <= prev_last]
+        own = [m for m in part if prev_last is None or m[1] > prev_last]
+        assert own, f"part {k} has messages of its own"
+        assert part[:len(carried)] == carried, "carried messages come first"
+        start = min(m[1] for m in own)
+        last = {}
+        for m in everything:
+            if m[3] is not None and m[1] < start:
+                last[m[3]] = m
+        want = [] if k == 0 else sorted((m[:3] for m in last.values()), key=key)
+        assert sorted((m[:3] for m in carried), key=key) == want, f"part {k}"
+        own_all.extend(own)
+        prev_last = max(m[1] for m in own)
+    assert sorted((m[:3] for m in own_all), key=key) == sorted((m[:3] for m in everything), key=key)
+
+
+def test_split_every_bag_parts_carry_the_latched_state(corpus, tmp_path):
+    src = corpus.joinpath(*LATCHED_BAG)
+    everything = read_bag_latched(src)
+    report = robolog.filter(src, tmp_path / "p.bag", split_every="5s")
+    assert report.parts == [str(tmp_path / f"p_{k:03}.bag") for k in range(5)]
+    assert not (tmp_path / "p.bag").exists()
+    parts = [read_bag_latched(p) for p in report.parts]
+    check_parts(everything, parts)
+    assert report.messages == sum(len(p) for p in parts)
+    # Every part's /tf_static is there from its start.
+    assert all(any(m[0] == "/tf_static" for m in p) for p in parts)
+    # Each part spans less than the interval.
+    for p in parts[1:]:
+        own = [m[1] for m in p if m[0] != "/tf_static" and m[3] is None]
+        assert max(own) - min(own) < 5_000_000_000
+    # The same names again are refused before anything is written.
+    with pytest.raises(FileExistsError):
+        robolog.filter(src, tmp_path / "p.bag", split_every="2s")
+    assert sorted(x.name for x in tmp_path.iterdir()) == [f"p_{k:03}.bag" for k in range(5)]
+
+
+def test_split_size_mcap_parts_carry_the_transient_local_state(corpus, tmp_path):
+    src = corpus.joinpath(*LATCHED_MCAP)
+    everything = read_mcap_latched(src)
+    report = robolog.filter(src, tmp_path / "p.mcap", split_size=2000)
+    assert len(report.parts) > 2
+    parts = [read_mcap_latched(p) for p in report.parts]
+    check_parts(everything, parts)
+    # A part ends at the first log time after it reached the size (chunks
+    # are no larger than the size): none is more than twice as large.
+    import os
+    from pathlib import Path
+
+    assert all(os.path.getsize(p) < 2 * 2000 + 4096 for p in report.parts)
+    # rosbags reads the parts too.
+    for p in report.parts:
+        with AnyReader([Path(p)]) as r:
+            assert sum(1 for _ in r.messages()) == len(read_mcap_latched(p))
+    # Sizes as text; force replaces the family, and removes the parts of
+    # the earlier output beyond the new last one.
+    again = robolog.filter(src, tmp_path / "p.mcap", split_size="1MB", force=True)
+    assert again.parts == [str(tmp_path / "p_000.mcap")]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["p_000.mcap"]
+    with pytest.raises(ValueError):
+        robolog.filter(src, tmp_path / "q.mcap", split_size="lots")
+    with pytest.raises(ValueError):
+        robolog.filter(src, tmp_path / "q.mcap", split_every=0)

@@ -800,6 +800,7 @@ class FilterReport:
     topics: List[FilteredTopic] = ...
     skipped: List[str] = ...
     warnings: List[str] = ...
+    parts: List[str] = ...
 
 @dataclass(frozen=True)
 class ExportedTable:
@@ -865,6 +866,8 @@ def filter(
     rename: Optional[Mapping[str, str]] = None,
     force: bool = False,
     dry_run: bool = False,
+    split_every: Optional[_Duration] = None,
+    split_size: Optional[Union[int, str]] = None,
 ) -> FilterReport:
     """Cuts, cleans and rewrites logs as `robolog filter` does (messages copied byte for byte)."""
 

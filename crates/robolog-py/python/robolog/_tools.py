@@ -149,6 +149,8 @@ class FilterReport:
         topics: a ``FilteredTopic`` per topic of the inputs.
         skipped: the damaged stretches of the inputs that were skipped.
         warnings: what the readers had to work around.
+        parts: for a split output (``split_every``, ``split_size``), the
+            files (or ROS 2 bag folders) written, in order; empty otherwise.
     """
 
     messages: int
@@ -156,12 +158,14 @@ class FilterReport:
     topics: List[FilteredTopic] = field(default_factory=list)
     skipped: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    parts: List[str] = field(default_factory=list)
 
 
 def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
            exclude: Optional[Sequence[str]] = None, where=None, around=None,
            before=None, after=None, start=None, end=None, shift=None,
-           rename=None, force=False, dry_run=False) -> FilterReport:
+           rename=None, force=False, dry_run=False, split_every=None,
+           split_size=None) -> FilterReport:
     """Cuts, cleans and rewrites logs as ``robolog filter`` does, with the
     same engine: messages are copied byte for byte into ``dst`` (``.mcap``,
     ``.bag``, or a folder name without extension for a ROS 2 bag).
@@ -182,13 +186,23 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     before the cut. ``dry_run=True`` writes nothing and says what would be
     kept.
 
+    ``split_every`` (a duration) or ``split_size`` (bytes, or ``"500MB"``,
+    ``"1GB"``, ``"64MiB"``) writes the output as parts ``dst_000.mcap``,
+    ``dst_001.mcap``, ... (``.bag`` likewise, ROS 2 bag folders
+    ``dst_000``, ...) listed in ``FilterReport.parts``: one per interval of
+    log time, or a part ending at the first log time after it reached the
+    size. Each part is a complete log, and repeats at its start the last
+    message of every latched (transient-local) topic before it. Every part
+    name is checked before the first is written; with ``force``, the
+    parts of an earlier output beyond the last written are removed.
+
     A pattern or topic that names nothing raises ``KeyError`` listing the
     topics; an expression that does not hold raises ``ValueError`` listing
     the columns; an existing ``dst`` raises ``FileExistsError`` unless
     ``force``. The output is written to a temporary file and renamed when
     complete; Ctrl-C leaves no output."""
     paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
-    messages, channels, skipped, warned, counts = _robolog.filter(
+    messages, channels, skipped, warned, counts, parts = _robolog.filter(
         paths, None if dst is None else os.fspath(dst),
         topics=None if topics is None else list(topics),
         exclude=None if exclude is None else list(exclude),
@@ -196,8 +210,9 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
         around=None if around is None else dict(around),
         before=before, after=after, start=start, end=end, shift=shift,
         rename=None if rename is None else dict(rename),
-        force=force, dry_run=dry_run)
-    return FilterReport(messages, channels, [FilteredTopic(*c) for c in counts], skipped, warned)
+        force=force, dry_run=dry_run, split_every=split_every, split_size=split_size)
+    return FilterReport(messages, channels, [FilteredTopic(*c) for c in counts], skipped, warned,
+                        [p for p, _ in parts])
 
 
 def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,

@@ -338,7 +338,7 @@ pub fn filter_files_to(
 }
 
 /// [`convert_files_to`], with the selection of `filter` when given.
-fn write_files(
+pub(crate) fn write_files(
     inputs: &[Input<'_, '_>],
     output: &Path,
     target: Target,
@@ -348,6 +348,13 @@ fn write_files(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ConvertStats, ConvertFileError> {
     let usage = |msg: String| Err(ConvertFileError::Convert(Error::InvalidArgument(msg)));
+    if let Some(f) = filter
+        && f.splits()
+        && f.part.is_none()
+        && !inputs.is_empty()
+    {
+        return super::split::write_parts(inputs, output, target, opts, f, force, progress);
+    }
     match inputs {
         [] => {
             return usage("a conversion needs at least one input".into());
@@ -426,6 +433,9 @@ fn write_files(
             .unwrap_or_default(),
     };
     let written = write_atomically(output, &policy, |f| {
+        // A part of a split output counts the bytes of its file.
+        let mut f = super::split::Counted::new(f, filter.and_then(|f| f.part.clone()));
+        let f = &mut f;
         let mut cx = Context::of_logs(&logs, &opts, progress);
         if let Some(f) = filter {
             cx.selecting = Some(Selecting::new(&logs, &opts, f)?);

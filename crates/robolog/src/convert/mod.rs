@@ -186,6 +186,11 @@ pub struct ConvertStats {
     /// What the reader had to repair without losing data (a bag's index
     /// rebuilt by scanning), with their descriptions.
     pub warnings: Vec<String>,
+    /// The parts of a split output ([`Filter::split_every`],
+    /// [`Filter::split_size`]), in order: each file (or folder) and the
+    /// messages written into it (its latched messages carried in
+    /// included); empty when the output is one file.
+    pub parts: Vec<(std::path::PathBuf, u64)>,
 }
 
 /// The state shared by every format's converter.
@@ -202,6 +207,9 @@ pub(crate) struct Context<'p> {
     topics: select::TopicPatterns,
     /// The message selection of a filter ([`filter_files_to`]).
     pub(crate) selecting: Option<select::Selecting>,
+    /// Set when a part of a split output is complete: the merged reads
+    /// stop there.
+    stop: bool,
 }
 
 impl<'p> Context<'p> {
@@ -226,6 +234,7 @@ impl<'p> Context<'p> {
             positions: vec![0; logs.len()],
             topics: select::TopicPatterns::new(&opts.topics),
             selecting: None,
+            stop: false,
         }
     }
 
@@ -255,8 +264,20 @@ impl<'p> Context<'p> {
                         }
                         return Ok(());
                     }
+                    let t = m.log_time;
+                    if let Some(part) = sel.part.as_mut()
+                        && part.ends_before(t, 0)
+                    {
+                        cx.stop = true;
+                        return Ok(());
+                    }
                     let m = sel.shifted(m)?;
-                    each(cx, i, m)
+                    let bytes = m.payload.len();
+                    each(cx, i, m)?;
+                    if let Some(part) = cx.selecting.as_mut().and_then(|s| s.part.as_mut()) {
+                        part.wrote(t, bytes);
+                    }
+                    Ok(())
                 }
             },
         )
@@ -304,6 +325,9 @@ impl<'p> Context<'p> {
         while let Some(Reverse((_, i))) = order.pop() {
             let Some(m) = heads[i].take() else { continue };
             each(self, i, m)?;
+            if self.stop {
+                break;
+            }
             if let Some(m) = self.next_of(&mut streams[i]) {
                 order.push(Reverse((time(&m), i)));
                 heads[i] = Some(m);
@@ -568,6 +592,7 @@ mod file;
 mod filterconfig;
 mod merge;
 mod select;
+mod split;
 mod to_rosbag2;
 
 /// The ROS 1 definition text and md5sum of a ROS 2 type (`crate::encode`).
@@ -595,6 +620,7 @@ pub(crate) mod protobuf_type {
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use filterconfig::{ConfigError, FilterConfig};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
+pub use split::parse_size;
 pub use select::{
     Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
     filter_dry_run, is_latched, numbered, plan_filter,

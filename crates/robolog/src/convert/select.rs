@@ -274,6 +274,10 @@ pub struct Filter {
     shift: i64,
     renames: Vec<Rename>,
     latched: bool,
+    /// Parts of the output ([`Filter::split_every`], [`Filter::split_size`]).
+    pub(crate) split: super::split::Split,
+    /// The run of one part, set by the part driver.
+    pub(crate) part: Option<std::sync::Arc<super::split::PartRun>>,
 }
 
 impl Filter {
@@ -384,6 +388,38 @@ impl Filter {
         self
     }
 
+    /// Writes the output as parts `OUT_000.EXT`, `OUT_001.EXT`, ... of the
+    /// intervals of `ns` nanoseconds of the input log times (see the
+    /// `split` module of [`filter_files_to`](super::filter_files_to)); 0
+    /// or less is [`Error::InvalidArgument`].
+    pub fn split_every(&mut self, ns: i64) -> Result<&mut Self, Error> {
+        if ns <= 0 {
+            return Err(Error::invalid_argument(format!(
+                "--split-every {ns} ns: give a duration above 0 (60s, 500ms)"
+            )));
+        }
+        self.split.every = Some(ns);
+        Ok(self)
+    }
+
+    /// Writes the output as parts of about `bytes` bytes each (a part ends
+    /// at the first log time after it reached them); 0 is
+    /// [`Error::InvalidArgument`].
+    pub fn split_size(&mut self, bytes: u64) -> Result<&mut Self, Error> {
+        if bytes == 0 {
+            return Err(Error::invalid_argument(
+                "--split-size 0: give a size above 0 (1GB, 500MB, 1048576)",
+            ));
+        }
+        self.split.size = Some(bytes);
+        Ok(self)
+    }
+
+    /// Whether the output is written as parts.
+    pub fn splits(&self) -> bool {
+        self.split.splits()
+    }
+
     /// The name `topic` is written under.
     pub fn renamed(&self, topic: &str) -> String {
         for r in &self.renames {
@@ -427,6 +463,10 @@ pub struct FilterSpec {
     pub before: i64,
     /// The windows' reach after each event (negative taken as 0).
     pub after: i64,
+    /// Parts of this many nanoseconds of log time ([`Filter::split_every`]).
+    pub split_every: Option<i64>,
+    /// Parts of about this many bytes ([`Filter::split_size`]).
+    pub split_size: Option<u64>,
 }
 
 /// Why [`plan_filter`] made no filter.
@@ -510,6 +550,12 @@ pub fn plan_filter(
         filter.rename(r).map_err(usage)?;
     }
     filter.shift(spec.shift).keep_latched(true);
+    if let Some(every) = spec.split_every {
+        filter.split_every(every).map_err(usage)?;
+    }
+    if let Some(size) = spec.split_size {
+        filter.split_size(size).map_err(usage)?;
+    }
     let matches = |flag: &'static str, topic: &str, expr: &str| {
         if !known.iter().any(|t| t == topic) {
             return Err(PlanError::UnknownTopic {
@@ -603,6 +649,8 @@ pub(crate) struct Selecting {
     latched: HashMap<(usize, String), HashSet<MessageKey>>,
     /// Where the reads start: the start, or the earliest latched message.
     read_start: Option<Timestamp>,
+    /// Where a part of a split output ends.
+    pub(crate) part: Option<super::split::PartLimit>,
 }
 
 impl Selecting {
@@ -629,6 +677,10 @@ impl Selecting {
             counters: HashMap::new(),
             latched: HashMap::new(),
             read_start: opts.start,
+            part: filter
+                .part
+                .as_ref()
+                .map(|r| super::split::PartLimit::new(r.clone(), filter.split, opts.start)),
         };
         let cut = match (
             opts.start,
