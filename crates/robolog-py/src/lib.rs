@@ -43,6 +43,7 @@ mod blocks;
 mod buffer;
 mod errors;
 mod filter;
+mod filterconfig;
 mod flat;
 mod frames;
 mod interrupt;
@@ -98,6 +99,7 @@ fn _robolog(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(filter::filter, m)?)?;
+    m.add_function(wrap_pyfunction!(filterconfig::filter_config, m)?)?;
     m.add_function(wrap_pyfunction!(tools::export, m)?)?;
     m.add_function(wrap_pyfunction!(sql::sql, m)?)?;
     m.add_function(wrap_pyfunction!(align::align_logs, m)?)?;

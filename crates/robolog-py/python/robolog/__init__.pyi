@@ -868,6 +868,7 @@ def filter(
     dry_run: bool = False,
     split_every: Optional[_Duration] = None,
     split_size: Optional[Union[int, str]] = None,
+    config: Optional[_PathLike] = None,
 ) -> FilterReport:
     """Cuts, cleans and rewrites logs as `robolog filter` does (messages copied byte for byte)."""
 

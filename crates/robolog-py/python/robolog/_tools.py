@@ -161,11 +161,30 @@ class FilterReport:
     parts: List[str] = field(default_factory=list)
 
 
+def _configured(config, topics, exclude, where, around, before, after, start, end, shift, rename):
+    """``filter``'s arguments with those of the config file ``config``
+    added, as ``robolog filter --config`` adds its flags."""
+    c = _robolog.filter_config(os.fspath(config))
+    topics = c["topics"] + list(topics or []) if (c["topics"] or topics is not None) else None
+    exclude = c["exclude"] + list(exclude or []) if (c["exclude"] or exclude is not None) else None
+    where = {**c["where"], **dict(where or {})}
+    both = dict(c["around"])
+    for topic, expr in dict(around or {}).items():
+        both[topic] = f"({both[topic]}) OR ({expr})" if topic in both else expr
+    rename = {**c["rename"], **dict(rename or {})}
+
+    def pick(given, key):
+        return c[key] if given is None else given
+
+    return (topics, exclude, where or None, both or None, pick(before, "before"), pick(after, "after"),
+            pick(start, "start"), pick(end, "end"), pick(shift, "shift"), rename or None)
+
+
 def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
            exclude: Optional[Sequence[str]] = None, where=None, around=None,
            before=None, after=None, start=None, end=None, shift=None,
            rename=None, force=False, dry_run=False, split_every=None,
-           split_size=None) -> FilterReport:
+           split_size=None, config=None) -> FilterReport:
     """Cuts, cleans and rewrites logs as ``robolog filter`` does, with the
     same engine: messages are copied byte for byte into ``dst`` (``.mcap``,
     ``.bag``, or a folder name without extension for a ROS 2 bag).
@@ -200,7 +219,20 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     topics; an expression that does not hold raises ``ValueError`` listing
     the columns; an existing ``dst`` raises ``FileExistsError`` unless
     ``force``. The output is written to a temporary file and renamed when
-    complete; Ctrl-C leaves no output."""
+    complete; Ctrl-C leaves no output.
+
+    ``config`` is a TOML file of these options, the one ``robolog filter
+    --config`` reads (its schema is in the robolog-cli README): its lists
+    and dicts are added to the arguments' (an argument's ``where`` replaces
+    the file's for its topic, an argument's ``rename`` of a topic wins, an
+    ``around`` of a topic in both holds where either holds), and an
+    argument that is not ``None`` replaces the file's single value. A key
+    outside the schema or a value of the wrong type raises ``ValueError``
+    naming its line; so do the command's output options (``compression``,
+    ``chunk_size``, ``storage``), which this function does not take."""
+    if config is not None:
+        (topics, exclude, where, around, before, after, start, end, shift, rename) = _configured(
+            config, topics, exclude, where, around, before, after, start, end, shift, rename)
     paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
     messages, channels, skipped, warned, counts, parts = _robolog.filter(
         paths, None if dst is None else os.fspath(dst),
