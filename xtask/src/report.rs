@@ -8,7 +8,9 @@
 //! range), and their sensor views drawn (thumbnails loaded, cloud canvases
 //! drawn and their sliders moved, tracks drawn): see
 //! pytest's `xtask/pytests/test_report.py` (a test per page). The pages and a screenshot of each are left in
-//! `target/report-check/` for people to look at.
+//! `target/report-check/` for people to look at. First, the page's script
+//! modules are type-checked by TypeScript (`tsc --checkJs --noEmit`,
+//! strict; npm's `typescript` pinned, installed once under `target/`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -200,8 +202,43 @@ fn hostile_ulog() -> Result<Vec<u8>> {
     w.finish().map_err(e)
 }
 
+/// The TypeScript that checks the page's script modules (npm's
+/// `typescript`, pinned).
+const TYPESCRIPT: &str = "5.9.3";
+
+/// `tsc --checkJs --noEmit` over the page's script modules
+/// (`crates/robolog-report/assets/js`, with its `tsconfig.json`: strict),
+/// with TypeScript installed by npm into `target/typescript-VERSION` once.
+fn check_script_types() -> Result {
+    step("report: the page's script modules type-checked by tsc --checkJs");
+    let dir = root().join(format!("target/typescript-{TYPESCRIPT}"));
+    let tsc = dir.join("node_modules/typescript/bin/tsc");
+    if !tsc.exists() {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        run(Command::new("npm")
+            .args([
+                "install",
+                "--no-save",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+            ])
+            .arg(&dir)
+            .arg(format!("typescript@{TYPESCRIPT}")))
+        .map_err(|e| format!("installing TypeScript with npm (node and npm needed): {e}"))?;
+    }
+    let config = root().join("crates/robolog-report/assets/js/tsconfig.json");
+    run(Command::new("node")
+        .arg(&tsc)
+        .arg("--checkJs")
+        .arg("--noEmit")
+        .arg("-p")
+        .arg(&config))
+}
+
 /// The command.
 pub(crate) fn cmd(args: &[String]) -> Result {
+    check_script_types()?;
     let dir = corpus::locate(crate::opt(args, "--corpus"))?;
     let exe = crate::robolog_exe()?;
     let browser = chromium()?;

@@ -2,6 +2,13 @@
 //! `<script type="application/json" id="report-data">`) and the script
 //! that draws it, all inline. The script and style are this crate's own
 //! (`assets/`), with no dependency and nothing fetched.
+//!
+//! The script is written as ES modules (`assets/js/`, checked by
+//! TypeScript's `tsc --checkJs` in `cargo xtask report`) and goes into the
+//! page as one `<script type="module">`: [`MODULES`] in dependency order,
+//! their `import` lines left out and their `export` keywords dropped, so
+//! that they share one module scope (top-level names are unique across
+//! the modules; the tests check it).
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -9,7 +16,47 @@ use std::io::{self, Write};
 use crate::model::{LogReport, page_json};
 
 const CSS: &str = include_str!("../assets/report.css");
-const JS: &str = include_str!("../assets/report.js");
+
+/// The page's script modules (`assets/js/`), each after those it imports
+/// from.
+pub(crate) const MODULES: [(&str, &str); 10] = [
+    ("types.js", include_str!("../assets/js/types.js")),
+    ("format.js", include_str!("../assets/js/format.js")),
+    ("data.js", include_str!("../assets/js/data.js")),
+    ("timeaxis.js", include_str!("../assets/js/timeaxis.js")),
+    ("plot.js", include_str!("../assets/js/plot.js")),
+    ("timeline.js", include_str!("../assets/js/timeline.js")),
+    ("maps.js", include_str!("../assets/js/maps.js")),
+    ("sensors.js", include_str!("../assets/js/sensors.js")),
+    ("tables.js", include_str!("../assets/js/tables.js")),
+    ("main.js", include_str!("../assets/js/main.js")),
+];
+
+/// [`MODULES`] as the text of one module script: in their order, each
+/// headed by its name, without its `import` lines (one line each, at the
+/// start of a line), with `export` dropped where a line starts with it
+/// (`export {};` left out), and without the lines that are only comment
+/// (`//`, and the JSDoc blocks: lines starting `/*`, `*` or `*/`), which
+/// are for the reader of the sources and `tsc`, not for the browser.
+pub(crate) fn script() -> String {
+    let mut out = String::with_capacity(MODULES.iter().map(|m| m.1.len() + 32).sum());
+    for (name, text) in MODULES {
+        let _ = writeln!(out, "// {name}");
+        for line in text.lines() {
+            let code = line.trim_start();
+            if line.starts_with("import ")
+                || line == "export {};"
+                || code.is_empty()
+                || ["//", "/*", "*"].iter().any(|c| code.starts_with(c))
+            {
+                continue;
+            }
+            out.push_str(line.strip_prefix("export ").unwrap_or(line));
+            out.push('\n');
+        }
+    }
+    out
+}
 
 /// Escapes text for HTML element content.
 fn escape(s: &str) -> String {
@@ -148,14 +195,15 @@ pub fn write_html_within(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let title_html = escape(title);
-    let shell = CSS.len() + JS.len() + 2 * title_html.len() + 1024;
+    let js = script();
+    let shell = CSS.len() + js.len() + 2 * title_html.len() + 1024;
     write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"robolog-report {}\">\n\
          <title>robolog report: {}</title>\n<style>\n{CSS}</style>\n</head>\n\
-         <body data-ready=\"0\" data-errors=\"0\">\n<main id=\"app\">\
+         <body>\n<main id=\"app\">\
          <noscript>This report draws its plots with JavaScript: allow scripts for this file.</noscript></main>\n\
          <pre id=\"errors\"></pre>\n<script type=\"application/json\" id=\"report-data\">",
         env!("CARGO_PKG_VERSION"),
@@ -164,13 +212,104 @@ pub fn write_html_within(
     out.write_all(data_json(logs, title, budget.saturating_sub(shell)).as_bytes())?;
     write!(
         out,
-        "</script>\n<script>\n{JS}</script>\n</body>\n</html>\n"
+        "</script>\n<script type=\"module\">\n{js}</script>\n</body>\n</html>\n"
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names a module's top-level lines declare (`function f`,
+    /// `class C`, `const x`, `let y`, exported or not).
+    fn declared(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                let l = l.strip_prefix("export ").unwrap_or(l);
+                let rest = ["function ", "class ", "const ", "let ", "var "]
+                    .iter()
+                    .find_map(|k| l.strip_prefix(k))?;
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                (!name.is_empty()).then_some(name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn modules_bundle_into_one_scope() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/js");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".js"))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = MODULES.iter().map(|m| m.0.to_string()).collect();
+        listed.sort();
+        assert_eq!(on_disk, listed, "every module of assets/js is in MODULES");
+        let mut names = std::collections::HashMap::new();
+        for (i, (module, text)) in MODULES.iter().enumerate() {
+            for name in declared(text) {
+                if let Some(other) = names.insert(name.clone(), *module) {
+                    panic!("{name} is declared at the top of both {other} and {module}");
+                }
+            }
+            for line in text.lines().filter(|l| l.contains(" from './")) {
+                // `import { a, b } from './m.js';`, on one line.
+                let (what, from) = line
+                    .strip_prefix("import { ")
+                    .and_then(|l| l.strip_suffix("';"))
+                    .and_then(|l| l.split_once(" } from './"))
+                    .unwrap_or_else(|| panic!("{module}: an import not on one line: {line}"));
+                let j = MODULES
+                    .iter()
+                    .position(|m| m.0 == from)
+                    .unwrap_or_else(|| panic!("{module} imports the unknown {from}"));
+                assert!(j < i, "{module} imports {from}, which comes after it");
+                let exported = declared(
+                    &MODULES[j]
+                        .1
+                        .lines()
+                        .filter(|l| l.starts_with("export "))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
+                for name in what.split(", ") {
+                    assert!(
+                        exported.iter().any(|e| e == name),
+                        "{from} does not export {name}"
+                    );
+                }
+            }
+        }
+        let js = script();
+        assert!(
+            !js.lines()
+                .any(|l| l.starts_with("import ") || l.starts_with("export ")),
+            "the bundle holds no module syntax"
+        );
+        assert!(
+            js.contains("class Plot {") && js.contains("const data = readData('report-data');")
+        );
+        assert!(!js.contains("@typedef"), "no JSDoc in the page");
+        // The bundle parses as a module, where Node is there to say.
+        let file =
+            std::env::temp_dir().join(format!("robolog-report-bundle-{}.mjs", std::process::id()));
+        std::fs::write(&file, &js).unwrap();
+        let out = std::process::Command::new("node")
+            .arg("--check")
+            .arg(&file)
+            .output();
+        let _ = std::fs::remove_file(&file);
+        match out {
+            Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
+            Err(e) => eprintln!("note: the bundle not parsed: no node ({e})"),
+        }
+    }
 
     #[test]
     fn data_never_closes_its_script() {

@@ -286,6 +286,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         ),
         path: path.display().to_string(),
         format: summary.format.to_string(),
+        format_id: summary.format,
         version: summary.version.clone(),
         size: log.size(),
         clock: summary.time_model.clock.name().to_string(),

@@ -19,6 +19,8 @@ pub struct LogReport {
     pub path: String,
     /// The format's name.
     pub format: String,
+    /// The format (its short name is the page's `format_id`).
+    pub format_id: logcore::Format,
     /// The format version the file states.
     pub version: String,
     /// Size in bytes.
@@ -495,6 +497,7 @@ struct Head<'a> {
     name: &'a str,
     path: &'a str,
     format: &'a str,
+    format_id: &'static str,
     version: &'a str,
     size: u64,
     start: i64,
@@ -729,6 +732,7 @@ impl LogReport {
             name: &self.name,
             path: &self.path,
             format: &self.format,
+            format_id: self.format_id.name(),
             version: &self.version,
             size: self.size,
             start: self.start,
@@ -960,6 +964,7 @@ mod tests {
             name: "x<y>.bag".into(),
             path: "/p/x<y>.bag".into(),
             format: "ROS 1 bag".into(),
+            format_id: logcore::Format::RosBag,
             version: "2.0".into(),
             size: 10,
             clock: "unix".into(),
@@ -1030,7 +1035,7 @@ mod tests {
         assert_eq!(
             r.to_json(),
             concat!(
-                r#"{"name":"x\u003cy\u003e.bag","path":"/p/x\u003cy\u003e.bag","format":"ROS 1 bag","#,
+                r#"{"name":"x\u003cy\u003e.bag","path":"/p/x\u003cy\u003e.bag","format":"ROS 1 bag","format_id":"rosbag","#,
                 r#""version":"2.0","size":10,"start":1000,"duration":3000,"messages":3,"#,
                 r#""clock":"unix","start_utc":null,"offset":0,"log_duration":3000,"#,
                 r#""metadata":[["k","v\u0026w"]],"buckets":"#,

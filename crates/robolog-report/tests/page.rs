@@ -90,6 +90,7 @@ fn hostile_report() -> LogReport {
         name: hostile("name"),
         path: hostile("path"),
         format: hostile("format"),
+        format_id: logcore::Format::ULog,
         version: hostile("version"),
         size: 1,
         clock: hostile("clock"),
@@ -369,20 +370,22 @@ fn the_page_keeps_to_its_budget_whatever_the_channels() {
     assert!(page.contains("\"channels_omitted\":0"));
 }
 
-/// The page's `yRange` (its value axis), run by Node where it is there.
+/// The page's `yRange` (its value axis), imported from its module by
+/// Node where it is there.
 fn y_range(values: &str) -> Option<(f64, f64, bool)> {
-    let js = include_str!("../assets/report.js");
-    let from = js.find("  var OUTLIER").expect("yRange in report.js");
-    let to = js[from..]
-        .find("  // The first index")
-        .expect("the end of yRange")
-        + from;
+    let module = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/js/plot.js");
+    // The module's imports that touch the page (`window`) are not run:
+    // `plot.js` imports `timeaxis.js`, which needs a window; a stand-in is
+    // enough for `yRange`.
     let script = format!(
-        "{}\nvar r = yRange({values});\nconsole.log(JSON.stringify([r.lo, r.hi, r.clipped]));",
-        &js[from..to]
+        "globalThis.window = globalThis; \
+         const {{ yRange }} = await import({:?}); \
+         const r = yRange({values}); \
+         console.log(JSON.stringify([r.lo, r.hi, r.clipped]));",
+        format!("file://{module}")
     );
     let out = match std::process::Command::new("node")
-        .arg("-e")
+        .args(["--input-type=module", "-e"])
         .arg(&script)
         .output()
     {

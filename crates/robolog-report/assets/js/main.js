@@ -1,0 +1,274 @@
+// The page: reads its data and builds every section. Times in the data are
+// integer nanoseconds from each log's start (its first message, or the
+// start of the time range shown); every time axis shows seconds from that
+// start, and all of them share one view.
+
+import { COLORS, el, fmtSecs, secs } from './format.js';
+import { chLabel, numeric, readData } from './data.js';
+import { initView, onView, resetView, view } from './timeaxis.js';
+import { Plot } from './plot.js';
+import { Timeline, MAX_ROWS } from './timeline.js';
+import { MapView, TrackView } from './maps.js';
+import { CloudViewer, thumbnailStrip } from './sensors.js';
+import { messages, overview, parameters, problems, table } from './tables.js';
+
+/** @typedef {import('./data.js').Log} LogData */
+/** @typedef {import('./data.js').Channel} ChannelData */
+/** @typedef {import('./types.js').SeriesData} SeriesData */
+/** @typedef {import('./types.js').Points3} Points3 */
+/** @typedef {import('./plot.js').PlotSeries} PlotSeries */
+/** @typedef {import('./plot.js').PlotBand} PlotBand */
+/** @typedef {import('./maps.js').MapLine} MapLine */
+
+// An error while drawing is said on the page, not only in the console.
+window.addEventListener('error', (e) => {
+  const box = document.getElementById('errors');
+  if (box) { box.textContent += 'This page failed to draw: ' + e.message + '\n'; }
+});
+
+const BAND_COLORS = ['#e3f2fd', '#fff3e0', '#e8f5e9', '#fce4ec', '#ede7f6', '#e0f7fa', '#fffde7', '#efebe9', '#f1f8e9', '#fbe9e7'];
+/** @type {Record<string, string>} */
+const NAMED_COLORS = { Red: '#ffcdd2', Yellow: '#fff59d', Green: '#c8e6c9', Off: '#eeeeee' };
+/** Past this many channels with plots, they are listed and drawn when opened. */
+const MANY_CHANNELS = 200;
+
+const data = readData('report-data');
+const app = /** @type {HTMLElement} */ (document.getElementById('app'));
+const many = data.logs.length > 1;
+initView(Math.max(0, ...data.logs.map((l) => secs(l.duration))));
+
+/**
+ * The colours of each band's labels, by band name.
+ * @param {LogData} log
+ */
+function bandColors(log) {
+  /** @type {Map<string, Map<string, string>>} */
+  const out = new Map();
+  for (const b of log.bands) {
+    /** @type {Map<string, string>} */
+    const colors = new Map();
+    for (const s of b.spans) {
+      if (!colors.has(s[2])) { colors.set(s[2], NAMED_COLORS[s[2]] || BAND_COLORS[colors.size % BAND_COLORS.length]); }
+    }
+    out.set(b.name, colors);
+  }
+  return out;
+}
+const colorsOf = data.logs.map(bandColors);
+
+/**
+ * The bands drawn behind a log's plots: its flight modes (other bands,
+ * such as traffic lights, stay in the timeline).
+ * @param {number} li
+ * @returns {PlotBand[]}
+ */
+function plotBands(li) {
+  return data.logs[li].bands.filter((b) => b.name === 'flight mode').map((b) => ({
+    spans: b.spans.map((s) => /** @type {[number, number, string]} */ ([secs(s[0]), secs(s[1]), s[2]])),
+    colors: colorsOf[li].get(b.name) || new Map()
+  }));
+}
+
+/**
+ * The log's name after a label, on a page of several logs.
+ * @param {LogData} l
+ */
+function logTag(l) { return many ? ' (' + l.name + ')' : ''; }
+
+/**
+ * A new section of the page.
+ * @param {string} title
+ */
+function section(title) {
+  const s = el('section', {}, el('h2', { text: title }));
+  app.appendChild(s);
+  return s;
+}
+
+/**
+ * Points with their times in seconds.
+ * @param {Points3} p
+ * @returns {MapLine}
+ */
+function inSeconds(p) { return { t: p.t.map(secs), a: p.a, b: p.b }; }
+
+// Header.
+const top = el('header', { cls: 'top' }, el('h1', { text: 'robolog report: ' + data.title }));
+const viewLabel = el('span', { cls: 'view', text: 'view 0 s to ' + fmtSecs(view.full) });
+onView((x0, x1) => { viewLabel.textContent = 'view ' + fmtSecs(x0) + ' to ' + fmtSecs(x1); });
+const reset = el('button', { text: 'reset zoom' });
+reset.addEventListener('click', resetView);
+top.appendChild(viewLabel); top.appendChild(reset);
+top.appendChild(el('span', { cls: 'hint', text: 'wheel: zoom, drag: pan, double click: reset; time axes are seconds from each log\'s start' +
+  (data.logs.some((l) => l.range) ? ' (the start of its range, where one was asked for)' : '') }));
+document.body.insertBefore(top, app);
+
+data.logs.forEach((log, li) => {
+  const s = section(log.name);
+  s.setAttribute('class', 'log');
+  s.appendChild(overview(log));
+  const listed = log.channels.length, bare = log.channels.filter((ch) => ch.omitted).length;
+  const notes = [];
+  if (listed > MAX_ROWS) { notes.push('The table and the timeline show the first ' + MAX_ROWS + ' of ' + listed + ' channels; the list under Channels has every one, with a filter.'); }
+  if (bare) { notes.push(bare + ' channels are listed without their data, which would take the page over its size budget: report them with --topic.'); }
+  if (log.channels_omitted) { notes.push(log.channels_omitted + ' more channels are not listed (the page\'s size budget): report them with --topic.'); }
+  if (notes.length) { s.appendChild(el('div', { cls: 'hint many', text: notes.join(' ') })); }
+  if (log.metadata.length) {
+    s.appendChild(el('details', {}, el('summary', { text: 'metadata (' + log.metadata.length + ')' }),
+      el('div', { cls: 'scroll' }, table(['key', 'value'], log.metadata))));
+  }
+  new Timeline(s, log, colorsOf[li]);
+  s.appendChild(problems(log));
+  if (log.events.length) { s.appendChild(messages(log)); }
+  if (log.parameters) { s.appendChild(parameters(log.parameters)); }
+  for (const tr of log.tracks) { new TrackView(s, log, tr); }
+  for (const st of log.strips) { thumbnailStrip(s, log, st); }
+  for (const cv of log.clouds) { new CloudViewer(s, log, cv); }
+  for (const p of log.paths) {
+    new MapView(s, 'Path: ' + (p.title || chLabel(log, p.channel)), 'path', [inSeconds(p.points)], null);
+  }
+  for (const sc of log.scenes) {
+    const lines = sc.objects.map((o, i) => Object.assign(inSeconds(o.points), { color: COLORS[i % COLORS.length], id: o.id }));
+    new MapView(s, 'Top-down: ' + chLabel(log, sc.channel) + ' (' + sc.objects.length + ' objects)', 'scene', lines, secs(log.duration));
+  }
+});
+
+/**
+ * A series of the data as a plot draws it.
+ * @param {LogData} log
+ * @param {number} li
+ * @param {SeriesData} s
+ * @param {string} label
+ * @param {string} color
+ * @returns {PlotSeries}
+ */
+function seriesOf(log, li, s, label, color) {
+  return {
+    t: s.t.map(secs), v: s.v.map(numeric), color, label: label + logTag(log), on: true,
+    count: s.count, reduced: s.reduced, dash: li ? [5, 3] : null
+  };
+}
+
+// Plots: the chosen panels, then one section per channel; with several
+// logs, a channel's series of every log share its panels.
+/** @type {HTMLElement | null} */
+let panelsSection = null;
+data.logs.forEach((log, li) => {
+  for (const p of log.panels) {
+    if (!panelsSection) { panelsSection = section(log.format_id === 'ulog' ? 'Flight' : 'Overview plots'); }
+    const series = p.series.map((x, i) => seriesOf(log, li, log.channels[x[0]].series[x[1]], x[2], COLORS[i % COLORS.length]))
+      .concat(p.own.map((s, i) => seriesOf(log, li, s, s.name, COLORS[(p.series.length + i) % COLORS.length])));
+    new Plot(panelsSection, p.title + logTag(log), null, series, plotBands(li));
+  }
+});
+
+/**
+ * A channel of one log, with its series that have points.
+ * @typedef {object} Entry
+ * @property {LogData} log
+ * @property {number} li
+ * @property {ChannelData} ch
+ * @property {SeriesData[]} series with points
+ * @property {string[]} empty names of the series without a point (every value NaN)
+ */
+
+/** @type {Map<string, Entry[]>} */
+const byLabel = new Map();
+data.logs.forEach((log, li) => {
+  for (const ch of log.channels) {
+    const series = ch.series.filter((s) => s.t.length > 0);
+    if (!series.length) { continue; }
+    const empty = ch.series.filter((s) => !s.t.length).map((s) => s.name);
+    const list = byLabel.get(ch.label) || [];
+    list.push({ log, li, ch, series, empty });
+    byLabel.set(ch.label, list);
+  }
+});
+
+/**
+ * The first part of a series' name (`pose` of `pose.position.x`).
+ * @param {string} n
+ */
+function head(n) { return n.split(/[.[:]/)[0]; }
+
+/**
+ * A channel's plots, into `sec`: series grouped by the first part of
+ * their name when there are many.
+ * @param {HTMLElement} sec
+ * @param {string} label
+ * @param {Entry[]} entries
+ */
+function channelPlots(sec, label, entries) {
+  /** @type {string[]} */
+  const names = [];
+  for (const e of entries) { for (const s of e.series) { if (names.indexOf(s.name) < 0) { names.push(s.name); } } }
+  /** @type {string[][]} */
+  const groups = [];
+  if (names.length <= 8) { groups.push(names); } else {
+    /** @type {Map<string, string[]>} */
+    const byHead = new Map();
+    for (const n of names) { const h = head(n); byHead.set(h, (byHead.get(h) || []).concat([n])); }
+    /** @type {string[]} */
+    let small = [];
+    for (const g of byHead.values()) {
+      if (g.length >= 3) { groups.push(g); } else { small = small.concat(g); if (small.length >= 6) { groups.push(small); small = []; } }
+    }
+    if (small.length) { groups.push(small); }
+  }
+  for (const g of groups) {
+    /** @type {PlotSeries[]} */
+    const series = [];
+    g.forEach((n, i) => {
+      for (const e of entries) {
+        const s = e.series.find((x) => x.name === n);
+        if (s) { const x = seriesOf(e.log, e.li, s, n, COLORS[i % COLORS.length]); x.on = i < 8; series.push(x); }
+      }
+    });
+    const notes = [];
+    if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
+    if (entries[0].empty.length) { notes.push('only NaN: ' + entries[0].empty.join(', ')); }
+    const title = g.length === names.length ? label : label + ': ' + head(g[0]) + (g.length > 1 ? ' \u2026' : '');
+    new Plot(sec, title, notes.length ? notes.join('; ') : null, series, plotBands(entries[0].li));
+  }
+}
+
+if (byLabel.size && byLabel.size <= MANY_CHANNELS) {
+  const chSection = section('Channels');
+  byLabel.forEach((entries, label) => {
+    const sec = el('section', { cls: 'channel', 'data-channel': label });
+    sec.appendChild(el('h3', { text: label + ' \u2014 ' + entries[0].ch.type }));
+    chSection.appendChild(sec);
+    channelPlots(sec, label, entries);
+  });
+} else if (byLabel.size) {
+  // Many channels: a list with a filter; a channel's plots are drawn when
+  // it is opened.
+  const lazy = section('Channels');
+  lazy.setAttribute('class', 'channels-lazy');
+  const all = Array.from(byLabel.entries());
+  const filter = /** @type {HTMLInputElement} */ (el('input', { type: 'search', cls: 'filter', placeholder: 'filter the ' + all.length + ' channels by name or type' }));
+  const count = el('div', { cls: 'hint' });
+  const list = el('div', { cls: 'channel-list' });
+  lazy.appendChild(filter); lazy.appendChild(count); lazy.appendChild(list);
+  const show = () => {
+    const q = filter.value.toLowerCase();
+    let matched = 0, shown = 0;
+    list.textContent = '';
+    for (const [label, entries] of all) {
+      const type = entries[0].ch.type;
+      if (q && label.toLowerCase().indexOf(q) < 0 && type.toLowerCase().indexOf(q) < 0) { continue; }
+      matched++;
+      if (shown >= MAX_ROWS) { continue; }
+      shown++;
+      const d = el('details', { cls: 'channel lazy', 'data-channel': label }, el('summary', { text: label + ' \u2014 ' + type }));
+      let drawn = false;
+      d.addEventListener('toggle', () => {
+        if (/** @type {HTMLDetailsElement} */ (d).open && !drawn) { drawn = true; channelPlots(d, label, entries); }
+      });
+      list.appendChild(d);
+    }
+    count.textContent = matched + ' of ' + all.length + ' channels' + (matched > shown ? ', the first ' + shown + ' listed: narrow the filter for the others' : '') + '; open one to draw its plots';
+  };
+  filter.addEventListener('input', show);
+  show();
+}

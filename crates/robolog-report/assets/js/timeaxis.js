@@ -1,0 +1,125 @@
+// The time axis every plot and timeline shares: one view in seconds from
+// each log's start; zoom and pan in any of them moves them all. Views
+// register here; after a change only those on screen are drawn again,
+// the others when they scroll into view.
+
+/**
+ * Something drawn on a canvas.
+ * @typedef {object} Drawable
+ * @property {HTMLCanvasElement} canvas
+ * @property {boolean} linked drawn again when the time view changes
+ * @property {boolean} [dirty] to be drawn again when it comes into view
+ * @property {() => void} draw
+ */
+
+/** The time shown, seconds from each log's start. */
+export const view = { x0: 0, x1: 1, full: 1 };
+
+/** @type {Drawable[]} */
+const drawables = [];
+/** @type {Set<Drawable>} */
+const visible = new Set();
+/** @type {WeakMap<Element, Drawable>} */
+const drawableOf = new WeakMap();
+/** @type {((x0: number, x1: number) => void)[]} */
+const listeners = [];
+
+const observer = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    const d = drawableOf.get(e.target);
+    if (!d) { continue; }
+    if (e.isIntersecting) { visible.add(d); if (d.dirty) { d.draw(); } } else { visible.delete(d); }
+  }
+}, { rootMargin: '200px' }) : null;
+
+/**
+ * Sets the whole span, `end` seconds (1 when not positive), and shows it.
+ * @param {number} end
+ */
+export function initView(end) {
+  view.full = end > 0 ? end : 1;
+  view.x0 = 0; view.x1 = view.full;
+}
+
+/**
+ * Draws `d` now and again as the view changes (if linked) or it comes
+ * into view.
+ * @param {Drawable} d
+ */
+export function register(d) {
+  drawables.push(d);
+  d.draw();
+  if (observer) { drawableOf.set(d.canvas, d); observer.observe(d.canvas); }
+}
+
+/**
+ * Calls `f` after every change of the view.
+ * @param {(x0: number, x1: number) => void} f
+ */
+export function onView(f) { listeners.push(f); }
+
+/**
+ * Shows x0..x1 (seconds) on every time axis.
+ * @param {number} x0
+ * @param {number} x1
+ */
+export function setView(x0, x1) {
+  if (!(x1 - x0 > 1e-9)) { return; }
+  view.x0 = x0; view.x1 = x1;
+  for (const f of listeners) { f(x0, x1); }
+  for (const d of drawables) {
+    if (!d.linked) { continue; }
+    d.dirty = true;
+    if (!observer || visible.has(d)) { d.draw(); }
+  }
+}
+
+/** Shows the whole span. */
+export function resetView() { setView(0, view.full); }
+
+/**
+ * Sizes a canvas to its parent's width and `h` CSS pixels at the
+ * screen's pixel ratio; its context drawing in CSS pixels.
+ * @param {HTMLCanvasElement} canvas
+ * @param {number} h
+ * @returns {{g: CanvasRenderingContext2D, w: number, h: number}}
+ */
+export function sizeCanvas(canvas, h) {
+  const parent = /** @type {HTMLElement | null} */ (canvas.parentNode);
+  const w = (parent && parent.clientWidth) || 800;
+  const r = window.devicePixelRatio || 1;
+  canvas.width = Math.round(w * r); canvas.height = Math.round(h * r);
+  canvas.style.height = h + 'px';
+  const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
+  g.setTransform(r, 0, 0, r, 0, 0);
+  return { g, w, h };
+}
+
+/**
+ * Zoom with the wheel, pan by dragging, reset with a double click, on a
+ * canvas whose time axis runs from `left` to its width less `right`.
+ * @param {HTMLCanvasElement} canvas
+ * @param {number} left
+ * @param {number} right
+ */
+export function timeAxisEvents(canvas, left, right) {
+  /** @type {{x: number, x0: number, x1: number} | null} */
+  let drag = null;
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const r = canvas.getBoundingClientRect();
+    const f = Math.min(1, Math.max(0, (e.clientX - r.left - left) / (r.width - left - right)));
+    const at = view.x0 + f * (view.x1 - view.x0);
+    const k = e.deltaY > 0 ? 1.25 : 0.8;
+    setView(at - (at - view.x0) * k, at + (view.x1 - at) * k);
+  }, { passive: false });
+  canvas.addEventListener('mousedown', (e) => { drag = { x: e.clientX, x0: view.x0, x1: view.x1 }; });
+  window.addEventListener('mouseup', () => { drag = null; });
+  window.addEventListener('mousemove', (e) => {
+    if (!drag) { return; }
+    const r = canvas.getBoundingClientRect();
+    const dx = (e.clientX - drag.x) / (r.width - left - right) * (drag.x1 - drag.x0);
+    setView(drag.x0 - dx, drag.x1 - dx);
+  });
+  canvas.addEventListener('dblclick', resetView);
+}
