@@ -92,6 +92,14 @@ pub(crate) struct FilterArgs {
     /// reached SIZE. Latched topics as with --split-every.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     split_size: Option<u64>,
+    /// `header`: write each message whose type starts with a
+    /// std_msgs/Header (ROS 1 or CDR) at its header.stamp, read from its
+    /// bytes; the others keep their log time. The output is sorted by the
+    /// new times (held in memory up to 64 MiB, beyond that in sorted runs
+    /// in temporary files beside OUT, so the messages are written once
+    /// all are read); --shift then moves every time.
+    #[arg(long, value_enum, value_name = "header")]
+    restamp: Option<Restamp>,
     /// Print per topic the messages and bytes that would be kept and
     /// dropped; write nothing.
     #[arg(long)]
@@ -117,6 +125,13 @@ pub(crate) struct FilterArgs {
     /// type is a usage error naming its line.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+}
+
+/// What `--restamp` takes the log times from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Restamp {
+    /// The messages' `header.stamp`.
+    Header,
 }
 
 /// Parses a duration (`5s`, `500ms`, `-2.5`: seconds without a unit).
@@ -219,6 +234,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         after: args.after,
         split_every: args.split_every,
         split_size: args.split_size,
+        restamp_header: args.restamp == Some(Restamp::Header),
         ..FilterSpec::default()
     };
     for w in &args.wheres {

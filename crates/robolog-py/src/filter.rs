@@ -68,7 +68,7 @@ fn size_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
 
 /// The native part of robolog.filter.
 #[pyfunction]
-#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None))]
+#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None, restamp = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn filter(
     py: Python<'_>,
@@ -88,7 +88,17 @@ pub(crate) fn filter(
     dry_run: bool,
     split_every: Option<&Bound<'_, PyAny>>,
     split_size: Option<&Bound<'_, PyAny>>,
+    restamp: Option<String>,
 ) -> PyResult<Report> {
+    let restamp_header = match restamp.as_deref() {
+        None => false,
+        Some("header") => true,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "restamp={other:?}: the only one is \"header\" (each message's header.stamp)"
+            )));
+        }
+    };
     let duration = |v: Option<&Bound<'_, PyAny>>, what: &str, negative: bool| {
         v.filter(|v| !v.is_none())
             .map(|v| times::duration_ns(v, what, negative))
@@ -112,6 +122,7 @@ pub(crate) fn filter(
             .map(|v| times::duration_ns(v, "split_every", false))
             .transpose()?,
         split_size: size_arg(split_size)?,
+        restamp_header,
     };
     let (start, end) = (
         times::time_arg(start, "start")?,

@@ -869,6 +869,7 @@ def filter(
     split_every: Optional[_Duration] = None,
     split_size: Optional[Union[int, str]] = None,
     config: Optional[_PathLike] = None,
+    restamp: Optional[Literal["header"]] = None,
 ) -> FilterReport:
     """Cuts, cleans and rewrites logs as `robolog filter` does (messages copied byte for byte)."""
 

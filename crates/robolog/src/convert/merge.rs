@@ -438,7 +438,7 @@ pub(crate) fn write_files(
         let f = &mut f;
         let mut cx = Context::of_logs(&logs, &opts, progress);
         if let Some(f) = filter {
-            cx.selecting = Some(Selecting::new(&logs, &opts, f)?);
+            cx.selecting = Some(Selecting::new(&logs, &opts, f)?.spilling_into(output));
         }
         match (bag, ros2) {
             #[cfg(all(feature = "rosbag", feature = "ros2", feature = "rosbag2"))]

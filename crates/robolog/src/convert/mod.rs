@@ -252,6 +252,8 @@ impl<'p> Context<'p> {
     where
         I: Iterator<Item = Result<logcore::Message<'m>, Error>>,
     {
+        // A restamp sorts the kept messages by their new times.
+        let mut sorter = self.selecting.as_ref().and_then(|s| s.sorter());
         self.each_merged(
             streams,
             |m| m.log_time.as_nanos(),
@@ -271,16 +273,24 @@ impl<'p> Context<'p> {
                         cx.stop = true;
                         return Ok(());
                     }
+                    let m = sel.restamped(i, m);
                     let m = sel.shifted(m)?;
                     let bytes = m.payload.len();
-                    each(cx, i, m)?;
+                    match sorter.as_mut() {
+                        Some(s) => s.push(i, &m)?,
+                        None => each(cx, i, m)?,
+                    }
                     if let Some(part) = cx.selecting.as_mut().and_then(|s| s.part.as_mut()) {
                         part.wrote(t, bytes);
                     }
                     Ok(())
                 }
             },
-        )
+        )?;
+        match sorter {
+            Some(mut s) => s.drain(|i, m| each(self, i, m)),
+            None => Ok(()),
+        }
     }
 
     /// The name topic `topic` of an input is written under (a filter's
@@ -591,6 +601,8 @@ pub fn to_bag<W: Write + Seek>(
 mod file;
 mod filterconfig;
 mod merge;
+mod restamp;
+mod rewrite;
 mod select;
 mod split;
 mod to_rosbag2;
@@ -620,11 +632,11 @@ pub(crate) mod protobuf_type {
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use filterconfig::{ConfigError, FilterConfig};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
-pub use split::parse_size;
 pub use select::{
     Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
     filter_dry_run, is_latched, numbered, plan_filter,
 };
+pub use split::parse_size;
 
 /// The error of a converter given a log of another format: `wanted`
 /// names the format it converts (`"a ROS 1 bag"`).

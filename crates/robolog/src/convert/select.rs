@@ -278,6 +278,8 @@ pub struct Filter {
     pub(crate) split: super::split::Split,
     /// The run of one part, set by the part driver.
     pub(crate) part: Option<std::sync::Arc<super::split::PartRun>>,
+    /// Log times from the messages' header stamps ([`Filter::restamp_header`]).
+    restamp: bool,
 }
 
 impl Filter {
@@ -420,6 +422,16 @@ impl Filter {
         self.split.splits()
     }
 
+    /// Writes every message whose type starts with a `std_msgs/Header`
+    /// (ROS 1 or CDR) at its `header.stamp`, the others at their log time,
+    /// sorted by those times (see the `restamp` module of
+    /// [`filter_files_to`](super::filter_files_to)); a shift then moves
+    /// them all.
+    pub fn restamp_header(&mut self, yes: bool) -> &mut Self {
+        self.restamp = yes;
+        self
+    }
+
     /// The name `topic` is written under.
     pub fn renamed(&self, topic: &str) -> String {
         for r in &self.renames {
@@ -467,6 +479,8 @@ pub struct FilterSpec {
     pub split_every: Option<i64>,
     /// Parts of about this many bytes ([`Filter::split_size`]).
     pub split_size: Option<u64>,
+    /// Log times from the header stamps ([`Filter::restamp_header`]).
+    pub restamp_header: bool,
 }
 
 /// Why [`plan_filter`] made no filter.
@@ -556,6 +570,7 @@ pub fn plan_filter(
     if let Some(size) = spec.split_size {
         filter.split_size(size).map_err(usage)?;
     }
+    filter.restamp_header(spec.restamp_header);
     let matches = |flag: &'static str, topic: &str, expr: &str| {
         if !known.iter().any(|t| t == topic) {
             return Err(PlanError::UnknownTopic {
@@ -651,6 +666,11 @@ pub(crate) struct Selecting {
     read_start: Option<Timestamp>,
     /// Where a part of a split output ends.
     pub(crate) part: Option<super::split::PartLimit>,
+    /// Per input: the payload layouts of the channels a restamp (or a
+    /// frame rewrite) reads.
+    layouts: Vec<HashMap<ChannelId, super::rewrite::Layout>>,
+    /// Where a restamp's sort runs go (the output's folder).
+    spill_dir: std::path::PathBuf,
 }
 
 impl Selecting {
@@ -681,7 +701,19 @@ impl Selecting {
                 .part
                 .as_ref()
                 .map(|r| super::split::PartLimit::new(r.clone(), filter.split, opts.start)),
+            layouts: Vec::new(),
+            spill_dir: std::env::temp_dir(),
         };
+        if filter.restamp {
+            s.layouts = channels
+                .iter()
+                .map(|cs| {
+                    cs.iter()
+                        .filter_map(|c| Some((c.id, super::rewrite::layout(c)?)))
+                        .collect()
+                })
+                .collect();
+        }
         let cut = match (
             opts.start,
             filter.windows.as_deref().and_then(|w| w.first()),
@@ -752,6 +784,42 @@ impl Selecting {
             }
         }
         Ok(())
+    }
+
+    /// The selection with a restamp's sort runs in the folder of `output`.
+    pub(crate) fn spilling_into(mut self, output: &std::path::Path) -> Self {
+        if let Some(dir) = output.parent() {
+            self.spill_dir = if dir.as_os_str().is_empty() {
+                ".".into()
+            } else {
+                dir.to_path_buf()
+            };
+        }
+        self
+    }
+
+    /// The sorter of a restamping filter's messages.
+    pub(crate) fn sorter(&self) -> Option<super::restamp::Sorter> {
+        self.filter
+            .restamp
+            .then(|| super::restamp::Sorter::new(&self.spill_dir, super::restamp::MEMORY))
+    }
+
+    /// `m` of input `i` at its header stamp when the filter restamps and
+    /// its type starts with a header (else as it is).
+    pub(crate) fn restamped<'m>(&self, i: usize, m: Message<'m>) -> Message<'m> {
+        if !self.filter.restamp {
+            return m;
+        }
+        let stamp = self
+            .layouts
+            .get(i)
+            .and_then(|l| l.get(&m.channel))
+            .and_then(|l| super::rewrite::header_stamp(l, &m.payload));
+        match stamp {
+            Some(t) => Message { log_time: t, ..m },
+            None => m,
+        }
     }
 
     /// Where the reads of the writing pass start.

@@ -197,8 +197,11 @@ mod bag2 {
             crate::write::TemporaryFolder::watch(w.temp_path()).map_err(ConvertFileError::Io)?;
         let mut cx = Context::of_logs(logs, opts, progress);
         if let Some(f) = folder.filter {
-            cx.selecting =
-                Some(crate::convert::select::Selecting::new(logs, opts, f).map_err(file_error)?);
+            cx.selecting = Some(
+                crate::convert::select::Selecting::new(logs, opts, f)
+                    .map_err(file_error)?
+                    .spilling_into(folder.output),
+            );
         }
         let written = if ros1 {
             from_ros1(logs, &mut w, &mut cx)
