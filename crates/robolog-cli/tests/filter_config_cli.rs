@@ -331,3 +331,38 @@ compression = "lz4"
     assert_eq!(configured, flags);
     assert!(configured.len() > 10_000);
 }
+
+#[test]
+fn a_split_from_the_config_writes_the_flags_parts() {
+    let dir = scratch_dir("filter-config", "split");
+    let bag = testdata("rosbag/sample.bag");
+    let file = config(&dir, "split.toml", "topics = \"/count\"\nsplit_every = 1\n");
+    filter_ok(&[
+        s(&bag),
+        s(&dir.join("flags.bag")),
+        "--topic",
+        "/count",
+        "--split-every",
+        "1s",
+    ]);
+    filter_ok(&[s(&bag), s(&dir.join("config.bag")), "--config", s(&file)]);
+    let mut parts = 0;
+    for i in 0.. {
+        let (a, b) = (
+            dir.join(format!("flags_{i:03}.bag")),
+            dir.join(format!("config_{i:03}.bag")),
+        );
+        if !a.exists() {
+            assert!(!b.exists(), "{} has no counterpart", b.display());
+            break;
+        }
+        assert_eq!(
+            std::fs::read(&b).unwrap(),
+            std::fs::read(&a).unwrap(),
+            "part {i}"
+        );
+        parts += 1;
+    }
+    // 2.9 s of /count in parts of 1 s.
+    assert_eq!(parts, 3);
+}

@@ -60,7 +60,8 @@ fn time<'py>(py: Python<'py>, t: Option<TimeArg>) -> PyResult<Bound<'py, PyAny>>
 /// The options of the config file at `path` as `robolog.filter`'s
 /// keyword arguments: `topics`, `exclude` (lists), `where`, `around`,
 /// `rename` (dicts; several `around` expressions of one topic joined with
-/// `OR`), `before`, `after`, `shift` (ns or `None`), `start`, `end`.
+/// `OR`), `before`, `after`, `shift`, `split_every` (ns or `None`),
+/// `split_size` (bytes or `None`), `start`, `end`.
 /// A file that cannot be read raises `OSError`; one the schema refuses
 /// `ValueError` naming the line, as does an option of the command line's
 /// output (`compression`, `chunk_size`, `storage`) that `robolog.filter`
@@ -119,6 +120,8 @@ pub(crate) fn filter_config(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_,
     d.set_item("before", c.before)?;
     d.set_item("after", c.after)?;
     d.set_item("shift", c.shift)?;
+    d.set_item("split_every", c.split_every)?;
+    d.set_item("split_size", c.split_size)?;
     d.set_item("start", time(py, c.start)?)?;
     d.set_item("end", time(py, c.end)?)?;
     Ok(d)

@@ -119,3 +119,13 @@ def test_what_the_schema_refuses_names_the_line(corpus, tmp_path):
     with pytest.raises(KeyError, match="/nope"):
         robolog.filter(src, tmp_path / "never.bag", config=toml(tmp_path, "topics = \"/nope/*\"\n", "p.toml"))
     assert not (tmp_path / "never.bag").exists()
+
+
+def test_a_split_from_the_config_writes_the_arguments_parts(corpus, tmp_path):
+    src = bag(corpus)
+    cfg = toml(tmp_path, f'topics = "{FIX}"\nsplit_every = "2min"\n')
+    a = robolog.filter(src, tmp_path / "config.bag", config=cfg)
+    b = robolog.filter(src, tmp_path / "kwargs.bag", topics=[FIX], split_every="2min")
+    assert len(a.parts) == len(b.parts) == 4
+    for x, y in zip(a.parts, b.parts):
+        assert open(x, "rb").read() == open(y, "rb").read()

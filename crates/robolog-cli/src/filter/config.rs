@@ -7,7 +7,8 @@
 //!   renames wins, being applied first); a `--where` replaces the file's
 //!   `where` of the same topic, and the file's other topics are kept;
 //! - single values given as flags replace the file's: `start`, `end`,
-//!   `shift`, `before`, `after`, `compression`, `chunk_size`, `storage`.
+//!   `shift`, `before`, `after`, `compression`, `chunk_size`, `storage`,
+//!   `split_every`, `split_size`.
 //!
 //! The inputs, OUT, `--dry-run` and `--force` are only flags. A file that
 //! cannot be read is exit 1; one that is not TOML, holds a key outside the
@@ -125,6 +126,8 @@ fn combine(
         a.chunk_size = v;
     }
     a.shift = args.shift.or(file.shift);
+    a.split_every = args.split_every.or(file.split_every);
+    a.split_size = args.split_size.or(file.split_size);
     a.range.start = args.range.start.or(file.start);
     a.range.end = args.range.end.or(file.end);
     // The file's names were checked against these choices.
@@ -165,7 +168,7 @@ mod tests {
     #[test]
     fn flags_add_to_lists_and_replace_single_values() {
         let f = file(
-            "topics = [\"/a\"]\nexclude = \"/x\"\nbefore = \"5s\"\nafter = 1\nshift = 2\n\
+            "topics = [\"/a\"]\nexclude = \"/x\"\nbefore = \"5s\"\nafter = 1\nshift = 2\nsplit_size = 9\n\
              chunk_size = 4096\ncompression = \"lz4\"\n\
              [where]\n\"/a\" = \"v > 1\"\n\"/b\" = \"w < 2\"\n\
              [around]\n\"/e\" = \"level >= 8\"\n[rename]\n\"/a\" = \"/file\"\n",
@@ -194,6 +197,7 @@ mod tests {
         assert_eq!(m.shift, Some(2_000_000_000));
         assert_eq!(m.chunk_size, 4096);
         assert_eq!(m.compression, Some(Codec::None));
+        assert_eq!((m.split_size, m.split_every), (Some(9), None));
     }
 
     /// The README's example config parses, and holds what it says.

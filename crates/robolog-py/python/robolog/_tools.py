@@ -161,7 +161,8 @@ class FilterReport:
     parts: List[str] = field(default_factory=list)
 
 
-def _configured(config, topics, exclude, where, around, before, after, start, end, shift, rename):
+def _configured(config, topics, exclude, where, around, before, after, start, end, shift, rename,
+                split_every, split_size):
     """``filter``'s arguments with those of the config file ``config``
     added, as ``robolog filter --config`` adds its flags."""
     c = _robolog.filter_config(os.fspath(config))
@@ -177,7 +178,8 @@ def _configured(config, topics, exclude, where, around, before, after, start, en
         return c[key] if given is None else given
 
     return (topics, exclude, where or None, both or None, pick(before, "before"), pick(after, "after"),
-            pick(start, "start"), pick(end, "end"), pick(shift, "shift"), rename or None)
+            pick(start, "start"), pick(end, "end"), pick(shift, "shift"), rename or None,
+            pick(split_every, "split_every"), pick(split_size, "split_size"))
 
 
 def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
@@ -237,8 +239,9 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     naming its line; so do the command's output options (``compression``,
     ``chunk_size``, ``storage``), which this function does not take."""
     if config is not None:
-        (topics, exclude, where, around, before, after, start, end, shift, rename) = _configured(
-            config, topics, exclude, where, around, before, after, start, end, shift, rename)
+        (topics, exclude, where, around, before, after, start, end, shift, rename, split_every,
+         split_size) = _configured(config, topics, exclude, where, around, before, after, start, end,
+                                   shift, rename, split_every, split_size)
     paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
     messages, channels, skipped, warned, counts, parts = _robolog.filter(
         paths, None if dst is None else os.fspath(dst),

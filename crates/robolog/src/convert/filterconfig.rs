@@ -13,6 +13,8 @@
 //! compression = "zstd"     # zstd, lz4 or none
 //! chunk_size = 4194304
 //! storage = "mcap"         # sqlite3 or mcap (a ROS 2 bag folder)
+//! split_every = "60s"      # parts of 60 s of log time; or split_size =
+//!                          # "1GB" (a size, or bytes) for parts of a size
 //!
 //! [where]                  # topic = SQL boolean expression
 //! "/imu/data" = "linear_acceleration.z > 12 AND header.frame_id = 'imu'"
@@ -73,6 +75,10 @@ pub struct FilterConfig {
     pub chunk_size: Option<u64>,
     /// `--storage`: `sqlite3` or `mcap`.
     pub storage: Option<String>,
+    /// `--split-every`, in nanoseconds (more than 0).
+    pub split_every: Option<i64>,
+    /// `--split-size`, in bytes (at least 1).
+    pub split_size: Option<u64>,
 }
 
 /// An error of a config file: its 1-based line and what is wrong.
@@ -100,11 +106,13 @@ const DURATION: &str = "a duration: a string such as \"5s\" or \"500ms\", or sec
 const TIME: &str = "a time as --start takes it: a string (\"12.5s\", \"@1599118744.5\", \
                     \"2019-05-13T14:09:15Z\"), seconds after the first message as a number, or \
                     a TOML date-time";
+const SIZE: &str =
+    "a size: a string such as \"1GB\", \"500MB\" or \"64MiB\", or bytes as an integer";
 const EXPRESSIONS: &str = "a table of topic = \"SQL boolean expression\"";
 
 impl FilterConfig {
     /// The keys of the schema, each with what it takes.
-    pub const KEYS: [(&'static str, &'static str); 13] = [
+    pub const KEYS: [(&'static str, &'static str); 15] = [
         ("topics", PATTERNS),
         ("exclude", PATTERNS),
         ("where", EXPRESSIONS),
@@ -118,6 +126,8 @@ impl FilterConfig {
         ("compression", "\"zstd\", \"lz4\" or \"none\""),
         ("chunk_size", "a positive integer (bytes)"),
         ("storage", "\"sqlite3\" or \"mcap\""),
+        ("split_every", DURATION),
+        ("split_size", SIZE),
     ];
 
     /// Parses and checks the TOML text of a config file.
@@ -164,6 +174,14 @@ impl FilterConfig {
                 }
                 "chunk_size" => c.chunk_size = Some(at.positive(value)?),
                 "storage" => c.storage = Some(at.choice(value, &["sqlite3", "mcap"])?),
+                "split_every" => {
+                    let d = at.duration(value, false)?;
+                    if d == 0 {
+                        return Err(at.error(value.span(), "split_every: 0 is no interval".into()));
+                    }
+                    c.split_every = Some(d);
+                }
+                "split_size" => c.split_size = Some(at.size(value)?),
                 _ => {
                     let known: Vec<&str> = Self::KEYS.iter().map(|(k, _)| *k).collect();
                     return Err(at.error(
@@ -394,6 +412,23 @@ impl Place<'_> {
         }
     }
 
+    /// A size: bytes as an integer, or a text with a unit.
+    fn size(&self, v: &Value<'_>) -> Result<u64, ConfigError> {
+        match v.get_ref() {
+            DeValue::Integer(_) => self.positive(v),
+            DeValue::String(s) => super::parse_size(s).ok_or_else(|| {
+                self.error(
+                    v.span(),
+                    format!(
+                        "{}: {s:?} is not a size: give bytes or a unit (500MB, 1GB, 64MiB)",
+                        self.key
+                    ),
+                )
+            }),
+            _ => Err(self.wrong(v, SIZE)),
+        }
+    }
+
     /// A positive integer.
     fn positive(&self, v: &Value<'_>) -> Result<u64, ConfigError> {
         let DeValue::Integer(i) = v.get_ref() else {
@@ -431,6 +466,8 @@ end = 2019-05-13T14:09:15Z
 compression = "lz4"
 chunk_size = 0x1000
 storage = "mcap"
+split_every = "1min"
+split_size = "64MiB"
 
 [where]
 "/imu/data" = "linear_acceleration.z > 12"
@@ -454,6 +491,12 @@ storage = "mcap"
         assert_eq!(c.compression.as_deref(), Some("lz4"));
         assert_eq!(c.chunk_size, Some(4096));
         assert_eq!(c.storage.as_deref(), Some("mcap"));
+        assert_eq!(c.split_every, Some(60_000_000_000));
+        assert_eq!(c.split_size, Some(64 << 20));
+        assert_eq!(
+            FilterConfig::parse("split_size = 4096").unwrap().split_size,
+            Some(4096)
+        );
         let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
         assert_eq!(
             c.wheres,
@@ -503,6 +546,17 @@ storage = "mcap"
         let e = err("before = \"5 parsecs\"\n");
         assert!(e.message.contains("not a duration"), "{e}");
         assert!(err("before = \"-1s\"\n").message.contains("negative"));
+        assert!(
+            err("split_size = \"1 parsec\"\n")
+                .message
+                .contains("not a size")
+        );
+        assert!(err("split_every = 0\n").message.contains("no interval"));
+        assert!(
+            err("split_size = true\n")
+                .message
+                .contains("expected a size")
+        );
         let e = err("start = \"soon\"\n");
         assert_eq!(e.key.as_deref(), Some("start"));
     }
