@@ -148,6 +148,35 @@ def map_points(canvas):
     return int(m.group(1)) if m else 0
 
 
+# The plots and state plots in the viewport: whether each shows its
+# read-out, and the read-out's first line (the time).
+READOUTS = """() => [...document.querySelectorAll('.panel.plot, .panel.states')].filter(p => {
+  const r = p.getBoundingClientRect();
+  return r.bottom > 0 && r.top < window.innerHeight;
+}).map(p => { const o = p.querySelector('.readout');
+  return [o.style.display === 'block', o.textContent.split('\\n')[0]]; })"""
+
+
+def check_cursor(page, where, failures):
+    """Hovering a plot moves the time cursor of every plot on screen: each
+    shows the same time; leaving hides them."""
+    first = page.query_selector(".panel.plot canvas[role=img], .panel.states canvas[role=img]")
+    first.scroll_into_view_if_needed()
+    # The page learns what is on screen from an IntersectionObserver, a
+    # frame or two after a scroll.
+    page.wait_for_timeout(200)
+    box = first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    shown = page.evaluate(READOUTS)
+    times = {t for on, t in shown if on}
+    if not shown or not all(on for on, _ in shown) or len(times) != 1 or not next(iter(times)).startswith("t = "):
+        failures.append(f"{where}: hovering a plot did not show one time on every plot on screen: {shown[:4]}")
+    page.mouse.move(1, 1)
+    if any(on for on, _ in page.evaluate(READOUTS)):
+        failures.append(f"{where}: the time cursor stayed after the pointer left")
+    page.evaluate("window.scrollTo(0, 0)")
+
+
 def check_sensor_views(page, logs, where, failures):
     """The page's camera strips, cloud views and tracks, as drawn; returns
     (thumbnails, clouds, tracks) checked."""
@@ -352,17 +381,23 @@ def test_page(entry, manifest, writer, browser, robolog, record):
         want = sum(len(lg[key]) for lg in logs)
         if n(".panel." + kind) != want:
             failures.append(f"{where}: {n('.panel.' + kind)} {kind} panels for {want} {key}")
-    plots = [[drawn_points(c)] for c in page.query_selector_all(".panel.plot canvas")]
+    plots = [[drawn_points(c)] for c in page.query_selector_all(".panel.plot canvas[role=img]")]
     empty = [i for i, (pts,) in enumerate(plots) if pts == 0]
+    states = [label_of(c) for c in page.query_selector_all(".panel.states canvas[role=img]")]
+    blank = [s for s in states if not re.search(r"[1-9]\d* spans drawn", s)]
+    if blank:
+        failures.append(f"{where}: state plots without a span: {blank[:3]}")
+    if plots or states:
+        check_cursor(page, where, failures)
     if empty:
         failures.append(f"{where}: plot panels {empty} have no points")
     if e.get("extremes"):
         # The largest doubles are drawn at the edge of an axis that
         # shows the rest.
-        axes = [value_axis(c) for c in page.query_selector_all(".panel.plot canvas")]
+        axes = [value_axis(c) for c in page.query_selector_all(".panel.plot canvas[role=img]")]
         if not any(b >= 2 and -10 < y0 < 0 and 49 < y1 < 60 for y0, y1, b in axes):
             failures.append(f"{where}: no plot shows 0..49 with the extremes marked beyond it: {axes}")
-    maps = [map_points(c) for c in page.query_selector_all(".panel.map canvas")]
+    maps = [map_points(c) for c in page.query_selector_all(".panel.map canvas[role=img]")]
     if any(m == 0 for m in maps):
         failures.append(f"{where}: a map has no points")
     size = os.path.getsize(html_path)

@@ -37,7 +37,9 @@ pub(crate) const MODULES: [(&str, &str); 10] = [
 /// start of a line), with `export` dropped where a line starts with it
 /// (`export {};` left out), and without the lines that are only comment
 /// (`//`, and the JSDoc blocks: lines starting `/*`, `*` or `*/`), which
-/// are for the reader of the sources and `tsc`, not for the browser.
+/// are for the reader of the sources and `tsc`, not for the browser, and
+/// without indentation (the modules hold no template literal, whose text
+/// it would change: the tests check).
 pub(crate) fn script() -> String {
     let mut out = String::with_capacity(MODULES.iter().map(|m| m.1.len() + 32).sum());
     for (name, text) in MODULES {
@@ -51,7 +53,7 @@ pub(crate) fn script() -> String {
             {
                 continue;
             }
-            out.push_str(line.strip_prefix("export ").unwrap_or(line));
+            out.push_str(code.strip_prefix("export ").unwrap_or(code));
             out.push('\n');
         }
     }
@@ -296,6 +298,7 @@ mod tests {
             js.contains("class Plot {") && js.contains("const data = readData('report-data');")
         );
         assert!(!js.contains("@typedef"), "no JSDoc in the page");
+        assert!(!js.contains('`'), "no template literal");
         // The bundle parses as a module, where Node is there to say.
         let file =
             std::env::temp_dir().join(format!("robolog-report-bundle-{}.mjs", std::process::id()));

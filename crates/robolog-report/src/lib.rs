@@ -38,6 +38,7 @@ mod model;
 mod px4;
 mod reduce;
 mod sensors;
+mod text;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -51,6 +52,7 @@ pub use model::{
     Band, Channel, CloudFrame, CloudView, Event, LogReport, Panel, Parameter, Path as XyPath,
     Problem, Range, Scene, SceneObject, Series, Strip, Thumbnail, Track,
 };
+pub use text::MAX_TEXT_MESSAGES;
 pub use sensors::{
     MAX_CLOUD_FRAMES, MAX_CLOUD_POINTS, MAX_CLOUD_VIEW_BYTES, MAX_THUMBNAIL_BYTES, MAX_THUMBNAILS,
     MAX_TRACK_FIXES, ONE_PASS_BYTES, THUMBNAIL_QUALITY, THUMBNAIL_SIDE,
@@ -266,6 +268,19 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         .tracks
         .retain(|t| !views.tracks.iter().any(|v| v.channel == t.channel));
     collected.tracks.extend(views.tracks);
+    // Text topics (ROS log messages, diagnostics) are the log's messages,
+    // in the table and on the timeline: their numbers (a level, a source
+    // line) are not plotted.
+    let mut text_problems = Vec::new();
+    let text_events = text::events(log, &collected.channels, (from, until), &mut text_problems);
+    for ch in collected
+        .channels
+        .iter_mut()
+        .filter(|c| text::is_text(&c.type_name))
+    {
+        ch.series.clear();
+        ch.fields_skipped = 0;
+    }
     collected.tracks.sort_by_key(|t| t.channel);
     let mut problems: Vec<Problem> = log
         .open_warnings()
@@ -278,6 +293,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         .collect();
     problems.extend(collected.problems);
     problems.extend(views.problems);
+    problems.extend(text_problems);
     let shown: u64 = collected.channels.iter().map(|c| c.message_count).sum();
     let mut report = LogReport {
         name: path.file_name().map_or_else(
@@ -321,7 +337,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         clouds: views.clouds,
         scenes: collected.scenes,
         bands: Vec::new(),
-        events: Vec::new(),
+        events: text_events,
         parameters: None,
         panels: Vec::new(),
     };
@@ -333,8 +349,10 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         {
             report.bands.push(b);
         }
-        report.events = px4::events(ulog);
-        report.events.retain(|e| within(e.t));
+        report
+            .events
+            .extend(px4::events(ulog).into_iter().filter(|e| within(e.t)));
+        report.events.sort_by_key(|e| e.t);
         // The parameters are the log's, whatever the range: those at
         // start configure the whole flight.
         report.parameters = Some(px4::parameters(ulog));

@@ -6,7 +6,7 @@
 import { COLORS, el, fmtSecs, secs } from './format.js';
 import { chLabel, numeric, readData } from './data.js';
 import { initView, onView, resetView, view } from './timeaxis.js';
-import { Plot } from './plot.js';
+import { Plot, StatePlot, byMagnitude, isState } from './plot.js';
 import { Timeline, MAX_ROWS } from './timeline.js';
 import { MapView, TrackView } from './maps.js';
 import { CloudViewer, thumbnailStrip } from './sensors.js';
@@ -158,7 +158,14 @@ data.logs.forEach((log, li) => {
     if (!panelsSection) { panelsSection = section(log.format_id === 'ulog' ? 'Flight' : 'Overview plots'); }
     const series = p.series.map((x, i) => seriesOf(log, li, log.channels[x[0]].series[x[1]], x[2], COLORS[i % COLORS.length]))
       .concat(p.own.map((s, i) => seriesOf(log, li, s, s.name, COLORS[(p.series.length + i) % COLORS.length])));
-    new Plot(panelsSection, p.title + logTag(log), null, series, plotBands(li));
+    // One value axis per plot: series of sizes beyond ten times apart
+    // in plots of their own.
+    const parts = byMagnitude(series, 10);
+    parts.forEach((part, k) => {
+      part.forEach((x, i) => { x.color = COLORS[i % COLORS.length]; });
+      new Plot(/** @type {HTMLElement} */ (panelsSection), p.title + (parts.length > 1 ? ' (' + (k + 1) + ' of ' + parts.length + ')' : '') + logTag(log),
+        null, part, plotBands(li), part.length === 1 && parts.length > 1 ? 120 : 200);
+    });
   }
 });
 
@@ -215,20 +222,42 @@ function channelPlots(sec, label, entries) {
     }
     if (small.length) { groups.push(small); }
   }
+  const notes = [];
+  if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
+  if (entries[0].empty.length) { notes.push('only NaN: ' + entries[0].empty.join(', ')); }
+  let sub = notes.length ? notes.join('; ') : null;
+  /** @type {{n: string, list: PlotSeries[]}[]} */
+  const allStates = [];
   for (const g of groups) {
-    /** @type {PlotSeries[]} */
-    const series = [];
-    g.forEach((n, i) => {
+    // Each field with its series of every log.
+    const fields = g.map((n, i) => {
+      /** @type {PlotSeries[]} */
+      const list = [];
       for (const e of entries) {
         const s = e.series.find((x) => x.name === n);
-        if (s) { const x = seriesOf(e.log, e.li, s, n, COLORS[i % COLORS.length]); x.on = i < 8; series.push(x); }
+        if (s) { list.push(seriesOf(e.log, e.li, s, n, COLORS[i % COLORS.length])); }
       }
-    });
-    const notes = [];
-    if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
-    if (entries[0].empty.length) { notes.push('only NaN: ' + entries[0].empty.join(', ')); }
-    const title = g.length === names.length ? label : label + ': ' + head(g[0]) + (g.length > 1 ? ' \u2026' : '');
-    new Plot(sec, title, notes.length ? notes.join('; ') : null, series, plotBands(entries[0].li));
+      return { n, list, v: list.length ? list[0].v : [] };
+    }).filter((f) => f.list.length);
+    // Booleans and enums as states; the other fields in plots of one
+    // value axis each: fields within ten times of each other's size
+    // together, each other one in a small plot of its own.
+    const states = fields.filter((f) => f.list.every((x) => isState(x.v)));
+    const lines = fields.filter((f) => states.indexOf(f) < 0);
+    const plots = byMagnitude(lines, 10);
+    const name = head(g[0]);
+    for (const p of plots) {
+      p.forEach((f, fi) => { for (const x of f.list) { x.color = COLORS[fi % COLORS.length]; x.on = fi < 8; } });
+      const series = p.flatMap((f) => f.list);
+      const title = g.length === names.length && plots.length === 1 && !states.length ? label
+        : label + ': ' + (p.length === 1 ? p[0].n : name + ' \u2026');
+      new Plot(sec, title, sub, series, plotBands(entries[0].li), p.length === 1 ? 120 : 200);
+      sub = null;
+    }
+    allStates.push(...states);
+  }
+  if (allStates.length) {
+    new StatePlot(sec, label + ': ' + (allStates.length === 1 ? allStates[0].n : allStates.length + ' fields') + ' as states', allStates.flatMap((f) => f.list));
   }
 }
 

@@ -1,7 +1,7 @@
 // Plots of series against the shared time axis.
 
 import { COLORS, el, fmtNum, fmtSecs, lowerBound, niceTicks } from './format.js';
-import { register, sizeCanvas, timeAxisEvents, view } from './timeaxis.js';
+import { onCursor, onScreen, register, setCursor, sizeCanvas, timeAxisEvents, view } from './timeaxis.js';
 
 /**
  * A series as a plot draws it.
@@ -80,15 +80,21 @@ export class Plot {
    * @param {string | null} sub
    * @param {PlotSeries[]} series
    * @param {PlotBand[]} [bands]
+   * @param {number} [height] CSS pixels (200)
    */
-  constructor(parent, title, sub, series, bands) {
+  constructor(parent, title, sub, series, bands, height) {
     this.series = series; this.bands = bands || []; this.linked = true; this.dirty = false;
-    this.title = title;
+    this.title = title; this.height = height || 200;
     this.y0 = 0; this.y1 = 1;
+    /** The plot area's time and value to pixels, as last drawn. */
+    this.X = (/** @type {number} */ t) => t;
+    this.Y = (/** @type {number} */ v) => v;
     const box = el('div', { cls: 'panel plot' });
     box.appendChild(el('div', { cls: 'title', text: title }, sub ? el('span', { cls: 'sub', text: sub }) : null));
-    this.canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { style: 'height:200px', role: 'img' }));
-    box.appendChild(this.canvas);
+    this.canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { style: 'height:' + this.height + 'px', role: 'img' }));
+    // The time cursor, drawn over the plot.
+    this.overlay = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'overlay', 'aria-hidden': 'true' }));
+    box.appendChild(el('div', { cls: 'area' }, this.canvas, this.overlay));
     const legend = el('div', { cls: 'legend' });
     for (const s of series) {
       const cb = /** @type {HTMLInputElement} */ (el('input', { type: 'checkbox' }));
@@ -104,14 +110,16 @@ export class Plot {
     this.L = 58; this.R = 10; this.T = 6; this.B = 20;
     timeAxisEvents(this.canvas, this.L, this.R);
     this.canvas.addEventListener('mousemove', (e) => this.hover(e));
-    this.canvas.addEventListener('mouseleave', () => { this.readout.style.display = 'none'; });
+    this.canvas.addEventListener('mouseleave', () => setCursor(null));
+    onCursor((t) => { if (onScreen(this)) { this.cursor(t); } });
     register(this);
   }
 
   /** Draws the series in the view, on a value axis that fits them. */
   draw() {
     this.dirty = false;
-    const c = sizeCanvas(this.canvas, 200), g = c.g, L = this.L, R = this.R, T = this.T, B = this.B;
+    sizeCanvas(this.overlay, this.height);
+    const c = sizeCanvas(this.canvas, this.height), g = c.g, L = this.L, R = this.R, T = this.T, B = this.B;
     const pw = c.w - L - R, ph = c.h - T - B, x0 = view.x0, x1 = view.x1;
     /** @type {number[]} */
     const vals = [];
@@ -132,6 +140,7 @@ export class Plot {
       if (v < lo) { return T + ph; }
       return T + (1 - (v / 2 - lo / 2) / (hi / 2 - lo / 2)) * ph;
     };
+    this.X = X; this.Y = Y;
     /** @type {{x: number, v: number, color: string}[]} */
     const beyond = [];
     g.clearRect(0, 0, c.w, c.h);
@@ -195,23 +204,218 @@ export class Plot {
   }
 
   /**
-   * The values of the shown series nearest the time under the pointer.
+   * Moves every plot's time cursor to the time under the pointer.
    * @param {MouseEvent} e
    */
   hover(e) {
     const r = this.canvas.getBoundingClientRect(), px = e.clientX - r.left;
     const pw = r.width - this.L - this.R;
-    if (px < this.L || px > this.L + pw) { this.readout.style.display = 'none'; return; }
-    const t = view.x0 + (px - this.L) / pw * (view.x1 - view.x0);
+    setCursor(px < this.L || px > this.L + pw ? null : view.x0 + (px - this.L) / pw * (view.x1 - view.x0));
+  }
+
+  /**
+   * The time cursor at `t` seconds: a line across the plot, a dot on each
+   * shown series at its point nearest `t`, and their values beside it
+   * (null: hidden).
+   * @param {number | null} t
+   */
+  cursor(t) {
+    const g = /** @type {CanvasRenderingContext2D} */ (this.overlay.getContext('2d'));
+    g.clearRect(0, 0, this.overlay.width, this.overlay.height);
+    const w = this.overlay.width / (window.devicePixelRatio || 1);
+    if (t === null || t < view.x0 || t > view.x1) { this.readout.style.display = 'none'; return; }
+    const x = this.X(t), T = this.T, ph = this.height - this.T - this.B;
+    g.strokeStyle = 'rgba(29,35,48,0.6)'; g.lineWidth = 1;
+    g.beginPath(); g.moveTo(Math.round(x) + 0.5, T); g.lineTo(Math.round(x) + 0.5, T + ph); g.stroke();
     const lines = ['t = ' + fmtSecs(t)];
     for (const s of this.series) {
       const i = s.on ? nearest(s.t, t) : -1;
       if (i < 0) { continue; }
-      lines.push(s.label + ': ' + fmtNum(s.v[i]) + '  (at ' + fmtSecs(s.t[i]) + ')');
+      const v = s.v[i];
+      lines.push(s.label + ': ' + fmtNum(v) + (Math.abs(s.t[i] - t) > (view.x1 - view.x0) / 200 ? '  (at ' + fmtSecs(s.t[i]) + ')' : ''));
+      if (v !== null && isFinite(v)) {
+        g.fillStyle = s.color; g.beginPath(); g.arc(this.X(s.t[i]), this.Y(v), 3, 0, 7); g.fill();
+      }
     }
     this.readout.textContent = lines.join('\n');
     this.readout.style.display = 'block';
-    this.readout.style.left = Math.min(px + 12, r.width - 220) + 'px';
-    this.readout.style.top = (e.clientY - r.top + 24) + 'px';
+    this.readout.style.top = (T + 28) + 'px';
+    this.readout.style.left = (x + 240 > w ? Math.max(0, x - 240) : x + 14) + 'px';
   }
+}
+
+/**
+ * The value of a step series at `t`: that of its last point at or
+ * before `t` (the first point's before it), or -1 when empty.
+ * @param {number[]} ts
+ * @param {number} t
+ */
+function stepIndex(ts, t) {
+  if (!ts.length) { return -1; }
+  return Math.max(0, lowerBound(ts, t + 1e-12) - 1);
+}
+
+/** Colours of the states of a state plot, by the order they appear. */
+const STATE_COLORS = ['#c6dbef', '#fdd0a2', '#c7e9c0', '#dadaeb', '#fcbba1', '#d9d9d9', '#9ecae1', '#fdae6b'];
+
+/**
+ * Booleans and enums (integer fields of a few values) as bands of
+ * colour, one row per field, each value its colour and label, on the
+ * shared time axis.
+ */
+export class StatePlot {
+  /**
+   * @param {HTMLElement} parent
+   * @param {string} title
+   * @param {PlotSeries[]} series
+   */
+  constructor(parent, title, series) {
+    this.series = series; this.linked = true; this.dirty = false; this.title = title;
+    this.L = 160; this.R = 10; this.T = 4; this.row = 20; this.B = 20;
+    this.height = this.T + series.length * this.row + this.B;
+    /** @type {Map<number, string>[]} the colour of each value, per series */
+    this.colors = series.map((s) => {
+      /** @type {Map<number, string>} */
+      const m = new Map();
+      for (const v of s.v) { if (v !== null && !m.has(v)) { m.set(v, STATE_COLORS[m.size % STATE_COLORS.length]); } }
+      return m;
+    });
+    this.X = (/** @type {number} */ t) => t;
+    const box = el('div', { cls: 'panel states' });
+    box.appendChild(el('div', { cls: 'title', text: title }, el('span', { cls: 'sub', text: 'fields of a few integer values, as states' })));
+    this.canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { style: 'height:' + this.height + 'px', role: 'img' }));
+    this.overlay = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'overlay', 'aria-hidden': 'true' }));
+    box.appendChild(el('div', { cls: 'area' }, this.canvas, this.overlay));
+    this.readout = el('div', { cls: 'readout' });
+    box.appendChild(this.readout);
+    parent.appendChild(box);
+    timeAxisEvents(this.canvas, this.L, this.R);
+    this.canvas.addEventListener('mousemove', (e) => {
+      const r = this.canvas.getBoundingClientRect(), px = e.clientX - r.left, pw = r.width - this.L - this.R;
+      setCursor(px < this.L || px > this.L + pw ? null : view.x0 + (px - this.L) / pw * (view.x1 - view.x0));
+    });
+    this.canvas.addEventListener('mouseleave', () => setCursor(null));
+    onCursor((t) => { if (onScreen(this)) { this.cursor(t); } });
+    register(this);
+  }
+
+  /** Draws each field's states in the view. */
+  draw() {
+    this.dirty = false;
+    sizeCanvas(this.overlay, this.height);
+    const c = sizeCanvas(this.canvas, this.height), g = c.g, L = this.L, R = this.R, T = this.T, row = this.row;
+    const pw = c.w - L - R, x0 = view.x0, x1 = view.x1;
+    /** @param {number} t */
+    const X = (t) => L + (t - x0) / (x1 - x0) * pw;
+    this.X = X;
+    g.clearRect(0, 0, c.w, c.h);
+    g.font = '11px sans-serif';
+    let spans = 0;
+    this.series.forEach((s, k) => {
+      const y = T + k * row, colors = this.colors[k];
+      g.fillStyle = '#1d2330'; g.textAlign = 'right';
+      g.fillText(s.label.length > 24 ? s.label.slice(0, 23) + '\u2026' : s.label, L - 6, y + 14);
+      const a = Math.max(0, lowerBound(s.t, x0) - 1), b = Math.min(s.t.length, lowerBound(s.t, x1) + 1);
+      for (let i = a; i < b;) {
+        const v = s.v[i];
+        let j = i + 1;
+        while (j < b && s.v[j] === v) { j++; }
+        const end = j < s.t.length ? s.t[j] : x1;
+        const xa = Math.max(L, X(s.t[i])), xb = Math.min(L + pw, X(end));
+        if (v !== null && xb > xa) {
+          g.fillStyle = colors.get(v) || '#eeeeee'; g.fillRect(xa, y + 2, Math.max(1, xb - xa), row - 4);
+          const text = fmtNum(v);
+          if (xb - xa > g.measureText(text).width + 6) { g.fillStyle = '#1d2330'; g.textAlign = 'left'; g.fillText(text, xa + 3, y + 14); }
+          spans++;
+        }
+        i = j;
+      }
+    });
+    g.fillStyle = '#5b6475'; g.textAlign = 'center';
+    for (const tk of niceTicks(x0, x1, 8)) { g.fillText(tk.s + ' s', X(tk.v), c.h - 6); }
+    this.canvas.setAttribute('aria-label', this.title + ': ' + this.series.length + ' fields as states, ' + spans + ' spans drawn from ' +
+      fmtSecs(x0) + ' to ' + fmtSecs(x1));
+  }
+
+  /**
+   * The time cursor at `t` seconds and each field's state there.
+   * @param {number | null} t
+   */
+  cursor(t) {
+    const g = /** @type {CanvasRenderingContext2D} */ (this.overlay.getContext('2d'));
+    g.clearRect(0, 0, this.overlay.width, this.overlay.height);
+    const w = this.overlay.width / (window.devicePixelRatio || 1);
+    if (t === null || t < view.x0 || t > view.x1) { this.readout.style.display = 'none'; return; }
+    const x = this.X(t);
+    g.strokeStyle = 'rgba(29,35,48,0.6)'; g.lineWidth = 1;
+    g.beginPath(); g.moveTo(Math.round(x) + 0.5, this.T); g.lineTo(Math.round(x) + 0.5, this.height - this.B); g.stroke();
+    const lines = ['t = ' + fmtSecs(t)];
+    for (const s of this.series) {
+      const i = stepIndex(s.t, t);
+      if (i >= 0) { lines.push(s.label + ': ' + fmtNum(s.v[i])); }
+    }
+    this.readout.textContent = lines.join('\n');
+    this.readout.style.display = 'block';
+    this.readout.style.top = '24px';
+    this.readout.style.left = (x + 240 > w ? Math.max(0, x - 240) : x + 14) + 'px';
+  }
+}
+
+/**
+ * Whether a series is a boolean or an enum: every value an integer, at
+ * most `STATES` different ones.
+ * @param {(number | null)[]} v
+ */
+export function isState(v) {
+  /** @type {Set<number>} */
+  const seen = new Set();
+  for (const x of v) {
+    if (x === null) { continue; }
+    if (!Number.isInteger(x) || Math.abs(x) > 2 ** 31) { return false; }
+    seen.add(x);
+    if (seen.size > STATES) { return false; }
+  }
+  return seen.size > 0;
+}
+
+/** Most values of a series drawn as states. */
+const STATES = 8;
+
+/**
+ * The size of a series' values: the larger magnitude of its bulk (the
+ * values without the 1% at either end), 0 when all are 0 or none.
+ * @param {(number | null)[]} v
+ */
+export function magnitude(v) {
+  /** @type {number[]} */
+  const vals = [];
+  const step = Math.max(1, Math.floor(v.length / 4000));
+  for (let i = 0; i < v.length; i += step) { const x = v[i]; if (x !== null && isFinite(x)) { vals.push(x); } }
+  if (!vals.length) { return 0; }
+  const s = Float64Array.from(vals).sort(), n = s.length;
+  const k = n >= 100 ? Math.floor(n * 0.01) : 0;
+  return Math.max(Math.abs(s[k]), Math.abs(s[n - 1 - k]));
+}
+
+/**
+ * Groups of series that share a value axis: each group's magnitudes
+ * within `ratio` of its largest (series of 0 join the last group), in
+ * their order within a group.
+ * @template {{v: (number | null)[]}} S
+ * @param {S[]} series
+ * @param {number} ratio
+ * @returns {S[][]}
+ */
+export function byMagnitude(series, ratio) {
+  const sized = series.map((s, i) => ({ s, i, m: magnitude(s.v) }));
+  const nonzero = sized.filter((x) => x.m > 0).sort((a, b) => b.m - a.m);
+  /** @type {{s: S, i: number, m: number}[][]} */
+  const groups = [];
+  for (const x of nonzero) {
+    const last = groups[groups.length - 1];
+    if (last && last[0].m <= x.m * ratio) { last.push(x); } else { groups.push([x]); }
+  }
+  const zeros = sized.filter((x) => !(x.m > 0));
+  if (zeros.length) { if (groups.length) { groups[groups.length - 1].push(...zeros); } else { groups.push(zeros); } }
+  return groups.map((g) => g.sort((a, b) => a.i - b.i).map((x) => x.s));
 }

@@ -32,6 +32,28 @@ const observer = 'IntersectionObserver' in window ? new IntersectionObserver((en
   }
 }, { rootMargin: '200px' }) : null;
 
+/** @type {((t: number | null) => void)[]} */
+const cursorListeners = [];
+
+/**
+ * Calls `f` when the time under the pointer changes (null: the pointer
+ * left the plots).
+ * @param {(t: number | null) => void} f
+ */
+export function onCursor(f) { cursorListeners.push(f); }
+
+/**
+ * Moves the time cursor of every plot to `t` seconds (null: hides it).
+ * @param {number | null} t
+ */
+export function setCursor(t) { for (const f of cursorListeners) { f(t); } }
+
+/**
+ * Whether `d` is on screen (or near it), so worth drawing now.
+ * @param {Drawable} d
+ */
+export function onScreen(d) { return !observer || visible.has(d); }
+
 /**
  * Sets the whole span, `end` seconds (1 when not positive), and shows it.
  * @param {number} end
