@@ -42,7 +42,8 @@ pub(crate) enum Cmd {
     /// Benchmarks against peer implementations (default: all).
     Bench {
         /// One benchmark: vellog, mcap, carla, rosbag, ulog, convert, sql,
-        /// report, report-topics, python, ros2, export (or its crate's name).
+        /// report, report-topics, python, ros2, export, sensors, filter (or
+        /// its crate's name).
         name: Option<String>,
         #[command(flatten)]
         corpus: CorpusArg,

@@ -7,7 +7,8 @@
 //!   cargo-fuzz targets under `fuzz/`, then fuzz each; `fuzz cmin [TARGET]
 //!   [--max N]`: merge the working corpus into a minimised committed one;
 //! - `bench [FORMAT]`: benchmarks in MB/s, against peer implementations
-//!   in the same run;
+//!   in the same run (`bench filter`: `robolog filter` against
+//!   `pymcap-cli filter` and a rosbags loop, and its peak memory);
 //! - `mcap`, `rosbag`, `carla`, `ulog`: each format's own checks;
 //! - `export ulog2csv`: `robolog export` against pyulog's `ulog2csv`;
 //! - `osi interop`: OSI traces against the reference Python tools;
@@ -37,6 +38,7 @@ mod cli;
 mod convert;
 mod corpus;
 mod export;
+mod filterbench;
 mod foxglove;
 mod fuzz;
 mod hostile;
@@ -349,7 +351,7 @@ fn fixtures_cmd(check: bool) -> Result {
 /// Benchmarks by format, with the crate names accepted as aliases. Each
 /// measures the format's peer implementations in the same run where one
 /// exists (VEL has none).
-const BENCHES: [(&str, &str); 13] = [
+const BENCHES: [(&str, &str); 14] = [
     ("vellog", "vellog"),
     ("mcap", "mcapfile"),
     ("carla", "carla-recorder"),
@@ -363,6 +365,7 @@ const BENCHES: [(&str, &str); 13] = [
     ("python", "robolog-py"),
     ("ros2", "ros1to2"),
     ("sensors", "robolog-sensors"),
+    ("filter", "robolog-cli"),
 ];
 
 fn bench_cmd(args: &[String]) -> Result {
@@ -401,6 +404,7 @@ fn bench_cmd(args: &[String]) -> Result {
             "report-topics" => hostile_report::bench()?,
             "python" => pybench::bench(args)?,
             "sensors" => sensorbench::bench()?,
+            "filter" => filterbench::bench()?,
             "ros2" => ros2bench::bench()?,
             "export" => {
                 step("bench export: time against the number of logs and topics");
