@@ -320,10 +320,14 @@ export class StatePlot {
         const v = s.v[i];
         let j = i + 1;
         while (j < b && s.v[j] === v) { j++; }
-        const end = j < s.t.length ? s.t[j] : x1;
+        // A state lasts until the next value; the last one to the end of
+        // the view (at least 2 pixels wide, so that a state met only at
+        // the end shows).
+        const end = j < s.t.length ? s.t[j] : Math.max(x1, s.t[i]);
         const xa = Math.max(L, X(s.t[i])), xb = Math.min(L + pw, X(end));
-        if (v !== null && xb > xa) {
-          g.fillStyle = colors.get(v) || '#eeeeee'; g.fillRect(xa, y + 2, Math.max(1, xb - xa), row - 4);
+        if (v !== null && xb >= xa && xa <= L + pw && xb >= L) {
+          const wide = Math.max(2, xb - xa);
+          g.fillStyle = colors.get(v) || '#eeeeee'; g.fillRect(Math.min(xa, L + pw - wide), y + 2, wide, row - 4);
           const text = fmtNum(v);
           if (xb - xa > g.measureText(text).width + 6) { g.fillStyle = '#1d2330'; g.textAlign = 'left'; g.fillText(text, xa + 3, y + 14); }
           spans++;
