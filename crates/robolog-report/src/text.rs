@@ -187,4 +187,44 @@ mod tests {
         assert!(is_text("std_msgs/String, rcl_interfaces/msg/Log"));
         assert!(!is_text("std_msgs/String"));
     }
+
+    #[test]
+    fn ros2_log_and_diagnostics_as_events() {
+        let s = |t: &str| Value::String(t.into());
+        // rcl_interfaces/msg/Log: level a uint8, 30 WARN.
+        let log = Value::record([
+            ("level", Value::U64(30)),
+            ("name", s("talker")),
+            ("msg", s("low battery")),
+            ("line", Value::U64(42)),
+        ]);
+        let mut out = Vec::new();
+        events_of(Kind::Ros2Log, "/rosout", 7, &log, &mut out);
+        // diagnostic_msgs/DiagnosticArray: one event per status.
+        let status = |level: u64, name: &str, message: &str| {
+            Value::record([
+                ("level", Value::U64(level)),
+                ("name", s(name)),
+                ("message", s(message)),
+                ("hardware_id", s("")),
+            ])
+        };
+        let diag = Value::record([(
+            "status",
+            Value::Array(vec![status(0, "cpu", "ok"), status(2, "disk", "full")]),
+        )]);
+        events_of(Kind::Diagnostics, "/diagnostics", 9, &diag, &mut out);
+        let got: Vec<(i64, &str, &str)> = out
+            .iter()
+            .map(|e| (e.t, e.level.as_str(), e.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (7, "WARNING", "/rosout [talker] low battery"),
+                (9, "OK", "/diagnostics [cpu] ok"),
+                (9, "ERROR", "/diagnostics [disk] full"),
+            ]
+        );
+    }
 }
