@@ -7,7 +7,10 @@
 //!
 //! Flags: `--topic`/`--exclude-topic PATTERN` (names, globs, `re:`),
 //! `--where 'TOPIC: EXPR'`, `--around 'TOPIC: EXPR' --before D --after D`,
-//! `--start`/`--end`, `--shift D`, `--rename OLD=NEW`, `--dry-run`, and
+//! `--start`/`--end`, `--shift D`, `--rename OLD=NEW`, `--restamp header`,
+//! `--frame-id OLD=NEW`, `--split-every D`/`--split-size SIZE` (parts
+//! `OUT_000.EXT`, ...: [`robolog::convert::Filter::split_every`]),
+//! `--dry-run`, and
 //! convert's `--compression`, `--chunk-size`, `--storage`, `--force`;
 //! `--config FILE` reads them from a TOML file ([`config`]).
 //! Usage errors (a pattern matching no topic, a bad expression, an output
@@ -100,6 +103,13 @@ pub(crate) struct FilterArgs {
     /// all are read); --shift then moves every time.
     #[arg(long, value_enum, value_name = "header")]
     restamp: Option<Restamp>,
+    /// Rename frame OLD to NEW (repeat for several) in the header.frame_id
+    /// of every message whose type starts with a std_msgs/Header and in
+    /// tf2_msgs/TFMessage transforms (/tf, /tf_static: header.frame_id
+    /// and child_frame_id). Only the messages it changes are encoded
+    /// again; ROS 1 definitions and md5sums stay as they are.
+    #[arg(long = "frame-id", value_name = "OLD=NEW")]
+    frame_ids: Vec<String>,
     /// Print per topic the messages and bytes that would be kept and
     /// dropped; write nothing.
     #[arg(long)]
@@ -235,6 +245,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         split_every: args.split_every,
         split_size: args.split_size,
         restamp_header: args.restamp == Some(Restamp::Header),
+        frame_ids: args.frame_ids.clone(),
         ..FilterSpec::default()
     };
     for w in &args.wheres {

@@ -68,7 +68,7 @@ fn size_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
 
 /// The native part of robolog.filter.
 #[pyfunction]
-#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None, restamp = None))]
+#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None, restamp = None, frame_id = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn filter(
     py: Python<'_>,
@@ -89,6 +89,7 @@ pub(crate) fn filter(
     split_every: Option<&Bound<'_, PyAny>>,
     split_size: Option<&Bound<'_, PyAny>>,
     restamp: Option<String>,
+    frame_id: Option<BTreeMap<String, String>>,
 ) -> PyResult<Report> {
     let restamp_header = match restamp.as_deref() {
         None => false,
@@ -123,6 +124,11 @@ pub(crate) fn filter(
             .transpose()?,
         split_size: size_arg(split_size)?,
         restamp_header,
+        frame_ids: frame_id
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(a, b)| format!("{a}={b}"))
+            .collect(),
     };
     let (start, end) = (
         times::time_arg(start, "start")?,

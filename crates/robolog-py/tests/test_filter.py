@@ -259,3 +259,70 @@ def test_restamp_header_cdr_against_rosbags_stamps(corpus, tmp_path):
     assert sorted((t, tp, raw) for tp, t, raw, _ in read(Path(out))) == want
     with pytest.raises(ValueError, match="header"):
         robolog.filter(ros2, tmp_path / "x", restamp="publish")
+
+
+def frames_of(m):
+    """The frame ids of a rosbags-decoded message: its header's, or each
+    transform's frame and child of a TF message."""
+    if hasattr(m, "transforms"):
+        return [f for t in m.transforms for f in (t.header.frame_id, t.child_frame_id)]
+    if header_stamp(m) is not None:
+        return [m.header.frame_id]
+    return []
+
+
+def check_reframed(src, out, frames):
+    """rosbags sees the new frame ids in `out`, every other field as in
+    `src`; the messages without a renamed frame are byte-identical."""
+    before, after = read(src), read(out)
+    assert len(before) == len(after)
+    changed = 0
+    for (tp, t, raw, m), (tp2, t2, raw2, m2) in zip(before, after):
+        assert (tp, t) == (tp2, t2)
+        old = frames_of(m)
+        if not any(f in frames for f in old):
+            assert raw2 == raw
+            continue
+        changed += 1
+        assert frames_of(m2) == [frames.get(f, f) for f in old]
+        if hasattr(m, "transforms"):
+            for a, b in zip(m.transforms, m2.transforms):
+                assert repr((a.header.stamp, a.transform)) == repr((b.header.stamp, b.transform))
+        else:
+            assert repr(m2.header.stamp) == repr(m.header.stamp)
+            rest = [f.name for f in __import__("dataclasses").fields(m)][1:]
+            assert all(repr(getattr(m, n)) == repr(getattr(m2, n)) for n in rest)
+    assert changed
+    return changed
+
+
+def test_frame_id_ros1_bag(corpus, tmp_path):
+    src = corpus / "rosbag" / "rosbagjs-example.bag"
+    frames = {"world": "map", "turtle1": "robot_1"}
+    out = tmp_path / "f.bag"
+    robolog.filter(src, out, frame_id=frames)
+    assert check_reframed(src, out, frames) == 1344 * 2 + 1
+    # The connections' definitions and md5sums stay as they are.
+    from pathlib import Path
+
+    with AnyReader([Path(src)]) as a, AnyReader([Path(out)]) as b:
+        sums = lambda r: sorted((c.topic, c.msgtype, c.digest) for c in r.connections)  # noqa: E731
+        assert sums(a) == sums(b)
+    src = corpus / "sensors" / "robot_localization-test1.bag"
+    frames = {"imu_link": "imu", "/gps": "gps_antenna"}
+    robolog.filter(src, tmp_path / "g.bag", frame_id=frames, topics=["/imu/data", "/fix", "/husky*/**"])
+    assert check_reframed(src, tmp_path / "g.bag", frames) == 11865 + 989
+    with pytest.raises(ValueError, match="OLD=NEW"):
+        robolog.filter(src, tmp_path / "x.bag", frame_id={"": "x"})
+
+
+def test_frame_id_cdr(corpus, tmp_path):
+    # ROS 2 logs of the corpus bags: headers, and TF messages.
+    imu, tf = tmp_path / "imu", tmp_path / "tf"
+    robolog.convert(corpus / "sensors" / "robot_localization-test1.bag", imu)
+    robolog.convert(corpus / "rosbag" / "rosbagjs-example.bag", tf, topics=["/tf", "/tf_static", "/rosout"])
+    frames = {"imu_link": "an_imu_frame", "/gps": "g", "world": "earth", "turtle2": "t2"}
+    robolog.filter(imu, tmp_path / "imu2", frame_id=frames)
+    assert check_reframed(imu, tmp_path / "imu2", frames) == 11865 + 989
+    robolog.filter(tf, tmp_path / "tf2.mcap", frame_id=frames)
+    assert check_reframed(tf, tmp_path / "tf2.mcap", frames) == 1344 * 2

@@ -870,6 +870,7 @@ def filter(
     split_size: Optional[Union[int, str]] = None,
     config: Optional[_PathLike] = None,
     restamp: Optional[Literal["header"]] = None,
+    frame_id: Optional[Mapping[str, str]] = None,
 ) -> FilterReport:
     """Cuts, cleans and rewrites logs as `robolog filter` does (messages copied byte for byte)."""
 

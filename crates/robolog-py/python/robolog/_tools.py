@@ -186,7 +186,7 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
            exclude: Optional[Sequence[str]] = None, where=None, around=None,
            before=None, after=None, start=None, end=None, shift=None,
            rename=None, force=False, dry_run=False, split_every=None,
-           split_size=None, config=None, restamp=None) -> FilterReport:
+           split_size=None, config=None, restamp=None, frame_id=None) -> FilterReport:
     """Cuts, cleans and rewrites logs as ``robolog filter`` does, with the
     same engine: messages are copied byte for byte into ``dst`` (``.mcap``,
     ``.bag``, or a folder name without extension for a ROS 2 bag).
@@ -211,7 +211,11 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     ``std_msgs/Header`` (ROS 1 or CDR) at its ``header.stamp`` (read from
     its bytes), the others at their log time, the output sorted by those
     times (with bounded memory: sorted runs in temporary files beside
-    ``dst`` past 64 MiB); ``shift`` then moves every time.
+    ``dst`` past 64 MiB); ``shift`` then moves every time. ``frame_id``, a
+    dict of old to new frame ids, renames them in the ``header.frame_id``
+    of every message whose type starts with a header and in the transforms
+    of ``tf2_msgs/TFMessage`` (``header.frame_id``, ``child_frame_id``);
+    only the messages it changes are encoded again.
 
     ``split_every`` (a duration) or ``split_size`` (bytes, or ``"500MB"``,
     ``"1GB"``, ``"64MiB"``) writes the output as parts ``dst_000.mcap``,
@@ -252,7 +256,7 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
         before=before, after=after, start=start, end=end, shift=shift,
         rename=None if rename is None else dict(rename),
         force=force, dry_run=dry_run, split_every=split_every, split_size=split_size,
-        restamp=restamp)
+        restamp=restamp, frame_id=None if frame_id is None else dict(frame_id))
     return FilterReport(messages, channels, [FilteredTopic(*c) for c in counts], skipped, warned,
                         [p for p, _ in parts])
 

@@ -93,7 +93,8 @@ export class Plot {
     box.appendChild(el('div', { cls: 'title', text: title }, sub ? el('span', { cls: 'sub', text: sub }) : null));
     this.canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { style: 'height:' + this.height + 'px', role: 'img' }));
     // The time cursor, drawn over the plot.
-    this.overlay = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'overlay', 'aria-hidden': 'true' }));
+    this.overlay = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'overlay', 'aria-hidden': 'true', style: 'height:' + this.height + 'px' }));
+    this.overlayStale = true;
     box.appendChild(el('div', { cls: 'area' }, this.canvas, this.overlay));
     const legend = el('div', { cls: 'legend' });
     for (const s of series) {
@@ -118,7 +119,8 @@ export class Plot {
   /** Draws the series in the view, on a value axis that fits them. */
   draw() {
     this.dirty = false;
-    sizeCanvas(this.overlay, this.height);
+    // The cursor's canvas is sized when a cursor is first drawn on it.
+    this.overlayStale = true;
     const c = sizeCanvas(this.canvas, this.height), g = c.g, L = this.L, R = this.R, T = this.T, B = this.B;
     const pw = c.w - L - R, ph = c.h - T - B, x0 = view.x0, x1 = view.x1;
     /** @type {number[]} */
@@ -220,6 +222,7 @@ export class Plot {
    * @param {number | null} t
    */
   cursor(t) {
+    if (this.overlayStale) { sizeCanvas(this.overlay, this.height); this.overlayStale = false; }
     const g = /** @type {CanvasRenderingContext2D} */ (this.overlay.getContext('2d'));
     g.clearRect(0, 0, this.overlay.width, this.overlay.height);
     const w = this.overlay.width / (window.devicePixelRatio || 1);
@@ -284,7 +287,8 @@ export class StatePlot {
     const box = el('div', { cls: 'panel states' });
     box.appendChild(el('div', { cls: 'title', text: title }, el('span', { cls: 'sub', text: 'fields of a few integer values, as states' })));
     this.canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { style: 'height:' + this.height + 'px', role: 'img' }));
-    this.overlay = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'overlay', 'aria-hidden': 'true' }));
+    this.overlay = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'overlay', 'aria-hidden': 'true', style: 'height:' + this.height + 'px' }));
+    this.overlayStale = true;
     box.appendChild(el('div', { cls: 'area' }, this.canvas, this.overlay));
     this.readout = el('div', { cls: 'readout' });
     box.appendChild(this.readout);
@@ -302,7 +306,8 @@ export class StatePlot {
   /** Draws each field's states in the view. */
   draw() {
     this.dirty = false;
-    sizeCanvas(this.overlay, this.height);
+    // The cursor's canvas is sized when a cursor is first drawn on it.
+    this.overlayStale = true;
     const c = sizeCanvas(this.canvas, this.height), g = c.g, L = this.L, R = this.R, T = this.T, row = this.row;
     const pw = c.w - L - R, x0 = view.x0, x1 = view.x1;
     /** @param {number} t */
@@ -346,6 +351,7 @@ export class StatePlot {
    * @param {number | null} t
    */
   cursor(t) {
+    if (this.overlayStale) { sizeCanvas(this.overlay, this.height); this.overlayStale = false; }
     const g = /** @type {CanvasRenderingContext2D} */ (this.overlay.getContext('2d'));
     g.clearRect(0, 0, this.overlay.width, this.overlay.height);
     const w = this.overlay.width / (window.devicePixelRatio || 1);

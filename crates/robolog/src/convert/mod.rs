@@ -273,6 +273,7 @@ impl<'p> Context<'p> {
                         cx.stop = true;
                         return Ok(());
                     }
+                    let m = sel.reframed(i, m)?;
                     let m = sel.restamped(i, m);
                     let m = sel.shifted(m)?;
                     let bytes = m.payload.len();

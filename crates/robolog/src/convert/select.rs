@@ -280,6 +280,8 @@ pub struct Filter {
     pub(crate) part: Option<std::sync::Arc<super::split::PartRun>>,
     /// Log times from the messages' header stamps ([`Filter::restamp_header`]).
     restamp: bool,
+    /// Frame renames ([`Filter::frame_id`]).
+    frames: super::rewrite::Frames,
 }
 
 impl Filter {
@@ -432,6 +434,30 @@ impl Filter {
         self
     }
 
+    /// Renames frame `OLD` to `NEW` (`spec` is `OLD=NEW`) in the
+    /// `header.frame_id` of every message whose type starts with a
+    /// `std_msgs/Header` and in the transforms of `tf2_msgs/TFMessage`
+    /// (`header.frame_id` and `child_frame_id`); only the messages it
+    /// changes are encoded again (see the `rewrite` module), the others
+    /// are copied byte for byte. A spec without `=`, with an empty side, or
+    /// renaming a frame given before is [`Error::InvalidArgument`].
+    pub fn frame_id(&mut self, spec: &str) -> Result<&mut Self, Error> {
+        let bad = |why: &str| {
+            Error::invalid_argument(format!("--frame-id {spec:?}: {why}; give OLD=NEW"))
+        };
+        let Some((old, new)) = spec.split_once('=') else {
+            return Err(bad("no `=`"));
+        };
+        if old.is_empty() || new.is_empty() {
+            return Err(bad("an empty frame id"));
+        }
+        if self.frames.contains_key(old) {
+            return Err(bad(&format!("{old} is renamed twice")));
+        }
+        self.frames.insert(old.to_string(), new.to_string());
+        Ok(self)
+    }
+
     /// The name `topic` is written under.
     pub fn renamed(&self, topic: &str) -> String {
         for r in &self.renames {
@@ -481,6 +507,8 @@ pub struct FilterSpec {
     pub split_size: Option<u64>,
     /// Log times from the header stamps ([`Filter::restamp_header`]).
     pub restamp_header: bool,
+    /// Frame renames, `OLD=NEW` ([`Filter::frame_id`]).
+    pub frame_ids: Vec<String>,
 }
 
 /// Why [`plan_filter`] made no filter.
@@ -571,6 +599,9 @@ pub fn plan_filter(
         filter.split_size(size).map_err(usage)?;
     }
     filter.restamp_header(spec.restamp_header);
+    for f in &spec.frame_ids {
+        filter.frame_id(f).map_err(usage)?;
+    }
     let matches = |flag: &'static str, topic: &str, expr: &str| {
         if !known.iter().any(|t| t == topic) {
             return Err(PlanError::UnknownTopic {
@@ -704,7 +735,7 @@ impl Selecting {
             layouts: Vec::new(),
             spill_dir: std::env::temp_dir(),
         };
-        if filter.restamp {
+        if filter.restamp || !filter.frames.is_empty() {
             s.layouts = channels
                 .iter()
                 .map(|cs| {
@@ -819,6 +850,32 @@ impl Selecting {
         match stamp {
             Some(t) => Message { log_time: t, ..m },
             None => m,
+        }
+    }
+
+    /// `m` of input `i` with its frames renamed ([`Filter::frame_id`]);
+    /// a payload that does not read as its type is refused.
+    pub(crate) fn reframed<'m>(&self, i: usize, m: Message<'m>) -> Result<Message<'m>, Error> {
+        if self.filter.frames.is_empty() {
+            return Ok(m);
+        }
+        let Some(layout) = self.layouts.get(i).and_then(|l| l.get(&m.channel)) else {
+            return Ok(m);
+        };
+        match super::rewrite::renamed_frames(layout, &m.payload, &self.filter.frames) {
+            Ok(None) => Ok(m),
+            Ok(Some(p)) => Ok(Message {
+                payload: logcore::Payload::Shared(bytes::Bytes::from(p)),
+                ..m
+            }),
+            Err(e) => Err(Error::malformed(
+                m.offset.unwrap_or(0),
+                "a message whose frames --frame-id renames",
+                format!(
+                    "a payload of {} that does not read: {e}",
+                    self.topic_of(i, &m).unwrap_or("a channel")
+                ),
+            )),
         }
     }
 
