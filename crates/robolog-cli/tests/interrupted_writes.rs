@@ -443,6 +443,44 @@ fn sigint_and_sigterm_remove_the_temporary_files_and_end_the_command() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn sigint_during_a_split_filter_leaves_only_complete_parts() {
+    // 50 s of messages, 1 ms apart: parts of 2 s (2000 messages each),
+    // interrupted while the third or a later one is written.
+    let dir = scratch("split");
+    mcap_of(&dir.join("in.mcap"), 50_000);
+    let args = ["filter", "in.mcap", "out.mcap", "--split-every", "2s"];
+    let child = robolog(&dir, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !(dir.join("out_002.mcap").exists() && temps(&dir).iter().any(|t| size(t) > 0)) {
+        assert!(Instant::now() < deadline, "no third part");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let pid = child.id().to_string();
+    let kill = Command::new("kill").args(["-s", "INT", &pid]).status();
+    assert!(kill.unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(temps(&dir).is_empty(), "{err}");
+    // The parts there are numbered without a gap, each complete.
+    let parts: Vec<PathBuf> = files(&dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "in.mcap"))
+        .collect();
+    assert!(parts.len() >= 3 && parts.len() < 25, "{parts:?}");
+    for (k, p) in parts.iter().enumerate() {
+        assert_eq!(p, &dir.join(format!("out_{k:03}.mcap")));
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert_eq!(cat(&dir, name).len(), 2000, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The temporary folders of ROS 2 bags being written in `dir`.
 fn temp_folders(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
