@@ -10,7 +10,9 @@
 //! bounded memory: held in memory up to [`MEMORY`] bytes, and beyond that
 //! written as sorted runs into temporary files (in the output's folder,
 //! hidden, removed when the filter ends or is interrupted, as the
-//! output's own temporary file is), which are merged when the inputs end.
+//! output's own temporary file is), which are merged when the inputs end
+//! (64 runs at most: past that many they are merged into one, so a log of
+//! any size keeps as many files open).
 //! A filter that restamps therefore writes its messages only once it has
 //! read them all (per part, for a split output).
 
@@ -27,6 +29,11 @@ use crate::write::{AtomicFile, OutputPolicy};
 
 /// Bytes of held messages kept in memory before a run is written out.
 pub(crate) const MEMORY: usize = 64 << 20;
+
+/// Runs open at most: past this many, they are merged into one (so a
+/// log of any size keeps this many files open and reads them through
+/// buffers of 64 KiB).
+const MAX_RUNS: usize = 64;
 
 /// One held message, with where it came from.
 #[derive(Debug)]
@@ -165,27 +172,35 @@ impl Sorter {
         Ok(())
     }
 
-    /// Writes the held messages, sorted, as a run.
+    /// Writes the held messages, sorted, as a run (and merges the runs
+    /// into one when there are [`MAX_RUNS`]).
     fn spill(&mut self) -> Result<(), Error> {
         let mut held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         held.sort_by_key(Held::key);
         let io = |e: std::io::Error| Error::Io(e.into());
-        let dest = self.dir.join(".robolog-restamp-run");
-        // Never committed: only its temporary file is used, and removed.
-        let mut file = AtomicFile::create(&dest, &OutputPolicy::new(true)).map_err(|e| {
-            Error::Io(std::io::Error::other(format!("a restamp's sort run: {e}")).into())
-        })?;
+        let mut file = self.run_file()?;
         for h in &held {
             h.write_to(&mut file).map_err(io)?;
         }
-        file.flush().map_err(io)?;
-        let reader = BufReader::with_capacity(1 << 16, File::open(file.temp_path()).map_err(io)?);
-        self.runs.push(Run {
-            _file: file,
-            reader,
-        });
+        self.runs.push(Run::of(file)?);
+        if self.runs.len() >= MAX_RUNS {
+            let mut runs = std::mem::take(&mut self.runs);
+            let mut file = self.run_file()?;
+            merge(&mut runs, Vec::new(), |h| h.write_to(&mut file).map_err(io))?;
+            drop(runs);
+            self.runs.push(Run::of(file)?);
+        }
         Ok(())
+    }
+
+    /// A new run's temporary file, in the sorter's folder.
+    fn run_file(&self) -> Result<AtomicFile, Error> {
+        let dest = self.dir.join(".robolog-restamp-run");
+        // Never committed: only its temporary file is used, and removed.
+        AtomicFile::create(&dest, &OutputPolicy::new(true)).map_err(|e| {
+            Error::Io(std::io::Error::other(format!("a restamp's sort run: {e}")).into())
+        })
     }
 
     /// Gives every message held to `each`, by new log time (ties in the
@@ -198,42 +213,62 @@ impl Sorter {
         self.held_bytes = 0;
         held.sort_by_key(Held::key);
         let mut runs = std::mem::take(&mut self.runs);
-        if runs.is_empty() {
-            for h in held {
-                let (i, m) = h.into_message();
-                each(i, m)?;
-            }
-            return Ok(());
-        }
-        // A k-way merge of the runs and what is still in memory (the last
-        // source).
-        let io = |e: std::io::Error| Error::Io(e.into());
-        let mut memory = held.into_iter();
-        let mut heads: Vec<Option<Held>> = Vec::with_capacity(runs.len() + 1);
-        for r in &mut runs {
-            heads.push(Held::read_from(&mut r.reader).map_err(io)?);
-        }
-        heads.push(memory.next());
-        let mut order: BinaryHeap<Reverse<((i64, u64), usize)>> = heads
-            .iter()
-            .enumerate()
-            .filter_map(|(k, h)| h.as_ref().map(|h| Reverse((h.key(), k))))
-            .collect();
-        while let Some(Reverse((_, k))) = order.pop() {
-            let Some(h) = heads[k].take() else { continue };
-            let next = match runs.get_mut(k) {
-                Some(r) => Held::read_from(&mut r.reader).map_err(io)?,
-                None => memory.next(),
-            };
-            if let Some(n) = &next {
-                order.push(Reverse((n.key(), k)));
-            }
-            heads[k] = next;
+        merge(&mut runs, held, |h| {
             let (i, m) = h.into_message();
-            each(i, m)?;
-        }
-        Ok(())
+            each(i, m)
+        })
     }
+}
+
+impl Run {
+    /// The run written into `file`, read from its start.
+    fn of(mut file: AtomicFile) -> Result<Run, Error> {
+        let io = |e: std::io::Error| Error::Io(e.into());
+        file.flush().map_err(io)?;
+        let reader = BufReader::with_capacity(1 << 16, File::open(file.temp_path()).map_err(io)?);
+        Ok(Run {
+            _file: file,
+            reader,
+        })
+    }
+}
+
+/// Gives `each` the messages of the sorted `runs` and of the sorted
+/// `memory`, merged by (new time, arrival).
+fn merge(
+    runs: &mut [Run],
+    memory: Vec<Held>,
+    mut each: impl FnMut(Held) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let io = |e: std::io::Error| Error::Io(e.into());
+    if runs.is_empty() {
+        return memory.into_iter().try_for_each(each);
+    }
+    // What is still in memory is the last source.
+    let mut memory = memory.into_iter();
+    let mut heads: Vec<Option<Held>> = Vec::with_capacity(runs.len() + 1);
+    for r in runs.iter_mut() {
+        heads.push(Held::read_from(&mut r.reader).map_err(io)?);
+    }
+    heads.push(memory.next());
+    let mut order: BinaryHeap<Reverse<((i64, u64), usize)>> = heads
+        .iter()
+        .enumerate()
+        .filter_map(|(k, h)| h.as_ref().map(|h| Reverse((h.key(), k))))
+        .collect();
+    while let Some(Reverse((_, k))) = order.pop() {
+        let Some(h) = heads[k].take() else { continue };
+        let next = match runs.get_mut(k) {
+            Some(r) => Held::read_from(&mut r.reader).map_err(io)?,
+            None => memory.next(),
+        };
+        if let Some(n) = &next {
+            order.push(Reverse((n.key(), k)));
+        }
+        heads[k] = next;
+        each(h)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -246,7 +281,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         // Runs of about three messages each.
         let mut s = Sorter::new(&dir, 3 * (64 + 2));
-        let times = [5i64, 3, 9, 3, -1, 7, 5, 0, 2, 8, 1];
+        let mut times = vec![5i64, 3, 9, 3, -1, 7, 5, 0, 2, 8, 1];
+        // Enough for more than MAX_RUNS runs: merged into one on the way.
+        times.extend((0..3 * MAX_RUNS as i64 + 5).map(|k| (k * 7919) % 1000));
         for (n, &t) in times.iter().enumerate() {
             let mut m = Message::new(
                 ChannelId(n as u32),
@@ -256,7 +293,7 @@ mod tests {
             m.publish_time = (n % 2 == 0).then_some(Timestamp(100 + t));
             s.push(n % 3, &m).unwrap();
         }
-        assert!(s.runs.len() >= 3);
+        assert!(!s.runs.is_empty() && s.runs.len() < MAX_RUNS);
         let mut got = Vec::new();
         s.drain(|i, m| {
             got.push((
