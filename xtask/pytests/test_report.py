@@ -22,6 +22,8 @@ system's Chromium: $CHROMIUM or /usr/bin/chromium), and checked:
   cloud or scan canvas drawn (coloured pixels; at most the data's points
   drawn), moving its slider draws the next message (another picture where
   the two messages' points differ), each track drawn (coloured pixels);
+- plots and state plots: hovering one shows the same time on every plot on
+  screen; the header's field search opens a drawn plot of the first field;
 - with "extremes", a plot shows 0..49 on its axis with at least two values
   (the largest doubles) marked beyond it;
 - with "values", every series of every channel whose topic is unique is compared
@@ -174,6 +176,20 @@ def check_cursor(page, where, failures):
     page.mouse.move(1, 1)
     if any(on for on, _ in page.evaluate(READOUTS)):
         failures.append(f"{where}: the time cursor stayed after the pointer left")
+    page.evaluate("window.scrollTo(0, 0)")
+
+
+def check_field_search(page, logs, where, failures):
+    """Typing a channel/field into the header's search and pressing Enter
+    opens a plot of it, drawn, at the top of the page."""
+    ch, s = next((c, x) for lg in logs for c in lg["channels"] for x in c.get("series", []) if x["t"])
+    key = ch["label"] + "/" + s["name"]
+    page.fill("input.field-search", key)
+    page.press("input.field-search", "Enter")
+    opened = page.query_selector_all("section.picked .panel canvas[role=img]")
+    label = label_of(opened[0]) if opened else ""
+    if len(opened) != 1 or not label.startswith(key + ":") or not re.search(r"[1-9]\d* (points|spans) drawn", label):
+        failures.append(f"{where}: searching {key!r} did not open one drawn plot: {len(opened)} opened, {label!r}")
     page.evaluate("window.scrollTo(0, 0)")
 
 
@@ -389,6 +405,8 @@ def test_page(entry, manifest, writer, browser, robolog, record):
         failures.append(f"{where}: state plots without a span: {blank[:3]}")
     if plots or states:
         check_cursor(page, where, failures)
+    if labels:
+        check_field_search(page, logs, where, failures)
     if empty:
         failures.append(f"{where}: plot panels {empty} have no points")
     if e.get("extremes"):

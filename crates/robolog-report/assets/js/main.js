@@ -261,6 +261,59 @@ function channelPlots(sec, label, entries) {
   }
 }
 
+// The field search: every plotted field of every channel, as
+// `channel/field`; choosing one draws it in a plot of its own at the top
+// of the page.
+/** @type {Map<string, {label: string, name: string, entries: Entry[]}>} */
+const fieldIndex = new Map();
+byLabel.forEach((entries, label) => {
+  for (const e of entries) {
+    for (const s of e.series) {
+      const key = label + '/' + s.name;
+      if (!fieldIndex.has(key)) { fieldIndex.set(key, { label, name: s.name, entries }); }
+    }
+  }
+});
+if (fieldIndex.size) {
+  const keys = Array.from(fieldIndex.keys());
+  const search = /** @type {HTMLInputElement} */ (el('input', { type: 'search', cls: 'field-search', list: 'field-names',
+    placeholder: 'add a plot: search ' + keys.length + ' fields (channel/field)', 'aria-label': 'search fields to plot' }));
+  const options = el('datalist', { id: 'field-names' });
+  /** @type {HTMLElement | null} */
+  let picked = null;
+  // At most 50 suggestions, those holding every word typed.
+  search.addEventListener('input', () => {
+    const words = search.value.toLowerCase().split(/\s+/).filter((w) => w);
+    options.textContent = '';
+    let n = 0;
+    for (const k of keys) {
+      if (n >= 50) { break; }
+      const low = k.toLowerCase();
+      if (words.every((w) => low.includes(w))) { options.appendChild(el('option', { value: k })); n++; }
+    }
+  });
+  const open = () => {
+    const f = fieldIndex.get(search.value);
+    if (!f) { return; }
+    if (!picked) {
+      picked = el('section', { cls: 'picked' }, el('h2', { text: 'Fields picked' }));
+      app.insertBefore(picked, app.firstChild);
+    }
+    /** @type {PlotSeries[]} */
+    const series = [];
+    for (const e of f.entries) {
+      const s = e.series.find((x) => x.name === f.name);
+      if (s) { series.push(seriesOf(e.log, e.li, s, f.name, COLORS[series.length % COLORS.length])); }
+    }
+    const draw = isState(series[0].v) ? new StatePlot(picked, search.value, series) : new Plot(picked, search.value, null, series, plotBands(f.entries[0].li), 160);
+    draw.canvas.scrollIntoView({ block: 'center' });
+    search.value = '';
+  };
+  search.addEventListener('change', open);
+  search.addEventListener('keydown', (e) => { if (e.key === 'Enter') { open(); } });
+  top.appendChild(search); top.appendChild(options);
+}
+
 if (byLabel.size && byLabel.size <= MANY_CHANNELS) {
   const chSection = section('Channels');
   byLabel.forEach((entries, label) => {
