@@ -52,11 +52,11 @@ pub use model::{
     Band, Channel, CloudFrame, CloudView, Event, LogReport, Panel, Parameter, Path as XyPath,
     Problem, Range, Scene, SceneObject, Series, Strip, Thumbnail, Track,
 };
-pub use text::MAX_TEXT_MESSAGES;
 pub use sensors::{
     MAX_CLOUD_FRAMES, MAX_CLOUD_POINTS, MAX_CLOUD_VIEW_BYTES, MAX_THUMBNAIL_BYTES, MAX_THUMBNAILS,
     MAX_TRACK_FIXES, ONE_PASS_BYTES, THUMBNAIL_QUALITY, THUMBNAIL_SIDE,
 };
+pub use text::MAX_TEXT_MESSAGES;
 
 /// Bytes of page data all sensor views of a page share at most (see
 /// [`ReportOptions::sensor_budget`]).
