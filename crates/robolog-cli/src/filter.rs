@@ -129,10 +129,11 @@ pub(crate) struct FilterArgs {
     force: bool,
     /// Read options from the TOML file FILE (the README's schema: topics,
     /// exclude, where, around, before, after, start, end, shift, rename,
-    /// compression, chunk_size, storage, split_every, split_size). Flags add to its lists and
-    /// tables (a --where replaces the file's for its topic) and replace its
-    /// single values. A key outside the schema or a value of the wrong
-    /// type is a usage error naming its line.
+    /// compression, chunk_size, storage, split_every, split_size, restamp,
+    /// frame_id). Flags add to its lists and tables (a --where replaces
+    /// the file's for its topic) and replace its single values. A key
+    /// outside the schema or a value of the wrong type is a usage error
+    /// naming its line.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }

@@ -366,3 +366,38 @@ fn a_split_from_the_config_writes_the_flags_parts() {
     // 2.9 s of /count in parts of 1 s.
     assert_eq!(parts, 3);
 }
+
+#[test]
+fn restamp_and_frame_ids_from_the_config_equal_the_flags() {
+    let dir = scratch_dir("filter-config", "rewrite");
+    let bag = testdata("rosbag/sample.bag");
+    let file = config(
+        &dir,
+        "rewrite.toml",
+        "topics = \"/point\"\nrestamp = \"header\"\n[frame_id]\n\"map\" = \"world\"\n",
+    );
+    let flags = output(
+        &bag,
+        &dir.join("flags.bag"),
+        &[
+            "--topic",
+            "/point",
+            "--restamp",
+            "header",
+            "--frame-id",
+            "map=world",
+        ],
+    );
+    let configured = output(&bag, &dir.join("config.bag"), &["--config", s(&file)]);
+    assert_eq!(configured, flags);
+    let plain = output(&bag, &dir.join("plain.bag"), &["--topic", "/point"]);
+    assert_ne!(configured, plain, "the frames were renamed");
+    let out = robolog()
+        .args(["cat", "--json"])
+        .arg(dir.join("config.bag"))
+        .output()
+        .unwrap();
+    let json = text(&out.stdout);
+    assert_eq!(json.matches("\"world\"").count(), 30, "{json}");
+    assert!(!json.contains("\"map\""));
+}

@@ -61,7 +61,8 @@ fn time<'py>(py: Python<'py>, t: Option<TimeArg>) -> PyResult<Bound<'py, PyAny>>
 /// keyword arguments: `topics`, `exclude` (lists), `where`, `around`,
 /// `rename` (dicts; several `around` expressions of one topic joined with
 /// `OR`), `before`, `after`, `shift`, `split_every` (ns or `None`),
-/// `split_size` (bytes or `None`), `start`, `end`.
+/// `split_size` (bytes or `None`), `restamp`, `frame_id` (a dict),
+/// `start`, `end`.
 /// A file that cannot be read raises `OSError`; one the schema refuses
 /// `ValueError` naming the line, as does an option of the command line's
 /// output (`compression`, `chunk_size`, `storage`) that `robolog.filter`
@@ -122,6 +123,12 @@ pub(crate) fn filter_config(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_,
     d.set_item("shift", c.shift)?;
     d.set_item("split_every", c.split_every)?;
     d.set_item("split_size", c.split_size)?;
+    d.set_item("restamp", c.restamp)?;
+    let frames = PyDict::new(py);
+    for (old, new) in c.frame_id {
+        frames.set_item(old, new)?;
+    }
+    d.set_item("frame_id", frames)?;
     d.set_item("start", time(py, c.start)?)?;
     d.set_item("end", time(py, c.end)?)?;
     Ok(d)

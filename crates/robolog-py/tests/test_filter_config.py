@@ -129,3 +129,15 @@ def test_a_split_from_the_config_writes_the_arguments_parts(corpus, tmp_path):
     assert len(a.parts) == len(b.parts) == 4
     for x, y in zip(a.parts, b.parts):
         assert open(x, "rb").read() == open(y, "rb").read()
+
+
+def test_restamp_and_frame_ids_from_the_config_equal_the_arguments(corpus, tmp_path):
+    src = bag(corpus)
+    cfg = toml(tmp_path, f'topics = "{FIX}"\nrestamp = "header"\n[frame_id]\n"/gps" = "gps_antenna"\n')
+    a, b = tmp_path / "config.bag", tmp_path / "kwargs.bag"
+    robolog.filter(src, a, config=cfg)
+    robolog.filter(src, b, topics=[FIX], restamp="header", frame_id={"/gps": "gps_antenna"})
+    assert a.read_bytes() == b.read_bytes()
+    got = read(a)
+    assert got and all(m.header.frame_id == "gps_antenna" for *_, m in got)
+    assert [t for _, t, *_ in got] == sorted(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for *_, m in got)

@@ -4,11 +4,12 @@
 //!
 //! - lists and tables add up: `topics`, `exclude`, `around` and `rename`
 //!   are the file's and the flags' (a `--rename` of a topic the file also
-//!   renames wins, being applied first); a `--where` replaces the file's
-//!   `where` of the same topic, and the file's other topics are kept;
+//!   renames wins, being applied first, and so does a `--frame-id` of a
+//!   frame); a `--where` replaces the file's `where` of the same topic,
+//!   and the file's other topics are kept;
 //! - single values given as flags replace the file's: `start`, `end`,
 //!   `shift`, `before`, `after`, `compression`, `chunk_size`, `storage`,
-//!   `split_every`, `split_size`.
+//!   `split_every`, `split_size`, `restamp`.
 //!
 //! The inputs, OUT, `--dry-run` and `--force` are only flags. A file that
 //! cannot be read is exit 1; one that is not TOML, holds a key outside the
@@ -22,7 +23,7 @@ use clap::{ArgMatches, CommandFactory, ValueEnum};
 use logcore::Error;
 use robolog::convert::FilterConfig;
 
-use super::FilterArgs;
+use super::{FilterArgs, Restamp};
 use crate::Failure;
 use crate::convert::{Codec, StorageArg};
 
@@ -128,6 +129,15 @@ fn combine(
     a.shift = args.shift.or(file.shift);
     a.split_every = args.split_every.or(file.split_every);
     a.split_size = args.split_size.or(file.split_size);
+    a.restamp = args
+        .restamp
+        .or_else(|| file.restamp.and_then(|r| Restamp::from_str(&r, false).ok()));
+    a.frame_ids = args
+        .frame_ids
+        .iter()
+        .cloned()
+        .chain(file.frame_id.into_iter().map(|(o, n)| format!("{o}={n}")))
+        .collect();
     a.range.start = args.range.start.or(file.start);
     a.range.end = args.range.end.or(file.end);
     // The file's names were checked against these choices.
@@ -168,7 +178,7 @@ mod tests {
     #[test]
     fn flags_add_to_lists_and_replace_single_values() {
         let f = file(
-            "topics = [\"/a\"]\nexclude = \"/x\"\nbefore = \"5s\"\nafter = 1\nshift = 2\nsplit_size = 9\n\
+            "topics = [\"/a\"]\nexclude = \"/x\"\nbefore = \"5s\"\nafter = 1\nshift = 2\nsplit_size = 9\nrestamp = \"header\"\n\
              chunk_size = 4096\ncompression = \"lz4\"\n\
              [where]\n\"/a\" = \"v > 1\"\n\"/b\" = \"w < 2\"\n\
              [around]\n\"/e\" = \"level >= 8\"\n[rename]\n\"/a\" = \"/file\"\n",
@@ -198,6 +208,7 @@ mod tests {
         assert_eq!(m.chunk_size, 4096);
         assert_eq!(m.compression, Some(Codec::None));
         assert_eq!((m.split_size, m.split_every), (Some(9), None));
+        assert_eq!(m.restamp, Some(Restamp::Header));
     }
 
     /// The README's example config parses, and holds what it says.

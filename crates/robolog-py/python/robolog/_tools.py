@@ -162,7 +162,7 @@ class FilterReport:
 
 
 def _configured(config, topics, exclude, where, around, before, after, start, end, shift, rename,
-                split_every, split_size):
+                split_every, split_size, restamp, frame_id):
     """``filter``'s arguments with those of the config file ``config``
     added, as ``robolog filter --config`` adds its flags."""
     c = _robolog.filter_config(os.fspath(config))
@@ -173,13 +173,15 @@ def _configured(config, topics, exclude, where, around, before, after, start, en
     for topic, expr in dict(around or {}).items():
         both[topic] = f"({both[topic]}) OR ({expr})" if topic in both else expr
     rename = {**c["rename"], **dict(rename or {})}
+    frame_id = {**c["frame_id"], **dict(frame_id or {})}
 
     def pick(given, key):
         return c[key] if given is None else given
 
     return (topics, exclude, where or None, both or None, pick(before, "before"), pick(after, "after"),
             pick(start, "start"), pick(end, "end"), pick(shift, "shift"), rename or None,
-            pick(split_every, "split_every"), pick(split_size, "split_size"))
+            pick(split_every, "split_every"), pick(split_size, "split_size"), pick(restamp, "restamp"),
+            frame_id or None)
 
 
 def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
@@ -244,8 +246,9 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     ``chunk_size``, ``storage``), which this function does not take."""
     if config is not None:
         (topics, exclude, where, around, before, after, start, end, shift, rename, split_every,
-         split_size) = _configured(config, topics, exclude, where, around, before, after, start, end,
-                                   shift, rename, split_every, split_size)
+         split_size, restamp, frame_id) = _configured(
+            config, topics, exclude, where, around, before, after, start, end, shift, rename,
+            split_every, split_size, restamp, frame_id)
     paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
     messages, channels, skipped, warned, counts, parts = _robolog.filter(
         paths, None if dst is None else os.fspath(dst),

@@ -24,6 +24,9 @@
 //!
 //! [rename]                 # old = new
 //! "/cam/*" = "/camera/*"
+//!
+//! [frame_id]               # old = new frame ids (header.frame_id, tf)
+//! "camera" = "camera_link"
 //! ```
 //!
 //! Lists (`topics`, `exclude`) take an array of strings or one string. A
@@ -79,6 +82,10 @@ pub struct FilterConfig {
     pub split_every: Option<i64>,
     /// `--split-size`, in bytes (at least 1).
     pub split_size: Option<u64>,
+    /// `--restamp`: `header`.
+    pub restamp: Option<String>,
+    /// (old, new) of `--frame-id`, in the file's order.
+    pub frame_id: Vec<(String, String)>,
 }
 
 /// An error of a config file: its 1-based line and what is wrong.
@@ -112,7 +119,7 @@ const EXPRESSIONS: &str = "a table of topic = \"SQL boolean expression\"";
 
 impl FilterConfig {
     /// The keys of the schema, each with what it takes.
-    pub const KEYS: [(&'static str, &'static str); 15] = [
+    pub const KEYS: [(&'static str, &'static str); 17] = [
         ("topics", PATTERNS),
         ("exclude", PATTERNS),
         ("where", EXPRESSIONS),
@@ -128,6 +135,8 @@ impl FilterConfig {
         ("storage", "\"sqlite3\" or \"mcap\""),
         ("split_every", DURATION),
         ("split_size", SIZE),
+        ("restamp", "\"header\""),
+        ("frame_id", "a table of \"old\" = \"new\" frame ids"),
     ];
 
     /// Parses and checks the TOML text of a config file.
@@ -182,6 +191,8 @@ impl FilterConfig {
                     c.split_every = Some(d);
                 }
                 "split_size" => c.split_size = Some(at.size(value)?),
+                "restamp" => c.restamp = Some(at.choice(value, &["header"])?),
+                "frame_id" => c.frame_id = at.renames(value)?,
                 _ => {
                     let known: Vec<&str> = Self::KEYS.iter().map(|(k, _)| *k).collect();
                     return Err(at.error(
@@ -468,6 +479,7 @@ chunk_size = 0x1000
 storage = "mcap"
 split_every = "1min"
 split_size = "64MiB"
+restamp = "header"
 
 [where]
 "/imu/data" = "linear_acceleration.z > 12"
@@ -478,6 +490,9 @@ split_size = "64MiB"
 
 [rename]
 "/cam/*" = "/camera/*"
+
+[frame_id]
+"cam" = "camera_link"
 "#,
         )
         .unwrap();
@@ -510,6 +525,8 @@ split_size = "64MiB"
             [pair("/rosout", "level >= 8"), pair("/rosout", "name = 'x'")]
         );
         assert_eq!(c.rename, [pair("/cam/*", "/camera/*")]);
+        assert_eq!(c.restamp.as_deref(), Some("header"));
+        assert_eq!(c.frame_id, [pair("cam", "camera_link")]);
         assert_eq!(FilterConfig::parse("").unwrap(), FilterConfig::default());
     }
 
