@@ -35,6 +35,7 @@ use crate::timearg::TimeRangeArgs;
 use crate::{Failure, Outcome, output, topics, write};
 
 mod config;
+mod own;
 
 /// Arguments of `robolog filter`.
 #[derive(Debug, Clone, Args)]
@@ -42,8 +43,12 @@ pub(crate) struct FilterArgs {
     /// The logs to filter (ROS 1 bags, ROS 2 bags, MCAP files; several are
     /// merged by log time as `robolog convert` merges them), then OUT:
     /// `.mcap`, `.bag` (ROS 1 logs), or a folder name without extension
-    /// (or --storage) for a ROS 2 bag (ROS 2 logs). Messages are copied
-    /// byte for byte, never re-encoded.
+    /// (or --storage) for a ROS 2 bag (ROS 2 logs). One ULog file, CARLA
+    /// recording or VEL log is filtered into its own format (OUT `.ulg`,
+    /// `.log`/`.rec`, `.vel`): ULog keeps its header, formats, information
+    /// and parameters whatever is cut; a CARLA recording is cut by time
+    /// only, its first kept frame adding the actors alive then. Messages
+    /// are copied byte for byte, never re-encoded.
     #[arg(value_name = "IN... OUT", required = true)]
     paths: Vec<PathBuf>,
     /// Only topics matching PATTERN (repeat for several): a topic name, a
@@ -192,6 +197,11 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         [ins @ .., out] => (ins, Some(out.as_path())),
         [] => unreachable!("clap requires a path"),
     };
+    // A ULog file, CARLA recording or VEL log is filtered into its own
+    // format.
+    if let Some(format) = own::own_format(inputs) {
+        return own::run(ctx, args, inputs, output, format);
+    }
     let label = label_of(inputs);
     let input = label.as_path();
     let target = match output {

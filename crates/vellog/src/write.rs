@@ -106,6 +106,103 @@ pub struct Writer<W: Read + Write + Seek> {
     broken: bool,
 }
 
+/// Writes a whole file of `records` (messages read from another file,
+/// each as stored but for the marker, always written as 0x49) to `out`
+/// in one sequential pass: header, the index of spec 5.4 (computed from
+/// the records' timestamps and sizes before anything is written, so the
+/// sink needs neither `Read` nor `Seek`), the messages, and the
+/// terminator when `options` asks for one. The file equals what a
+/// [`Writer`] with the same options writes from the same records.
+///
+/// ```
+/// use std::io::Cursor;
+/// use vellog::{MessageData, ObdData, VelLog, Writer, WriterOptions, write::write_records};
+/// let mut w = Writer::new(Cursor::new(Vec::new()))?;
+/// for i in 0..25 {
+///     w.write(100.0 * f64::from(i), &MessageData::ObdData(ObdData { speed_kmh: i, ..Default::default() }))?;
+/// }
+/// let file = w.into_inner()?.into_inner();
+/// let log = VelLog::new(&file)?;
+/// let records: Vec<_> = log.records().collect::<Result<_, _>>()?;
+/// assert_eq!(write_records(Vec::new(), WriterOptions::default(), &records)?, file);
+/// let later = write_records(Vec::new(), WriterOptions::default(), &records[12..])?;
+/// assert_eq!(VelLog::new(&later)?.index().len(), 2);
+/// # Ok::<(), vellog::Error>(())
+/// ```
+pub fn write_records<W: Write>(
+    mut out: W,
+    options: WriterOptions,
+    records: &[Record<'_>],
+) -> Result<W> {
+    // Where each message starts after an empty index (as `Writer` notes
+    // them), and the index entries.
+    let mut len = 12u64;
+    let mut entries: Vec<u64> = Vec::new();
+    let t0 = records.first().map(|r| r.timestamp_ms);
+    for r in records {
+        if !r.timestamp_ms.is_finite() {
+            return Err(Error::invalid_argument(format!(
+                "message timestamp must be finite, got {}",
+                r.timestamp_ms
+            )));
+        }
+        let t0 = t0.unwrap_or(r.timestamp_ms);
+        let second = ((r.timestamp_ms - t0) / 1000.0).floor();
+        if second >= MAX_INDEX_ENTRIES as f64 {
+            return Err(Error::invalid_argument(format!(
+                "timestamp {} ms lies {second} s after the first message ({t0} ms); the index \
+                 would exceed {MAX_INDEX_ENTRIES} entries",
+                r.timestamp_ms
+            )));
+        }
+        let needed = if second >= 0.0 {
+            second as usize + 1
+        } else {
+            0
+        };
+        if needed > entries.len() {
+            entries.resize(needed, len);
+        }
+        len += (MESSAGE_HEADER_LEN + r.payload.len()) as u64;
+    }
+    let n = u32::try_from(entries.len())
+        .map_err(|_| Error::invalid_argument("index too long for the format"))?;
+    let by = 8 * u64::from(n);
+    let mut head = Vec::with_capacity(12 + 8 * entries.len());
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&1u16.to_le_bytes());
+    head.extend_from_slice(&options.minor_version.to_le_bytes());
+    head.extend_from_slice(&n.to_le_bytes());
+    for e in &entries {
+        head.extend_from_slice(&((e + by) as i64).to_le_bytes());
+    }
+    out.write_all(&head)?;
+    let mut h = [0u8; MESSAGE_HEADER_LEN];
+    for r in records {
+        let size = options
+            .size_convention
+            .size_for(r.payload.len())
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "a payload of {} bytes does not fit a VEL message",
+                    r.payload.len()
+                ))
+            })?;
+        h[0..4].copy_from_slice(&size.to_le_bytes());
+        h[4] = MARKER;
+        h[5..9].copy_from_slice(&r.type_id.to_le_bytes());
+        h[9..13].copy_from_slice(&r.version.to_le_bytes());
+        h[13..21].copy_from_slice(&r.timestamp_ms.to_le_bytes());
+        out.write_all(&h)?;
+        out.write_all(r.payload)?;
+    }
+    if options.terminator {
+        out.write_all(&TERMINATOR.to_le_bytes())?;
+    }
+    out.flush()?;
+    Ok(out)
+}
+
 impl Writer<File> {
     /// Creates the file at `path`, opened for reading and writing as
     /// [`Writer::finish`] needs. An existing file is never replaced: that is

@@ -602,6 +602,7 @@ pub fn to_bag<W: Write + Seek>(
 mod file;
 mod filterconfig;
 mod merge;
+mod native;
 mod restamp;
 mod rewrite;
 mod select;
@@ -633,6 +634,7 @@ pub(crate) mod protobuf_type {
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use filterconfig::{ConfigError, FilterConfig};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
+pub use native::{filter_own_format_to, filter_topics, own_format_extensions};
 pub use select::{
     Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
     filter_dry_run, is_latched, numbered, plan_filter,

@@ -478,6 +478,38 @@ impl Filter {
     pub fn excludes(&self, topic: &str) -> bool {
         self.exclude.iter().any(|p| p.matches(topic))
     }
+
+    /// The only messages kept of `topic` in input `input`, when a content
+    /// filter chose them (the writers of ULog files, which number a
+    /// message name's instances together, read them here).
+    pub(crate) fn only(&self, input: usize, topic: &str) -> Option<&HashSet<MessageKey>> {
+        self.only.get(&(input, topic.to_string()))
+    }
+
+    /// Whether the filter chooses messages by content or windows
+    /// (`--where`, `--around`).
+    pub(crate) fn selects_messages(&self) -> bool {
+        !self.only.is_empty() || self.windows.is_some()
+    }
+
+    /// Whether the filter moves times, renames topics or frames, or
+    /// restamps (what the writers of ULog files, CARLA recordings and VEL
+    /// logs refuse).
+    pub(crate) fn rewrites(&self) -> bool {
+        self.shift != 0 || !self.renames.is_empty() || self.restamp || !self.frames.is_empty()
+    }
+
+    /// Whether `t` lies in a window of [`Filter::around`] (always, when
+    /// none was asked for).
+    pub(crate) fn in_windows(&self, t: Timestamp) -> bool {
+        match &self.windows {
+            None => true,
+            Some(w) => {
+                let n = w.partition_point(|&(a, _)| a <= t);
+                n > 0 && t <= w[n - 1].1
+            }
+        }
+    }
 }
 
 /// What a filter asks of the messages beyond the conversion's options:
@@ -980,6 +1012,12 @@ pub fn filter_dry_run(
     opts: &super::ConvertOptions,
     filter: &Filter,
 ) -> Result<Vec<TopicCount>, Error> {
+    if super::native::is_own_format(logs) {
+        return match logs {
+            [log] => super::native::dry_run(log, opts, filter),
+            _ => Err(super::native::refuse(logs, opts, filter)),
+        };
+    }
     check_inputs(logs)?;
     let mut sel = Selecting::new(logs, opts, filter)?;
     let patterns = TopicPatterns::new(&opts.topics);
