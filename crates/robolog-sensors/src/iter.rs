@@ -133,12 +133,6 @@ pub(crate) fn check_kind(
     Ok(())
 }
 
-/// The page size [`robolog::Log::release`] gives back whole pages of.
-const PAGE: usize = 4096;
-
-/// How much of a mapped file is read before its pages are given back.
-const RELEASE_EVERY: usize = 8 << 20;
-
 /// The decoded messages of the channels, with the range applied.
 fn decoded<'a, T: 'a>(
     log: &'a robolog::Log<'_>,
@@ -153,8 +147,10 @@ fn decoded<'a, T: 'a>(
     let every = range.every.max(1);
     let topic = topic.to_string();
     let mut index = 0usize;
-    let mut released = 0usize;
-    let messages = log.messages(&filter)?;
+    // The messages are decoded and handed out (as copies): the pages of a
+    // mapped file that held them need not stay in memory, so exporting a
+    // log of gigabytes holds about one chunk, not the log.
+    let messages = log.messages_releasing(&filter)?;
     Ok(messages.filter_map(move |m| {
         let problem = |log_time, message: String| Problem {
             topic: topic.clone(),
@@ -165,18 +161,6 @@ fn decoded<'a, T: 'a>(
             Ok(m) => m,
             Err(e) => return Some(Err(problem(None, e.to_string()))),
         };
-        // The messages before this one are decoded and handed out (as
-        // copies): the pages of a mapped file that held them need not
-        // stay in memory, so exporting a log of gigabytes holds about one
-        // message, not the log. Given back a few MiB at a time; the page
-        // of this message's record stays.
-        if let Some(at) = m.offset.and_then(|o| usize::try_from(o).ok()) {
-            let at = at & !(PAGE - 1);
-            if at >= released.saturating_add(RELEASE_EVERY) {
-                log.release(released..at);
-                released = at;
-            }
-        }
         let keep = index % every == 0;
         index += 1;
         if !keep {

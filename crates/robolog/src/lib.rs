@@ -23,7 +23,7 @@ use std::path::Path;
 
 pub use check::{CheckOptions, Checked, StrictCheck, check, check_path, check_strict};
 pub use lenient::{DecodeFailures, LenientDecoder};
-pub use log::{FormatReader, Log};
+pub use log::{FormatReader, Log, RELEASE_EVERY};
 pub use logcore::{
     ChannelId, ChannelInfo, Error, FileBytes, Format, LogReader, Message, MessageFilter, ReadMode,
     Summary, Timestamp, Value,

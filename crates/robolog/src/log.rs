@@ -11,6 +11,13 @@ use logcore::{
 use crate::Limits;
 use crate::registry::{Decoder, Registry};
 
+/// How much of a mapped file [`Log::messages_releasing`] reads past before
+/// it gives the pages behind back.
+pub const RELEASE_EVERY: usize = 8 << 20;
+
+/// The page size whole pages of which [`Log::release`] gives back.
+const PAGE: usize = 4096;
+
 /// The format's own typed reader, for everything the common
 /// [`LogReader`] interface does not cover (a bag's connections and chunk
 /// statistics, a ULog's parameters and typed columns, a CARLA recording's
@@ -234,6 +241,49 @@ impl<'a> Log<'a> {
         if let Inner::Owned(o) = &self.inner {
             o.borrow_owner().release(range);
         }
+    }
+
+    /// The messages `filter` selects, as [`LogReader::messages`] gives
+    /// them, with the pages of a mapped file behind them given back as
+    /// reading goes on ([`Log::release`]), [`RELEASE_EVERY`] bytes at a
+    /// time: for a reader that copies each message out once (a
+    /// conversion, a filter, an export), so that reading a log of
+    /// gigabytes holds about a chunk of it in memory, not the log. The
+    /// page of the current message's record stays; a message read again
+    /// later still reads the same bytes.
+    ///
+    /// ```
+    /// use logcore::{LogReader, MessageFilter};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+    /// let log = robolog::open(path)?;
+    /// let all = log.messages(&MessageFilter::all())?.count();
+    /// assert_eq!(log.messages_releasing(&MessageFilter::all())?.count(), all);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn messages_releasing<'s>(
+        &'s self,
+        filter: &MessageFilter,
+    ) -> logcore::Result<MessageIter<'s>> {
+        let inner = self.messages(filter)?;
+        if !matches!(self.inner, Inner::Owned(_)) {
+            return Ok(inner);
+        }
+        let mut released = 0usize;
+        Ok(Box::new(inner.inspect(move |m| {
+            let Some(at) = m
+                .as_ref()
+                .ok()
+                .and_then(|m| m.offset)
+                .and_then(|o| usize::try_from(o).ok())
+            else {
+                return;
+            };
+            let at = at & !(PAGE - 1);
+            if at >= released.saturating_add(RELEASE_EVERY) {
+                self.release(released..at);
+                released = at;
+            }
+        })))
     }
 
     /// The size of the log in bytes: of its file, or of every storage file

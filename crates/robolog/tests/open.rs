@@ -258,3 +258,59 @@ fn unknown_and_wrong_formats_are_distinct_clear_errors() {
          version 0, the only one the MCAP specification defines"
     );
 }
+
+/// `Log::messages_releasing` of a mapped file larger than several release
+/// steps gives the messages `messages` gives, bytes and all, while it
+/// hands the pages behind it back; reading the file again afterwards
+/// still gives the same bytes.
+#[test]
+fn messages_releasing_gives_the_same_messages() {
+    let dir = std::env::temp_dir().join(format!("robolog-release-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.mcap");
+    let mut w = mcapfile::Writer::new(
+        Vec::new(),
+        mcapfile::WriteOptions {
+            compression: mcapfile::Compression::None,
+            chunk_size: 1 << 20,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let ch = w
+        .add_channel(0, "/blob", "application/octet-stream", &Default::default())
+        .unwrap();
+    // 3 × RELEASE_EVERY of payloads, each message's bytes its own.
+    let size = 64 * 1024;
+    let count = 3 * robolog::RELEASE_EVERY / size;
+    for i in 0..count {
+        let payload: Vec<u8> = (0..size).map(|k| (k * 7 + i * 13) as u8).collect();
+        let t = 1_000 + i as u64;
+        w.write_message(ch, i as u32, t, t, &payload).unwrap();
+    }
+    std::fs::write(&path, w.finish().unwrap()).unwrap();
+    let log = robolog::open(&path).unwrap();
+    let all = MessageFilter::all();
+    let want: Vec<(i64, Vec<u8>)> = log
+        .messages(&all)
+        .unwrap()
+        .map(|m| {
+            let m = m.unwrap();
+            (m.log_time.as_nanos(), m.payload.to_vec())
+        })
+        .collect();
+    assert_eq!(want.len(), count);
+    for _ in 0..2 {
+        let got: Vec<(i64, Vec<u8>)> = log
+            .messages_releasing(&all)
+            .unwrap()
+            .map(|m| {
+                let m = m.unwrap();
+                (m.log_time.as_nanos(), m.payload.to_vec())
+            })
+            .collect();
+        assert!(got == want, "the messages differ once pages are given back");
+    }
+    drop(log);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -202,7 +202,7 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
     let mut streams = Vec::with_capacity(logs.len());
     for (log, mine) in logs.iter().zip(&ids) {
         let filter = cx.lenient_filter().channels(mine.keys().copied());
-        streams.push(log.messages(&filter)?);
+        streams.push(log.messages_releasing(&filter)?);
     }
     cx.each_message_merged(streams, |cx, i, m| {
         let Some(&conn) = ids[i].get(&m.channel) else {

@@ -603,7 +603,7 @@ fn to_mcap_merged<W: Write>(
     let mut streams = Vec::with_capacity(logs.len());
     for (log, mine) in logs.iter().zip(&ids) {
         let filter = cx.lenient_filter().channels(mine.keys().copied());
-        streams.push(log.messages(&filter)?);
+        streams.push(log.messages_releasing(&filter)?);
     }
     let keeps_sequence: Vec<bool> = logs.iter().map(|l| l.format() == Format::Mcap).collect();
     let mut read = vec![0u64; logs.len()];

@@ -271,7 +271,7 @@ mod bag2 {
         let mut streams = Vec::with_capacity(logs.len());
         for (log, mine) in logs.iter().zip(&ids) {
             let filter = cx.lenient_filter().channels(mine.keys().copied());
-            streams.push(log.messages(&filter)?);
+            streams.push(log.messages_releasing(&filter)?);
         }
         // Progress by the input offset where the reader gives one (MCAP),
         // else by the payload bytes read (a bag's rows have no offsets).

@@ -222,7 +222,7 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
     let mut streams = Vec::with_capacity(logs.len());
     for (log, mine) in logs.iter().zip(&ids) {
         let filter = cx.lenient_filter().channels(mine.keys().copied());
-        streams.push(log.messages(&filter)?);
+        streams.push(log.messages_releasing(&filter)?);
     }
     let mut buf = Vec::new();
     // Progress by the payload bytes read where messages have no offsets
