@@ -115,6 +115,24 @@ pub(crate) struct FilterArgs {
     /// again; ROS 1 definitions and md5sums stay as they are.
     #[arg(long = "frame-id", value_name = "OLD=NEW")]
     frame_ids: Vec<String>,
+    /// Anonymise before sharing: every GPS position (NavSatFix,
+    /// LocationFix, PX4's GPS, global position and home position topics)
+    /// moves by one random offset per output, written nowhere, and
+    /// vehicle and hardware identifiers are left out (ULog sys_uuid and
+    /// the *_id/serial information, bag callerids, identifying channel and
+    /// MCAP metadata). Only the messages it changes are encoded again;
+    /// what changed is printed.
+    #[arg(long, visible_alias = "anonymize")]
+    anonymise: bool,
+    /// The offset of the positions, LAT,LON in degrees (`0.71,-1.3`),
+    /// instead of a random one; without --anonymise only positions move.
+    #[arg(long, value_name = "LAT,LON", value_parser = parse_gps_offset, allow_hyphen_values = true)]
+    gps_offset: Option<(f64, f64)>,
+    /// Leave out logged free text: ULog logged strings, and /rosout and the
+    /// other topics of log messages (rosgraph_msgs/Log,
+    /// rcl_interfaces/msg/Log, foxglove.Log).
+    #[arg(long)]
+    drop_text: bool,
     /// Print per topic the messages and bytes that would be kept and
     /// dropped; write nothing.
     #[arg(long)]
@@ -148,6 +166,39 @@ pub(crate) struct FilterArgs {
 pub(crate) enum Restamp {
     /// The messages' `header.stamp`.
     Header,
+}
+
+/// Parses `LAT,LON` in degrees.
+fn parse_gps_offset(s: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("{s:?}: give LAT,LON in degrees, such as 0.71,-1.3");
+    let (a, b) = s.split_once(',').ok_or_else(bad)?;
+    let (a, b): (f64, f64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if !(a.is_finite() && b.is_finite() && a.abs() <= 90.0 && b.abs() <= 180.0) {
+        return Err(format!(
+            "{s:?}: a latitude within ±90 and a longitude within ±180 degrees"
+        ));
+    }
+    Ok((a, b))
+}
+
+/// The anonymisation `--anonymise`, `--gps-offset` and `--drop-text` ask.
+fn anonymise_of(args: &FilterArgs) -> robolog::convert::Anonymise {
+    robolog::convert::Anonymise {
+        positions: args.anonymise || args.gps_offset.is_some(),
+        gps_offset: args.gps_offset,
+        identifiers: args.anonymise,
+        drop_text: args.drop_text,
+    }
+}
+
+/// Prints what an anonymisation of `output` changed.
+fn say_anonymised(output: &Path, lines: &[String]) {
+    for line in lines {
+        crate::shown::say!("robolog: {}: {line}", output.display());
+    }
 }
 
 /// Parses a duration (`5s`, `500ms`, `-2.5`: seconds without a unit).
@@ -257,6 +308,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         split_size: args.split_size,
         restamp_header: args.restamp == Some(Restamp::Header),
         frame_ids: args.frame_ids.clone(),
+        anonymise: anonymise_of(args),
         ..FilterSpec::default()
     };
     for w in &args.wheres {
@@ -305,6 +357,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
     );
     bar.finish();
     if let Ok(stats) = &written {
+        say_anonymised(output, &stats.anonymised);
         for (part, messages) in &stats.parts {
             crate::shown::say!("robolog: wrote {} ({messages} messages)", part.display());
         }

@@ -24,7 +24,8 @@ use crate::times;
 type Count = (String, String, u64, u64, u64, u64);
 
 /// What the call gives back: (messages, channels, skipped, warnings,
-/// counts per topic, the parts of a split output).
+/// counts per topic, the parts of a split output, what an anonymisation
+/// changed).
 type Report = (
     u64,
     u64,
@@ -32,6 +33,7 @@ type Report = (
     Vec<String>,
     Vec<Count>,
     Vec<(String, u64)>,
+    Vec<String>,
 );
 
 /// Why a filter did not run, before it is raised.
@@ -66,9 +68,26 @@ fn size_arg(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
     robolog::convert::parse_size(&s).map(Some).ok_or_else(bad)
 }
 
+/// Whether `path` ends in the extension of a ULog file, CARLA recording
+/// or VEL log (`.ulg`, `.log`, `.rec`, `.vel`).
+fn own_extension(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    [
+        logcore::Format::ULog,
+        logcore::Format::CarlaRecorder,
+        logcore::Format::VelLog,
+    ]
+    .iter()
+    .filter_map(|f| robolog::convert::own_format_extensions(*f))
+    .flatten()
+    .any(|e| ext.as_deref() == Some(*e))
+}
+
 /// The native part of robolog.filter.
 #[pyfunction]
-#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None, restamp = None, frame_id = None))]
+#[pyo3(signature = (src, dst = None, *, topics = None, exclude = None, r#where = None, around = None, before = None, after = None, start = None, end = None, shift = None, rename = None, force = false, dry_run = false, split_every = None, split_size = None, restamp = None, frame_id = None, anonymise = false, gps_offset = None, drop_text = false))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub(crate) fn filter(
     py: Python<'_>,
@@ -90,6 +109,9 @@ pub(crate) fn filter(
     split_size: Option<&Bound<'_, PyAny>>,
     restamp: Option<String>,
     frame_id: Option<BTreeMap<String, String>>,
+    anonymise: bool,
+    gps_offset: Option<(f64, f64)>,
+    drop_text: bool,
 ) -> PyResult<Report> {
     let restamp_header = match restamp.as_deref() {
         None => false,
@@ -129,6 +151,12 @@ pub(crate) fn filter(
             .into_iter()
             .map(|(a, b)| format!("{a}={b}"))
             .collect(),
+        anonymise: robolog::convert::Anonymise {
+            positions: anonymise || gps_offset.is_some(),
+            gps_offset,
+            identifiers: anonymise,
+            drop_text,
+        },
     };
     let (start, end) = (
         times::time_arg(start, "start")?,
@@ -138,12 +166,19 @@ pub(crate) fn filter(
         return Err(PyValueError::new_err("src names no log"));
     }
     let target = match (&dst, dry_run) {
-        (Some(d), _) => Some(Target::of(d).ok_or_else(|| {
-            PyValueError::new_err(
-                "the output's extension chooses its format: end it in .mcap or .bag, or give a \
-                 folder name without extension for a ROS 2 bag",
-            )
-        })?),
+        (Some(d), _) => match Target::of(d) {
+            Some(t) => Some(t),
+            // A ULog file, CARLA recording or VEL log written in its own
+            // format (the filter checks that it is one of them).
+            None if own_extension(d) => None,
+            None => {
+                return Err(PyValueError::new_err(
+                    "the output's extension chooses its format: end it in .mcap or .bag, give \
+                     a folder name without extension for a ROS 2 bag, or .ulg, .log/.rec, .vel \
+                     for a ULog file, CARLA recording or VEL log filtered into its own format",
+                ));
+            }
+        },
         (None, true) => None,
         (None, false) => return Err(PyValueError::new_err("dst is needed unless dry_run=True")),
     };
@@ -207,7 +242,15 @@ fn run(
     }
     let mut known: Vec<String> = Vec::new();
     for l in &logs {
-        for t in robolog::convert::topics(l).map_err(convert)? {
+        // A ULog file, CARLA recording or VEL log is filtered into its
+        // own format, whose topics patterns select from.
+        let own = robolog::convert::own_format_extensions(l.format()).is_some();
+        let topics = if own {
+            robolog::convert::filter_topics(l)
+        } else {
+            robolog::convert::topics(l)
+        };
+        for t in topics.map_err(convert)? {
             if !known.contains(&t) {
                 known.push(t);
             }
@@ -262,9 +305,44 @@ fn run(
             )
         })
         .collect();
+    if let ([log], Some(dst), true) = (
+        refs.as_slice(),
+        dst,
+        robolog::convert::own_format_extensions(logs[0].format()).is_some(),
+    ) {
+        let stats = interrupt::watching(&[src[0].as_path()], || {
+            robolog::convert::filter_own_format_to(
+                log,
+                &src[0],
+                dst,
+                &opts,
+                &filter,
+                force,
+                &mut |_| interrupt::poll(),
+            )
+        })
+        .map_err(Refused::Convert)?;
+        return Ok((
+            stats.messages,
+            stats.channels,
+            stats.skipped,
+            stats.warnings,
+            counts,
+            Vec::new(),
+            stats.anonymised,
+        ));
+    }
     let (Some(dst), Some(target)) = (dst, target) else {
         let kept = counts.iter().map(|c| c.2).sum();
-        return Ok((kept, 0, Vec::new(), Vec::new(), counts, Vec::new()));
+        return Ok((
+            kept,
+            0,
+            Vec::new(),
+            Vec::new(),
+            counts,
+            Vec::new(),
+            Vec::new(),
+        ));
     };
     // Chunks as `robolog filter` writes them by default: zstd in MCAP,
     // none in a bag or a ROS 2 bag's storage.
@@ -296,5 +374,6 @@ fn run(
             .into_iter()
             .map(|(p, n)| (p.display().to_string(), n))
             .collect(),
+        stats.anonymised,
     ))
 }

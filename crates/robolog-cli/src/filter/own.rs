@@ -149,6 +149,7 @@ pub(super) fn run(
     let [log] = logs;
     let mut spec = FilterSpec {
         exclude: args.exclude.clone(),
+        anonymise: super::anonymise_of(args),
         before: args.before,
         after: args.after,
         ..FilterSpec::default()
@@ -192,5 +193,8 @@ pub(super) fn run(
         &mut progress,
     );
     bar.finish();
+    if let Ok(stats) = &written {
+        super::say_anonymised(output, &stats.anonymised);
+    }
     crate::convert::say_written(ctx, input, output, written, true)
 }

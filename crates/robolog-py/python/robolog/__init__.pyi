@@ -801,6 +801,7 @@ class FilterReport:
     skipped: List[str] = ...
     warnings: List[str] = ...
     parts: List[str] = ...
+    anonymised: List[str] = ...
 
 @dataclass(frozen=True)
 class ExportedTable:
@@ -871,6 +872,9 @@ def filter(
     config: Optional[_PathLike] = None,
     restamp: Optional[Literal["header"]] = None,
     frame_id: Optional[Mapping[str, str]] = None,
+    anonymise: bool = False,
+    gps_offset: Optional[Tuple[float, float]] = None,
+    drop_text: bool = False,
 ) -> FilterReport:
     """Cuts, cleans and rewrites logs as `robolog filter` does (messages copied byte for byte)."""
 

@@ -151,6 +151,9 @@ class FilterReport:
         warnings: what the readers had to work around.
         parts: for a split output (``split_every``, ``split_size``), the
             files (or ROS 2 bag folders) written, in order; empty otherwise.
+        anonymised: what ``anonymise``, ``gps_offset`` or ``drop_text``
+            changed, a line per kind of change (topics and counts; never
+            the offset); empty otherwise.
     """
 
     messages: int
@@ -159,6 +162,7 @@ class FilterReport:
     skipped: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     parts: List[str] = field(default_factory=list)
+    anonymised: List[str] = field(default_factory=list)
 
 
 def _configured(config, topics, exclude, where, around, before, after, start, end, shift, rename,
@@ -188,7 +192,8 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
            exclude: Optional[Sequence[str]] = None, where=None, around=None,
            before=None, after=None, start=None, end=None, shift=None,
            rename=None, force=False, dry_run=False, split_every=None,
-           split_size=None, config=None, restamp=None, frame_id=None) -> FilterReport:
+           split_size=None, config=None, restamp=None, frame_id=None,
+           anonymise=False, gps_offset=None, drop_text=False) -> FilterReport:
     """Cuts, cleans and rewrites logs as ``robolog filter`` does, with the
     same engine: messages are copied byte for byte into ``dst`` (``.mcap``,
     ``.bag``, or a folder name without extension for a ROS 2 bag).
@@ -229,6 +234,26 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     name is checked before the first is written; with ``force``, the
     parts of an earlier output beyond the last written are removed.
 
+    ``anonymise=True`` prepares a log for sharing: every GPS position
+    (``sensor_msgs/NavSatFix``, Foxglove ``LocationFix``, JSON ``lat``/``lon``
+    pairs, PX4's GPS, global position, home position and local position
+    reference) moves by one random offset per output, written nowhere and
+    not reported (``gps_offset=(lat, lon)`` in degrees chooses it; alone it
+    moves positions only); a position (0, 0) stays. Vehicle and hardware
+    identifiers are left out: ULog ``sys_uuid`` and other ``*_id``/serial
+    information (their text replaced by ``*`` wherever else it appears),
+    bag ``callerid``s, identifying channel and MCAP metadata.
+    ``drop_text=True`` leaves out logged text (ULog logged strings,
+    ``/rosout`` and other log topics). Only the messages that change are
+    encoded again; ``FilterReport.anonymised`` says what changed.
+
+    A ULog file, CARLA recording or VEL log (one ``src``) is filtered into
+    its own format, ``dst`` ending in ``.ulg``, ``.log``/``.rec`` or
+    ``.vel``: a ULog file keeps its header, formats, information and
+    parameters whatever is cut (a message name in ``topics`` selects all
+    its instances); a CARLA recording is cut by time only, its first kept
+    frame adding the actors alive then.
+
     A pattern or topic that names nothing raises ``KeyError`` listing the
     topics; an expression that does not hold raises ``ValueError`` listing
     the columns; an existing ``dst`` raises ``FileExistsError`` unless
@@ -250,7 +275,7 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
             config, topics, exclude, where, around, before, after, start, end, shift, rename,
             split_every, split_size, restamp, frame_id)
     paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
-    messages, channels, skipped, warned, counts, parts = _robolog.filter(
+    messages, channels, skipped, warned, counts, parts, anonymised = _robolog.filter(
         paths, None if dst is None else os.fspath(dst),
         topics=None if topics is None else list(topics),
         exclude=None if exclude is None else list(exclude),
@@ -259,9 +284,11 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
         before=before, after=after, start=start, end=end, shift=shift,
         rename=None if rename is None else dict(rename),
         force=force, dry_run=dry_run, split_every=split_every, split_size=split_size,
-        restamp=restamp, frame_id=None if frame_id is None else dict(frame_id))
+        restamp=restamp, frame_id=None if frame_id is None else dict(frame_id),
+        anonymise=anonymise, gps_offset=None if gps_offset is None else tuple(gps_offset),
+        drop_text=drop_text)
     return FilterReport(messages, channels, [FilteredTopic(*c) for c in counts], skipped, warned,
-                        [p for p, _ in parts])
+                        [p for p, _ in parts], anonymised)
 
 
 def export(src, dst, *, topics: Optional[Sequence[str]] = None, force=False,

@@ -178,6 +178,11 @@ pub(crate) fn to_bag_merged<W: Write + Seek>(
                 }
                 conn.topic = topic;
             }
+            if cx.anonymises_identifiers() {
+                conn.callerid = None;
+                conn.header
+                    .retain(|(k, _)| !super::anonymise::is_identifier(k));
+            }
             let key = [
                 conn.topic.clone(),
                 conn.type_name.clone(),

@@ -545,6 +545,9 @@ fn renamed_metadata(
     if let Some(t) = metadata.get_mut("topic") {
         *t = cx.out_topic(t);
     }
+    if cx.anonymises_identifiers() {
+        super::anonymise::clean_metadata(&mut metadata, None);
+    }
     metadata
 }
 
@@ -681,6 +684,11 @@ fn copy_records<W: Write>(
     };
     for index in &summary.metadata_indexes {
         match mcap.metadata(index) {
+            Ok(m) if cx.anonymises_identifiers() => {
+                if let Some(kept) = super::anonymise::cleaned_record(&m.name, &m.metadata) {
+                    w.write_metadata(&m.name, &kept)?
+                }
+            }
             Ok(m) => w.write_metadata(&m.name, &m.metadata)?,
             Err(e) => cx.stats.skipped.push(e.to_string()),
         }

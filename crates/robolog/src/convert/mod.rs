@@ -191,6 +191,10 @@ pub struct ConvertStats {
     /// messages written into it (its latched messages carried in
     /// included); empty when the output is one file.
     pub parts: Vec<(std::path::PathBuf, u64)>,
+    /// What an anonymisation changed ([`Filter::anonymise`]), one line
+    /// per kind of change (topics and counts; never the offset); empty
+    /// without one.
+    pub anonymised: Vec<String>,
 }
 
 /// The state shared by every format's converter.
@@ -276,6 +280,7 @@ impl<'p> Context<'p> {
                     let m = sel.reframed(i, m)?;
                     let m = sel.restamped(i, m);
                     let m = sel.shifted(m)?;
+                    let m = sel.anonymised(i, m);
                     let bytes = m.payload.len();
                     match sorter.as_mut() {
                         Some(s) => s.push(i, &m)?,
@@ -288,6 +293,10 @@ impl<'p> Context<'p> {
                 }
             },
         )?;
+        if let Some(sel) = self.selecting.as_mut() {
+            let lines = sel.take_anonymised();
+            self.stats.anonymised.extend(lines);
+        }
         match sorter {
             Some(mut s) => s.drain(|i, m| each(self, i, m)),
             None => Ok(()),
@@ -599,6 +608,7 @@ pub fn to_bag<W: Write + Seek>(
     }
 }
 
+mod anonymise;
 mod file;
 mod filterconfig;
 mod merge;
@@ -631,6 +641,7 @@ pub(crate) mod protobuf_type {
         super::protobuf::resolve(&set.file, full.trim_start_matches('.'))
     }
 }
+pub use anonymise::{Anonymise, IDENTIFIER_KEYS, is_identifier};
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use filterconfig::{ConfigError, FilterConfig};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};

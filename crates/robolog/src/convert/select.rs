@@ -274,6 +274,10 @@ pub struct Filter {
     shift: i64,
     renames: Vec<Rename>,
     latched: bool,
+    /// The anonymisation ([`Filter::anonymise`]).
+    anonymise: Option<super::anonymise::Anonymiser>,
+    /// Topics of logged text left out ([`Filter::drop_text_topics`]).
+    text_topics: Vec<String>,
     /// Parts of the output ([`Filter::split_every`], [`Filter::split_size`]).
     pub(crate) split: super::split::Split,
     /// The run of one part, set by the part driver.
@@ -476,7 +480,40 @@ impl Filter {
 
     /// Whether `topic` is excluded.
     pub fn excludes(&self, topic: &str) -> bool {
-        self.exclude.iter().any(|p| p.matches(topic))
+        self.exclude.iter().any(|p| p.matches(topic)) || self.text_topics.iter().any(|t| t == topic)
+    }
+
+    /// Anonymises what the filter writes as `spec` asks (see
+    /// [`Anonymise`](super::Anonymise)): GPS positions moved by one offset
+    /// (chosen here, once, when `spec` gives none), identifiers and
+    /// logged text left out. An offset out of range is
+    /// [`Error::InvalidArgument`].
+    pub fn anonymise(&mut self, spec: &super::Anonymise) -> Result<&mut Self, Error> {
+        self.anonymise = if spec.is_empty() {
+            None
+        } else {
+            Some(super::anonymise::Anonymiser::new(spec)?)
+        };
+        Ok(self)
+    }
+
+    /// The anonymisation, when the filter has one.
+    pub(crate) fn anonymiser(&self) -> Option<&super::anonymise::Anonymiser> {
+        self.anonymise.as_ref()
+    }
+
+    /// Leaves out the topics of `logs` whose channels carry logged text
+    /// (`rosgraph_msgs/Log`, `rcl_interfaces/msg/Log`, `foxglove.Log`);
+    /// the index of a log whose channels do not read is the error's.
+    pub fn drop_text_topics(&mut self, logs: &[&Log<'_>]) -> Result<&mut Self, (usize, Error)> {
+        for (i, log) in logs.iter().enumerate() {
+            for c in log.channels().map_err(|e| (i, e))? {
+                if super::anonymise::is_log_channel(&c) && !self.text_topics.contains(&c.topic) {
+                    self.text_topics.push(c.topic);
+                }
+            }
+        }
+        Ok(self)
     }
 
     /// The only messages kept of `topic` in input `input`, when a content
@@ -541,6 +578,10 @@ pub struct FilterSpec {
     pub restamp_header: bool,
     /// Frame renames, `OLD=NEW` ([`Filter::frame_id`]).
     pub frame_ids: Vec<String>,
+    /// Anonymisation: positions moved, identifiers and logged text left
+    /// out ([`Filter::anonymise`]; `drop_text` also
+    /// [`Filter::drop_text_topics`]).
+    pub anonymise: super::Anonymise,
 }
 
 /// Why [`plan_filter`] made no filter.
@@ -633,6 +674,15 @@ pub fn plan_filter(
     filter.restamp_header(spec.restamp_header);
     for f in &spec.frame_ids {
         filter.frame_id(f).map_err(usage)?;
+    }
+    filter.anonymise(&spec.anonymise).map_err(usage)?;
+    if spec.anonymise.drop_text {
+        filter
+            .drop_text_topics(logs)
+            .map_err(|(input, e)| PlanError::Read {
+                input,
+                message: e.to_string(),
+            })?;
     }
     let matches = |flag: &'static str, topic: &str, expr: &str| {
         if !known.iter().any(|t| t == topic) {
@@ -734,6 +784,8 @@ pub(crate) struct Selecting {
     layouts: Vec<HashMap<ChannelId, super::rewrite::Layout>>,
     /// Where a restamp's sort runs go (the output's folder).
     spill_dir: std::path::PathBuf,
+    /// The anonymisation of the messages, when the filter has one.
+    anon: Option<super::anonymise::ForMessages>,
 }
 
 impl Selecting {
@@ -766,7 +818,18 @@ impl Selecting {
                 .map(|r| super::split::PartLimit::new(r.clone(), filter.split, opts.start)),
             layouts: Vec::new(),
             spill_dir: std::env::temp_dir(),
+            anon: None,
         };
+        if let Some(a) = &filter.anonymise {
+            let patterns = TopicPatterns::new(&opts.topics);
+            let kept = |t: &str| patterns.selects(t) && !filter.excludes(t);
+            s.anon = Some(super::anonymise::ForMessages::new(
+                a,
+                logs,
+                &kept,
+                &filter.text_topics,
+            )?);
+        }
         if filter.restamp || !filter.frames.is_empty() {
             s.layouts = channels
                 .iter()
@@ -909,6 +972,22 @@ impl Selecting {
                 ),
             )),
         }
+    }
+
+    /// `m` of input `i` as the anonymisation writes it (positions moved).
+    pub(crate) fn anonymised<'m>(&mut self, i: usize, m: Message<'m>) -> Message<'m> {
+        match self.anon.as_mut() {
+            Some(a) => a.apply(i, m),
+            None => m,
+        }
+    }
+
+    /// What the anonymisation changed since last asked, as lines.
+    pub(crate) fn take_anonymised(&mut self) -> Vec<String> {
+        self.anon
+            .as_mut()
+            .map(super::anonymise::ForMessages::take_lines)
+            .unwrap_or_default()
     }
 
     /// Where the reads of the writing pass start.

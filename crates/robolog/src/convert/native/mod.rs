@@ -144,6 +144,12 @@ fn check(logs: &[&Log<'_>], opts: &ConvertOptions, filter: &Filter) -> Result<()
              --restamp and --frame-id are for ROS bags and MCAP files (convert it to MCAP first)"
         )));
     }
+    if format != Format::ULog && filter.anonymiser().is_some() {
+        return Err(Error::invalid_argument(format!(
+            "{name}: --anonymise and --drop-text are for ULog files, ROS bags and MCAP files \
+             (convert it to MCAP first: its GPS becomes LocationFix messages, which are moved)"
+        )));
+    }
     if format == Format::CarlaRecorder && (!opts.topics.is_empty() || filter.selects_messages()) {
         return Err(Error::invalid_argument(
             "a CARLA recording is cut by time only (--start, --end): its frames hold every \
@@ -168,15 +174,25 @@ fn write_to<W: std::io::Write>(
     let mut tally = Tally::default();
     let out = match log.format() {
         #[cfg(feature = "ulog")]
-        Format::ULog => ulog::write(
-            log,
-            out,
-            opts,
-            filter,
-            &mut ulog::Unchanged,
-            &mut cx,
-            &mut tally,
-        )?,
+        Format::ULog => match filter.anonymiser() {
+            None => ulog::write(
+                log,
+                out,
+                opts,
+                filter,
+                &mut ulog::Unchanged,
+                &mut cx,
+                &mut tally,
+            )?,
+            Some(a) => {
+                let full = ulog::full(log)?;
+                let mut report = super::anonymise::Report::default();
+                let mut editor = super::anonymise::ulog::UlogAnonymiser::new(a, &full, &mut report);
+                let out = ulog::write(log, out, opts, filter, &mut editor, &mut cx, &mut tally)?;
+                cx.stats.anonymised = report.lines();
+                out
+            }
+        },
         #[cfg(feature = "carla")]
         Format::CarlaRecorder => carla::write(log, out, opts, &mut cx, &mut tally)?,
         #[cfg(feature = "vellog")]

@@ -52,7 +52,6 @@ use crate::convert::{Context, ConvertOptions};
 
 /// What an editor does with one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(dead_code)] // until an editor drops or replaces
 pub(crate) enum Edit {
     /// Written as it is.
     Keep,
