@@ -500,3 +500,17 @@ fn drop_text_leaves_out_rosout_and_mcap_metadata_identifiers_go() {
         (Some(48.5), Some(6.25))
     );
 }
+
+#[test]
+fn a_config_file_anonymises_as_the_flags_do() {
+    let dir = scratch_dir("filter-anon", "config");
+    let input = dir.join("gps.bag");
+    std::fs::write(&input, gps_bag()).unwrap();
+    let config = dir.join("share.toml");
+    std::fs::write(&config, "anonymise = true\ngps_offset = [0.75, -1.5]\n").unwrap();
+    let (a, b) = (dir.join("flags.bag"), dir.join("file.bag"));
+    filter_ok(&[s(&input), s(&a), "--anonymise", "--gps-offset", "0.75,-1.5"]);
+    let report = filter_ok(&[s(&input), s(&b), "--config", s(&config)]);
+    assert!(report.contains("positions moved"), "{report}");
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}

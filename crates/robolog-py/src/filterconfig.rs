@@ -62,7 +62,8 @@ fn time<'py>(py: Python<'py>, t: Option<TimeArg>) -> PyResult<Bound<'py, PyAny>>
 /// `rename` (dicts; several `around` expressions of one topic joined with
 /// `OR`), `before`, `after`, `shift`, `split_every` (ns or `None`),
 /// `split_size` (bytes or `None`), `restamp`, `frame_id` (a dict),
-/// `start`, `end`.
+/// `anonymise`, `gps_offset` (a tuple), `drop_text` (`None` when the file
+/// leaves them out), `start`, `end`.
 /// A file that cannot be read raises `OSError`; one the schema refuses
 /// `ValueError` naming the line, as does an option of the command line's
 /// output (`compression`, `chunk_size`, `storage`) that `robolog.filter`
@@ -129,6 +130,9 @@ pub(crate) fn filter_config(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_,
         frames.set_item(old, new)?;
     }
     d.set_item("frame_id", frames)?;
+    d.set_item("anonymise", c.anonymise)?;
+    d.set_item("gps_offset", c.gps_offset)?;
+    d.set_item("drop_text", c.drop_text)?;
     d.set_item("start", time(py, c.start)?)?;
     d.set_item("end", time(py, c.end)?)?;
     Ok(d)

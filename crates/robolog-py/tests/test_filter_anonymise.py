@@ -109,3 +109,14 @@ def test_refusals(corpus, tmp_path):
     with pytest.raises(Exception, match="shift"):
         robolog.filter(src, tmp_path / "x.ulg", shift="1s")
     assert not (tmp_path / "x.ulg").exists()
+
+
+def test_config_file_keys(corpus, tmp_path):
+    src = ulog(corpus, "sample_log_small.ulg")
+    config = tmp_path / "share.toml"
+    config.write_text("anonymise = true\ngps_offset = [1.5, -2.25]\ndrop_text = true\n")
+    a, b = tmp_path / "a.ulg", tmp_path / "b.ulg"
+    robolog.filter(src, a, anonymise=True, gps_offset=(1.5, -2.25), drop_text=True)
+    report = robolog.filter(src, b, config=config)
+    assert report.anonymised
+    assert a.read_bytes() == b.read_bytes()

@@ -9,7 +9,8 @@
 //!   and the file's other topics are kept;
 //! - single values given as flags replace the file's: `start`, `end`,
 //!   `shift`, `before`, `after`, `compression`, `chunk_size`, `storage`,
-//!   `split_every`, `split_size`, `restamp`.
+//!   `split_every`, `split_size`, `restamp`, `gps_offset`; `--anonymise`
+//!   and `--drop-text` turn on what the file leaves off.
 //!
 //! The inputs, OUT, `--dry-run` and `--force` are only flags. A file that
 //! cannot be read is exit 1; one that is not TOML, holds a key outside the
@@ -138,6 +139,9 @@ fn combine(
         .cloned()
         .chain(file.frame_id.into_iter().map(|(o, n)| format!("{o}={n}")))
         .collect();
+    a.anonymise = args.anonymise || file.anonymise == Some(true);
+    a.gps_offset = args.gps_offset.or(file.gps_offset);
+    a.drop_text = args.drop_text || file.drop_text == Some(true);
     a.range.start = args.range.start.or(file.start);
     a.range.end = args.range.end.or(file.end);
     // The file's names were checked against these choices.

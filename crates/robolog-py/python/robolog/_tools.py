@@ -166,7 +166,7 @@ class FilterReport:
 
 
 def _configured(config, topics, exclude, where, around, before, after, start, end, shift, rename,
-                split_every, split_size, restamp, frame_id):
+                split_every, split_size, restamp, frame_id, anonymise, gps_offset, drop_text):
     """``filter``'s arguments with those of the config file ``config``
     added, as ``robolog filter --config`` adds its flags."""
     c = _robolog.filter_config(os.fspath(config))
@@ -185,7 +185,8 @@ def _configured(config, topics, exclude, where, around, before, after, start, en
     return (topics, exclude, where or None, both or None, pick(before, "before"), pick(after, "after"),
             pick(start, "start"), pick(end, "end"), pick(shift, "shift"), rename or None,
             pick(split_every, "split_every"), pick(split_size, "split_size"), pick(restamp, "restamp"),
-            frame_id or None)
+            frame_id or None, bool(anonymise or c["anonymise"]), pick(gps_offset, "gps_offset"),
+            bool(drop_text or c["drop_text"]))
 
 
 def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
@@ -271,9 +272,9 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     ``chunk_size``, ``storage``), which this function does not take."""
     if config is not None:
         (topics, exclude, where, around, before, after, start, end, shift, rename, split_every,
-         split_size, restamp, frame_id) = _configured(
+         split_size, restamp, frame_id, anonymise, gps_offset, drop_text) = _configured(
             config, topics, exclude, where, around, before, after, start, end, shift, rename,
-            split_every, split_size, restamp, frame_id)
+            split_every, split_size, restamp, frame_id, anonymise, gps_offset, drop_text)
     paths = [os.fspath(src)] if isinstance(src, (str, bytes, os.PathLike)) else [os.fspath(p) for p in src]
     messages, channels, skipped, warned, counts, parts, anonymised = _robolog.filter(
         paths, None if dst is None else os.fspath(dst),

@@ -29,6 +29,10 @@
 //! "camera" = "camera_link"
 //! ```
 //!
+//! and, to share a log, `anonymise = true`, `gps_offset = [0.71, -1.3]`
+//! (degrees of latitude and longitude) and `drop_text = true`, as the
+//! flags of those names.
+//!
 //! Lists (`topics`, `exclude`) take an array of strings or one string. A
 //! key that is not in [`FilterConfig::KEYS`], or a value of the wrong
 //! type, is a [`ConfigError`] naming the key and its line; so is a
@@ -86,6 +90,12 @@ pub struct FilterConfig {
     pub restamp: Option<String>,
     /// (old, new) of `--frame-id`, in the file's order.
     pub frame_id: Vec<(String, String)>,
+    /// `--anonymise`.
+    pub anonymise: Option<bool>,
+    /// `--gps-offset`: (latitude, longitude) in degrees.
+    pub gps_offset: Option<(f64, f64)>,
+    /// `--drop-text`.
+    pub drop_text: Option<bool>,
 }
 
 /// An error of a config file: its 1-based line and what is wrong.
@@ -116,10 +126,11 @@ const TIME: &str = "a time as --start takes it: a string (\"12.5s\", \"@15991187
 const SIZE: &str =
     "a size: a string such as \"1GB\", \"500MB\" or \"64MiB\", or bytes as an integer";
 const EXPRESSIONS: &str = "a table of topic = \"SQL boolean expression\"";
+const OFFSET: &str = "an array [latitude, longitude] of degrees";
 
 impl FilterConfig {
     /// The keys of the schema, each with what it takes.
-    pub const KEYS: [(&'static str, &'static str); 17] = [
+    pub const KEYS: [(&'static str, &'static str); 20] = [
         ("topics", PATTERNS),
         ("exclude", PATTERNS),
         ("where", EXPRESSIONS),
@@ -137,6 +148,9 @@ impl FilterConfig {
         ("split_size", SIZE),
         ("restamp", "\"header\""),
         ("frame_id", "a table of \"old\" = \"new\" frame ids"),
+        ("anonymise", "true or false"),
+        ("gps_offset", OFFSET),
+        ("drop_text", "true or false"),
     ];
 
     /// Parses and checks the TOML text of a config file.
@@ -193,6 +207,9 @@ impl FilterConfig {
                 "split_size" => c.split_size = Some(at.size(value)?),
                 "restamp" => c.restamp = Some(at.choice(value, &["header"])?),
                 "frame_id" => c.frame_id = at.renames(value)?,
+                "anonymise" => c.anonymise = Some(at.boolean(value)?),
+                "gps_offset" => c.gps_offset = Some(at.offset(value)?),
+                "drop_text" => c.drop_text = Some(at.boolean(value)?),
                 _ => {
                     let known: Vec<&str> = Self::KEYS.iter().map(|(k, _)| *k).collect();
                     return Err(at.error(
@@ -408,6 +425,36 @@ impl Place<'_> {
             .map_err(|e| self.error(v.span(), format!("{}: {e}", self.key)))
     }
 
+    /// `true` or `false`.
+    fn boolean(&self, v: &Value<'_>) -> Result<bool, ConfigError> {
+        match v.get_ref() {
+            DeValue::Boolean(b) => Ok(*b),
+            _ => Err(self.wrong(v, "true or false")),
+        }
+    }
+
+    /// `[latitude, longitude]` in degrees, within ±90 and ±180.
+    fn offset(&self, v: &Value<'_>) -> Result<(f64, f64), ConfigError> {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.wrong(v, OFFSET));
+        };
+        let degrees: Vec<f64> = items
+            .iter()
+            .map(|i| Self::number(i.get_ref()).and_then(|n| n.parse().ok()))
+            .collect::<Option<_>>()
+            .ok_or_else(|| self.wrong(v, OFFSET))?;
+        match degrees[..] {
+            [lat, lon] if lat.abs() <= 90.0 && lon.abs() <= 180.0 => Ok((lat, lon)),
+            _ => Err(self.error(
+                v.span(),
+                format!(
+                    "{}: expected {OFFSET} (a latitude within ±90, a longitude within ±180)",
+                    self.key
+                ),
+            )),
+        }
+    }
+
     /// One of `choices`.
     fn choice(&self, v: &Value<'_>, choices: &[&str]) -> Result<String, ConfigError> {
         let DeValue::String(s) = v.get_ref() else {
@@ -458,6 +505,25 @@ impl Place<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn anonymisation_keys() {
+        let c =
+            FilterConfig::parse("anonymise = true\ngps_offset = [0.5, -2]\ndrop_text = false\n")
+                .unwrap();
+        assert_eq!(
+            (c.anonymise, c.gps_offset, c.drop_text),
+            (Some(true), Some((0.5, -2.0)), Some(false))
+        );
+        assert_eq!(
+            FilterConfig::parse("\ngps_offset = [91, 0]\n")
+                .unwrap_err()
+                .line,
+            2
+        );
+        assert!(FilterConfig::parse("gps_offset = [1]").is_err());
+        assert!(FilterConfig::parse("anonymise = \"yes\"").is_err());
+    }
 
     fn err(text: &str) -> ConfigError {
         FilterConfig::parse(text).unwrap_err()
