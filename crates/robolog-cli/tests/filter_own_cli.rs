@@ -267,6 +267,13 @@ fn ulog_refusals_are_usage_errors() {
     assert!(err.contains("one input"), "{err}");
     let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--topic", "nope*"]);
     assert!(err.contains("sensor_gps"), "{err}");
+    let err = filter_usage(&[
+        s(&input),
+        s(&dir.join("x.ulg")),
+        "--where",
+        "esc_status[1]: counter > 1",
+    ]);
+    assert!(err.contains("'esc_status: multi_id = 1 AND ...'"), "{err}");
     let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--compression", "lz4"]);
     assert!(err.contains("--compression"), "{err}");
     assert!(!dir.join("x.ulg").exists());

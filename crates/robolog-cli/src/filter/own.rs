@@ -162,6 +162,24 @@ pub(super) fn run(
         let (topic, expr) = topic_and_expr("--around", a, input)?;
         spec.around.push((topic.to_string(), expr.to_string()));
     }
+    if format == Format::ULog {
+        // A ULog table holds every instance of a message.
+        let instance = |(flag, topic): (&str, &String)| {
+            let (name, multi) = topic.strip_suffix(']')?.split_once('[')?;
+            Some(usage(
+                input,
+                format!(
+                    "{flag} {topic}: a ULog file's expressions name a message, whose table holds \
+                     every instance in a multi_id column: give '{name}: multi_id = {multi} AND ...'"
+                ),
+            ))
+        };
+        let wheres = spec.wheres.iter().map(|(t, _)| ("--where", t));
+        let around = spec.around.iter().map(|(t, _)| ("--around", t));
+        if let Some(e) = wheres.chain(around).find_map(instance) {
+            return Err(e);
+        }
+    }
     let filter = plan_filter(&[&log], &known, &spec, &matcher).map_err(|e| match e {
         PlanError::UnknownTopic { flag, topic } => {
             topics::unknown_in(flag, input, &topic, names(), scope)
