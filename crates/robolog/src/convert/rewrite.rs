@@ -20,6 +20,7 @@ use logcore::{ChannelInfo, Timestamp};
 #[derive(Debug, Clone)]
 pub(crate) enum Wire {
     /// ROS 1 serialization.
+    #[cfg_attr(not(feature = "rosbag"), allow(dead_code))]
     Ros1,
     /// CDR, with the type to decode and re-encode with.
     #[cfg_attr(not(feature = "ros2"), allow(dead_code))]
@@ -54,6 +55,10 @@ const TF_TYPES: [&str; 3] = [
 
 /// The layout of channel `c`, `None` for a channel that is neither ROS 1
 /// nor CDR, or whose definition does not parse.
+#[cfg_attr(
+    not(all(feature = "rosbag", feature = "ros2")),
+    allow(unused_variables)
+)]
 pub(crate) fn layout(c: &ChannelInfo) -> Option<Layout> {
     let schema = c.schema.as_ref()?;
     let text = std::str::from_utf8(&schema.data).ok()?;
@@ -353,6 +358,7 @@ mod tests {
 
     use super::*;
 
+    #[cfg_attr(not(any(feature = "rosbag", feature = "ros2")), allow(dead_code))]
     fn channel(encoding: &str, schema: &str, ty: &str, text: &str) -> ChannelInfo {
         ChannelInfo {
             id: ChannelId(1),

@@ -519,6 +519,10 @@ impl Filter {
     /// The only messages kept of `topic` in input `input`, when a content
     /// filter chose them (the writers of ULog files, which number a
     /// message name's instances together, read them here).
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
     pub(crate) fn only(&self, input: usize, topic: &str) -> Option<&HashSet<MessageKey>> {
         self.only.get(&(input, topic.to_string()))
     }
@@ -538,6 +542,10 @@ impl Filter {
 
     /// Whether `t` lies in a window of [`Filter::around`] (always, when
     /// none was asked for).
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
     pub(crate) fn in_windows(&self, t: Timestamp) -> bool {
         match &self.windows {
             None => true,

@@ -143,6 +143,7 @@ pub fn is_identifier(name: &str) -> bool {
 /// Whether the ULog information key `name` names an identifier:
 /// [`is_identifier`], or a name ending in `_id` or `_uid` (information
 /// describes the system, so its ids are the system's).
+#[cfg_attr(not(feature = "ulog"), allow(dead_code))]
 pub(crate) fn is_identifier_info(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     is_identifier(&n) || n.ends_with("_id") || n.ends_with("_uid")
@@ -380,6 +381,7 @@ pub(crate) fn clean_metadata(metadata: &mut BTreeMap<String, String>, report: Op
 
 /// ASCII case-insensitive replacement of every occurrence of each of
 /// `needles` in `text` by `*`s; whether any was found.
+#[cfg_attr(not(feature = "ulog"), allow(dead_code))]
 pub(crate) fn redact(text: &mut [u8], needles: &[Vec<u8>]) -> bool {
     let mut found = false;
     for n in needles {
