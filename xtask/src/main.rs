@@ -558,17 +558,20 @@ fn ci_steps(fuzz_seconds: Option<u64>, args: &[String]) -> Result {
         "tests (robolog-sql's on a Ballista cluster among them, rosbags reading our ROS 2 bags)",
     );
     // The tests that compare with rosbags run its Python (and read MCAP
-    // with python mcap).
-    let rosbags = python::Venv::with(&["rosbags", "mcap", "zstandard", "lz4"])?;
+    // with python mcap, ULog with pyulog).
+    let rosbags = python::Venv::with(&["rosbags", "mcap", "zstandard", "lz4", "pyulog"])?;
     // robolog-cli's video tests run ffmpeg (they skip, saying so, without it).
     ffmpeg()?;
-    run(cargo().env("ROSBAGS_PYTHON", rosbags.python()).args([
-        "test",
-        "--workspace",
-        "--locked",
-        "--features",
-        GATE_FEATURES,
-    ]))?;
+    run(cargo()
+        .env("ROSBAGS_PYTHON", rosbags.python())
+        .env("PYULOG_PYTHON", rosbags.python())
+        .args([
+            "test",
+            "--workspace",
+            "--locked",
+            "--features",
+            GATE_FEATURES,
+        ]))?;
     gate_step("docs");
     // With the examples, whose dev-dependencies join the feature
     // resolution as in clippy's `--all-targets`: the dependencies' check
