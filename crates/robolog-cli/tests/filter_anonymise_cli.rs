@@ -34,71 +34,13 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
         .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
-/// pyulog's reading of an anonymised ULog file: argv is input, output,
-/// then the offset in 1e-7 degrees (`lat lon`) or `random`. Prints the
-/// offset found (1e-7 degrees) and the positions moved.
-const PYULOG_ANON: &str = r#"
-import sys
-import numpy as np
-from pyulog import ULog
-inp, out = sys.argv[1], sys.argv[2]
-want = None if sys.argv[3] == "random" else (int(sys.argv[3]), int(sys.argv[4]))
-a, b = ULog(inp), ULog(out)
-assert not b.file_corruption
-PAIRS = [("lat", "lon"), ("latitude", "longitude"), ("latitude_deg", "longitude_deg"), ("ref_lat", "ref_lon")]
-offsets, moved = set(), 0
-src = {(d.name, d.multi_id): d for d in a.data_list}
-assert sorted(src) == sorted((d.name, d.multi_id) for d in b.data_list)
-for d in b.data_list:
-    s = src[(d.name, d.multi_id)]
-    assert len(s.data["timestamp"]) == len(d.data["timestamp"])
-    pos = set()
-    for k in d.data:
-        for la, lo in PAIRS:
-            if k.endswith(la) and (k == la or k[: -len(la)].endswith(".")):
-                p = k[: -len(la)]
-                if p + lo in d.data:
-                    pos.add((k, p + lo))
-    for la, lo in pos:
-        x, y, x2, y2 = s.data[la], s.data[lo], d.data[la], d.data[lo]
-        ints = x.dtype.kind == "i"
-        zero = (x == 0) & (y == 0) | np.isnan(x.astype(float)) | np.isnan(y.astype(float))
-        assert np.array_equal(x[zero], x2[zero], equal_nan=True), (d.name, la, "a position (0, 0) stays")
-        m = ~zero
-        if not m.any():
-            continue
-        moved += int(m.sum())
-        if ints:
-            dl, do = (x2[m].astype(np.int64) - x[m]), (y2[m].astype(np.int64) - y[m])
-            assert (dl == dl[0]).all() and (do == do[0]).all(), (d.name, la)
-            offsets.add((int(dl[0]), int(do[0])))
-        else:
-            dl, do = (x2[m].astype(float) - x[m]), (y2[m].astype(float) - y[m])
-            tol = 1e-4 if x.dtype == np.float32 else 1e-8
-            assert np.allclose(dl, dl[0], atol=tol) and np.allclose(do, do[0], atol=tol), (d.name, la)
-            offsets.add((round(float(dl[0]) * 1e7), round(float(do[0]) * 1e7)))
-    for k in d.data:
-        if not any(k in pr for pr in pos):
-            assert np.array_equal(s.data[k], d.data[k], equal_nan=True), (d.name, k)
-if moved:
-    # One offset for the whole log (floats to their precision).
-    lat = {o[0] for o in offsets}
-    lon = {o[1] for o in offsets}
-    assert max(lat) - min(lat) <= 2 and max(lon) - min(lon) <= 2, offsets
-    found = (min(lat, key=abs), min(lon, key=abs))
-    if want is not None:
-        assert all(abs(a - w) <= 2 for a, w in zip(found, want)), (found, want)
-    print(found[0], found[1], moved)
-else:
-    print(0, 0, 0)
-"#;
-
-/// Runs [`PYULOG_ANON`]: the offset (1e-7 degrees) and the positions
+/// Runs `filter_anonymise_pyulog.py`: the offset (1e-7 degrees) and the positions
 /// moved, or `None` without pyulog.
 fn pyulog_anon(input: &Path, output: &Path, offset: Option<(i64, i64)>) -> Option<(i64, i64, u64)> {
     let py = robolog_testkit::python_with("PYULOG_PYTHON")?;
     let mut cmd = Command::new(py);
-    cmd.args(["-c", PYULOG_ANON, s(input), s(output)]);
+    cmd.arg(script("filter_anonymise_pyulog.py"))
+        .args([s(input), s(output)]);
     match offset {
         Some((a, b)) => cmd.args([a.to_string(), b.to_string()]),
         None => cmd.arg("random"),
@@ -300,29 +242,11 @@ fn gps_bag() -> Vec<u8> {
     w.into_inner().into_inner()
 }
 
-/// rosbags' reading of a bag: per message (topic, time, latitude,
-/// longitude, altitude, frame id, raw bytes), and every connection's
-/// callerid.
-const ROSBAGS_READ: &str = r#"
-import sys, json
-from pathlib import Path
-from rosbags.highlevel import AnyReader
-from rosbags.rosbag1 import Reader
-out = {"messages": [], "callerids": []}
-with Reader(Path(sys.argv[1])) as r:
-    out["callerids"] = [c.ext.callerid for c in r.connections]
-with AnyReader([Path(sys.argv[1])]) as r:
-    for c, t, raw in r.messages():
-        m = r.deserialize(raw, c.msgtype)
-        fix = [m.latitude, m.longitude, m.altitude, m.header.frame_id] if c.topic == "/fix" else None
-        out["messages"].append([c.topic, t, fix, bytes(raw).hex()])
-print(json.dumps(out))
-"#;
-
 fn rosbags_read(path: &Path) -> Option<serde_json::Value> {
     let py = robolog_testkit::python_with("ROSBAGS_PYTHON")?;
     let out = Command::new(py)
-        .args(["-c", ROSBAGS_READ, s(path)])
+        .arg(script("filter_anonymise_rosbags.py"))
+        .args([s(path)])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -513,4 +437,14 @@ fn a_config_file_anonymises_as_the_flags_do() {
     let report = filter_ok(&[s(&input), s(&b), "--config", s(&config)]);
     assert!(report.contains("positions moved"), "{report}");
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+/// The path of a Python script beside these tests (run with the
+/// reference tools' Python).
+fn script(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }

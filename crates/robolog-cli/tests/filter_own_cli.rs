@@ -43,52 +43,13 @@ fn at(us: u64) -> String {
     format!("@{}.{:06}", us / 1_000_000, us % 1_000_000)
 }
 
-/// pyulog's reading of a filtered ULog file against its input: argv is
-/// input, output, lo, hi (µs, the kept range), then the kept
-/// (name, multi_id) pairs as `name:multi`, or `*` for all.
-const PYULOG_CHECK: &str = r#"
-import sys
-import numpy as np
-from pyulog import ULog
-inp, out, lo, hi = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-kept = sys.argv[5:]
-a, b = ULog(inp), ULog(out)
-assert not b.file_corruption, "pyulog finds damage in the output"
-assert a.msg_info_dict == b.msg_info_dict
-assert a.msg_info_multiple_dict == b.msg_info_multiple_dict
-assert a.initial_parameters == b.initial_parameters
-assert a._default_parameters == b._default_parameters
-assert a.start_timestamp == b.start_timestamp
-src = {(d.name, d.multi_id): d for d in a.data_list}
-got = {(d.name, d.multi_id): d for d in b.data_list}
-want = set()
-for key, d in src.items():
-    if kept != ["*"] and f"{key[0]}:{key[1]}" not in kept:
-        continue
-    t = d.data["timestamp"]
-    m = (t >= lo) & (t < hi)
-    if m.any():
-        want.add(key)
-        e = got[key]
-        for k, v in d.data.items():
-            assert np.array_equal(e.data[k], v[m], equal_nan=True), (key, k)
-assert set(got) == want, (sorted(set(got) ^ want))
-lm = [(x.timestamp, x.log_level, x.message) for x in a.logged_messages if lo <= x.timestamp < hi]
-assert lm == [(x.timestamp, x.log_level, x.message) for x in b.logged_messages]
-for tag, msgs in a.logged_messages_tagged.items():
-    w = [(x.timestamp, x.message) for x in msgs if lo <= x.timestamp < hi]
-    assert w == [(x.timestamp, x.message) for x in b.logged_messages_tagged.get(tag, [])]
-changes = [c for c in a.changed_parameters if c[0] < hi]
-assert [c[1:] for c in changes] == [c[1:] for c in b.changed_parameters]
-print(sum(len(d.data["timestamp"]) for d in b.data_list))
-"#;
-
-/// Runs [`PYULOG_CHECK`]; the samples pyulog read from the output, or
+/// Runs `filter_own_pyulog.py`; the samples pyulog read from the output, or
 /// `None` when there is no Python with pyulog.
 fn pyulog_check(input: &Path, output: &Path, lo: u64, hi: u64, kept: &[String]) -> Option<u64> {
     let py = robolog_testkit::python_with("PYULOG_PYTHON")?;
     let mut cmd = Command::new(py);
-    cmd.args(["-c", PYULOG_CHECK, s(input), s(output)])
+    cmd.arg(script("filter_own_pyulog.py"))
+        .args([s(input), s(output)])
         .arg(lo.to_string())
         .arg(hi.to_string());
     if kept.is_empty() {
@@ -534,4 +495,14 @@ fn vel_topics_and_times_read_back() {
     };
     let n = obd(&written);
     assert!(n > 0 && n < obd(&std::fs::read(&input).unwrap()));
+}
+
+/// The path of a Python script beside these tests (run with the
+/// reference tools' Python).
+fn script(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }
