@@ -362,8 +362,14 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
             crate::shown::say!("robolog: wrote {} ({messages} messages)", part.display());
         }
     }
-    // A split output is named by its parts.
-    let shown = match written.as_ref().map(|s| s.parts.as_slice()) {
+    let shown = shown_output(output, &written);
+    crate::convert::say_written(ctx, input, &shown, written, true)
+}
+
+/// What a filter wrote, for its last line: a split output is named by its
+/// parts.
+fn shown_output<E>(output: &Path, written: &Result<robolog::convert::ConvertStats, E>) -> PathBuf {
+    match written.as_ref().map(|s| s.parts.as_slice()) {
         Ok([first, .., last]) => PathBuf::from(format!(
             "{} .. {} ({} parts)",
             first.0.display(),
@@ -372,8 +378,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         )),
         Ok([only]) => only.0.clone(),
         _ => output.to_path_buf(),
-    };
-    crate::convert::say_written(ctx, input, &shown, written, true)
+    }
 }
 
 /// Refuses inputs that are not ROS 1 bags, ROS 2 bags or MCAP files.

@@ -181,6 +181,102 @@ fn ulog_time_cuts_and_topics_read_back_with_pyulog() {
     }
 }
 
+/// Runs `filter_own_rewrite_pyulog.py` with `args`; the samples pyulog
+/// read, or `None` when there is no Python with pyulog.
+fn pyulog_rewrite(args: &[&str]) -> Option<u64> {
+    let py = robolog_testkit::python_with("PYULOG_PYTHON")?;
+    let out = Command::new(py)
+        .arg(script("filter_own_rewrite_pyulog.py"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    Some(text(&out.stdout).trim().parse().unwrap())
+}
+
+/// The parts `OUT_000.EXT`, ... a split wrote, in order.
+fn parts_of(dir: &Path, stem: &str) -> Vec<PathBuf> {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{stem}_")))
+        })
+        .collect();
+    parts.sort();
+    parts
+}
+
+#[test]
+fn ulog_shift_rename_and_split_read_back_with_pyulog() {
+    let dir = scratch_dir("filter-own", "ulog-rewrite");
+    for input in ulog_corpus() {
+        let name = input.file_stem().unwrap().to_str().unwrap().to_string();
+        let bytes = std::fs::read(&input).unwrap();
+        let log = ulogfile::ULog::parse(&bytes).unwrap();
+        let samples: u64 = log
+            .subscriptions
+            .iter()
+            .map(|s| s.samples.len() as u64)
+            .sum();
+        // The message of the first subscription renamed.
+        let old = log.subscriptions[0].name.clone();
+        let new = format!("{old}_renamed");
+        let shifted = dir.join(format!("{name}-shift.ulg"));
+        let rename = format!("{old}={new}");
+        filter_ok(&[
+            s(&input),
+            s(&shifted),
+            "--shift",
+            "12.345678s",
+            "--rename",
+            &rename,
+        ]);
+        let written = std::fs::read(&shifted).unwrap();
+        let out = ulogfile::ULog::parse(&written).unwrap();
+        assert_eq!(out.header.timestamp, log.header.timestamp + 12_345_678);
+        assert!(out.subscriptions.iter().any(|s| s.name == new), "{name}");
+        if let Some(n) = pyulog_rewrite(&["shift", s(&input), s(&shifted), "12345678", &old, &new])
+        {
+            assert_eq!(n, samples, "{name}");
+        }
+
+        // Parts by size (about a third of the file each) and by time.
+        let size = (bytes.len() / 3).to_string();
+        let stem = format!("{name}-size");
+        filter_ok(&[
+            s(&input),
+            s(&dir.join(format!("{stem}.ulg"))),
+            "--split-size",
+            &size,
+            "--force",
+        ]);
+        let parts = parts_of(&dir, &stem);
+        assert!(parts.len() >= 2, "{name}: {parts:?}");
+        let mut args = vec!["split", s(&input), "0"];
+        args.extend(parts.iter().map(|p| s(p)));
+        if let Some(n) = pyulog_rewrite(&args) {
+            assert_eq!(n, samples, "{name}");
+        }
+        let stem = format!("{name}-every");
+        filter_ok(&[
+            s(&input),
+            s(&dir.join(format!("{stem}.ulg"))),
+            "--split-every",
+            "10s",
+            "--force",
+        ]);
+        let parts = parts_of(&dir, &stem);
+        let mut args = vec!["split", s(&input), "10000000"];
+        args.extend(parts.iter().map(|p| s(p)));
+        if let Some(n) = pyulog_rewrite(&args) {
+            assert_eq!(n, samples, "{name}");
+        }
+    }
+}
+
 #[test]
 fn ulog_where_keeps_the_samples_where_it_holds() {
     let Some(input) = corpus("ulog/pyulog/sample_log_small.ulg") else {
@@ -222,10 +318,29 @@ fn ulog_refusals_are_usage_errors() {
     let dir = scratch_dir("filter-own", "ulog-usage");
     let err = filter_usage(&[s(&input), s(&dir.join("x.mcap"))]);
     assert!(err.contains(".ulg"), "{err}");
-    let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--shift", "1s"]);
-    assert!(err.contains("--shift"), "{err}");
+    let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--shift", "1.0000005s"]);
+    assert!(err.contains("whole microseconds"), "{err}");
+    let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--shift", "-1000000s"]);
+    assert!(err.contains("outside a ULog file's times"), "{err}");
+    let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--restamp", "header"]);
+    assert!(err.contains("--restamp"), "{err}");
+    let err = filter_usage(&[
+        s(&input),
+        s(&dir.join("x.ulg")),
+        "--rename",
+        "esc_status[1]=esc",
+    ]);
+    assert!(err.contains("all its instances"), "{err}");
+    let err = filter_usage(&[
+        s(&input),
+        s(&dir.join("x.ulg")),
+        "--rename",
+        "esc_status=sensor_gps",
+    ]);
+    assert!(err.contains("has a format sensor_gps already"), "{err}");
     let err = filter_usage(&[s(&input), s(&input), s(&dir.join("x.ulg"))]);
     assert!(err.contains("one input"), "{err}");
+    assert!(err.contains("state of one flight"), "{err}");
     let err = filter_usage(&[s(&input), s(&dir.join("x.ulg")), "--topic", "nope*"]);
     assert!(err.contains("sensor_gps"), "{err}");
     let err = filter_usage(&[

@@ -2,7 +2,9 @@
 //! a file of the same format ([`robolog::convert::filter_own_format_to`]):
 //! one input, an output with that format's extension, the same topic
 //! patterns, `--where`, `--around` and time range (CARLA: the time range
-//! only), no `--shift`, `--rename`, `--compression` or `--storage`.
+//! only), `--shift` (ULog, VEL), `--rename` (ULog message names),
+//! `--split-every`/`--split-size` (parts `OUT_000.EXT`, ...); no
+//! `--restamp`, `--frame-id`, `--compression` or `--storage`.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -58,8 +60,19 @@ pub(super) fn run(
         return Err(usage(
             &inputs[0],
             format!(
-                "{name} is filtered on its own: give one input (several are merged for ROS \
-                 bags and MCAP files only)"
+                "{name} is filtered on its own: give one input ({}; several are merged for ROS \
+                 bags and MCAP files only)",
+                match format {
+                    Format::ULog => {
+                        "its subscriptions, formats and parameters are the state of one flight, \
+                         and two logs' msg_ids and parameters would clash"
+                    }
+                    Format::CarlaRecorder => {
+                        "its frames and actor ids belong to one simulation"
+                    }
+                    _ =>
+                        "its times count from its own recorder's start, so two logs share no clock",
+                }
             ),
         ));
     };
@@ -87,23 +100,32 @@ pub(super) fn run(
             &format!("{name} is written in its own format, which has no such choice"),
         ));
     }
-    if args.shift.is_some_and(|s| s != 0)
-        || !args.rename.is_empty()
-        || args.restamp.is_some()
-        || !args.frame_ids.is_empty()
-    {
+    if args.restamp.is_some() || !args.frame_ids.is_empty() {
         return Err(refused(
-            "--shift/--rename/--restamp/--frame-id",
+            "--restamp/--frame-id",
+            &format!("{name} has no ROS headers or frames to rewrite; convert it to MCAP for that"),
+        ));
+    }
+    if format != Format::ULog && !args.rename.is_empty() {
+        return Err(refused(
+            "--rename",
             &format!(
-                "{name} keeps its times and names inside its records; convert it to MCAP to \
-                 move times or rename topics"
+                "{name}'s topics are named by the format's record types, which its readers \
+                 know by those names; convert it to MCAP to rename topics"
             ),
         ));
     }
-    if args.split_every.is_some() || args.split_size.is_some() {
+    if format == Format::CarlaRecorder && args.shift.is_some_and(|s| s != 0) {
         return Err(refused(
-            "--split-every/--split-size",
-            &format!("{name} is cut into one output; parts are written of ROS bags and MCAP files"),
+            "--shift",
+            "a CARLA recording's frame times are the simulation's elapsed seconds from its \
+             start (its header's date); convert it to MCAP to move times",
+        ));
+    }
+    if format == Format::ULog && args.shift.is_some_and(|s| s % 1000 != 0) {
+        return Err(refused(
+            "--shift",
+            "a ULog file's times are whole microseconds: give a shift of whole microseconds",
         ));
     }
     if format == Format::CarlaRecorder {
@@ -122,8 +144,12 @@ pub(super) fn run(
             ));
         }
     }
+    let splits = args.split_every.is_some() || args.split_size.is_some();
+    // A split output's parts are checked by the writer, all of them
+    // before the first is written.
     if let Some(out) = output
         && !args.dry_run
+        && !splits
     {
         let mut policy = OutputPolicy::new(args.force);
         policy.add_inputs(inputs);
@@ -152,6 +178,10 @@ pub(super) fn run(
         anonymise: super::anonymise_of(args),
         before: args.before,
         after: args.after,
+        shift: args.shift.unwrap_or(0),
+        rename: args.rename.clone(),
+        split_every: args.split_every,
+        split_size: args.split_size,
         ..FilterSpec::default()
     };
     for w in &args.wheres {
@@ -213,6 +243,10 @@ pub(super) fn run(
     bar.finish();
     if let Ok(stats) = &written {
         super::say_anonymised(output, &stats.anonymised);
+        for (part, messages) in &stats.parts {
+            crate::shown::say!("robolog: wrote {} ({messages} messages)", part.display());
+        }
     }
-    crate::convert::say_written(ctx, input, output, written, true)
+    let shown = super::shown_output(output, &written);
+    crate::convert::say_written(ctx, input, &shown, written, true)
 }

@@ -533,11 +533,33 @@ impl Filter {
         !self.only.is_empty() || self.windows.is_some()
     }
 
-    /// Whether the filter moves times, renames topics or frames, or
-    /// restamps (what the writers of ULog files, CARLA recordings and VEL
-    /// logs refuse).
-    pub(crate) fn rewrites(&self) -> bool {
-        self.shift != 0 || !self.renames.is_empty() || self.restamp || !self.frames.is_empty()
+    /// The shift of [`Filter::shift`], in nanoseconds (the writers of
+    /// ULog files and VEL logs move their records' times by it).
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn shift_ns(&self) -> i64 {
+        self.shift
+    }
+
+    /// Whether the filter renames topics.
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn has_renames(&self) -> bool {
+        !self.renames.is_empty()
+    }
+
+    /// Whether the filter restamps messages or renames frames (what only
+    /// the writers of ROS bags and MCAP files do).
+    #[cfg_attr(
+        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
+        allow(dead_code)
+    )]
+    pub(crate) fn restamps_or_reframes(&self) -> bool {
+        self.restamp || !self.frames.is_empty()
     }
 
     /// Whether `t` lies in a window of [`Filter::around`] (always, when

@@ -313,7 +313,7 @@ impl Family {
 
     /// The entries of the output's folder that are names of the family,
     /// with their part numbers.
-    fn existing(&self) -> io::Result<Vec<(usize, PathBuf)>> {
+    pub(crate) fn existing(&self) -> io::Result<Vec<(usize, PathBuf)>> {
         let dir = if self.dir.as_os_str().is_empty() {
             Path::new(".")
         } else {

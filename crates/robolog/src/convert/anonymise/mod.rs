@@ -232,9 +232,21 @@ impl Offset {
     }
 }
 
-/// 64 random bits: the standard library's per-process random hash keys
-/// over the time and the process id.
+/// 64 random bits from the operating system (`/dev/urandom`); where it
+/// cannot be read (not a Unix system, a sandbox without `/dev`), the
+/// standard library's per-process random hash keys over the time and the
+/// process id.
 fn random_u64() -> u64 {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_ok() {
+        let mut out = [0u8; 8];
+        for (i, b) in bytes.iter().enumerate() {
+            out[i % 8] ^= *b;
+        }
+        return u64::from_le_bytes(out);
+    }
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     let now = std::time::SystemTime::now()

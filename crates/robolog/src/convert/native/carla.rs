@@ -221,6 +221,7 @@ pub(crate) fn write<W: Write>(
             );
         }
         if keep {
+            tally.kept_at(frame_time(f.start.elapsed), f.end.saturating_sub(f.offset));
             kept.push(f);
         } else if kept.is_empty() {
             standing.follow(&f, rec)?;

@@ -6,14 +6,37 @@
 //!
 //! - **ULog** (`ulog`): topic patterns, `--where`, `--around` and the
 //!   time range; the header, flag bits, formats, information and
-//!   parameters always kept.
+//!   parameters always kept. `--shift` moves the header's timestamp, each
+//!   sample's `timestamp` field (the log time) and the logged strings'
+//!   timestamps (whole microseconds: a shift with a fraction of one is
+//!   refused); `--rename OLD=NEW` renames a message name (all its
+//!   instances): the subscriptions name NEW and a format `NEW` with
+//!   OLD's fields is added after OLD's.
 //! - **CARLA** (`carla`): the time range only; whole frames are kept, and
 //!   the first kept frame adds again the actors alive at the cut.
-//! - **VEL** (`vel`): topic patterns, `--where`, `--around` and the time
-//!   range.
+//! - **VEL** (`vel`): topic patterns, `--where`, `--around`, the time
+//!   range and `--shift` (each record's timestamp, milliseconds since the
+//!   recorder started, moved; a time moved below 0 is refused); its topics
+//!   are named by their record types, so it is not renamed.
 //!
-//! None of them moves times (`--shift`) or renames topics: the times
-//! and names are inside the records. One input is filtered at a time.
+//! **Parts** (`--split-every`, `--split-size`, in [`filter_own_format_to`]):
+//! a first pass notes the time and bytes of every message the filter
+//! keeps (a ULog sample, a CARLA frame, a VEL record; one entry per
+//! distinct time); the parts are then intervals `[start, end)` of those
+//! times, each written as a cut of the input with that range (so a ULog
+//! part holds the header, formats, information and the parameters as
+//! they stand at its start; a CARLA part's first frame adds the actors
+//! alive at its start). `--split-every D`: the intervals `[t0 + k D, t0 +
+//! (k + 1) D)` holding a kept message (`t0` the start given or the first
+//! kept time); `--split-size N`: a part ends at the first kept time after
+//! its messages reached `N` bytes (payloads and record headers, not the
+//! definitions every part repeats). Each message is in exactly one part.
+//!
+//! Several inputs are refused: a ULog file's subscriptions, formats and
+//! parameters are the state of one flight (merged, two logs' `msg_id`s
+//! and parameter values would clash); a VEL log's times count from its
+//! own recorder's start, so two logs have no common clock; a CARLA
+//! recording's frames and actor ids belong to one simulation.
 
 // Built without ULog, CARLA and VEL, no log has a writer of its own
 // format here: the dispatch only refuses.
@@ -25,7 +48,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use logcore::{Error, Format};
+use logcore::{Error, Format, Timestamp};
 
 use super::select::{Filter, TopicCount};
 use super::{ConvertFileError, ConvertOptions, ConvertStats, Progress};
@@ -80,10 +103,13 @@ pub fn filter_topics(log: &Log<'_>) -> Result<Vec<String>, Error> {
     Ok(t)
 }
 
-/// Per topic, what a filter keeps and drops.
+/// Per topic, what a filter keeps and drops; and, when asked, the bytes
+/// kept at each time (the first pass of a split).
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     counts: BTreeMap<String, TopicCount>,
+    /// Bytes kept per log time (input time), when noted.
+    times: Option<BTreeMap<Timestamp, u64>>,
 }
 
 impl Tally {
@@ -119,25 +145,55 @@ impl Tally {
         }
     }
 
+    /// Notes that `bytes` were kept at the input time `t` (for a split).
+    pub(crate) fn kept_at(&mut self, t: Timestamp, bytes: u64) {
+        if let Some(times) = self.times.as_mut() {
+            *times.entry(t).or_default() += bytes;
+        }
+    }
+
+    /// Writes `topic` under `name` in the counts.
+    #[cfg_attr(not(feature = "ulog"), allow(dead_code))]
+    pub(crate) fn written_as(&mut self, topic: &str, name: &str) {
+        self.entry(topic).written_as = name.to_string();
+    }
+
     fn into_counts(self) -> Vec<TopicCount> {
         self.counts.into_values().collect()
     }
 }
 
-/// Refuses what a filter in the log's own format does not do: several
-/// inputs, moved times, renamed topics, and for a CARLA recording
-/// anything but a time range.
-fn check(logs: &[&Log<'_>], opts: &ConvertOptions, filter: &Filter) -> Result<(), Error> {
-    let format = logs[0].format();
-    let name = match format {
+/// What the format is called in messages.
+fn called(format: Format) -> &'static str {
+    match format {
         Format::ULog => "a ULog file",
         Format::CarlaRecorder => "a CARLA recording",
         _ => "a VEL log",
-    };
+    }
+}
+
+/// Refuses what a filter in the log's own format does not do: several
+/// inputs, restamps and frame renames; topic renames but for ULog; a
+/// shift of a CARLA recording; for a CARLA recording anything but a time
+/// range and splits.
+fn check(logs: &[&Log<'_>], opts: &ConvertOptions, filter: &Filter) -> Result<(), Error> {
+    let format = logs[0].format();
+    let name = called(format);
     if logs.len() > 1 {
+        let why = match format {
+            Format::ULog => {
+                "its subscriptions, formats and parameters are the state of one flight, and two \
+                 logs' msg_ids and parameters would clash"
+            }
+            Format::CarlaRecorder => {
+                "its frames and actor ids belong to one simulation, which another recording's \
+                 would break"
+            }
+            _ => "its times count from its own recorder's start, so two logs share no clock",
+        };
         return Err(Error::invalid_argument(format!(
-            "{name} is filtered on its own: give one input (merging several is for ROS bags and \
-             MCAP files)"
+            "{name} is filtered on its own: give one input ({why}; several are merged for ROS \
+             bags and MCAP files)"
         )));
     }
     if opts.ros2 {
@@ -145,16 +201,30 @@ fn check(logs: &[&Log<'_>], opts: &ConvertOptions, filter: &Filter) -> Result<()
             "{name} is filtered into its own format: it is not mapped to ROS 2"
         )));
     }
-    if filter.rewrites() {
+    if filter.restamps_or_reframes() {
         return Err(Error::invalid_argument(format!(
-            "{name} keeps its times and names inside its records: --shift, --rename, \
-             --restamp and --frame-id are for ROS bags and MCAP files (convert it to MCAP first)"
+            "{name}: --restamp and --frame-id rewrite ROS headers, which it has none of (convert \
+             it to MCAP first)"
         )));
     }
-    if format != Format::ULog && filter.anonymiser().is_some() {
+    if filter.has_renames() && format != Format::ULog {
         return Err(Error::invalid_argument(format!(
-            "{name}: --anonymise and --drop-text are for ULog files, ROS bags and MCAP files \
-             (convert it to MCAP first: its GPS becomes LocationFix messages, which are moved)"
+            "{name}: --rename: its topics are named by the format's record types, which a \
+             reader knows by those names (convert it to MCAP to rename topics)"
+        )));
+    }
+    if filter.shift_ns() != 0 && format == Format::CarlaRecorder {
+        return Err(Error::invalid_argument(
+            "a CARLA recording: --shift: its frame times are the simulation's elapsed seconds \
+             from its start, and its header's date is the start; convert it to MCAP to move \
+             times",
+        ));
+    }
+    if filter.shift_ns() % 1000 != 0 && format == Format::ULog {
+        return Err(Error::invalid_argument(format!(
+            "a ULog file: --shift {} ns: its times are whole microseconds; give a shift of \
+             whole microseconds",
+            filter.shift_ns()
         )));
     }
     if format == Format::CarlaRecorder && (!opts.topics.is_empty() || filter.selects_messages()) {
@@ -167,18 +237,28 @@ fn check(logs: &[&Log<'_>], opts: &ConvertOptions, filter: &Filter) -> Result<()
     Ok(())
 }
 
+/// What an anonymisation finds in a CARLA recording: nothing to move or
+/// leave out (see [`filter_own_format_to`]).
+const CARLA_ANONYMISED: &str = "a CARLA recording holds no GPS position (actors move in the \
+     map's metres), no hardware identifier and no logged text: nothing changed (actors keep \
+     their blueprint ids and attributes such as role_name)";
+
 /// Writes the kept part of `log` in its own format into `out`, with the
-/// counts per topic.
+/// counts per topic; `times` notes the bytes kept per time.
 fn write_to<W: std::io::Write>(
     log: &Log<'_>,
     out: W,
     opts: &ConvertOptions,
     filter: &Filter,
+    times: bool,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(W, ConvertStats, Vec<TopicCount>), Error> {
+) -> Result<(W, ConvertStats, Tally), Error> {
     check(&[log], opts, filter)?;
     let mut cx = super::Context::new(log, opts, progress);
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        times: times.then(BTreeMap::new),
+        ..Tally::default()
+    };
     let out = match log.format() {
         #[cfg(feature = "ulog")]
         Format::ULog => match filter.anonymiser() {
@@ -201,7 +281,12 @@ fn write_to<W: std::io::Write>(
             }
         },
         #[cfg(feature = "carla")]
-        Format::CarlaRecorder => carla::write(log, out, opts, &mut cx, &mut tally)?,
+        Format::CarlaRecorder => {
+            if filter.anonymiser().is_some() {
+                cx.stats.anonymised = vec![CARLA_ANONYMISED.to_string()];
+            }
+            carla::write(log, out, opts, &mut cx, &mut tally)?
+        }
         #[cfg(feature = "vellog")]
         Format::VelLog => vel::write(log, out, opts, filter, &mut cx, &mut tally)?,
         other => {
@@ -210,7 +295,7 @@ fn write_to<W: std::io::Write>(
             )));
         }
     };
-    Ok((out, cx.stats, tally.into_counts()))
+    Ok((out, cx.stats, tally))
 }
 
 /// What [`filter_own_format_to`] would write, per topic, writing nothing.
@@ -219,8 +304,8 @@ pub(crate) fn dry_run(
     opts: &ConvertOptions,
     filter: &Filter,
 ) -> Result<Vec<TopicCount>, Error> {
-    let (_, _, counts) = write_to(log, std::io::sink(), opts, filter, &mut |_| {})?;
-    Ok(counts)
+    let (_, _, tally) = write_to(log, std::io::sink(), opts, filter, false, &mut |_| {})?;
+    Ok(tally.into_counts())
 }
 
 /// Filters the ULog file, CARLA recording or VEL log `log` (read from
@@ -260,19 +345,142 @@ pub fn filter_own_format_to(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<ConvertStats, ConvertFileError> {
     check(&[log], opts, filter).map_err(ConvertFileError::Convert)?;
+    if filter.splits() {
+        return write_parts(log, input, output, opts, filter, force, progress);
+    }
     let mut policy = OutputPolicy::new(force);
     policy.add_inputs([input]);
     let written = write_atomically(output, &policy, |f| {
-        write_to(log, f, opts, filter, progress).map(|(_, stats, _)| stats)
+        write_to(log, f, opts, filter, false, progress).map(|(_, stats, _)| stats)
     });
-    written.map_err(|e| match e {
+    written.map_err(write_error)
+}
+
+/// A safe write's error as a conversion's.
+fn write_error(e: WriteError<Error>) -> ConvertFileError {
+    match e {
         WriteError::Refused(r) => ConvertFileError::Refused(r),
         WriteError::Io(e) => ConvertFileError::Io(e),
         WriteError::Write(Error::Io(e)) => {
             ConvertFileError::Io(std::io::Error::new(e.kind(), e.to_string()))
         }
         WriteError::Write(e) => ConvertFileError::Convert(e),
-    })
+    }
+}
+
+/// The parts `[start, end)` of a split (see the module docs) of the kept
+/// `times` (bytes per input time), within the options' range `start` to
+/// `end`: one after the other, each holding kept messages, the first
+/// from `start`, the last to `end`.
+fn plan_parts(
+    times: &BTreeMap<Timestamp, u64>,
+    split: super::split::Split,
+    start: Option<Timestamp>,
+    end: Option<Timestamp>,
+) -> Vec<(Option<Timestamp>, Option<Timestamp>)> {
+    // Where a part starts, but for the first.
+    let mut cuts: Vec<Timestamp> = Vec::new();
+    if let Some(every) = split.every {
+        let Some((&first, _)) = times.first_key_value() else {
+            return vec![(start, end)];
+        };
+        let t0 = start.unwrap_or(first).0;
+        let mut last_cell = None;
+        for &t in times.keys() {
+            let cell = (t.0 - t0).div_euclid(every);
+            if last_cell.is_some_and(|c| c != cell) {
+                cuts.push(Timestamp(t0.saturating_add(cell.saturating_mul(every))));
+            }
+            last_cell = Some(cell);
+        }
+    } else {
+        let size = split.size.unwrap_or(u64::MAX);
+        let mut bytes = 0u64;
+        for (&t, &n) in times {
+            if bytes >= size {
+                cuts.push(t);
+                bytes = 0;
+            }
+            bytes = bytes.saturating_add(n);
+        }
+    }
+    let starts = std::iter::once(start).chain(cuts.iter().copied().map(Some));
+    let ends = cuts.iter().copied().map(Some).chain(std::iter::once(end));
+    starts.zip(ends).collect()
+}
+
+/// Writes the parts of a split filter of `log` (see the module docs):
+/// the names of the family checked all at once first (an input always
+/// refused, an existing part unless `force`), each part written through
+/// its own temporary file; with `force`, the parts of an earlier output
+/// beyond the last one written are removed.
+fn write_parts(
+    log: &Log<'_>,
+    input: &Path,
+    output: &Path,
+    opts: &ConvertOptions,
+    filter: &Filter,
+    force: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<ConvertStats, ConvertFileError> {
+    let family = super::split::Family::of(output, super::Target::Mcap);
+    let existing = family.existing().map_err(ConvertFileError::Io)?;
+    let mut policy = OutputPolicy::new(force);
+    policy.add_inputs([input]);
+    for (_, path) in &existing {
+        policy.check(path).map_err(ConvertFileError::Refused)?;
+    }
+    // The first pass: the bytes kept at each time.
+    let (_, _, tally) = write_to(log, std::io::sink(), opts, filter, true, &mut |_| {})
+        .map_err(ConvertFileError::Convert)?;
+    let times = tally.times.unwrap_or_default();
+    let parts = plan_parts(&times, filter.split, opts.start, opts.end);
+    let mut total = ConvertStats::default();
+    let mut seen = Progress::default();
+    for (k, (start, end)) in parts.into_iter().enumerate() {
+        let path = family.part(k);
+        let o = ConvertOptions {
+            start,
+            end,
+            ..opts.clone()
+        };
+        let mut report = |p: Progress| {
+            seen.bytes = p.bytes;
+            seen.total_bytes = p.total_bytes;
+            seen.messages = total.messages + p.messages;
+            progress(seen);
+        };
+        let stats = write_atomically(&path, &policy, |f| {
+            write_to(log, f, &o, filter, false, &mut report).map(|(_, stats, _)| stats)
+        })
+        .map_err(write_error)?;
+        total.messages += stats.messages;
+        total.channels = total.channels.max(stats.channels);
+        for w in stats.warnings {
+            if !total.warnings.contains(&w) {
+                total.warnings.push(w);
+            }
+        }
+        for s in stats.skipped {
+            if !total.skipped.contains(&s) {
+                total.skipped.push(s);
+            }
+        }
+        for a in stats.anonymised {
+            if !total.anonymised.contains(&a) {
+                total.anonymised.push(a);
+            }
+        }
+        total.parts.push((path, stats.messages));
+    }
+    if force {
+        for (k, path) in &existing {
+            if *k >= total.parts.len() {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+    Ok(total)
 }
 
 /// Whether `logs` are filtered into their own format (one ULog file,

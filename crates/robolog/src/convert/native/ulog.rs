@@ -30,6 +30,17 @@
 //!   range: those before its start are the parameters' state at the cut
 //!   and come out before the first kept sample.
 //!
+//! With `--shift`, the header's timestamp, each written sample's
+//! `timestamp` field (a `uint64_t`: the log time pyulog and the reader
+//! give) and each logged string's timestamp move by the shift, in whole
+//! microseconds; other fields (`timestamp_sample`, ...) are the
+//! message's own data and stay, as a ROS message's header stamp stays. A
+//! time moved below 0 is refused. With `--rename OLD=NEW` (message
+//! names; an instance `NAME[N]` is not renamed alone), the subscriptions
+//! of `OLD` name `NEW`, and a format `NEW` with `OLD`'s fields is written
+//! after `OLD`'s (kept, as other formats may nest it). `NEW` must be a
+//! ULog name (letters, digits, `_`, `/`) that names no format yet.
+//!
 //! A ULog topic is `NAME` (instance 0) or `NAME[MULTI_ID]`, as the log's
 //! channels name them; a pattern selects a subscription when it matches
 //! that topic or the message name `NAME` (all its instances). `--where`
@@ -38,6 +49,7 @@
 //! instances, and the samples they name are found by one lenient read
 //! of them.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
@@ -142,7 +154,26 @@ pub(crate) fn write<W: Write>(
         tally.topic(t);
     }
     let chosen = chosen_samples(log, ulog, filter)?;
+    let renames = renames(ulog, filter)?;
+    for (s, t) in ulog.subscriptions.iter().zip(&topics) {
+        if let Some(new) = renames.get(&s.name) {
+            let written = if s.multi_id == 0 {
+                new.clone()
+            } else {
+                format!("{new}[{}]", s.multi_id)
+            };
+            tally.written_as(t, &written);
+        }
+    }
+    let shift_us = filter.shift_ns() / 1000;
+    let mut ts_fields = Vec::with_capacity(ulog.subscriptions.len());
+    for s in &ulog.subscriptions {
+        ts_fields.push(timestamp_field(s, shift_us != 0)?);
+    }
     let mut walk = Walk {
+        renames,
+        shift_us,
+        ts_fields,
         data: ulog.data,
         out,
         ulog,
@@ -168,6 +199,86 @@ pub(crate) fn write<W: Write>(
     walk.run()?;
     walk.cx.stats.channels = walk.tally.written_topics();
     Ok(walk.out)
+}
+
+/// The message names `filter` renames, old to new; a rename of an
+/// instance alone, to a name that is not a ULog name or that names a
+/// format already, or of two names to one, is refused.
+fn renames(ulog: &ULog<'_>, filter: &Filter) -> Result<HashMap<String, String>, Error> {
+    let mut out: HashMap<String, String> = HashMap::new();
+    if !filter.has_renames() {
+        return Ok(out);
+    }
+    for s in &ulog.subscriptions {
+        let topic = topic_of(s);
+        let new = filter.renamed(&s.name);
+        if new == s.name {
+            if filter.renamed(&topic) != topic {
+                return Err(Error::invalid_argument(format!(
+                    "--rename {topic}: a ULog file renames a message name, all its instances \
+                     together (--rename {}=NEW)",
+                    s.name
+                )));
+            }
+            continue;
+        }
+        let valid = !new.is_empty()
+            && new
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'/');
+        if !valid {
+            return Err(Error::invalid_argument(format!(
+                "--rename {}={new}: a ULog message name is letters, digits, `_` and `/`",
+                s.name
+            )));
+        }
+        if ulog.formats.get(&new).is_some() {
+            return Err(Error::invalid_argument(format!(
+                "--rename {}={new}: the file has a format {new} already",
+                s.name
+            )));
+        }
+        if let Some((old, _)) = out.iter().find(|(o, n)| **n == new && **o != s.name) {
+            return Err(Error::invalid_argument(format!(
+                "--rename: {old} and {} would both be named {new}",
+                s.name
+            )));
+        }
+        out.insert(s.name.clone(), new);
+    }
+    Ok(out)
+}
+
+/// Where a subscription's samples hold their `timestamp` (a `uint64_t`),
+/// when its format has one; with a shift, a `timestamp` of another type
+/// is refused.
+fn timestamp_field(s: &Subscription<'_>, shifting: bool) -> Result<Option<usize>, Error> {
+    let Some(f) = s.layout.field("timestamp") else {
+        return Ok(None);
+    };
+    match f.ty {
+        ulogfile::FieldType::Basic(ulogfile::BasicType::UInt64) if f.array_len.is_none() => {
+            Ok(Some(f.offset))
+        }
+        _ if shifting => Err(Error::invalid_argument(format!(
+            "--shift: the format {} has a timestamp that is not a uint64_t, which is not moved",
+            s.name
+        ))),
+        _ => Ok(None),
+    }
+}
+
+/// `us` moved by `shift` microseconds; below 0 or beyond u64 refused,
+/// naming `what`.
+fn shifted_us(us: u64, shift: i64, what: &dyn Fn() -> String) -> Result<u64, Error> {
+    let moved = i128::from(us) + i128::from(shift);
+    u64::try_from(moved).map_err(|_| {
+        Error::invalid_argument(format!(
+            "--shift {shift} us moves {} at {us} us to {moved} us, outside a ULog file's times \
+             (0 and up)",
+            what()
+        ))
+    })
 }
 
 /// Per subscription, the offsets of the samples a `--where` on its
@@ -214,6 +325,12 @@ fn chosen_samples(
 
 /// The pass over the input's messages, as the reader frames them.
 struct Walk<'w, 'a, 'c, W> {
+    /// Message names renamed, old to new.
+    renames: HashMap<String, String>,
+    /// The shift, in microseconds.
+    shift_us: i64,
+    /// Per subscription: where its samples' `timestamp` is.
+    ts_fields: Vec<Option<usize>>,
     data: &'a [u8],
     out: W,
     ulog: &'w ULog<'a>,
@@ -275,7 +392,15 @@ fn at(us: u64) -> Timestamp {
 impl<W: Write> Walk<'_, '_, '_, W> {
     fn run(&mut self) -> Result<(), Error> {
         let data = self.data;
-        self.out.write_all(&data[..HEADER_LEN])?;
+        if self.shift_us == 0 {
+            self.out.write_all(&data[..HEADER_LEN])?;
+        } else {
+            let mut head = data[..HEADER_LEN].to_vec();
+            let ts = u64::from_le_bytes(head[8..16].try_into().unwrap_or_default());
+            let moved = shifted_us(ts, self.shift_us, &|| "the header's timestamp".to_string())?;
+            head[8..16].copy_from_slice(&moved.to_le_bytes());
+            self.out.write_all(&head)?;
+        }
         if !self.definitions()? {
             return self.flush();
         }
@@ -310,17 +435,78 @@ impl<W: Write> Walk<'_, '_, '_, W> {
     /// Writes the message at `pos` (ending at `end`) of type `ty` as the
     /// editor says; returns whether it was written.
     fn put(&mut self, pos: usize, end: usize, ty: u8, sub: Option<usize>) -> Result<bool, Error> {
-        let payload = &self.data[pos + MESSAGE_HEADER_LEN..end];
-        let sub = sub.map(|i| &self.ulog.subscriptions[i]);
-        match self.editor.edit(ty, payload, sub) {
-            Edit::Keep => self.out.write_all(&self.data[pos..end])?,
+        let data = self.data;
+        let payload = &data[pos + MESSAGE_HEADER_LEN..end];
+        let subscription = sub.map(|i| &self.ulog.subscriptions[i]);
+        let mut p: Cow<'_, [u8]> = match self.editor.edit(ty, payload, subscription) {
+            Edit::Keep => Cow::Borrowed(payload),
             Edit::Drop => return Ok(false),
-            Edit::Replace(p) => {
+            Edit::Replace(p) => Cow::Owned(p),
+        };
+        let extra = self.rewrite(ty, &mut p, sub)?;
+        match p {
+            Cow::Borrowed(_) => self.out.write_all(&data[pos..end])?,
+            Cow::Owned(p) => {
                 let m = ulogfile::write::encode_message(ty, &p)?;
                 self.out.write_all(&m)?;
             }
         }
+        if let Some(def) = extra {
+            let m = ulogfile::write::encode_message(b'F', &def)?;
+            self.out.write_all(&m)?;
+        }
         Ok(true)
+    }
+
+    /// Applies the shift and the renames to the payload `p` of a message
+    /// of type `ty` (a sample of subscription `sub`); returns the format
+    /// definition to write after it (a renamed format's copy).
+    fn rewrite(
+        &self,
+        ty: u8,
+        p: &mut Cow<'_, [u8]>,
+        sub: Option<usize>,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        let shift_at = |p: &mut Cow<'_, [u8]>, at: usize, what: &dyn Fn() -> String| {
+            let Some(b) = p.get(at..at + 8) else {
+                return Ok(());
+            };
+            let ts = u64::from_le_bytes(b.try_into().unwrap_or_default());
+            let moved = shifted_us(ts, self.shift_us, what)?;
+            p.to_mut()[at..at + 8].copy_from_slice(&moved.to_le_bytes());
+            Ok::<(), Error>(())
+        };
+        match ty {
+            b'D' if self.shift_us != 0 => {
+                if let Some(i) = sub
+                    && let Some(off) = self.ts_fields[i]
+                {
+                    shift_at(p, 2 + off, &|| format!("a sample of {}", self.topics[i]))?;
+                }
+            }
+            b'L' if self.shift_us != 0 => shift_at(p, 1, &|| "a logged string".to_string())?,
+            b'C' if self.shift_us != 0 => {
+                shift_at(p, 3, &|| "a tagged logged string".to_string())?;
+            }
+            b'A' if !self.renames.is_empty() && p.len() > 3 => {
+                let name = String::from_utf8_lossy(&p[3..]).into_owned();
+                if let Some(new) = self.renames.get(&name) {
+                    let mut q = p[..3].to_vec();
+                    q.extend_from_slice(new.as_bytes());
+                    *p = Cow::Owned(q);
+                }
+            }
+            b'F' if !self.renames.is_empty() => {
+                let text = String::from_utf8_lossy(p);
+                if let Some((name, fields)) = text.split_once(':')
+                    && let Some(new) = self.renames.get(name)
+                {
+                    return Ok(Some(format!("{new}:{fields}").into_bytes()));
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
     }
 
     /// The definitions section; returns whether a data section follows.
@@ -500,6 +686,7 @@ impl<W: Write> Walk<'_, '_, '_, W> {
         let n = bytes.len() as u64;
         if written {
             self.cx.stats.messages += 1;
+            self.tally.kept_at(at(ts), (end - pos) as u64);
         }
         self.tally.count(&self.topics[si], written, n);
         Ok(())
