@@ -1,13 +1,16 @@
-//! `robolog report LOG... -o report.html [--topic T]... [--field F]...
-//! [--start T] [--end T] [--max-points N] [--no-check] [--force]`: one
-//! self-contained HTML page showing the logs (see the `robolog-report`
-//! crate), written through a temporary file renamed when complete.
-//! `--start`/`--end` (the grammar of `cat`) are resolved on each log by
-//! itself. Exit 0 when written, 1 when a log cannot be read, 2 for a usage
-//! error (an output that exists without `--force`, or that is an input; a
-//! UTC time for a log whose clock is not anchored to UTC).
+//! `robolog report LOG...|FOLDER... -o report.html [--topic T]... [--field
+//! F]... [--start T] [--end T] [--max-points N] [--no-check] [--force]`:
+//! one self-contained HTML page showing the logs (see the `robolog-report`
+//! crate), written through a temporary file renamed when complete. A
+//! folder that is not itself a log (a ROS 2 bag's folder is one) stands
+//! for the logs in it, found by [`logs_in`]. `--start`/`--end` (the grammar
+//! of `cat`) are resolved on each log by itself. Exit 0 when written, 1
+//! when a log cannot be read, 2 for a usage error (an output that exists
+//! without `--force`, or that is an input; a folder without a log; a UTC
+//! time for a log whose clock is not anchored to UTC).
 
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use robolog_report::{ReportError, ReportOptions, write_report};
@@ -20,8 +23,8 @@ use crate::{Failure, Outcome};
 #[derive(Debug, Args)]
 pub(crate) struct ReportArgs {
     /// The logs to show (several overlay their plots, aligned by their
-    /// start).
-    #[arg(required = true)]
+    /// start); a folder that is not a log stands for the logs in it.
+    #[arg(required = true, value_name = "LOG|FOLDER")]
     logs: Vec<PathBuf>,
     /// The page to write.
     #[arg(short, long, value_name = "FILE")]
@@ -55,6 +58,21 @@ pub(crate) struct ReportArgs {
 
 /// Runs `robolog report`.
 pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
+    let mut inputs = Vec::new();
+    for p in &a.logs {
+        if p.is_dir() && robolog::probe_folder(p).is_none() {
+            let found = logs_in(p).map_err(|e| Failure::new(p, e))?;
+            if found.is_empty() {
+                return Err(Failure::usage(
+                    p,
+                    "no log in this folder (looked for every format robolog reads, in its subfolders too)",
+                ));
+            }
+            inputs.extend(found);
+        } else {
+            inputs.push(p.clone());
+        }
+    }
     let opts = ReportOptions {
         max_points: a.max_points.max(2),
         budget: a.max_total_points.max(2),
@@ -66,7 +84,7 @@ pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
         end: a.range.end,
         ..ReportOptions::default()
     };
-    let logs = write_report(&a.logs, &a.output, &opts, a.force).map_err(|e| match e {
+    let logs = write_report(&inputs, &a.output, &opts, a.force).map_err(|e| match e {
         ReportError::Log(p, e) => Failure::new(&p, e),
         ReportError::Refused(r) => Failure::usage(&a.output, r),
         ReportError::Io(e) => Failure::new(&a.output, e),
@@ -84,4 +102,37 @@ pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
         if problems == 1 { "" } else { "s" },
     );
     Ok(Outcome::Clean)
+}
+
+/// The logs in the folder `dir` and its subfolders, sorted by path: every
+/// file whose first bytes are those of a format robolog reads, and every
+/// folder that is a log itself (a ROS 2 bag's, with its `metadata.yaml`),
+/// which is not looked into. Other files are skipped, each with a note on
+/// stderr; links are not followed into folders.
+fn logs_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for p in entries {
+        let meta = std::fs::symlink_metadata(&p)?;
+        if meta.is_dir() {
+            if robolog::probe_folder(&p).is_some() {
+                out.push(p);
+            } else {
+                out.extend(logs_in(&p)?);
+            }
+            continue;
+        }
+        let mut head = Vec::with_capacity(robolog::PROBE_LEN);
+        let read = std::fs::File::open(&p)
+            .and_then(|f| f.take(robolog::PROBE_LEN as u64).read_to_end(&mut head));
+        match read {
+            Ok(_) if robolog::detect(&head).is_ok() => out.push(p),
+            Ok(_) => crate::shown::say!("robolog: {}: skipped: not a log", p.display()),
+            Err(e) => crate::shown::say!("robolog: {}: skipped: {e}", p.display()),
+        }
+    }
+    Ok(out)
 }

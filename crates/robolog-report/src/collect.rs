@@ -153,6 +153,11 @@ pub(crate) struct Collected {
     pub(crate) scenes: Vec<Scene>,
     /// Step changes of watched fields (a flight mode), by channel topic.
     pub(crate) changes: BTreeMap<String, Vec<(i64, f64)>>,
+    /// Every message time read, counted over `[t0, t1]`.
+    pub(crate) times: crate::span::TimeHistogram,
+    /// For each group of outliers [`collect`] was given, the channels of
+    /// its messages (by index).
+    pub(crate) outlier_channels: Vec<std::collections::BTreeSet<usize>>,
 }
 
 /// Fields whose change points are kept exactly (for bands), by topic.
@@ -229,13 +234,17 @@ impl Problems {
 /// Reads the messages of `log` in `range` (at or after its start, before
 /// its end; every message where both are `None`) leniently and collects
 /// what the report draws over `[t0, t1]`. With a range, a channel's count,
-/// first and last time are those of its messages read.
+/// first and last time are those of its messages read. Messages outside
+/// `[t0, t1]` (the `outliers` of a log's bulk, see [`crate::span`]) are
+/// left out of the timeline's density; the channels of each group are
+/// noted.
 pub(crate) fn collect(
     log: &Log<'_>,
     t0: i64,
     t1: i64,
     range: (Option<i64>, Option<i64>),
     opts: &ReportOptions,
+    outliers: &[crate::span::Group],
 ) -> Result<Collected, robolog_arrow::Error> {
     let summary = log.summary()?;
     // Each topic once (its connections or channels together: a bag's
@@ -299,6 +308,9 @@ pub(crate) fn collect(
         t0,
         t1,
         span: t1.saturating_sub(t0).max(1) as i128,
+        times: crate::span::TimeHistogram::new(t0, t1),
+        outliers,
+        outlier_channels: vec![std::collections::BTreeSet::new(); outliers.len()],
         opts,
         channels: &channels,
         accs,
@@ -346,7 +358,13 @@ pub(crate) fn collect(
         }))
         .collect();
     drop(scan);
-    let Pass { accs, problems, .. } = pass;
+    let Pass {
+        accs,
+        problems,
+        times,
+        outlier_channels,
+        ..
+    } = pass;
     let (problems, problems_dropped) = problems.finish(more);
 
     let mut tracks = Vec::new();
@@ -419,6 +437,8 @@ pub(crate) fn collect(
         paths,
         scenes,
         changes,
+        times,
+        outlier_channels,
     })
 }
 
@@ -826,6 +846,9 @@ struct Pass<'o> {
     t0: i64,
     t1: i64,
     span: i128,
+    times: crate::span::TimeHistogram,
+    outliers: &'o [crate::span::Group],
+    outlier_channels: Vec<std::collections::BTreeSet<usize>>,
     opts: &'o ReportOptions,
     channels: &'o [Channel],
     accs: Vec<ChannelAcc>,
@@ -892,10 +915,19 @@ impl Pass<'_> {
     fn time(&mut self, a: usize, t: i64, ordinal: u64) {
         let acc = &mut self.accs[a];
         acc.count += 1;
-        let b = (((t.saturating_sub(self.t0)).clamp(0, self.span as i64) as i128
-            * TIMELINE_BUCKETS as i128)
-            / (self.span + 1)) as usize;
-        acc.density[b.min(TIMELINE_BUCKETS - 1)] += 1;
+        self.times.add(t);
+        if (t < self.t0 || t > self.t1) && !self.outliers.is_empty() {
+            // An outlier: in its group, not in the density.
+            let g = self.outliers.partition_point(|g| g.end < t);
+            if let Some(set) = self.outlier_channels.get_mut(g) {
+                set.insert(a);
+            }
+        } else {
+            let b = (((t.saturating_sub(self.t0)).clamp(0, self.span as i64) as i128
+                * TIMELINE_BUCKETS as i128)
+                / (self.span + 1)) as usize;
+            acc.density[b.min(TIMELINE_BUCKETS - 1)] += 1;
+        }
         if let Some(prev) = acc.last_t {
             if t < prev {
                 if acc.jumps.len() < MAX_PROBLEMS {

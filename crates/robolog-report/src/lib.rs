@@ -38,6 +38,7 @@ mod model;
 mod px4;
 mod reduce;
 mod sensors;
+pub mod span;
 mod text;
 
 use std::io::{self, Write};
@@ -49,8 +50,8 @@ use robolog::Log;
 pub use html::{PAGE_BUDGET, data_json, write_html, write_html_within};
 pub use logcore::timearg::TimeArg;
 pub use model::{
-    Band, Channel, CloudFrame, CloudView, Event, LogReport, Panel, Parameter, Path as XyPath,
-    Problem, Range, Scene, SceneObject, Series, Strip, Thumbnail, Track,
+    Band, Channel, CloudFrame, CloudView, Event, LogReport, Outlier, Panel, Parameter,
+    Path as XyPath, Problem, Range, Scene, SceneObject, Series, Strip, Thumbnail, Track,
 };
 pub use sensors::{
     MAX_CLOUD_FRAMES, MAX_CLOUD_POINTS, MAX_CLOUD_VIEW_BYTES, MAX_THUMBNAIL_BYTES, MAX_THUMBNAILS,
@@ -234,7 +235,18 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
                     .map_err(|e| e.to_string())
             })
         });
-        let collected = collect::collect(log, start, end, (from, until), opts);
+        let first = collect::collect(log, start, end, (from, until), opts, &[]);
+        // The span shown is where the bulk of the messages lie (see
+        // `span`): with messages far outside it, the log is read again,
+        // its timeline and series over that span.
+        let (collected, bulk) = match first.as_ref().ok().and_then(|c| c.times.bulk()) {
+            Some(b) => (
+                collect::collect(log, b.start, b.end, (from, until), opts, &b.outliers),
+                Some(b),
+            ),
+            None => (first, None),
+        };
+        let (start, end) = bulk.as_ref().map_or((start, end), |b| (b.start, b.end));
         // The sensor views read their topics' chosen messages, after the
         // pass that gives each topic's span in the range.
         let views = collected.as_ref().ok().map(|c| {
@@ -250,12 +262,29 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
             h.join()
                 .unwrap_or_else(|_| Err("the check stopped unexpectedly".to_string()))
         });
-        (collected.map(|c| (c, views.unwrap_or_default())), checked)
+        (
+            collected.map(|c| (c, views.unwrap_or_default(), bulk)),
+            checked,
+        )
     });
-    let (mut collected, views) = collected.map_err(|e| match e {
+    let (mut collected, views, bulk) = collected.map_err(|e| match e {
         robolog_arrow::Error::Log(e) => e,
         e => Error::invalid_argument(e.to_string()),
     })?;
+    let (start, end) = bulk.as_ref().map_or((start, end), |b| (b.start, b.end));
+    let outliers = bulk.map_or_else(Vec::new, |b| {
+        (b.outliers.iter().zip(&collected.outlier_channels))
+            .map(|(g, chs)| Outlier {
+                start: g.start,
+                end: g.end,
+                count: g.count,
+                topics: chs
+                    .iter()
+                    .map(|&c| collected.channels[c].label.clone())
+                    .collect(),
+            })
+            .collect()
+    });
     // A topic with a view of its own: a camera's or cloud's layout
     // (height, width, point_step, a scan's angles) is no longer plotted,
     // and a position topic's track is robolog-sensors' (drawn once).
@@ -313,6 +342,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
             .flatten(),
         log_start,
         log_end,
+        outliers,
         range: ranged.then(|| Range {
             start: from,
             end: until,

@@ -42,6 +42,10 @@ pub struct LogReport {
     pub log_start: i64,
     /// Time of the log's last message, ns on its clock.
     pub log_end: i64,
+    /// The messages outside the span shown, in groups by time: far from
+    /// where the bulk of the messages lie (see [`crate::span`]), marked at
+    /// the timeline's edge rather than stretching its axis.
+    pub outliers: Vec<Outlier>,
     /// The time range asked for, when one was: only its messages were
     /// read and shown.
     pub range: Option<Range>,
@@ -79,6 +83,20 @@ pub struct LogReport {
     /// Panels of chosen series across channels (a flight's altitude,
     /// attitude against setpoint, ...).
     pub panels: Vec<Panel>,
+}
+
+/// A group of messages outside a log's span shown (see
+/// [`LogReport::outliers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outlier {
+    /// The first message time of the group, ns on the log's clock.
+    pub start: i64,
+    /// The last message time of the group, ns on the log's clock.
+    pub end: i64,
+    /// Messages in the group.
+    pub count: u64,
+    /// The channels of its messages (their labels).
+    pub topics: Vec<String>,
 }
 
 /// The time range a report was asked to show.
@@ -524,6 +542,16 @@ struct RangeJson<'a> {
     messages: u64,
 }
 
+/// A group of messages outside the span shown: ns from the log's
+/// `start` (negative before it).
+#[derive(Serialize)]
+struct OutlierJson<'a> {
+    start: i64,
+    end: i64,
+    count: u64,
+    topics: &'a [String],
+}
+
 #[derive(Serialize)]
 struct ProblemJson<'a> {
     t: Option<i64>,
@@ -657,6 +685,8 @@ struct PanelJson<'a> {
 struct Tail<'a> {
     problems: Vec<ProblemJson<'a>>,
     problems_dropped: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    outliers: Vec<OutlierJson<'a>>,
     check_passed: Option<bool>,
     tracks: Vec<TrackJson>,
     paths: Vec<PathJson<'a>>,
@@ -767,6 +797,14 @@ impl LogReport {
                 })
                 .collect(),
             problems_dropped: self.problems_dropped,
+            outliers: (self.outliers.iter())
+                .map(|o| OutlierJson {
+                    start: o.start - t0,
+                    end: o.end - t0,
+                    count: o.count,
+                    topics: &o.topics,
+                })
+                .collect(),
             check_passed: self.check_passed,
             tracks: (self.tracks.iter())
                 .map(|tr| TrackJson {
@@ -973,6 +1011,7 @@ mod tests {
             start_utc: None,
             log_start: 1_000,
             log_end: 4_000,
+            outliers: Vec::new(),
             range: None,
             message_count: 3,
             metadata: vec![("k".into(), "v&w".into())],

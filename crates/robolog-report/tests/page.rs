@@ -99,6 +99,7 @@ fn hostile_report() -> LogReport {
         start_utc: Some(hostile("utc")),
         log_start: 0,
         log_end: 10,
+        outliers: Vec::new(),
         range: Some(Range {
             start: Some(0),
             end: None,

@@ -181,6 +181,7 @@ fn logs() -> Vec<PathBuf> {
     out.extend(
         [
             "ulog/pyulog/sample.ulg",
+            "ulog/pyulog/sample_log_small.ulg",
             "rosbag/swri-PointCloud2.bag",
             "sensors/ctu_ros_utils-compressed.bag",
             "sensors/rviz_satellite-sample.bag",
@@ -334,7 +335,8 @@ fn the_script_types_match_the_schema() {
         ("BandData", &log["bands"]["items"]),
         ("EventData", &log["events"]["items"]),
     ];
-    let extra: [(&str, &Value); 3] = [
+    let extra: [(&str, &Value); 4] = [
+        ("OutlierData", &log["outliers"]["items"]),
         ("ParametersData", &log["parameters"]["anyOf"][1]),
         (
             "ParameterData",

@@ -41,6 +41,7 @@
  * @property {number} channels_omitted channels not listed (size budget)
  * @property {ProblemData[]} problems
  * @property {number} problems_dropped problems found beyond those listed
+ * @property {OutlierData[]} [outliers] messages outside the span shown, in groups
  * @property {boolean | null} check_passed `robolog check`'s verdict (null: not run)
  * @property {TrackData[]} tracks latitude/longitude tracks
  * @property {PathData[]} paths x/y paths
@@ -51,6 +52,16 @@
  * @property {EventData[]} events text messages of the log
  * @property {ParametersData | null} parameters parameters worth a look
  * @property {PanelData[]} panels series picked across channels
+ */
+
+/**
+ * A group of messages outside a log's span shown (far from the bulk of its
+ * messages): ns from the log's start (negative before it).
+ * @typedef {object} OutlierData
+ * @property {number} start the group's first message
+ * @property {number} end the group's last message
+ * @property {number} count messages in it
+ * @property {string[]} topics the channels of its messages
  */
 
 /**
