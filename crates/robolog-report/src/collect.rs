@@ -44,6 +44,9 @@ const MAX_PROBLEMS: usize = 200;
 const BATCH_ROWS: usize = 4096;
 /// How deep in a message arrays of objects are looked for.
 const MAX_SCENE_DEPTH: usize = 4;
+/// Fields per channel carried for the page's field search beyond those
+/// plotted (see [`Channel::extra`]).
+pub(crate) const MAX_EXTRA_FIELDS: usize = 256;
 
 /// The numeric kind of a field, which says how its values print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,13 +100,18 @@ type Points = Decimator<(i64, f64, f64)>;
 enum Slot {
     /// Its series, by index.
     Series(usize),
-    /// Met when the channel had its fields already: counted, not kept.
+    /// Not plotted at load (beyond `max_fields`, or not asked for with
+    /// `fields`): its extra series, by index, for the field search.
+    Extra(usize),
+    /// Met when the channel had its fields and extras already: counted,
+    /// not kept.
     Skipped,
 }
 
 /// What one channel collects.
 struct ChannelAcc {
     fields: Vec<FieldAcc>,
+    extra: Vec<FieldAcc>,
     by_name: HashMap<String, Slot>,
     fields_skipped: u64,
     density: Vec<u64>,
@@ -125,6 +133,7 @@ impl ChannelAcc {
     fn new(gap_threshold: i64, watched: Option<&str>) -> Self {
         ChannelAcc {
             fields: Vec::new(),
+            extra: Vec::new(),
             by_name: HashMap::new(),
             fields_skipped: 0,
             density: vec![0; TIMELINE_BUCKETS],
@@ -286,6 +295,7 @@ pub(crate) fn collect(
             gaps: Vec::new(),
             jumps: Vec::new(),
             series: Vec::new(),
+            extra: Vec::new(),
             fields_skipped: 0,
         });
     }
@@ -382,18 +392,16 @@ pub(crate) fn collect(
             ch.start = acc.first_t;
             ch.end = acc.last_t;
         }
-        ch.series = acc
-            .fields
-            .into_iter()
-            .map(|f| Series {
-                name: f.name,
-                kind: f.kind,
-                count: f.reducer.count(),
-                nan: f.reducer.nan(),
-                reduced: f.reducer.reduced(),
-                points: f.reducer.points(),
-            })
-            .collect();
+        let series = |f: FieldAcc| Series {
+            name: f.name,
+            kind: f.kind,
+            count: f.reducer.count(),
+            nan: f.reducer.nan(),
+            reduced: f.reducer.reduced(),
+            points: f.reducer.points(),
+        };
+        ch.series = acc.fields.into_iter().map(series).collect();
+        ch.extra = acc.extra.into_iter().map(series).collect();
         if let Some(tr) = acc.track.filter(|t| t.points.len() > 1) {
             tracks.push(Track {
                 channel: index,
@@ -959,9 +967,6 @@ impl Pass<'_> {
         // New names, by channel, where each first has a value.
         let mut new: Vec<(usize, u64, (usize, usize), usize)> = Vec::new();
         for (k, inst) in instances.iter().enumerate() {
-            if !wanted(inst.name) {
-                continue;
-            }
             let mut seen: Vec<usize> = Vec::new();
             for &(r, _) in &inst.values {
                 let Some((a, n)) = rows[r] else { continue };
@@ -978,20 +983,25 @@ impl Pass<'_> {
         for (a, _, _, k) in new {
             let acc = &mut self.accs[a];
             let inst = &instances[k];
-            let slot = if acc.fields.len() < opts.max_fields {
-                acc.fields.push(FieldAcc {
-                    name: inst.name.to_string(),
-                    kind: inst.kind,
-                    reducer: Reducer::new(self.t0, self.t1, opts.max_points),
-                });
+            let field = FieldAcc {
+                name: inst.name.to_string(),
+                kind: inst.kind,
+                reducer: Reducer::new(self.t0, self.t1, opts.max_points),
+            };
+            // A field not plotted at load is carried, reduced the same
+            // way, for the page's field search.
+            let slot = if wanted(inst.name) && acc.fields.len() < opts.max_fields {
+                acc.fields.push(field);
                 Slot::Series(acc.fields.len() - 1)
+            } else if acc.extra.len() < MAX_EXTRA_FIELDS {
+                acc.extra.push(field);
+                Slot::Extra(acc.extra.len() - 1)
             } else {
                 Slot::Skipped
             };
             acc.by_name.entry(inst.name.to_string()).or_insert(slot);
         }
         for inst in instances {
-            let keep = wanted(inst.name);
             let mut slots: Vec<(usize, Option<Slot>)> = Vec::new();
             for &(r, v) in &inst.values {
                 let Some((a, _)) = rows[r] else { continue };
@@ -1002,9 +1012,6 @@ impl Pass<'_> {
                         list.push((t, v));
                     }
                 }
-                if !keep {
-                    continue;
-                }
                 let slot = match slots.iter().find(|s| s.0 == a) {
                     Some(s) => s.1,
                     None => {
@@ -1014,8 +1021,11 @@ impl Pass<'_> {
                     }
                 };
                 match slot {
-                    Some(Slot::Series(i)) => {
-                        let f = &mut acc.fields[i];
+                    Some(Slot::Series(i) | Slot::Extra(i)) => {
+                        let f = match slot {
+                            Some(Slot::Series(_)) => &mut acc.fields[i],
+                            _ => &mut acc.extra[i],
+                        };
                         if inst.kind == Kind::F64 {
                             f.kind = Kind::F64;
                         }

@@ -75,7 +75,9 @@ fn escape(s: &str) -> String {
 /// (`<!--` followed by `<script`).
 ///
 /// Every channel is there in full while the data fits in `budget` bytes.
-/// Past it, channels are listed only (label, topic, type, count, first
+/// Past it, the channels' extra series (the fields not plotted at load)
+/// are left out, from the last channel back, until the rest fits; past it
+/// still, channels are listed only (label, topic, type, count, first
 /// and last time, marked `"omitted":true`) but for those the budget still
 /// holds in full: first the channels that tracks, paths, scenes and panels
 /// draw, then the others in order. Past the budget even as a list, the
@@ -88,9 +90,13 @@ pub fn data_json(logs: &[LogReport], title: &str, budget: usize) -> String {
         .iter()
         .map(|l| (l.json_head(), l.json_tail()))
         .collect();
-    let full: Vec<Vec<String>> = logs
+    let mut full: Vec<Vec<String>> = logs
         .iter()
-        .map(|l| (0..l.channels.len()).map(|i| l.channel_json(i)).collect())
+        .map(|l| {
+            (0..l.channels.len())
+                .map(|i| l.channel_json(i, true))
+                .collect()
+        })
         .collect();
     // Bytes besides the channels: `,"channels_omitted":N` and `]}` included.
     let fixed = o.len()
@@ -99,7 +105,22 @@ pub fn data_json(logs: &[LogReport], title: &str, budget: usize) -> String {
             .iter()
             .map(|(h, t)| h.len() + t.len() + 32)
             .sum::<usize>();
-    let full_bytes: usize = full.iter().flatten().map(|c| c.len() + 1).sum();
+    let mut full_bytes: usize = full.iter().flatten().map(|c| c.len() + 1).sum();
+    // Past the budget, the extra series (the fields not plotted at load)
+    // go first: from the last channel back, until the rest fits.
+    'extra: for (li, l) in logs.iter().enumerate().rev() {
+        for ci in (0..l.channels.len()).rev() {
+            if fixed + full_bytes <= budget {
+                break 'extra;
+            }
+            if l.channels[ci].extra.is_empty() {
+                continue;
+            }
+            let bare = l.channel_json(ci, false);
+            full_bytes -= full[li][ci].len() - bare.len();
+            full[li][ci] = bare;
+        }
+    }
     // What each channel is: 2 in full, 1 listed, 0 counted only.
     let mut shown: Vec<Vec<u8>> = full.iter().map(|l| vec![2; l.len()]).collect();
     let mut stubs: Vec<Vec<String>> = Vec::new();

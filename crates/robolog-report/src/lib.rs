@@ -292,6 +292,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         let ch = &mut collected.channels[c];
         ch.series.clear();
         ch.fields_skipped = 0;
+        ch.extra.clear();
     }
     collected
         .tracks
@@ -309,6 +310,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
     {
         ch.series.clear();
         ch.fields_skipped = 0;
+        ch.extra.clear();
     }
     collected.tracks.sort_by_key(|t| t.channel);
     let mut problems: Vec<Problem> = log
@@ -431,22 +433,47 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
     Ok(report)
 }
 
-/// Reduces the largest series of `logs` further (min/max again, extremes
-/// kept) until the points of all of them fit in `budget`.
+/// Points an extra series (a field not plotted at load, see
+/// [`Channel::extra`]) keeps at least before the plotted series are
+/// reduced for the budget: 32 buckets of its span.
+pub const MIN_EXTRA_POINTS: usize = 64;
+
+/// Reduces the series of `logs` further (min/max again, extremes kept)
+/// until the points of all of them fit in `budget`: first the extra
+/// series (the fields not plotted at load, [`Channel::extra`]), the
+/// largest first, down to [`MIN_EXTRA_POINTS`] each; then, when that is
+/// not enough, the largest of all of them.
 pub fn fit_budget(logs: &mut [LogReport], budget: usize) {
     let total: usize = logs.iter().map(LogReport::points).sum();
     if total <= budget {
         return;
     }
-    // The largest cap c with sum(min(len, c)) <= budget, found by halving.
-    let lens: Vec<usize> = logs
-        .iter()
-        .flat_map(|l| {
-            l.channels
-                .iter()
-                .flat_map(|c| c.series.iter().map(|s| s.points.len()))
-        })
-        .collect();
+    let lens = |logs: &[LogReport], extra: bool| -> Vec<usize> {
+        logs.iter()
+            .flat_map(|l| {
+                l.channels.iter().flat_map(move |c| {
+                    let s = if extra { &c.extra } else { &c.series };
+                    s.iter().map(|s| s.points.len())
+                })
+            })
+            .collect()
+    };
+    let shown: usize = lens(logs, false).iter().sum();
+    let extra = lens(logs, true);
+    let cap = largest_cap(&extra, budget.saturating_sub(shown)).max(MIN_EXTRA_POINTS);
+    cut(logs, cap, true);
+    let mut all = lens(logs, false);
+    all.extend(lens(logs, true));
+    if all.iter().sum::<usize>() > budget {
+        let cap = largest_cap(&all, budget);
+        cut(logs, cap, false);
+        cut(logs, cap, true);
+    }
+}
+
+/// The largest cap `c` (at least 2) with `sum(min(len, c)) <= budget`,
+/// found by halving.
+fn largest_cap(lens: &[usize], budget: usize) -> usize {
     let fits = |c: usize| lens.iter().map(|&l| l.min(c)).sum::<usize>() <= budget;
     let (mut lo, mut hi) = (2usize, lens.iter().copied().max().unwrap_or(2));
     while lo < hi {
@@ -457,12 +484,23 @@ pub fn fit_budget(logs: &mut [LogReport], budget: usize) {
             hi = mid - 1;
         }
     }
-    for s in logs
-        .iter_mut()
-        .flat_map(|l| l.channels.iter_mut().flat_map(|c| c.series.iter_mut()))
-    {
-        if s.points.len() > lo {
-            s.points = reduce::rereduce(&s.points, lo);
+    lo
+}
+
+/// Reduces the series (the extra ones when `extra`) of more than `cap`
+/// points to about `cap`.
+fn cut(logs: &mut [LogReport], cap: usize, extra: bool) {
+    for s in logs.iter_mut().flat_map(|l| {
+        l.channels.iter_mut().flat_map(move |c| {
+            if extra {
+                c.extra.iter_mut()
+            } else {
+                c.series.iter_mut()
+            }
+        })
+    }) {
+        if s.points.len() > cap {
+            s.points = reduce::rereduce(&s.points, cap);
             s.reduced = true;
         }
     }

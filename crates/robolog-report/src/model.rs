@@ -143,7 +143,14 @@ pub struct Channel {
     pub jumps: Vec<i64>,
     /// The numeric fields, reduced.
     pub series: Vec<Series>,
-    /// Values of fields beyond the per-channel limit, not plotted.
+    /// The numeric fields not plotted at load (beyond
+    /// [`ReportOptions::max_fields`](crate::ReportOptions::max_fields), or
+    /// not asked for with [`ReportOptions::fields`](crate::ReportOptions::fields)),
+    /// reduced by the same min/max rule, for the page's field search: at
+    /// most 256 per channel, and the first reduced further or left out
+    /// when the page is over its budget.
+    pub extra: Vec<Series>,
+    /// Values of fields beyond the per-channel limits, not kept.
     pub fields_skipped: u64,
 }
 
@@ -497,6 +504,8 @@ struct ChannelData<'a> {
     series: Vec<SeriesJson<'a>>,
 }
 
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    extra: Vec<SeriesJson<'a>>,
 /// A channel in the page: its listing, then either its data or
 /// `"omitted":true`.
 #[derive(Serialize)]
@@ -706,7 +715,7 @@ impl LogReport {
     pub fn to_json(&self) -> String {
         let mut o = self.json_head();
         let channels: Vec<String> = (0..self.channels.len())
-            .map(|i| self.channel_json(i))
+            .map(|i| self.channel_json(i, true))
             .collect();
         o.push('[');
         o.push_str(&channels.join(","));
@@ -728,8 +737,8 @@ impl LogReport {
     }
 
     /// The channel `i` as JSON: its listing, density, gaps, backward
-    /// steps and series.
-    pub(crate) fn channel_json(&self, i: usize) -> String {
+    /// steps and series, and its extra series when `extra`.
+    pub(crate) fn channel_json(&self, i: usize, extra: bool) -> String {
         let t0 = self.start;
         let c = &self.channels[i];
         page_json(&ChannelJson {
@@ -745,6 +754,11 @@ impl LogReport {
         })
     }
 
+                extra: if extra {
+                    c.extra.iter().map(|s| SeriesJson::new(s, t0)).collect()
+                } else {
+                    Vec::new()
+                },
     /// The channel `i` as listed only (label, topic, type, count, first
     /// and last time), for a page over its size budget: marked
     /// `"omitted":true`.
@@ -922,11 +936,11 @@ impl LogReport {
         out
     }
 
-    /// How many points the report's series hold.
+    /// How many points the report's series hold (extra ones included).
     pub fn points(&self) -> usize {
         self.channels
             .iter()
-            .flat_map(|c| &c.series)
+            .flat_map(|c| c.series.iter().chain(&c.extra))
             .map(|s| s.points.len())
             .sum()
     }
@@ -1034,6 +1048,7 @@ mod tests {
             problems: vec![Problem {
                 t: Some(3_000),
                 text: "late".into(),
+                extra: vec![],
             }],
             problems_dropped: 0,
             check_passed: Some(true),

@@ -194,6 +194,37 @@ mod tests {
     }
 
     #[test]
+    fn each_bucket_keeps_its_own_min_and_max() {
+        // A known series: a sawtooth with a spike every 97 samples, over
+        // 10,000 ns in 50 buckets (max_points 100).
+        let (t0, t1, n) = (1_000i64, 10_999i64, 50i64);
+        let mut r = Reducer::new(t0, t1, 100);
+        let mut exact = Vec::new();
+        for i in 0..10_000i64 {
+            let v = (i % 13) as f64 - if i % 97 == 0 { 1000.0 } else { 0.0 };
+            exact.push((t0 + i, v));
+            r.push(t0 + i, v);
+        }
+        assert!(r.reduced());
+        let pts = r.points();
+        // Bucket b holds the times whose offset from t0 times n,
+        // divided by the span plus one, is b.
+        let bucket = |t: i64| (t - t0) * n / (t1 - t0 + 1);
+        for b in 0..n {
+            let of = |p: &&(i64, f64)| bucket(p.0) == b;
+            let want: Vec<f64> = exact.iter().filter(of).map(|p| p.1).collect();
+            let got: Vec<f64> = pts.iter().filter(of).map(|p| p.1).collect();
+            let lo = |v: &[f64]| v.iter().copied().fold(f64::MAX, f64::min);
+            let hi = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max);
+            assert_eq!((lo(&got), hi(&got)), (lo(&want), hi(&want)), "bucket {b}");
+            assert!(got.len() <= 2, "bucket {b}: {got:?}");
+        }
+        // 200 ns per bucket, each holding 0..12 and two or three spikes.
+        assert_eq!(pts.len(), 100);
+        assert_eq!(pts.iter().filter(|p| p.1 < -900.0).count(), 50);
+    }
+
+    #[test]
     fn nan_is_counted_not_drawn() {
         let mut r = Reducer::new(0, 10, 10);
         r.push(0, f64::NAN);

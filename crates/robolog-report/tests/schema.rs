@@ -238,6 +238,22 @@ fn pages_of_every_format_keep_to_the_schema() {
     assert!(data["logs"][0]["check_passed"].is_boolean());
     let errors = errors_of(&data);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
+    // Fields not asked for: the extra series of the field search.
+    let opts = ReportOptions {
+        check: false,
+        fields: vec!["x".into()],
+        ..ReportOptions::default()
+    };
+    let data = page_data(&paths[..2], &opts);
+    assert!(
+        data["logs"][1]["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["extra"].is_array())
+    );
+    let errors = errors_of(&data);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
 #[test]
@@ -272,8 +288,13 @@ fn the_validator_finds_what_breaks_the_schema() {
         .expect("a channel with a series");
     let e = broken(&|d| d["logs"][1]["channels"][ci]["series"][0]["v"][0] = "NaN".into());
     assert_eq!(e.len(), 1, "{e:?}");
+    let e = broken(&|d| d["logs"][1]["channels"][0]["unknown"] = 1.into());
+    assert_eq!(
+        e,
+        ["$.logs[1].channels[0]: \"unknown\" is not in the schema"]
+    );
     let e = broken(&|d| d["logs"][1]["channels"][0]["extra"] = 1.into());
-    assert_eq!(e, ["$.logs[1].channels[0]: \"extra\" is not in the schema"]);
+    assert_eq!(e, ["$.logs[1].channels[0].extra: 1 is not [\"array\"]"]);
     let e = broken(&|d| d["logs"][1]["start"] = 1.5.into());
     assert_eq!(e.len(), 1, "{e:?}");
     let e = broken(&|d| d["version"] = 2.into());

@@ -10,7 +10,7 @@
 /**
  * A channel as the page uses it: the fields the data leaves out when
  * empty are there (empty, or 0).
- * @typedef {ChannelData & {density: number[], gaps: [number, number][], jumps: number[], skipped: number, series: SeriesData[]}} Channel
+ * @typedef {ChannelData & {density: number[], gaps: [number, number][], jumps: number[], skipped: number, series: SeriesData[], extra: SeriesData[]}} Channel
  */
 
 /**
@@ -47,7 +47,7 @@ export function readData(id) {
     log.strips = log.strips || []; log.clouds = log.clouds || [];
     for (const ch of log.channels) {
       ch.density = ch.density || []; ch.gaps = ch.gaps || []; ch.jumps = ch.jumps || [];
-      ch.series = ch.series || []; ch.skipped = ch.skipped || 0;
+      ch.series = ch.series || []; ch.extra = ch.extra || []; ch.skipped = ch.skipped || 0;
     }
   }
   return /** @type {Report} */ (data);

@@ -95,6 +95,7 @@
  * @property {number} [skipped] values of further fields not plotted
  * @property {SeriesData[]} [series] the numeric fields
  */
+ * @property {SeriesData[]} [extra] the numeric fields not plotted at load (min/max reduced), for the field search
 
 /**
  * One numeric field over time: `t[i]` (ns) and `v[i]`.
