@@ -612,6 +612,166 @@ fn vel_topics_and_times_read_back() {
     assert!(n > 0 && n < obd(&std::fs::read(&input).unwrap()));
 }
 
+#[test]
+fn vel_shift_gps_offset_and_parts() {
+    use vellog::records::TypedMessage;
+    let dir = scratch_dir("filter-own", "vel-rewrite");
+    let input = testdata("vellog/sensors.vel");
+    let bytes = std::fs::read(&input).unwrap();
+    let out = dir.join("moved.vel");
+    filter_ok(&[
+        s(&input),
+        s(&out),
+        "--shift",
+        "2.5s",
+        "--anonymise",
+        "--gps-offset",
+        "1.5,-2.25",
+    ]);
+    let (a, b) = (
+        vel_messages(&bytes),
+        vel_messages(&std::fs::read(&out).unwrap()),
+    );
+    assert_eq!(a.len(), b.len());
+    let mut moved = 0;
+    for ((ta, (ty, v, t, pa)), (tb, (ty2, v2, t2, pb))) in a.iter().zip(&b) {
+        assert_eq!((ta, ty, v), (tb, ty2, v2));
+        assert_eq!(f64::from_bits(*t) + 2500.0, f64::from_bits(*t2));
+        if ta != "GPSDataM" {
+            assert_eq!(pa, pb, "{ta}");
+            continue;
+        }
+        let (ga, gb) = (
+            vellog::GpsData::parse(pa, 0).unwrap(),
+            vellog::GpsData::parse(pb, 0).unwrap(),
+        );
+        if ga.latitude == 0.0 && ga.longitude == 0.0 {
+            assert_eq!(pa, pb, "no fix: unchanged");
+            continue;
+        }
+        assert_eq!(gb.latitude, ga.latitude + 1.5);
+        assert_eq!(gb.longitude, ga.longitude - 2.25);
+        assert_eq!(
+            vellog::GpsData {
+                latitude: ga.latitude,
+                longitude: ga.longitude,
+                ..gb
+            },
+            ga
+        );
+        moved += 1;
+    }
+    assert_eq!(moved, 5);
+    // A shift below the recorder's start, a rename, several inputs:
+    // usage errors.
+    let err = filter_usage(&[s(&input), s(&dir.join("x.vel")), "--shift", "-10s"]);
+    assert!(err.contains("before the recorder's start"), "{err}");
+    let err = filter_usage(&[s(&input), s(&dir.join("x.vel")), "--rename", "a=b"]);
+    assert!(err.contains("record types"), "{err}");
+    let err = filter_usage(&[s(&input), s(&input), s(&dir.join("x.vel"))]);
+    assert!(err.contains("share no clock"), "{err}");
+    assert!(!dir.join("x.vel").exists());
+
+    // Parts: each a VEL file with a usable index, together the input.
+    for (flag, value, stem) in [
+        ("--split-every", "1s", "every"),
+        ("--split-size", "4kB", "size"),
+    ] {
+        filter_ok(&[s(&input), s(&dir.join(format!("{stem}.vel"))), flag, value]);
+        let parts = parts_of(&dir, stem);
+        assert!(parts.len() >= 3, "{stem}: {parts:?}");
+        let mut joined = Vec::new();
+        for p in &parts {
+            let written = std::fs::read(p).unwrap();
+            let log = vellog::VelLog::new(&written).unwrap();
+            assert!(log.index_check().usable, "{}", p.display());
+            let got = vel_messages(&written);
+            if stem == "every" {
+                let first = f64::from_bits(vel_messages(&bytes)[0].1.2);
+                let cells: std::collections::BTreeSet<i64> = got
+                    .iter()
+                    .map(|(_, (_, _, t, _))| ((f64::from_bits(*t) - first) / 1000.0).floor() as i64)
+                    .collect();
+                assert_eq!(cells.len(), 1, "{}", p.display());
+            }
+            joined.extend(got);
+        }
+        // The same messages; a VEL file is not in time order (records of
+        // one time range come in the order written), so compared sorted.
+        let mut want = vel_messages(&bytes);
+        want.sort();
+        joined.sort();
+        assert_eq!(joined.len(), want.len(), "{stem}");
+        assert!(joined == want, "{stem}: the parts' messages differ");
+    }
+}
+
+#[test]
+fn carla_parts_are_recordings_with_the_actors_alive() {
+    use carla_recorder::{Recording, Timeline};
+    let dir = scratch_dir("filter-own", "carla-parts");
+    for input in carla_files() {
+        let name = input.file_stem().unwrap().to_str().unwrap().to_string();
+        let bytes = std::fs::read(&input).unwrap();
+        let rec = Recording::new(&bytes).unwrap();
+        let frames: Vec<_> = rec.frames().collect::<Result<_, _>>().unwrap();
+        let stem = format!("{name}-part");
+        let size = (bytes.len() / 3 + 1).to_string();
+        filter_ok(&[
+            s(&input),
+            s(&dir.join(format!("{stem}.log"))),
+            "--split-size",
+            &size,
+        ]);
+        let parts = parts_of(&dir, &stem);
+        assert!(parts.len() >= 2, "{name}: {parts:?}");
+        let timeline = Timeline::build(&rec).unwrap();
+        let mut ids = Vec::new();
+        for p in &parts {
+            let written = std::fs::read(p).unwrap();
+            let part = Recording::new(&written).unwrap();
+            assert_eq!(part.header(), rec.header(), "{name}");
+            let got: Vec<_> = part.frames().collect::<Result<_, _>>().unwrap();
+            assert_eq!(
+                got.last().unwrap().start.duration,
+                carla_recorder::LAST_FRAME_DURATION
+            );
+            let at = got[0].start.elapsed;
+            let alive = |t: &Timeline| {
+                let mut v: Vec<ActorKey> = t.alive_at(at).into_iter().map(actor_key).collect();
+                v.sort_by_key(|a| a.0);
+                v
+            };
+            assert_eq!(
+                alive(&Timeline::build(&part).unwrap()),
+                alive(&timeline),
+                "{name}"
+            );
+            ids.extend(got.iter().map(|f| (f.start.id, f.start.elapsed.to_bits())));
+            let check = robolog().arg("check").arg(p).output().unwrap();
+            assert!(check.status.success(), "{name}: {}", text(&check.stdout));
+        }
+        let want: Vec<_> = frames
+            .iter()
+            .map(|f| (f.start.id, f.start.elapsed.to_bits()))
+            .collect();
+        assert_eq!(ids, want, "{name}: the parts' frames are the input's");
+    }
+    // No GPS or identifiers to anonymise: said, nothing changed.
+    let input = testdata("carla/scene-0.9.13.rec");
+    let out = robolog()
+        .arg("filter")
+        .args([s(&input), s(&dir.join("anon.log")), "--anonymise"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("nothing changed"));
+    assert_eq!(
+        std::fs::read(dir.join("anon.log")).unwrap(),
+        std::fs::read(&input).unwrap()
+    );
+}
+
 /// The path of a Python script beside these tests (run with the
 /// reference tools' Python).
 fn script(name: &str) -> String {
