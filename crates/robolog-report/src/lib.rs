@@ -53,6 +53,7 @@ pub use model::{
     Band, Channel, CloudFrame, CloudView, Event, LogReport, Outlier, Panel, Parameter,
     Path as XyPath, Problem, Range, Scene, SceneObject, Series, Strip, Thumbnail, Track,
 };
+pub use px4::{Flight, FlightSummary, Spectrogram, Spectrum};
 pub use sensors::{
     MAX_CLOUD_FRAMES, MAX_CLOUD_POINTS, MAX_CLOUD_VIEW_BYTES, MAX_THUMBNAIL_BYTES, MAX_THUMBNAILS,
     MAX_TRACK_FIXES, ONE_PASS_BYTES, THUMBNAIL_QUALITY, THUMBNAIL_SIDE,
@@ -372,6 +373,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         events: text_events,
         parameters: None,
         panels: Vec::new(),
+        flight: None,
     };
     if let Some(ulog) = log.as_ulog() {
         if let Some(b) = collected
@@ -389,6 +391,15 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         // start configure the whole flight.
         report.parameters = Some(px4::parameters(ulog));
         report.panels = px4::panels(&report.channels);
+        let span = (start, end.saturating_add(1));
+        report
+            .panels
+            .extend(px4::rc_inputs(ulog, span, opts.max_points));
+        report
+            .panels
+            .extend(px4::thrust_and_mag(ulog, span, opts.max_points));
+        let modes = report.bands.iter().find(|b| b.name == "flight mode");
+        report.flight = Some(px4::flight(ulog, span, modes));
         for d in &ulog.dropouts {
             let t = (d.timestamp as i64).saturating_mul(1000);
             if !within(t) {

@@ -83,6 +83,8 @@ pub struct LogReport {
     /// Panels of chosen series across channels (a flight's altitude,
     /// attitude against setpoint, ...).
     pub panels: Vec<Panel>,
+    /// A PX4 flight's summary and gyro spectrum (`None` for other logs).
+    pub flight: Option<crate::px4::Flight>,
 }
 
 /// A group of messages outside a log's span shown (see
@@ -706,6 +708,8 @@ struct Tail<'a> {
     events: Vec<EventJson<'a>>,
     parameters: Option<ParametersJson<'a>>,
     panels: Vec<PanelJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flight: Option<crate::px4::FlightJson<'a>>,
 }
 
 impl LogReport {
@@ -909,6 +913,7 @@ impl LogReport {
                     own: p.own.iter().map(|s| SeriesJson::new(s, t0)).collect(),
                 })
                 .collect(),
+            flight: self.flight.as_ref().map(|f| f.json(t0)),
         };
         let mut o = page_json(&tail);
         o.replace_range(..1, ",");
@@ -1080,6 +1085,7 @@ mod tests {
                 series: vec![(0, 1, "c".into())],
                 own: vec![],
             }],
+            flight: None,
         }
     }
 

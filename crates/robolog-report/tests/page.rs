@@ -175,6 +175,7 @@ fn hostile_report() -> LogReport {
             series: vec![(0, 0, hostile("panel series"))],
             own: vec![series("own")],
         }],
+        flight: None,
     }
 }
 

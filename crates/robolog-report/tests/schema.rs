@@ -356,7 +356,7 @@ fn the_script_types_match_the_schema() {
         ("BandData", &log["bands"]["items"]),
         ("EventData", &log["events"]["items"]),
     ];
-    let extra: [(&str, &Value); 4] = [
+    let extra: [(&str, &Value); 9] = [
         ("OutlierData", &log["outliers"]["items"]),
         ("ParametersData", &log["parameters"]["anyOf"][1]),
         (
@@ -364,6 +364,20 @@ fn the_script_types_match_the_schema() {
             &log["parameters"]["anyOf"][1]["properties"]["list"]["items"],
         ),
         ("PanelData", &log["panels"]["items"]),
+        ("FlightData", &defs["flight"]),
+        (
+            "FlightSummaryData",
+            &defs["flight"]["properties"]["summary"],
+        ),
+        ("SpectrumData", &defs["spectrum"]),
+        (
+            "SpectrumAxisData",
+            &defs["spectrum"]["properties"]["axes"]["items"],
+        ),
+        (
+            "SpectrogramData",
+            &defs["spectrum"]["properties"]["spectrogram"],
+        ),
     ];
     let types = typedefs();
     assert_eq!(

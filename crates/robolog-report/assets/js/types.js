@@ -52,6 +52,7 @@
  * @property {EventData[]} events text messages of the log
  * @property {ParametersData | null} parameters parameters worth a look
  * @property {PanelData[]} panels series picked across channels
+ * @property {FlightData} [flight] a PX4 flight's summary and gyro spectrum
  */
 
 /**
@@ -217,4 +218,47 @@
  * @property {SeriesData[]} own
  */
 
+/**
+ * A PX4 flight's summary and gyro spectrum.
+ * @typedef {object} FlightData
+ * @property {FlightSummaryData} summary
+ * @property {SpectrumData | null} spectrum the gyro's, where the log has enough samples
+ */
+
+/**
+ * @typedef {object} FlightSummaryData
+ * @property {[string, string][]} rows a label and its text
+ */
+
+/**
+ * The gyro's spectrum: bin `k` is `k * step` Hz.
+ * @typedef {object} SpectrumData
+ * @property {string} source the topic and field (`sensor_combined.gyro_rad`)
+ * @property {number} rate sample rate, Hz
+ * @property {number} step Hz between bins
+ * @property {SpectrumAxisData[]} axes mean amplitude per bin, per axis
+ * @property {SpectrogramData} spectrogram
+ */
+
+/**
+ * @typedef {object} SpectrumAxisData
+ * @property {string} name `x`, `y`, `z`
+ * @property {number[]} amplitude rad/s per bin
+ */
+
+/**
+ * Power over time and frequency: `data` is base64 of `columns * rows`
+ * intensities (0-255 from `db_min` to `db_max`), column after column,
+ * each from 0 Hz up.
+ * @typedef {object} SpectrogramData
+ * @property {number} t0 the first column's centre
+ * @property {number} dt ns between columns
+ * @property {number} columns
+ * @property {number} rows
+ * @property {number} db_min
+ * @property {number} db_max
+ * @property {string} data
+ */
+
 export {};
+
