@@ -19,7 +19,7 @@ const CSS: &str = include_str!("../assets/report.css");
 
 /// The page's script modules (`assets/js/`), each after those it imports
 /// from.
-pub(crate) const MODULES: [(&str, &str); 10] = [
+pub(crate) const MODULES: [(&str, &str); 11] = [
     ("types.js", include_str!("../assets/js/types.js")),
     ("format.js", include_str!("../assets/js/format.js")),
     ("data.js", include_str!("../assets/js/data.js")),
@@ -29,6 +29,7 @@ pub(crate) const MODULES: [(&str, &str); 10] = [
     ("maps.js", include_str!("../assets/js/maps.js")),
     ("sensors.js", include_str!("../assets/js/sensors.js")),
     ("tables.js", include_str!("../assets/js/tables.js")),
+    ("px4.js", include_str!("../assets/js/px4.js")),
     ("main.js", include_str!("../assets/js/main.js")),
 ];
 

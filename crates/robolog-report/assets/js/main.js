@@ -11,6 +11,7 @@ import { Timeline, MAX_ROWS } from './timeline.js';
 import { MapView, TrackView } from './maps.js';
 import { CloudViewer, thumbnailStrip } from './sensors.js';
 import { messages, overview, parameters, problems, table } from './tables.js';
+import { flightSummary, px4Parameters, spectrogram, spectrumPlot } from './px4.js';
 
 /** @typedef {import('./data.js').Log} LogData */
 /** @typedef {import('./data.js').Channel} ChannelData */
@@ -106,6 +107,7 @@ document.body.insertBefore(top, app);
 data.logs.forEach((log, li) => {
   const s = section(log.name);
   s.setAttribute('class', 'log');
+  if (log.flight) { s.appendChild(flightSummary(log.flight)); }
   s.appendChild(overview(log));
   const listed = log.channels.length, bare = log.channels.filter((ch) => ch.omitted).length;
   const notes = [];
@@ -120,7 +122,7 @@ data.logs.forEach((log, li) => {
   new Timeline(s, log, colorsOf[li]);
   s.appendChild(problems(log));
   if (log.events.length) { s.appendChild(messages(log)); }
-  if (log.parameters) { s.appendChild(parameters(log.parameters)); }
+  if (log.parameters) { s.appendChild(log.format_id === 'ulog' ? px4Parameters(log.parameters) : parameters(log.parameters)); }
   for (const tr of log.tracks) { new TrackView(s, log, tr); }
   for (const st of log.strips) { thumbnailStrip(s, log, st); }
   for (const cv of log.clouds) { new CloudViewer(s, log, cv); }
@@ -166,6 +168,12 @@ data.logs.forEach((log, li) => {
       new Plot(/** @type {HTMLElement} */ (panelsSection), p.title + (parts.length > 1 ? ' (' + (k + 1) + ' of ' + parts.length + ')' : '') + logTag(log),
         null, part, plotBands(li), part.length === 1 && parts.length > 1 ? 120 : 200);
     });
+  }
+  const spectrum = log.flight && log.flight.spectrum;
+  if (spectrum) {
+    if (!panelsSection) { panelsSection = section('Flight'); }
+    spectrumPlot(panelsSection, spectrum);
+    spectrogram(panelsSection, spectrum);
   }
 });
 
