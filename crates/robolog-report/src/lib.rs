@@ -292,8 +292,8 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
     for &c in &views.own_view {
         let ch = &mut collected.channels[c];
         ch.series.clear();
-        ch.fields_skipped = 0;
         ch.extra.clear();
+        ch.fields_skipped = 0;
     }
     collected
         .tracks
@@ -310,8 +310,8 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         .filter(|c| text::is_text(&c.type_name))
     {
         ch.series.clear();
-        ch.fields_skipped = 0;
         ch.extra.clear();
+        ch.fields_skipped = 0;
     }
     collected.tracks.sort_by_key(|t| t.channel);
     let mut problems: Vec<Problem> = log

@@ -504,10 +504,10 @@ struct ChannelData<'a> {
     #[serde(rename = "skipped", skip_serializing_if = "is_zero")]
     fields_skipped: u64,
     series: Vec<SeriesJson<'a>>,
-}
-
     #[serde(skip_serializing_if = "Vec::is_empty")]
     extra: Vec<SeriesJson<'a>>,
+}
+
 /// A channel in the page: its listing, then either its data or
 /// `"omitted":true`.
 #[derive(Serialize)]
@@ -754,15 +754,15 @@ impl LogReport {
                 jumps: times(&c.jumps, t0, |&t| t),
                 fields_skipped: c.fields_skipped,
                 series: c.series.iter().map(|s| SeriesJson::new(s, t0)).collect(),
-            }),
-        })
-    }
-
                 extra: if extra {
                     c.extra.iter().map(|s| SeriesJson::new(s, t0)).collect()
                 } else {
                     Vec::new()
                 },
+            }),
+        })
+    }
+
     /// The channel `i` as listed only (label, topic, type, count, first
     /// and last time), for a page over its size budget: marked
     /// `"omitted":true`.
@@ -1048,12 +1048,12 @@ mod tests {
                     series.clone(),
                     Series::from_points("c", vec![(2_000, 1e-5)]),
                 ],
+                extra: vec![],
                 fields_skipped: 2,
             }],
             problems: vec![Problem {
                 t: Some(3_000),
                 text: "late".into(),
-                extra: vec![],
             }],
             problems_dropped: 0,
             check_passed: Some(true),

@@ -95,8 +95,8 @@
  * @property {number[]} [jumps] times at which time went backwards
  * @property {number} [skipped] values of further fields not plotted
  * @property {SeriesData[]} [series] the numeric fields
- */
  * @property {SeriesData[]} [extra] the numeric fields not plotted at load (min/max reduced), for the field search
+ */
 
 /**
  * One numeric field over time: `t[i]` (ns) and `v[i]`.
@@ -261,4 +261,3 @@
  */
 
 export {};
-
