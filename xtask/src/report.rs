@@ -155,6 +155,16 @@ fn manifest(dir: Option<&Path>) -> Result<Vec<serde_json::Value>> {
             "values": false,
         }));
     }
+    // A folder of flights (corpus ulog/pyulog: six logs, one with a
+    // message twenty minutes after the rest): one page, a summary row per
+    // log, each timeline on its own span.
+    if let Some(folder) = flights.first().and_then(|p| p.parent()) {
+        out.push(serde_json::json!({
+            "name": "folder",
+            "logs": [folder.display().to_string()],
+            "values": false,
+        }));
+    }
     // Part of a flight and of a bag, each range resolved on its own log
     // (the values checked against `robolog cat` of the same range).
     let events = logs

@@ -5,12 +5,12 @@
 
 import { COLORS, el, fmtSecs, secs } from './format.js';
 import { chLabel, numeric, readData } from './data.js';
-import { initView, onView, resetView, view } from './timeaxis.js';
+import { initView, onView, ownView, resetView, view } from './timeaxis.js';
 import { Plot, StatePlot, byMagnitude, isState } from './plot.js';
 import { Timeline, MAX_ROWS } from './timeline.js';
 import { MapView, TrackView } from './maps.js';
 import { CloudViewer, thumbnailStrip } from './sensors.js';
-import { messages, overview, parameters, problems, table } from './tables.js';
+import { messages, overview, parameters, problems, summary, table } from './tables.js';
 import { flightSummary, px4Parameters, spectrogram, spectrumPlot } from './px4.js';
 
 /** @typedef {import('./data.js').Log} LogData */
@@ -98,14 +98,18 @@ const top = el('header', { cls: 'top' }, el('h1', { text: 'robolog report: ' + d
 const viewLabel = el('span', { cls: 'view', text: 'view 0 s to ' + fmtSecs(view.full) });
 onView((x0, x1) => { viewLabel.textContent = 'view ' + fmtSecs(x0) + ' to ' + fmtSecs(x1); });
 const reset = el('button', { text: 'reset zoom' });
-reset.addEventListener('click', resetView);
+reset.addEventListener('click', () => resetView());
 top.appendChild(viewLabel); top.appendChild(reset);
 top.appendChild(el('span', { cls: 'hint', text: 'wheel: zoom, drag: pan, double click: reset; time axes are seconds from each log\'s start' +
   (data.logs.some((l) => l.range) ? ' (the start of its range, where one was asked for)' : '') }));
 document.body.insertBefore(top, app);
 
+// Several logs: one row each, linked to its section.
+if (many) { section('Logs (' + data.logs.length + ')').appendChild(el('div', { cls: 'scroll' }, summary(data.logs))); }
+
 data.logs.forEach((log, li) => {
   const s = section(log.name);
+  s.id = 'log-' + li;
   s.setAttribute('class', 'log');
   if (log.flight) { s.appendChild(flightSummary(log.flight)); }
   s.appendChild(overview(log));
@@ -119,7 +123,9 @@ data.logs.forEach((log, li) => {
     s.appendChild(el('details', {}, el('summary', { text: 'metadata (' + log.metadata.length + ')' }),
       el('div', { cls: 'scroll' }, table(['key', 'value'], log.metadata))));
   }
-  new Timeline(s, log, colorsOf[li]);
+  // Alone, a log's timeline spans its own span; the plots overlay the
+  // logs on one axis.
+  new Timeline(s, log, colorsOf[li], many ? ownView(secs(log.duration)) : undefined);
   s.appendChild(problems(log));
   if (log.events.length) { s.appendChild(messages(log)); }
   if (log.parameters) { s.appendChild(log.format_id === 'ulog' ? px4Parameters(log.parameters) : parameters(log.parameters)); }

@@ -38,7 +38,8 @@ export function overview(log) {
     ['format', log.format + ' ' + log.version],
     ['path', log.path],
     ['size', fmtBytes(log.size) + ' (' + log.size + ' bytes)'],
-    ['duration', fmtSecs(secs(log.duration)) + (log.range ? ' shown of ' + fmtSecs(secs(log.log_duration)) : '')]
+    ['duration', fmtSecs(secs(log.duration)) + (log.range || log.outliers ? ' shown of ' + fmtSecs(secs(log.log_duration)) : '') +
+      (log.outliers ? ' (the span of the bulk of the messages: ' + log.outliers.reduce((a, o) => a + o.count, 0) + ' lie far outside it)' : '')]
   ];
   if (log.range) {
     facts.push(['range', { text: 'showing ' + fmtSecs(secs(log.offset)) + ' \u2013 ' + fmtSecs(secs(log.offset + log.duration)) +
@@ -128,4 +129,37 @@ export function parameters(params) {
   box.appendChild(el('div', { cls: 'scroll' }, table(['name', 'value', 'default', 'changed at'], params.list.map((p) =>
     [p.name, p.value, p.default === null ? '-' : p.default, p.t === null ? '' : fmtSecs(secs(p.t))]), 'parameters')));
   return box;
+}
+
+/**
+ * The table of a page's logs, one row each, its name a link to the log's
+ * section (`#log-N`): format, start (UTC where anchored), duration,
+ * size, messages, topics, problems, messages outside the span and, for
+ * a PX4 flight, its flight modes.
+ * @param {LogData[]} logs
+ */
+export function summary(logs) {
+  const head = ['log', 'format', 'start', 'duration', 'size', 'messages', 'topics', 'problems', 'outside the span', 'flight modes'];
+  const t = el('table', { cls: 'summary' });
+  t.appendChild(el('tr', {}, ...head.map((h) => el('th', { text: h }))));
+  logs.forEach((log, i) => {
+    const modes = log.bands.filter((b) => b.name === 'flight mode').flatMap((b) => b.spans.map((s) => s[2]));
+    const distinct = Array.from(new Set(modes));
+    const outside = (log.outliers || []).reduce((a, o) => a + o.count, 0);
+    /** @type {(string | number)[]} */
+    const cells = [
+      log.format,
+      log.start_utc || (log.start / 1e9).toFixed(3) + ' s (' + log.clock + ')',
+      fmtSecs(secs(log.duration)) + (log.duration !== log.log_duration ? ' of ' + fmtSecs(secs(log.log_duration)) : ''),
+      fmtBytes(log.size),
+      log.range ? log.range.messages + ' of ' + log.messages : log.messages,
+      log.channels.length + log.channels_omitted,
+      log.problems.length + log.problems_dropped,
+      outside,
+      log.format_id === 'ulog' ? distinct.length + (distinct.length ? ' (' + distinct.join(', ') + ')' : '') : ''
+    ];
+    t.appendChild(el('tr', {}, el('td', {}, el('a', { href: '#log-' + i, text: log.name })),
+      ...cells.map((c) => el('td', { cls: typeof c === 'number' ? 'num' : '', text: String(c) }))));
+  });
+  return t;
 }

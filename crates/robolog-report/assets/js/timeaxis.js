@@ -4,16 +4,34 @@
 // the others when they scroll into view.
 
 /**
+ * A time view: the seconds shown and the whole span.
+ * @typedef {{x0: number, x1: number, full: number}} TimeView
+ */
+
+/**
  * Something drawn on a canvas.
  * @typedef {object} Drawable
  * @property {HTMLCanvasElement} canvas
  * @property {boolean} linked drawn again when the time view changes
  * @property {boolean} [dirty] to be drawn again when it comes into view
+ * @property {TimeView} [view] its own time view (else the shared one)
  * @property {() => void} draw
  */
 
-/** The time shown, seconds from each log's start. */
+/** The time shown, seconds from each log's start: the view every plot shares. */
 export const view = { x0: 0, x1: 1, full: 1 };
+
+/**
+ * A time view of its own over 0..`end` seconds (a log's timeline on a page
+ * of several keeps its own span): zoom and pan in a canvas of it move only
+ * the drawables of it.
+ * @param {number} end
+ * @returns {TimeView}
+ */
+export function ownView(end) {
+  const full = end > 0 ? end : 1;
+  return { x0: 0, x1: full, full };
+}
 
 /** @type {Drawable[]} */
 const drawables = [];
@@ -81,23 +99,29 @@ export function register(d) {
 export function onView(f) { listeners.push(f); }
 
 /**
- * Shows x0..x1 (seconds) on every time axis.
+ * Shows x0..x1 (seconds) on every time axis of the view `v` (default: the
+ * shared one).
  * @param {number} x0
  * @param {number} x1
+ * @param {TimeView} [v]
  */
-export function setView(x0, x1) {
+export function setView(x0, x1, v) {
   if (!(x1 - x0 > 1e-9)) { return; }
-  view.x0 = x0; view.x1 = x1;
-  for (const f of listeners) { f(x0, x1); }
+  const tv = v || view;
+  tv.x0 = x0; tv.x1 = x1;
+  if (tv === view) { for (const f of listeners) { f(x0, x1); } }
   for (const d of drawables) {
-    if (!d.linked) { continue; }
+    if (!d.linked || (d.view || view) !== tv) { continue; }
     d.dirty = true;
     if (!observer || visible.has(d)) { d.draw(); }
   }
 }
 
-/** Shows the whole span. */
-export function resetView() { setView(0, view.full); }
+/**
+ * Shows the whole span of `v` (default: the shared view).
+ * @param {TimeView} [v]
+ */
+export function resetView(v) { const tv = v || view; setView(0, tv.full, tv); }
 
 /**
  * Sizes a canvas to its parent's width and `h` CSS pixels at the
@@ -119,29 +143,32 @@ export function sizeCanvas(canvas, h) {
 
 /**
  * Zoom with the wheel, pan by dragging, reset with a double click, on a
- * canvas whose time axis runs from `left` to its width less `right`.
+ * canvas whose time axis runs from `left` to its width less `right`, of
+ * the time view `tv` (default: the shared one).
  * @param {HTMLCanvasElement} canvas
  * @param {number} left
  * @param {number} right
+ * @param {TimeView} [tv]
  */
-export function timeAxisEvents(canvas, left, right) {
+export function timeAxisEvents(canvas, left, right, tv) {
+  const v = tv || view;
   /** @type {{x: number, x0: number, x1: number} | null} */
   let drag = null;
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
     const r = canvas.getBoundingClientRect();
     const f = Math.min(1, Math.max(0, (e.clientX - r.left - left) / (r.width - left - right)));
-    const at = view.x0 + f * (view.x1 - view.x0);
+    const at = v.x0 + f * (v.x1 - v.x0);
     const k = e.deltaY > 0 ? 1.25 : 0.8;
-    setView(at - (at - view.x0) * k, at + (view.x1 - at) * k);
+    setView(at - (at - v.x0) * k, at + (v.x1 - at) * k, v);
   }, { passive: false });
-  canvas.addEventListener('mousedown', (e) => { drag = { x: e.clientX, x0: view.x0, x1: view.x1 }; });
+  canvas.addEventListener('mousedown', (e) => { drag = { x: e.clientX, x0: v.x0, x1: v.x1 }; });
   window.addEventListener('mouseup', () => { drag = null; });
   window.addEventListener('mousemove', (e) => {
     if (!drag) { return; }
     const r = canvas.getBoundingClientRect();
     const dx = (e.clientX - drag.x) / (r.width - left - right) * (drag.x1 - drag.x0);
-    setView(drag.x0 - dx, drag.x1 - dx);
+    setView(drag.x0 - dx, drag.x1 - dx, v);
   });
-  canvas.addEventListener('dblclick', resetView);
+  canvas.addEventListener('dblclick', () => resetView(v));
 }
