@@ -75,13 +75,21 @@ fn os(e: impl std::fmt::Display) -> PyErr {
 #[pymethods]
 impl Writer {
     /// Starts the log at `path` (written to a temporary file until
-    /// `close()`).
+    /// `close()`). `compression`: of the chunks, `'zstd'`, `'lz4'` or
+    /// `'none'` for MCAP (None: zstd), `'lz4'`, `'bz2'` or `'none'` for a
+    /// ROS 1 bag (None: none); `chunk_size`: the uncompressed bytes of a
+    /// chunk (None: 1 MiB for MCAP, 768 KiB for a bag). A ROS 2 bag folder
+    /// takes neither.
     #[new]
-    #[pyo3(signature = (path, format = None, profile = None, *, force = false))]
+    #[pyo3(signature = (
+        path, format = None, profile = None, compression = None, chunk_size = None, *, force = false
+    ))]
     fn new(
         path: PathBuf,
         format: Option<&str>,
         profile: Option<&str>,
+        compression: Option<&str>,
+        chunk_size: Option<u64>,
         force: bool,
     ) -> PyResult<Self> {
         let ext = path
@@ -111,19 +119,60 @@ impl Writer {
                 )));
             }
         }
+        if chunk_size == Some(0) {
+            return Err(PyValueError::new_err(
+                "chunk_size must be at least 1 byte (None: the format's default)",
+            ));
+        }
+        if format == "rosbag2" && (compression.is_some() || chunk_size.is_some()) {
+            return Err(PyValueError::new_err(
+                "a ROS 2 bag folder is written with MCAP storage as rosbag2 writes it: \
+                 compression and chunk_size are for MCAP files and ROS 1 bags",
+            ));
+        }
+        // Checked before the output is created.
+        let mcap_compression = match (format, compression) {
+            ("mcap", None | Some("zstd")) => mcapfile::Compression::Zstd,
+            ("mcap", Some("lz4")) => mcapfile::Compression::Lz4,
+            ("mcap", Some("none")) => mcapfile::Compression::None,
+            ("mcap", Some(c)) => {
+                return Err(PyValueError::new_err(format!(
+                    "compression of an MCAP file must be 'zstd', 'lz4' or 'none', not {c:?}"
+                )));
+            }
+            _ => mcapfile::Compression::None,
+        };
+        let bag_compression = match (format, compression) {
+            ("bag", None | Some("none")) => rosbag12::Compression::None,
+            ("bag", Some("lz4")) => rosbag12::Compression::Lz4,
+            ("bag", Some("bz2")) => rosbag12::Compression::Bz2,
+            ("bag", Some(c)) => {
+                return Err(PyValueError::new_err(format!(
+                    "compression of a ROS 1 bag must be 'lz4', 'bz2' or 'none', not {c:?} (the \
+                     bag format has no zstd)"
+                )));
+            }
+            _ => rosbag12::Compression::None,
+        };
         let policy = OutputPolicy::new(force);
         let sink = match format {
             "mcap" => {
                 let file = AtomicFile::create(&path, &policy).map_err(refused)?;
+                let defaults = mcapfile::WriteOptions::default();
                 let opts = mcapfile::WriteOptions {
                     profile: profile.unwrap_or("").to_string(),
-                    ..mcapfile::WriteOptions::default()
+                    compression: mcap_compression,
+                    chunk_size: chunk_size.unwrap_or(defaults.chunk_size),
+                    ..defaults
                 };
                 Sink::Mcap(Box::new(mcapfile::Writer::new(file, opts).map_err(os)?))
             }
             "bag" => {
                 let file = AtomicFile::create(&path, &policy).map_err(refused)?;
-                let opts = rosbag12::WriterOptions::compressed(rosbag12::Compression::None);
+                let mut opts = rosbag12::WriterOptions::compressed(bag_compression);
+                if let Some(n) = chunk_size {
+                    opts.chunk_threshold = usize::try_from(n).unwrap_or(usize::MAX);
+                }
                 Sink::Bag(Box::new(rosbag12::Writer::new(file, opts).map_err(os)?))
             }
             _ => {

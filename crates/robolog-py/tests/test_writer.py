@@ -193,3 +193,75 @@ def test_existing_file_refused_without_force(tmp_path):
         w.add_channel("/j", "T")
         w.write("/j", {"a": 1}, 1)
     assert path.read_bytes()[:8] == b"\x89MCAP0\r\n"
+
+
+def _chunk_compressions_mcap(path):
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        summary = make_reader(f).get_summary()
+    return {c.compression for c in summary.chunk_indexes}, len(summary.chunk_indexes)
+
+
+@pytest.mark.parametrize("compression", ["zstd", "lz4", "none", None])
+def test_mcap_compression_read_by_mcap(tmp_path, compression):
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+
+    path = tmp_path / "out.mcap"
+    with robolog.Writer(path, profile="ros2", compression=compression, chunk_size=4096) as w:
+        w.add_channel("/chat", "std_msgs/msg/String")
+        for i in range(200):
+            w.write("/chat", {"data": f"message {i} " + "x" * 40}, 1_000 + i)
+    kinds, chunks = _chunk_compressions_mcap(path)
+    assert kinds == {{"zstd": "zstd", "lz4": "lz4", "none": "", None: "zstd"}[compression]}
+    assert chunks > 1, "chunk_size splits the chunks"
+    with open(path, "rb") as f:
+        got = [
+            (ch.topic, m.log_time, d.data)
+            for _, ch, m, d in make_reader(f, decoder_factories=[DecoderFactory()]).iter_decoded_messages()
+        ]
+    assert got == [("/chat", 1_000 + i, f"message {i} " + "x" * 40) for i in range(200)]
+
+
+def _bag_chunk_compressions(data):
+    """The `compression` fields of a bag's chunk record headers (each
+    field: its length as a little-endian int32, then `name=value`)."""
+    found = set()
+    at = data.find(b"compression=")
+    while at >= 0:
+        size = int.from_bytes(data[at - 4 : at], "little")
+        found.add(data[at + len(b"compression=") : at + size].decode())
+        at = data.find(b"compression=", at + 1)
+    return found
+
+
+@pytest.mark.parametrize("compression", ["lz4", "bz2", "none"])
+def test_bag_compression_read_by_rosbags(tmp_path, compression):
+    from rosbags.highlevel import AnyReader
+    from rosbags.rosbag1 import Reader
+
+    path = tmp_path / "out.bag"
+    with robolog.Writer(path, compression=compression, chunk_size=2048) as w:
+        w.add_channel("/chat", "std_msgs/String")
+        for i in range(100):
+            w.write("/chat", {"data": f"hello {i} " + "y" * 50}, 1_000_000_000 + i)
+    with Reader(path) as r:
+        chunks = len(r.chunk_infos)
+    assert chunks > 1
+    assert _bag_chunk_compressions(path.read_bytes()) == {compression}
+    with AnyReader([path]) as r:
+        got = [(t, r.deserialize(raw, c.msgtype).data) for c, t, raw in r.messages()]
+    assert got == [(1_000_000_000 + i, f"hello {i} " + "y" * 50) for i in range(100)]
+
+
+def test_compression_refusals(tmp_path):
+    with pytest.raises(ValueError, match="no zstd"):
+        robolog.Writer(tmp_path / "a.bag", compression="zstd")
+    with pytest.raises(ValueError, match="'zstd', 'lz4' or 'none'"):
+        robolog.Writer(tmp_path / "a.mcap", compression="bz2")
+    with pytest.raises(ValueError, match="chunk_size"):
+        robolog.Writer(tmp_path / "a.mcap", chunk_size=0)
+    with pytest.raises(ValueError, match="ROS 2 bag folder"):
+        robolog.Writer(tmp_path / "b", format="rosbag2", compression="zstd")
+    assert not any(tmp_path.iterdir()), "nothing is created"

@@ -920,13 +920,18 @@ class Writer:
     """Writes a log message by message: MCAP (``.mcap``), a ROS 1 bag
     (``.bag``) or a ROS 2 bag folder (``format="rosbag2"``). The output
     is renamed into place by ``close()`` or a clean end of a ``with``
-    block; an exception leaves nothing."""
+    block; an exception leaves nothing. ``compression``: of the chunks,
+    ``"zstd"`` (the default), ``"lz4"`` or ``"none"`` for MCAP, ``"lz4"``,
+    ``"bz2"`` or ``"none"`` (the default) for a ROS 1 bag; ``chunk_size``:
+    the uncompressed bytes of a chunk."""
 
     def __new__(
         cls,
         path: Union[str, "os.PathLike[str]"],
         format: Optional[str] = None,
         profile: Optional[str] = None,
+        compression: Optional[str] = None,
+        chunk_size: Optional[int] = None,
         *,
         force: bool = False,
     ) -> "Writer": ...
