@@ -23,10 +23,13 @@ system's Chromium: $CHROMIUM or /usr/bin/chromium), and checked:
   drawn), moving its slider draws the next message (another picture where
   the two messages' points differ), each track drawn (coloured pixels);
 - plots and state plots: hovering one shows the same time on every plot on
-  screen; the header's field search opens a drawn plot of the first field;
+  screen; the header's field search opens a drawn plot of the first field,
+  and of the first field not plotted at load (an extra one) where there is
+  one; the XY button draws a position pair offered (or two fields of a
+  channel typed in) as an XY plot with points;
 - with "extremes", a plot shows 0..49 on its axis with at least two values
   (the largest doubles) marked beyond it;
-- with "values", every series of every channel whose topic is unique is compared
+- with "values", every series (plotted or extra) of every channel whose topic is unique is compared
   with `robolog cat --json` of the same log: a series that is not reduced has
   exactly the decoded values at their times; a reduced one has only decoded
   points, its smallest and largest values are the decoded extremes, and it has
@@ -191,6 +194,52 @@ def check_field_search(page, logs, where, failures):
     if len(opened) != 1 or not label.startswith(key + ":") or not re.search(r"[1-9]\d* (points|spans) drawn", label):
         failures.append(f"{where}: searching {key!r} did not open one drawn plot: {len(opened)} opened, {label!r}")
     page.evaluate("window.scrollTo(0, 0)")
+    # A field not plotted at load (an extra one, carried min/max reduced)
+    # opens the same way.
+    extra = next(((c, x) for lg in logs for c in lg["channels"] for x in c.get("extra", []) if x["t"]), None)
+    if extra:
+        key = extra[0]["label"] + "/" + extra[1]["name"]
+        plotted = [c["label"] + "/" + x["name"] for lg in logs for c in lg["channels"] for x in c.get("series", [])]
+        page.fill("input.field-search", key)
+        page.press("input.field-search", "Enter")
+        opened = page.query_selector_all("section.picked .panel canvas[role=img]")
+        label = label_of(opened[-1]) if opened else ""
+        if key in plotted or len(opened) != 2 or not label.startswith(key + ":") \
+                or not re.search(r"[1-9]\d* (points|spans) drawn", label):
+            failures.append(f"{where}: searching the extra field {key!r} did not open one drawn plot: {label!r}")
+        page.evaluate("window.scrollTo(0, 0)")
+    return bool(extra)
+
+
+def check_xy(page, logs, where, failures):
+    """The header's XY button: a position pair offered (when the page has
+    one), or the first two fields of a channel typed in, draws one XY plot
+    with points; returns how many were drawn."""
+    page.click("button.xy-open")
+    before = len(page.query_selector_all(".panel.xy canvas[role=img]"))
+    pair = page.query_selector("button.xy-pair")
+    if pair:
+        what = pair.inner_text()
+        pair.click()
+    else:
+        ch = next((c for lg in logs for c in lg["channels"]
+                   if len([x for x in c.get("series", []) + c.get("extra", []) if x["t"]]) >= 2), None)
+        if ch is None:
+            return 0
+        a, b = [x for x in ch.get("series", []) + ch.get("extra", []) if x["t"]][:2]
+        what = ch["label"] + "/" + b["name"] + " against " + ch["label"] + "/" + a["name"]
+        fields = page.query_selector_all("input.xy-field")
+        fields[0].fill(ch["label"] + "/" + a["name"])
+        fields[1].fill(ch["label"] + "/" + b["name"])
+        page.click("button.xy-draw")
+    drawn = page.query_selector_all(".panel.xy canvas[role=img]")
+    label = label_of(drawn[-1]) if drawn else ""
+    # One plot per log that has the fields (several on a page of several).
+    if len(drawn) == before or not re.search(r"[1-9]\d* points drawn", label):
+        failures.append(f"{where}: the XY plot of {what!r} was not drawn: {len(drawn) - before} opened, {label!r}")
+    page.click("button.xy-open")
+    page.evaluate("window.scrollTo(0, 0)")
+    return len(drawn) - before
 
 
 def check_sensor_views(page, logs, where, failures):
@@ -252,10 +301,10 @@ def check_values(exe, logpath, log, failures, args=()):
     start = log["start"]
     compared = 0
     for ch in log["channels"]:
-        if " #" in ch["label"] or not ch.get("series"):
+        if " #" in ch["label"] or not (ch.get("series") or ch.get("extra")):
             continue
         msgs = by_topic.get(ch["topic"], [])
-        for s in ch["series"]:
+        for s in ch["series"] + ch.get("extra", []):
             if ":" in s["name"]:
                 continue  # derived (roll, pitch, yaw)
             parts = path_parts(s["name"])
@@ -421,8 +470,10 @@ def test_page(entry, manifest, writer, browser, robolog, record):
         failures.append(f"{where}: state plots without a span: {blank[:3]}")
     if plots or states:
         check_cursor(page, where, failures)
+    extra_opened = xy = 0
     if labels:
-        check_field_search(page, logs, where, failures)
+        extra_opened = int(check_field_search(page, logs, where, failures))
+        xy = check_xy(page, logs, where, failures)
     if empty:
         failures.append(f"{where}: plot panels {empty} have no points")
     if e.get("extremes"):
@@ -437,7 +488,7 @@ def test_page(entry, manifest, writer, browser, robolog, record):
     size = os.path.getsize(html_path)
     if size > 10_000_000:
         failures.append(f"{where}: the page is {size} bytes, more than 10 MB")
-    if e.get("args"):
+    if "--start" in e.get("args", []):
         # A time range: each log's overview says which.
         said = page.eval_on_selector_all(".overview td.range", "els => els.map(e => e.textContent)")
         if len(said) != len(logs) or not all(s.startswith("showing ") for s in said):
@@ -452,9 +503,9 @@ def test_page(entry, manifest, writer, browser, robolog, record):
     compared = 0
     if e.get("values"):
         for path, log in zip(e["logs"], logs):
-            compared += check_values(exe, path, log, failures, e.get("args", []))
+            compared += check_values(exe, path, log, failures, e.get("cat_args", e.get("args", [])))
     record(name=where, logs=len(logs), bytes=size, plots=len(plots), points=sum(p[0] for p in plots),
            maps=len(maps), series_compared=compared,
-           thumbnails=thumbs, clouds=clouds, tracks=tracks, write_s=round(written, 2), open_s=round(shown, 2))
+           thumbnails=thumbs, clouds=clouds, tracks=tracks, extra_opened=extra_opened, xy_plots=xy, write_s=round(written, 2), open_s=round(shown, 2))
     if failures:
         pytest.fail("\n".join(failures), pytrace=False)

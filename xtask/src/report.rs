@@ -181,6 +181,21 @@ fn manifest(dir: Option<&Path>) -> Result<Vec<serde_json::Value>> {
         "args": ["--start", "1.5", "--end", "2.5s"],
         "values": true,
     }));
+    // A flight with only the `x` fields plotted: the others are extra
+    // fields, carried for the field search (opened there, and compared
+    // with `robolog cat` as the plotted ones), and a position's `y`
+    // against `x` is offered as an XY plot.
+    let flight = flights.first().map_or_else(
+        || root().join("testdata/ulog/features.ulg"),
+        |p| (*p).clone(),
+    );
+    out.push(serde_json::json!({
+        "name": "extra-fields",
+        "logs": [flight.display().to_string()],
+        "args": ["--field", "x"],
+        "cat_args": [],
+        "values": true,
+    }));
     Ok(out)
 }
 

@@ -19,12 +19,13 @@ const CSS: &str = include_str!("../assets/report.css");
 
 /// The page's script modules (`assets/js/`), each after those it imports
 /// from.
-pub(crate) const MODULES: [(&str, &str); 11] = [
+pub(crate) const MODULES: [(&str, &str); 12] = [
     ("types.js", include_str!("../assets/js/types.js")),
     ("format.js", include_str!("../assets/js/format.js")),
     ("data.js", include_str!("../assets/js/data.js")),
     ("timeaxis.js", include_str!("../assets/js/timeaxis.js")),
     ("plot.js", include_str!("../assets/js/plot.js")),
+    ("xy.js", include_str!("../assets/js/xy.js")),
     ("timeline.js", include_str!("../assets/js/timeline.js")),
     ("maps.js", include_str!("../assets/js/maps.js")),
     ("sensors.js", include_str!("../assets/js/sensors.js")),

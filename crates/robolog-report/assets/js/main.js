@@ -7,6 +7,7 @@ import { COLORS, el, fmtSecs, secs } from './format.js';
 import { chLabel, numeric, readData } from './data.js';
 import { initView, onView, ownView, resetView, view } from './timeaxis.js';
 import { Plot, StatePlot, byMagnitude, isState } from './plot.js';
+import { XyPlot } from './xy.js';
 import { Timeline, MAX_ROWS } from './timeline.js';
 import { MapView, TrackView } from './maps.js';
 import { CloudViewer, thumbnailStrip } from './sensors.js';
@@ -239,6 +240,8 @@ function channelPlots(sec, label, entries) {
   const notes = [];
   if (entries[0].ch.skipped) { notes.push(entries[0].ch.skipped + ' values of further fields not plotted'); }
   if (entries[0].empty.length) { notes.push('only NaN: ' + entries[0].empty.join(', ')); }
+  const extra = entries[0].ch.extra.filter((x) => x.t.length).length;
+  if (extra) { notes.push(extra + ' more fields not plotted here: add them with the field search'); }
   let sub = notes.length ? notes.join('; ') : null;
   /** @type {{n: string, list: PlotSeries[]}[]} */
   const allStates = [];
@@ -275,16 +278,26 @@ function channelPlots(sec, label, entries) {
   }
 }
 
-// The field search: every plotted field of every channel, as
-// `channel/field`; choosing one draws it in a plot of its own at the top
-// of the page.
-/** @type {Map<string, {label: string, name: string, entries: Entry[]}>} */
+// The field search: every numeric field of every channel (those plotted
+// below and the extra ones, carried min/max reduced), as `channel/field`;
+// choosing one draws it in a plot of its own at the top of the page. The
+// XY button draws one field against another, paired by time.
+/**
+ * A field of one log, as the search finds it.
+ * @typedef {object} Found
+ * @property {LogData} log
+ * @property {number} li
+ * @property {SeriesData} s
+ */
+/** @type {Map<string, Found[]>} */
 const fieldIndex = new Map();
-byLabel.forEach((entries, label) => {
-  for (const e of entries) {
-    for (const s of e.series) {
-      const key = label + '/' + s.name;
-      if (!fieldIndex.has(key)) { fieldIndex.set(key, { label, name: s.name, entries }); }
+data.logs.forEach((log, li) => {
+  for (const ch of log.channels) {
+    for (const s of ch.series.concat(ch.extra)) {
+      if (!s.t.length) { continue; }
+      const key = ch.label + '/' + s.name, list = fieldIndex.get(key) || [];
+      if (!list.some((f) => f.li === li)) { list.push({ log, li, s }); }
+      fieldIndex.set(key, list);
     }
   }
 });
@@ -295,9 +308,18 @@ if (fieldIndex.size) {
   const options = el('datalist', { id: 'field-names' });
   /** @type {HTMLElement | null} */
   let picked = null;
-  // At most 50 suggestions, those holding every word typed.
-  search.addEventListener('input', () => {
-    const words = search.value.toLowerCase().split(/\s+/).filter((w) => w);
+  const pickedSection = () => {
+    if (!picked) {
+      picked = el('section', { cls: 'picked' }, el('h2', { text: 'Fields picked' }));
+      app.insertBefore(picked, app.firstChild);
+    }
+    return picked;
+  };
+  // At most 50 suggestions, those holding every word typed in the input
+  // being typed in.
+  /** @param {HTMLInputElement} input */
+  const suggest = (input) => {
+    const words = input.value.toLowerCase().split(/\s+/).filter((w) => w);
     options.textContent = '';
     let n = 0;
     for (const k of keys) {
@@ -305,27 +327,71 @@ if (fieldIndex.size) {
       const low = k.toLowerCase();
       if (words.every((w) => low.includes(w))) { options.appendChild(el('option', { value: k })); n++; }
     }
-  });
+  };
+  search.addEventListener('input', () => suggest(search));
   const open = () => {
-    const f = fieldIndex.get(search.value);
-    if (!f) { return; }
-    if (!picked) {
-      picked = el('section', { cls: 'picked' }, el('h2', { text: 'Fields picked' }));
-      app.insertBefore(picked, app.firstChild);
-    }
-    /** @type {PlotSeries[]} */
-    const series = [];
-    for (const e of f.entries) {
-      const s = e.series.find((x) => x.name === f.name);
-      if (s) { series.push(seriesOf(e.log, e.li, s, f.name, COLORS[series.length % COLORS.length])); }
-    }
-    const draw = isState(series[0].v) ? new StatePlot(picked, search.value, series) : new Plot(picked, search.value, null, series, plotBands(f.entries[0].li), 160);
+    const found = fieldIndex.get(search.value);
+    if (!found) { return; }
+    const name = found[0].s.name;
+    const series = found.map((f, i) => seriesOf(f.log, f.li, f.s, name, COLORS[i % COLORS.length]));
+    const sec = pickedSection();
+    const draw = isState(series[0].v) ? new StatePlot(sec, search.value, series) : new Plot(sec, search.value, null, series, plotBands(found[0].li), 160);
     draw.canvas.scrollIntoView({ block: 'center' });
     search.value = '';
   };
   search.addEventListener('change', open);
   search.addEventListener('keydown', (e) => { if (e.key === 'Enter') { open(); } });
-  top.appendChild(search); top.appendChild(options);
+  // XY: two fields (the same suggestions), or a position's x and y.
+  const xyButton = el('button', { cls: 'xy-open', text: 'XY plot' });
+  /** @param {string} ph */
+  const xyInput = (ph) => {
+    const i = /** @type {HTMLInputElement} */ (el('input', { type: 'search', cls: 'xy-field', list: 'field-names', placeholder: ph, 'aria-label': ph }));
+    i.addEventListener('input', () => suggest(i));
+    return i;
+  };
+  const xIn = xyInput('x: channel/field'), yIn = xyInput('y: channel/field');
+  const xyDraw = el('button', { cls: 'xy-draw', text: 'draw' });
+  const xyForm = el('div', { cls: 'xy-form', style: 'display:none' }, xIn, yIn, xyDraw);
+  /**
+   * Draws `y` against `x` (`channel/field` keys), one plot per log that
+   * has both.
+   * @param {string} xKey
+   * @param {string} yKey
+   */
+  const drawXy = (xKey, yKey) => {
+    const fx = fieldIndex.get(xKey) || [], fy = fieldIndex.get(yKey) || [];
+    const sec = pickedSection();
+    /** @type {XyPlot | null} */
+    let first = null;
+    for (const a of fx) {
+      const b = fy.find((f) => f.li === a.li);
+      if (!b) { continue; }
+      const xy = new XyPlot(sec, { t: a.s.t.map(secs), v: a.s.v.map(numeric), label: xKey },
+        { t: b.s.t.map(secs), v: b.s.v.map(numeric), label: yKey }, COLORS[a.li % COLORS.length], logTag(a.log));
+      first = first || xy;
+    }
+    if (first) { first.canvas.scrollIntoView({ block: 'center' }); }
+    return first !== null;
+  };
+  xyDraw.addEventListener('click', () => { if (drawXy(xIn.value, yIn.value)) { xIn.value = ''; yIn.value = ''; } });
+  // Positions offered: `x`/`y` and `position.x`/`position.y` of a channel.
+  /** @type {[string, string][]} */
+  const pairs = [];
+  for (const k of keys) {
+    for (const [xs, ys] of [['/x', '/y'], ['.position.x', '.position.y'], ['/position.x', '/position.y']]) {
+      if (pairs.length < 6 && k.endsWith(xs)) {
+        const yk = k.slice(0, k.length - xs.length) + ys;
+        if (fieldIndex.has(yk)) { pairs.push([k, yk]); }
+      }
+    }
+  }
+  for (const [xk, yk] of pairs) {
+    const b = el('button', { cls: 'xy-pair', text: yk.slice(yk.lastIndexOf('/') + 1) + ' against ' + xk });
+    b.addEventListener('click', () => { drawXy(xk, yk); });
+    xyForm.appendChild(b);
+  }
+  xyButton.addEventListener('click', () => { xyForm.style.display = xyForm.style.display === 'none' ? 'flex' : 'none'; });
+  top.appendChild(search); top.appendChild(options); top.appendChild(xyButton); top.appendChild(xyForm);
 }
 
 if (byLabel.size && byLabel.size <= MANY_CHANNELS) {
