@@ -143,6 +143,33 @@ fn flight_numbers_equal_pyulogs() {
                 None => assert_eq!(got, None, "{at}: {name}"),
             }
         }
+        for (name, got) in [
+            ("max_tilt", s.max_tilt),
+            ("max_rotation", s.max_rotation),
+            ("mean_current", s.mean_current),
+        ] {
+            if let Some(w) = want.get(name) {
+                match (w.as_f64(), got) {
+                    (Some(w), Some(g)) => {
+                        assert!(close(g, w, 1e-9), "{at}: {name} {g} against pyulog's {w}");
+                        compared += 1;
+                    }
+                    (None, None) => {}
+                    (w, g) => panic!("{at}: {name} {g:?} against pyulog's {w:?}"),
+                }
+            } else {
+                assert_eq!(got, None, "{at}: {name}");
+            }
+        }
+        if let Some(w) = want.get("max_vertical").and_then(Value::as_array) {
+            let (up, down) = s.max_vertical.expect("climb and descent rates");
+            assert!(close(up, w[0].as_f64().unwrap(), 1e-9), "{at}: climb {up}");
+            assert!(
+                close(down, w[1].as_f64().unwrap(), 1e-9),
+                "{at}: descent {down}"
+            );
+            compared += 1;
+        }
         // Parameters: every one at start, then the changes.
         let (note, list) = r.parameters.as_ref().unwrap();
         let start: Vec<&str> = list
@@ -264,7 +291,8 @@ fn flight_numbers_equal_pyulogs() {
             None => assert!(flight.spectrum.is_none(), "{at}"),
         }
     }
-    assert!(compared >= 10, "{compared} numbers compared");
+    eprintln!("{compared} values compared with pyulog's over {} logs", paths.len());
+    assert!(compared >= 20, "{compared} values compared");
 }
 
 #[test]

@@ -52,6 +52,30 @@ if lp is not None:
     x, y = x[ok], y[ok]
     out["distance"] = float(np.sum(np.hypot(np.diff(x), np.diff(y)))) if len(x) else None
 
+    _, (vz,) = cols(lp, ["vz"])
+    vz = vz[np.isfinite(vz)]
+    out["max_vertical"] = [float(np.max(-vz)), float(np.max(vz))] if len(vz) else None
+
+att = topic("vehicle_attitude")
+if att is not None:
+    _, q = cols(att, ["q[0]", "q[1]", "q[2]", "q[3]"])
+    ok = np.all([np.isfinite(c) for c in q], axis=0)
+    w, x, y, z = (c[ok] for c in q)
+    n = w * w + x * x + y * y + z * z
+    out["max_tilt"] = float(np.max(np.degrees(np.arccos(np.clip(1 - 2 * (x * x + y * y) / n, -1, 1)))))
+
+av = topic("vehicle_angular_velocity")
+if av is not None:
+    _, r = cols(av, ["xyz[0]", "xyz[1]", "xyz[2]"])
+    ok = np.all([np.isfinite(c) for c in r], axis=0)
+    out["max_rotation"] = float(np.max(np.degrees(np.sqrt(sum(c[ok] ** 2 for c in r)))))
+
+bat = topic("battery_status")
+if bat is not None:
+    _, (cur,) = cols(bat, ["current_a"])
+    cur = cur[np.isfinite(cur) & (cur > 0)]
+    out["mean_current"] = float(np.mean(cur)) if len(cur) else None
+
 cpu = topic("cpuload")
 if cpu is not None:
     t, (load,) = cols(cpu, ["load"])

@@ -16,7 +16,7 @@ import { table } from './tables.js';
  */
 export function flightSummary(flight) {
   return el('div', { cls: 'flight-summary' }, el('h3', { text: 'Flight summary' }),
-    table(['', ''], flight.summary.rows, 'summary'));
+    table(['', ''], flight.summary.rows, 'flight-summary'));
 }
 
 /**
@@ -81,12 +81,14 @@ function heat(v) {
  * @param {SpectrumData} sp
  */
 export function spectrumPlot(parent, sp) {
-  const box = el('div', { cls: 'plot' }, el('div', { cls: 'title', text: 'Gyro spectrum: ' + sp.source + ' (mean amplitude of ' + (2 * (sp.spectrogram.rows - 1)) + '-sample windows, ' + fmtNum(sp.rate) + ' Hz)' }));
-  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'spectrum' }));
-  box.appendChild(canvas);
+  const box = el('div', { cls: 'panel spectrum' }, el('div', { cls: 'title', text: 'Gyro spectrum: ' + sp.source },
+    el('span', { cls: 'sub', text: 'mean amplitude (rad/s) of Hann windows of ' + (2 * (sp.spectrogram.rows - 1)) + ' samples at ' + fmtNum(Math.round(sp.rate * 10) / 10) + ' Hz' })));
+  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { role: 'img', style: 'height:200px; cursor:default',
+    'aria-label': 'gyro spectrum: ' + sp.axes.length + ' axes of ' + sp.spectrogram.rows + ' frequency bins, 0 to ' + fmtNum(sp.step * (sp.spectrogram.rows - 1)) + ' Hz' }));
+  box.appendChild(el('div', { cls: 'area' }, canvas));
   parent.appendChild(box);
   const { g, w, h } = sizeCanvas(canvas, 200);
-  const L = 60, R = 10, T = 10, B = 28;
+  const L = 58, R = 10, T = 10, B = 28;
   const n = sp.spectrogram.rows, fmax = sp.step * (n - 1);
   let top = 0;
   for (const a of sp.axes) { for (const v of a.amplitude) { if (v > top) { top = v; } } }
@@ -122,10 +124,11 @@ export function spectrumPlot(parent, sp) {
  */
 export function spectrogram(parent, sp) {
   const s = sp.spectrogram;
-  const box = el('div', { cls: 'plot' }, el('div', { cls: 'title', text: 'Gyro spectrogram: ' + sp.source + ', the three axes\' power (' +
-    fmtNum(Math.round(s.db_min)) + ' to ' + fmtNum(Math.round(s.db_max)) + ' dB)' }));
-  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { cls: 'spectrogram' }));
-  box.appendChild(canvas);
+  const box = el('div', { cls: 'panel spectrogram' }, el('div', { cls: 'title', text: 'Gyro spectrogram: ' + sp.source },
+    el('span', { cls: 'sub', text: 'the three axes\' power, ' + fmtNum(Math.round(s.db_min)) + ' dB (dark) to ' + fmtNum(Math.round(s.db_max)) + ' dB (yellow)' })));
+  const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { role: 'img', style: 'height:220px',
+    'aria-label': 'gyro spectrogram: ' + s.columns + ' time steps of ' + s.rows + ' frequency bins' }));
+  box.appendChild(el('div', { cls: 'area' }, canvas));
   parent.appendChild(box);
   const data = intensities(s.data);
   // The image: one pixel per column and bin, 0 Hz at the bottom.
@@ -141,7 +144,7 @@ export function spectrogram(parent, sp) {
     }
   }
   ig.putImageData(pixels, 0, 0);
-  const L = 60, R = 10, T = 6, B = 24;
+  const L = 58, R = 10, T = 6, B = 20;
   const fmax = sp.step * (s.rows - 1);
   const t0 = secs(s.t0) - secs(s.dt) / 2, span = secs(s.dt) * s.columns;
   const draw = () => {

@@ -175,7 +175,8 @@ pub(crate) fn parameters(ulog: &ULog<'_>) -> (String, Vec<Parameter>) {
     let mut note = format!("{} parameters at start", ulog.initial_parameters.len());
     if has_defaults {
         note.push_str(&format!(
-            ", {differ} of them differing from the system default the log records (marked)"
+            "; the log records {} system defaults, {differ} of them unlike the value (marked; a dash: no default recorded)",
+            ulog.default_parameters.get(&0).map_or(0, |m| m.len())
         ));
     } else {
         note.push_str("; the log records no defaults");

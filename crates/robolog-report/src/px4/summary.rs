@@ -39,6 +39,18 @@ pub struct FlightSummary {
     /// The horizontal distance flown: the sum of the steps between
     /// `vehicle_local_position`'s `x`, `y`, m.
     pub distance: Option<f64>,
+    /// The greatest climb and descent rates (`vehicle_local_position`
+    /// `-vz` and `vz`), m/s.
+    pub max_vertical: Option<(f64, f64)>,
+    /// The greatest tilt from level (`vehicle_attitude.q`: the angle
+    /// between the body's z axis and the vertical), degrees.
+    pub max_tilt: Option<f64>,
+    /// The greatest rotation rate (`vehicle_angular_velocity.xyz`'s
+    /// norm), degrees/s.
+    pub max_rotation: Option<f64>,
+    /// The mean battery current (`battery_status.current_a`, its positive
+    /// values), A.
+    pub mean_current: Option<f64>,
     /// Each flight mode and the time spent in it, ns, in the order first
     /// entered.
     pub modes: Vec<(String, i64)>,
@@ -236,6 +248,39 @@ pub(crate) fn summary(ulog: &ULog<'_>, span: (i64, i64), modes: Option<&Band>) -
             });
         }
     }
+    if let Some(lp) = topic(ulog, "vehicle_local_position")
+        && let Some(v) = rows(lp, ["vz"], span)
+        && !v.is_empty()
+    {
+        let up = fold_max(v.iter().map(|[vz]| -vz)).unwrap_or(0.0);
+        let down = fold_max(v.iter().map(|[vz]| *vz)).unwrap_or(0.0);
+        out.max_vertical = Some((up, down));
+    }
+    if let Some(q) = topic(ulog, "vehicle_attitude")
+        .and_then(|a| rows(a, ["q[0]", "q[1]", "q[2]", "q[3]"], span))
+    {
+        // The body z axis' vertical component: 1 - 2 (x^2 + y^2) of a
+        // unit quaternion (w, x, y, z).
+        out.max_tilt = fold_max(q.iter().map(|[w, x, y, z]| {
+            let n = w * w + x * x + y * y + z * z;
+            (1.0 - 2.0 * (x * x + y * y) / n)
+                .clamp(-1.0, 1.0)
+                .acos()
+                .to_degrees()
+        }));
+    }
+    if let Some(r) = topic(ulog, "vehicle_angular_velocity")
+        .and_then(|a| rows(a, ["xyz[0]", "xyz[1]", "xyz[2]"], span))
+    {
+        out.max_rotation = fold_max(
+            r.iter()
+                .map(|[x, y, z]| (x * x + y * y + z * z).sqrt().to_degrees()),
+        );
+    }
+    if let Some(c) = topic(ulog, "battery_status").and_then(|b| rows(b, ["current_a"], span)) {
+        let pos: Vec<f64> = c.iter().map(|[a]| *a).filter(|a| *a > 0.0).collect();
+        out.mean_current = (!pos.is_empty()).then(|| pos.iter().sum::<f64>() / pos.len() as f64);
+    }
     if out.max_altitude.is_none()
         && let Some(alt) =
             topic(ulog, "vehicle_global_position").and_then(|g| values(g, "alt", span))
@@ -318,6 +363,23 @@ impl FlightSummary {
                 .map(|v| format!("{v:.1} m/s ({:.1} km/h)", v * 3.6)),
         );
         push("distance flown", self.distance.map(|v| format!("{v:.1} m")));
+        push(
+            "maximum climb and descent rates",
+            self.max_vertical
+                .map(|(u, d)| format!("{u:.1} m/s up, {d:.1} m/s down")),
+        );
+        push(
+            "maximum tilt",
+            self.max_tilt.map(|v| format!("{v:.1}\u{b0}")),
+        );
+        push(
+            "maximum rotation rate",
+            self.max_rotation.map(|v| format!("{v:.1}\u{b0}/s")),
+        );
+        push(
+            "mean battery current",
+            self.mean_current.map(|v| format!("{v:.1} A")),
+        );
         let total: i64 = self.modes.iter().map(|m| m.1).sum();
         push(
             "flight modes",
