@@ -133,6 +133,14 @@ fn anonymised_ulogs_read_fully_with_positions_moved_and_no_identifier() {
                 "{report}"
             );
         }
+        // PX4's sensor device ids are zeroed (pyulog reads them as 0 below).
+        let params = ulogfile::ULog::parse(&bytes).unwrap().initial_parameters;
+        if params
+            .get("CAL_ACC0_ID")
+            .is_some_and(|v| v.as_i64() != Some(0))
+        {
+            assert!(report.contains("CAL_ACC0_ID (zeroed)"), "{report}");
+        }
         let log = ulogfile::ULog::parse(&written).unwrap();
         assert!(log.logged_messages.is_empty() && log.tagged_messages.is_empty());
         assert!(!log.info.contains_key("sys_uuid"));
@@ -366,6 +374,10 @@ fn drop_text_leaves_out_rosout_and_mcap_metadata_identifiers_go() {
         .unwrap();
         w.write_metadata("hostname", &meta(&[("name", "fieldbot-7")]))
             .unwrap();
+        w.write_attachment(1, 1, "calib.yaml", "text/yaml", b"fx: 500")
+            .unwrap();
+        w.write_attachment(2, 2, "robot_serial.txt", "text/plain", b"SN-4471122")
+            .unwrap();
         let schema = w
             .add_schema("fix", "jsonschema", br#"{"type":"object"}"#)
             .unwrap();
@@ -388,25 +400,33 @@ fn drop_text_leaves_out_rosout_and_mcap_metadata_identifiers_go() {
     let out = dir.join("anon.mcap");
     let report = filter_ok(&[s(&input), s(&out), "--anonymise", "--gps-offset", "1,-2"]);
     assert!(
-        report.contains("metadata left out: robot.serial, hostname"),
+        report.contains("metadata left out: robot.serial, hostname, attachment robot_serial.txt"),
         "{report}"
     );
     let written = std::fs::read(&out).unwrap();
-    for id in ["SN-99812345", "fieldbot-7"] {
+    for id in ["SN-99812345", "fieldbot-7", "SN-4471122", "robot_serial"] {
         assert!(!contains(&written, id.as_bytes()), "{id}");
     }
     let mut records = Vec::new();
     let mut messages = Vec::new();
+    let mut attachments = Vec::new();
     for r in mcapfile::LinearReader::new(&written) {
         match r.unwrap() {
             mcapfile::Record::Metadata(m) => records.push((m.name.to_string(), m.metadata.clone())),
             mcapfile::Record::Message(m) => messages.push(m.data.to_vec()),
+            mcapfile::Record::Attachment(a) => {
+                attachments.push((a.name.to_string(), a.data.to_vec()))
+            }
             mcapfile::Record::Channel(c) => {
                 assert_eq!(c.metadata.keys().collect::<Vec<_>>(), ["frame"]);
             }
             _ => {}
         }
     }
+    assert_eq!(
+        attachments,
+        [("calib.yaml".to_string(), b"fx: 500".to_vec())]
+    );
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].0, "robot");
     assert_eq!(records[0].1.keys().collect::<Vec<_>>(), ["site"]);

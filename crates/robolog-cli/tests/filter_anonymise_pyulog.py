@@ -1,6 +1,7 @@
 # pyulog's reading of an anonymised ULog file: argv is input, output,
 # then the offset in 1e-7 degrees (`lat lon`) or `random`. Prints the
 # offset found (1e-7 degrees) and the positions moved.
+import re
 import sys
 import numpy as np
 from pyulog import ULog
@@ -43,6 +44,26 @@ for d in b.data_list:
     for k in d.data:
         if not any(k in pr for pr in pos):
             assert np.array_equal(s.data[k], d.data[k], equal_nan=True), (d.name, k)
+# Parameters: the same, but for the hardware ids (CAL_<SENSOR><N>_ID, names
+# holding uuid/guid/serial/hostname, such as COM_FLIGHT_UUID), zeroed by
+# --anonymise (the `random` runs) and kept by --gps-offset alone.
+cal = re.compile(r"CAL_[A-Z]+[0-9]+_ID")
+
+
+def is_hw(k):
+    return cal.fullmatch(k) or any(w in k.lower() for w in ("uuid", "guid", "serial", "hostname"))
+
+
+for want_params, got_params in [(a.initial_parameters, b.initial_parameters)] + [
+    (a._default_parameters.get(k, {}), b._default_parameters.get(k, {})) for k in a._default_parameters
+]:
+    assert want_params.keys() == got_params.keys()
+    for k, v in want_params.items():
+        zeroed = want is None and is_hw(k)
+        assert got_params[k] == (0 if zeroed else v), (k, v, got_params[k])
+assert [c[1] for c in a.changed_parameters] == [c[1] for c in b.changed_parameters]
+for (_, k, v), (_, k2, v2) in zip(a.changed_parameters, b.changed_parameters):
+    assert v2 == (0 if want is None and is_hw(k) else v), (k, v, v2)
 if moved:
     # One offset for the whole log (floats to their precision).
     lat = {o[0] for o in offsets}

@@ -694,6 +694,9 @@ fn copy_records<W: Write>(
         }
     }
     for index in &summary.attachment_indexes {
+        if cx.anonymises_identifiers() && super::anonymise::is_identifying_attachment(&index.name) {
+            continue;
+        }
         match mcap.attachment(index) {
             Ok(a) => {
                 w.write_attachment(a.log_time, a.create_time, &a.name, &a.media_type, &a.data)?

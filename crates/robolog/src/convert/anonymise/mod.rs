@@ -32,7 +32,11 @@
 //!   (the publishing node, often named after its host) is left out of
 //!   connection headers and channel metadata, with every channel metadata
 //!   key [`is_identifier`] names; MCAP metadata records named by it are
-//!   left out, and such keys of the others.
+//!   left out, and such keys of the others, and MCAP attachments whose
+//!   file name it names (`serial.txt`, `robot_uuid.json`). PX4 parameters
+//!   that identify hardware (`CAL_<SENSOR><N>_ID` device ids, names
+//!   holding `uuid` or `serial` such as `COM_FLIGHT_UUID`) are zeroed (see
+//!   [`ulog`]).
 //! - **Logged text** (`drop_text`): ULog logged and tagged strings, and
 //!   the topics of log types (`rosgraph_msgs/Log` as `/rosout`,
 //!   `rcl_interfaces/msg/Log`, `foxglove.Log`), are left out.
@@ -530,9 +534,21 @@ impl ForMessages {
     }
 }
 
+/// Whether an MCAP attachment named `name` is left out by an
+/// anonymisation of identifiers: its file name (after the last `/`), or
+/// that name up to its first `.`, is named by [`is_identifier`]
+/// (`serial.txt`, `robot_uuid.json`, `hostname`, `calib/vin.yaml`); its
+/// media type and bytes are not searched.
+pub(crate) fn is_identifying_attachment(name: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    let stem = file.split('.').next().unwrap_or(file);
+    is_identifier(file) || is_identifier(stem)
+}
+
 /// The names of the MCAP metadata records of `log` left out (named by
-/// [`is_identifier`]) and, as `record.key`, the keys left out of the
-/// others.
+/// [`is_identifier`]), as `record.key` the keys left out of the others,
+/// and as `attachment NAME` the attachments left out
+/// ([`is_identifying_attachment`]).
 pub(crate) fn metadata_left_out(log: &crate::Log<'_>) -> Vec<String> {
     let mut out = Vec::new();
     let Some(mcap) = log.as_mcap() else {
@@ -551,6 +567,11 @@ pub(crate) fn metadata_left_out(log: &crate::Log<'_>) -> Vec<String> {
         }
         for k in m.metadata.keys().filter(|k| is_identifier(k)) {
             out.push(format!("{}.{k}", m.name));
+        }
+    }
+    for index in &summary.attachment_indexes {
+        if is_identifying_attachment(&index.name) {
+            out.push(format!("attachment {}", index.name));
         }
     }
     out

@@ -9,6 +9,16 @@
 //! prefix `P` (`current.` in a setpoint triplet); `int32_t`/`int64_t`
 //! fields are 1e-7 degrees (PX4's `lat`/`lon`), `float`/`double` fields
 //! degrees.
+//!
+//! Parameters (`P`, and defaults `Q`) that identify hardware are zeroed
+//! (kept, so a reader still finds every parameter; see
+//! [`is_hardware_parameter`]): PX4's sensor calibration device ids
+//! `CAL_<SENSOR><N>_ID` (`CAL_ACC0_ID`, `CAL_GYRO1_ID`, `CAL_MAG0_ID`,
+//! `CAL_BARO0_ID`, ...: each the bus type, bus, address and device type
+//! of a sensor, which together tell the board and its wiring apart) and
+//! any parameter whose name [`is_identifier`](super::is_identifier)
+//! names (`uuid`, `serial`, ...). `MAV_SYS_ID` and other numbers a
+//! configuration gives (not the hardware) stay.
 
 use std::collections::HashMap;
 
@@ -66,6 +76,23 @@ fn pairs(sub: &Subscription<'_>) -> Vec<Pair> {
         }
     }
     out
+}
+
+/// Whether the ULog parameter `name` identifies hardware (see the module
+/// docs): `CAL_<LETTERS><DIGITS>_ID`, or a name
+/// [`is_identifier`](super::is_identifier) names.
+pub(crate) fn is_hardware_parameter(name: &str) -> bool {
+    if super::is_identifier(name) {
+        return true;
+    }
+    let Some(mid) = name
+        .strip_prefix("CAL_")
+        .and_then(|r| r.strip_suffix("_ID"))
+    else {
+        return false;
+    };
+    let digits = mid.trim_end_matches(|c: char| c.is_ascii_digit());
+    !digits.is_empty() && digits.len() < mid.len() && digits.bytes().all(|b| b.is_ascii_uppercase())
 }
 
 /// The anonymisation of one ULog file.
@@ -136,6 +163,36 @@ impl<'r> UlogAnonymiser<'r> {
         }
         let value_at = key_at + 1 + kv.key.len();
         self.redacted(payload, value_at)
+    }
+
+    /// A parameter message (`P`, or `Q` with `key_at` 1) with its value
+    /// zeroed when it identifies hardware.
+    fn parameter(&mut self, payload: &[u8], key_at: usize, ty: u8) -> Edit {
+        if !self.anon.spec.identifiers {
+            return Edit::Keep;
+        }
+        let rec = Record::parse(ty, payload, 0);
+        let kv = match &rec {
+            Ok(Record::Parameter(kv) | Record::DefaultParameter(_, kv)) => kv,
+            _ => return Edit::Keep,
+        };
+        let Some(name) = kv.name() else {
+            return Edit::Keep;
+        };
+        if !is_hardware_parameter(&name) {
+            return Edit::Keep;
+        }
+        let value_at = key_at + 1 + kv.key.len();
+        if value_at >= payload.len() || payload[value_at..].iter().all(|&b| b == 0) {
+            return Edit::Keep;
+        }
+        let label = format!("{name} (zeroed)");
+        if !self.report.fields.contains(&label) {
+            self.report.fields.push(label);
+        }
+        let mut p = payload.to_vec();
+        p[value_at..].fill(0);
+        Edit::Replace(p)
     }
 
     /// `payload` with identifying text from `from` on replaced.
@@ -259,12 +316,41 @@ impl Editor for UlogAnonymiser<'_> {
                 let at = if ty == b'L' { 9 } else { 11 };
                 self.redacted(payload, at)
             }
-            b'F' | b'P' | b'Q' | b'A' | b'R' | b'O' | b'S' | b'B' => Edit::Keep,
+            b'P' => self.parameter(payload, 0, ty),
+            b'Q' => self.parameter(payload, 1, ty),
+            b'F' | b'A' | b'R' | b'O' | b'S' | b'B' => Edit::Keep,
             _ if self.anon.spec.identifiers => {
                 self.report.unknown += 1;
                 Edit::Drop
             }
             _ => Edit::Keep,
+        }
+    }
+}
+
+#[cfg(test)]
+mod parameter_tests {
+    use super::is_hardware_parameter;
+
+    #[test]
+    fn hardware_parameters() {
+        for p in [
+            "CAL_ACC0_ID",
+            "CAL_GYRO12_ID",
+            "CAL_MAG0_ID",
+            "CAL_BARO1_ID",
+            "SYS_SERIAL",
+        ] {
+            assert!(is_hardware_parameter(p), "{p}");
+        }
+        for p in [
+            "CAL_ACC0_PRIO",
+            "CAL_MAG_SIDES",
+            "MAV_SYS_ID",
+            "CAL_0_ID",
+            "CAL_ACC_ID",
+        ] {
+            assert!(!is_hardware_parameter(p), "{p}");
         }
     }
 }
