@@ -374,18 +374,21 @@ if (fieldIndex.size) {
     return first !== null;
   };
   xyDraw.addEventListener('click', () => { if (drawXy(xIn.value, yIn.value)) { xIn.value = ''; yIn.value = ''; } });
-  // Positions offered: `x`/`y` and `position.x`/`position.y` of a channel.
-  /** @type {[string, string][]} */
+  // Positions offered: `x`/`y` and `position.x`/`position.y` of a
+  // channel, those of the most samples first (at most 6).
+  /** @type {[string, string, number][]} */
   const pairs = [];
   for (const k of keys) {
     for (const [xs, ys] of [['/x', '/y'], ['.position.x', '.position.y'], ['/position.x', '/position.y']]) {
-      if (pairs.length < 6 && k.endsWith(xs)) {
+      if (k.endsWith(xs)) {
         const yk = k.slice(0, k.length - xs.length) + ys;
-        if (fieldIndex.has(yk)) { pairs.push([k, yk]); }
+        const fy = fieldIndex.get(yk);
+        if (fy) { pairs.push([k, yk, fy[0].s.t.length]); }
       }
     }
   }
-  for (const [xk, yk] of pairs) {
+  pairs.sort((a, b) => b[2] - a[2]);
+  for (const [xk, yk] of pairs.slice(0, 6)) {
     const b = el('button', { cls: 'xy-pair', text: yk.slice(yk.lastIndexOf('/') + 1) + ' against ' + xk });
     b.addEventListener('click', () => { drawXy(xk, yk); });
     xyForm.appendChild(b);

@@ -131,7 +131,10 @@ export class XyPlot {
     }
     g.stroke();
     const n = p.t.length;
-    if (n) {
+    if (!n) {
+      g.fillStyle = '#5b6475'; g.textAlign = 'center';
+      g.fillText('no pair of samples in the time view', L + pw / 2, T + ph / 2);
+    } else {
       // The first pair a circle, the last a square.
       g.fillStyle = this.color;
       g.beginPath(); g.arc(X(p.x[0]), Y(p.y[0]), 4, 0, 7); g.fill();
