@@ -328,7 +328,11 @@ fn run(
             stats.skipped,
             stats.warnings,
             counts,
-            Vec::new(),
+            stats
+                .parts
+                .into_iter()
+                .map(|(p, n)| (p.display().to_string(), n))
+                .collect(),
             stats.anonymised,
         ));
     }

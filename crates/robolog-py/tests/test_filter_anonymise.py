@@ -71,6 +71,31 @@ def test_anonymised_ulog(corpus, tmp_path):
             assert np.array_equal(gps_a.data[k], gps_b.data[k], equal_nan=True), k
 
 
+def test_ulog_shift_rename_and_parts(corpus, tmp_path):
+    src = ulog(corpus, "sample_log_small.ulg")
+    a = pyulog.ULog(str(src))
+    out = tmp_path / "moved.ulg"
+    robolog.filter(src, out, shift="2.5s", rename={"vehicle_gps_position": "gps"})
+    b = pyulog.ULog(str(out))
+    assert not b.file_corruption
+    assert b.start_timestamp == a.start_timestamp + 2_500_000
+    got = {(d.name, d.multi_id): d for d in b.data_list}
+    for d in a.data_list:
+        e = got[("gps" if d.name == "vehicle_gps_position" else d.name, d.multi_id)]
+        assert (e.data["timestamp"] == d.data["timestamp"] + 2_500_000).all(), d.name
+    # Parts: each a ULog pyulog reads, together the input's samples.
+    report = robolog.filter(src, tmp_path / "part.ulg", split_every="5s")
+    assert len(report.parts) >= 2
+    count = {}
+    for p in report.parts:
+        part = pyulog.ULog(p)
+        assert not part.file_corruption
+        assert part.initial_parameters == a.initial_parameters
+        for d in part.data_list:
+            count[(d.name, d.multi_id)] = count.get((d.name, d.multi_id), 0) + len(d.data["timestamp"])
+    assert count == {(d.name, d.multi_id): len(d.data["timestamp"]) for d in a.data_list}
+
+
 def test_anonymised_navsatfix_bag(corpus, tmp_path):
     pytest.importorskip("rosbags")
     from rosbags.highlevel import AnyReader
@@ -106,8 +131,10 @@ def test_refusals(corpus, tmp_path):
     src = ulog(corpus, "sample.ulg")
     with pytest.raises(ValueError):
         robolog.filter(src, tmp_path / "x.txt")
-    with pytest.raises(Exception, match="shift"):
-        robolog.filter(src, tmp_path / "x.ulg", shift="1s")
+    with pytest.raises(Exception, match="whole microseconds"):
+        robolog.filter(src, tmp_path / "x.ulg", shift="1.0000005s")
+    with pytest.raises(Exception, match="restamp"):
+        robolog.filter(src, tmp_path / "x.ulg", restamp="header")
     assert not (tmp_path / "x.ulg").exists()
 
 
