@@ -169,6 +169,7 @@ export class Plot {
       if (!s.on) { continue; }
       g.strokeStyle = s.color; g.lineWidth = 1.25; g.setLineDash(s.dash || []);
       const a = Math.max(0, lowerBound(s.t, x0) - 1), b = Math.min(s.t.length, lowerBound(s.t, x1) + 1);
+      if (s.reduced) { envelope(g, s, a, b, X, Y); }
       g.beginPath();
       let pen = false;
       for (let i = a; i < b; i++) {
@@ -245,6 +246,42 @@ export class Plot {
     this.readout.style.top = (T + 28) + 'px';
     this.readout.style.left = (x + 240 > w ? Math.max(0, x - 240) : x + 14) + 'px';
   }
+}
+
+/** Pixels of each column of a reduced series' envelope. */
+const ENVELOPE_PX = 3;
+
+/**
+ * The min/max envelope of a reduced series (points a..b): the band
+ * between the smallest and the largest value of each column of
+ * ENVELOPE_PX pixels, shaded in the series' colour. Where the view is
+ * zoomed in past the reduction's buckets a column holds one point and
+ * the band is the line itself.
+ * @param {CanvasRenderingContext2D} g
+ * @param {PlotSeries} s
+ * @param {number} a
+ * @param {number} b
+ * @param {(t: number) => number} X
+ * @param {(v: number) => number} Y
+ */
+function envelope(g, s, a, b, X, Y) {
+  /** @type {number[]} */
+  const xs = [];
+  /** @type {number[]} */
+  const lo = [];
+  /** @type {number[]} */
+  const hi = [];
+  for (let i = a; i < b; i++) {
+    const v = s.v[i];
+    if (v === null || !isFinite(v)) { continue; }
+    const x = Math.floor(X(s.t[i]) / ENVELOPE_PX) * ENVELOPE_PX, k = xs.length - 1;
+    if (k >= 0 && xs[k] === x) { lo[k] = Math.min(lo[k], v); hi[k] = Math.max(hi[k], v); } else { xs.push(x); lo.push(v); hi.push(v); }
+  }
+  if (xs.length < 2) { return; }
+  g.save(); g.globalAlpha = 0.25; g.fillStyle = s.color; g.beginPath();
+  for (let k = 0; k < xs.length; k++) { g.lineTo(xs[k] + ENVELOPE_PX / 2, Y(hi[k]) - 0.5); }
+  for (let k = xs.length - 1; k >= 0; k--) { g.lineTo(xs[k] + ENVELOPE_PX / 2, Y(lo[k]) + 0.5); }
+  g.closePath(); g.fill(); g.restore();
 }
 
 /**
