@@ -394,10 +394,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         let span = (start, end.saturating_add(1));
         report
             .panels
-            .extend(px4::rc_inputs(ulog, span, opts.max_points));
-        report
-            .panels
-            .extend(px4::thrust_and_mag(ulog, span, opts.max_points));
+            .extend(px4::own_panels(ulog, span, opts.max_points));
         let modes = report.bands.iter().find(|b| b.name == "flight mode");
         report.flight = Some(px4::flight(ulog, span, modes));
         for d in &ulog.dropouts {

@@ -3,8 +3,8 @@
 //! file, run by the Python of `PYULOG_PYTHON` or `target/interop-venv`):
 //! the version and vehicle, the maximum altitude and speed and the distance
 //! flown, every parameter at start, those differing from their default and
-//! those changed in flight, the CPU load and RC input series, and the
-//! spectrum's amplitudes and sample rate.
+//! those changed in flight, the CPU load, RC input and sampling interval
+//! series, and the spectrum's amplitudes and sample rate.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -251,6 +251,16 @@ fn flight_numbers_equal_pyulogs() {
             assert_eq!(p.own[0].points, pairs(rc), "{at}");
             compared += 1;
         }
+        if let Some(dt) = want.get("sampling") {
+            let p = panel("Sampling regularity of sensor data").expect("a sampling panel");
+            let got = &p.own[0].points;
+            let want = pairs(dt);
+            assert_eq!(got.len(), want.len(), "{at}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!(g.0 == w.0 && close(g.1, w.1, 1e-12), "{at}: {g:?} {w:?}");
+            }
+            compared += 1;
+        }
         // The gyro spectrum.
         match want.get("spectrum") {
             Some(w) => {
@@ -291,7 +301,10 @@ fn flight_numbers_equal_pyulogs() {
             None => assert!(flight.spectrum.is_none(), "{at}"),
         }
     }
-    eprintln!("{compared} values compared with pyulog's over {} logs", paths.len());
+    eprintln!(
+        "{compared} values compared with pyulog's over {} logs",
+        paths.len()
+    );
     assert!(compared >= 20, "{compared} values compared");
 }
 

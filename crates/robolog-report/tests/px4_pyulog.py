@@ -86,6 +86,12 @@ if rc is not None:
     t, (v0,) = cols(rc, ["values[0]"])
     out["rc0"] = [[int(a) * 1000, float(b)] for a, b in zip(t, v0)]
 
+sc = topic("sensor_combined")
+if sc is not None:
+    t, _ = cols(sc, [])
+    t = t.astype(np.int64)
+    out["sampling"] = [[int(a) * 1000, float(b) / 1000.0] for a, b in zip(t[1:], np.diff(t))]
+
 # The gyro spectrum: Hann-windowed segments of 256 samples, half
 # overlapping, each less its mean; amplitude |rfft| / sum(window), averaged.
 for name, fields in [

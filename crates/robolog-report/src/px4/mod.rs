@@ -327,6 +327,71 @@ fn specs() -> Vec<(&'static str, Vec<Pick>)> {
         );
         v
     }));
+    out.push(("Airspeed (m/s)", {
+        let mut v = named(
+            "airspeed_validated",
+            &[
+                "indicated_airspeed_m_s",
+                "calibrated_airspeed_m_s",
+                "true_airspeed_m_s",
+            ],
+        );
+        v.extend([
+            pick("airspeed", "indicated_airspeed_m_s", "sensor indicated"),
+            pick("airspeed", "true_airspeed_m_s", "sensor true"),
+        ]);
+        v
+    }));
+    out.push((
+        "TECS (total energy control)",
+        named(
+            "tecs_status",
+            &[
+                "altitude_sp",
+                "altitude_filtered",
+                "airspeed_sp",
+                "airspeed_filtered",
+                "true_airspeed_sp",
+                "true_airspeed_filtered",
+            ],
+        ),
+    ));
+    out.push(("Distance to the ground (m)", {
+        let mut v = named("distance_sensor", &["current_distance"]);
+        v.push(pick(
+            "vehicle_local_position",
+            "dist_bottom",
+            "estimated distance to the bottom",
+        ));
+        v
+    }));
+    out.push(("Optical flow", {
+        let mut v = named(
+            "vehicle_optical_flow",
+            &[
+                "pixel_flow[0]",
+                "pixel_flow[1]",
+                "delta_angle[0]",
+                "delta_angle[1]",
+                "quality",
+            ],
+        );
+        v.extend(named(
+            "optical_flow",
+            &[
+                "pixel_flow_x_integral",
+                "pixel_flow_y_integral",
+                "gyro_x_rate_integral",
+                "gyro_y_rate_integral",
+                "quality",
+            ],
+        ));
+        v
+    }));
+    out.push((
+        "Hover thrust estimate",
+        named("hover_thrust_estimate", &["hover_thrust", "accel_innov"]),
+    ));
     out.push((
         "Vibration",
         vec![
@@ -371,6 +436,29 @@ fn specs() -> Vec<(&'static str, Vec<Pick>)> {
             pick("battery_status", "remaining", "remaining"),
         ],
     ));
+    out.push(("Temperature (\u{b0}C)", {
+        let mut v = vec![
+            pick("sensor_baro", "temperature", "barometer"),
+            pick("sensor_accel", "temperature", "accelerometer"),
+            pick("sensor_gyro", "temperature", "gyro"),
+            pick("sensor_mag", "temperature", "magnetometer"),
+            pick("battery_status", "temperature", "battery"),
+        ];
+        v.extend(named("vehicle_air_data", &["baro_temp_celcius"]));
+        v
+    }));
+    out.push((
+        "Power",
+        named(
+            "system_power",
+            &[
+                "voltage5v_v",
+                "voltage5V_v",
+                "sensors3v3[0]",
+                "voltage3v3_v",
+            ],
+        ),
+    ));
     out.push(("CPU and RAM", named("cpuload", &["load", "ram_usage"])));
     out.push(("Failsafe flags", {
         let mut v = named("vehicle_status", &["failsafe"]);
@@ -411,6 +499,40 @@ fn specs() -> Vec<(&'static str, Vec<Pick>)> {
             ],
         ),
     ));
+    out.push(("Estimator innovations", {
+        let mut v = named(
+            "estimator_innovations",
+            &[
+                "gps_hvel[0]",
+                "gps_hvel[1]",
+                "gps_vvel",
+                "gps_hpos[0]",
+                "gps_hpos[1]",
+                "gps_vpos",
+                "baro_vpos",
+                "heading",
+                "mag_field[0]",
+                "mag_field[1]",
+                "mag_field[2]",
+            ],
+        );
+        v.extend(named(
+            "ekf2_innovations",
+            &[
+                "vel_pos_innov[0]",
+                "vel_pos_innov[1]",
+                "vel_pos_innov[2]",
+                "vel_pos_innov[3]",
+                "vel_pos_innov[4]",
+                "vel_pos_innov[5]",
+                "heading_innov",
+                "mag_innov[0]",
+                "mag_innov[1]",
+                "mag_innov[2]",
+            ],
+        ));
+        v
+    }));
     out.push((
         "Estimator flags",
         named(
@@ -502,9 +624,22 @@ fn norm(
     derived(ulog, topic, fields, f, (span, max_points), name)
 }
 
+/// The panels of series computed here rather than picked from the
+/// channels: RC inputs, sampling regularity, thrust and magnetic field.
+pub(crate) fn own_panels(ulog: &ULog<'_>, span: (i64, i64), max_points: usize) -> Vec<Panel> {
+    [
+        rc_inputs(ulog, span, max_points),
+        sampling(ulog, span, max_points),
+        thrust_and_mag(ulog, span, max_points),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// RC inputs: `input_rc.values[0..8]` (an array longer than the channels'
 /// plotted arrays), each as its own series.
-pub(crate) fn rc_inputs(ulog: &ULog<'_>, span: (i64, i64), max_points: usize) -> Option<Panel> {
+fn rc_inputs(ulog: &ULog<'_>, span: (i64, i64), max_points: usize) -> Option<Panel> {
     let own: Vec<Series> = (0..8)
         .filter_map(|i| {
             let field = format!("values[{i}]");
@@ -525,16 +660,43 @@ pub(crate) fn rc_inputs(ulog: &ULog<'_>, span: (i64, i64), max_points: usize) ->
     })
 }
 
+/// Flight Review's sampling regularity: the interval between consecutive
+/// `sensor_combined` samples (ms), which shows the logger or the sensors
+/// falling behind.
+fn sampling(ulog: &ULog<'_>, span: (i64, i64), max_points: usize) -> Option<Panel> {
+    let sub = ulog.subscription("sensor_combined", 0)?;
+    let mut reducer = crate::reduce::Reducer::new(span.0, span.1, max_points);
+    let mut last: Option<i64> = None;
+    for s in sub.samples.iter() {
+        let t = (s.timestamp as i64).saturating_mul(1000);
+        if t < span.0 || t >= span.1 {
+            continue;
+        }
+        if let Some(l) = last {
+            reducer.push(t, (t - l) as f64 / 1e6);
+        }
+        last = Some(t);
+    }
+    (reducer.count() > 0).then(|| Panel {
+        title: "Sampling regularity of sensor data".into(),
+        series: Vec::new(),
+        own: vec![Series {
+            name: "sensor_combined interval (ms)".into(),
+            kind: crate::collect::Kind::F64,
+            count: reducer.count(),
+            nan: reducer.nan(),
+            reduced: reducer.reduced(),
+            points: reducer.points(),
+        }],
+    })
+}
+
 /// Flight Review's thrust and magnetic field panel: the norm of the thrust
 /// setpoint (`vehicle_thrust_setpoint`, else `actuator_controls_0`'s
 /// thrust) and of the magnetic field (`vehicle_magnetometer`, else
 /// `sensor_mag`), which rise together when the motors' currents disturb
 /// the magnetometer.
-pub(crate) fn thrust_and_mag(
-    ulog: &ULog<'_>,
-    span: (i64, i64),
-    max_points: usize,
-) -> Option<Panel> {
+fn thrust_and_mag(ulog: &ULog<'_>, span: (i64, i64), max_points: usize) -> Option<Panel> {
     let thrust = norm(
         ulog,
         "vehicle_thrust_setpoint",
