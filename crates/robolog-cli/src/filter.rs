@@ -48,7 +48,9 @@ pub(crate) struct FilterArgs {
     /// `.log`/`.rec`, `.vel`): ULog keeps its header, formats, information
     /// and parameters whatever is cut; a CARLA recording is cut by time
     /// only, its first kept frame adding the actors alive then. Messages
-    /// are copied byte for byte, never re-encoded.
+    /// are copied byte for byte, never re-encoded. --shift moves ULog and
+    /// VEL times, --rename renames ULog message names, and --split-* writes
+    /// parts of all three.
     #[arg(value_name = "IN... OUT", required = true)]
     paths: Vec<PathBuf>,
     /// Only topics matching PATTERN (repeat for several): a topic name, a
