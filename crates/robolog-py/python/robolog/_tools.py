@@ -243,8 +243,9 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     moves positions only); a position (0, 0) stays. Vehicle and hardware
     identifiers are left out: ULog ``sys_uuid`` and other ``*_id``/serial
     information (their text replaced by ``*`` wherever else it appears),
-    bag ``callerid``s, identifying channel and MCAP metadata.
-    ``drop_text=True`` leaves out logged text (ULog logged strings,
+    bag ``callerid``s, identifying channel and MCAP metadata and MCAP
+    attachments; PX4 hardware parameters (``CAL_*_ID`` device ids,
+    ``COM_FLIGHT_UUID``) are zeroed. ``drop_text=True`` leaves out logged text (ULog logged strings,
     ``/rosout`` and other log topics). Only the messages that change are
     encoded again; ``FilterReport.anonymised`` says what changed.
 
@@ -253,7 +254,10 @@ def filter(src, dst=None, *, topics: Optional[Sequence[str]] = None,
     ``.vel``: a ULog file keeps its header, formats, information and
     parameters whatever is cut (a message name in ``topics`` selects all
     its instances); a CARLA recording is cut by time only, its first kept
-    frame adding the actors alive then.
+    frame adding the actors alive then. ``shift`` moves ULog times (whole
+    microseconds) and VEL times, ``rename`` renames ULog message names,
+    and ``split_every``/``split_size`` write parts of all three formats
+    (``FilterReport.parts``), each a cut from its start.
 
     A pattern or topic that names nothing raises ``KeyError`` listing the
     topics; an expression that does not hold raises ``ValueError`` listing
