@@ -13,11 +13,15 @@
 //!   instances): the subscriptions name NEW and a format `NEW` with
 //!   OLD's fields is added after OLD's.
 //! - **CARLA** (`carla`): the time range only; whole frames are kept, and
-//!   the first kept frame adds again the actors alive at the cut.
+//!   the first kept frame adds again the actors alive at the cut. Its
+//!   frame times are the simulation's elapsed time, not moved; it holds
+//!   no GPS position, identifier or logged text, so `--anonymise` leaves
+//!   it as it is and says so.
 //! - **VEL** (`vel`): topic patterns, `--where`, `--around`, the time
 //!   range and `--shift` (each record's timestamp, milliseconds since the
-//!   recorder started, moved; a time moved below 0 is refused); its topics
-//!   are named by their record types, so it is not renamed.
+//!   recorder started, moved; a time moved below 0 is refused) and the
+//!   anonymisation of its `GPSDataM` positions; its topics are named by
+//!   their record types, so it is not renamed.
 //!
 //! **Parts** (`--split-every`, `--split-size`, in [`filter_own_format_to`]):
 //! a first pass notes the time and bytes of every message the filter
@@ -26,11 +30,17 @@
 //! times, each written as a cut of the input with that range (so a ULog
 //! part holds the header, formats, information and the parameters as
 //! they stand at its start; a CARLA part's first frame adds the actors
-//! alive at its start). `--split-every D`: the intervals `[t0 + k D, t0 +
-//! (k + 1) D)` holding a kept message (`t0` the start given or the first
-//! kept time); `--split-size N`: a part ends at the first kept time after
-//! its messages reached `N` bytes (payloads and record headers, not the
-//! definitions every part repeats). Each message is in exactly one part.
+//! alive at its start). `--split-every D`: a part starts at each interval
+//! `[t0 + k D, t0 + (k + 1) D)` holding a kept message (`t0` the start
+//! given or the first kept time) and runs to the next part's start, so
+//! empty intervals make no part; `--split-size N`: a part ends at the
+//! first kept time after its messages reached `N` bytes (payloads and
+//! record headers, not the definitions every part repeats). The first
+//! part starts at the range's start, the last ends at its end, so each
+//! message (strings, dropouts and parameter changes too) is in exactly
+//! one part. Each part's cut reads the input from its beginning (the
+//! definitions, the state before the cut): a split reads the input once
+//! per part, and once more for the first pass.
 //!
 //! Several inputs are refused: a ULog file's subscriptions, formats and
 //! parameters are the state of one flight (merged, two logs' `msg_id`s
