@@ -1,10 +1,11 @@
-//! A PX4 flight's summary, parameters, panels and gyro spectrum against
+//! A PX4 flight's summary, parameters, panels and spectra against
 //! pyulog's reading of the same corpus logs (`px4_pyulog.py` beside this
 //! file, run by the Python of `PYULOG_PYTHON` or `target/interop-venv`):
 //! the version and vehicle, the maximum altitude and speed and the distance
 //! flown, every parameter at start, those differing from their default and
 //! those changed in flight, the CPU load, RC input and sampling interval
-//! series, and the spectrum's amplitudes and sample rate.
+//! series, and the gyro's and accelerometer's spectra (amplitudes and
+//! sample rates).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -261,44 +262,44 @@ fn flight_numbers_equal_pyulogs() {
             }
             compared += 1;
         }
-        // The gyro spectrum.
-        match want.get("spectrum") {
-            Some(w) => {
-                let sp = flight.spectrum.as_ref().expect("a spectrum");
-                assert!(sp.source.starts_with(w["source"].as_str().unwrap()), "{at}");
-                assert!(close(sp.rate, w["rate"].as_f64().unwrap(), 1e-12), "{at}");
-                for (axis, want_axis) in sp.axes.iter().zip(w["amplitude"].as_array().unwrap()) {
-                    let want_axis: Vec<f64> = want_axis
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|v| v.as_f64().unwrap())
-                        .collect();
-                    assert_eq!(axis.1.len(), want_axis.len(), "{at}");
-                    let top = want_axis.iter().copied().fold(0.0, f64::max);
-                    for (k, (g, w)) in axis.1.iter().zip(&want_axis).enumerate() {
-                        assert!(
-                            (g - w).abs() <= 1e-9 * top,
-                            "{at}: {} bin {k}: {g} {w}",
-                            axis.0
-                        );
-                    }
+        // The gyro's and accelerometer's spectra.
+        let want_spectra = want["spectra"].as_array().unwrap();
+        assert_eq!(flight.spectra.len(), want_spectra.len(), "{at}");
+        for (sp, w) in flight.spectra.iter().zip(want_spectra) {
+            assert_eq!(sp.source, w["source"].as_str().unwrap(), "{at}");
+            assert!(close(sp.rate, w["rate"].as_f64().unwrap(), 1e-12), "{at}");
+            for (axis, want_axis) in sp.axes.iter().zip(w["amplitude"].as_array().unwrap()) {
+                let want_axis: Vec<f64> = want_axis
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap())
+                    .collect();
+                assert_eq!(axis.1.len(), want_axis.len(), "{at}");
+                let top = want_axis.iter().copied().fold(0.0, f64::max);
+                for (k, (g, w)) in axis.1.iter().zip(&want_axis).enumerate() {
+                    assert!(
+                        (g - w).abs() <= 1e-9 * top,
+                        "{at}: {} {} bin {k}: {g} {w}",
+                        sp.source,
+                        axis.0
+                    );
                 }
-                let segments = w["segments"].as_u64().unwrap() as usize;
-                let g = &sp.spectrogram;
-                assert_eq!(g.rows, 129, "{at}");
-                assert_eq!(g.data.len(), g.columns * g.rows, "{at}");
-                assert_eq!(
-                    g.columns,
-                    segments.min(segments.div_ceil(segments.div_ceil(400)))
-                );
-                assert!(
-                    g.data.contains(&255),
-                    "{at}: the loudest bin at full intensity"
-                );
-                compared += 1;
             }
-            None => assert!(flight.spectrum.is_none(), "{at}"),
+            let segments = w["segments"].as_u64().unwrap() as usize;
+            let g = &sp.spectrogram;
+            assert_eq!(g.rows, 129, "{at}");
+            assert_eq!(g.data.len(), g.columns * g.rows, "{at}");
+            assert_eq!(
+                g.columns,
+                segments.div_ceil(segments.div_ceil(400)),
+                "{at}: {segments} windows"
+            );
+            assert!(
+                g.data.contains(&255),
+                "{at}: the loudest bin at full intensity"
+            );
+            compared += 1;
         }
     }
     eprintln!(
@@ -332,7 +333,11 @@ fn summary_and_spectrum_reach_the_page() {
     assert_eq!(row("vehicle type"), "VTOL standard (MAV_TYPE 22)");
     assert_eq!(row("airframe (SYS_AUTOSTART)"), "13014 (VTOL)");
     assert_eq!(row("hardware"), "CUBEPILOT_CUBEORANGE");
-    let sp = &log["flight"]["spectrum"]["spectrogram"];
+    let spectra = log["flight"]["spectra"].as_array().unwrap();
+    assert_eq!(spectra.len(), 2, "the gyro's and the accelerometer's");
+    assert_eq!(spectra[0]["source"], "sensor_combined.gyro_rad");
+    assert_eq!(spectra[1]["source"], "sensor_combined.accelerometer_m_s2");
+    let sp = &spectra[0]["spectrogram"];
     let cells = sp["columns"].as_u64().unwrap() * sp["rows"].as_u64().unwrap();
     assert_eq!(
         sp["data"].as_str().unwrap().len() as u64,

@@ -78,7 +78,9 @@ if bat is not None:
 
 cpu = topic("cpuload")
 if cpu is not None:
-    t, (load,) = cols(cpu, ["load"])
+    # A channel's series holds its every sample, also those outside the
+    # span shown.
+    t, load = cpu.data["timestamp"], cpu.data["load"].astype(np.float64)
     out["cpuload"] = [[int(a) * 1000, float(b)] for a, b in zip(t, load)]
 
 rc = topic("input_rc")
@@ -92,31 +94,41 @@ if sc is not None:
     t = t.astype(np.int64)
     out["sampling"] = [[int(a) * 1000, float(b) / 1000.0] for a, b in zip(t[1:], np.diff(t))]
 
-# The gyro spectrum: Hann-windowed segments of 256 samples, half
-# overlapping, each less its mean; amplitude |rfft| / sum(window), averaged.
-for name, fields in [
-    ("sensor_combined", ["gyro_rad[0]", "gyro_rad[1]", "gyro_rad[2]"]),
-    ("vehicle_angular_velocity", ["xyz[0]", "xyz[1]", "xyz[2]"]),
-]:
-    d = topic(name)
-    if d is None or len(d.data["timestamp"]) < 256:
-        continue
-    t, g = cols(d, fields)
-    ok = np.all([np.isfinite(c) for c in g], axis=0)
-    t, g = t[ok], [c[ok] for c in g]
-    n, hop = 256, 128
-    if len(t) < n:
+# The gyro's and accelerometer's spectra: Hann-windowed segments of 256
+# samples, half overlapping, each less its mean; amplitude
+# |rfft| / sum(window), averaged.
+SOURCES = [
+    [
+        ("sensor_combined", ["gyro_rad[0]", "gyro_rad[1]", "gyro_rad[2]"]),
+        ("vehicle_angular_velocity", ["xyz[0]", "xyz[1]", "xyz[2]"]),
+    ],
+    [
+        ("sensor_combined", ["accelerometer_m_s2[0]", "accelerometer_m_s2[1]", "accelerometer_m_s2[2]"]),
+        ("vehicle_acceleration", ["xyz[0]", "xyz[1]", "xyz[2]"]),
+    ],
+]
+out["spectra"] = []
+for candidates in SOURCES:
+    for name, fields in candidates:
+        d = topic(name)
+        if d is None or len(d.data["timestamp"]) < 256 or any(f not in d.data for f in fields):
+            continue
+        t, g = cols(d, fields)
+        ok = np.all([np.isfinite(c) for c in g], axis=0)
+        t, g = t[ok], [c[ok] for c in g]
+        n, hop = 256, 128
+        if len(t) < n:
+            break
+        w = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
+        segs = (len(t) - n) // hop + 1
+        amp = []
+        for c in g:
+            a = np.zeros(n // 2 + 1)
+            for s in range(segs):
+                x = c[s * hop : s * hop + n]
+                a += np.abs(np.fft.rfft((x - x.mean()) * w)) / w.sum()
+            amp.append((a / segs).tolist())
+        rate = 1e6 / np.sort(np.diff(t))[(len(t) - 1) // 2]
+        out["spectra"].append({"source": name + "." + fields[0].split("[")[0], "rate": float(rate), "amplitude": amp, "segments": segs})
         break
-    w = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
-    segs = (len(t) - n) // hop + 1
-    amp = []
-    for c in g:
-        a = np.zeros(n // 2 + 1)
-        for s in range(segs):
-            x = c[s * hop : s * hop + n]
-            a += np.abs(np.fft.rfft((x - x.mean()) * w)) / w.sum()
-        amp.append((a / segs).tolist())
-    rate = 1e6 / np.sort(np.diff(t))[(len(t) - 1) // 2]
-    out["spectrum"] = {"source": name, "rate": float(rate), "amplitude": amp, "segments": segs}
-    break
 print(json.dumps(out))

@@ -176,8 +176,7 @@ data.logs.forEach((log, li) => {
         null, part, plotBands(li), part.length === 1 && parts.length > 1 ? 120 : 200);
     });
   }
-  const spectrum = log.flight && log.flight.spectrum;
-  if (spectrum) {
+  for (const spectrum of log.flight ? log.flight.spectra : []) {
     if (!panelsSection) { panelsSection = section('Flight'); }
     spectrumPlot(panelsSection, spectrum);
     spectrogram(panelsSection, spectrum);

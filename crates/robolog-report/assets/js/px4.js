@@ -1,6 +1,7 @@
 // A PX4 flight's own views: its summary table, every parameter with a
 // filter (those that differ from their default or change in flight
-// marked), and the gyro's spectrum and spectrogram.
+// marked), and the spectra and spectrograms of the gyro and the
+// accelerometer.
 
 import { COLORS, el, fmtNum, fmtSecs, niceTicks, secs } from './format.js';
 import { onView, sizeCanvas, timeAxisEvents, view } from './timeaxis.js';
@@ -75,16 +76,16 @@ function heat(v) {
 }
 
 /**
- * The gyro's mean amplitude per frequency, one line per axis, on a
+ * A sensor's mean amplitude per frequency, one line per axis, on a
  * frequency axis of its own.
  * @param {HTMLElement} parent
  * @param {SpectrumData} sp
  */
 export function spectrumPlot(parent, sp) {
-  const box = el('div', { cls: 'panel spectrum' }, el('div', { cls: 'title', text: 'Gyro spectrum: ' + sp.source },
-    el('span', { cls: 'sub', text: 'mean amplitude (rad/s) of Hann windows of ' + (2 * (sp.spectrogram.rows - 1)) + ' samples at ' + fmtNum(Math.round(sp.rate * 10) / 10) + ' Hz' })));
+  const box = el('div', { cls: 'panel spectrum' }, el('div', { cls: 'title', text: 'Spectrum of the ' + sp.quantity.replace(/ \(.*/, '') + ': ' + sp.source },
+    el('span', { cls: 'sub', text: 'mean amplitude, ' + sp.quantity + ', of Hann windows of ' + (2 * (sp.spectrogram.rows - 1)) + ' samples at ' + fmtNum(Math.round(sp.rate * 10) / 10) + ' Hz' })));
   const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { role: 'img', style: 'height:200px; cursor:default',
-    'aria-label': 'gyro spectrum: ' + sp.axes.length + ' axes of ' + sp.spectrogram.rows + ' frequency bins, 0 to ' + fmtNum(sp.step * (sp.spectrogram.rows - 1)) + ' Hz' }));
+    'aria-label': sp.source + ' spectrum: ' + sp.axes.length + ' axes of ' + sp.spectrogram.rows + ' frequency bins, 0 to ' + fmtNum(sp.step * (sp.spectrogram.rows - 1)) + ' Hz' }));
   box.appendChild(el('div', { cls: 'area' }, canvas));
   parent.appendChild(box);
   const { g, w, h } = sizeCanvas(canvas, 200);
@@ -124,10 +125,10 @@ export function spectrumPlot(parent, sp) {
  */
 export function spectrogram(parent, sp) {
   const s = sp.spectrogram;
-  const box = el('div', { cls: 'panel spectrogram' }, el('div', { cls: 'title', text: 'Gyro spectrogram: ' + sp.source },
+  const box = el('div', { cls: 'panel spectrogram' }, el('div', { cls: 'title', text: 'Spectrogram of the ' + sp.quantity.replace(/ \(.*/, '') + ': ' + sp.source },
     el('span', { cls: 'sub', text: 'the three axes\' power, ' + fmtNum(Math.round(s.db_min)) + ' dB (dark) to ' + fmtNum(Math.round(s.db_max)) + ' dB (yellow)' })));
   const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { role: 'img', style: 'height:220px',
-    'aria-label': 'gyro spectrogram: ' + s.columns + ' time steps of ' + s.rows + ' frequency bins' }));
+    'aria-label': sp.source + ' spectrogram: ' + s.columns + ' time steps of ' + s.rows + ' frequency bins' }));
   box.appendChild(el('div', { cls: 'area' }, canvas));
   parent.appendChild(box);
   const data = intensities(s.data);

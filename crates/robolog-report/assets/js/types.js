@@ -52,7 +52,7 @@
  * @property {EventData[]} events text messages of the log
  * @property {ParametersData | null} parameters parameters worth a look
  * @property {PanelData[]} panels series picked across channels
- * @property {FlightData} [flight] a PX4 flight's summary and gyro spectrum
+ * @property {FlightData} [flight] a PX4 flight's summary and sensor spectra
  */
 
 /**
@@ -219,10 +219,10 @@
  */
 
 /**
- * A PX4 flight's summary and gyro spectrum.
+ * A PX4 flight's summary and the spectra of its gyro and accelerometer.
  * @typedef {object} FlightData
  * @property {FlightSummaryData} summary
- * @property {SpectrumData | null} spectrum the gyro's, where the log has enough samples
+ * @property {SpectrumData[]} spectra the gyro's, then the accelerometer's, where the log has enough samples
  */
 
 /**
@@ -231,9 +231,10 @@
  */
 
 /**
- * The gyro's spectrum: bin `k` is `k * step` Hz.
+ * A sensor's spectrum: bin `k` is `k * step` Hz.
  * @typedef {object} SpectrumData
  * @property {string} source the topic and field (`sensor_combined.gyro_rad`)
+ * @property {string} quantity what the samples are, with their unit
  * @property {number} rate sample rate, Hz
  * @property {number} step Hz between bins
  * @property {SpectrumAxisData[]} axes mean amplitude per bin, per axis
@@ -243,7 +244,7 @@
 /**
  * @typedef {object} SpectrumAxisData
  * @property {string} name `x`, `y`, `z`
- * @property {number[]} amplitude rad/s per bin
+ * @property {number[]} amplitude per bin, in the samples' unit
  */
 
 /**

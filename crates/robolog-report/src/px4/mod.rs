@@ -2,8 +2,8 @@
 //! a summary of the flight, the flight modes as coloured bands, the logged
 //! messages by level, every parameter (those that differ from their
 //! default or change in flight marked), the panels of Flight Review's
-//! list that the log has topics for, and the gyro's spectrum and
-//! spectrogram.
+//! list that the log has topics for, and the gyro's and accelerometer's
+//! spectra and spectrograms.
 
 mod spectrum;
 mod summary;
@@ -18,14 +18,14 @@ pub use spectrum::{Spectrogram, Spectrum};
 pub use summary::FlightSummary;
 
 /// What a PX4 flight's page shows beyond its channels: its summary and
-/// its gyro's spectrum.
+/// its gyro's and accelerometer's spectra.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flight {
     /// The summary table.
     pub summary: FlightSummary,
-    /// The gyro's spectrum and spectrogram, where the log has enough gyro
-    /// samples.
-    pub spectrum: Option<Spectrum>,
+    /// The spectra and spectrograms of the gyro, then the accelerometer,
+    /// where the log has enough samples of each.
+    pub spectra: Vec<Spectrum>,
 }
 
 /// The flight of a PX4 log over the span `[from, until)` (ns on its
@@ -33,7 +33,7 @@ pub struct Flight {
 pub(crate) fn flight(ulog: &ULog<'_>, span: (i64, i64), modes: Option<&Band>) -> Flight {
     Flight {
         summary: summary::summary(ulog, span, modes),
-        spectrum: spectrum::spectrum(ulog, span),
+        spectra: spectrum::spectra(ulog, span),
     }
 }
 
@@ -41,7 +41,7 @@ pub(crate) fn flight(ulog: &ULog<'_>, span: (i64, i64), modes: Option<&Band>) ->
 #[derive(serde::Serialize)]
 pub(crate) struct FlightJson<'a> {
     summary: summary::SummaryJson,
-    spectrum: Option<spectrum::SpectrumJson<'a>>,
+    spectra: Vec<spectrum::SpectrumJson<'a>>,
 }
 
 impl Flight {
@@ -49,7 +49,7 @@ impl Flight {
     pub(crate) fn json(&self, start: i64) -> FlightJson<'_> {
         FlightJson {
             summary: self.summary.json(),
-            spectrum: self.spectrum.as_ref().map(|s| s.json(start)),
+            spectra: self.spectra.iter().map(|s| s.json(start)).collect(),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! The gyro's spectrum and spectrogram: how much of the vehicle's rotation
-//! rate is at each frequency, over the whole flight and over time, as
-//! Flight Review draws them to find vibration and filter problems.
+//! The gyro's and accelerometer's spectra and spectrograms: how much of the
+//! vehicle's rotation rate and acceleration is at each frequency, over the
+//! whole flight and over time, as Flight Review draws them to find
+//! vibration and filter problems.
 
 use serde::Serialize;
 use ulogfile::{Subscription, ULog};
@@ -13,18 +14,21 @@ pub(crate) const MAX_COLUMNS: usize = 400;
 /// The spectrogram's intensity range below its largest value, dB.
 pub(crate) const DYNAMIC_RANGE_DB: f64 = 80.0;
 
-/// The gyro's spectrum: per axis, the mean amplitude of Hann-windowed
+/// A sensor's spectrum: per axis, the mean amplitude of Hann-windowed
 /// segments of [`SEGMENT`] samples overlapping by half; and a spectrogram
 /// of the three axes' power together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spectrum {
     /// Where the samples come from (`sensor_combined.gyro_rad`).
     pub source: String,
+    /// What they are, with their unit (`angular rate (rad/s)`).
+    pub quantity: String,
     /// The sample rate (the inverse of the median interval), Hz.
     pub rate: f64,
     /// The frequency step between bins, Hz (bin `k` is `k * step`).
     pub step: f64,
-    /// Per axis (`x`, `y`, `z`): the mean amplitude of each bin, rad/s.
+    /// Per axis (`x`, `y`, `z`): the mean amplitude of each bin, in the
+    /// samples' unit.
     pub axes: Vec<(String, Vec<f64>)>,
     /// The spectrogram: one column per time step, one row per bin.
     pub spectrogram: Spectrogram,
@@ -99,32 +103,77 @@ fn amplitudes(segment: &[f64], window: &[f64]) -> Vec<f64> {
     (0..=n / 2).map(|k| re[k].hypot(im[k]) / norm).collect()
 }
 
-/// The gyro topic and fields a log has: `sensor_combined.gyro_rad`, else
+/// A topic and its three fields of x, y, z, named as the page says.
+type Candidate = (&'static str, [&'static str; 3], &'static str);
+
+/// The gyro: `sensor_combined.gyro_rad`, else
 /// `vehicle_angular_velocity.xyz`.
-fn source<'u, 'a>(ulog: &'u ULog<'a>) -> Option<(&'u Subscription<'a>, [&'static str; 3], String)> {
-    let pick: [(&str, [&'static str; 3], &str); 2] = [
-        (
-            "sensor_combined",
-            ["gyro_rad[0]", "gyro_rad[1]", "gyro_rad[2]"],
-            "sensor_combined.gyro_rad",
-        ),
-        (
-            "vehicle_angular_velocity",
-            ["xyz[0]", "xyz[1]", "xyz[2]"],
-            "vehicle_angular_velocity.xyz",
-        ),
-    ];
-    pick.into_iter().find_map(|(topic, fields, name)| {
+const GYRO: [Candidate; 2] = [
+    (
+        "sensor_combined",
+        ["gyro_rad[0]", "gyro_rad[1]", "gyro_rad[2]"],
+        "sensor_combined.gyro_rad",
+    ),
+    (
+        "vehicle_angular_velocity",
+        ["xyz[0]", "xyz[1]", "xyz[2]"],
+        "vehicle_angular_velocity.xyz",
+    ),
+];
+
+/// The accelerometer: `sensor_combined.accelerometer_m_s2`, else
+/// `vehicle_acceleration.xyz`.
+const ACCEL: [Candidate; 2] = [
+    (
+        "sensor_combined",
+        [
+            "accelerometer_m_s2[0]",
+            "accelerometer_m_s2[1]",
+            "accelerometer_m_s2[2]",
+        ],
+        "sensor_combined.accelerometer_m_s2",
+    ),
+    (
+        "vehicle_acceleration",
+        ["xyz[0]", "xyz[1]", "xyz[2]"],
+        "vehicle_acceleration.xyz",
+    ),
+];
+
+/// The first of `candidates` the log has, with its fields, and at least
+/// [`SEGMENT`] samples.
+fn source<'u, 'a>(
+    ulog: &'u ULog<'a>,
+    candidates: &[Candidate],
+) -> Option<(&'u Subscription<'a>, [&'static str; 3], String)> {
+    candidates.iter().find_map(|&(topic, fields, name)| {
         let sub = ulog.subscription(topic, 0)?;
         (fields.iter().all(|f| sub.field(f).is_some()) && sub.samples.len() >= SEGMENT)
             .then(|| (sub, fields, name.to_string()))
     })
 }
 
-/// The gyro spectrum of the samples in `[from, until)` (ns), where the log
-/// has a gyro topic with at least [`SEGMENT`] samples there.
-pub(crate) fn spectrum(ulog: &ULog<'_>, span: (i64, i64)) -> Option<Spectrum> {
-    let (sub, fields, name) = source(ulog)?;
+/// The spectra of the gyro and of the accelerometer over `[from, until)`
+/// (ns), each where the log has one with at least [`SEGMENT`] samples
+/// there.
+pub(crate) fn spectra(ulog: &ULog<'_>, span: (i64, i64)) -> Vec<Spectrum> {
+    [
+        (&GYRO[..], "angular rate (rad/s)"),
+        (&ACCEL[..], "acceleration (m/s\u{b2})"),
+    ]
+    .into_iter()
+    .filter_map(|(candidates, quantity)| spectrum(ulog, span, candidates, quantity))
+    .collect()
+}
+
+/// The spectrum of the first of `candidates` the log has.
+fn spectrum(
+    ulog: &ULog<'_>,
+    span: (i64, i64),
+    candidates: &[Candidate],
+    quantity: &str,
+) -> Option<Spectrum> {
+    let (sub, fields, name) = source(ulog, candidates)?;
     let refs: Vec<_> = fields.iter().map(|f| sub.field(f)).collect::<Option<_>>()?;
     let mut times = Vec::new();
     let mut cols: [Vec<f64>; 3] = Default::default();
@@ -204,6 +253,7 @@ pub(crate) fn spectrum(ulog: &ULog<'_>, span: (i64, i64)) -> Option<Spectrum> {
     let dt = (hop * per) as i64 * median;
     Some(Spectrum {
         source: name,
+        quantity: quantity.to_string(),
         rate,
         step: rate / n as f64,
         axes: ["x", "y", "z"]
@@ -227,6 +277,7 @@ pub(crate) fn spectrum(ulog: &ULog<'_>, span: (i64, i64)) -> Option<Spectrum> {
 #[derive(Serialize)]
 pub(crate) struct SpectrumJson<'a> {
     source: &'a str,
+    quantity: &'a str,
     rate: f64,
     step: f64,
     axes: Vec<AxisJson<'a>>,
@@ -255,6 +306,7 @@ impl Spectrum {
         let g = &self.spectrogram;
         SpectrumJson {
             source: &self.source,
+            quantity: &self.quantity,
             rate: self.rate,
             step: self.step,
             axes: self
