@@ -510,3 +510,50 @@ pub(crate) fn refuse(logs: &[&Log<'_>], opts: &ConvertOptions, filter: &Filter) 
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::split::Split;
+
+    #[test]
+    fn parts_follow_each_other_over_the_range() {
+        let t = Timestamp;
+        let times: BTreeMap<Timestamp, u64> =
+            [(t(3), 5), (t(7), 5), (t(12), 5), (t(35), 5), (t(36), 5)].into();
+        let every = Split {
+            every: Some(10),
+            size: None,
+        };
+        // Cells [3, 13) and [33, 43); the empty ones make no part.
+        assert_eq!(
+            plan_parts(&times, every, None, None),
+            [(None, Some(t(33))), (Some(t(33)), None)]
+        );
+        assert_eq!(
+            plan_parts(&times, every, Some(t(0)), Some(t(40))),
+            [
+                (Some(t(0)), Some(t(10))),
+                (Some(t(10)), Some(t(30))),
+                (Some(t(30)), Some(t(40)))
+            ]
+        );
+        let size = Split {
+            every: None,
+            size: Some(10),
+        };
+        // A part ends at the first time after it holds 10 bytes.
+        assert_eq!(
+            plan_parts(&times, size, None, None),
+            [
+                (None, Some(t(12))),
+                (Some(t(12)), Some(t(36))),
+                (Some(t(36)), None)
+            ]
+        );
+        assert_eq!(
+            plan_parts(&BTreeMap::new(), size, Some(t(1)), None),
+            [(Some(t(1)), None)]
+        );
+    }
+}
