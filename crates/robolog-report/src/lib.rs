@@ -452,7 +452,7 @@ pub const MIN_EXTRA_POINTS: usize = 64;
 /// largest first, down to [`MIN_EXTRA_POINTS`] each; then, when that is
 /// not enough, the largest of all of them.
 pub fn fit_budget(logs: &mut [LogReport], budget: usize) {
-    let total: usize = logs.iter().map(LogReport::points).sum();
+    let total: usize = logs.iter().map(|l| l.points() + l.extra_points()).sum();
     if total <= budget {
         return;
     }

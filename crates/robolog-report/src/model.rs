@@ -941,11 +941,21 @@ impl LogReport {
         out
     }
 
-    /// How many points the report's series hold (extra ones included).
+    /// How many points the report's plotted series hold.
     pub fn points(&self) -> usize {
         self.channels
             .iter()
-            .flat_map(|c| c.series.iter().chain(&c.extra))
+            .flat_map(|c| &c.series)
+            .map(|s| s.points.len())
+            .sum()
+    }
+
+    /// How many points the report's extra series hold (the fields not
+    /// plotted at load, [`Channel::extra`]).
+    pub fn extra_points(&self) -> usize {
+        self.channels
+            .iter()
+            .flat_map(|c| &c.extra)
             .map(|s| s.points.len())
             .sum()
     }

@@ -169,7 +169,9 @@ fn a_large_log_keeps_to_the_budget_extra_fields_first() {
     let mut logs = vec![big];
     let budget = 400_000;
     fit_budget(&mut logs, budget);
-    assert!(logs[0].points() <= budget, "{}", logs[0].points());
+    let total = logs[0].points() + logs[0].extra_points();
+    assert!(total <= budget, "{total}");
+    assert_eq!(logs[0].points(), 200 * 2 * 500);
     let ch = &logs[0].channels[7];
     assert!(
         ch.series
