@@ -255,6 +255,13 @@ fn ulog_shift_rename_and_split_read_back_with_pyulog() {
         ]);
         let parts = parts_of(&dir, &stem);
         assert!(parts.len() >= 2, "{name}: {parts:?}");
+        // The parts exist now: refused without --force, and a part that
+        // is the input always.
+        let out = dir.join(format!("{stem}.ulg"));
+        let err = filter_usage(&[s(&input), s(&out), "--split-size", &size]);
+        assert!(err.contains("exists"), "{err}");
+        let err = filter_usage(&[s(&parts[0]), s(&out), "--split-size", &size, "--force"]);
+        assert!(err.contains("is the input"), "{err}");
         let mut args = vec!["split", s(&input), "0"];
         args.extend(parts.iter().map(|p| s(p)));
         if let Some(n) = pyulog_rewrite(&args) {
