@@ -77,8 +77,9 @@ pub struct LogReport {
     pub bands: Vec<Band>,
     /// Text messages the log carries (PX4's logged messages), by time.
     pub events: Vec<Event>,
-    /// Parameters worth a look (PX4: the non-default ones, or the changed
-    /// ones when the log has no defaults), with a note saying which.
+    /// The log's parameters (PX4: every one at start, with its system
+    /// default where the log records one, then each change during the log
+    /// with its time), with a note saying how many and what is marked.
     pub parameters: Option<(String, Vec<Parameter>)>,
     /// Panels of chosen series across channels (a flight's altitude,
     /// attitude against setpoint, ...).

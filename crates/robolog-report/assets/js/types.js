@@ -50,7 +50,7 @@
  * @property {SceneData[]} scenes objects from above over time
  * @property {BandData[]} bands named spans of time (flight modes)
  * @property {EventData[]} events text messages of the log
- * @property {ParametersData | null} parameters parameters worth a look
+ * @property {ParametersData | null} parameters every parameter at start (with its default where known), then each change with its time
  * @property {PanelData[]} panels series picked across channels
  * @property {FlightData} [flight] a PX4 flight's summary and sensor spectra
  */
