@@ -178,8 +178,8 @@ data.logs.forEach((log, li) => {
   }
   for (const spectrum of log.flight ? log.flight.spectra : []) {
     if (!panelsSection) { panelsSection = section('Flight'); }
-    spectrumPlot(panelsSection, spectrum);
-    spectrogram(panelsSection, spectrum);
+    spectrumPlot(panelsSection, spectrum, logTag(log));
+    spectrogram(panelsSection, spectrum, logTag(log));
   }
 });
 

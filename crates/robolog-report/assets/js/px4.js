@@ -80,9 +80,10 @@ function heat(v) {
  * frequency axis of its own.
  * @param {HTMLElement} parent
  * @param {SpectrumData} sp
+ * @param {string} tag the log's name after the title, on a page of several
  */
-export function spectrumPlot(parent, sp) {
-  const box = el('div', { cls: 'panel spectrum' }, el('div', { cls: 'title', text: 'Spectrum of the ' + sp.quantity.replace(/ \(.*/, '') + ': ' + sp.source },
+export function spectrumPlot(parent, sp, tag) {
+  const box = el('div', { cls: 'panel spectrum' }, el('div', { cls: 'title', text: 'Spectrum of the ' + sp.quantity.replace(/ \(.*/, '') + ': ' + sp.source + tag },
     el('span', { cls: 'sub', text: 'mean amplitude, ' + sp.quantity + ', of Hann windows of ' + (2 * (sp.spectrogram.rows - 1)) + ' samples at ' + fmtNum(Math.round(sp.rate * 10) / 10) + ' Hz' })));
   const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { role: 'img', style: 'height:200px; cursor:default',
     'aria-label': sp.source + ' spectrum: ' + sp.axes.length + ' axes of ' + sp.spectrogram.rows + ' frequency bins, 0 to ' + fmtNum(sp.step * (sp.spectrogram.rows - 1)) + ' Hz' }));
@@ -122,10 +123,11 @@ export function spectrumPlot(parent, sp) {
  * with the others), frequency up, power in colour.
  * @param {HTMLElement} parent
  * @param {SpectrumData} sp
+ * @param {string} tag the log's name after the title, on a page of several
  */
-export function spectrogram(parent, sp) {
+export function spectrogram(parent, sp, tag) {
   const s = sp.spectrogram;
-  const box = el('div', { cls: 'panel spectrogram' }, el('div', { cls: 'title', text: 'Spectrogram of the ' + sp.quantity.replace(/ \(.*/, '') + ': ' + sp.source },
+  const box = el('div', { cls: 'panel spectrogram' }, el('div', { cls: 'title', text: 'Spectrogram of the ' + sp.quantity.replace(/ \(.*/, '') + ': ' + sp.source + tag },
     el('span', { cls: 'sub', text: 'the three axes\' power, ' + fmtNum(Math.round(s.db_min)) + ' dB (dark) to ' + fmtNum(Math.round(s.db_max)) + ' dB (yellow)' })));
   const canvas = /** @type {HTMLCanvasElement} */ (el('canvas', { role: 'img', style: 'height:220px',
     'aria-label': sp.source + ' spectrogram: ' + s.columns + ' time steps of ' + s.rows + ' frequency bins' }));
