@@ -7,10 +7,14 @@
 //!
 //! 1. the core runs from the message at the [`TAIL`] quantile of the
 //!    message times to the one at `1 - TAIL` (the 0.1% at either end set
-//!    aside, none for fewer than 1000 messages);
+//!    aside, none for fewer than 1000 messages), of the messages within
+//!    the log's own span as its summary gives it (a ULog's starts at its
+//!    header's timestamp: topics stamped before it, such as one whose
+//!    timestamp stays 0, are not part of the core however many);
 //! 2. the span grows outwards from the core over every message that lies
 //!    within [`gap`] of it (a quarter of the core's width, and at least a
-//!    second): runs of messages that continue the log stay in;
+//!    second; a second at most for messages outside the log's own span):
+//!    runs of messages that continue the log stay in;
 //! 3. what is left beyond a gap wider than that is an outlier: shown at the
 //!    edge of the timeline with its time and count, not on the axis.
 //!
@@ -145,45 +149,65 @@ impl TimeHistogram {
             .chain(self.bins.iter().copied())
             .chain(outside[cut..].iter().map(one))
             .collect();
-        let found = parts.iter().map(|b| b.count).sum::<u64>();
-        debug_assert_eq!(found, n);
-        Self::bulk_of(&parts, n)
+        // The core is taken from the messages within the counted span
+        // (the log's own, as its summary gives it: a ULog's from its
+        // header's start), where it holds messages: those stamped outside
+        // it (a topic's stale timestamp from before the log started,
+        // however many) join the span only within the gap of it.
+        let inner = (cut + 1, cut + BINS);
+        let inner_n: u64 = parts[inner.0..=inner.1].iter().map(|b| b.count).sum();
+        if inner_n > 0 {
+            Self::bulk_of(&parts, inner, inner_n)
+        } else {
+            Self::bulk_of(&parts, (0, parts.len() - 1), n)
+        }
     }
 
-    /// [`bulk`](Self::bulk) over parts in time order holding `n` messages.
-    fn bulk_of(bins: &[Bin], n: u64) -> Option<Bulk> {
+    /// [`bulk`](Self::bulk) over parts in time order: its core from the
+    /// parts `within` (first and last, inclusive), which hold `n`
+    /// messages, grown over every part within the gap.
+    fn bulk_of(bins: &[Bin], within: (usize, usize), n: u64) -> Option<Bulk> {
         let skip = (n as f64 * TAIL).floor() as u64;
         // The parts holding message number `skip` and `n - 1 - skip` (in
-        // time order, from 0).
+        // time order, from 0) of those within.
         let at = |k: u64| {
             let mut seen = 0;
-            for (i, b) in bins.iter().enumerate() {
+            for (i, b) in bins.iter().enumerate().take(within.1 + 1).skip(within.0) {
                 seen += b.count;
                 if seen > k {
                     return i;
                 }
             }
-            bins.len() - 1
+            within.1
         };
         let (mut lo, mut hi) = (at(skip), at(n - 1 - skip));
         let g = gap(bins[hi].max.saturating_sub(bins[lo].min));
         // Outwards over every part that lies within the gap.
         let full = |i: usize| bins[i].count > 0;
+        // Outside the parts within, only over a second: a stale timestamp
+        // is not brought in by a wide core.
+        let reach = |j: usize| {
+            if (within.0..=within.1).contains(&j) {
+                g
+            } else {
+                g.min(MIN_GAP)
+            }
+        };
         while let Some(j) = (0..lo).rev().find(|&j| full(j)) {
-            if bins[lo].min.saturating_sub(bins[j].max) > g {
+            if bins[lo].min.saturating_sub(bins[j].max) > reach(j) {
                 break;
             }
             lo = j;
         }
         while let Some(j) = (hi + 1..bins.len()).find(|&j| full(j)) {
-            if bins[j].min.saturating_sub(bins[hi].max) > g {
+            if bins[j].min.saturating_sub(bins[hi].max) > reach(j) {
                 break;
             }
             hi = j;
         }
         let before: Vec<usize> = (0..lo).filter(|&j| full(j)).collect();
         let after: Vec<usize> = (hi + 1..bins.len()).filter(|&j| full(j)).collect();
-        if before.is_empty() && after.is_empty() {
+        if before.is_empty() && after.is_empty() && lo >= within.0 && hi <= within.1 {
             return None;
         }
         // Before the span: groups from the span outwards, then in time
@@ -286,11 +310,13 @@ mod tests {
     }
 
     #[test]
-    fn times_outside_the_counted_span_are_apart_from_its_ends() {
-        // Counted over 20 s .. 47 s (a summary that leaves out the
-        // messages stamped 0), with two messages at 0.
+    fn times_outside_the_counted_span_are_outliers_however_many() {
+        // Counted over 20 s .. 47 s (the log's own span, from a ULog
+        // header's start), with two messages stamped 0 and a topic of 100
+        // messages stuck at 2 s (3.6% of them).
         let mut h = TimeHistogram::new(20 * S, 47 * S);
-        for t in flight(20 * S, 27).into_iter().chain([0, 0]) {
+        let stale = std::iter::repeat_n(2 * S, 100);
+        for t in flight(20 * S, 27).into_iter().chain([0, 0]).chain(stale) {
             h.add(t);
         }
         let bulk = h.bulk().unwrap();
@@ -299,10 +325,34 @@ mod tests {
             bulk.outliers,
             vec![Group {
                 start: 0,
-                end: 0,
-                count: 2
+                end: 2 * S,
+                count: 102
             }]
         );
+    }
+
+    #[test]
+    fn stale_times_just_before_the_counted_span_join_it() {
+        // Counted from 20 s: messages at 19.5 s and 19.8 s (within a
+        // second of it) join the span, those at 2 s stay outliers.
+        let mut h = TimeHistogram::new(20 * S, 47 * S);
+        for t in flight(20 * S, 27)
+            .into_iter()
+            .chain([2 * S, 19_500_000_000, 19_800_000_000])
+        {
+            h.add(t);
+        }
+        let bulk = h.bulk().unwrap();
+        assert_eq!((bulk.start, bulk.end), (19_500_000_000, 47 * S));
+        assert_eq!(bulk.outliers.len(), 1);
+        assert_eq!(bulk.outliers[0].start, 2 * S);
+        // Only the near ones: no outlier, but a wider span.
+        let mut h = TimeHistogram::new(20 * S, 47 * S);
+        for t in flight(20 * S, 27).into_iter().chain([19_800_000_000]) {
+            h.add(t);
+        }
+        let bulk = h.bulk().unwrap();
+        assert_eq!((bulk.start, bulk.outliers.len()), (19_800_000_000, 0));
     }
 
     #[test]
