@@ -157,11 +157,13 @@ fn manifest(dir: Option<&Path>) -> Result<Vec<serde_json::Value>> {
     }
     // A folder of flights (corpus ulog/pyulog: six logs, one with a
     // message twenty minutes after the rest): one page, a summary row per
-    // log, each timeline on its own span.
+    // log, each timeline on its own span, the plots aligned at each
+    // log's first vehicle_attitude message.
     if let Some(folder) = flights.first().and_then(|p| p.parent()) {
         out.push(serde_json::json!({
             "name": "folder",
             "logs": [folder.display().to_string()],
+            "args": ["--align", "vehicle_attitude"],
             "values": false,
         }));
     }

@@ -1,5 +1,6 @@
 //! `robolog report LOG...|FOLDER... -o report.html [--topic T]... [--field
-//! F]... [--start T] [--end T] [--max-points N] [--no-check] [--force]`:
+//! F]... [--start T] [--end T] [--align start|TOPIC] [--max-points N]
+//! [--no-check] [--force]`:
 //! one self-contained HTML page showing the logs (see the `robolog-report`
 //! crate), written through a temporary file renamed when complete. A
 //! folder that is not itself a log (a ROS 2 bag's folder is one) stands
@@ -48,6 +49,12 @@ pub(crate) struct ReportArgs {
     /// further).
     #[arg(long, value_name = "N", default_value_t = 400_000)]
     max_total_points: usize,
+    /// The time 0 of each log's plots: `start` (the log's start) or a
+    /// TOPIC (its first message on that topic), so that several logs
+    /// overlay aligned at that event. A log without a message on TOPIC
+    /// counts from its start (said on stderr and in the page).
+    #[arg(long, value_name = "start|TOPIC", default_value = "start")]
+    align: String,
     /// Leave out `robolog check`'s findings (saves a second full read).
     #[arg(long)]
     no_check: bool,
@@ -82,6 +89,7 @@ pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
         limits: ctx.limits(),
         start: a.range.start,
         end: a.range.end,
+        align: (a.align != "start").then(|| a.align.clone()),
         ..ReportOptions::default()
     };
     let logs = write_report(&inputs, &a.output, &opts, a.force).map_err(|e| match e {
@@ -90,6 +98,15 @@ pub(crate) fn run(ctx: &Context, a: &ReportArgs) -> Result<Outcome, Failure> {
         ReportError::Io(e) => Failure::new(&a.output, e),
         ReportError::Time(p, m) => Failure::usage(&p, m),
     })?;
+    if a.align != "start" {
+        for l in logs.iter().filter(|l| l.align.is_none()) {
+            crate::shown::say!(
+                "robolog: {}: no message on {}: its plots count from its start",
+                l.path,
+                a.align
+            );
+        }
+    }
     let size = std::fs::metadata(&a.output).map_or(0, |m| m.len());
     let points: usize = logs.iter().map(|l| l.points()).sum();
     let problems: usize = logs.iter().map(|l| l.problems.len()).sum();

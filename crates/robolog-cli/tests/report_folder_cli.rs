@@ -83,10 +83,15 @@ fn a_corpus_folder_is_one_page_with_each_log_once() {
         let name = &log["name"];
         assert_eq!(log["messages"], messages, "{name}");
         assert_eq!(log["log_duration"], last - first, "{name}");
-        if log.get("outliers").is_none() {
-            // Every message in the span: the log's own.
-            assert_eq!(log["start"], first, "{name}");
-            assert_eq!(log["duration"], last - first, "{name}");
+        // The timeline counts every message but the outliers.
+        let outside: u64 = (log.get("outliers").and_then(|o| o.as_array()))
+            .map_or(0, |o| o.iter().map(|g| g["count"].as_u64().unwrap()).sum());
+        assert_eq!(density_total(log), messages - outside, "{name}");
+        if outside == 0 {
+            // The span holds the log's own.
+            let start = log["start"].as_i64().unwrap();
+            assert!(start <= first, "{name}");
+            assert!(start + log["duration"].as_i64().unwrap() >= last, "{name}");
         }
     }
     // The corpus README: `mission` ~19 min after everything else, which
@@ -131,13 +136,56 @@ fn a_corpus_folder_is_one_page_with_each_log_once() {
             (1_194_367_328_000, 1_194_367_328_000, 1, vec!["mission"]),
         ]
     );
-    // The timeline counts the messages in the span only.
-    let dense: i64 = (small["channels"].as_array().unwrap().iter())
+    assert_eq!(density_total(small), 14_604 - 5);
+}
+
+/// The messages a log's timeline counts (its density runs: a count, or
+/// `-k` for k empty buckets).
+fn density_total(log: &serde_json::Value) -> u64 {
+    (log["channels"].as_array().unwrap().iter())
         .flat_map(|c| c["density"].as_array().unwrap())
         .map(|d| d.as_i64().unwrap())
         .filter(|&d| d > 0)
-        .sum();
-    assert_eq!(dense, 14_604 - 5);
+        .sum::<i64>() as u64
+}
+
+#[test]
+fn plots_align_at_a_topics_first_message() {
+    let (Some(a), Some(b)) = (
+        corpus("ulog/pyulog/sample.ulg"),
+        corpus("ulog/pyulog/sample_appended.ulg"),
+    ) else {
+        return;
+    };
+    let bag = testdata("rosbag/sample.bag");
+    let out = scratch_dir("report-folder", "align").join("p.html");
+    let run = robolog()
+        .arg("report")
+        .args([&a, &b, &bag])
+        .args(["--align", "vehicle_attitude", "--no-check", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    // The first vehicle_attitude timestamps as pyulog 1.3.0 reads them
+    // (us), on each log's clock.
+    let data = page_data(&out);
+    let logs = data["logs"].as_array().unwrap();
+    for (log, want) in logs.iter().zip([112_574_307_000i64, 7_408_969_000]) {
+        let at = log["start"].as_i64().unwrap() + log["align"].as_i64().unwrap();
+        assert_eq!(at, want, "{}", log["name"]);
+    }
+    // The bag has no such topic: its plots count from its start, which
+    // the page and stderr say.
+    assert!(logs[2].get("align").is_none());
+    assert!(
+        (logs[2]["problems"].as_array().unwrap().iter())
+            .any(|p| p["text"].as_str().unwrap().contains("vehicle_attitude"))
+    );
+    let said = text(&run.get_output().stderr);
+    assert!(
+        said.contains("sample.bag: no message on vehicle_attitude"),
+        "{said}"
+    );
 }
 
 #[test]

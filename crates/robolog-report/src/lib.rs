@@ -112,6 +112,11 @@ pub struct ReportOptions {
     /// part of this, and at most half the [`page_budget`](Self::page_budget).
     /// Default [`SENSOR_BUDGET`].
     pub sensor_budget: usize,
+    /// The topic whose first message is time 0 of a log's plots (`None`:
+    /// its start): on a page of several logs, their plots overlay aligned
+    /// at that event. A log without a message on it counts from its start,
+    /// with a problem saying so. See [`LogReport::align`].
+    pub align: Option<String>,
 }
 
 impl Default for ReportOptions {
@@ -128,6 +133,7 @@ impl Default for ReportOptions {
             start: None,
             end: None,
             sensor_budget: SENSOR_BUDGET,
+            align: None,
         }
     }
 }
@@ -346,6 +352,7 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         log_start,
         log_end,
         outliers,
+        align: None,
         range: ranged.then(|| Range {
             start: from,
             end: until,
@@ -432,6 +439,25 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
             });
         }
         None => {}
+    }
+    if let Some(topic) = &opts.align {
+        let first = (report.channels.iter())
+            .find(|c| &c.topic == topic)
+            .and_then(|c| c.start)
+            .or_else(|| {
+                (summary.topics().into_iter())
+                    .find(|t| &t.topic == topic)
+                    .and_then(|t| t.start.map(logcore::Timestamp::as_nanos))
+            });
+        match first {
+            Some(t) => report.align = Some(t),
+            None => report.problems.push(Problem {
+                t: None,
+                text: format!(
+                    "aligned at {topic:?}: no message on it in this log, whose plots count from its start"
+                ),
+            }),
+        }
     }
     // The problems listed once each, in the order met.
     let mut seen = std::collections::HashSet::new();

@@ -46,6 +46,10 @@ pub struct LogReport {
     /// where the bulk of the messages lie (see [`crate::span`]), marked at
     /// the timeline's edge rather than stretching its axis.
     pub outliers: Vec<Outlier>,
+    /// The time the log's plots count from, ns on its clock, where one
+    /// was asked for ([`ReportOptions::align`](crate::ReportOptions::align):
+    /// its topic's first message); `None`: the log's `start`.
+    pub align: Option<i64>,
     /// The time range asked for, when one was: only its messages were
     /// read and shown.
     pub range: Option<Range>,
@@ -699,6 +703,8 @@ struct Tail<'a> {
     problems_dropped: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     outliers: Vec<OutlierJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    align: Option<i64>,
     check_passed: Option<bool>,
     tracks: Vec<TrackJson>,
     paths: Vec<PathJson<'a>>,
@@ -824,6 +830,7 @@ impl LogReport {
                     topics: &o.topics,
                 })
                 .collect(),
+            align: self.align.map(|t| t - t0),
             check_passed: self.check_passed,
             tracks: (self.tracks.iter())
                 .map(|tr| TrackJson {
@@ -1042,6 +1049,7 @@ mod tests {
             log_start: 1_000,
             log_end: 4_000,
             outliers: Vec::new(),
+            align: None,
             range: None,
             message_count: 3,
             metadata: vec![("k".into(), "v&w".into())],

@@ -101,6 +101,7 @@ fn hostile_report() -> LogReport {
         log_start: 0,
         log_end: 10,
         outliers: Vec::new(),
+        align: None,
         range: Some(Range {
             start: Some(0),
             end: None,

@@ -37,7 +37,14 @@ const MANY_CHANNELS = 200;
 const data = readData('report-data');
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const many = data.logs.length > 1;
-initView(Math.max(0, ...data.logs.map((l) => secs(l.duration))));
+/**
+ * Seconds from a log's start to the time its plots count from: its
+ * aligned topic's first message (`--align TOPIC`), else 0.
+ * @param {LogData} l
+ */
+function shiftOf(l) { return l.align === undefined ? 0 : secs(l.align); }
+const aligned = data.logs.some((l) => l.align !== undefined);
+initView(Math.max(0, ...data.logs.map((l) => secs(l.duration) - shiftOf(l))), Math.min(0, ...data.logs.map((l) => -shiftOf(l))));
 
 /**
  * The colours of each band's labels, by band name.
@@ -66,7 +73,7 @@ const colorsOf = data.logs.map(bandColors);
  */
 function plotBands(li) {
   return data.logs[li].bands.filter((b) => b.name === 'flight mode').map((b) => ({
-    spans: b.spans.map((s) => /** @type {[number, number, string]} */ ([secs(s[0]), secs(s[1]), s[2]])),
+    spans: b.spans.map((s) => /** @type {[number, number, string]} */ ([secs(s[0]) - shiftOf(data.logs[li]), secs(s[1]) - shiftOf(data.logs[li]), s[2]])),
     colors: colorsOf[li].get(b.name) || new Map()
   }));
 }
@@ -96,12 +103,13 @@ function inSeconds(p) { return { t: p.t.map(secs), a: p.a, b: p.b }; }
 
 // Header.
 const top = el('header', { cls: 'top' }, el('h1', { text: 'robolog report: ' + data.title }));
-const viewLabel = el('span', { cls: 'view', text: 'view 0 s to ' + fmtSecs(view.full) });
+const viewLabel = el('span', { cls: 'view', text: 'view ' + fmtSecs(view.x0) + ' to ' + fmtSecs(view.x1) });
 onView((x0, x1) => { viewLabel.textContent = 'view ' + fmtSecs(x0) + ' to ' + fmtSecs(x1); });
 const reset = el('button', { text: 'reset zoom' });
 reset.addEventListener('click', () => resetView());
 top.appendChild(viewLabel); top.appendChild(reset);
 top.appendChild(el('span', { cls: 'hint', text: 'wheel: zoom, drag: pan, double click: reset; time axes are seconds from each log\'s start' +
+  (aligned ? ' (on the plots, from the first message of the topic they are aligned at)' : '') +
   (data.logs.some((l) => l.range) ? ' (the start of its range, where one was asked for)' : '') }));
 document.body.insertBefore(top, app);
 
@@ -126,7 +134,7 @@ data.logs.forEach((log, li) => {
   }
   // Alone, a log's timeline spans its own span; the plots overlay the
   // logs on one axis.
-  new Timeline(s, log, colorsOf[li], many ? ownView(secs(log.duration)) : undefined);
+  new Timeline(s, log, colorsOf[li], many || aligned ? ownView(secs(log.duration)) : undefined);
   s.appendChild(problems(log));
   if (log.events.length) { s.appendChild(messages(log)); }
   if (log.parameters) { s.appendChild(log.format_id === 'ulog' ? px4Parameters(log.parameters) : parameters(log.parameters)); }
@@ -153,7 +161,7 @@ data.logs.forEach((log, li) => {
  */
 function seriesOf(log, li, s, label, color) {
   return {
-    t: s.t.map(secs), v: s.v.map(numeric), color, label: label + logTag(log), on: true,
+    t: s.t.map((t) => secs(t) - shiftOf(log)), v: s.v.map(numeric), color, label: label + logTag(log), on: true,
     count: s.count, reduced: s.reduced, dash: li ? [5, 3] : null
   };
 }

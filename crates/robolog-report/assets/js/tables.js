@@ -68,6 +68,13 @@ export function overview(log) {
 function zoomTo(t) { const w = (view.x1 - view.x0) / 20; setView(t - w, t + w); }
 
 /**
+ * Seconds from a log's start to the time its plots count from (its
+ * `align`, else 0).
+ * @param {LogData} log
+ */
+function plotShift(log) { return log.align === undefined ? 0 : secs(log.align); }
+
+/**
  * A log's problems; a click on one with a time zooms there.
  * @param {LogData} log
  */
@@ -81,7 +88,7 @@ export function problems(log) {
     const item = el('li', {}, t === null ? null : el('span', { cls: 't', text: fmtSecs(secs(t)) }), p.text);
     if (t !== null) {
       item.style.cursor = 'pointer';
-      item.addEventListener('click', () => zoomTo(secs(t)));
+      item.addEventListener('click', () => zoomTo(secs(t) - plotShift(log)));
     }
     ul.appendChild(item);
   }
@@ -103,7 +110,7 @@ export function messages(log) {
   for (const e of log.events) {
     const row = el('tr', {}, el('td', { cls: 'num', text: fmtSecs(secs(e.t)) }),
       el('td', { cls: 'level', style: 'color:' + levelColor(e.level), text: e.level }), el('td', { text: e.text }));
-    row.addEventListener('click', () => zoomTo(secs(e.t)));
+    row.addEventListener('click', () => zoomTo(secs(e.t) - plotShift(log)));
     t.appendChild(row);
   }
   filter.addEventListener('input', () => {

@@ -4,8 +4,9 @@
 // the others when they scroll into view.
 
 /**
- * A time view: the seconds shown and the whole span.
- * @typedef {{x0: number, x1: number, full: number}} TimeView
+ * A time view: the seconds shown (x0 to x1) and the whole span (lo to
+ * full).
+ * @typedef {{x0: number, x1: number, lo: number, full: number}} TimeView
  */
 
 /**
@@ -19,7 +20,7 @@
  */
 
 /** The time shown, seconds from each log's start: the view every plot shares. */
-export const view = { x0: 0, x1: 1, full: 1 };
+export const view = { x0: 0, x1: 1, lo: 0, full: 1 };
 
 /**
  * A time view of its own over 0..`end` seconds (a log's timeline on a page
@@ -30,7 +31,7 @@ export const view = { x0: 0, x1: 1, full: 1 };
  */
 export function ownView(end) {
   const full = end > 0 ? end : 1;
-  return { x0: 0, x1: full, full };
+  return { x0: 0, x1: full, lo: 0, full };
 }
 
 /** @type {Drawable[]} */
@@ -73,12 +74,15 @@ export function setCursor(t) { for (const f of cursorListeners) { f(t); } }
 export function onScreen(d) { return !observer || visible.has(d); }
 
 /**
- * Sets the whole span, `end` seconds (1 when not positive), and shows it.
+ * Sets the whole span, `start` (default 0, at most 0) to `end` seconds
+ * (1 when not past `start`), and shows it.
  * @param {number} end
+ * @param {number} [start]
  */
-export function initView(end) {
-  view.full = end > 0 ? end : 1;
-  view.x0 = 0; view.x1 = view.full;
+export function initView(end, start) {
+  view.lo = start !== undefined && start < 0 ? start : 0;
+  view.full = end > view.lo ? end : view.lo + 1;
+  view.x0 = view.lo; view.x1 = view.full;
 }
 
 /**
@@ -121,7 +125,7 @@ export function setView(x0, x1, v) {
  * Shows the whole span of `v` (default: the shared view).
  * @param {TimeView} [v]
  */
-export function resetView(v) { const tv = v || view; setView(0, tv.full, tv); }
+export function resetView(v) { const tv = v || view; setView(tv.lo, tv.full, tv); }
 
 /**
  * Sizes a canvas to its parent's width and `h` CSS pixels at the

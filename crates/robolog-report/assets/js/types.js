@@ -42,6 +42,7 @@
  * @property {ProblemData[]} problems
  * @property {number} problems_dropped problems found beyond those listed
  * @property {OutlierData[]} [outliers] messages outside the span shown, in groups
+ * @property {number} [align] the time the log's plots count from, ns from start (its aligned topic's first message)
  * @property {boolean | null} check_passed `robolog check`'s verdict (null: not run)
  * @property {TrackData[]} tracks latitude/longitude tracks
  * @property {PathData[]} paths x/y paths
