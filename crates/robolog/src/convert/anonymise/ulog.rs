@@ -15,10 +15,13 @@
 //! [`is_hardware_parameter`]): PX4's sensor calibration device ids
 //! `CAL_<SENSOR><N>_ID` (`CAL_ACC0_ID`, `CAL_GYRO1_ID`, `CAL_MAG0_ID`,
 //! `CAL_BARO0_ID`, ...: each the bus type, bus, address and device type
-//! of a sensor, which together tell the board and its wiring apart) and
+//! of a sensor: the hardware configuration, not a unit's serial) and
 //! any parameter whose name [`is_identifier`](super::is_identifier)
 //! names (`uuid`, `serial`, ...). `MAV_SYS_ID` and other numbers a
-//! configuration gives (not the hardware) stay.
+//! configuration gives (not the hardware) stay, and so do the same device
+//! ids in samples (`sensor_accel.device_id`,
+//! `estimator_status.accel_device_id`, ...), which analyses use to tell
+//! the sensors apart.
 
 use std::collections::HashMap;
 
