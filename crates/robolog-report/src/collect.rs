@@ -169,6 +169,28 @@ pub(crate) struct Collected {
     pub(crate) outlier_channels: Vec<std::collections::BTreeSet<usize>>,
 }
 
+impl Collected {
+    /// Takes the outliers of `bulk` out of the timeline, for a pass over
+    /// the span they lie outside of (every one a time outside it, each
+    /// counted in the end bucket on its side): notes their channels.
+    pub(crate) fn drop_outliers(&mut self, bulk: &crate::span::Bulk) {
+        self.outlier_channels = vec![std::collections::BTreeSet::new(); bulk.outliers.len()];
+        for (g, ch, before) in self.times.outside_outliers(bulk) {
+            let density = &mut self.channels[ch].density;
+            if let Some(d) = if before {
+                density.first_mut()
+            } else {
+                density.last_mut()
+            } {
+                *d = d.saturating_sub(1);
+            }
+            if let Some(set) = self.outlier_channels.get_mut(g) {
+                set.insert(ch);
+            }
+        }
+    }
+}
+
 /// Fields whose change points are kept exactly (for bands), by topic.
 fn watched(topic: &str) -> Option<&'static str> {
     match topic {
@@ -923,7 +945,7 @@ impl Pass<'_> {
     fn time(&mut self, a: usize, t: i64, ordinal: u64) {
         let acc = &mut self.accs[a];
         acc.count += 1;
-        self.times.add(t);
+        self.times.add(t, a);
         if (t < self.t0 || t > self.t1) && !self.outliers.is_empty() {
             // An outlier: in its group, not in the density.
             let g = self.outliers.partition_point(|g| g.end < t);

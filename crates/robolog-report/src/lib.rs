@@ -247,6 +247,16 @@ fn report_of(log: &Log<'_>, path: &Path, opts: &ReportOptions) -> Result<LogRepo
         // `span`): with messages far outside it, the log is read again,
         // its timeline and series over that span.
         let (collected, bulk) = match first.as_ref().ok().and_then(|c| c.times.bulk()) {
+            // Every outlier stamped outside the span read (a ULog topic's
+            // stale timestamp before the header's start): the pass
+            // stands over that span, less the outliers.
+            Some(b) if b.outside_only => {
+                let mut c = first;
+                if let Ok(c) = &mut c {
+                    c.drop_outliers(&b);
+                }
+                (c, Some(span::Bulk { start, end, ..b }))
+            }
             Some(b) => (
                 collect::collect(log, b.start, b.end, (from, until), opts, &b.outliers),
                 Some(b),

@@ -59,7 +59,8 @@ pub(crate) struct TimeHistogram {
     t0: i64,
     span: i128,
     bins: Vec<Bin>,
-    outside: Vec<i64>,
+    /// The times outside `[t0, t1]`, each with its tag.
+    outside: Vec<(i64, usize)>,
     count: u64,
 }
 
@@ -90,6 +91,9 @@ pub(crate) struct Bulk {
     pub(crate) end: i64,
     /// The messages outside it, in time order.
     pub(crate) outliers: Vec<Group>,
+    /// Whether every outlier is a time outside the counted span kept by
+    /// itself (see [`TimeHistogram::outside_outliers`]).
+    pub(crate) outside_only: bool,
 }
 
 impl TimeHistogram {
@@ -104,15 +108,15 @@ impl TimeHistogram {
         }
     }
 
-    /// Counts a message at `t`.
-    pub(crate) fn add(&mut self, t: i64) {
+    /// Counts a message at `t`, tagged `tag` (its channel).
+    pub(crate) fn add(&mut self, t: i64, tag: usize) {
         if self.bins.is_empty() {
             self.bins = vec![EMPTY; BINS + 2];
         }
         self.count += 1;
         let rel = t as i128 - self.t0 as i128;
         if (rel < 0 || rel > self.span) && self.outside.len() < MAX_OUTSIDE {
-            self.outside.push(t);
+            self.outside.push((t, tag));
             return;
         }
         let i = if rel < 0 {
@@ -137,7 +141,7 @@ impl TimeHistogram {
         }
         // The parts in time order: the times before the counted span one
         // by one, then the parts, then the times after it.
-        let mut outside = self.outside.clone();
+        let mut outside: Vec<i64> = self.outside.iter().map(|o| o.0).collect();
         outside.sort_unstable();
         let cut = outside.partition_point(|&t| t < self.t0);
         let one = |&t: &i64| Bin {
@@ -156,17 +160,43 @@ impl TimeHistogram {
         // however many) join the span only within the gap of it.
         let inner = (cut + 1, cut + BINS);
         let inner_n: u64 = parts[inner.0..=inner.1].iter().map(|b| b.count).sum();
+        let lumped = (cut, cut + BINS + 1);
         if inner_n > 0 {
-            Self::bulk_of(&parts, inner, inner_n)
+            Self::bulk_of(&parts, inner, inner_n, lumped)
         } else {
-            Self::bulk_of(&parts, (0, parts.len() - 1), n)
+            Self::bulk_of(&parts, (0, parts.len() - 1), n, lumped)
         }
+    }
+
+    /// The times outside the counted span that are outliers of `bulk`
+    /// (one whose [`Bulk::outside_only`] is true: they are all of them),
+    /// each as (its group in `bulk.outliers`, its tag, whether it is
+    /// before the counted span).
+    pub(crate) fn outside_outliers(&self, bulk: &Bulk) -> Vec<(usize, usize, bool)> {
+        (self.outside.iter())
+            .filter(|&&(t, _)| t < bulk.start || t > bulk.end)
+            .map(|&(t, tag)| {
+                let g = bulk.outliers.partition_point(|g| g.end < t);
+                (
+                    g.min(bulk.outliers.len().saturating_sub(1)),
+                    tag,
+                    t < self.t0,
+                )
+            })
+            .collect()
     }
 
     /// [`bulk`](Self::bulk) over parts in time order: its core from the
     /// parts `within` (first and last, inclusive), which hold `n`
-    /// messages, grown over every part within the gap.
-    fn bulk_of(bins: &[Bin], within: (usize, usize), n: u64) -> Option<Bulk> {
+    /// messages, grown over every part within the gap. The parts
+    /// `lumped` (first and last) hold the counted span's parts and those
+    /// of the times outside it not kept by themselves.
+    fn bulk_of(
+        bins: &[Bin],
+        within: (usize, usize),
+        n: u64,
+        lumped: (usize, usize),
+    ) -> Option<Bulk> {
         let skip = (n as f64 * TAIL).floor() as u64;
         // The parts holding message number `skip` and `n - 1 - skip` (in
         // time order, from 0) of those within.
@@ -212,6 +242,7 @@ impl TimeHistogram {
         }
         // Before the span: groups from the span outwards, then in time
         // order.
+        let outside_only = (before.iter().chain(&after)).all(|&j| j < lumped.0 || j > lumped.1);
         let mut early = groups(bins, before.iter().rev().copied(), g);
         early.reverse();
         let mut outliers = early;
@@ -220,6 +251,7 @@ impl TimeHistogram {
             start: bins[lo].min,
             end: bins[hi].max,
             outliers,
+            outside_only,
         })
     }
 }
@@ -261,7 +293,7 @@ mod tests {
         let (a, b) = (*times.iter().min().unwrap(), *times.iter().max().unwrap());
         let mut h = TimeHistogram::new(a, b);
         for &t in times {
-            h.add(t);
+            h.add(t, 0);
         }
         h
     }
@@ -285,6 +317,8 @@ mod tests {
         t.push(stray);
         let bulk = of(&t).bulk().unwrap();
         assert_eq!((bulk.start, bulk.end), (112 * S, 181 * S));
+        // Within the counted span: the span has to be counted again.
+        assert!(!bulk.outside_only);
         assert_eq!(
             bulk.outliers,
             vec![Group {
@@ -316,10 +350,21 @@ mod tests {
         // messages stuck at 2 s (3.6% of them).
         let mut h = TimeHistogram::new(20 * S, 47 * S);
         let stale = std::iter::repeat_n(2 * S, 100);
-        for t in flight(20 * S, 27).into_iter().chain([0, 0]).chain(stale) {
-            h.add(t);
+        for (i, t) in flight(20 * S, 27)
+            .into_iter()
+            .chain([0, 0])
+            .chain(stale)
+            .enumerate()
+        {
+            h.add(t, i);
         }
         let bulk = h.bulk().unwrap();
+        // Each a time kept by itself: the pass that counted them stands.
+        assert!(bulk.outside_only);
+        let each = h.outside_outliers(&bulk);
+        assert_eq!(each.len(), 102);
+        assert_eq!(each[0], (0, 2701, true));
+        assert_eq!(each[101], (0, 2802, true));
         assert_eq!((bulk.start, bulk.end), (20 * S, 47 * S));
         assert_eq!(
             bulk.outliers,
@@ -340,7 +385,7 @@ mod tests {
             .into_iter()
             .chain([2 * S, 19_500_000_000, 19_800_000_000])
         {
-            h.add(t);
+            h.add(t, 0);
         }
         let bulk = h.bulk().unwrap();
         assert_eq!((bulk.start, bulk.end), (19_500_000_000, 47 * S));
@@ -349,7 +394,7 @@ mod tests {
         // Only the near ones: no outlier, but a wider span.
         let mut h = TimeHistogram::new(20 * S, 47 * S);
         for t in flight(20 * S, 27).into_iter().chain([19_800_000_000]) {
-            h.add(t);
+            h.add(t, 0);
         }
         let bulk = h.bulk().unwrap();
         assert_eq!((bulk.start, bulk.outliers.len()), (19_800_000_000, 0));
