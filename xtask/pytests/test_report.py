@@ -35,8 +35,18 @@ system's Chromium: $CHROMIUM or /usr/bin/chromium), and checked:
   points, its smallest and largest values are the decoded extremes, and it has
   at most --max-points points.
 
+- with "injection": MARK (logs whose every string is a script injection
+  that sets the global MARK, see crates/robolog-report/tests/hostile/mod.rs):
+  nothing ran (``window[MARK]`` undefined), no element came from the data (the page's two scripts, no
+  ``img``, ``svg`` or ``on*`` attribute), and the log's texts are shown
+  literally: every event's text, metadata key and value, channel name
+  and type, parameter name and log name is the textContent of a cell.
+- the renderer's memory (renderer_memory.py): its peak resident set while
+  the page loaded and the checks above ran, under RENDERER_BUDGET_MB, and
+  the page's JS heap.
+
 Each page records its sizes and times: ``{"name", "bytes", "write_s",
-"open_s", "series_compared", ...}``.
+"open_s", "series_compared", "renderer_peak_mb", "js_heap_mb", ...}``.
 """
 
 import json
@@ -48,6 +58,7 @@ import subprocess
 import time
 
 import pytest
+import renderer_memory
 from playwright.sync_api import sync_playwright
 
 MAX_POINTS = 1000
@@ -55,6 +66,9 @@ MAX_POINTS = 1000
 # of them (report.js).
 MANY_CHANNELS = 200
 MAX_ROWS = 300
+# The largest peak resident set of the renderer for a page (the pages are
+# under 10 MB; the largest of the gate's take about 300 MB).
+RENDERER_BUDGET_MB = 1024
 
 
 def page_data(html):
@@ -248,6 +262,38 @@ def check_xy(page, logs, where, failures):
     return len(drawn) - before
 
 
+# What of the page did not come from its own code: whether a payload ran
+# (it sets __pwned), script elements, images and SVG made from text, and
+# attributes of event handlers.
+INJECTED = """mark => [typeof window[mark], document.querySelectorAll('script').length,
+  document.querySelectorAll('img:not([src^="data:"]), svg, iframe, object, embed').length,
+  [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length]"""
+
+
+def check_injection(page, logs, mark, where, failures):
+    """A page of logs whose every string is a script injection that sets
+    the global `mark` when it runs: nothing ran, nothing became markup,
+    and the texts are shown as written: each event's text, metadata key
+    and value, channel name and type (the overview's first rows),
+    parameter name and log name is a cell's text."""
+    ran, scripts, elements, handlers = page.evaluate(INJECTED, mark)
+    if ran != "undefined" or scripts != 2 or elements or handlers:
+        failures.append(f"{where}: injected: {mark} {ran}, {scripts} scripts, {elements} img/svg/iframe elements, "
+                        f"{handlers} elements with on* attributes")
+    cells = set(page.eval_on_selector_all("td", "els => els.map(e => e.textContent)"))
+    want = [("log name", lg["name"]) for lg in logs]
+    for lg in logs:
+        want += [("event", e["text"]) for e in lg["events"]]
+        want += [("metadata", x) for kv in lg["metadata"] for x in kv]
+        want += [("channel", x) for c in lg["channels"][:MAX_ROWS] for x in (c["label"], c["type"])]
+        want += [("parameter", p["name"]) for p in (lg.get("parameters") or {}).get("list", [])]
+    hostile = [(k, t) for k, t in want if mark in t]
+    missing = [(k, t) for k, t in hostile if t not in cells]
+    if len(hostile) < 10 or missing:
+        failures.append(f"{where}: {len(missing)} of {len(hostile)} hostile texts not shown literally: {missing[:3]}")
+    return len(hostile)
+
+
 def check_sensor_views(page, logs, where, failures):
     """The page's camera strips, cloud views and tracks, as drawn; returns
     (thumbnails, clouds, tracks) checked."""
@@ -394,24 +440,38 @@ def writer(manifest, robolog):
     w.close()
 
 
+class Tabs:
+    """Headless Chromium, a new tab for each page (the tab before it
+    closed, so that each page has a renderer of its own to measure)."""
+
+    def __init__(self, browser):
+        self.browser, self.page = browser, None
+
+    def fresh(self):
+        """A new tab, and the console errors and uncaught exceptions it
+        reports."""
+        if self.page is not None:
+            renderer_memory.close_tab(self.page)
+        self.page = self.browser.new_page(viewport={"width": 1400, "height": 1800})
+        problems = []
+        self.page.on("console", lambda m: problems.append("console: " + m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: problems.append("exception: " + str(e)))
+        return self.page, problems
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """A page of headless Chromium, and the console errors and uncaught
-    exceptions it reports (cleared for each page)."""
+    """Headless Chromium (Tabs)."""
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = b.new_page(viewport={"width": 1400, "height": 1800})
-        problems = []
-        page.on("console", lambda m: problems.append("console: " + m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append("exception: " + str(e)))
-        yield page, problems
+        yield Tabs(b)
         b.close()
 
 
 def test_page(entry, manifest, writer, browser, robolog, record):
     exe, out_dir, e = robolog, manifest["out_dir"], entry
-    page, problems = browser
+    page, problems = browser.fresh()
     failures = []
     i = [x["id"] for x in manifest["entries"]].index(e["id"])
     html_path, written, code, stderr = writer.take(i)
@@ -420,6 +480,7 @@ def test_page(entry, manifest, writer, browser, robolog, record):
     html = open(html_path, encoding="utf-8").read()
     data = page_data(html)
     problems.clear()
+    renderer_memory.reset_peaks()
     t0 = time.time()
     try:
         # The page's module script runs before the load event: the page is
@@ -506,12 +567,20 @@ def test_page(entry, manifest, writer, browser, robolog, record):
         if first:
             first.scroll_into_view_if_needed()
             page.screenshot(path=os.path.join(out_dir, e["name"] + "-sensors.png"))
+    literal = check_injection(page, logs, e["injection"], where, failures) if e.get("injection") else 0
+    # The renderer's peak while the page loaded and was checked.
+    peak_mb, _ = renderer_memory.renderer_peak_mb()
+    heap_mb = renderer_memory.js_heap_mb(page)
+    if peak_mb > RENDERER_BUDGET_MB:
+        failures.append(f"{where}: the renderer's peak resident set was {peak_mb:.0f} MB, "
+                        f"more than {RENDERER_BUDGET_MB} MB")
     compared = 0
     if e.get("values"):
         for path, log in zip(e["logs"], logs):
             compared += check_values(exe, path, log, failures, e.get("cat_args", e.get("args", [])))
     record(name=where, logs=len(logs), bytes=size, plots=len(plots), points=sum(p[0] for p in plots),
            maps=len(maps), series_compared=compared,
-           thumbnails=thumbs, clouds=clouds, tracks=tracks, extra_opened=extra_opened, xy_plots=xy, write_s=round(written, 2), open_s=round(shown, 2))
+           thumbnails=thumbs, clouds=clouds, tracks=tracks, extra_opened=extra_opened, xy_plots=xy, write_s=round(written, 2), open_s=round(shown, 2),
+           renderer_peak_mb=round(peak_mb, 1), js_heap_mb=round(heap_mb, 1), literal_texts=literal)
     if failures:
         pytest.fail("\n".join(failures), pytrace=False)

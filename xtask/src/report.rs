@@ -7,7 +7,13 @@
 //! of part of two logs with `--start`/`--end`, against `cat` of the same
 //! range), and their sensor views drawn (thumbnails loaded, cloud canvases
 //! drawn and their sliders moved, tracks drawn): see
-//! pytest's `xtask/pytests/test_report.py` (a test per page). The pages and a screenshot of each are left in
+//! pytest's `xtask/pytests/test_report.py` (a test per page). A page of
+//! four logs (a ROS 1 bag, an MCAP file, a ULog, a CARLA recording) whose
+//! every string is a script injection (`hostile_logs`) is checked to run
+//! none and to show the texts as written. Each page opens in a tab of its
+//! own, and the renderer's peak resident set is measured
+//! (`xtask/pytests/renderer_memory.py`), held under 1 GB, and printed for
+//! the largest pages. The pages and a screenshot of each are left in
 //! `target/report-check/` for people to look at. First, the page's script
 //! modules are type-checked by TypeScript (`tsc --checkJs --noEmit`,
 //! strict; npm's `typescript` pinned, installed once under `target/`).
@@ -17,6 +23,11 @@ use std::process::Command;
 
 use crate::python::Venv;
 use crate::{Result, corpus, root, run, step};
+
+/// Logs of every format whose every string is a script injection: the
+/// same as `robolog-report`'s `tests/injection.rs` checks the page text of.
+#[path = "../../crates/robolog-report/tests/hostile/mod.rs"]
+mod hostile_logs;
 
 /// The Python packages of the check (Playwright drives the system's
 /// Chromium; it downloads no browser of its own).
@@ -281,6 +292,16 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         "values": true,
         "extremes": true,
     }));
+    // A ROS 1 bag, an MCAP file, a ULog and a CARLA recording whose every
+    // string is a script injection, in one page: nothing runs, and the
+    // texts are shown as written.
+    let injection = hostile_logs::write_logs(&out_dir.join("injection"))?;
+    entries.push(serde_json::json!({
+        "name": "injection",
+        "logs": injection.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "values": false,
+        "injection": hostile_logs::MARK,
+    }));
     for e in &mut entries {
         e["id"] = e["name"].clone();
     }
@@ -323,6 +344,34 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         largest.2,
         out_dir.display()
     );
+    // The renderer's memory for the largest pages, and the page that
+    // needed the most.
+    let mut by_size: Vec<&serde_json::Value> = pages.iter().collect();
+    by_size.sort_by_key(|p| std::cmp::Reverse(p["bytes"].as_u64().unwrap_or(0)));
+    let most = pages.iter().max_by(|a, b| {
+        let m = |p: &serde_json::Value| p["renderer_peak_mb"].as_f64().unwrap_or(0.0);
+        m(a).total_cmp(&m(b))
+    });
+    let mut shown: Vec<&serde_json::Value> = by_size.into_iter().take(5).collect();
+    if let Some(m) = most.filter(|m| !shown.iter().any(|s| s["name"] == m["name"])) {
+        shown.push(m);
+    }
+    for p in shown {
+        eprintln!(
+            "xtask: report: {}: page {:.2} MB, renderer peak RSS {:.0} MB, JS heap {:.1} MB, opened in {:.2} s",
+            p["name"].as_str().unwrap_or_default(),
+            p["bytes"].as_u64().unwrap_or(0) as f64 / 1e6,
+            p["renderer_peak_mb"].as_f64().unwrap_or(0.0),
+            p["js_heap_mb"].as_f64().unwrap_or(0.0),
+            p["open_s"].as_f64().unwrap_or(0.0),
+        );
+    }
+    if let Some(p) = pages.iter().find(|p| p["name"] == "injection") {
+        eprintln!(
+            "xtask: report: injection: {} hostile texts of 4 logs shown literally, none ran",
+            p["literal_texts"].as_u64().unwrap_or(0)
+        );
+    }
     Ok(())
 }
 
@@ -365,7 +414,9 @@ const IMU_BAG_MESSAGES: u32 = 3_000_000;
 /// repeated, converted by `robolog convert` into uncompressed chunks) and
 /// of a bag of 3 million IMU messages, with and without `robolog check`'s
 /// second read: wall time (best of three), MB/s, page size and peak
-/// memory; and `robolog check` alone, one pass over the log.
+/// memory; and `robolog check` alone, one pass over the log. The pages
+/// stay in `target/bench-report/` (`imu-3m.html`, ...), for
+/// `python xtask/pytests/renderer_memory.py PAGE...` to open in Chromium.
 pub(crate) fn bench(args: &[String]) -> Result {
     step(
         "bench report: robolog report of the largest corpus log, a 1 GB MCAP file and a 1 GB bag of IMU messages",
@@ -410,7 +461,13 @@ pub(crate) fn bench(args: &[String]) -> Result {
     eprintln!("|---|---|---|---|---|---|---|---|---|---|");
     for input in &inputs {
         let size = std::fs::metadata(input).map_or(0, |m| m.len());
-        let page = work.join("page.html");
+        // One page per log, kept for the browser check of its memory.
+        let page = work.join(format!(
+            "{}.html",
+            input
+                .file_stem()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        ));
         let mut best = [(f64::MAX, None), (f64::MAX, None)];
         for (k, extra) in [[].as_slice(), ["--no-check"].as_slice()]
             .iter()
