@@ -47,9 +47,21 @@ const observer = 'IntersectionObserver' in window ? new IntersectionObserver((en
   for (const e of entries) {
     const d = drawableOf.get(e.target);
     if (!d) { continue; }
-    if (e.isIntersecting) { visible.add(d); if (d.dirty) { d.draw(); } } else { visible.delete(d); }
+    if (e.isIntersecting) { visible.add(d); if (d.dirty) { d.draw(); } } else { visible.delete(d); release(d); }
   }
 }, { rootMargin: '200px' }) : null;
+
+/**
+ * Frees the pixels of a linked drawable's canvas while it is off screen:
+ * a page of a thousand plots would otherwise hold every plot's pixels
+ * (about 900 MB in the renderer for corpus ulog/pyulog's folder page); it
+ * is drawn again when it comes into view. Its aria-label stays.
+ * @param {Drawable} d
+ */
+function release(d) {
+  if (!d.linked || d.canvas.width === 0) { return; }
+  d.canvas.width = 0; d.canvas.height = 0; d.dirty = true;
+}
 
 /** @type {((t: number | null) => void)[]} */
 const cursorListeners = [];
@@ -93,7 +105,12 @@ export function initView(end, start) {
 export function register(d) {
   drawables.push(d);
   d.draw();
-  if (observer) { drawableOf.set(d.canvas, d); observer.observe(d.canvas); }
+  if (observer) {
+    drawableOf.set(d.canvas, d); observer.observe(d.canvas);
+    // Drawn once (its label says what), kept only near the screen.
+    const r = d.canvas.getBoundingClientRect();
+    if (r.height > 0 && (r.bottom < -200 || r.top > window.innerHeight + 200)) { release(d); }
+  }
 }
 
 /**
