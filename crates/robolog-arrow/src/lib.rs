@@ -60,8 +60,8 @@ pub use table::{
     BatchReader, DATA, DEFAULT_BATCH_SIZE, LOG_TIME, LOG_TIME_UTC, MAX_BATCH_PAYLOAD, MULTI_ID,
     PUBLISH_TIME, PassItem, RESERVED, SEQUENCE, SPLIT_MESSAGES, ScanOptions, SkippedRecord, Table,
     TableBatch, TableRead, TablesScan, Undecoded, log_time_type, log_time_values, original_name,
-    read_table, scan, scan_tables, table_for, table_in, table_key, table_name, table_of, tables,
-    tables_with_summary, ulog_in_table,
+    read_table, scan, scan_ranges, scan_tables, table_for, table_in, table_key, table_name,
+    table_of, tables, tables_with_summary, ulog_in_table,
 };
 pub use topics::{TopicRow, topics_batch, topics_schema};
 

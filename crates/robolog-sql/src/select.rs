@@ -29,6 +29,7 @@ use arrow_schema::{DataType, Schema};
 use datafusion::common::DFSchema;
 use datafusion::logical_expr::ExprSchemable;
 use datafusion::prelude::SessionContext;
+use logcore::LogReader as _;
 use robolog::Log;
 use robolog::convert::{MessageKey, numbered};
 use robolog_arrow::{LOG_TIME, ScanOptions, Table};
@@ -77,7 +78,8 @@ pub fn matching_messages(
     topic: &str,
     expr: &str,
 ) -> Result<Vec<MessageKey>, WhereError> {
-    let table = robolog_arrow::tables(log)?
+    let summary = log.summary().map_err(robolog_arrow::Error::from)?;
+    let table = robolog_arrow::tables_with_summary(log, &summary)?
         .into_iter()
         .find(|t| t.key == topic)
         .ok_or_else(|| WhereError::NoTopic {
@@ -128,7 +130,7 @@ pub fn matching_messages(
     let physical = ctx
         .create_physical_expr(logical, &df)
         .map_err(|e| refused(first_line(&e.to_string())))?;
-    evaluate(log, &table, projection, |batch| {
+    evaluate(log, &summary, &table, projection, |batch| {
         let value = physical
             .evaluate(batch)
             .and_then(|v| v.into_array(batch.num_rows()))
@@ -142,33 +144,52 @@ pub fn matching_messages(
 }
 
 /// Scans `table` of `log` with `projection` and keeps the keys of the
-/// rows `predicate` says true of.
+/// rows `predicate` says true of. A large table is scanned as the time
+/// ranges of [`robolog_arrow::scan_ranges`], on the machine's cores, each
+/// a batch at a time (what a range keeps is one flag and one time a
+/// message), joined in order.
 fn evaluate(
     log: &Log<'_>,
+    summary: &logcore::Summary,
     table: &Table,
     projection: Vec<String>,
-    mut predicate: impl FnMut(&RecordBatch) -> Result<BooleanArray, WhereError>,
+    predicate: impl Fn(&RecordBatch) -> Result<BooleanArray, WhereError> + Sync,
 ) -> Result<Vec<MessageKey>, WhereError> {
     let opts = ScanOptions {
         projection: Some(projection),
         ..ScanOptions::default()
     };
+    let one = |o: &ScanOptions| -> Result<(Vec<logcore::Timestamp>, Vec<bool>), WhereError> {
+        let mut times = Vec::new();
+        let mut kept = Vec::new();
+        for batch in robolog_arrow::scan(log, table, o)? {
+            logcore::interrupt::check();
+            let batch = batch?;
+            let Some(t) = batch
+                .column_by_name(LOG_TIME)
+                .and_then(|c| robolog_arrow::log_time_values(c.as_ref()))
+            else {
+                continue;
+            };
+            let yes = predicate(&batch)?;
+            for (row, &time) in t.iter().enumerate() {
+                kept.push(yes.is_valid(row) && yes.value(row));
+                times.push(logcore::Timestamp(time));
+            }
+        }
+        Ok((times, kept))
+    };
+    let ranges = robolog_arrow::scan_ranges(log, summary, table, &opts);
+    let parts = match ranges.as_slice() {
+        [only] => vec![one(only)],
+        _ => logcore::parallel::on_cores(ranges.iter().collect(), |_| 1, one),
+    };
     let mut times = Vec::new();
     let mut kept = Vec::new();
-    for batch in robolog_arrow::scan(log, table, &opts)? {
-        logcore::interrupt::check();
-        let batch = batch?;
-        let Some(t) = batch
-            .column_by_name(LOG_TIME)
-            .and_then(|c| robolog_arrow::log_time_values(c.as_ref()))
-        else {
-            continue;
-        };
-        let yes = predicate(&batch)?;
-        for (row, &time) in t.iter().enumerate() {
-            kept.push(yes.is_valid(row) && yes.value(row));
-            times.push(logcore::Timestamp(time));
-        }
+    for part in parts {
+        let (t, k) = part?;
+        times.extend(t);
+        kept.extend(k);
     }
     Ok(numbered(times)
         .into_iter()

@@ -1046,3 +1046,69 @@ async fn a_topics_topic_is_the_table_topics_() {
     assert_eq!(ints(&b, 2), [2]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `matching_messages` on a table large enough to be scanned in time
+/// ranges on several cores: the keys are those of the written messages
+/// the expression holds for, in order, each once, with the occurrences
+/// of messages sharing a log time counted across the ranges' borders.
+#[test]
+fn where_over_a_table_read_in_ranges_names_each_message_once() {
+    use rosbag12::{Connection, RosTime, Writer, WriterOptions};
+    let count = 120_000i32;
+    let mut w = Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        WriterOptions {
+            chunk_threshold: 40_000,
+            ..WriterOptions::default()
+        },
+    )
+    .unwrap();
+    let n = w
+        .add_connection(Connection::new(
+            0,
+            "/n",
+            "std_msgs/Int32",
+            "da5909fbe378aeaf85e547e830cc1bb7",
+            "int32 data",
+        ))
+        .unwrap();
+    // Three messages to each log time, 7 µs apart.
+    let time = |i: i32| 1_000_000_000i64 + i64::from(i / 3) * 7_000;
+    for i in 0..count {
+        let t = time(i);
+        let at = RosTime {
+            sec: u32::try_from(t / 1_000_000_000).unwrap(),
+            nsec: u32::try_from(t % 1_000_000_000).unwrap(),
+        };
+        w.write(n, at, &i.to_le_bytes()).unwrap();
+    }
+    w.finish().unwrap();
+    let bytes = w.into_inner().into_inner();
+    let log = robolog::open_bytes(&bytes).unwrap();
+    let summary = logcore::LogReader::summary(&log).unwrap();
+    let table = robolog_arrow::tables_with_summary(&log, &summary)
+        .unwrap()
+        .into_iter()
+        .find(|t| t.key == "/n")
+        .unwrap();
+    let ranges = robolog_arrow::scan_ranges(
+        &log,
+        &summary,
+        &table,
+        &robolog_arrow::ScanOptions::default(),
+    );
+    if logcore::parallel::cores() >= 2 {
+        assert!(ranges.len() >= 2, "{} ranges", ranges.len());
+    }
+    let keys = robolog_sql::matching_messages(&log, "/n", "data % 5 = 1 OR data = 119999").unwrap();
+    let want: Vec<(i64, u32)> = (0..count)
+        .filter(|i| i % 5 == 1 || *i == 119_999)
+        .map(|i| (time(i), u32::try_from(i % 3).unwrap()))
+        .collect();
+    let got: Vec<(i64, u32)> = keys
+        .iter()
+        .map(|k| (k.log_time.as_nanos(), k.occurrence))
+        .collect();
+    assert_eq!(got.len(), 24_001);
+    assert_eq!(got, want);
+}

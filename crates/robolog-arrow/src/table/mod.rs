@@ -32,7 +32,7 @@ pub(crate) use batch::utc_times;
 pub(crate) use group::tables_where;
 pub use group::{table_for, table_in, table_of, tables, tables_with_summary};
 pub use pass::{MAX_BATCH_PAYLOAD, PassItem, SkippedRecord, TableBatch, TablesScan, scan_tables};
-pub use read::{SPLIT_MESSAGES, TableRead, read_table};
+pub use read::{SPLIT_MESSAGES, TableRead, read_table, scan_ranges};
 pub(crate) use scan::Source;
 pub use scan::{BatchReader, DEFAULT_BATCH_SIZE, ScanOptions, Undecoded, scan};
 pub use schema::original_name;

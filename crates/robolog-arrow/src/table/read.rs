@@ -126,7 +126,7 @@ pub fn read_table(
         }
         Ok(Part::of(&reader, batches))
     };
-    let parts = pieces(log, summary, table, opts);
+    let parts = scan_ranges(log, summary, table, opts);
     let reads: Vec<Result<Part, Error>> = match parts.as_slice() {
         [only] => vec![one(only)],
         // The pieces in order, each to the next free core (an interrupt
@@ -154,12 +154,21 @@ pub fn read_table(
     Ok(all.into_read())
 }
 
-/// The time ranges `[start, end)` a table is read in, in order: for a
-/// large table of a log whose messages are decoded one by one, equal
-/// pieces of its messages' time span (about [`PIECE_MESSAGES`] messages
-/// each, at least two, at most [`PIECES_PER_CORE`] a core); else one
-/// range, the scan's own.
-fn pieces(log: &Log<'_>, summary: &Summary, table: &Table, opts: &ScanOptions) -> Vec<ScanOptions> {
+/// The time ranges `[start, end)` [`read_table`] reads a table in, in
+/// order, as the scans of `opts` cut by time: for a large table (at least
+/// [`SPLIT_MESSAGES`] messages) of a log whose messages are decoded one
+/// by one, equal pieces of its messages' time span (about 25,000
+/// messages each, at least two, at most four a core); else one range,
+/// `opts` itself. Every message of the scan of `opts` is in exactly one
+/// of them, and scanning them in order gives the messages in the scan's
+/// order, so a caller may scan them on several cores
+/// ([`logcore::parallel::on_cores`]) and join what each gives in order.
+pub fn scan_ranges(
+    log: &Log<'_>,
+    summary: &Summary,
+    table: &Table,
+    opts: &ScanOptions,
+) -> Vec<ScanOptions> {
     let whole = vec![opts.clone()];
     let threads = logcore::parallel::cores();
     if threads < 2 || table.message_count < SPLIT_MESSAGES || log.as_ulog().is_some() {
@@ -278,7 +287,7 @@ mod tests {
         let tables = tables_with_summary(&log, &summary).unwrap();
         let table = &tables[0];
         let opts = ScanOptions::default();
-        let parts = pieces(&log, &summary, table, &opts);
+        let parts = scan_ranges(&log, &summary, table, &opts);
         if logcore::parallel::cores() >= 2 {
             assert!(parts.len() >= 2, "{} pieces", parts.len());
         }
