@@ -143,6 +143,7 @@ pub(crate) fn frames_of_blocks<'py>(
         };
         kinds.push((all_times, timed.into_iter().peekable()));
     }
+    let single = parts.len() == 1;
     let mut frames = Vec::with_capacity(parts.len());
     let mut at = 0isize;
     for (i, (names, rows, made)) in parts.into_iter().enumerate() {
@@ -174,7 +175,13 @@ pub(crate) fn frames_of_blocks<'py>(
             pandas_blocks.push(PyTuple::new(py, [values, placed(&columns)])?);
         }
         let n = isize::try_from(names.len()).unwrap_or(isize::MAX);
-        let labels = every.get_item(PySlice::new(py, at, at + n, 1))?;
+        // One frame's labels are the whole Index (a slice costs pandas
+        // about as much as a third of making it).
+        let labels = if single {
+            every.clone()
+        } else {
+            every.get_item(PySlice::new(py, at, at + n, 1))?
+        };
         at += n;
         let kwargs = PyDict::new(py);
         kwargs.set_item("index", range.call1((rows,))?)?;
