@@ -8,7 +8,8 @@
 //! range), and their sensor views drawn (thumbnails loaded, cloud canvases
 //! drawn and their sliders moved, tracks drawn): see
 //! pytest's `xtask/pytests/test_report.py` (a test per page). A page of
-//! four logs (a ROS 1 bag, an MCAP file, a ULog, a CARLA recording) whose
+//! five logs (a ROS 1 bag, an MCAP file, a ULog, a CARLA recording, a ROS
+//! 2 bag) whose
 //! every string is a script injection (`hostile_logs`) is checked to run
 //! none and to show the texts as written. Each page opens in a tab of its
 //! own, and the renderer's peak resident set is measured
@@ -292,9 +293,9 @@ pub(crate) fn cmd(args: &[String]) -> Result {
         "values": true,
         "extremes": true,
     }));
-    // A ROS 1 bag, an MCAP file, a ULog and a CARLA recording whose every
-    // string is a script injection, in one page: nothing runs, and the
-    // texts are shown as written.
+    // A ROS 1 bag, an MCAP file, a ULog, a CARLA recording and a ROS 2 bag
+    // whose every string is a script injection, in one page: nothing runs,
+    // and the texts are shown as written.
     let injection = hostile_logs::write_logs(&out_dir.join("injection"))?;
     entries.push(serde_json::json!({
         "name": "injection",
@@ -368,8 +369,9 @@ pub(crate) fn cmd(args: &[String]) -> Result {
     }
     if let Some(p) = pages.iter().find(|p| p["name"] == "injection") {
         eprintln!(
-            "xtask: report: injection: {} hostile texts of 4 logs shown literally, none ran",
-            p["literal_texts"].as_u64().unwrap_or(0)
+            "xtask: report: injection: {} hostile texts of {} logs shown literally, none ran",
+            p["literal_texts"].as_u64().unwrap_or(0),
+            p["logs"].as_u64().unwrap_or(0)
         );
     }
     Ok(())

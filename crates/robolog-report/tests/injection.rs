@@ -34,7 +34,7 @@ fn no_string_of_a_log_runs_as_code_in_the_page() {
     let out = dir.join("page.html");
     // With the check: its findings quote the log's bytes too.
     let reports = write_report(&logs, &out, &ReportOptions::default(), false).unwrap();
-    assert_eq!(reports.len(), 4);
+    assert_eq!(reports.len(), 5);
     let page = std::fs::read_to_string(&out).unwrap();
 
     // The page's own elements only: two scripts (the data and the code),
@@ -54,7 +54,7 @@ fn no_string_of_a_log_runs_as_code_in_the_page() {
     assert!(!title.contains(['<', '>']));
     assert_eq!(
         title.matches("&lt;img src=x onerror=__pwned=6&gt;").count(),
-        4
+        5
     );
     // Elsewhere, no trace of a payload.
     let outside = format!("{}{}{}", &page[..t0], &page[t1..at], &page[end..]);
@@ -113,7 +113,13 @@ fn no_string_of_a_log_runs_as_code_in_the_page() {
 /// string values of JSON messages, attachments, ULog multi-info, CARLA
 /// actor attributes; they are written too, and the checks on the page
 /// outside its data cover them.
-const TAGS: [&str; 24] = [
+const TAGS: [&str; 30] = [
+    "rosbag2 topic",
+    "rosbag2 odd topic",
+    "distro",
+    "custom key",
+    "custom value",
+    "serialization",
     "bag topic",
     "rosout name",
     "rosout msg",
@@ -142,7 +148,8 @@ const TAGS: [&str; 24] = [
 /// The strings written as [`name_payload`] that reach the page: a ROS
 /// type, ULog info key, parameter, message and field names, and JSON
 /// field names.
-const NAME_TAGS: [&str; 9] = [
+const NAME_TAGS: [&str; 10] = [
+    "odd/msg/",
     "bag_type/",
     "nested",
     "info_key",

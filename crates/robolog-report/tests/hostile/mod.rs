@@ -1,9 +1,12 @@
-//! Logs of every format whose every string is a script injection: topic
-//! and channel names, type and schema names, encodings, field names,
-//! connection headers, text messages (ROS `/rosout`, diagnostics, PX4
-//! logged messages), metadata, attachments, ULog info, parameters and
-//! format names, CARLA map, blueprints and attributes, and the file names
-//! themselves. Written with the project's own writers.
+//! Logs whose every string is a script injection: topic and channel
+//! names, type and schema names, encodings, field names, connection
+//! headers, text messages (ROS `/rosout`, diagnostics, PX4 logged
+//! messages), metadata, attachments, ULog info, parameters and format
+//! names, CARLA map, blueprints and attributes, a ROS 2 bag's distro,
+//! custom data and serialization format, and the file and folder names
+//! themselves; one log of each format whose names are the log's own (a
+//! VEL log's channels are named by its type registry, and its strings,
+//! sensor names, are not shown). Written with the project's own writers.
 //!
 //! Shared by `tests/injection.rs` (the page's text) and `cargo xtask
 //! report` (the page opened in Chromium), which includes this file.
@@ -370,9 +373,44 @@ fn carla(dir: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// A ROS 2 bag (SQLite storage) whose folder, topic, type name,
+/// definition's field names, `ros_distro` and `custom_data` are payloads.
+fn rosbag2(dir: &Path) -> Result<PathBuf> {
+    use rosbag2::{Bag2Writer, StorageId, TopicDefinition, TopicSpec, WriteOptions};
+    let folder = dir.join(file_name("rosbag2", "bag2"));
+    let _ = std::fs::remove_dir_all(&folder);
+    let options = WriteOptions::new(StorageId::Sqlite3)
+        .with_distro(payload("distro"))
+        .with_custom_data(payload("custom key"), payload("custom value"));
+    let mut w = Bag2Writer::create(&folder, options).map_err(err)?;
+    let mut spec = TopicSpec::new(payload("rosbag2 topic"), "hostile_msgs/msg/Xy");
+    spec.definition = TopicDefinition::msg("float64 x\nfloat64 y\n");
+    let numbers = w.add_topic_with(spec).map_err(err)?;
+    let mut odd = TopicSpec::new(payload("rosbag2 odd topic"), name_payload("odd/msg/"));
+    odd.serialization_format = payload("serialization");
+    let odd = w.add_topic_with(odd).map_err(err)?;
+    for k in 0..5i64 {
+        // CDR, little-endian: the encapsulation header, then x and y.
+        let mut cdr = vec![0, 1, 0, 0];
+        cdr.extend_from_slice(&(k as f64).to_le_bytes());
+        cdr.extend_from_slice(&(0.5 * k as f64).to_le_bytes());
+        let t = 1_000_000_000 + k * 100_000_000;
+        w.write(numbers, t, &cdr).map_err(err)?;
+        w.write(odd, t, b"\x00\x01").map_err(err)?;
+    }
+    w.finish().map_err(err)
+}
+
 /// Writes the hostile logs into `dir` (made when missing): a ROS 1 bag,
-/// an MCAP file, a ULog and a CARLA recording; their paths.
+/// an MCAP file, a ULog, a CARLA recording and a ROS 2 bag (a folder);
+/// their paths.
 pub(crate) fn write_logs(dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(vec![bag(dir)?, mcap(dir)?, ulog(dir)?, carla(dir)?])
+    Ok(vec![
+        bag(dir)?,
+        mcap(dir)?,
+        ulog(dir)?,
+        carla(dir)?,
+        rosbag2(dir)?,
+    ])
 }
