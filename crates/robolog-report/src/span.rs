@@ -12,13 +12,13 @@
 //!    header's timestamp: topics stamped before it, such as one whose
 //!    timestamp stays 0, are not part of the core however many);
 //! 2. the span grows outwards from the core over every message that lies
-//!    within [`gap`] of it (a quarter of the core's width, and at least a
+//!    within `gap` of it (a quarter of the core's width, and at least a
 //!    second; a second at most for messages outside the log's own span):
 //!    runs of messages that continue the log stay in;
 //! 3. what is left beyond a gap wider than that is an outlier: shown at the
 //!    edge of the timeline with its time and count, not on the axis.
 //!
-//! Times are counted in [`BINS`] equal parts of the whole span with each
+//! Times are counted in `BINS` equal parts of the whole span with each
 //! part's first and last time, so the rule needs no second copy of the
 //! times and the span's ends are exact message times (the quantiles are
 //! taken at the resolution of a part).

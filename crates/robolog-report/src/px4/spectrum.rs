@@ -15,7 +15,7 @@ pub(crate) const MAX_COLUMNS: usize = 400;
 pub(crate) const DYNAMIC_RANGE_DB: f64 = 80.0;
 
 /// A sensor's spectrum: per axis, the mean amplitude of Hann-windowed
-/// segments of [`SEGMENT`] samples overlapping by half; and a spectrogram
+/// segments of `SEGMENT` (256) samples overlapping by half; and a spectrogram
 /// of the three axes' power together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spectrum {
