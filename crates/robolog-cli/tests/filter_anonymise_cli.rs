@@ -468,3 +468,45 @@ fn script(name: &str) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// The count of an anonymisation line (`...: /fix: 19 messages`, maybe
+/// followed by a note in brackets).
+fn moved_count(line: &str) -> u64 {
+    line.split(" messages")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {line:?}"))
+}
+
+/// A split output says what was anonymised in each part, led by the
+/// part's file name; the parts' counts add up to the whole output's.
+#[test]
+fn a_split_output_reports_each_parts_anonymisation() {
+    let dir = scratch_dir("filter-anonymise", "split");
+    let bag = dir.join("gps.bag");
+    std::fs::write(&bag, gps_bag()).unwrap();
+    let whole = filter_ok(&[s(&bag), s(&dir.join("whole.mcap")), "--anonymise"]);
+    let whole: Vec<&str> = whole
+        .lines()
+        .filter(|l| l.contains("positions moved"))
+        .collect();
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    let said = filter_ok(&[
+        s(&bag),
+        s(&dir.join("part.mcap")),
+        "--anonymise",
+        "--split-every",
+        "10s",
+    ]);
+    let lines: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("positions moved"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{said}");
+    assert!(lines[0].contains(": part_000.mcap: positions moved by the log's offset: /fix: "));
+    assert!(lines[1].contains(": part_001.mcap: positions moved by the log's offset: /fix: "));
+    let sum: u64 = lines.iter().map(|l| moved_count(l)).sum();
+    assert_eq!(sum, moved_count(whole[0]));
+    assert_eq!(sum, 19, "the 20 fixes but the one without a position");
+}

@@ -197,6 +197,39 @@ pub struct ConvertStats {
     pub anonymised: Vec<String>,
 }
 
+impl ConvertStats {
+    /// Adds the stats of one part of a split output written to `path`:
+    /// its messages, its channels (the most of any part), its warnings and
+    /// skipped records (each text once), its anonymisation lines (each
+    /// led by the part's file name, since their counts are the part's),
+    /// and the part itself.
+    pub(crate) fn add_part(&mut self, path: std::path::PathBuf, part: ConvertStats) {
+        fn join(all: &mut Vec<String>, more: Vec<String>) {
+            for line in more {
+                if !all.contains(&line) {
+                    all.push(line);
+                }
+            }
+        }
+        self.messages += part.messages;
+        self.channels = self.channels.max(part.channels);
+        join(&mut self.warnings, part.warnings);
+        join(&mut self.skipped, part.skipped);
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        join(
+            &mut self.anonymised,
+            part.anonymised
+                .into_iter()
+                .map(|line| format!("{name}: {line}"))
+                .collect(),
+        );
+        self.parts.push((path, part.messages));
+    }
+}
+
 /// The state shared by every format's converter.
 pub(crate) struct Context<'p> {
     pub(crate) opts: ConvertOptions,

@@ -420,19 +420,7 @@ pub(crate) fn write_parts(
         };
         let stats = write_files(inputs, &path, target, &o, Some(&f), force, &mut report)?;
         done += stats.messages;
-        total.messages += stats.messages;
-        total.channels = total.channels.max(stats.channels);
-        for w in stats.warnings {
-            if !total.warnings.contains(&w) {
-                total.warnings.push(w);
-            }
-        }
-        for s in stats.skipped {
-            if !total.skipped.contains(&s) {
-                total.skipped.push(s);
-            }
-        }
-        total.parts.push((path, stats.messages));
+        total.add_part(path, stats);
         let state = run.state();
         origin = state.origin;
         match state.next {

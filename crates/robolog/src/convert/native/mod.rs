@@ -464,24 +464,7 @@ fn write_parts(
             write_to(log, f, &o, filter, false, &mut report).map(|(_, stats, _)| stats)
         })
         .map_err(write_error)?;
-        total.messages += stats.messages;
-        total.channels = total.channels.max(stats.channels);
-        for w in stats.warnings {
-            if !total.warnings.contains(&w) {
-                total.warnings.push(w);
-            }
-        }
-        for s in stats.skipped {
-            if !total.skipped.contains(&s) {
-                total.skipped.push(s);
-            }
-        }
-        for a in stats.anonymised {
-            if !total.anonymised.contains(&a) {
-                total.anonymised.push(a);
-            }
-        }
-        total.parts.push((path, stats.messages));
+        total.add_part(path, stats);
     }
     if force {
         for (k, path) in &existing {
