@@ -2,8 +2,9 @@
 //! over [`robolog::convert::filter_files_to`] (the writers of `convert`,
 //! each message kept or dropped by a [`robolog::convert::Filter`] as it
 //! is read and copied byte for byte) and, for `--where` and `--around`,
-//! [`robolog_sql::matching_messages`] (a SQL boolean expression over a
-//! topic's table, evaluated with DataFusion).
+//! [`robolog_sql::prepare_where`] (a SQL boolean expression over a
+//! topic's table, evaluated with DataFusion; a `--where` scan runs beside
+//! the writing pass, [`robolog::convert::FilterPlan::run`]).
 //!
 //! Flags: `--topic`/`--exclude-topic PATTERN` (names, globs, `re:`),
 //! `--where 'TOPIC: EXPR'`, `--around 'TOPIC: EXPR' --before D --after D`,
@@ -22,7 +23,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use logcore::Error;
 use robolog::convert::{
-    ConvertOptions, FilterSpec, MatchError, PlanError, filter_files_to, plan_filter,
+    ConvertOptions, FilterSpec, MatchError, PlanError, Scan, filter_files_to,
+    plan_filter_streaming,
 };
 use robolog::write::OutputPolicy;
 
@@ -321,7 +323,7 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         let (topic, expr) = topic_and_expr("--around", a, input)?;
         spec.around.push((topic.to_string(), expr.to_string()));
     }
-    let filter = plan_filter(&log_refs, &known, &spec, &matcher).map_err(|e| match e {
+    let planned = |e: PlanError| match e {
         PlanError::UnknownTopic { flag, topic } => {
             topics::unknown_in(flag, input, &topic, names(), scope)
         }
@@ -330,7 +332,9 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
             inputs.get(i).map_or(input, PathBuf::as_path),
             Error::invalid_argument(message),
         ),
-    })?;
+    };
+    // The `--where` scans run beside the writing pass (`FilterPlan::run`).
+    let plan = plan_filter_streaming(&log_refs, &known, &spec, &prepare).map_err(planned)?;
 
     let merged: Vec<(&robolog::Log<'_>, &Path)> = logs
         .iter()
@@ -338,7 +342,11 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
         .map(|(l, p)| (l, p.as_path()))
         .collect();
     if args.dry_run {
-        let counts = robolog::convert::filter_dry_run(&log_refs, &opts, &filter)
+        let counts = plan
+            .run(&log_refs, |filter| {
+                robolog::convert::filter_dry_run(&log_refs, &opts, filter)
+            })
+            .map_err(planned)?
             .map_err(|e| Failure::new(input, e))?;
         print_counts(&counts);
         return Ok(Outcome::Clean);
@@ -348,15 +356,20 @@ pub(crate) fn run(ctx: &Context, args: &FilterArgs) -> Result<Outcome, Failure> 
     };
     let mut bar = Progress::bytes(logs.iter().map(|l| l.size()).sum());
     let mut progress = |p: robolog::convert::Progress| bar.update(p.bytes, p.messages);
-    let written = filter_files_to(
-        &merged,
-        output,
-        target,
-        &opts,
-        &filter,
-        args.force,
-        &mut progress,
-    );
+    let written = plan
+        .run(&log_refs, |filter| {
+            filter_files_to(
+                &merged,
+                output,
+                target,
+                &opts,
+                filter,
+                args.force,
+                &mut progress,
+            )
+        })
+        .inspect_err(|_| bar.finish())
+        .map_err(planned)?;
     bar.finish();
     if let Ok(stats) = &written {
         say_anonymised(output, &stats.anonymised);
@@ -403,27 +416,30 @@ fn check_inputs(logs: &[&robolog::Log<'_>], inputs: &[PathBuf]) -> Result<(), Fa
     Ok(())
 }
 
-/// The messages of a topic where a SQL boolean expression holds, by
-/// DataFusion over the topic's table.
+/// The scan of the messages of a topic where a SQL boolean expression
+/// holds, by DataFusion over the topic's table (checked and planned here,
+/// scanned beside the writing pass).
 #[cfg(feature = "sql")]
-fn matcher(
-    log: &robolog::Log<'_>,
-    topic: &str,
-    expr: &str,
-) -> Result<Vec<robolog::convert::MessageKey>, MatchError> {
-    robolog_sql::matching_messages(log, topic, expr).map_err(|e| match e {
-        e @ robolog_sql::WhereError::Expression { .. } => MatchError::Expression(e.to_string()),
-        e => MatchError::Read(e.to_string()),
-    })
+pub(crate) fn prepare(log: &robolog::Log<'_>, topic: &str, expr: &str) -> Result<Scan, MatchError> {
+    fn matched(e: robolog_sql::WhereError) -> MatchError {
+        match e {
+            e @ robolog_sql::WhereError::Expression { .. } => {
+                MatchError::Expression(e.to_string())
+            }
+            e => MatchError::Read(e.to_string()),
+        }
+    }
+    let w = robolog_sql::prepare_where(log, topic, expr).map_err(matched)?;
+    Ok(Box::new(
+        move |log: &robolog::Log<'_>, keys: &robolog::convert::KeyStream| {
+            w.stream(log, keys).map_err(matched)
+        },
+    ))
 }
 
 /// Without the `sql` feature there is no expression to evaluate.
 #[cfg(not(feature = "sql"))]
-fn matcher(
-    _: &robolog::Log<'_>,
-    _: &str,
-    _: &str,
-) -> Result<Vec<robolog::convert::MessageKey>, MatchError> {
+pub(crate) fn prepare(_: &robolog::Log<'_>, _: &str, _: &str) -> Result<Scan, MatchError> {
     Err(MatchError::Expression(
         "needs the `sql` feature of robolog-cli, which this build leaves out".to_string(),
     ))

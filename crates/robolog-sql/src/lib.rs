@@ -102,7 +102,7 @@ pub use read_only::{
     QUERY_STATEMENTS, check_read_only, plan_error, query, read_only_options, session,
 };
 pub use schema::LOG;
-pub use select::{WhereError, matching_messages};
+pub use select::{Where, WhereError, matching_messages, prepare_where};
 pub use set::{LOGS, LogRef, LogSet, TOPICS};
 
 /// What can go wrong opening, merging or scanning logs.

@@ -21,17 +21,19 @@
 //! does not keep the message).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Schema};
 use datafusion::common::DFSchema;
 use datafusion::logical_expr::ExprSchemable;
+use datafusion::physical_expr::PhysicalExpr;
 use datafusion::prelude::SessionContext;
 use logcore::LogReader as _;
 use robolog::Log;
-use robolog::convert::{MessageKey, numbered};
+use robolog::convert::{KeyStream, MessageKey, numbered};
 use robolog_arrow::{LOG_TIME, ScanOptions, Table};
 
 /// Why a `--where` expression selects nothing.
@@ -78,6 +80,43 @@ pub fn matching_messages(
     topic: &str,
     expr: &str,
 ) -> Result<Vec<MessageKey>, WhereError> {
+    prepare_where(log, topic, expr)?.keys(log)
+}
+
+/// A `--where` expression checked against a topic's table of a log and
+/// planned, ready to scan that log ([`Where::keys`], or [`Where::stream`]
+/// beside a writing pass): [`prepare_where`].
+pub struct Where {
+    topic: String,
+    summary: logcore::Summary,
+    table: Table,
+    projection: Vec<String>,
+    physical: Arc<dyn PhysicalExpr>,
+    columns: Vec<String>,
+}
+
+impl std::fmt::Debug for Where {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Where")
+            .field("topic", &self.topic)
+            .field("projection", &self.projection)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks `expr` over the table of `topic` in `log` (it must parse as an
+/// expression, name the table's columns and be boolean) and plans it
+/// (see the module docs); nothing is scanned yet.
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let w = robolog_sql::prepare_where(&log, "/count", "data < 0")?;
+/// assert!(!w.keys(&log)?.is_empty());
+/// assert!(robolog_sql::prepare_where(&log, "/count", "nope > 1").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn prepare_where(log: &Log<'_>, topic: &str, expr: &str) -> Result<Where, WhereError> {
     let summary = log.summary().map_err(robolog_arrow::Error::from)?;
     let table = robolog_arrow::tables_with_summary(log, &summary)?
         .into_iter()
@@ -86,10 +125,11 @@ pub fn matching_messages(
             topic: topic.to_string(),
         })?;
     let full = table.schema();
+    let columns = column_names(&full);
     let refused = |message: String| WhereError::Expression {
         topic: topic.to_string(),
         message,
-        columns: column_names(&full),
+        columns: columns.clone(),
     };
     let ctx = SessionContext::new();
     let parse = |schema: &Schema| {
@@ -130,72 +170,161 @@ pub fn matching_messages(
     let physical = ctx
         .create_physical_expr(logical, &df)
         .map_err(|e| refused(first_line(&e.to_string())))?;
-    evaluate(log, &summary, &table, projection, |batch| {
-        let value = physical
+    Ok(Where {
+        topic: topic.to_string(),
+        summary,
+        table,
+        projection,
+        physical,
+        columns,
+    })
+}
+
+impl Where {
+    /// The topic.
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// The messages the expression holds for, in the reader's order.
+    pub fn keys(&self, log: &Log<'_>) -> Result<Vec<MessageKey>, WhereError> {
+        let mut all = Vec::new();
+        self.scan(log, &mut |keys, _| all.extend(keys), &|| false)?;
+        Ok(all)
+    }
+
+    /// Gives `into` the messages the expression holds for as the scan
+    /// finds them, in time order, each time with the log time before which
+    /// every message is decided ([`KeyStream::decided`]); stops early when
+    /// the writing pass abandoned the stream. The stream's end is its
+    /// caller's to say ([`robolog::convert::FilterPlan::run`]).
+    pub fn stream(&self, log: &Log<'_>, into: &KeyStream) -> Result<(), WhereError> {
+        self.scan(
+            log,
+            &mut |keys, before| into.decided(keys, before),
+            &|| into.abandoned(),
+        )
+    }
+
+    /// Scans the table with the projection and gives `found` each time
+    /// range's keys, the ranges in order with the start of the next
+    /// (`None` after the last). A large table is scanned as the time
+    /// ranges of [`robolog_arrow::scan_ranges`] on the machine's cores,
+    /// each a batch at a time (what a range keeps is one flag and one time
+    /// a message until it is given on); `stop` ends the scan early.
+    fn scan(
+        &self,
+        log: &Log<'_>,
+        found: &mut (dyn FnMut(Vec<MessageKey>, Option<logcore::Timestamp>) + Send),
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), WhereError> {
+        let opts = ScanOptions {
+            projection: Some(self.projection.clone()),
+            ..ScanOptions::default()
+        };
+        let one = |o: &ScanOptions| -> Result<Vec<MessageKey>, WhereError> {
+            let mut times = Vec::new();
+            let mut kept = Vec::new();
+            for batch in robolog_arrow::scan(log, &self.table, o)? {
+                logcore::interrupt::check();
+                if stop() {
+                    break;
+                }
+                let batch = batch?;
+                let Some(t) = batch
+                    .column_by_name(LOG_TIME)
+                    .and_then(|c| robolog_arrow::log_time_values(c.as_ref()))
+                else {
+                    continue;
+                };
+                let yes = self.matches(&batch)?;
+                for (row, &time) in t.iter().enumerate() {
+                    kept.push(yes.is_valid(row) && yes.value(row));
+                    times.push(logcore::Timestamp(time));
+                }
+            }
+            Ok(numbered(times)
+                .into_iter()
+                .zip(kept)
+                .filter_map(|(k, yes)| yes.then_some(k))
+                .collect())
+        };
+        let ranges = robolog_arrow::scan_ranges(log, &self.summary, &self.table, &opts);
+        let next_start = |k: usize| ranges.get(k + 1).and_then(|r| r.start);
+        let workers = logcore::parallel::cores().min(ranges.len());
+        if workers <= 1 {
+            for (k, range) in ranges.iter().enumerate() {
+                found(one(range)?, next_start(k));
+            }
+            return Ok(());
+        }
+        // Each worker takes the next range; finished ranges are given on
+        // in order as soon as every range before them is.
+        let taken = AtomicUsize::new(0);
+        let done: Mutex<(usize, Vec<Option<Vec<MessageKey>>>)> =
+            Mutex::new((0, ranges.iter().map(|_| None).collect()));
+        let found = Mutex::new(found);
+        let failed = AtomicBool::new(false);
+        let work = || -> Result<(), WhereError> {
+            loop {
+                let k = taken.fetch_add(1, Ordering::AcqRel);
+                let Some(range) = ranges.get(k) else {
+                    return Ok(());
+                };
+                if stop() || failed.load(Ordering::Acquire) {
+                    return Ok(());
+                }
+                let keys = one(range).inspect_err(|_| failed.store(true, Ordering::Release))?;
+                let mut d = done.lock().unwrap_or_else(PoisonError::into_inner);
+                let (given, slots) = &mut *d;
+                if let Some(slot) = slots.get_mut(k) {
+                    *slot = Some(keys);
+                }
+                while let Some(keys) = slots.get_mut(*given).and_then(Option::take) {
+                    let before = next_start(*given);
+                    (found.lock().unwrap_or_else(PoisonError::into_inner))(keys, before);
+                    *given += 1;
+                }
+            }
+        };
+        let carried = logcore::interrupt::capture();
+        std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..workers)
+                .map(|_| {
+                    let carried = carried.clone();
+                    s.spawn(|| logcore::interrupt::carrying(carried, work))
+                })
+                .collect();
+            let mut first = work();
+            for h in helpers {
+                let theirs = h
+                    .join()
+                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+                if first.is_ok() {
+                    first = theirs;
+                }
+            }
+            first
+        })
+    }
+
+    /// Whether the expression holds for each row of `batch` (null: no).
+    fn matches(&self, batch: &RecordBatch) -> Result<BooleanArray, WhereError> {
+        let value = self
+            .physical
             .evaluate(batch)
             .and_then(|v| v.into_array(batch.num_rows()))
-            .map_err(|e| refused(first_line(&e.to_string())))?;
+            .map_err(|e| WhereError::Expression {
+                topic: self.topic.clone(),
+                message: first_line(&e.to_string()),
+                columns: self.columns.clone(),
+            })?;
         match value.data_type() {
             DataType::Boolean => Ok(value.as_boolean().clone()),
             // A NULL literal: no row.
             _ => Ok(BooleanArray::from(vec![None; batch.num_rows()])),
         }
-    })
-}
-
-/// Scans `table` of `log` with `projection` and keeps the keys of the
-/// rows `predicate` says true of. A large table is scanned as the time
-/// ranges of [`robolog_arrow::scan_ranges`], on the machine's cores, each
-/// a batch at a time (what a range keeps is one flag and one time a
-/// message), joined in order.
-fn evaluate(
-    log: &Log<'_>,
-    summary: &logcore::Summary,
-    table: &Table,
-    projection: Vec<String>,
-    predicate: impl Fn(&RecordBatch) -> Result<BooleanArray, WhereError> + Sync,
-) -> Result<Vec<MessageKey>, WhereError> {
-    let opts = ScanOptions {
-        projection: Some(projection),
-        ..ScanOptions::default()
-    };
-    let one = |o: &ScanOptions| -> Result<(Vec<logcore::Timestamp>, Vec<bool>), WhereError> {
-        let mut times = Vec::new();
-        let mut kept = Vec::new();
-        for batch in robolog_arrow::scan(log, table, o)? {
-            logcore::interrupt::check();
-            let batch = batch?;
-            let Some(t) = batch
-                .column_by_name(LOG_TIME)
-                .and_then(|c| robolog_arrow::log_time_values(c.as_ref()))
-            else {
-                continue;
-            };
-            let yes = predicate(&batch)?;
-            for (row, &time) in t.iter().enumerate() {
-                kept.push(yes.is_valid(row) && yes.value(row));
-                times.push(logcore::Timestamp(time));
-            }
-        }
-        Ok((times, kept))
-    };
-    let ranges = robolog_arrow::scan_ranges(log, summary, table, &opts);
-    let parts = match ranges.as_slice() {
-        [only] => vec![one(only)],
-        _ => logcore::parallel::on_cores(ranges.iter().collect(), |_| 1, one),
-    };
-    let mut times = Vec::new();
-    let mut kept = Vec::new();
-    for part in parts {
-        let (t, k) = part?;
-        times.extend(t);
-        kept.extend(k);
     }
-    Ok(numbered(times)
-        .into_iter()
-        .zip(kept)
-        .filter_map(|(k, yes)| yes.then_some(k))
-        .collect())
 }
 
 /// The columns of `schema` as an expression names them: top-level names,

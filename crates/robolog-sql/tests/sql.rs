@@ -1047,12 +1047,11 @@ async fn a_topics_topic_is_the_table_topics_() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `matching_messages` on a table large enough to be scanned in time
-/// ranges on several cores: the keys are those of the written messages
-/// the expression holds for, in order, each once, with the occurrences
-/// of messages sharing a log time counted across the ranges' borders.
-#[test]
-fn where_over_a_table_read_in_ranges_names_each_message_once() {
+/// A bag of 120,000 `std_msgs/Int32` messages on `/n` (`data` = the
+/// message's index), three to each log time, 7 µs apart (rosbag12's
+/// writer, chunks of 40,000 bytes): large enough to be scanned in time
+/// ranges. Also the count and the log time of message `i`.
+fn ranged_bag() -> (Vec<u8>, i32, fn(i32) -> i64) {
     use rosbag12::{Connection, RosTime, Writer, WriterOptions};
     let count = 120_000i32;
     let mut w = Writer::new(
@@ -1072,8 +1071,9 @@ fn where_over_a_table_read_in_ranges_names_each_message_once() {
             "int32 data",
         ))
         .unwrap();
-    // Three messages to each log time, 7 µs apart.
-    let time = |i: i32| 1_000_000_000i64 + i64::from(i / 3) * 7_000;
+    fn time(i: i32) -> i64 {
+        1_000_000_000i64 + i64::from(i / 3) * 7_000
+    }
     for i in 0..count {
         let t = time(i);
         let at = RosTime {
@@ -1083,7 +1083,63 @@ fn where_over_a_table_read_in_ranges_names_each_message_once() {
         w.write(n, at, &i.to_le_bytes()).unwrap();
     }
     w.finish().unwrap();
-    let bytes = w.into_inner().into_inner();
+    (w.into_inner().into_inner(), count, time)
+}
+
+/// The same selection scanned beside the writing pass
+/// (`plan_filter_streaming`, `FilterPlan::run`): the pass waits for each
+/// range and keeps exactly the messages `matching_messages` names; a scan
+/// whose expression fails on the data (an integer division by zero) stops
+/// the pass with the scan's error, naming `--where` and the topic.
+#[test]
+fn where_scanned_beside_the_writing_pass_keeps_the_same_messages() {
+    use robolog::convert::{
+        ConvertOptions, FilterSpec, KeyStream, MatchError, PlanError, Scan, filter_dry_run,
+        plan_filter_streaming,
+    };
+    let (bytes, _, _) = ranged_bag();
+    let log = robolog::open_bytes(&bytes).unwrap();
+    let known = robolog::convert::topics(&log).unwrap();
+    let prepare = |log: &robolog::Log<'_>, topic: &str, expr: &str| -> Result<Scan, MatchError> {
+        let w = robolog_sql::prepare_where(log, topic, expr)
+            .map_err(|e| MatchError::Expression(e.to_string()))?;
+        Ok(Box::new(move |log: &robolog::Log<'_>, keys: &KeyStream| {
+            w.stream(log, keys)
+                .map_err(|e| MatchError::Expression(e.to_string()))
+        }))
+    };
+    let run = |expr: &str| {
+        let spec = FilterSpec {
+            wheres: vec![("/n".into(), expr.into())],
+            ..FilterSpec::default()
+        };
+        let plan = plan_filter_streaming(&[&log], &known, &spec, &prepare).unwrap();
+        let opts = ConvertOptions::default();
+        plan.run(&[&log], |f| filter_dry_run(&[&log], &opts, f))
+    };
+    let counts = run("data % 5 = 1 OR data = 119999").unwrap().unwrap();
+    let n = counts.iter().find(|c| c.topic == "/n").unwrap();
+    assert_eq!((n.kept, n.dropped), (24_001, 95_999));
+    let want = robolog_sql::matching_messages(&log, "/n", "data % 5 = 1 OR data = 119999")
+        .unwrap()
+        .len();
+    assert_eq!(n.kept, u64::try_from(want).unwrap());
+    match run("data / (data - data) > 0") {
+        Err(PlanError::Usage(m)) => {
+            assert!(m.starts_with("--where /n:"), "{m}");
+            assert!(m.contains("Divide by zero"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `matching_messages` on a table large enough to be scanned in time
+/// ranges on several cores: the keys are those of the written messages
+/// the expression holds for, in order, each once, with the occurrences
+/// of messages sharing a log time counted across the ranges' borders.
+#[test]
+fn where_over_a_table_read_in_ranges_names_each_message_once() {
+    let (bytes, count, time) = ranged_bag();
     let log = robolog::open_bytes(&bytes).unwrap();
     let summary = logcore::LogReader::summary(&log).unwrap();
     let table = robolog_arrow::tables_with_summary(&log, &summary)

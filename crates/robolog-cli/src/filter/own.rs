@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use logcore::{Error, Format};
 use robolog::convert::{
     ConvertOptions, FilterSpec, PlanError, filter_own_format_to, filter_topics,
-    own_format_extensions, plan_filter,
+    own_format_extensions, plan_filter_streaming,
 };
 use robolog::write::OutputPolicy;
 
-use super::{FilterArgs, matcher, print_counts, topic_and_expr};
+use super::{FilterArgs, prepare, print_counts, topic_and_expr};
 use crate::context::Context;
 use crate::convert::first_and_clock;
 use crate::progress::Progress;
@@ -210,7 +210,10 @@ pub(super) fn run(
             return Err(e);
         }
     }
-    let filter = plan_filter(&[&log], &known, &spec, &matcher).map_err(|e| match e {
+    // The own formats' writers need every key before they start.
+    let filter = plan_filter_streaming(&[&log], &known, &spec, &prepare)
+        .and_then(|p| p.finished(&[&log]))
+        .map_err(|e| match e {
         PlanError::UnknownTopic { flag, topic } => {
             topics::unknown_in(flag, input, &topic, names(), scope)
         }

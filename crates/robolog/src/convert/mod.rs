@@ -297,7 +297,7 @@ impl<'p> Context<'p> {
             |cx, i, m| match cx.selecting.as_mut() {
                 None => each(cx, i, m),
                 Some(sel) => {
-                    if !sel.keep(i, &m) {
+                    if !sel.keep(i, &m)? {
                         if let Some(at) = m.offset {
                             cx.tick_at(i, at);
                         }
@@ -648,6 +648,7 @@ mod merge;
 mod native;
 mod restamp;
 mod rewrite;
+mod keystream;
 mod select;
 mod split;
 mod to_rosbag2;
@@ -679,9 +680,10 @@ pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to}
 pub use filterconfig::{ConfigError, FilterConfig};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
 pub use native::{filter_own_format_to, filter_topics, own_format_extensions};
+pub use keystream::{FilterPlan, KeyStream, Prepare, Scan};
 pub use select::{
     Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
-    filter_dry_run, is_latched, numbered, plan_filter,
+    filter_dry_run, is_latched, numbered, plan_filter, plan_filter_streaming,
 };
 pub use split::parse_size;
 

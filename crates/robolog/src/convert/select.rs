@@ -39,6 +39,7 @@ use std::fmt;
 use logcore::{ChannelId, ChannelInfo, Error, LogReader, Message, MessageFilter, ReadMode};
 use logcore::{Format, Timestamp};
 
+use super::keystream::{FilterPlan, KeyStream, Prepare, Scan};
 use crate::Log;
 
 /// A topic pattern: an exact name, a glob or a `re:` regular expression
@@ -269,6 +270,9 @@ pub struct Filter {
     exclude: Vec<TopicPattern>,
     /// (input, topic) -> the only messages kept of it.
     only: HashMap<(usize, String), HashSet<MessageKey>>,
+    /// (input, topic) -> the messages kept of it, as a scan beside the
+    /// writing pass finds them ([`FilterPlan::run`](super::FilterPlan::run)).
+    pub(crate) streamed: HashMap<(usize, String), super::keystream::KeyStream>,
     /// Sorted, disjoint, inclusive windows; `None`: no window given.
     windows: Option<Vec<(Timestamp, Timestamp)>>,
     shift: i64,
@@ -530,7 +534,7 @@ impl Filter {
     /// Whether the filter chooses messages by content or windows
     /// (`--where`, `--around`).
     pub(crate) fn selects_messages(&self) -> bool {
-        !self.only.is_empty() || self.windows.is_some()
+        !self.only.is_empty() || !self.streamed.is_empty() || self.windows.is_some()
     }
 
     /// The shift of [`Filter::shift`], in nanoseconds (the writers of
@@ -564,10 +568,6 @@ impl Filter {
 
     /// Whether `t` lies in a window of [`Filter::around`] (always, when
     /// none was asked for).
-    #[cfg_attr(
-        not(any(feature = "ulog", feature = "carla", feature = "vellog")),
-        allow(dead_code)
-    )]
     pub(crate) fn in_windows(&self, t: Timestamp) -> bool {
         match &self.windows {
             None => true,
@@ -686,6 +686,82 @@ pub fn plan_filter(
     spec: &FilterSpec,
     matcher: &Matcher<'_>,
 ) -> Result<Filter, PlanError> {
+    let prepare = |log: &Log<'_>, topic: &str, expr: &str| -> Result<Scan, MatchError> {
+        let keys = matcher(log, topic, expr)?;
+        Ok(Box::new(move |_: &Log<'_>, stream: &KeyStream| {
+            stream.decided(keys, None);
+            Ok(())
+        }))
+    };
+    plan(logs, known, spec, &prepare, false).map(|p| p.filter)
+}
+
+/// [`plan_filter`] with each `--where` expression checked by `prepare`
+/// and its scan left to run while the output is written
+/// ([`FilterPlan::run`]; the own formats' writers, which need every key
+/// first, and `--around`, whose windows reach back before their events,
+/// get theirs before).
+///
+/// ```
+/// use robolog::convert::{FilterSpec, MatchError, plan_filter_streaming};
+/// use robolog::convert::{KeyStream, Scan};
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/rosbag/sample.bag");
+/// let log = robolog::open(path)?;
+/// let known = robolog::convert::topics(&log)?;
+/// // Keeps the /count messages of the first half of the log.
+/// let prepare = |_: &robolog::Log<'_>, topic: &str, _: &str| -> Result<Scan, MatchError> {
+///     let topic = topic.to_string();
+///     Ok(Box::new(move |log: &robolog::Log<'_>, keys: &KeyStream| {
+///         use logcore::LogReader as _;
+///         let read = |e: logcore::Error| MatchError::Read(e.to_string());
+///         let ids: Vec<_> = log.channels().map_err(read)?.into_iter()
+///             .filter(|c| c.topic == topic).map(|c| c.id).collect();
+///         let times: Vec<_> = log.messages(&logcore::MessageFilter::all().channels(ids))
+///             .map_err(read)?.filter_map(Result::ok).map(|m| m.log_time).collect();
+///         let middle = times[times.len() / 2];
+///         let all = robolog::convert::numbered(times).into_iter();
+///         keys.decided(all.filter(|k| k.log_time < middle), None);
+///         Ok(())
+///     }))
+/// };
+/// let spec = FilterSpec {
+///     wheres: vec![("/count".into(), "ignored here".into())],
+///     ..FilterSpec::default()
+/// };
+/// let plan = plan_filter_streaming(&[&log], &known, &spec, &prepare)?;
+/// let opts = robolog::convert::ConvertOptions::default();
+/// let counts = plan
+///     .run(&[&log], |f| robolog::convert::filter_dry_run(&[&log], &opts, f))?;
+/// let count = counts.iter().find(|c| c.topic == "/count").unwrap();
+/// assert!(count.kept > 0 && count.dropped >= count.kept);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn plan_filter_streaming(
+    logs: &[&Log<'_>],
+    known: &[String],
+    spec: &FilterSpec,
+    prepare: &Prepare<'_>,
+) -> Result<FilterPlan, PlanError> {
+    plan(logs, known, spec, prepare, !super::native::is_own_format(logs))
+}
+
+/// The [`PlanError`] of a matcher's error on input `input`.
+pub(crate) fn plan_error(flag: &str, input: usize, e: MatchError) -> PlanError {
+    match e {
+        MatchError::Expression(e) => PlanError::Usage(format!("{flag} {e}")),
+        MatchError::Read(message) => PlanError::Read { input, message },
+    }
+}
+
+/// The plan of [`plan_filter`] and [`plan_filter_streaming`]: `streaming`
+/// leaves the `--where` scans to run beside the writing pass.
+fn plan(
+    logs: &[&Log<'_>],
+    known: &[String],
+    spec: &FilterSpec,
+    prepare: &Prepare<'_>,
+    streaming: bool,
+) -> Result<FilterPlan, PlanError> {
     let usage = |e: Error| PlanError::Usage(e.to_string());
     let mut filter = Filter::new();
     for p in &spec.exclude {
@@ -714,7 +790,8 @@ pub fn plan_filter(
                 message: e.to_string(),
             })?;
     }
-    let matches = |flag: &'static str, topic: &str, expr: &str| {
+    // Each input with the topic, and the scan of the expression over it.
+    let scans = |flag: &'static str, topic: &str, expr: &str| {
         if !known.iter().any(|t| t == topic) {
             return Err(PlanError::UnknownTopic {
                 flag,
@@ -723,29 +800,26 @@ pub fn plan_filter(
         }
         let mut out = Vec::new();
         for (i, log) in logs.iter().enumerate() {
-            let read = |e: String| PlanError::Read {
-                input: i,
-                message: e,
-            };
             let has = log
                 .channels()
-                .map_err(|e| read(e.to_string()))?
+                .map_err(|e| PlanError::Read {
+                    input: i,
+                    message: e.to_string(),
+                })?
                 .iter()
                 .any(|c| c.topic == topic);
-            if !has {
-                continue;
-            }
-            match matcher(log, topic, expr) {
-                Ok(keys) => out.push((i, keys)),
-                Err(MatchError::Expression(e)) => {
-                    return Err(PlanError::Usage(format!("{flag} {e}")));
-                }
-                Err(MatchError::Read(e)) => return Err(read(e)),
+            if has {
+                let scan = prepare(log, topic, expr).map_err(|e| plan_error(flag, i, e))?;
+                out.push((i, scan));
             }
         }
         Ok(out)
     };
+    let to_end = |flag: &'static str, i: usize, scan: Scan| {
+        super::keystream::run_to_end(scan, logs[i]).map_err(|e| plan_error(flag, i, e))
+    };
     let mut where_topics: Vec<&str> = Vec::new();
+    let mut pending = Vec::new();
     for (topic, expr) in &spec.wheres {
         if where_topics.contains(&topic.as_str()) {
             return Err(PlanError::Usage(format!(
@@ -753,20 +827,33 @@ pub fn plan_filter(
             )));
         }
         where_topics.push(topic);
-        for (i, keys) in matches("--where", topic, expr)? {
-            filter.keep_only(i, topic, keys);
+        for (i, scan) in scans("--where", topic, expr)? {
+            if streaming {
+                let keys = KeyStream::new();
+                filter
+                    .streamed
+                    .insert((i, topic.to_string()), keys.clone());
+                pending.push(super::keystream::Pending {
+                    input: i,
+                    topic: topic.to_string(),
+                    scan,
+                    keys,
+                });
+            } else {
+                filter.keep_only(i, topic, to_end("--where", i, scan)?);
+            }
         }
     }
     if !spec.around.is_empty() {
         let mut times = Vec::new();
         for (topic, expr) in &spec.around {
-            for (_, keys) in matches("--around", topic, expr)? {
-                times.extend(keys.into_iter().map(|k| k.log_time));
+            for (i, scan) in scans("--around", topic, expr)? {
+                times.extend(to_end("--around", i, scan)?.into_iter().map(|k| k.log_time));
             }
         }
         filter.around(times, spec.before.max(0), spec.after.max(0));
     }
-    Ok(filter)
+    Ok(FilterPlan { filter, pending })
 }
 
 /// Whether channel `c` is latched: a ROS 1 connection with `latching=1`,
@@ -1039,9 +1126,9 @@ impl Selecting {
     /// Whether message `m` of input `i`, on a kept topic, is written. Call
     /// it once for every message of the kept topics the reads give, in
     /// their order: it numbers them.
-    pub(crate) fn keep(&mut self, i: usize, m: &Message<'_>) -> bool {
+    pub(crate) fn keep(&mut self, i: usize, m: &Message<'_>) -> Result<bool, Error> {
         let Some(topic) = self.topics.get(i).and_then(|t| t.get(&m.channel)) else {
-            return false;
+            return Ok(false);
         };
         let id = (i, topic.clone());
         let key = self
@@ -1052,23 +1139,21 @@ impl Selecting {
         if let Some(only) = self.filter.only.get(&id)
             && !only.contains(&key)
         {
-            return false;
+            return Ok(false);
+        }
+        if let Some(keys) = self.filter.streamed.get(&id)
+            && !keys.contains(&key)?
+        {
+            return Ok(false);
         }
         if self.latched.get(&id).is_some_and(|l| l.contains(&key)) {
-            return true;
+            return Ok(true);
         }
         let t = m.log_time;
         if self.start.is_some_and(|s| t < s) || self.end.is_some_and(|e| t >= e) {
-            return false;
+            return Ok(false);
         }
-        match &self.filter.windows {
-            None => true,
-            Some(w) => {
-                // The last window starting at or before t.
-                let n = w.partition_point(|&(a, _)| a <= t);
-                n > 0 && t <= w[n - 1].1
-            }
-        }
+        Ok(self.filter.in_windows(t))
     }
 
     /// `m` with its log and publish times moved by the shift; a time the
@@ -1141,7 +1226,7 @@ pub fn filter_dry_run(
                 continue;
             };
             let selected = patterns.selects(&topic) && !filter.excludes(&topic);
-            let keep = selected && sel.keep(i, &m);
+            let keep = selected && sel.keep(i, &m)?;
             let c = counts.entry(topic.clone()).or_insert_with(|| TopicCount {
                 written_as: filter.renamed(&topic),
                 topic,

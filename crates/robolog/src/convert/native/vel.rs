@@ -60,7 +60,7 @@ pub(crate) fn write<W: Write>(
             continue;
         };
         let selected = patterns.selects(&topic) && !filter.excludes(&topic);
-        let keep = selected && sel.keep(0, &m);
+        let keep = selected && sel.keep(0, &m)?;
         tally.count(&topic, keep, m.payload.len() as u64);
         let Some(at) = m.offset else { continue };
         cx.tick(at);
