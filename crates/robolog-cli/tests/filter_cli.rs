@@ -300,7 +300,20 @@ fn bad_expressions_and_statements_are_usage_errors_naming_the_columns() {
     assert!(err.contains("\"/imu/data\""), "{err}");
     let err = filter_usage(&[s(&bag), s(&out), "--where", "no colon"]);
     assert!(err.contains("TOPIC: EXPR"), "{err}");
+    // An expression that only fails on the data (an integer division by
+    // zero), found by the scan while the output is being written: the
+    // same exit, and nothing left behind.
+    let err = filter_usage(&[
+        s(&bag),
+        s(&out),
+        "--where",
+        "/imu/data: header.seq / (header.seq - header.seq) > 0",
+    ]);
+    assert!(err.contains("--where /imu/data:"), "{err}");
+    assert!(err.contains("Divide by zero"), "{err}");
     assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
