@@ -441,7 +441,7 @@ pub(crate) fn write_parts(
 /// Removes the parts of an earlier output numbered `from` and beyond
 /// (checked by [`check_family`] before the run: files, or ROS 2 bag
 /// folders holding only their bag).
-fn remove_stale(existing: &[(usize, PathBuf)], from: usize, target: Target) {
+pub(crate) fn remove_stale(existing: &[(usize, PathBuf)], from: usize, target: Target) {
     for (k, path) in existing {
         if *k < from {
             continue;

@@ -467,11 +467,7 @@ fn write_parts(
         total.add_part(path, stats);
     }
     if force {
-        for (k, path) in &existing {
-            if *k >= total.parts.len() {
-                let _ = std::fs::remove_file(path);
-            }
-        }
+        super::split::remove_stale(&existing, total.parts.len(), super::Target::Mcap);
     }
     Ok(total)
 }
