@@ -93,8 +93,25 @@ pub fn on_cores<I: Send, T: Send>(
     weight: impl Fn(&I) -> u64,
     f: impl Fn(I) -> T + Sync,
 ) -> Vec<T> {
+    on_threads(cores(), items, weight, f)
+}
+
+/// [`on_cores`] on at most `threads` threads (the calling thread one of
+/// them): for work that leaves cores to other work of the same call (a
+/// scan beside a writing pass takes all cores but the writer's).
+///
+/// ```
+/// let out = logcore::parallel::on_threads(1, vec![3u64, 1, 2], |&x| x, |x| x * 2);
+/// assert_eq!(out, [6, 2, 4]);
+/// ```
+pub fn on_threads<I: Send, T: Send>(
+    threads: usize,
+    items: Vec<I>,
+    weight: impl Fn(&I) -> u64,
+    f: impl Fn(I) -> T + Sync,
+) -> Vec<T> {
     interrupt::check();
-    let workers = cores().min(items.len());
+    let workers = threads.min(items.len());
     if workers <= 1 {
         return items
             .into_iter()

@@ -21,7 +21,7 @@
 //! does not keep the message).
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow_array::cast::AsArray;
@@ -189,34 +189,44 @@ impl Where {
     /// The messages the expression holds for, in the reader's order.
     pub fn keys(&self, log: &Log<'_>) -> Result<Vec<MessageKey>, WhereError> {
         let mut all = Vec::new();
-        self.scan(log, &mut |keys, _| all.extend(keys), &|| false)?;
+        self.scan(
+            log,
+            &mut |keys, _| all.extend(keys),
+            &|| false,
+            logcore::parallel::cores(),
+        )?;
         Ok(all)
     }
 
     /// Gives `into` the messages the expression holds for as the scan
-    /// finds them, in time order, each time with the log time before which
+    /// finds them (on every core but one, which the writing pass takes),
+    /// in time order, each time with the log time before which
     /// every message is decided ([`KeyStream::decided`]); stops early when
     /// the writing pass abandoned the stream. The stream's end is its
     /// caller's to say ([`robolog::convert::FilterPlan::run`]).
     pub fn stream(&self, log: &Log<'_>, into: &KeyStream) -> Result<(), WhereError> {
+        // The writing pass keeps a core busy: the scan takes the others.
+        let threads = logcore::parallel::cores().saturating_sub(1).max(1);
         self.scan(
             log,
             &mut |keys, before| into.decided(keys, before),
             &|| into.abandoned(),
+            threads,
         )
     }
 
     /// Scans the table with the projection and gives `found` each time
     /// range's keys, the ranges in order with the start of the next
     /// (`None` after the last). A large table is scanned as the time
-    /// ranges of [`robolog_arrow::scan_ranges`] on the machine's cores,
-    /// each a batch at a time (what a range keeps is one flag and one time
+    /// ranges of [`robolog_arrow::scan_ranges`] on up to `threads` of the
+    /// machine's cores, each a batch at a time (what a range keeps is one flag and one time
     /// a message until it is given on); `stop` ends the scan early.
     fn scan(
         &self,
         log: &Log<'_>,
         found: &mut (dyn FnMut(Vec<MessageKey>, Option<logcore::Timestamp>) + Send),
         stop: &(dyn Fn() -> bool + Sync),
+        threads: usize,
     ) -> Result<(), WhereError> {
         let opts = ScanOptions {
             projection: Some(self.projection.clone()),
@@ -251,26 +261,23 @@ impl Where {
         };
         let ranges = robolog_arrow::scan_ranges(log, &self.summary, &self.table, &opts);
         let next_start = |k: usize| ranges.get(k + 1).and_then(|r| r.start);
-        let workers = logcore::parallel::cores().min(ranges.len());
-        if workers <= 1 {
-            for (k, range) in ranges.iter().enumerate() {
-                found(one(range)?, next_start(k));
-            }
+        if let [only] = ranges.as_slice() {
+            found(one(only)?, None);
             return Ok(());
         }
-        // Each worker takes the next range; finished ranges are given on
-        // in order as soon as every range before them is.
-        let taken = AtomicUsize::new(0);
+        // The ranges on the cores, in order (`on_cores` hands out equal
+        // weights in the items' order, and its threads start no
+        // read-ahead of their own); a finished range is given on as soon
+        // as every range before it is.
         let done: Mutex<(usize, Vec<Option<Vec<MessageKey>>>)> =
             Mutex::new((0, ranges.iter().map(|_| None).collect()));
         let found = Mutex::new(found);
         let failed = AtomicBool::new(false);
-        let work = || -> Result<(), WhereError> {
-            loop {
-                let k = taken.fetch_add(1, Ordering::AcqRel);
-                let Some(range) = ranges.get(k) else {
-                    return Ok(());
-                };
+        let ran = logcore::parallel::on_threads(
+            threads,
+            ranges.iter().enumerate().collect(),
+            |_| 1,
+            |(k, range)| -> Result<(), WhereError> {
                 if stop() || failed.load(Ordering::Acquire) {
                     return Ok(());
                 }
@@ -285,27 +292,10 @@ impl Where {
                     (found.lock().unwrap_or_else(PoisonError::into_inner))(keys, before);
                     *given += 1;
                 }
-            }
-        };
-        let carried = logcore::interrupt::capture();
-        std::thread::scope(|s| {
-            let helpers: Vec<_> = (1..workers)
-                .map(|_| {
-                    let carried = carried.clone();
-                    s.spawn(|| logcore::interrupt::carrying(carried, work))
-                })
-                .collect();
-            let mut first = work();
-            for h in helpers {
-                let theirs = h
-                    .join()
-                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload));
-                if first.is_ok() {
-                    first = theirs;
-                }
-            }
-            first
-        })
+                Ok(())
+            },
+        );
+        ran.into_iter().collect()
     }
 
     /// Whether the expression holds for each row of `batch` (null: no).

@@ -10,10 +10,12 @@
 //! use logcore::Timestamp;
 //! use robolog::convert::{KeyStream, MessageKey};
 //! let keys = KeyStream::new();
-//! let k = |t| MessageKey { log_time: Timestamp(t), occurrence: 0 };
-//! keys.decided([k(10)], Some(Timestamp(20)));
+//! // A scan's first piece: the message at 10 ns matches, and every
+//! // message before 20 ns is decided.
+//! let at = |t| MessageKey { log_time: Timestamp(t), occurrence: 0 };
+//! keys.decided([at(10)], Some(Timestamp(20)));
+//! // Nothing writes beside it here, so nothing abandoned it.
 //! assert!(!keys.abandoned());
-//! # let _ = k(30);
 //! ```
 
 use std::collections::HashSet;
@@ -43,8 +45,10 @@ struct Shared {
 
 #[derive(Default)]
 struct State {
-    /// The matching messages found so far.
-    keys: HashSet<MessageKey>,
+    /// The matching messages found so far, in order.
+    keys: Vec<MessageKey>,
+    /// How many times keys given out of order were sorted in.
+    resorted: u64,
     /// Every message before this log time is decided.
     before: Option<Timestamp>,
     /// Every message is decided.
@@ -78,11 +82,19 @@ impl KeyStream {
 
     /// Adds matching messages `keys` and, with `before`, says that every
     /// message of the topic with a log time before it is now decided (a
-    /// scan gives its pieces in time order). The end of the scan decides
+    /// scan gives its pieces in time order, each piece's keys in order;
+    /// keys given out of order are sorted in). The end of the scan decides
     /// the rest ([`FilterPlan::run`] says so when the scan returns).
     pub fn decided(&self, keys: impl IntoIterator<Item = MessageKey>, before: Option<Timestamp>) {
         let mut s = self.lock();
+        let from = s.keys.len();
         s.keys.extend(keys);
+        let start = from.saturating_sub(1);
+        if !s.keys[start..].is_sorted() {
+            s.keys.sort_unstable();
+            s.keys.dedup();
+            s.resorted += 1;
+        }
         if let Some(b) = before {
             s.before = Some(s.before.map_or(b, |old| old.max(b)));
         }
@@ -112,18 +124,85 @@ impl KeyStream {
         self.lock().abandoned = true;
     }
 
+    /// Every matching message, once the scan ended.
+    fn all(&self) -> Result<HashSet<MessageKey>, String> {
+        let mut s = self.lock();
+        match (&s.failed, s.done) {
+            (Some(why), _) => Err(why.clone()),
+            (None, _) => Ok(std::mem::take(&mut s.keys).into_iter().collect()),
+        }
+    }
+}
+
+/// A writing pass's view of a [`KeyStream`]: the keys decided so far,
+/// copied out in order, and a cursor over them (the pass meets the
+/// topic's messages in time order, so a key is most often the next one).
+#[derive(Debug)]
+pub(crate) struct StreamReader {
+    stream: KeyStream,
+    keys: Vec<MessageKey>,
+    /// The stream's `resorted` when `keys` was last copied.
+    resorted: u64,
+    at: usize,
+    before: Option<Timestamp>,
+    done: bool,
+}
+
+impl StreamReader {
+    pub(crate) fn new(stream: KeyStream) -> Self {
+        StreamReader {
+            stream,
+            keys: Vec::new(),
+            resorted: 0,
+            at: 0,
+            before: None,
+            done: false,
+        }
+    }
+
+    fn decided(&self, key: &MessageKey) -> bool {
+        self.done || self.before.is_some_and(|b| key.log_time < b)
+    }
+
     /// Whether `key` matches, once the scan decided it (the writing pass
     /// waits until then, checking for an interrupt now and then).
-    pub(crate) fn contains(&self, key: &MessageKey) -> Result<bool, Error> {
-        let mut s = self.lock();
+    pub(crate) fn contains(&mut self, key: &MessageKey) -> Result<bool, Error> {
+        if !self.decided(key) {
+            self.wait_for(key)?;
+        }
+        while self.keys.get(self.at).is_some_and(|k| k < key) {
+            self.at += 1;
+        }
+        if self.keys.get(self.at) == Some(key) {
+            self.at += 1;
+            return Ok(true);
+        }
+        // Met out of order (a key before the cursor).
+        Ok(self.keys.binary_search(key).is_ok())
+    }
+
+    /// Copies out what the scan decided until `key` is.
+    fn wait_for(&mut self, key: &MessageKey) -> Result<(), Error> {
+        let mut s = self.stream.lock();
         loop {
-            if s.done || s.before.is_some_and(|b| key.log_time < b) {
-                return Ok(s.keys.contains(key));
+            match s.keys.get(self.keys.len()..) {
+                Some(new) if s.resorted == self.resorted => self.keys.extend_from_slice(new),
+                _ => {
+                    self.keys.clone_from(&s.keys);
+                    self.resorted = s.resorted;
+                    self.at = 0;
+                }
+            }
+            self.before = s.before;
+            self.done = s.done;
+            if self.decided(key) {
+                return Ok(());
             }
             if let Some(why) = &s.failed {
                 return Err(Error::invalid_argument(why.clone()));
             }
             s = self
+                .stream
                 .0
                 .changed
                 .wait_timeout(s, WAIT)
@@ -131,16 +210,7 @@ impl KeyStream {
                 .0;
             drop(s);
             interrupt::check();
-            s = self.lock();
-        }
-    }
-
-    /// Every matching message, once the scan ended.
-    fn all(&self) -> Result<HashSet<MessageKey>, String> {
-        let mut s = self.lock();
-        match (&s.failed, s.done) {
-            (Some(why), _) => Err(why.clone()),
-            (None, _) => Ok(std::mem::take(&mut s.keys)),
+            s = self.stream.lock();
         }
     }
 }
@@ -253,7 +323,8 @@ impl FilterPlan {
             let mut scans = Vec::with_capacity(pending.len());
             for p in pending {
                 let Some(&log) = logs.get(p.input) else {
-                    p.keys.fail(format!("--where {}: no input {}", p.topic, p.input));
+                    p.keys
+                        .fail(format!("--where {}: no input {}", p.topic, p.input));
                     continue;
                 };
                 let carried = carried.clone();
@@ -286,7 +357,8 @@ impl FilterPlan {
                 match h.join() {
                     Ok((_, Ok(Ok(())))) => {}
                     Ok((input, Ok(Err(e)))) => {
-                        failed.get_or_insert_with(|| super::select::plan_error("--where", input, e));
+                        failed
+                            .get_or_insert_with(|| super::select::plan_error("--where", input, e));
                     }
                     Ok((_, Err(payload))) | Err(payload) => {
                         unwound.get_or_insert(payload);
@@ -305,5 +377,59 @@ impl FilterPlan {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(t: i64, occurrence: u32) -> MessageKey {
+        MessageKey {
+            log_time: Timestamp(t),
+            occurrence,
+        }
+    }
+
+    #[test]
+    fn a_reader_waits_for_the_scan_and_finds_keys_in_and_out_of_order() {
+        let stream = KeyStream::new();
+        let mut r = StreamReader::new(stream.clone());
+        let feeder = std::thread::spawn({
+            let s = stream.clone();
+            move || {
+                s.decided([k(1, 0), k(1, 1), k(5, 0)], Some(Timestamp(6)));
+                std::thread::sleep(Duration::from_millis(20));
+                s.decided([k(7, 0)], Some(Timestamp(9)));
+                std::thread::sleep(Duration::from_millis(20));
+                // Given out of order: sorted in.
+                s.decided([k(3, 0)], None);
+                s.finish();
+            }
+        });
+        assert!(r.contains(&k(1, 1)).unwrap());
+        assert!(!r.contains(&k(2, 0)).unwrap());
+        assert!(r.contains(&k(5, 0)).unwrap());
+        // Waits for the second piece.
+        assert!(r.contains(&k(7, 0)).unwrap());
+        assert!(!r.contains(&k(8, 0)).unwrap());
+        // Behind the cursor.
+        assert!(r.contains(&k(1, 0)).unwrap());
+        // Waits for the end.
+        assert!(!r.contains(&k(20, 0)).unwrap());
+        assert!(r.contains(&k(3, 0)).unwrap());
+        assert!(r.contains(&k(7, 0)).unwrap());
+        feeder.join().unwrap();
+
+        // A scan that fails: what it decided stands, the rest is the error.
+        let s = KeyStream::new();
+        s.decided([k(1, 0)], Some(Timestamp(2)));
+        let mut r = StreamReader::new(s.clone());
+        s.fail("--where /x: boom".into());
+        assert!(r.contains(&k(1, 0)).unwrap());
+        let e = r.contains(&k(3, 0)).unwrap_err().to_string();
+        assert!(e.contains("--where /x: boom"), "{e}");
+        s.abandon();
+        assert!(s.abandoned());
     }
 }

@@ -742,7 +742,13 @@ pub fn plan_filter_streaming(
     spec: &FilterSpec,
     prepare: &Prepare<'_>,
 ) -> Result<FilterPlan, PlanError> {
-    plan(logs, known, spec, prepare, !super::native::is_own_format(logs))
+    plan(
+        logs,
+        known,
+        spec,
+        prepare,
+        !super::native::is_own_format(logs),
+    )
 }
 
 /// The [`PlanError`] of a matcher's error on input `input`.
@@ -830,9 +836,7 @@ fn plan(
         for (i, scan) in scans("--where", topic, expr)? {
             if streaming {
                 let keys = KeyStream::new();
-                filter
-                    .streamed
-                    .insert((i, topic.to_string()), keys.clone());
+                filter.streamed.insert((i, topic.to_string()), keys.clone());
                 pending.push(super::keystream::Pending {
                     input: i,
                     topic: topic.to_string(),
@@ -888,8 +892,12 @@ pub(crate) struct Selecting {
     end: Option<Timestamp>,
     /// Per input: channel -> topic.
     topics: Vec<HashMap<ChannelId, String>>,
-    /// (input, topic) -> numbering so far.
-    counters: HashMap<(usize, String), Counter>,
+    /// Per input: channel -> its topic's entry in `slots` (made when its
+    /// first message is met).
+    slot_of: Vec<HashMap<ChannelId, usize>>,
+    /// Per (input, topic) met: its numbering so far and what the filter
+    /// keeps of it.
+    slots: Vec<Slot>,
     /// (input, topic) -> the latched messages kept before the cut.
     latched: HashMap<(usize, String), HashSet<MessageKey>>,
     /// Where the reads start: the start, or the earliest latched message.
@@ -903,6 +911,20 @@ pub(crate) struct Selecting {
     spill_dir: std::path::PathBuf,
     /// The anonymisation of the messages, when the filter has one.
     anon: Option<super::anonymise::ForMessages>,
+}
+
+/// A topic of an input as [`Selecting::keep`] numbers its messages.
+#[derive(Debug)]
+struct Slot {
+    /// (input, topic).
+    id: (usize, String),
+    counter: Counter,
+    /// The filter keeps only some of its messages (`Filter::only`).
+    only: bool,
+    /// Its messages kept as a scan finds them.
+    streamed: Option<super::keystream::StreamReader>,
+    /// It has latched messages kept before the cut.
+    latched: bool,
 }
 
 impl Selecting {
@@ -926,7 +948,8 @@ impl Selecting {
             start: opts.start,
             end: opts.end,
             topics,
-            counters: HashMap::new(),
+            slot_of: vec![HashMap::new(); logs.len()],
+            slots: Vec::new(),
             latched: HashMap::new(),
             read_start: opts.start,
             part: filter
@@ -1127,26 +1150,29 @@ impl Selecting {
     /// it once for every message of the kept topics the reads give, in
     /// their order: it numbers them.
     pub(crate) fn keep(&mut self, i: usize, m: &Message<'_>) -> Result<bool, Error> {
-        let Some(topic) = self.topics.get(i).and_then(|t| t.get(&m.channel)) else {
+        let slot = match self.slot_of.get(i).and_then(|s| s.get(&m.channel)) {
+            Some(&slot) => slot,
+            None => match self.new_slot(i, m.channel) {
+                Some(slot) => slot,
+                None => return Ok(false),
+            },
+        };
+        let Some(s) = self.slots.get_mut(slot) else {
             return Ok(false);
         };
-        let id = (i, topic.clone());
-        let key = self
-            .counters
-            .entry(id.clone())
-            .or_default()
-            .next(m.log_time);
-        if let Some(only) = self.filter.only.get(&id)
+        let key = s.counter.next(m.log_time);
+        if s.only
+            && let Some(only) = self.filter.only.get(&s.id)
             && !only.contains(&key)
         {
             return Ok(false);
         }
-        if let Some(keys) = self.filter.streamed.get(&id)
+        if let Some(keys) = &mut s.streamed
             && !keys.contains(&key)?
         {
             return Ok(false);
         }
-        if self.latched.get(&id).is_some_and(|l| l.contains(&key)) {
+        if s.latched && self.latched.get(&s.id).is_some_and(|l| l.contains(&key)) {
             return Ok(true);
         }
         let t = m.log_time;
@@ -1154,6 +1180,33 @@ impl Selecting {
             return Ok(false);
         }
         Ok(self.filter.in_windows(t))
+    }
+
+    /// The entry of `channel` of input `i` in `slots`: its topic's, made
+    /// now if none of the topic's channels had a message yet (`None`: a
+    /// channel the input does not declare).
+    fn new_slot(&mut self, i: usize, channel: ChannelId) -> Option<usize> {
+        let topic = self.topics.get(i)?.get(&channel)?.clone();
+        let id = (i, topic);
+        let slot = match self.slots.iter().position(|s| s.id == id) {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(Slot {
+                    only: self.filter.only.contains_key(&id),
+                    streamed: self
+                        .filter
+                        .streamed
+                        .get(&id)
+                        .map(|k| super::keystream::StreamReader::new(k.clone())),
+                    latched: self.latched.contains_key(&id),
+                    counter: Counter::default(),
+                    id,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.slot_of.get_mut(i)?.insert(channel, slot);
+        Some(slot)
     }
 
     /// `m` with its log and publish times moved by the shift; a time the
