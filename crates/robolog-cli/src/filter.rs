@@ -23,8 +23,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use logcore::Error;
 use robolog::convert::{
-    ConvertOptions, FilterSpec, MatchError, PlanError, Scan, filter_files_to,
-    plan_filter_streaming,
+    ConvertOptions, FilterSpec, MatchError, PlanError, Scan, filter_files_to, plan_filter_streaming,
 };
 use robolog::write::OutputPolicy;
 
@@ -423,9 +422,7 @@ fn check_inputs(logs: &[&robolog::Log<'_>], inputs: &[PathBuf]) -> Result<(), Fa
 pub(crate) fn prepare(log: &robolog::Log<'_>, topic: &str, expr: &str) -> Result<Scan, MatchError> {
     fn matched(e: robolog_sql::WhereError) -> MatchError {
         match e {
-            e @ robolog_sql::WhereError::Expression { .. } => {
-                MatchError::Expression(e.to_string())
-            }
+            e @ robolog_sql::WhereError::Expression { .. } => MatchError::Expression(e.to_string()),
             e => MatchError::Read(e.to_string()),
         }
     }

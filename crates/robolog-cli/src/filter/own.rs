@@ -214,12 +214,14 @@ pub(super) fn run(
     let filter = plan_filter_streaming(&[&log], &known, &spec, &prepare)
         .and_then(|p| p.finished(&[&log]))
         .map_err(|e| match e {
-        PlanError::UnknownTopic { flag, topic } => {
-            topics::unknown_in(flag, input, &topic, names(), scope)
-        }
-        PlanError::Usage(m) => Failure::usage(input, Error::invalid_argument(m)),
-        PlanError::Read { message, .. } => Failure::new(input, Error::invalid_argument(message)),
-    })?;
+            PlanError::UnknownTopic { flag, topic } => {
+                topics::unknown_in(flag, input, &topic, names(), scope)
+            }
+            PlanError::Usage(m) => Failure::usage(input, Error::invalid_argument(m)),
+            PlanError::Read { message, .. } => {
+                Failure::new(input, Error::invalid_argument(message))
+            }
+        })?;
     if args.dry_run {
         let counts =
             robolog::convert::filter_dry_run(&[&log], &opts, &filter).map_err(|e| match e {

@@ -644,11 +644,11 @@ pub fn to_bag<W: Write + Seek>(
 mod anonymise;
 mod file;
 mod filterconfig;
+mod keystream;
 mod merge;
 mod native;
 mod restamp;
 mod rewrite;
-mod keystream;
 mod select;
 mod split;
 mod to_rosbag2;
@@ -678,9 +678,9 @@ pub(crate) mod protobuf_type {
 pub use anonymise::{Anonymise, IDENTIFIER_KEYS, is_identifier};
 pub use file::{ConvertFileError, Storage, Target, convert_file, convert_file_to};
 pub use filterconfig::{ConfigError, FilterConfig};
+pub use keystream::{FilterPlan, KeyStream, Prepare, Scan};
 pub use merge::{Input, check_merge, convert_files_to, filter_files_to};
 pub use native::{filter_own_format_to, filter_topics, own_format_extensions};
-pub use keystream::{FilterPlan, KeyStream, Prepare, Scan};
 pub use select::{
     Filter, FilterSpec, MatchError, Matcher, MessageKey, PlanError, TopicCount, TopicPattern,
     filter_dry_run, is_latched, numbered, plan_filter, plan_filter_streaming,
