@@ -731,7 +731,7 @@ pub fn plan_filter(
 /// let plan = plan_filter_streaming(&[&log], &known, &spec, &prepare)?;
 /// let opts = robolog::convert::ConvertOptions::default();
 /// let counts = plan
-///     .run(&[&log], |f| robolog::convert::filter_dry_run(&[&log], &opts, f))?;
+///     .run(&[&log], |f| robolog::convert::filter_dry_run(&[&log], &opts, f))??;
 /// let count = counts.iter().find(|c| c.topic == "/count").unwrap();
 /// assert!(count.kept > 0 && count.dropped >= count.kept);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
