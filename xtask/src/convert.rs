@@ -86,7 +86,7 @@ fn converted(path: &Path) -> std::result::Result<(Vec<u8>, ConvertStats), logcor
 pub(crate) fn corpus(corpus: Option<&Path>) -> Result {
     let out_dir = root().join("target/convert-corpus");
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     let mut failures = Vec::new();
     let mut done: BTreeMap<String, usize> = BTreeMap::new();
     let mut unreadable = 0usize;

@@ -78,7 +78,7 @@ pub(crate) fn check_all(dir: &Path) -> Result {
         return Err(format!("no log files found under {}", dir.display()));
     }
 
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     let mut failures = Vec::new();
     let mut described = 0usize;
     for (path, want) in &logs {

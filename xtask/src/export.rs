@@ -153,7 +153,7 @@ pub(crate) fn corpus(dir: &Path) -> Result {
 fn parquet_dataset(dir: &Path) -> Result {
     use std::collections::BTreeMap;
 
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     let venv = Venv::with(&["pyarrow", "polars", "duckdb", "pytest"])?;
     let out = root().join("target/export-corpus-parquet");
     let _ = std::fs::remove_dir_all(&out);
@@ -270,7 +270,7 @@ pub(crate) fn ulog2csv(corpus: Option<&Path>) -> Result {
         .parent()
         .map(|b| b.join("ulog2csv"))
         .unwrap_or_default();
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     let scratch = root().join("target/export-ulog2csv");
     let _ = std::fs::remove_dir_all(&scratch);
     let generated = scratch.join("generated");

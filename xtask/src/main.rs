@@ -467,6 +467,16 @@ pub(crate) fn robolog_exe() -> Result<PathBuf> {
     Ok(root().join("target/debug/robolog"))
 }
 
+/// `robolog` without the sql command, optimized and still checked: the
+/// gate profile's build (optimization level 1, debug assertions and
+/// overflow checks on), which the hostile step builds first. The steps
+/// that run it over the whole corpus (report pages, exports, tables)
+/// took minutes with the debug build, most of them in robolog itself.
+/// The steps that run `robolog sql` use [`robolog_exe`].
+pub(crate) fn checked_robolog() -> Result<PathBuf> {
+    hostile::optimized_robolog("gate")
+}
+
 /// The Cargo features of the `robolog` library, one per format (plus the
 /// protobuf and ROS 2 decoders); each must build alone.
 const FACADE_FEATURES: [&str; 8] = [

@@ -279,7 +279,7 @@ fn check_script_types() -> Result {
 pub(crate) fn cmd(args: &[String]) -> Result {
     check_script_types()?;
     let dir = corpus::locate(crate::opt(args, "--corpus"))?;
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     let browser = chromium()?;
     let venv = Venv::with(&PACKAGES)?;
     let out_dir = root().join("target/report-check");

@@ -891,7 +891,7 @@ const VALUE_FOLDERS: [&str; 5] = ["ulog", "rosbag", "carla", "ros2-mcap", "osi-m
 /// 0.11.9 (bags); xtask prints what it compared per kind of file.
 pub(crate) fn values(args: &[String]) -> Result {
     step("sql values: every table of robolog export --parquet against info, cat, pyulog, rosbags");
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     let mut inputs: Vec<(String, PathBuf)> = Vec::new();
     let corpus = crate::corpus::locate(opt(args, "--corpus"))?;
     if let Some(corpus) = &corpus {

@@ -142,7 +142,7 @@ fn parity(ulog: &Path) -> Result {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    let exe = crate::robolog_exe()?;
+    let exe = crate::checked_robolog()?;
     for d in &dirs {
         let dname = d
             .file_name()
