@@ -13,6 +13,7 @@
 use numpy::PyArray1;
 use pyo3::exceptions::PyImportError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
 use crate::blocks;
@@ -59,13 +60,13 @@ pub(crate) fn to_pandas<'py>(
     what: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = table.py();
-    need(py, "pandas", what)?;
-    if takes_blocks(py) {
-        if let Some((rows, made)) = blocks()? {
-            let mut frames = frames_of_blocks(py, vec![(names, rows, made)])?;
-            if let Some(frame) = frames.pop() {
-                return Ok(frame);
-            }
+    if !takes_blocks(py) {
+        // Missing (an ImportError saying so), or before 3.0: pyarrow's.
+        need(py, "pandas", what)?;
+    } else if let Some((rows, made)) = blocks()? {
+        let mut frames = frames_of_blocks(py, vec![(names, rows, made)])?;
+        if let Some(frame) = frames.pop() {
+            return Ok(frame);
         }
     }
     to_pyarrow(table, what)?.call_method0("to_pandas")
@@ -73,9 +74,59 @@ pub(crate) fn to_pandas<'py>(
 
 /// Whether pandas (3.0 and later) takes a frame's blocks as they are.
 pub(crate) fn takes_blocks(py: Python<'_>) -> bool {
-    py.import("pandas.api.internals")
-        .and_then(|m| m.getattr("create_dataframe_from_blocks"))
-        .is_ok()
+    pandas(py).is_some()
+}
+
+/// pandas' public constructors that [`frames_of_blocks`] calls, looked up
+/// once a process: an import from Rust runs importlib's Python (several
+/// µs each), and a small frame took five of them.
+struct Pandas {
+    /// `pandas.api.internals.create_dataframe_from_blocks`.
+    make: Py<PyAny>,
+    /// `pandas.Index`.
+    index: Py<PyAny>,
+    /// `pandas.RangeIndex`.
+    range: Py<PyAny>,
+    /// `pandas.array`.
+    array: Py<PyAny>,
+    /// The dtype each kind of time block is made with (`pandas.array`
+    /// given the dtype skips guessing it): numpy's `datetime64[ns]` and
+    /// `timedelta64[ns]`, and `pandas.DatetimeTZDtype("ns", "UTC")`, whose
+    /// values are the nanoseconds since the epoch in UTC, as given.
+    log_time: Py<PyAny>,
+    duration: Py<PyAny>,
+    utc: Py<PyAny>,
+}
+
+/// pandas' constructors ([`Pandas`]), when pandas is installed and takes
+/// blocks (3.0 and later). A failed import is tried again next time.
+fn pandas(py: Python<'_>) -> Option<&Pandas> {
+    static PANDAS: PyOnceLock<Option<Pandas>> = PyOnceLock::new();
+    PANDAS
+        .get_or_try_init(py, || -> PyResult<Option<Pandas>> {
+            let pd = py.import("pandas")?;
+            let Ok(make) = py
+                .import("pandas.api.internals")
+                .and_then(|m| m.getattr("create_dataframe_from_blocks"))
+            else {
+                return Ok(None);
+            };
+            let np_dtype = py.import("numpy")?.getattr("dtype")?;
+            Ok(Some(Pandas {
+                make: make.unbind(),
+                index: pd.getattr("Index")?.unbind(),
+                range: pd.getattr("RangeIndex")?.unbind(),
+                array: pd.getattr("array")?.unbind(),
+                log_time: np_dtype.call1((LOG_TIME_DTYPE,))?.unbind(),
+                duration: np_dtype.call1((DURATION_DTYPE,))?.unbind(),
+                utc: pd
+                    .getattr("DatetimeTZDtype")?
+                    .call1(("ns", "UTC"))?
+                    .unbind(),
+            }))
+        })
+        .ok()
+        .and_then(Option::as_ref)
 }
 
 /// A frame's column names, its number of rows and its blocks.
@@ -96,12 +147,14 @@ pub(crate) fn frames_of_blocks<'py>(
     py: Python<'py>,
     mut parts: Vec<FrameParts>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let pd = py.import("pandas")?;
-    let make = py
-        .import("pandas.api.internals")?
-        .getattr("create_dataframe_from_blocks")?;
-    let range = pd.getattr("RangeIndex")?;
-    let every = pd.getattr("Index")?.call1((PyList::new(
+    let Some(pd) = pandas(py) else {
+        return Err(PyImportError::new_err(
+            "pandas 3.0 or later is needed to make frames of blocks",
+        ));
+    };
+    let make = pd.make.bind(py);
+    let range = pd.range.bind(py);
+    let every = pd.index.bind(py).call1((PyList::new(
         py,
         parts.iter().flat_map(|(names, _, _)| names.iter()),
     )?,))?;
@@ -127,21 +180,24 @@ pub(crate) fn frames_of_blocks<'py>(
                 }
             }
         }
+        let total = times.len();
         let all_times = if timed.is_empty() {
             None
         } else {
-            let utc = dtype == UTC_TIME_DTYPE;
-            let view = if utc { LOG_TIME_DTYPE } else { dtype };
+            // `log_time_utc`: pandas' `datetime64[ns, UTC]` of the same
+            // nanoseconds (what `tz_localize("UTC")` of the naive values
+            // gives, at a fifth less).
+            let (view, made) = match dtype {
+                UTC_TIME_DTYPE => (LOG_TIME_DTYPE, &pd.utc),
+                DURATION_DTYPE => (DURATION_DTYPE, &pd.duration),
+                _ => (LOG_TIME_DTYPE, &pd.log_time),
+            };
             let values = PyArray1::from_vec(py, times).call_method1("view", (view,))?;
-            let values = pd.getattr("array")?.call1((values,))?;
-            // `log_time_utc`: pandas' `datetime64[ns, UTC]`.
-            Some(if utc {
-                values.call_method1("tz_localize", ("UTC",))?
-            } else {
-                values
-            })
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("dtype", made.bind(py))?;
+            Some(pd.array.bind(py).call((values,), Some(&kwargs))?)
         };
-        kinds.push((all_times, timed.into_iter().peekable()));
+        kinds.push((all_times, total, timed.into_iter().peekable()));
     }
     let single = parts.len() == 1;
     let mut frames = Vec::with_capacity(parts.len());
@@ -155,19 +211,22 @@ pub(crate) fn frames_of_blocks<'py>(
                 .collect();
             PyArray1::from_vec(py, places).into_any()
         };
-        for (all_times, timed) in &mut kinds {
+        for (all_times, total, timed) in &mut kinds {
             while let Some((_, columns, start)) = timed.next_if(|t| t.0 == i) {
                 let Some(all) = &all_times else { continue };
                 let end = start + columns.len() * rows;
-                let slice = PySlice::new(
-                    py,
-                    isize::try_from(start).unwrap_or(isize::MAX),
-                    isize::try_from(end).unwrap_or(isize::MAX),
-                    1,
-                );
-                let values = all
-                    .get_item(slice)?
-                    .call_method1("reshape", ((columns.len(), rows),))?;
+                // A block of all the values (one frame's) needs no slice.
+                let values = if start == 0 && end == *total {
+                    all.clone()
+                } else {
+                    all.get_item(PySlice::new(
+                        py,
+                        isize::try_from(start).unwrap_or(isize::MAX),
+                        isize::try_from(end).unwrap_or(isize::MAX),
+                        1,
+                    ))?
+                };
+                let values = values.call_method1("reshape", ((columns.len(), rows),))?;
                 pandas_blocks.push(PyTuple::new(py, [values, placed(&columns)])?);
             }
         }
