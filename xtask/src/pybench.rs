@@ -279,6 +279,14 @@ pub(crate) fn bench(args: &[String]) -> Result {
             (frames - tables) * 1e3,
             (frames - tables) * 1e6 / c["topics"].as_f64().unwrap_or(1.0),
         ));
+        let (floor, count) = (f(c, "pandas_floor"), f(c, "frame_count"));
+        text.push_str(&format!(
+            "  {name}: dataframes(flatten=True) {:.2} ms; pandas' create_dataframe_from_blocks alone, given the {count:.0} frames' finished blocks, labels and indexes, {:.2} ms ({:.1} us a frame), and pyulog's time / 20 is {:.2} ms\n",
+            f(j, "robolog_frames") * 1e3,
+            floor * 1e3,
+            floor * 1e6 / count.max(1.0),
+            f(j, "pyulog") / 20.0 * 1e3,
+        ));
     }
     text.push_str(&format!(
         "  Imu: {} rows, values equal to the peers' (bag {bag_mb:.1} MB, MCAP {mcap_mb:.1} MB; {} scalar columns equal to roboto-mcap-codec's){}\n",
