@@ -18,7 +18,6 @@
 //! assert!(!keys.abandoned());
 //! ```
 
-use std::collections::HashSet;
 use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -124,12 +123,12 @@ impl KeyStream {
         self.lock().abandoned = true;
     }
 
-    /// Every matching message, once the scan ended.
-    fn all(&self) -> Result<HashSet<MessageKey>, String> {
+    /// Every matching message, in order, once the scan ended.
+    fn all(&self) -> Result<Vec<MessageKey>, String> {
         let mut s = self.lock();
-        match (&s.failed, s.done) {
-            (Some(why), _) => Err(why.clone()),
-            (None, _) => Ok(std::mem::take(&mut s.keys).into_iter().collect()),
+        match &s.failed {
+            Some(why) => Err(why.clone()),
+            None => Ok(std::mem::take(&mut s.keys)),
         }
     }
 }
@@ -226,10 +225,10 @@ pub type Scan = Box<dyn FnOnce(&Log<'_>, &KeyStream) -> Result<(), MatchError> +
 /// (`robolog_sql::prepare_where`).
 pub type Prepare<'m> = dyn Fn(&Log<'_>, &str, &str) -> Result<Scan, MatchError> + 'm;
 
-/// Runs `scan` on `log` to its end and gives every matching message (what
-/// `--around` needs before anything is written, and the own formats'
-/// writers).
-pub(crate) fn run_to_end(scan: Scan, log: &Log<'_>) -> Result<HashSet<MessageKey>, MatchError> {
+/// Runs `scan` on `log` to its end and gives every matching message, in
+/// order (what `--around` needs before anything is written, and the own
+/// formats' writers).
+pub(crate) fn run_to_end(scan: Scan, log: &Log<'_>) -> Result<Vec<MessageKey>, MatchError> {
     let keys = KeyStream::new();
     scan(log, &keys)?;
     keys.finish();
